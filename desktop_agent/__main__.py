@@ -1,0 +1,3 @@
+from desktop_agent.app import main
+
+raise SystemExit(main())

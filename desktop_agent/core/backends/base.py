@@ -1,0 +1,122 @@
+"""The backend contract: :class:`ChatBackend` turns our :class:`Message` history into a stream of
+:class:`Chunk` objects, whatever the wire protocol.
+
+Backends raise only :mod:`desktop_agent.core.errors` types (never a client library's exception).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from desktop_agent.core.messages import Message, ToolCall
+
+
+@dataclass
+class Chunk:
+    """One stream chunk, already normalised.
+
+    - ``text``: a piece of visible content (may still contain ``<think>`` tags; the agent splits them).
+    - ``thinking``: a piece of reasoning from a separate field (Ollama ``thinking``, OpenAI
+      ``reasoning_content`` / ``reasoning``).
+    - ``tool_calls``: complete tool calls (arguments parsed), usually on the last chunk.
+    - ``notice``: a transient status for the user (``rate limited — retrying in 2 s``).
+    - ``done`` / ``finish_reason``: the last chunk (``stop``, ``length``, ``tool_calls``).
+    """
+
+    text: str = ""
+    thinking: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    notice: str | None = None
+    done: bool = False
+    finish_reason: str | None = None
+
+
+@dataclass
+class ModelInfo:
+    """A model the server offers. ``size`` in bytes (Ollama only), ``modified_at`` ISO 8601 text."""
+
+    name: str
+    size: int | None = None
+    modified_at: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class ChatBackend(Protocol):
+    #: "ollama" or "openai"
+    name: str
+    #: model name used for chats
+    model: str
+
+    def stream_chat(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: str = "auto",
+        cancel: threading.Event | None = None,
+    ) -> Iterator[Chunk]:
+        """Stream one chat completion for ``messages`` (system prompt included, as the first message).
+
+        ``tools`` is the OpenAI-style list ``[{"type": "function", "function": {...}}]``;
+        ``tool_choice`` is ``auto``, ``required``, ``none`` or a tool name. Stops early (closing the
+        HTTP stream) when ``cancel`` is set. Raises :class:`~desktop_agent.core.errors.AgentError`.
+        """
+        ...
+
+    def list_models(self) -> list[ModelInfo]:
+        """Models offered by the server. Raises :class:`~desktop_agent.core.errors.AgentError`."""
+        ...
+
+    def describe(self) -> str:
+        """Where this backend talks to, for the status bar: ``ollama · llama3.2 @ http://…``."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def parse_tool_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
+    """Normalise tool-call arguments from any server into ``(arguments, error)``.
+
+    Accepts a dict (Ollama; some OpenAI-compatible servers — case 12), a JSON string (OpenAI; some
+    Ollama models — case 01), ``None`` or ``""`` (no arguments). A JSON object followed by trailing
+    text is recovered with ``raw_decode`` (case 13, trailing-text variant). Anything else gives
+    ``({}, "<why>")`` so the call is answered with an error and never run with guessed arguments.
+    """
+    if raw is None:
+        return {}, None
+    if isinstance(raw, dict):
+        return dict(raw), None
+    if not isinstance(raw, str):
+        return {}, f"arguments must be a JSON object, got {type(raw).__name__}"
+    text = raw.strip()
+    if not text:
+        return {}, None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        try:
+            value, _end = json.JSONDecoder().raw_decode(text)
+        except json.JSONDecodeError:
+            return {}, f"arguments are not valid JSON: {exc}"
+    if isinstance(value, str):
+        # double-encoded: "{\"city\": \"Paris\"}"
+        return parse_tool_arguments(value)
+    if not isinstance(value, dict):
+        return {}, f"arguments must be a JSON object, got {type(value).__name__}"
+    return value, None
+
+
+def make_tool_call(name: str, raw_arguments: Any, call_id: str | None = None) -> ToolCall:
+    """A :class:`ToolCall` from wire values: parses arguments, assigns an id when empty (case 17)."""
+    arguments, error = parse_tool_arguments(raw_arguments)
+    kwargs: dict[str, Any] = {"name": name or "", "arguments": arguments}
+    if call_id:
+        kwargs["id"] = call_id
+    if error is not None:
+        kwargs["raw_arguments"] = raw_arguments if isinstance(raw_arguments, str) else repr(raw_arguments)
+        kwargs["arguments_error"] = error
+    return ToolCall(**kwargs)

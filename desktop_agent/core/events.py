@@ -1,0 +1,116 @@
+"""What :meth:`desktop_agent.core.agent.Agent.run` yields. The UI, the terminal chat and the tests
+all consume these; keep them stable.
+
+All events are frozen dataclasses. :func:`event_to_dict` gives the JSON Lines shape of
+``desktop-agent chat --events``: ``{"type": "<class name>", ...fields}``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from desktop_agent.core.errors import AgentError
+from desktop_agent.core.messages import Message
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """A piece of the visible answer, as streamed."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ThinkingDelta:
+    """A piece of the model's reasoning (``thinking``, ``reasoning_content``, ``<think>`` tags)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A transient status for the user, e.g. ``rate limited — retrying in 2 s``."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallStarted:
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolCallFinished:
+    """A tool call ended. ``result`` is the full result (uncapped) for the UI; ``error`` is set when
+    ``ok`` is false. ``status`` is one of ok / error / timeout / cancelled / denied; ``duration_ms`` in
+    milliseconds."""
+
+    call_id: str
+    name: str
+    ok: bool
+    result: str
+    error: str | None
+    duration_ms: float
+    status: str = "ok"
+
+
+@dataclass(frozen=True)
+class MessageAdded:
+    """A finished message was appended to the conversation (and saved, when the agent has a store).
+
+    Emitted for the user message, each assistant step with tool calls, and each tool result."""
+
+    message: Message
+
+
+@dataclass(frozen=True)
+class AnswerFinished:
+    """The turn ended with this final assistant message."""
+
+    message: Message
+
+
+@dataclass(frozen=True)
+class TurnFailed:
+    """The turn ended with an error. ``partial`` is the partial answer kept, if any."""
+
+    error: AgentError
+    partial: Message | None = None
+
+
+@dataclass(frozen=True)
+class TurnCancelled:
+    """The user stopped the turn. ``partial`` is the partial answer kept (status ``stopped``), if any."""
+
+    partial: Message | None = None
+
+
+Event = (
+    TextDelta
+    | ThinkingDelta
+    | Notice
+    | ToolCallStarted
+    | ToolCallFinished
+    | MessageAdded
+    | AnswerFinished
+    | TurnFailed
+    | TurnCancelled
+)
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """The JSON-ready form of an event: ``{"type": name, **fields}``; messages become dicts and
+    errors become ``{"kind": class name, "message": user text}``."""
+    out: dict[str, Any] = {"type": type(event).__name__}
+    for f in dataclasses.fields(event):
+        value = getattr(event, f.name)
+        if isinstance(value, Message):
+            value = value.model_dump(mode="json", exclude_none=True)
+        elif isinstance(value, AgentError):
+            value = {"kind": type(value).__name__, "message": str(value)}
+        out[f.name] = value
+    return out

@@ -1,0 +1,102 @@
+"""One message shape for both backends: :class:`Message`, :class:`ToolCall`, :class:`Conversation`.
+
+History is stored in this shape and converted per backend only when it is sent (see
+``core/backends/ollama.py`` and ``core/backends/openai.py``), so a chat can move between backends:
+Ollama gets tool-call arguments as an object, OpenAI gets them as a JSON string with an id.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+#: How a message ended. ``complete``: normally; ``stopped``: the user pressed Stop (partial answer);
+#: ``interrupted``: the app quit or the stream broke mid-answer (partial answer).
+MessageStatus = Literal["complete", "stopped", "interrupted"]
+
+#: How a tool call ended, as shown in the sidebar.
+ToolStatus = Literal["ok", "error", "timeout", "cancelled", "denied"]
+
+
+def new_call_id() -> str:
+    """A synthetic tool-call id, ``call_`` + 24 hex chars (for Ollama, and servers sending empty ids)."""
+    return "call_" + uuid.uuid4().hex[:24]
+
+
+def new_conversation_id() -> str:
+    return uuid.uuid4().hex
+
+
+class ToolCall(BaseModel):
+    """A tool call requested by the model.
+
+    ``arguments`` is always a dict (what the tool gets). When the model sent arguments that were not
+    valid JSON, ``arguments`` is ``{}``, ``raw_arguments`` keeps the text and ``arguments_error`` says
+    why (shared case 13): the call is then answered with an error instead of being run.
+    """
+
+    id: str = Field(default_factory=new_call_id)
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    raw_arguments: str | None = None
+    arguments_error: str | None = None
+
+    def arguments_json(self) -> str:
+        """The arguments as a JSON string (always valid JSON, non-ASCII kept literally)."""
+        return json.dumps(self.arguments, ensure_ascii=False)
+
+
+class Message(BaseModel):
+    """One chat message.
+
+    Fields per role:
+
+    - ``system`` / ``user``: ``content``.
+    - ``assistant``: ``content`` (the visible answer), ``thinking`` (reasoning, never sent back as
+      content), ``tool_calls``, ``status``.
+    - ``tool``: ``content`` is the tool result sent to the model (capped), ``tool_call_id`` and
+      ``tool_name`` pair it with its call, ``tool_status`` and ``duration_ms`` describe the run and
+      ``full_content`` keeps the uncapped result when it was truncated.
+    """
+
+    role: Role
+    content: str = ""
+    thinking: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    tool_status: ToolStatus | None = None
+    duration_ms: float | None = None
+    full_content: str | None = None
+    status: MessageStatus = "complete"
+    model: str | None = None
+    backend: str | None = None
+    created_at: float = Field(default_factory=time.time)
+    #: Row id given by the store once the message is saved; None before.
+    id: int | None = None
+
+
+class Conversation(BaseModel):
+    """A chat: its messages in order (no system prompt; that is added per request)."""
+
+    id: str = Field(default_factory=new_conversation_id)
+    title: str = ""
+    backend: str | None = None
+    model: str | None = None
+    created_at: float = Field(default_factory=time.time)
+    updated_at: float = Field(default_factory=time.time)
+    messages: list[Message] = Field(default_factory=list)
+
+    def default_title(self, limit: int = 60) -> str:
+        """The first user message, on one line, shortened to ``limit`` characters."""
+        for m in self.messages:
+            if m.role == "user" and m.content.strip():
+                text = " ".join(m.content.split())
+                return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+        return "New chat"

@@ -1,0 +1,125 @@
+"""Settings: a pydantic model saved as one JSON file in the user config dir.
+
+No secret is ever a field here: API keys live in :mod:`desktop_agent.core.secrets`.
+A bad or unreadable file gives defaults plus a warning, and the bad file is moved aside
+(``settings.json.bad-<timestamp>``), never overwritten silently.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlparse
+
+from pydantic import BaseModel, Field, ValidationError, field_validator
+
+from desktop_agent.core import paths
+
+#: Seed 000's system prompt.
+DEFAULT_SYSTEM_PROMPT = (
+    "You are a helpful AI assistant. When using tools, always provide a natural, complete response "
+    "using the information gathered.\nFormat your response as a short, coherent sentence."
+)
+
+OPENAI_PRESETS: dict[str, str] = {
+    "OpenAI": "https://api.openai.com/v1",
+    "DeepSeek": "https://api.deepseek.com/v1",
+    "LM Studio": "http://localhost:1234/v1",
+    "llama.cpp server": "http://localhost:8080/v1",
+    "vLLM": "http://localhost:8000/v1",
+}
+
+
+def _check_url(value: str) -> str:
+    value = value.strip().rstrip("/")
+    parsed = urlparse(value)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise ValueError(f"'{value}' is not a URL: it needs http:// or https:// and a host")
+    return value
+
+
+class Settings(BaseModel):
+    backend: Literal["ollama", "openai"] = "ollama"
+
+    # Ollama
+    ollama_host: str = "http://localhost:11434"
+    ollama_model: str = "llama3.2"
+    #: seconds (int, -1 = keep loaded forever, as in seed 000) or an Ollama duration string ("5m")
+    keep_alive: int | str = -1
+    #: None or "json" (Ollama's `format`)
+    format: Literal["json"] | None = None
+    #: Ollama's `think` (None = model default)
+    think: bool | None = None
+
+    # OpenAI-compatible
+    openai_base_url: str = "https://api.openai.com/v1"
+    openai_model: str = "gpt-4o-mini"
+    #: whether the provider needs an API key (local servers don't: a placeholder key is sent, case 21)
+    openai_needs_key: bool = True
+    openai_timeout_s: float = Field(60.0, gt=0)
+    openai_retries_per_key: int = Field(2, ge=0, le=10)
+    openai_retry_interval_s: float = Field(1.0, ge=0)
+    #: send content null (instead of "") on assistant tool-call messages (case 18)
+    openai_null_tool_content: bool = False
+
+    # Generation and the loop
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    max_history_messages: int = Field(50, ge=2)
+    max_steps: int = Field(8, ge=1, le=100)
+    tool_choice: str = "auto"
+    tool_timeout_s: float = Field(30.0, gt=0)
+    tool_output_cap: int = Field(16_000, ge=256)
+    tools_enabled: bool = True
+    tools_dirs: list[str] = Field(default_factory=list)
+
+    @field_validator("ollama_host", "openai_base_url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        return _check_url(value)
+
+    @property
+    def model(self) -> str:
+        return self.ollama_model if self.backend == "ollama" else self.openai_model
+
+    # ---- file I/O -------------------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> tuple[Settings, list[str]]:
+        """Read settings; returns ``(settings, warnings)``. Never raises for a bad file."""
+        path = path or paths.settings_file()
+        if not path.exists():
+            return cls(), []
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict):
+                raise ValueError("the file does not hold a JSON object")
+            return cls.model_validate(data), []
+        except (OSError, ValueError, ValidationError) as exc:
+            aside = path.with_name(f"{path.name}.bad-{time.strftime('%Y%m%d-%H%M%S')}")
+            try:
+                os.replace(path, aside)
+                where = f"it was moved to {aside}"
+            except OSError:
+                where = f"it was left at {path}"
+            reason = str(exc).splitlines()[0]
+            return cls(), [f"The settings file could not be read ({reason}); defaults are used and {where}."]
+
+    def save(self, path: Path | None = None) -> Path:
+        """Write atomically (temporary file in the same folder, then ``os.replace``)."""
+        path = path or paths.settings_file()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(self.model_dump(mode="json"), indent=2, ensure_ascii=False)
+        fd, tmp = tempfile.mkstemp(prefix=".settings-", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return path

@@ -1,0 +1,93 @@
+"""A tiny rule-based "model" shared by the local Ollama and OpenAI protocol servers.
+
+It is not a language model: it decides deterministically, from the request, what a real model would
+plausibly answer, so tests and manual runs (``python -m tests.servers.ollama``) exercise the real
+wire protocols end to end.
+
+Rules, in order, on the request's messages (wire dicts) and offered tool names:
+1. The last message is a tool result → answer ``"The tool said: <content>"``.
+2. The last user message mentions a word from TOOL_TRIGGERS and that tool is offered (or
+   ``tool_choice`` names a tool) → one tool call with arguments from ``guess_arguments``.
+3. Otherwise → echo: ``"You said: <text>"`` (markdown-free), split into word chunks.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+TOOL_TRIGGERS: dict[str, tuple[str, ...]] = {
+    "today": ("what day", "today", "date", "time is it"),
+    "day_of_week": ("day of the week", "weekday"),
+    "say_hello": ("hello to", "greet"),
+    "calculator": ("calculate", "compute", "how much is"),
+    "get_current_weather": ("weather",),
+}
+
+
+@dataclass
+class Plan:
+    """What the fake model answers: visible text chunks and/or tool calls ``(name, arguments dict)``."""
+
+    chunks: list[str] = field(default_factory=list)
+    tool_calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    thinking: str = ""
+
+
+def _content(msg: dict[str, Any]) -> str:
+    c = msg.get("content")
+    if isinstance(c, list):  # OpenAI content parts
+        return "".join(p.get("text", "") for p in c if isinstance(p, dict))
+    return c or ""
+
+
+def guess_arguments(tool: str, text: str) -> dict[str, Any]:
+    if tool == "day_of_week":
+        m = re.search(r"\d{4}-\d{2}-\d{2}", text)
+        return {"date": m.group(0) if m else "2024-01-01"}
+    if tool == "say_hello":
+        m = re.search(r"hello to (\w+)", text, re.I)
+        return {"name": m.group(1) if m else "friend"}
+    if tool == "calculator":
+        m = re.search(r"([-+*/().\d\s^]+\d[-+*/().\d\s]*)", text)
+        return {"expression": (m.group(1) if m else "1+1").strip()}
+    if tool == "get_current_weather":
+        m = re.search(r"in ([A-Z][\w\s]+?)\??$", text)
+        return {"location": m.group(1).strip() if m else "Paris"}
+    return {}
+
+
+def words(text: str) -> list[str]:
+    """Split text into stream chunks that join back to ``text`` exactly."""
+    return re.findall(r"\S+\s*|\s+", text) or [text]
+
+
+def plan(messages: list[dict[str, Any]], tool_names: list[str], forced: str | None = None) -> Plan:
+    if not messages:
+        return Plan(chunks=words("You said nothing."))
+    last = messages[-1]
+    if last.get("role") == "tool":
+        return Plan(chunks=words("The tool said: " + _content(last)))
+    user_text = next((_content(m) for m in reversed(messages) if m.get("role") == "user"), "")
+    if forced and forced in tool_names:
+        return Plan(tool_calls=[(forced, guess_arguments(forced, user_text))])
+    lowered = user_text.lower()
+    for name in sorted(TOOL_TRIGGERS, key=lambda n: -max(len(t) for t in TOOL_TRIGGERS[n])):
+        if name in tool_names and any(t in lowered for t in TOOL_TRIGGERS[name]):
+            return Plan(tool_calls=[(name, guess_arguments(name, user_text))])
+    return Plan(chunks=words("You said: " + user_text))
+
+
+def tool_names_of(tools: list[dict[str, Any]] | None) -> list[str]:
+    out = []
+    for t in tools or []:
+        fn = t.get("function", t)
+        if isinstance(fn, dict) and fn.get("name"):
+            out.append(fn["name"])
+    return out
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False)
