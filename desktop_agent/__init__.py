@@ -14,7 +14,7 @@ The API for tool authors is :func:`tool`::
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "tool"]
+__all__ = ["ToolError", "__version__", "tool"]
 
 
 def __getattr__(name: str):
@@ -23,4 +23,8 @@ def __getattr__(name: str):
         from desktop_agent.core.tooling import tool
 
         return tool
+    if name == "ToolError":
+        from desktop_agent.core.tooling import ToolError
+
+        return ToolError
     raise AttributeError(name)

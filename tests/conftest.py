@@ -6,6 +6,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
 
+pytest_plugins = ["tests.servers.ollama", "tests.servers.openai"]
+
 
 @pytest.fixture(autouse=True)
 def _user_dirs(tmp_path, monkeypatch):

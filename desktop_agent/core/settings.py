@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -40,6 +41,40 @@ def _check_url(value: str) -> str:
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
         raise ValueError(f"'{value}' is not a URL: it needs http:// or https:// and a host")
     return value
+
+
+#: a Go duration as Ollama parses ``keep_alive`` strings (time.ParseDuration): "5m", "1h30m", "-1m", "0"
+_GO_DURATION = re.compile(r"^[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$")
+
+
+def _check_keep_alive(value: int | str) -> int | str:
+    if isinstance(value, bool):
+        raise ValueError("keep_alive must be a number of seconds or a duration like 5m")
+    if isinstance(value, int):
+        return value
+    text = str(value).strip()
+    if re.fullmatch(r"[-+]?\d+", text):
+        return int(text)
+    if _GO_DURATION.fullmatch(text):
+        return text
+    raise ValueError(
+        f"'{text}' is not a keep_alive value: use seconds (-1 = keep loaded, 0 = unload at once) "
+        "or a duration like 5m, 1h30m"
+    )
+
+
+def _reason(exc: Exception) -> str:
+    """One line on why a settings file was rejected (field and message for a validation error)."""
+    if isinstance(exc, ValidationError):
+        parts = []
+        for err in exc.errors()[:3]:
+            field = ".".join(str(p) for p in err.get("loc", ())) or "value"
+            parts.append(f"{field}: {err.get('msg', 'invalid')}")
+        return "; ".join(parts) or "invalid values"
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not valid JSON: {exc.msg} at line {exc.lineno}"
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
 
 
 class Settings(BaseModel):
@@ -82,6 +117,11 @@ class Settings(BaseModel):
     def _url(cls, value: str) -> str:
         return _check_url(value)
 
+    @field_validator("keep_alive")
+    @classmethod
+    def _keep_alive(cls, value: int | str) -> int | str:
+        return _check_keep_alive(value)
+
     @property
     def model(self) -> str:
         return self.ollama_model if self.backend == "ollama" else self.openai_model
@@ -100,14 +140,18 @@ class Settings(BaseModel):
                 raise ValueError("the file does not hold a JSON object")
             return cls.model_validate(data), []
         except (OSError, ValueError, ValidationError) as exc:
-            aside = path.with_name(f"{path.name}.bad-{time.strftime('%Y%m%d-%H%M%S')}")
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            aside = path.with_name(f"{path.name}.bad-{stamp}")
+            n = 1
+            while aside.exists():  # never overwrite an earlier bad copy
+                n += 1
+                aside = path.with_name(f"{path.name}.bad-{stamp}-{n}")
             try:
                 os.replace(path, aside)
                 where = f"it was moved to {aside}"
             except OSError:
                 where = f"it was left at {path}"
-            reason = str(exc).splitlines()[0]
-            return cls(), [f"The settings file could not be read ({reason}); defaults are used and {where}."]
+            return cls(), [f"The settings file could not be read ({_reason(exc)}); defaults are used and {where}."]
 
     def save(self, path: Path | None = None) -> Path:
         """Write atomically (temporary file in the same folder, then ``os.replace``)."""
@@ -123,3 +167,35 @@ class Settings(BaseModel):
             Path(tmp).unlink(missing_ok=True)
             raise
         return path
+
+
+def normalize_host(value: str) -> str:
+    """``OLLAMA_HOST`` style values (``127.0.0.1:11434``, ``0.0.0.0``, ``http://h:1``) → a URL."""
+    value = value.strip()
+    if "://" not in value:
+        value = "http://" + value
+    parsed = urlparse(value)
+    if parsed.port is None and parsed.hostname:
+        value = value.rstrip("/") + (":11434" if parsed.scheme == "http" else "")
+    return value.rstrip("/")
+
+
+def apply_environment(settings: Settings, environ: dict[str, str] | None = None) -> Settings:
+    """Settings with ``OLLAMA_HOST`` applied (it wins over the file; command-line flags win over it).
+
+    ``OPENAI_API_KEY`` is read by :class:`~desktop_agent.core.secrets.SecretStore`, not here.
+    """
+    env = os.environ if environ is None else environ
+    host = env.get("OLLAMA_HOST", "").strip()
+    if host:
+        try:
+            return settings.model_copy(update={"ollama_host": _check_url(normalize_host(host))})
+        except ValueError:
+            return settings
+    return settings
+
+
+def is_loopback_url(url: str) -> bool:
+    """True for ``localhost`` / ``127.x`` / ``::1`` base URLs (local servers need no API key)."""
+    host = (urlparse(url).hostname or "").lower()
+    return host in ("localhost", "::1") or host.startswith("127.")

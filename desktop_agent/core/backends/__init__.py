@@ -7,7 +7,7 @@ window shows before their ~2 s of imports.
 from __future__ import annotations
 
 from desktop_agent.core.backends.base import ChatBackend, Chunk, ModelInfo
-from desktop_agent.core.settings import Settings
+from desktop_agent.core.settings import Settings, is_loopback_url
 
 __all__ = ["ChatBackend", "Chunk", "ModelInfo", "create_backend"]
 
@@ -36,6 +36,7 @@ def create_backend(settings: Settings, api_keys: list[str] | None = None) -> Cha
         timeout_s=settings.openai_timeout_s,
         retries_per_key=settings.openai_retries_per_key,
         retry_interval_s=settings.openai_retry_interval_s,
-        needs_key=settings.openai_needs_key,
+        # a local server (LM Studio, llama.cpp, vLLM on loopback) gets a placeholder key when none is set
+        needs_key=settings.openai_needs_key and not (not api_keys and is_loopback_url(settings.openai_base_url)),
         null_tool_content=settings.openai_null_tool_content,
     )

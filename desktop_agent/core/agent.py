@@ -1,0 +1,544 @@
+"""The ReAct loop (seed 002): ask the model, run the tool calls it asks for, send the results back
+as ``role="tool"`` messages, repeat until it answers or ``max_steps`` model calls were made.
+
+:meth:`Agent.run` is a generator of :mod:`~desktop_agent.core.events`; the window, the terminal chat
+and the tests consume the same events. Per turn it yields, in order:
+
+- ``MessageAdded`` for each finished message as it is appended to the conversation (the user message,
+  each assistant message with tool calls, each tool result), after ``on_message`` saved it — so every
+  finished message is stored before the next model call and a crash loses at most the answer being
+  streamed;
+- ``TextDelta`` / ``ThinkingDelta`` / ``Notice`` while the model streams;
+- ``ToolCallStarted`` / ``ToolCallFinished`` around each tool call;
+- exactly one terminal event: ``AnswerFinished(message)`` (the final answer, appended and saved),
+  ``TurnFailed(error, partial)`` or ``TurnCancelled(partial)``. A partial answer is appended and saved
+  (status ``interrupted`` / ``stopped``) only when some answer text had arrived; no empty assistant
+  message is ever saved.
+
+Errors: backends raise :class:`~desktop_agent.core.errors.AgentError`; anything else (a bug, an
+unexpected client exception, a failing ``on_message``) becomes :class:`UnexpectedError`, whose
+``__cause__`` / ``original`` is the exception and ``details`` the traceback text ("Copy details").
+``run`` itself never raises (except ``KeyboardInterrupt`` / ``SystemExit``).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import traceback
+import weakref
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from desktop_agent.core.backends.base import ChatBackend, parse_tool_arguments
+from desktop_agent.core.context import build_request
+from desktop_agent.core.errors import AgentError, EmptyAnswer, MaxStepsExceeded
+from desktop_agent.core.events import (
+    AnswerFinished,
+    Event,
+    MessageAdded,
+    Notice,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnCancelled,
+    TurnFailed,
+)
+from desktop_agent.core.messages import Conversation, Message, ToolCall
+from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT
+from desktop_agent.core.thinktags import MOVED, TEXT, THINKING, ThinkSplitter, looks_like_reasoning_model
+
+if TYPE_CHECKING:
+    from desktop_agent.core.tooling import ToolRegistry
+
+__all__ = ["Agent", "DEFAULT_SYSTEM_PROMPT", "JsonToolCallGate", "UnexpectedError"]
+
+OnMessage = Callable[[Conversation, Message], None]
+
+_FIXED_CHOICES = ("auto", "required", "none")
+
+#: backend instance → models seen answering without a lone ``</think>`` (their text need not be held
+#: back any more). Keyed by the backend, not the Agent: the window builds an Agent per turn.
+_LEARNED_NO_LONE_CLOSE: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+
+
+class UnexpectedError(AgentError):
+    """An exception that is not an :class:`AgentError` (a bug, or a client library failing in a way
+    the backend did not translate). ``original`` (also ``__cause__``) is the exception; ``details``
+    is its traceback as text, for a "Copy details" button."""
+
+    def __init__(self, exc: BaseException, where: str = "the agent"):
+        self.original = exc
+        self.where = where
+        self.details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        super().__init__(
+            f"Unexpected error in {where}: {type(exc).__name__}" + (f": {text}" if text else "")
+            + ". Try again; if it keeps happening, copy the details into a bug report."
+        )
+        self.__cause__ = exc
+
+
+# ---- tool call written as JSON text in the content (shared case 03) -----------------------------
+
+
+def _call_from_object(obj: Any, tool_names: set[str]) -> ToolCall | None:
+    """A ToolCall when ``obj`` is ``{"name": <registered>, "parameters"|"arguments": {...}}`` (or the
+    same inside ``{"function": {...}}``); otherwise None."""
+    if not isinstance(obj, dict):
+        return None
+    if "name" not in obj and isinstance(obj.get("function"), dict):
+        obj = obj["function"]
+    name = obj.get("name")
+    if not isinstance(name, str) or name not in tool_names:
+        return None
+    for key in ("arguments", "parameters"):
+        value = obj.get(key)
+        if isinstance(value, dict):
+            return ToolCall(name=name, arguments=value)
+        if isinstance(value, str) and value.strip().startswith("{"):
+            args, error = parse_tool_arguments(value)
+            if error is None:
+                return ToolCall(name=name, arguments=args)
+    return None
+
+
+class JsonToolCallGate:
+    """Holds back visible text that may turn out to be a tool call written as JSON (case 03).
+
+    Only a reply whose *whole* content is one JSON object — optionally inside a ```` ```json ````
+    fence — naming a registered tool with an object of ``parameters``/``arguments`` is a tool call.
+    Text starting with ``{`` or a code fence is held back until that is decided; it is released as
+    soon as it can no longer be such a call (another fence language, a non-call object, text after
+    the object), so ordinary answers and code blocks stream with little delay.
+
+    ``feed(text)`` → text to show now; ``finish()`` → ``(text to show, ToolCall or None)``.
+    """
+
+    _UNDECIDED, _HOLD, _PASS = range(3)
+    #: give up holding (show as text) beyond this many characters
+    MAX_HOLD = 200_000
+
+    def __init__(self, tool_names: set[str] | None):
+        self.tool_names = set(tool_names or ())
+        self._state = self._PASS if not self.tool_names else self._UNDECIDED
+        self._buf = ""
+
+    def reset(self) -> None:
+        self._state = self._PASS if not self.tool_names else self._UNDECIDED
+        self._buf = ""
+
+    def feed(self, text: str) -> str:
+        if self._state == self._PASS:
+            return text
+        self._buf += text
+        if self._state == self._UNDECIDED:
+            lead = self._buf.lstrip()
+            if not lead:
+                return ""
+            if lead.startswith("{") or lead.startswith("```"):
+                self._state = self._HOLD
+            elif "```".startswith(lead):
+                return ""  # "`" or "``": may become a fence
+            else:
+                return self._release()
+        if len(self._buf) > self.MAX_HOLD or self._cannot_be_call():
+            return self._release()
+        return ""
+
+    def finish(self) -> tuple[str, ToolCall | None]:
+        if self._state == self._PASS:
+            return "", None
+        call = self._parse_whole(self._buf)
+        if call is not None:
+            self._buf = ""
+            self._state = self._PASS
+            return "", call
+        return self._release(), None
+
+    def _release(self) -> str:
+        out, self._buf = self._buf, ""
+        self._state = self._PASS
+        return out
+
+    @staticmethod
+    def _split_fence(text: str) -> tuple[str | None, str]:
+        """``(info string or None when not fenced, body)``; body excludes the opening fence line."""
+        lead = text.lstrip()
+        if not lead.startswith("```"):
+            return None, lead
+        nl = lead.find("\n")
+        if nl < 0:
+            return lead[3:], ""
+        return lead[3:nl], lead[nl + 1 :]
+
+    def _cannot_be_call(self) -> bool:
+        info, body = self._split_fence(self._buf)
+        if info is not None:
+            if "\n" not in self._buf.lstrip():
+                return len(info) > 20  # fence line still arriving
+            if info.strip().lower() not in ("", "json", "jsonc", "json5"):
+                return True
+        body = body.lstrip()
+        if not body:
+            return False
+        if not body.startswith("{"):
+            return True
+        if "}" not in body:
+            return False
+        try:
+            obj, end = json.JSONDecoder().raw_decode(body)
+        except json.JSONDecodeError:
+            return False  # object not complete yet
+        if _call_from_object(obj, self.tool_names) is None:
+            return True
+        rest = body[end:].strip()
+        if info is None:
+            return bool(rest)
+        return bool(rest) and not "```".startswith(rest) and rest != "```"
+
+    def _parse_whole(self, text: str) -> ToolCall | None:
+        info, body = self._split_fence(text)
+        body = body.strip()
+        if info is not None:
+            if info.strip().lower() not in ("", "json", "jsonc", "json5") or not body.endswith("```"):
+                return None
+            body = body[:-3].strip()
+        try:
+            obj = json.loads(body)
+        except json.JSONDecodeError:
+            return None
+        return _call_from_object(obj, self.tool_names)
+
+
+# ---- the agent ----------------------------------------------------------------------------------
+
+
+class _Stopped(Exception):
+    """Internal: the cancel flag was seen."""
+
+
+class Agent:
+    """Runs turns of a conversation with a backend and (optionally) a tool registry.
+
+    ``max_steps``: model calls per turn (each may ask for tools). ``max_history``: history messages
+    sent per call (see :mod:`desktop_agent.core.context`). ``tool_choice``: ``auto``, ``required``,
+    ``none`` or a tool name; it applies to the first model call of a turn only (later calls use
+    ``auto``, so a forced tool cannot loop). ``on_message(conversation, message)`` saves a finished
+    message (e.g. :meth:`ConversationStore.add_message`); it is called synchronously, before the
+    next model call.
+    """
+
+    def __init__(
+        self,
+        backend: ChatBackend,
+        registry: ToolRegistry | None = None,
+        *,
+        system_prompt: str | None = DEFAULT_SYSTEM_PROMPT,
+        max_steps: int = 8,
+        max_history: int = 50,
+        tool_choice: str = "auto",
+        on_message: OnMessage | None = None,
+    ):
+        if max_steps < 1:
+            raise ValueError("max_steps must be at least 1")
+        self.backend = backend
+        self.registry = registry
+        self.system_prompt = system_prompt
+        self.max_steps = max_steps
+        self.max_history = max_history
+        self.tool_choice = tool_choice or "auto"
+        self.on_message = on_message
+        try:
+            self._no_lone_close = _LEARNED_NO_LONE_CLOSE.setdefault(backend, set())
+        except TypeError:  # backend not weak-referenceable or not hashable: learn per Agent
+            self._no_lone_close = set()
+
+    # ---- public ---------------------------------------------------------------------------------
+
+    def run(
+        self, conversation: Conversation, user_text: str | None, cancel: threading.Event | None = None
+    ) -> Iterator[Event]:
+        """Run one turn; yields events and ends with exactly one terminal event.
+
+        ``user_text`` None = retry/continue from the existing history (after an error). ``cancel``
+        is checked between stream chunks, between steps and while tools run.
+        """
+        cancel = cancel if cancel is not None else threading.Event()
+        inner = self._run(conversation, user_text, cancel)
+        try:
+            for event in inner:
+                yield event
+                if isinstance(event, (AnswerFinished, TurnFailed, TurnCancelled)):
+                    return
+        except Exception as exc:  # noqa: BLE001 - every failure must reach the consumer as an event
+            yield TurnFailed(exc if isinstance(exc, AgentError) else UnexpectedError(exc))
+            return
+        finally:
+            inner.close()  # consumer stopped early: close the backend stream now, not at GC
+        # the loop always ends with a terminal event; this is a safety net
+        yield TurnFailed(UnexpectedError(RuntimeError("the turn ended without a result")))
+
+    # ---- internals ------------------------------------------------------------------------------
+
+    @property
+    def _model(self) -> str | None:
+        return getattr(self.backend, "model", None)
+
+    @property
+    def _backend_name(self) -> str | None:
+        return getattr(self.backend, "name", None)
+
+    def _add(self, conversation: Conversation, message: Message) -> None:
+        conversation.messages.append(message)
+        conversation.updated_at = time.time()
+        if message.role == "user" and not conversation.title:
+            conversation.title = conversation.default_title()  # before the store creates the chat row
+        if self.on_message is not None:
+            self.on_message(conversation, message)
+
+    def _tools(self) -> list[dict[str, Any]] | None:
+        if self.registry is None or len(self.registry) == 0:
+            return None
+        return self.registry.schemas() or None
+
+    def _first_choice(self, tools: list[dict[str, Any]] | None) -> tuple[str, str | None]:
+        """The tool_choice for the first call and a notice when the configured one cannot be used."""
+        choice = self.tool_choice
+        if tools is None:
+            return "auto", None
+        if choice in _FIXED_CHOICES:
+            return choice, None
+        if self.registry is not None and self.registry.get(choice) is not None:
+            return choice, None
+        return "auto", f"tool_choice '{choice}' is not a loaded tool; using 'auto'."
+
+    def _hold_think(self) -> bool:
+        if getattr(self.backend, "think", None) is True:
+            return False  # Ollama separates the reasoning itself
+        model = self._model or ""
+        return model not in self._no_lone_close and looks_like_reasoning_model(model)
+
+    def _run(self, conversation: Conversation, user_text: str | None, cancel: threading.Event) -> Iterator[Event]:
+        if self._backend_name:
+            conversation.backend = self._backend_name
+        if self._model:
+            conversation.model = self._model
+        if user_text is not None:
+            user = Message(role="user", content=user_text)
+            self._add(conversation, user)
+            yield MessageAdded(user)
+
+        tools = self._tools()
+        tool_names = set(self.registry.names()) if tools is not None and self.registry is not None else set()
+        choice, problem = self._first_choice(tools)
+        if problem:
+            yield Notice(problem)
+
+        for step in range(self.max_steps):
+            if cancel.is_set():
+                yield TurnCancelled(None)
+                return
+            if step > 0:
+                choice = "auto"
+            request = build_request(conversation.messages, self.system_prompt, self.max_history)
+            # JSON-in-content recovery only when tools may be called in this step
+            gate_names = tool_names if (tools is not None and choice != "none") else set()
+            outcome = yield from self._stream_step(request, tools, choice, gate_names, cancel)
+            content, thinking, calls, error = outcome
+
+            if error is not None or cancel.is_set():
+                partial = None
+                if content.strip():
+                    partial = Message(
+                        role="assistant",
+                        content=content,
+                        thinking=thinking,
+                        status="stopped" if error is None else "interrupted",
+                        model=self._model,
+                        backend=self._backend_name,
+                    )
+                    self._add(conversation, partial)
+                if error is None:
+                    yield TurnCancelled(partial)
+                else:
+                    yield TurnFailed(error, partial)
+                return
+
+            if not calls:
+                if not content.strip():
+                    yield TurnFailed(EmptyAnswer())
+                    return
+                answer = Message(
+                    role="assistant",
+                    content=content,
+                    thinking=thinking,
+                    model=self._model,
+                    backend=self._backend_name,
+                )
+                self._add(conversation, answer)
+                yield AnswerFinished(answer)
+                return
+
+            step_msg = Message(
+                role="assistant",
+                content=content,
+                thinking=thinking,
+                tool_calls=calls,
+                model=self._model,
+                backend=self._backend_name,
+            )
+            self._add(conversation, step_msg)
+            yield MessageAdded(step_msg)
+
+            stopped = yield from self._run_tools(conversation, calls, cancel)
+            if stopped:
+                yield TurnCancelled(None)
+                return
+
+        yield TurnFailed(MaxStepsExceeded(self.max_steps))
+
+    def _stream_step(
+        self,
+        request: list[Message],
+        tools: list[dict[str, Any]] | None,
+        choice: str,
+        gate_names: set[str],
+        cancel: threading.Event,
+    ):
+        """One model call. Yields streaming events; returns ``(content, thinking, calls, error)``
+        where ``error`` is an AgentError (or None; check ``cancel`` for a stop)."""
+        splitter = ThinkSplitter(hold=self._hold_think())
+        gate = JsonToolCallGate(gate_names)
+        text_parts: list[str] = []
+        thinking_parts: list[str] = []
+        calls: list[ToolCall] = []
+        finish_reason: str | None = None
+        separate_thinking = False
+        error: AgentError | None = None
+
+        def route(pieces):
+            for kind, s in pieces:
+                if kind == THINKING:
+                    thinking_parts.append(s)
+                    yield ThinkingDelta(s)
+                elif kind == MOVED:
+                    # text already shown was reasoning (lone </think>); the final message is corrected
+                    text_parts.clear()
+                    gate.reset()
+                    if thinking_parts:
+                        s = "\n" + s
+                    thinking_parts.append(s)
+                    yield ThinkingDelta(s)
+                elif kind == TEXT:
+                    visible = gate.feed(s)
+                    if visible:
+                        text_parts.append(visible)
+                        yield TextDelta(visible)
+
+        stream = None
+        try:
+            stream = self.backend.stream_chat(request, tools=tools, tool_choice=choice, cancel=cancel)
+            for chunk in stream:
+                if cancel.is_set():
+                    break  # Stop was pressed while this chunk was on its way: drop it
+                if chunk.notice:
+                    yield Notice(chunk.notice)
+                if chunk.thinking:
+                    if not separate_thinking:
+                        separate_thinking = True
+                        yield from route(splitter.release())
+                    thinking_parts.append(chunk.thinking)
+                    yield ThinkingDelta(chunk.thinking)
+                if chunk.text:
+                    yield from route(splitter.feed(chunk.text))
+                if chunk.tool_calls:
+                    calls.extend(chunk.tool_calls)
+                if chunk.finish_reason:
+                    finish_reason = chunk.finish_reason
+                if cancel.is_set():
+                    break
+        except AgentError as exc:
+            if not cancel.is_set():
+                error = exc
+        except Exception as exc:  # noqa: BLE001
+            if not cancel.is_set():
+                error = UnexpectedError(exc, "the backend")
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                try:
+                    close()
+                except Exception:  # noqa: BLE001 - closing a broken stream must not mask the outcome
+                    pass
+
+        yield from route(splitter.flush())
+        rest, recovered = gate.finish()
+        if rest:
+            text_parts.append(rest)
+            yield TextDelta(rest)
+        # a recovered call is used only when the server sent no native ones (some send both: the
+        # JSON text is then the same call, and is dropped rather than shown or run twice)
+        if recovered is not None and not calls and error is None and not cancel.is_set():
+            calls.append(recovered)
+
+        # learn: this model answered without a lone </think> → stream its text directly from now on
+        completed = error is None and not cancel.is_set()
+        if completed and self._model and not splitter.lone_close_seen and (
+            separate_thinking or "".join(text_parts).strip()
+        ):
+            self._no_lone_close.add(self._model)
+
+        content = "".join(text_parts)
+        thinking = "".join(thinking_parts).strip()
+        if error is None and not cancel.is_set() and finish_reason == "length" and not calls:
+            yield Notice("The answer reached the model's output length limit and may be incomplete.")
+        return content, thinking, calls, error
+
+    def _run_tools(self, conversation: Conversation, calls: list[ToolCall], cancel: threading.Event):
+        """Run every call in order and append one tool result per call id, directly after the
+        assistant message (case 23). After a Stop, the remaining calls are answered as cancelled
+        without running, so the history stays valid. Returns True when stopped."""
+        stopped = False
+        for call in calls:
+            yield ToolCallStarted(call.id, call.name, dict(call.arguments))
+            if stopped or cancel.is_set():
+                stopped = True
+                content = full = "Error: cancelled by the user before the tool ran."
+                ok, status, err, duration = False, "cancelled", "cancelled by the user", 0.0
+            elif call.arguments_error and (self.registry is not None and self.registry.get(call.name)):
+                raw = (call.raw_arguments or "")[:500]
+                content = full = (
+                    f"Error: the arguments for tool '{call.name}' were not valid JSON "
+                    f"({call.arguments_error}). The tool was not run. Call it again with the arguments "
+                    f"as one JSON object. Arguments received: {raw}"
+                )
+                ok, status, err, duration = False, "error", f"invalid JSON arguments: {call.arguments_error}", 0.0
+            elif self.registry is None or len(self.registry) == 0:
+                content = full = f"Error: tool '{call.name}' does not exist; no tools are available."
+                ok, status, err, duration = False, "error", f"unknown tool '{call.name}'", 0.0
+            else:
+                try:
+                    result = self.registry.dispatch(call.name, call.arguments, cancel=cancel)
+                    content, full = result.content, result.full
+                    ok, status, err, duration = result.ok, result.status, result.error, result.duration_ms
+                except Exception as exc:  # noqa: BLE001 - dispatch should never raise; be safe anyway
+                    content = full = f"Error: {type(exc).__name__}: {exc}"
+                    ok, status, err, duration = False, "error", content[7:], 0.0
+                if status == "cancelled" or cancel.is_set():
+                    stopped = True
+            yield ToolCallFinished(call.id, call.name, ok, full, err, duration, status)
+            result_msg = Message(
+                role="tool",
+                content=content,
+                tool_call_id=call.id,
+                tool_name=call.name,
+                tool_status=status,
+                duration_ms=duration,
+                full_content=full if full != content else None,
+            )
+            self._add(conversation, result_msg)
+            yield MessageAdded(result_msg)
+        return stopped

@@ -1,0 +1,593 @@
+"""The Ollama backend: our :class:`~desktop_agent.core.messages.Message` history → Ollama's
+``/api/chat`` → :class:`~desktop_agent.core.backends.base.Chunk` objects; plus model management
+(``/api/tags``, ``/api/pull``, ``/api/delete``, ``/api/version``).
+
+Wire format source: the Ollama API doc (``docs/api.md`` in ollama/ollama). Streams are NDJSON, one
+JSON object per line; the last chat line has ``"done": true`` (with ``done_reason``, ``eval_count``…).
+Tool calls carry ``function.arguments`` as an object and, in most versions, no id (we assign one);
+a tool result goes back as ``{"role": "tool", "content": ..., "tool_name": ...}``; reasoning may come
+in a separate ``message.thinking`` field.
+
+Design: the connection is the official ``ollama.Client`` (its host parsing, headers, ``OLLAMA_API_KEY``
+and the ``httpx.Client`` it owns). Chat, list and pull streams are read *raw* through that client's
+``httpx.Client`` instead of through ``Client.chat()``, because the official response models reject or
+lose real-world payloads:
+
+- ``ChatResponse`` raises pydantic ``ValidationError`` when a server sends ``function.arguments`` as a
+  JSON *string* (shared case 01) — and the whole stream is lost with it. We parse each line leniently
+  and decode string arguments with :func:`~desktop_agent.core.backends.base.make_tool_call`.
+- ``ChatRequest``'s ``Tool`` model drops nested ``properties``, ``anyOf``, ``default``… from tool
+  schemas; we send the schema as given.
+- ``ListResponse`` reads only ``model``, which servers following the older doc do not send (``name``).
+
+Every failure is raised as a :mod:`desktop_agent.core.errors` type, never a client-library exception.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import re
+import socket
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from desktop_agent.core import errors
+from desktop_agent.core.backends.base import Chunk, ModelInfo, make_tool_call
+from desktop_agent.core.messages import Message, ToolCall
+
+DEFAULT_HOST = "http://localhost:11434"
+
+#: Seconds allowed to open a TCP connection. Always bounded, so a dead or firewalled host fails in
+#: seconds (shared case 07) even when ``timeout_s`` is None (a model can take minutes to load).
+CONNECT_TIMEOUT_S = 5.0
+
+_MAX_DETAIL = 300
+
+
+@dataclass(frozen=True)
+class PullProgress:
+    """One progress line of ``POST /api/pull`` (Ollama API doc, "Pull a Model").
+
+    ``status`` e.g. ``pulling manifest``, ``downloading sha256:…`` / ``pulling <digest>``,
+    ``verifying sha256 digest``, ``writing manifest``, ``success``. ``completed`` and ``total`` are
+    bytes of the current layer (None when the server did not send them).
+    """
+
+    status: str
+    completed: int | None = None
+    total: int | None = None
+    digest: str | None = None
+
+    @property
+    def fraction(self) -> float | None:
+        """``completed / total`` in 0.0–1.0 for the current layer; None when unknown."""
+        if self.total is None or self.total <= 0:
+            return None
+        return max(0.0, min(1.0, (self.completed or 0) / self.total))
+
+    @property
+    def done(self) -> bool:
+        return self.status == "success"
+
+
+def _short(text: str) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= _MAX_DETAIL else text[: _MAX_DETAIL - 1] + "…"
+
+
+def _error_text(body: str) -> str:
+    """The ``error`` of a JSON error body (``{"error": "..."}``), else the body itself, shortened."""
+    try:
+        data = json.loads(body)
+    except (ValueError, TypeError):
+        return _short(body) or "no details"
+    if isinstance(data, dict) and data.get("error"):
+        err = data["error"]
+        if isinstance(err, dict):  # OpenAI-style {"error": {"message": ...}} from proxies
+            err = err.get("message") or json.dumps(err, ensure_ascii=False)
+        return _short(str(err))
+    return _short(body) or "no details"
+
+
+_MODEL_NOT_FOUND = re.compile(r"model\b.*\bnot found", re.I | re.S)
+_CONTEXT = re.compile(
+    r"context (length|window|size)|exceeds? (the )?(maximum )?context|input length exceeds|too many tokens",
+    re.I,
+)
+
+
+class _Aborted(Exception):
+    """Internal: the reader thread was told to stop."""
+
+
+class OllamaBackend:
+    """Chats with an Ollama server through the official ``ollama`` client.
+
+    ``host``: the Ollama base URL (``http://localhost:11434``; forms without scheme are accepted as by
+    ``ollama.Client``). ``temperature`` goes in ``options``; ``keep_alive`` is seconds (-1 = keep the
+    model loaded) or a duration string (``"5m"``); ``format`` is None or ``"json"``; ``think`` None
+    (the model's default), True or False. ``timeout_s``: seconds to wait for data (None = no limit;
+    connecting is always limited to :data:`CONNECT_TIMEOUT_S`). ``client``: an ``ollama.Client`` to
+    use instead of creating one (tests, custom transports).
+    """
+
+    name = "ollama"
+
+    def __init__(
+        self,
+        host: str = DEFAULT_HOST,
+        model: str = "llama3.2",
+        *,
+        temperature: float = 0.0,
+        keep_alive: int | float | str | None = -1,
+        format: str | None = None,
+        think: bool | str | None = None,
+        timeout_s: float | None = None,
+        client: Any = None,
+    ):
+        self.model = model
+        self.temperature = temperature
+        self.keep_alive = keep_alive
+        self.format = format
+        self.think = think
+        self.timeout_s = timeout_s
+        if client is None:
+            import httpx
+            import ollama  # heavy (~0.6 s): only when a backend is built
+
+            client = ollama.Client(
+                host=host or None,
+                timeout=httpx.Timeout(timeout_s, connect=min(CONNECT_TIMEOUT_S, timeout_s or CONNECT_TIMEOUT_S)),
+            )
+        self.client = client
+        http = getattr(client, "_client", None)
+        if http is None or not hasattr(http, "stream"):
+            raise TypeError("client must be an ollama.Client (it owns the httpx.Client used for streams)")
+        self._http = http
+        if host and "://" in host:
+            self.host = host.rstrip("/")
+        else:  # what ollama.Client made of it (OLLAMA_HOST, "localhost:11434", ...)
+            self.host = str(http.base_url).rstrip("/")
+
+    # ------------------------------------------------------------------ public API
+
+    def describe(self) -> str:
+        """``ollama · llama3.2 @ http://localhost:11434``"""
+        return f"ollama · {self.model} @ {self.host}"
+
+    def close(self) -> None:
+        """Close the HTTP connection pool. The backend cannot be used afterwards."""
+        try:
+            self._http.close()
+        except Exception:  # closing twice, or a half-broken pool: nothing useful to report
+            pass
+
+    def stream_chat(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: str = "auto",
+        cancel: threading.Event | None = None,
+    ) -> Iterator[Chunk]:
+        """Stream one ``POST /api/chat`` (``stream: true``) for ``messages``.
+
+        Yields a :class:`Chunk` per NDJSON line with ``text`` (``message.content``) and ``thinking``
+        (``message.thinking``), tool calls as ``Chunk(tool_calls=[...])`` with ids assigned and
+        arguments decoded (object or JSON string), and a last ``Chunk(done=True, finish_reason=...)``
+        (``stop``, ``length``, or ``tool_calls`` when the model called tools). ``<think>`` tags and
+        JSON-in-content tool calls are left in ``text``: the agent loop handles them.
+
+        Ollama has no ``tool_choice``: ``none`` sends no tools, a tool name sends only that tool,
+        ``auto``/``required`` send all.
+
+        When ``cancel`` is set the HTTP stream is closed and the generator returns (no error), also
+        while the server is still silent (loading the model).
+
+        Raises :class:`~desktop_agent.core.errors.BackendUnreachable` (no connection),
+        :class:`~desktop_agent.core.errors.ModelNotFound` (404; ``available`` from ``/api/tags``),
+        :class:`~desktop_agent.core.errors.ToolsNotSupported`,
+        :class:`~desktop_agent.core.errors.ContextTooLong`,
+        :class:`~desktop_agent.core.errors.MalformedToolCall` (a tool call without a name or not an
+        object), :class:`~desktop_agent.core.errors.AnswerCutOff` (the stream broke: connection
+        dropped, a line that is not JSON, no ``done`` line) and
+        :class:`~desktop_agent.core.errors.BackendError` (anything else, incl. an ``{"error": ...}``
+        line mid-stream).
+        """
+        body = self.build_request(messages, tools, tool_choice)
+        saw_tool_calls = False
+        for line in self._stream_lines("POST", "/api/chat", body, cancel, model=self.model):
+            data = self._parse_line(line)
+            if "error" in data and data.get("error"):
+                raise self._error_for_message(_short(str(data["error"])), None, model=self.model)
+            message = data.get("message")
+            if message is None:
+                message = {}
+            if not isinstance(message, dict):
+                raise errors.AnswerCutOff(f"unexpected message in stream: {_short(repr(message))}")
+            text = message.get("content") or ""
+            thinking = message.get("thinking") or ""
+            if not isinstance(text, str):
+                text = str(text)
+            if not isinstance(thinking, str):
+                thinking = str(thinking)
+            calls = self._tool_calls(message.get("tool_calls"))
+            saw_tool_calls = saw_tool_calls or bool(calls)
+            done = bool(data.get("done"))
+            if done:
+                reason = data.get("done_reason") or "stop"
+                if saw_tool_calls and reason == "stop":
+                    reason = "tool_calls"
+                yield Chunk(text=text, thinking=thinking, tool_calls=calls, done=True, finish_reason=reason)
+                return
+            if text or thinking or calls:
+                yield Chunk(text=text, thinking=thinking, tool_calls=calls)
+        if cancel is not None and cancel.is_set():
+            return
+        raise errors.AnswerCutOff("the stream ended before Ollama said it was done")
+
+    def list_models(self) -> list[ModelInfo]:
+        """Installed models from ``GET /api/tags``: name, ``size`` in bytes, ``modified_at`` (ISO 8601
+        text as sent), ``details`` (format, family, parameter_size, quantization_level…).
+        Raises :class:`~desktop_agent.core.errors.AgentError`."""
+        data = self._get_json("/api/tags")
+        models = data.get("models") if isinstance(data, dict) else None
+        out: list[ModelInfo] = []
+        for m in models or []:
+            if not isinstance(m, dict):
+                continue
+            name = m.get("name") or m.get("model")
+            if not name:
+                continue
+            size = m.get("size")
+            details = m.get("details")
+            out.append(
+                ModelInfo(
+                    name=str(name),
+                    size=int(size) if isinstance(size, (int, float)) else None,
+                    modified_at=str(m["modified_at"]) if m.get("modified_at") else None,
+                    details=dict(details) if isinstance(details, dict) else {},
+                )
+            )
+        return out
+
+    def server_version(self) -> str:
+        """The server's version from ``GET /api/version`` (``{"version": "0.5.1"}``).
+        Raises :class:`~desktop_agent.core.errors.AgentError`."""
+        data = self._get_json("/api/version")
+        version = data.get("version") if isinstance(data, dict) else None
+        if not version:
+            raise errors.BackendError(f"{self.host} did not report a version — is it an Ollama server?")
+        return str(version)
+
+    def pull_model(self, name: str, cancel: threading.Event | None = None) -> Iterator[PullProgress]:
+        """Download ``name`` with ``POST /api/pull`` (streamed), yielding one :class:`PullProgress`
+        per progress line; the last one has ``status == "success"``. When ``cancel`` is set the stream
+        is closed and the generator returns (Ollama keeps the partial download and resumes it next
+        time). Raises :class:`~desktop_agent.core.errors.BackendUnreachable`,
+        :class:`~desktop_agent.core.errors.AnswerCutOff` (the stream broke) or
+        :class:`~desktop_agent.core.errors.BackendError` (e.g. no such model in the library)."""
+        body = {"model": name, "stream": True}
+        last = None
+        for line in self._stream_lines("POST", "/api/pull", body, cancel, model=None):
+            data = self._parse_line(line)
+            if data.get("error"):
+                raise errors.BackendError(f"pulling '{name}' failed: {_short(str(data['error']))}")
+            completed, total = data.get("completed"), data.get("total")
+            last = PullProgress(
+                status=str(data.get("status") or ""),
+                completed=int(completed) if isinstance(completed, (int, float)) else None,
+                total=int(total) if isinstance(total, (int, float)) else None,
+                digest=data.get("digest") or None,
+            )
+            yield last
+            if last.done:
+                return
+        if cancel is not None and cancel.is_set():
+            return
+        raise errors.AnswerCutOff(f"the download of '{name}' stopped before it finished")
+
+    def delete_model(self, name: str) -> None:
+        """Delete an installed model (``DELETE /api/delete``, through ``ollama.Client.delete``).
+        Raises :class:`~desktop_agent.core.errors.ModelNotFound` (404) or another
+        :class:`~desktop_agent.core.errors.AgentError`."""
+        import ollama
+
+        try:
+            self.client.delete(name)
+        except ollama.ResponseError as exc:
+            if exc.status_code == 404:
+                raise errors.ModelNotFound(name, available=self._available_names()) from None
+            raise self._error_for_message(_short(str(exc.error)), exc.status_code, model=name) from None
+        except Exception as exc:
+            raise self._error_for_transport(exc, started=False) from None
+
+    # ------------------------------------------------------------------ request building
+
+    def build_request(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: str = "auto",
+    ) -> dict[str, Any]:
+        """The JSON body of ``POST /api/chat`` (public for tests and debugging)."""
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": to_wire_messages(messages),
+            "stream": True,
+            "options": {"temperature": self.temperature},
+        }
+        if self.keep_alive is not None:
+            body["keep_alive"] = self.keep_alive
+        if self.format:
+            body["format"] = self.format
+        if self.think is not None:
+            body["think"] = self.think
+        chosen = _choose_tools(tools, tool_choice)
+        if chosen:
+            body["tools"] = chosen
+        return body
+
+    # ------------------------------------------------------------------ response parsing
+
+    @staticmethod
+    def _parse_line(line: bytes) -> dict[str, Any]:
+        try:
+            data = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            raise errors.AnswerCutOff(f"Ollama sent a line that is not JSON: {_short(repr(line[:120]))}") from None
+        if not isinstance(data, dict):
+            raise errors.AnswerCutOff(f"Ollama sent a line that is not a JSON object: {_short(repr(data))}")
+        return data
+
+    @staticmethod
+    def _tool_calls(raw: Any) -> list[ToolCall]:
+        """Tool calls of one stream line. Arguments may be an object (the documented form) or a JSON
+        string (shared case 01); an id is assigned when the server sent none. A call that cannot be
+        identified (no function name, not an object) raises MalformedToolCall."""
+        if raw is None or raw == []:
+            return []
+        if not isinstance(raw, list):
+            raise errors.MalformedToolCall(f"tool_calls is a {type(raw).__name__}, not a list")
+        calls = []
+        for item in raw:
+            if isinstance(item, str):
+                item = _maybe_json(item)
+            if not isinstance(item, dict):
+                raise errors.MalformedToolCall(f"a tool call is a {type(item).__name__}, not an object")
+            fn = item.get("function", item if "name" in item else None)
+            if isinstance(fn, str):
+                fn = _maybe_json(fn)
+            if not isinstance(fn, dict):
+                raise errors.MalformedToolCall("a tool call has no function")
+            name = fn.get("name")
+            if not isinstance(name, str) or not name.strip():
+                raise errors.MalformedToolCall("a tool call has no function name")
+            args = fn["arguments"] if "arguments" in fn else fn.get("parameters")
+            call_id = item.get("id") if isinstance(item.get("id"), str) else None
+            calls.append(make_tool_call(name.strip(), args, call_id or None))
+        return calls
+
+    # ------------------------------------------------------------------ HTTP
+
+    def _get_json(self, path: str) -> Any:
+        try:
+            r = self._http.get(path)
+        except Exception as exc:
+            raise self._error_for_transport(exc, started=False) from None
+        if r.status_code >= 400:
+            raise self._error_for_message(_error_text(r.text), r.status_code, model=None)
+        try:
+            return r.json()
+        except ValueError:
+            raise errors.BackendError(
+                f"{self.host}{path} did not answer with JSON — is it an Ollama server?", r.status_code
+            ) from None
+
+    def _stream_lines(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any],
+        cancel: threading.Event | None,
+        *,
+        model: str | None,
+    ) -> Iterator[bytes]:
+        """POST ``body`` and yield the NDJSON lines (bytes, non-empty) of the streamed answer.
+
+        The HTTP exchange runs in a short-lived reader thread so that ``cancel`` is honoured at once,
+        even while the server sends nothing (loading a model): the generator polls ``cancel`` and,
+        when set, shuts the socket down and returns. Closing the generator early does the same.
+        """
+        if cancel is not None and cancel.is_set():
+            return
+        content = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        q: queue.Queue[tuple[str, Any]] = queue.Queue()
+        stop = threading.Event()
+        state: dict[str, Any] = {"response": None}
+        reader = threading.Thread(
+            target=self._read_stream,
+            args=(method, path, content, q, stop, state),
+            name=f"ollama-{path.rsplit('/', 1)[-1]}",
+            daemon=True,
+        )
+        reader.start()
+        started = False
+        try:
+            while True:
+                try:
+                    kind, value = q.get(timeout=0.05) if cancel is not None else q.get()
+                except queue.Empty:
+                    if cancel is not None and cancel.is_set():
+                        return
+                    continue
+                if cancel is not None and cancel.is_set():
+                    return
+                if kind == "line":
+                    started = True
+                    yield value
+                elif kind == "status":
+                    status, text = value
+                    raise self._error_for_message(_error_text(text), status, model=model)
+                elif kind == "error":
+                    raise self._error_for_transport(value, started=started)
+                elif kind == "end":
+                    return
+        finally:
+            stop.set()
+            _shutdown(state.get("response"))
+
+    def _read_stream(self, method, path, content, q, stop, state) -> None:
+        """Reader thread: runs the request and puts ``(kind, value)`` items on ``q``."""
+        try:
+            with self._http.stream(
+                method, path, content=content, headers={"Content-Type": "application/json"}
+            ) as r:
+                state["response"] = r
+                if stop.is_set():
+                    return
+                if r.status_code >= 400:
+                    r.read()
+                    q.put(("status", (r.status_code, r.text)))
+                    return
+                q.put(("headers", r.status_code))
+                buf = b""
+                for data in r.iter_bytes():
+                    if stop.is_set():
+                        return
+                    buf += data
+                    while b"\n" in buf:
+                        line, buf = buf.split(b"\n", 1)
+                        if line.strip():
+                            q.put(("line", line))
+                if buf.strip():
+                    q.put(("line", buf))
+                q.put(("end", None))
+        except BaseException as exc:  # noqa: BLE001 - handed to the consuming thread
+            if not stop.is_set():
+                q.put(("error", exc))
+
+    # ------------------------------------------------------------------ errors
+
+    def _available_names(self) -> list[str]:
+        try:
+            return [m.name for m in self.list_models()]
+        except Exception:
+            return []
+
+    def _error_for_message(self, message: str, status: int | None, *, model: str | None) -> errors.AgentError:
+        """Map an error text from Ollama (HTTP error body or ``{"error": ...}`` line) to a typed error."""
+        lowered = message.lower()
+        if "does not support tools" in lowered:
+            return errors.ToolsNotSupported(model or self.model)
+        if model and (status == 404 or status is None) and _MODEL_NOT_FOUND.search(message):
+            return errors.ModelNotFound(model, available=self._available_names())
+        if _CONTEXT.search(message):
+            return errors.ContextTooLong(message)
+        if status == 404 and model:
+            # 404 without Ollama's wording: probably not an Ollama server at this URL
+            return errors.BackendError(f"{message} — is {self.host} an Ollama server?", status)
+        return errors.BackendError(message, status)
+
+    def _error_for_transport(self, exc: BaseException, *, started: bool) -> errors.AgentError:
+        """Map a transport exception (httpx, builtin ConnectionError, socket errors) to a typed error.
+        ``started``: the server had already sent lines (the stream broke mid-way)."""
+        import httpx
+
+        if isinstance(exc, errors.AgentError):
+            return exc
+        detail = _short(str(exc)) or type(exc).__name__
+        if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol)):
+            return errors.BackendUnreachable(self.host, detail=_connect_detail(exc))
+        if isinstance(exc, httpx.TimeoutException):
+            waited = f" within {self.timeout_s:g} s" if self.timeout_s else ""
+            if started:
+                return errors.AnswerCutOff(f"no data from Ollama{waited}")
+            return errors.BackendError(f"Ollama did not answer{waited}")
+        if isinstance(exc, httpx.TransportError):
+            if started:
+                return errors.AnswerCutOff(detail)
+            return errors.BackendError(f"the connection to {self.host} broke before an answer: {detail}")
+        if isinstance(exc, (ConnectionError, socket.gaierror, OSError)) and not started:
+            # ollama.Client raises the builtin ConnectionError for httpx.ConnectError
+            return errors.BackendUnreachable(self.host, detail=_connect_detail(exc))
+        if isinstance(exc, OSError):
+            return errors.AnswerCutOff(detail)
+        return errors.BackendError(f"{type(exc).__name__}: {detail}")
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def to_wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
+    """Our messages → Ollama ``/api/chat`` ``messages``.
+
+    Assistant tool calls become ``{"function": {"name", "arguments": {...}}}`` (arguments as an
+    OBJECT); tool results ``{"role": "tool", "content", "tool_name"}`` (the name is looked up from the
+    matching call when the message lacks it); ``thinking`` is never sent.
+    """
+    names_by_id: dict[str, str] = {}
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        if m.role == "assistant":
+            wire: dict[str, Any] = {"role": "assistant", "content": m.content or ""}
+            if m.tool_calls:
+                wire["tool_calls"] = [
+                    {"function": {"name": c.name, "arguments": dict(c.arguments or {})}} for c in m.tool_calls
+                ]
+                for c in m.tool_calls:
+                    names_by_id[c.id] = c.name
+            out.append(wire)
+        elif m.role == "tool":
+            name = m.tool_name or names_by_id.get(m.tool_call_id or "", "")
+            wire = {"role": "tool", "content": m.content or ""}
+            if name:
+                wire["tool_name"] = name
+            out.append(wire)
+        else:
+            out.append({"role": m.role, "content": m.content or ""})
+    return out
+
+
+def _choose_tools(tools: list[dict[str, Any]] | None, tool_choice: str | None) -> list[dict[str, Any]]:
+    if not tools or tool_choice == "none":
+        return []
+    if tool_choice and tool_choice not in ("auto", "required"):
+        named = [t for t in tools if (t.get("function") or {}).get("name") == tool_choice]
+        if named:
+            return named
+    return list(tools)
+
+
+def _maybe_json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _connect_detail(exc: BaseException) -> str:
+    text = str(exc)
+    for known in ("Connection refused", "Name or service not known", "nodename nor servname",
+                  "timed out", "No route to host", "Network is unreachable", "Temporary failure"):
+        if known.lower() in text.lower():
+            return known
+    if text.startswith("Failed to connect to Ollama"):  # ollama-python's own text: says nothing more
+        return ""
+    return _short(text)
+
+
+def _shutdown(response: Any) -> None:
+    """Unblock a reader thread stuck in ``recv`` by shutting the socket down (closing alone does not
+    wake a blocked read on Linux)."""
+    if response is None:
+        return
+    try:
+        stream = response.extensions.get("network_stream")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if sock is not None:
+            sock.shutdown(socket.SHUT_RDWR)
+    except Exception:  # already closed
+        pass

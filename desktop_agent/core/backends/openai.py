@@ -1,0 +1,656 @@
+"""The OpenAI-compatible backend: Chat Completions over the official ``openai`` client.
+
+Wire format: the OpenAI Chat Completions API (``POST {base_url}/chat/completions`` with
+``stream: true``, server-sent events ``data: {chat.completion.chunk}`` ending ``data: [DONE]``;
+``GET {base_url}/models``), as documented in the OpenAI API reference and openai-python.
+
+What real servers do that the spec does not say, and how it is handled here:
+
+- streamed tool-call deltas are assembled here (never with ``client.chat.completions.stream()``,
+  which raises ``TypeError`` on deltas without ``index`` — shared case 15): deltas are keyed by
+  ``index``; a delta with no index or with empty id/name continues the open call;
+- empty or missing tool-call ids get one synthetic ``call_<hex>`` id, kept in history (case 17);
+- ``function.arguments`` may be an object instead of a JSON string (case 12); invalid JSON is kept
+  aside and replayed as valid JSON so the server accepts the next request (case 13);
+- ``content: null`` is read as ``""``; assistant tool-call messages are sent with ``content: ""``
+  (``null`` only when ``null_tool_content=True``) (case 18);
+- reasoning arrives as ``reasoning_content`` or ``reasoning`` (case 19) → ``Chunk.thinking``; it is
+  never sent back;
+- ``tool_choice`` is always sent when tools are (some servers ignore tools otherwise);
+- a 200 stream with nothing in it (llama.cpp) → :class:`~desktop_agent.core.errors.EmptyAnswer`;
+- a server that ignores ``stream: true`` and answers one JSON chat completion is understood too.
+
+Keys: :class:`~desktop_agent.core.backends.keypool.KeyPool` (several keys, retries, Retry-After).
+Errors: only :mod:`desktop_agent.core.errors` types leave this module, and no key is ever in them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktop_agent.core.backends.base import Chunk, ModelInfo, make_tool_call
+from desktop_agent.core.backends.keypool import (
+    PLACEHOLDER_KEY,
+    Failure,
+    KeyPool,
+    NoApiKey,
+    PoolCancelled,
+    mask_key,
+    scrub,
+)
+from desktop_agent.core.errors import (
+    AgentError,
+    AnswerCutOff,
+    AuthenticationFailed,
+    BackendError,
+    BackendUnreachable,
+    ContextTooLong,
+    EmptyAnswer,
+    ModelNotFound,
+    RateLimited,
+    SettingsError,
+    ToolsNotSupported,
+)
+from desktop_agent.core.messages import Message, ToolCall
+
+log = logging.getLogger(__name__)
+
+__all__ = ["OpenAIBackend", "OutputLimitReached", "to_wire_messages", "ToolCallAssembler", "mask_key"]
+
+#: Lower-case fragments of error codes/types/messages that mean "the request does not fit the context
+#: window" (OpenAI ``context_length_exceeded``; llama.cpp ``exceed_context_size_error``; vLLM; others).
+_CONTEXT_MARKERS = (
+    "context_length_exceeded",
+    "exceed_context_size",
+    "maximum context length",
+    "context length",
+    "context size",
+    "context window",
+    "prompt is too long",
+    "too many tokens",
+    "input is too long",
+)
+#: ... and that mean "this model/server cannot do tools" (Ollama /v1, vLLM without a tool parser).
+_TOOLS_MARKERS = (
+    "does not support tools",
+    "does not support tool",
+    "tools are not supported",
+    "tool use is not supported",
+    "does not support function calling",
+    "function calling is not supported",
+    "enable-auto-tool-choice",
+)
+_MAX_DETAIL = 300
+
+
+class OutputLimitReached(AnswerCutOff):
+    """The model stopped at its output-token limit (``finish_reason: "length"``) before answering."""
+
+    def __init__(self):
+        self.detail = "finish_reason: length"
+        AgentError.__init__(
+            self,
+            "The model reached its output limit before writing an answer. Try again, ask for a shorter "
+            "answer, or pick a model with a larger context.",
+        )
+
+
+# ------------------------------------------------------------------------------------------------
+# History → wire messages
+# ------------------------------------------------------------------------------------------------
+def to_wire_messages(messages: list[Message], null_tool_content: bool = False) -> list[dict[str, Any]]:
+    """Our messages as Chat Completions ``messages``.
+
+    - assistant: ``content`` (``""`` when only tool calls, or ``None`` with ``null_tool_content``) and
+      ``tool_calls=[{"id", "type": "function", "function": {"name", "arguments": JSON string}}]``;
+      arguments are always valid JSON (``"{}"`` for a call whose arguments could not be read);
+      ``thinking`` is never sent.
+    - tool: ``{"role": "tool", "tool_call_id", "content"}``; a result without an id is paired with the
+      earliest unanswered call of the same name in the preceding assistant message.
+    - system / user: ``{"role", "content"}``.
+    """
+    wire: list[dict[str, Any]] = []
+    open_calls: list[ToolCall] = []
+    for m in messages:
+        if m.role == "assistant":
+            d: dict[str, Any] = {"role": "assistant", "content": m.content or ""}
+            if m.tool_calls:
+                d["tool_calls"] = [
+                    {
+                        "id": tc.id,
+                        "type": "function",
+                        "function": {"name": tc.name, "arguments": tc.arguments_json()},
+                    }
+                    for tc in m.tool_calls
+                ]
+                if not m.content and null_tool_content:
+                    d["content"] = None
+            open_calls = list(m.tool_calls)
+            wire.append(d)
+        elif m.role == "tool":
+            call_id = m.tool_call_id
+            if not call_id:
+                match = next((c for c in open_calls if not m.tool_name or c.name == m.tool_name), None)
+                call_id = match.id if match else ""
+            open_calls = [c for c in open_calls if c.id != call_id]
+            wire.append({"role": "tool", "tool_call_id": call_id, "content": m.content or ""})
+        else:
+            wire.append({"role": m.role, "content": m.content or ""})
+    return wire
+
+
+def tool_choice_payload(tool_choice: str | None, tools: list[dict[str, Any]]) -> str | dict[str, Any]:
+    """``auto`` / ``required`` / ``none`` as is; a tool name → ``{"type": "function", "function":
+    {"name": ...}}``. Raises :class:`SettingsError` for a name that is not among ``tools``."""
+    choice = (tool_choice or "auto").strip()
+    if choice in ("auto", "required", "none"):
+        return choice
+    names = [(t.get("function") or {}).get("name") for t in tools]
+    if choice not in names:
+        raise SettingsError(
+            f"tool_choice names the tool '{choice}', which is not offered; offered tools: "
+            + (", ".join(n for n in names if n) or "none")
+        )
+    return {"type": "function", "function": {"name": choice}}
+
+
+# ------------------------------------------------------------------------------------------------
+# Tool-call deltas → ToolCalls
+# ------------------------------------------------------------------------------------------------
+@dataclass
+class _PartialCall:
+    id: str = ""
+    name: str = ""
+    parts: list[str] = field(default_factory=list)
+    obj: dict[str, Any] | None = None
+
+    def raw_arguments(self) -> Any:
+        if self.obj is not None and not "".join(self.parts).strip():
+            return self.obj
+        return "".join(self.parts)
+
+    def arguments_complete(self) -> bool:
+        if self.obj is not None:
+            return True
+        text = "".join(self.parts).strip()
+        if not text:
+            return False
+        try:
+            json.loads(text)
+        except ValueError:
+            return False
+        return True
+
+
+class ToolCallAssembler:
+    """Assembles streamed tool-call deltas (``choices[0].delta.tool_calls[]``) into tool calls.
+
+    Rules: a delta with an integer ``index`` belongs to the call with that index — unless it carries
+    a *different* non-empty id, which starts a new call (servers that number every call 0). A delta
+    without ``index`` (case 15) continues the open call, unless it brings a new non-empty id, or a name
+    while the open call already has a name and complete arguments. Empty-string ids and names never
+    start a call when one is open. ``arguments`` may be string pieces or a whole object (case 12).
+    """
+
+    def __init__(self) -> None:
+        self.calls: list[_PartialCall] = []
+        self._by_index: dict[int, _PartialCall] = {}
+        self._by_id: dict[str, _PartialCall] = {}
+        self._current: _PartialCall | None = None
+
+    def add(self, index: Any, call_id: Any, name: Any, arguments: Any) -> None:
+        call_id = call_id if isinstance(call_id, str) else ""
+        name = name if isinstance(name, str) else ""
+        target: _PartialCall | None = None
+        if isinstance(index, int) and not isinstance(index, bool):
+            target = self._by_index.get(index)
+            if target is not None and call_id and target.id and call_id != target.id:
+                target = self._by_id.get(call_id)  # a new call reusing the index
+                if target is None:
+                    target = self._new()
+                self._by_index[index] = target
+            elif target is None:
+                if not call_id and not name and self._current is not None and self._current not in self._by_index.values():
+                    target = self._current  # continuation of an index-less start
+                elif call_id and call_id in self._by_id:
+                    target = self._by_id[call_id]
+                else:
+                    target = self._new()
+                self._by_index[index] = target
+        else:
+            cur = self._current
+            if call_id and call_id in self._by_id:
+                target = self._by_id[call_id]
+            elif cur is None:
+                target = self._new()
+            elif call_id and cur.id and call_id != cur.id:
+                target = self._new()
+            elif name and not call_id and cur.name and cur.arguments_complete() and (name != cur.name or not cur.id):
+                target = self._new()  # index-less and id-less servers: a name after a finished call
+            else:
+                target = cur
+        self._current = target
+        if call_id and not target.id:
+            target.id = call_id
+            self._by_id[call_id] = target
+        if name and not target.name:
+            target.name = name
+        if isinstance(arguments, dict):
+            target.obj = {**(target.obj or {}), **arguments}
+        elif isinstance(arguments, str):
+            target.parts.append(arguments)
+        elif arguments is not None:
+            target.parts.append(json.dumps(arguments, ensure_ascii=False))
+
+    def _new(self) -> _PartialCall:
+        call = _PartialCall()
+        self.calls.append(call)
+        return call
+
+    def finish(self) -> list[ToolCall]:
+        """The assembled calls, in order. Empty ids get one synthetic id each (case 17); calls with
+        neither a name nor arguments are dropped."""
+        out = []
+        for c in self.calls:
+            raw = c.raw_arguments()
+            if not c.name and not raw:
+                continue
+            out.append(make_tool_call(c.name, raw, c.id or None))
+        return out
+
+
+def _field(obj: Any, name: str) -> Any:
+    """A field of an openai response object or a plain dict, including extra (non-typed) fields."""
+    if obj is None:
+        return None
+    if isinstance(obj, dict):
+        return obj.get(name)
+    value = getattr(obj, name, None)
+    if value is None:
+        extra = getattr(obj, "model_extra", None) or {}
+        value = extra.get(name)
+    return value
+
+
+# ------------------------------------------------------------------------------------------------
+# The backend
+# ------------------------------------------------------------------------------------------------
+class OpenAIBackend:
+    """Chat through any OpenAI-compatible server (OpenAI, llama.cpp, vLLM, LM Studio, Ollama /v1…).
+
+    ``base_url``: e.g. ``https://api.openai.com/v1`` or ``http://127.0.0.1:8080/v1``.
+    ``api_keys``: one or more keys, tried as a :class:`KeyPool`; with ``needs_key=False`` and no key,
+    the placeholder ``"not-needed"`` is sent (the openai client refuses no key — case 21 A); with
+    ``needs_key=True`` and no key, the first request raises :class:`NoApiKey` (an
+    :class:`AuthenticationFailed`) naming the base URL and the fix.
+    ``temperature``: sent with every request. ``timeout_s``: per-request timeout (connect, and read
+    between chunks). ``retries_per_key``, ``retry_interval_s``, ``max_retry_after_s``: see
+    :class:`KeyPool`. ``null_tool_content``: send ``content: null`` instead of ``""`` on assistant
+    tool-call messages (some gateways want that — case 18). ``sleep`` / ``clock``: injectable for
+    tests. ``http_client``: an ``httpx.Client`` (or ``httpx2.Client``) for the openai client; it is
+    not closed by :meth:`close`.
+    """
+
+    name = "openai"
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_keys: list[str],
+        *,
+        temperature: float = 0.0,
+        timeout_s: float = 60.0,
+        retries_per_key: int = 2,
+        retry_interval_s: float = 1.0,
+        max_retry_after_s: float = 60.0,
+        needs_key: bool = True,
+        null_tool_content: bool = False,
+        sleep: Callable[[float], None] = time.sleep,
+        http_client: Any = None,
+        clock: Callable[[], float] = time.time,
+    ):
+        self.base_url = (base_url or "https://api.openai.com/v1").rstrip("/")
+        self.model = model
+        self.temperature = temperature
+        self.timeout_s = timeout_s
+        self.needs_key = needs_key
+        self.null_tool_content = null_tool_content
+        keys = [k.strip() for k in (api_keys or []) if k and k.strip()]
+        if not keys and not needs_key:
+            keys = [PLACEHOLDER_KEY]
+        self.pool = KeyPool(
+            keys,
+            base_url=self.base_url,
+            retries_per_key=retries_per_key,
+            retry_interval_s=retry_interval_s,
+            max_retry_after_s=max_retry_after_s,
+            sleep=sleep,
+            clock=clock,
+        )
+        self._http_client = http_client
+        self._clients: dict[int, Any] = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        keys = ", ".join(self.pool.masked(i) for i in range(len(self.pool)))
+        return f"OpenAIBackend(base_url={self.base_url!r}, model={self.model!r}, keys=[{keys}])"
+
+    def describe(self) -> str:
+        """``openai · gpt-4o-mini @ https://api.openai.com/v1``"""
+        return f"openai · {self.model} @ {self.base_url}"
+
+    # -- clients -------------------------------------------------------------------------------
+    def _client(self, index: int, key: str) -> Any:
+        with self._lock:
+            client = self._clients.get(index)
+            if client is None:
+                import openai  # lazy: ~1.3 s
+
+                client = openai.OpenAI(
+                    base_url=self.base_url,
+                    api_key=key,
+                    timeout=self.timeout_s,
+                    max_retries=0,
+                    http_client=self._http_client,
+                )
+                self._clients[index] = client
+            return client
+
+    def close(self) -> None:
+        """Close the HTTP connections this backend opened (not a caller-supplied ``http_client``)."""
+        with self._lock:
+            clients, self._clients = list(self._clients.values()), {}
+        if self._http_client is not None:
+            return
+        for client in clients:
+            try:
+                client.close()
+            except Exception:  # noqa: BLE001
+                pass
+
+    # -- errors --------------------------------------------------------------------------------
+    def _detail(self, exc: BaseException) -> str:
+        body = getattr(exc, "body", None)
+        text = ""
+        if isinstance(body, dict):
+            msg = body.get("message")
+            if isinstance(msg, str) and msg:
+                text = msg
+            else:
+                err = body.get("error")
+                text = err if isinstance(err, str) else json.dumps(body, ensure_ascii=False)
+        elif isinstance(body, str) and body.strip():
+            text = body.strip()
+        if not text:
+            text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+        text = " ".join(scrub(text, self.pool.keys).split())
+        return text if len(text) <= _MAX_DETAIL else text[: _MAX_DETAIL - 1] + "…"
+
+    def _markers(self, exc: BaseException, detail: str) -> str:
+        body = getattr(exc, "body", None)
+        bits = [detail]
+        if isinstance(body, dict):
+            bits += [str(body.get("code") or ""), str(body.get("type") or "")]
+        return " ".join(bits).lower()
+
+    def classify(self, exc: BaseException) -> Failure:
+        """An exception from the openai client (or JSON decoding) as a :class:`Failure` for the pool."""
+        import openai
+
+        if isinstance(exc, AgentError):
+            return Failure("fatal", exc)
+        if isinstance(exc, openai.APITimeoutError):
+            err = BackendUnreachable(self.base_url, backend="openai", detail=f"timed out after {self.timeout_s:g} s")
+            return Failure("retry", err, rotate=False, reason="the server did not answer")
+        if isinstance(exc, openai.APIConnectionError):
+            cause = exc.__cause__ or exc.__context__
+            detail = scrub(str(cause) if cause else "", self.pool.keys)[:_MAX_DETAIL]
+            err = BackendUnreachable(self.base_url, backend="openai", detail=detail)
+            return Failure("retry", err, rotate=False, reason="can't reach the server")
+        if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            detail = self._detail(exc)
+            markers = self._markers(exc, detail)
+            headers = exc.response.headers if exc.response is not None else None
+            if status in (401, 403):
+                return Failure(
+                    "next_key", AuthenticationFailed(self.base_url, status), auth=True, status=status,
+                    reason="key rejected",
+                )
+            if status == 429:
+                if "insufficient_quota" in markers:
+                    return Failure("next_key", RateLimited(None, detail), status=status, reason="quota used up")
+                wait = self.pool.retry_after(headers)
+                return Failure("retry", RateLimited(wait, detail), retry_after_s=wait, status=status,
+                               reason="rate limited")
+            if any(m in markers for m in _CONTEXT_MARKERS):
+                return Failure("fatal", ContextTooLong(detail), status=status)
+            if any(m in markers for m in _TOOLS_MARKERS):
+                return Failure("fatal", ToolsNotSupported(self.model), status=status)
+            if status == 404:
+                if "model" in markers:
+                    return Failure("fatal", ModelNotFound(self.model, backend="openai"), status=status)
+                return Failure(
+                    "fatal",
+                    BackendError(f"{detail} — check the base URL {self.base_url} (it usually ends in /v1)", status),
+                    status=status,
+                )
+            if status >= 500:
+                wait = self.pool.retry_after(headers)
+                return Failure("retry", BackendError(detail, status), retry_after_s=wait, status=status,
+                               reason=f"server error (HTTP {status})")
+            return Failure("fatal", BackendError(detail, status), status=status)
+        if isinstance(exc, openai.APIError):  # e.g. an error event inside the stream
+            detail = self._detail(exc)
+            markers = self._markers(exc, detail)
+            if any(m in markers for m in _CONTEXT_MARKERS):
+                return Failure("fatal", ContextTooLong(detail))
+            if any(m in markers for m in _TOOLS_MARKERS):
+                return Failure("fatal", ToolsNotSupported(self.model))
+            return Failure("fatal", BackendError(detail))
+        if isinstance(exc, ValueError):  # json.JSONDecodeError from a broken stream chunk
+            detail = scrub(str(exc), self.pool.keys)[:_MAX_DETAIL]
+            return Failure("fatal", BackendError(f"the server sent data that is not valid JSON ({detail})"))
+        detail = scrub(f"{type(exc).__name__}: {exc}", self.pool.keys)[:_MAX_DETAIL]
+        return Failure("fatal", BackendError(detail))
+
+    def _midstream_error(self, exc: BaseException) -> AgentError:
+        """An error after the first chunk: never retried (that would repeat streamed text)."""
+        import openai
+
+        if isinstance(exc, AgentError):
+            return exc
+        if isinstance(exc, openai.APIConnectionError):
+            cause = exc.__cause__ or exc.__context__
+            return AnswerCutOff(scrub(str(cause or exc), self.pool.keys)[:_MAX_DETAIL])
+        if isinstance(exc, ValueError):
+            return AnswerCutOff("the server sent data that is not valid JSON")
+        return self.classify(exc).error
+
+    # -- chat ----------------------------------------------------------------------------------
+    def _request(
+        self, messages: list[Message], tools: list[dict[str, Any]] | None, tool_choice: str | None
+    ) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "model": self.model,
+            "messages": to_wire_messages(messages, self.null_tool_content),
+            "temperature": self.temperature,
+            "stream": True,
+        }
+        if tools:
+            params["tools"] = tools
+            params["tool_choice"] = tool_choice_payload(tool_choice, tools)
+        return params
+
+    def stream_chat(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: str = "auto",
+        cancel: threading.Event | None = None,
+    ) -> Iterator[Chunk]:
+        """Stream one chat completion as :class:`Chunk` objects.
+
+        Yields ``Chunk(notice=...)`` before each retry pause (``rate limited — retrying in 2 s``),
+        then ``Chunk(text=...)`` / ``Chunk(thinking=...)`` as they arrive, and finally
+        ``Chunk(tool_calls=[...], done=True, finish_reason=...)``. Retries (other keys, Retry-After)
+        happen only before the first chunk. When ``cancel`` is set the HTTP stream is closed and
+        the generator returns without a ``done`` chunk.
+
+        Raises :class:`NoApiKey`, :class:`AuthenticationFailed`, :class:`RateLimited`,
+        :class:`AllKeysFailed`, :class:`BackendUnreachable`, :class:`ModelNotFound`,
+        :class:`ContextTooLong`, :class:`ToolsNotSupported`, :class:`EmptyAnswer`,
+        :class:`OutputLimitReached` / :class:`AnswerCutOff`, :class:`BackendError`.
+        """
+        params = self._request(messages, tools, tool_choice)
+        if cancel is not None and cancel.is_set():
+            return
+
+        def attempt(index: int, key: str) -> tuple[Any, Iterator[Any]]:
+            client = self._client(index, key)
+            stream = client.chat.completions.create(**params)
+            events = self._events(stream)
+            try:
+                first = next(events)
+            except StopIteration:
+                return stream, iter(())
+            except BaseException:
+                stream.close()
+                raise
+            return stream, _prepend(first, events)
+
+        runner = self.pool.run(attempt, self.classify, cancel)
+        try:
+            while True:
+                try:
+                    wait = next(runner)
+                except StopIteration as stop:
+                    stream, events = stop.value
+                    break
+                yield Chunk(notice=wait.notice())
+        except PoolCancelled:
+            return
+        finally:
+            runner.close()
+
+        try:
+            yield from self._read(stream, events, cancel)
+        finally:
+            stream.close()
+
+    def _events(self, stream: Any) -> Iterator[Any]:
+        """The stream's chunks; a server that answered one JSON document instead gives that."""
+        response = getattr(stream, "response", None)
+        ctype = response.headers.get("content-type", "") if response is not None else ""
+        if "json" in ctype and "event-stream" not in ctype:
+            body = json.loads(response.read() or b"null")
+            if isinstance(body, dict) and body.get("error"):
+                import openai
+
+                err = body["error"]
+                msg = err.get("message") if isinstance(err, dict) else str(err)
+                raise openai.APIError(str(msg or "error"), response.request, body=err)
+            if isinstance(body, dict):
+                yield body
+            return
+        yield from stream
+
+    def _read(self, stream: Any, events: Iterator[Any], cancel: threading.Event | None) -> Iterator[Chunk]:
+        calls = ToolCallAssembler()
+        finish_reason: str | None = None
+        got_text = False
+        got_thinking = False
+        while True:
+            if cancel is not None and cancel.is_set():
+                stream.close()
+                return
+            try:
+                event = next(events)
+            except StopIteration:
+                break
+            except Exception as exc:  # noqa: BLE001 — mapped to typed errors
+                raise self._midstream_error(exc) from None
+            choices = _field(event, "choices") or []
+            choice = next((c for c in choices if (_field(c, "index") or 0) == 0), None)
+            if choice is None:
+                continue
+            delta = _field(choice, "delta")
+            if delta is None:
+                delta = _field(choice, "message")  # a whole (non-streamed) chat completion
+            thinking = ""
+            for name in ("reasoning_content", "reasoning"):
+                value = _field(delta, name)
+                if isinstance(value, str) and value:
+                    thinking += value
+            text = _field(delta, "content")
+            text = text if isinstance(text, str) else ""
+            refusal = _field(delta, "refusal")
+            if isinstance(refusal, str) and refusal and not text:
+                text = refusal
+            delta_calls = _field(delta, "tool_calls") or []
+            for tc in delta_calls:
+                fn = _field(tc, "function")
+                calls.add(_field(tc, "index"), _field(tc, "id"), _field(fn, "name"), _field(fn, "arguments"))
+            # The legacy field only when there are no tool_calls: llama-cpp-python sends both, with the
+            # same pieces, on every delta (its arguments would be doubled).
+            legacy = None if delta_calls else _field(delta, "function_call")
+            if legacy is not None:
+                calls.add(0, "", _field(legacy, "name"), _field(legacy, "arguments"))
+            reason = _field(choice, "finish_reason")
+            if isinstance(reason, str) and reason:
+                finish_reason = reason
+            if thinking or text:
+                got_thinking = got_thinking or bool(thinking)
+                got_text = got_text or bool(text.strip())
+                yield Chunk(text=text, thinking=thinking)
+            if cancel is not None and cancel.is_set():
+                stream.close()
+                return
+        tool_calls = calls.finish()
+        if not tool_calls and not got_text:
+            if finish_reason == "length":
+                raise OutputLimitReached()
+            # llama.cpp's server breaks the connection after such a stream: drop the pooled
+            # connections so that Retry opens a new one instead of failing as "can't reach".
+            stream.close()
+            self.close()
+            raise EmptyAnswer()
+        if finish_reason is None:
+            finish_reason = "tool_calls" if tool_calls else "stop"
+        yield Chunk(tool_calls=tool_calls, done=True, finish_reason=finish_reason)
+
+    # -- models --------------------------------------------------------------------------------
+    def list_models(self) -> list[ModelInfo]:
+        """``GET {base_url}/models`` → :class:`ModelInfo` (``name`` = model id; ``details`` has
+        ``owned_by`` / ``created`` when given). Same key pool and errors as :meth:`stream_chat`."""
+
+        def attempt(index: int, key: str) -> list[ModelInfo]:
+            page = self._client(index, key).models.list()
+            out = []
+            for m in page:
+                mid = _field(m, "id")
+                if not mid:
+                    continue
+                details = {k: _field(m, k) for k in ("owned_by", "created") if _field(m, k) is not None}
+                out.append(ModelInfo(name=str(mid), details=details))
+            return out
+
+        try:
+            return self.pool.call(attempt, self.classify)
+        except PoolCancelled:  # pragma: no cover — no cancel given
+            return []
+
+
+def _prepend(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
+    yield first
+    yield from rest
+
+
+__all__ += ["NoApiKey"]

@@ -1,0 +1,338 @@
+"""The ONE place that turns errors into what the window shows.
+
+- :func:`describe` maps a core error (:mod:`desktop_agent.core.errors`) to an :class:`ErrorView`: a
+  short title, the text (the error's own actionable sentence) and the actions offered next to it
+  (Retry; ``Pull <model>`` for a missing Ollama model; ``Use <model>`` for installed alternatives;
+  ``Open settings`` for a rejected key…). Expected failures are shown inline in the chat.
+- Anything else is unexpected: :func:`report_unexpected` logs it with its traceback to
+  :func:`desktop_agent.core.paths.log_file` and opens :class:`UnexpectedErrorDialog` ("Copy details",
+  the log file path). A bare traceback is never shown.
+- :func:`setup_logging` installs the rotating log file; :func:`install_excepthook` routes uncaught
+  exceptions (GUI thread and other threads) to :func:`report_unexpected`.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import sys
+import threading
+import traceback
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, QThread, Signal
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_agent.core import errors as E
+from desktop_agent.core import paths
+
+log = logging.getLogger("desktop_agent.ui")
+
+# Action kinds the window knows how to perform (MainWindow._on_error_action).
+RETRY = "retry"
+PULL_MODEL = "pull_model"
+USE_MODEL = "use_model"
+OPEN_SETTINGS = "open_settings"
+NEW_CHAT = "new_chat"
+
+
+@dataclass(frozen=True)
+class ErrorAction:
+    kind: str
+    label: str
+    payload: Any = None
+
+
+@dataclass(frozen=True)
+class ErrorView:
+    """What the inline error card shows. ``unexpected``: not a core error (a bug) → the dialog."""
+
+    title: str
+    text: str
+    actions: list[ErrorAction] = field(default_factory=list)
+    icon: str = "error"  # "error" | "warning"
+    unexpected: bool = False
+
+
+def _retry(label: str = "Retry") -> ErrorAction:
+    return ErrorAction(RETRY, label)
+
+
+def _settings(label: str = "Open settings") -> ErrorAction:
+    return ErrorAction(OPEN_SETTINGS, label)
+
+
+def describe(error: BaseException) -> ErrorView:
+    """The user-facing view of ``error``. Never raises; the text never contains a traceback."""
+    text = str(error).strip() or type(error).__name__
+    original = getattr(error, "original", None)
+    if isinstance(original, BaseException):  # core.agent.UnexpectedError: a bug caught by the loop
+        return ErrorView(
+            "Unexpected error",
+            f"Something unexpected went wrong ({type(original).__name__}). Your message is kept; try again. "
+            f"Details are in the log file {paths.log_file()}.",
+            [_retry()],
+            unexpected=True,
+        )
+    if isinstance(error, E.BackendUnreachable):
+        title = "Can't reach Ollama" if error.backend == "ollama" else "Can't reach the server"
+        return ErrorView(title, text, [_retry(), _settings()], "warning")
+    if isinstance(error, E.AuthenticationFailed):
+        return ErrorView("API key rejected", text, [_settings("Open settings"), _retry()])
+    if isinstance(error, E.ModelNotFound):
+        actions: list[ErrorAction] = []
+        if error.backend == "ollama":
+            title = f"Model '{error.model}' is not installed"
+            actions.append(ErrorAction(PULL_MODEL, f"Pull {error.model}", error.model))
+        else:
+            title = f"Model '{error.model}' is not available"
+        for name in error.available[:3]:
+            actions.append(ErrorAction(USE_MODEL, f"Use {name}", name))
+        if error.backend != "ollama":
+            actions.append(_settings())
+        return ErrorView(title, text, actions)
+    if isinstance(error, E.RateLimited):
+        return ErrorView("Rate limited", text, [_retry()], "warning")
+    if isinstance(error, E.AllKeysFailed):
+        return ErrorView("Every API key failed", text, [_retry(), _settings()])
+    if isinstance(error, E.ContextTooLong):
+        return ErrorView("Conversation too long", text, [ErrorAction(NEW_CHAT, "New chat"), _settings()], "warning")
+    if isinstance(error, E.ToolsNotSupported):
+        return ErrorView("This model can't use tools", text, [_settings()], "warning")
+    if isinstance(error, E.MalformedToolCall):
+        return ErrorView("Unreadable tool call", text, [_retry()])
+    if isinstance(error, E.EmptyAnswer):
+        return ErrorView("Empty answer", text, [_retry()], "warning")
+    if isinstance(error, E.AnswerCutOff):
+        return ErrorView("Answer cut off", text, [_retry()], "warning")
+    if isinstance(error, E.MaxStepsExceeded):
+        return ErrorView("Too many steps", text, [_retry("Continue"), _settings()], "warning")
+    if isinstance(error, E.SettingsError):
+        return ErrorView("Settings problem", text, [_settings()])
+    if isinstance(error, E.BackendError):
+        return ErrorView("The server reported an error", text, [_retry()])
+    if isinstance(error, E.AgentError):
+        return ErrorView("Something went wrong", text, [_retry()] if error.retryable else [])
+    return ErrorView(
+        "Unexpected error",
+        f"An unexpected error happened ({type(error).__name__}). Details are in the log file {paths.log_file()}.",
+        [_retry()],
+        unexpected=True,
+    )
+
+
+# ---- logging --------------------------------------------------------------------------------------
+
+_HANDLER_NAME = "desktop-agent-file"
+
+
+def setup_logging(level: int = logging.INFO) -> str:
+    """Log to ``paths.log_file()`` (rotating: 1 MB × 3). Idempotent; returns the file path.
+    Falls back to stderr only when the log folder cannot be written."""
+    root = logging.getLogger()
+    try:
+        path = paths.log_file()
+    except OSError:
+        path = None
+    for h in root.handlers:
+        if h.get_name() == _HANDLER_NAME:
+            if path is not None and getattr(h, "baseFilename", None) == str(path):
+                return str(path)
+            root.removeHandler(h)
+            h.close()
+    try:
+        if path is None:
+            raise OSError("no log folder")
+        handler: logging.Handler = logging.handlers.RotatingFileHandler(
+            path, maxBytes=1_000_000, backupCount=3, encoding="utf-8"
+        )
+    except OSError:
+        handler = logging.StreamHandler(sys.stderr)
+    handler.set_name(_HANDLER_NAME)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s [%(threadName)s] %(message)s"))
+    root.addHandler(handler)
+    if root.level == logging.NOTSET or root.level > level:
+        root.setLevel(level)
+    return str(path) if path else "(stderr)"
+
+
+def unexpected_cause(error: BaseException) -> BaseException:
+    """The exception behind ``error`` (``UnexpectedError.original``), or ``error`` itself."""
+    original = getattr(error, "original", None)
+    return original if isinstance(original, BaseException) else error
+
+
+def details_text(exc_type, exc, tb) -> str:
+    """What "Copy details" copies: version, platform, the traceback."""
+    import platform
+
+    from desktop_agent import __version__
+
+    try:
+        from PySide6 import __version__ as pyside
+    except ImportError:  # pragma: no cover
+        pyside = "?"
+    head = (
+        f"desktop-agent {__version__} · Python {platform.python_version()} · PySide6 {pyside} · "
+        f"{platform.platform()}"
+    )
+    return head + "\n\n" + "".join(traceback.format_exception(exc_type, exc, tb))
+
+
+# ---- the dialog -----------------------------------------------------------------------------------
+
+
+class UnexpectedErrorDialog(QDialog):
+    """"Something went wrong": the one-line reason, the log file path, Copy details, Close."""
+
+    def __init__(self, summary: str, details: str, log_path: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Unexpected error")
+        self.setAccessibleName("Unexpected error")
+        self.setMinimumWidth(520)
+        self.details = details
+        lay = QVBoxLayout(self)
+        lay.setSpacing(10)
+        lay.setContentsMargins(18, 18, 18, 14)
+        head = QHBoxLayout()
+        from desktop_agent.ui import icons, theme
+
+        th = theme.current()
+        mark = QLabel()
+        mark.setPixmap(icons.pixmap("error", 32, th.err))
+        mark.setAlignment(Qt.AlignmentFlag.AlignTop)
+        head.addWidget(mark)
+        text = QLabel(
+            "<b>Something went wrong.</b><br>The app is still running; your chat is saved. "
+            "If this keeps happening, please report it with the details below."
+        )
+        text.setWordWrap(True)
+        head.addWidget(text, 1)
+        lay.addLayout(head)
+        self.summary = QLabel(summary)
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.summary.setAccessibleName("Error summary")
+        lay.addWidget(self.summary)
+        self.log_label = QLabel(f"Log file: {log_path}")
+        self.log_label.setWordWrap(True)
+        self.log_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.log_label.setStyleSheet(f"color: {th.muted};")
+        self.log_label.setAccessibleName("Log file path")
+        lay.addWidget(self.log_label)
+        self.details_box = QPlainTextEdit(details)
+        self.details_box.setReadOnly(True)
+        self.details_box.setAccessibleName("Error details")
+        self.details_box.setVisible(False)
+        self.details_box.setMinimumHeight(180)
+        lay.addWidget(self.details_box)
+        buttons = QDialogButtonBox()
+        self.show_button = QPushButton("Show details")
+        self.show_button.setCheckable(True)
+        self.show_button.toggled.connect(self._toggle)
+        self.copy_button = QPushButton("Copy details")
+        self.copy_button.setAccessibleName("Copy details")
+        self.copy_button.clicked.connect(self.copy_details)
+        buttons.addButton(self.show_button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.addButton(self.copy_button, QDialogButtonBox.ButtonRole.ActionRole)
+        close = buttons.addButton(QDialogButtonBox.StandardButton.Close)
+        close.clicked.connect(self.accept)
+        lay.addWidget(buttons)
+
+    def _toggle(self, on: bool) -> None:
+        self.details_box.setVisible(on)
+        self.show_button.setText("Hide details" if on else "Show details")
+        self.adjustSize()
+
+    def copy_details(self) -> None:
+        QApplication.clipboard().setText(self.details)
+        self.copy_button.setText("Copied ✓")
+
+
+class _Reporter(QObject):
+    """Brings reports from any thread to the GUI thread (queued signal)."""
+
+    report = Signal(str, str)
+
+    def __init__(self):
+        super().__init__()
+        self.report.connect(self._show, Qt.ConnectionType.QueuedConnection)
+        self.open_dialogs = 0
+        #: called instead of showing a dialog (tests set it)
+        self.handler = None
+
+    def _show(self, summary: str, details: str) -> None:
+        if self.handler is not None:
+            self.handler(summary, details)
+            return
+        if self.open_dialogs:  # one at a time; the rest are in the log
+            return
+        parent = QApplication.activeWindow()
+        dlg = UnexpectedErrorDialog(summary, details, str(paths.log_file()), parent)
+        self.open_dialogs += 1
+        try:
+            dlg.exec()
+        finally:
+            self.open_dialogs -= 1
+            dlg.deleteLater()
+
+
+_reporter: _Reporter | None = None
+
+
+def reporter() -> _Reporter:
+    """The process-wide reporter (created in the GUI thread by :func:`install_excepthook`)."""
+    global _reporter
+    if _reporter is None:
+        _reporter = _Reporter()
+    return _reporter
+
+
+def report_unexpected(exc: BaseException, where: str = "", tb=None) -> None:
+    """Log ``exc`` with its traceback and show the dialog (from any thread; shown in the GUI thread)."""
+    tb = tb if tb is not None else exc.__traceback__
+    details = details_text(type(exc), exc, tb)
+    log.error("Unexpected error%s\n%s", f" in {where}" if where else "", details)
+    summary = f"{type(exc).__name__}: {exc}".strip()
+    if len(summary) > 300:
+        summary = summary[:299] + "…"
+    app = QApplication.instance()
+    if app is None:
+        print(f"desktop-agent: unexpected error: {summary} (details in {paths.log_file()})", file=sys.stderr)
+        return
+    rep = reporter()
+    if QThread.currentThread() is app.thread():
+        rep._show(summary, details)
+    else:
+        rep.report.emit(summary, details)
+
+
+def install_excepthook() -> None:
+    """Uncaught exceptions in Qt slots and in threads → log + dialog, never a bare traceback."""
+    reporter()
+
+    def hook(exc_type, exc, tb):
+        if issubclass(exc_type, KeyboardInterrupt):
+            QApplication.quit()
+            return
+        report_unexpected(exc, "the window", tb)
+
+    def thread_hook(args: threading.ExceptHookArgs):
+        if args.exc_type is SystemExit or args.exc_value is None:
+            return
+        name = args.thread.name if args.thread else "a thread"
+        report_unexpected(args.exc_value, name, args.exc_traceback)
+
+    sys.excepthook = hook
+    threading.excepthook = thread_hook

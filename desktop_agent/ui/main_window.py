@@ -1,0 +1,996 @@
+"""The main window and :func:`run_gui`.
+
+Layout: the chat (:class:`~desktop_agent.ui.chat_view.ChatView`) and the composer in the centre; the
+tool-activity sidebar as a right dock (View → Tool activity, Ctrl+Shift+T); the history panel as a left
+dock when :mod:`desktop_agent.ui.history` is present; a toolbar with New chat (Ctrl+N), backend and model
+pickers (models listed in the background) and Settings (Ctrl+,); a status bar with backend, model and
+whether the server answers.
+
+Start-up is fast: only PySide6 and light core modules load before the window shows. The store, the
+keyring, markdown-it/Pygments and the history panel load right after (``_late_init``), and the model
+clients (openai, ollama) load on the worker thread with the first turn or model listing.
+
+All background work goes through :mod:`desktop_agent.ui.agent_runner`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QDockWidget,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QPushButton,
+    QSizePolicy,
+    QTextEdit,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_agent.core import paths
+from desktop_agent.core.errors import AgentError, BackendUnreachable, ModelNotFound
+from desktop_agent.core.events import (
+    AnswerFinished,
+    MessageAdded,
+    Notice,
+    TurnCancelled,
+    TurnFailed,
+)
+from desktop_agent.core.messages import Conversation, Message
+from desktop_agent.core.settings import Settings
+from desktop_agent.ui import errors as ui_errors
+from desktop_agent.ui import icons, theme
+from desktop_agent.ui.agent_runner import (
+    AgentFactory,
+    AgentRunner,
+    BackgroundTasks,
+    TurnCrashed,
+    TurnEnded,
+    TurnStarted,
+    orphaned_threads,
+)
+from desktop_agent.ui.chat_view import ChatView, ErrorCard
+from desktop_agent.ui.errors import ErrorAction
+from desktop_agent.ui.tool_sidebar import ToolSidebar
+
+log = logging.getLogger(__name__)
+
+APP_NAME = "desktop-agent"
+APP_DISPLAY_NAME = "Desktop Agent"
+BACKENDS = (("ollama", "Ollama"), ("openai", "OpenAI-compatible"))
+
+
+class ComposeBox(QTextEdit):
+    """The input: Enter sends, Shift+Enter adds a line; grows from 1 to 8 lines."""
+
+    submitted = Signal(str)
+
+    MAX_LINES = 8
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("composeBox")
+        self.setAcceptRichText(False)
+        self.setAccessibleName("Message input")
+        self.setPlaceholderText("Message the assistant…   (Enter to send, Shift+Enter for a new line)")
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setTabChangesFocus(True)
+        self.document().documentLayout().documentSizeChanged.connect(self._fit)
+        self._fit()
+
+    def _fit(self, *_args) -> None:
+        line = self.fontMetrics().lineSpacing()
+        doc_h = self.document().size().height()
+        margins = self.contentsMargins().top() + self.contentsMargins().bottom()
+        h = int(min(max(doc_h, line + 2 * self.document().documentMargin()), self.MAX_LINES * line + 8))
+        self.setFixedHeight(h + margins)
+
+    def keyPressEvent(self, event) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+                self.textCursor().insertText("\n")
+                event.accept()
+                return
+            if not (event.modifiers() & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier)):
+                event.accept()
+                self.submitted.emit(self.toPlainText())
+                return
+        super().keyPressEvent(event)
+
+
+def _optional(module: str, name: str) -> Any | None:
+    """``module.name`` if that module exists (parts written by others may be missing)."""
+    import importlib
+
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as exc:
+        if exc.name and module.startswith(exc.name):
+            return None
+        log.exception("could not import %s", module)
+        return None
+    return getattr(mod, name, None)
+
+
+class MainWindow(QMainWindow):
+    """The desktop window. ``settings``: the effective settings (file + command-line overrides);
+    ``saved``: what the settings file holds (picker changes are saved there, overrides are not).
+
+    Test hooks: ``factory`` (an :class:`AgentFactory`), ``store`` (a ConversationStore or None to use the
+    default one; pass ``store=False`` for no saving), ``secrets``."""
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        saved: Settings | None = None,
+        warnings: list[str] | None = None,
+        factory: AgentFactory | None = None,
+        store: Any = None,
+        secrets: Any = None,
+        check_server: bool = True,
+    ):
+        super().__init__()
+        self.settings = settings or Settings()
+        self.saved = saved
+        self.warnings = list(warnings or [])
+        self.store = store
+        self.secrets = secrets
+        self.check_server_on_start = check_server
+        self.conversation = Conversation()
+        self.history_panel: QWidget | None = None
+        self.settings_dialog: QWidget | None = None
+        self._after_turn: list = []
+        self._closing = False
+        self._pull_cancel = threading.Event()
+        self._server_ok: bool | None = None
+        self._models_token = 0
+
+        self.setWindowTitle(APP_DISPLAY_NAME)
+        self.setWindowIcon(icons.app_icon())
+        self.setObjectName("mainWindow")
+        self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
+        self.resize(1180, 760)
+
+        self.factory = factory or AgentFactory(secrets=secrets)
+        self.runner = AgentRunner(self.factory, self)
+        self.runner.event.connect(self._on_event)
+        self.tasks = BackgroundTasks(self)
+
+        self._build_central()
+        self._build_docks()
+        self._build_actions()
+        self._build_toolbar()
+        self._build_menus()
+        self._build_status()
+        self._restore_state()
+        self._set_busy(False)
+        self._refresh_backend_labels()
+        self.input.setFocus()
+        QTimer.singleShot(0, self._late_init)
+
+    # ---- construction ----------------------------------------------------------------------------
+
+    def _build_central(self) -> None:
+        self.chat = ChatView()
+        self.chat.status_message.connect(lambda t: self.statusBar().showMessage(t, 3000))
+        self.chat.error_action.connect(self._on_error_action)
+        self.chat.suggestion.connect(self._send_text)
+
+        self.input = ComposeBox()
+        self.input.submitted.connect(self._send_text)
+        self.send_button = QPushButton()
+        self.send_button.setObjectName("sendButton")
+        self.send_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.send_button.setIconSize(QSize(16, 16))
+        self.send_button.setMinimumWidth(92)
+        self.send_button.clicked.connect(self._send_or_stop)
+
+        self.composer = QFrame()
+        self.composer.setObjectName("composer")
+        row = QHBoxLayout(self.composer)
+        row.setContentsMargins(12, 8, 8, 8)
+        row.setSpacing(8)
+        row.addWidget(self.input, 1)
+        row.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
+
+        bottom = QWidget()
+        bottom.setObjectName("composerArea")
+        bl = QHBoxLayout(bottom)
+        bl.setContentsMargins(16, 4, 16, 12)
+        bl.addStretch(1)
+        self.composer.setMaximumWidth(880)
+        bl.addWidget(self.composer, 100)
+        bl.addStretch(1)
+
+        central = QWidget()
+        central.setObjectName("central")
+        lay = QVBoxLayout(central)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addWidget(self.chat, 1)
+        lay.addWidget(bottom, 0)
+        self.setCentralWidget(central)
+        self._style_central()
+
+    def _style_central(self) -> None:
+        th = theme.current()
+        self.centralWidget().setStyleSheet(
+            f"""
+            QWidget#central, QWidget#composerArea {{ background: {th.base}; }}
+            QFrame#composer {{ background: {th.base}; border: 1px solid {th.assistant_border}; border-radius: 14px; }}
+            QTextEdit#composeBox {{ background: transparent; color: {th.text}; }}
+            QPushButton#sendButton {{ background: {th.accent}; color: {th.accent_text}; border: none;
+                                      border-radius: 10px; padding: 7px 14px; font-weight: 600; }}
+            QPushButton#sendButton:disabled {{ background: {th.faint}; color: {th.muted}; }}
+            QPushButton#sendButton[stop="true"] {{ background: {th.err}; }}
+            """
+        )
+
+    def _build_docks(self) -> None:
+        self.sidebar = ToolSidebar()
+        self.sidebar.setMinimumWidth(260)
+        self.chat.tool_clicked.connect(self._show_tool_call)
+        self.tool_dock = QDockWidget("Tool activity", self)
+        self.tool_dock.setObjectName("toolDock")
+        self.tool_dock.setAccessibleName("Tool activity")
+        self.tool_dock.setWidget(self.sidebar)
+        self.tool_dock.setAllowedAreas(Qt.DockWidgetArea.LeftDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.tool_dock)
+        self.resizeDocks([self.tool_dock], [340], Qt.Orientation.Horizontal)
+        self.history_dock: QDockWidget | None = None
+
+    def _action(self, text: str, icon: str | None, shortcut: str | QKeySequence | None, slot, tip: str = "") -> QAction:
+        a = QAction(text, self)
+        if icon:
+            a.setIcon(icons.icon(icon))
+        if shortcut:
+            a.setShortcut(QKeySequence(shortcut))
+            a.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        a.setToolTip(f"{tip or text.replace('&', '').rstrip('…')}" + (f" ({QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText)})" if shortcut else ""))
+        a.triggered.connect(slot)
+        return a
+
+    def _build_actions(self) -> None:
+        self.new_chat_action = self._action("&New chat", "new-chat", "Ctrl+N", self.new_chat, "Start a new chat")
+        self.settings_action = self._action("&Settings…", "settings", "Ctrl+,", self.open_settings, "Settings")
+        self.quit_action = self._action("&Quit", "quit", "Ctrl+Q", self.close, "Quit")
+        self.focus_action = self._action("Focus the &input", None, "Ctrl+L", self.focus_input)
+        self.refresh_action = self._action("Refresh &models", "refresh", "F5", self.refresh_models, "List the server's models again")
+        self.stop_action = self._action("&Stop", "stop", None, self.stop, "Stop the answer")
+        self.toggle_tools_action = self.tool_dock.toggleViewAction()
+        self.toggle_tools_action.setText("&Tool activity")
+        self.toggle_tools_action.setIcon(icons.icon("sidebar"))
+        self.toggle_tools_action.setShortcut(QKeySequence("Ctrl+Shift+T"))
+        self.toggle_tools_action.setToolTip("Show or hide the tool activity sidebar (Ctrl+Shift+T)")
+        for a in (self.new_chat_action, self.settings_action, self.quit_action, self.focus_action,
+                  self.refresh_action, self.toggle_tools_action):
+            self.addAction(a)
+        self.esc = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
+        self.esc.setContext(Qt.ShortcutContext.WindowShortcut)
+
+    def _build_toolbar(self) -> None:
+        tb = QToolBar("Main toolbar")
+        tb.setObjectName("mainToolbar")
+        tb.setMovable(False)
+        tb.setIconSize(QSize(18, 18))
+        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        tb.addAction(self.new_chat_action)
+        tb.addSeparator()
+        self.backend_combo = QComboBox()
+        self.backend_combo.setAccessibleName("Backend")
+        self.backend_combo.setToolTip("Which kind of server answers")
+        for key, label in BACKENDS:
+            self.backend_combo.addItem(label, key)
+        self.backend_combo.currentIndexChanged.connect(self._on_backend_picked)
+        self.model_combo = QComboBox()
+        self.model_combo.setEditable(True)
+        self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.model_combo.setMinimumContentsLength(18)
+        self.model_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.model_combo.setAccessibleName("Model")
+        self.model_combo.setToolTip("The model to chat with (listed from the server)")
+        self.model_combo.activated.connect(lambda _i: self._on_model_picked(self.model_combo.currentText()))
+        self.model_combo.lineEdit().editingFinished.connect(lambda: self._on_model_picked(self.model_combo.currentText()))
+        backend_label = QLabel("  Backend ")
+        model_label = QLabel("  Model ")
+        backend_label.setBuddy(self.backend_combo)
+        model_label.setBuddy(self.model_combo)
+        tb.addWidget(backend_label)
+        tb.addWidget(self.backend_combo)
+        tb.addWidget(model_label)
+        tb.addWidget(self.model_combo)
+        tb.addAction(self.refresh_action)
+        spacer = QWidget()
+        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        tb.addWidget(spacer)
+        self.history_toolbar_anchor = tb.addSeparator()
+        tb.addAction(self.toggle_tools_action)
+        tb.addAction(self.settings_action)
+        for a in (self.refresh_action,):
+            btn = tb.widgetForAction(a)
+            if btn is not None:
+                btn.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+        self.toolbar = tb
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, tb)
+
+    def _build_menus(self) -> None:
+        mb = self.menuBar()
+        file_menu = mb.addMenu("&File")
+        file_menu.addAction(self.new_chat_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.settings_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+        chat_menu = mb.addMenu("&Chat")
+        chat_menu.addAction(self.focus_action)
+        chat_menu.addAction(self.stop_action)
+        chat_menu.addAction(self.refresh_action)
+        self.view_menu = mb.addMenu("&View")
+        self.view_menu.addAction(self.toggle_tools_action)
+        help_menu = mb.addMenu("&Help")
+        help_menu.addAction(self._action("Open the &log folder", None, None, self._open_log_folder))
+        help_menu.addAction(self._action("&About Desktop Agent", None, None, self._about))
+
+    def _build_status(self) -> None:
+        sb = self.statusBar()
+        sb.setSizeGripEnabled(True)
+        self.backend_label = QLabel()
+        self.backend_label.setAccessibleName("Backend and model")
+        self.server_label = QLabel()
+        self.server_label.setAccessibleName("Server status")
+        self.server_label.setTextFormat(Qt.TextFormat.RichText)
+        sb.addPermanentWidget(self.backend_label)
+        sb.addPermanentWidget(self.server_label)
+        self._set_server_state(None, "checking…")
+
+    # ---- state persistence ------------------------------------------------------------------------
+
+    def qsettings(self) -> QSettings:
+        return QSettings(str(paths.config_dir() / "window.ini"), QSettings.Format.IniFormat)
+
+    def _restore_state(self) -> None:
+        try:
+            qs = self.qsettings()
+            geo = qs.value("geometry")
+            if isinstance(geo, QByteArray | bytes) and geo:
+                self.restoreGeometry(QByteArray(geo))
+            state = qs.value("state")
+            if isinstance(state, QByteArray | bytes) and state:
+                self.restoreState(QByteArray(state))
+        except Exception:  # a damaged window.ini only loses the window layout
+            log.warning("could not restore the window layout", exc_info=True)
+
+    def _save_state(self) -> None:
+        try:
+            qs = self.qsettings()
+            qs.setValue("geometry", self.saveGeometry())
+            qs.setValue("state", self.saveState())
+            qs.sync()
+        except Exception:
+            log.warning("could not save the window layout", exc_info=True)
+
+    # ---- late initialisation (after the window is shown) ------------------------------------------
+
+    def _late_init(self) -> None:
+        if self._closing:
+            return
+        try:
+            from desktop_agent.ui import markdown
+
+            markdown.warm_up()
+        except ImportError:
+            log.warning("markdown rendering unavailable", exc_info=True)
+        if self.secrets is None:
+            cls = _optional("desktop_agent.core.secrets", "SecretStore")
+            self.secrets = cls() if cls else None
+        if self.factory.secrets is None:
+            self.factory.secrets = self.secrets
+        if self.store is None:
+            cls = _optional("desktop_agent.core.store", "ConversationStore")
+            if cls is not None:
+                try:
+                    self.store = cls()
+                    self.warnings.extend(getattr(self.store, "warnings", []) or [])
+                except Exception as exc:  # the chat still works, it just isn't saved
+                    log.exception("could not open the conversation store")
+                    self.warnings.append(f"Chats will not be saved: the store could not be opened ({exc}).")
+                    self.store = False
+        self._install_history_panel()
+        for w in self.warnings:
+            self.statusBar().showMessage(w, 15000)
+            log.warning(w)
+        if self.check_server_on_start:
+            self.refresh_models()
+
+    def _install_history_panel(self) -> None:
+        cls = _optional("desktop_agent.ui.history", "HistoryPanel")
+        if cls is None or not self.store:
+            return
+        try:
+            panel = cls(self.store)
+        except Exception:
+            log.exception("could not create the history panel")
+            return
+        self.set_history_panel(panel)
+
+    def set_history_panel(self, panel: QWidget) -> None:
+        """Put ``panel`` in the left dock (View → History, Ctrl+H). Connects its ``open_requested(str)``
+        / ``conversation_selected(str)`` signal to :meth:`open_conversation` when it has one, and
+        ``new_chat_requested`` to :meth:`new_chat`."""
+        if self.history_dock is None:
+            dock = QDockWidget("History", self)
+            dock.setObjectName("historyDock")
+            dock.setAccessibleName("Chat history")
+            dock.setAllowedAreas(Qt.DockWidgetArea.LeftDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea)
+            self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+            self.resizeDocks([dock], [260], Qt.Orientation.Horizontal)
+            action = dock.toggleViewAction()
+            action.setText("&History")
+            action.setIcon(icons.icon("history"))
+            action.setShortcut(QKeySequence("Ctrl+H"))
+            action.setToolTip("Show or hide the chat history (Ctrl+H)")
+            self.addAction(action)
+            self.view_menu.insertAction(self.toggle_tools_action, action)
+            self.toolbar.insertAction(self.toggle_tools_action, action)
+            self.history_dock = dock
+            self.history_action = action
+            # restore the dock's saved visibility now that it exists
+            try:
+                state = self.qsettings().value("state")
+                if state:
+                    self.restoreDockWidget(dock)
+            except Exception:
+                pass
+        self.history_dock.setWidget(panel)
+        self.history_panel = panel
+        for sig in ("open_requested", "conversation_selected", "conversation_opened"):
+            s = getattr(panel, sig, None)
+            if s is not None:
+                s.connect(self.open_conversation)
+                break
+        s = getattr(panel, "new_chat_requested", None)
+        if s is not None:
+            s.connect(self.new_chat)
+        s = getattr(panel, "conversation_deleted", None)
+        if s is not None:
+            s.connect(self._on_conversation_deleted)
+
+    # ---- settings and pickers ---------------------------------------------------------------------
+
+    def _refresh_backend_labels(self) -> None:
+        s = self.settings
+        self.backend_combo.blockSignals(True)
+        self.backend_combo.setCurrentIndex(max(0, self.backend_combo.findData(s.backend)))
+        self.backend_combo.blockSignals(False)
+        if self.model_combo.currentText() != s.model:
+            self.model_combo.blockSignals(True)
+            idx = self.model_combo.findText(s.model)
+            if idx < 0:
+                self.model_combo.addItem(s.model)
+                idx = self.model_combo.count() - 1
+            self.model_combo.setCurrentIndex(idx)
+            self.model_combo.blockSignals(False)
+        where = s.ollama_host if s.backend == "ollama" else s.openai_base_url
+        label = dict(BACKENDS)[s.backend]
+        self.backend_label.setText(f"{label} · {s.model}")
+        self.backend_label.setToolTip(f"{label} at {where}, model {s.model}")
+
+    def _update_settings(self, **changes: Any) -> None:
+        """Change settings for the next turn and save the same change to the settings file (command-line
+        overrides stay out of the file)."""
+        self.settings = self.settings.model_copy(update=changes)
+        if self.saved is not None:
+            self.saved = self.saved.model_copy(update=changes)
+            try:
+                self.saved.save()
+            except OSError as exc:
+                self.statusBar().showMessage(f"Could not save settings: {exc}", 8000)
+        self._refresh_backend_labels()
+
+    def _on_backend_picked(self, _index: int) -> None:
+        key = self.backend_combo.currentData()
+        if key and key != self.settings.backend:
+            self._update_settings(backend=key)
+            self.model_combo.blockSignals(True)
+            self.model_combo.clear()
+            self.model_combo.addItem(self.settings.model)
+            self.model_combo.blockSignals(False)
+            self.refresh_models()
+
+    def _on_model_picked(self, name: str) -> None:
+        name = name.strip()
+        if not name or name == self.settings.model:
+            return
+        field = "ollama_model" if self.settings.backend == "ollama" else "openai_model"
+        self._update_settings(**{field: name})
+        self.statusBar().showMessage(f"Model: {name} (from the next message)", 4000)
+
+    def apply_settings(self, settings: Settings) -> None:
+        """New settings from the dialog: used from the next turn on."""
+        self.settings = settings
+        self.saved = settings
+        self._refresh_backend_labels()
+        self.refresh_models()
+
+    def open_settings(self) -> None:
+        """Open the settings dialog (window-modal, non-blocking); saved settings apply from the next turn."""
+        cls = _optional("desktop_agent.ui.settings_dialog", "SettingsDialog")
+        if cls is None:
+            QMessageBox.information(
+                self, "Settings", f"Settings are stored in {paths.settings_file()}. Edit the file and restart."
+            )
+            return
+        if getattr(self, "settings_dialog", None) is not None:
+            self.settings_dialog.raise_()
+            self.settings_dialog.activateWindow()
+            return
+        dlg = cls(self.saved or self.settings, self.secrets, self)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dlg.settingsSaved.connect(self._on_settings_saved)
+        dlg.destroyed.connect(lambda *_: setattr(self, "settings_dialog", None))
+        self.settings_dialog = dlg
+        dlg.open()
+
+    def _on_settings_saved(self, settings: Settings) -> None:
+        self.apply_settings(settings)
+        self.statusBar().showMessage("Settings saved; they apply from the next message.", 5000)
+
+    # ---- models and the server status (background) ------------------------------------------------
+
+    def _make_backend(self, settings: Settings):
+        """A fresh backend for a one-off call (runs on a background thread)."""
+        if self.factory.backend_factory is not None:
+            keys = self.secrets.get_api_keys(settings.openai_base_url) if (self.secrets and settings.backend == "openai") else []
+            return self.factory.backend_factory(settings, keys)
+        from desktop_agent.core.backends import create_backend
+
+        keys = self.secrets.get_api_keys(settings.openai_base_url) if (self.secrets and settings.backend == "openai") else []
+        return create_backend(settings, keys)
+
+    def refresh_models(self) -> None:
+        """List the server's models in the background; fills the model picker and the status bar."""
+        settings = self.settings
+        self._models_token += 1
+        token = self._models_token
+        self._set_server_state(None, "checking…")
+
+        def job(_report):
+            backend = self._make_backend(settings)
+            try:
+                models = [m.name for m in backend.list_models()]
+                version = ""
+                if hasattr(backend, "server_version"):
+                    try:
+                        version = backend.server_version()
+                    except Exception:
+                        version = ""
+                return models, version
+            finally:
+                backend.close()
+
+        def done(result, error):
+            if token != self._models_token or self._closing:
+                return
+            if error is not None:
+                text = str(error) if isinstance(error, AgentError) else f"{type(error).__name__}: {error}"
+                if not isinstance(error, AgentError):
+                    log.warning("listing models failed", exc_info=error)
+                self._set_server_state(False, text)
+                return
+            models, version = result
+            self._fill_models(models)
+            self._set_server_state(True, version)
+
+        self.tasks.run(job, done, name="list-models")
+
+    def _fill_models(self, models: list[str]) -> None:
+        current = self.settings.model
+        self.model_combo.blockSignals(True)
+        self.model_combo.clear()
+        for name in models:
+            self.model_combo.addItem(name)
+        if current not in models and f"{current}:latest" in models:
+            current = f"{current}:latest"  # Ollama's name for the same model
+        if current not in models:
+            self.model_combo.insertItem(0, current)
+            self.model_combo.setItemData(0, "Not offered by the server", Qt.ItemDataRole.ToolTipRole)
+        self.model_combo.setCurrentIndex(self.model_combo.findText(current))
+        self.model_combo.blockSignals(False)
+        self.available_models = models
+
+    def _set_server_state(self, ok: bool | None, detail: str = "") -> None:
+        th = theme.current()
+        self._server_ok = ok
+        if ok is None:
+            color, text = th.muted, "Checking the server…"
+        elif ok:
+            color, text = th.ok, "Server online" + (f" (v{detail})" if detail and detail[0].isdigit() else "")
+        else:
+            color, text = th.err, "Server not reachable"
+        self.server_label.setText(f'<span style="color:{color}">●</span> {text}')
+        self.server_label.setToolTip(detail or text)
+        if ok is False:
+            # look again later; the user may be starting the server right now
+            QTimer.singleShot(20_000, self._recheck)
+
+    def _recheck(self) -> None:
+        if self._server_ok is False and not self._closing and not self.runner.busy:
+            self.refresh_models()
+
+    # ---- turns ------------------------------------------------------------------------------------
+
+    def _set_busy(self, busy: bool) -> None:
+        th = theme.current()
+        if busy:
+            self.send_button.setText("Stop")
+            self.send_button.setIcon(icons.icon("stop", th.accent_text))
+            self.send_button.setAccessibleName("Stop")
+            self.send_button.setToolTip("Stop the answer (Esc)")
+        else:
+            self.send_button.setText("Send")
+            self.send_button.setIcon(icons.icon("send", th.accent_text))
+            self.send_button.setAccessibleName("Send")
+            self.send_button.setToolTip("Send (Enter)")
+        self.send_button.setProperty("stop", busy)
+        self.send_button.style().unpolish(self.send_button)
+        self.send_button.style().polish(self.send_button)
+        self.stop_action.setEnabled(busy)
+
+    @property
+    def busy(self) -> bool:
+        return self.runner.busy
+
+    def _send_or_stop(self) -> None:
+        if self.busy:
+            self.stop()
+        else:
+            self._send_text(self.input.toPlainText())
+
+    def _send_text(self, text: str) -> None:
+        if self.busy:
+            self.statusBar().showMessage("Wait for the answer, or press Stop (Esc).", 3000)
+            return
+        if not text.strip():
+            return
+        self.input.clear()
+        self.chat.add_user_message(text)
+        self._start(text)
+
+    def send(self, text: str) -> None:
+        """Send ``text`` as if typed (used by tests and the suggestions)."""
+        self._send_text(text)
+
+    def retry(self) -> None:
+        """Run the turn again from the saved history (after an error)."""
+        if not self.busy:
+            self._start(None)
+
+    def _start(self, text: str | None) -> None:
+        self.runner.start_turn(self.conversation, text, self.settings, self._save_message if self.store else None)
+
+    def _save_message(self, conversation: Conversation, message: Message) -> None:
+        """Runs in the worker thread (the agent's ``on_message``)."""
+        self.store.add_message(conversation, message)
+
+    def stop(self) -> None:
+        if self.busy:
+            self.runner.stop()
+            self.statusBar().showMessage("Stopping…", 2000)
+
+    def _on_event(self, ev: object) -> None:
+        self.chat.handle(ev)
+        self.sidebar.handle(ev)
+        if isinstance(ev, TurnStarted):
+            self._set_busy(True)
+            if not self.conversation.title:
+                self._update_title()
+        elif isinstance(ev, Notice):
+            self.statusBar().showMessage(ev.text, 8000)
+        elif isinstance(ev, MessageAdded):
+            if ev.message.role == "user":
+                self._update_title()
+        elif isinstance(ev, AnswerFinished):
+            if self._server_ok is not True:
+                self._set_server_state(True)
+        elif isinstance(ev, TurnFailed):
+            if isinstance(ev.error, BackendUnreachable):
+                self._set_server_state(False, str(ev.error))
+            elif ui_errors.describe(ev.error).unexpected:
+                cause = ui_errors.unexpected_cause(ev.error)
+                ui_errors.report_unexpected(cause, "the agent", cause.__traceback__)
+        elif isinstance(ev, TurnCancelled):
+            self.statusBar().showMessage("Stopped. The partial answer is kept.", 4000)
+        elif isinstance(ev, TurnCrashed):
+            ui_errors.report_unexpected(ev.error, "the agent", ev.error.__traceback__)
+        elif isinstance(ev, TurnEnded):
+            self._set_busy(False)
+            self._update_title()
+            self._refresh_history()
+            pending, self._after_turn = self._after_turn, []
+            for fn in pending:
+                fn()
+            if not self.busy and not self._closing:
+                self.input.setFocus()
+
+    def _update_title(self) -> None:
+        title = self.conversation.title or (
+            self.conversation.default_title() if self.conversation.messages else ""
+        )
+        self.setWindowTitle(f"{title} — {APP_DISPLAY_NAME}" if title and title != "New chat" else APP_DISPLAY_NAME)
+
+    def _refresh_history(self) -> None:
+        panel = self.history_panel
+        for name in ("refresh", "reload"):
+            fn = getattr(panel, name, None)
+            if callable(fn):
+                try:
+                    fn()
+                except Exception:
+                    log.exception("history panel refresh failed")
+                break
+
+    def _when_idle(self, fn) -> None:
+        """Run ``fn`` now, or — when a turn runs — stop it and run ``fn`` once it has ended."""
+        if self.busy:
+            self._after_turn.append(fn)
+            self.runner.stop()
+        else:
+            fn()
+
+    # ---- chats ------------------------------------------------------------------------------------
+
+    def new_chat(self) -> None:
+        def go():
+            self.conversation = Conversation()
+            self.chat.clear()
+            self.sidebar.clear()
+            self._update_title()
+            self.input.setFocus()
+
+        self._when_idle(go)
+
+    def open_conversation(self, conversation_id: str) -> None:
+        """Load a saved chat (from the history panel)."""
+
+        def go():
+            if not self.store:
+                return
+            try:
+                conv = self.store.load(conversation_id)
+            except Exception as exc:
+                log.exception("could not open chat %s", conversation_id)
+                self.statusBar().showMessage(f"Could not open the chat: {exc}", 8000)
+                return
+            self.conversation = conv
+            self.chat.set_conversation(conv)
+            self.sidebar.load(conv)
+            self._update_title()
+
+        self._when_idle(go)
+
+    def _on_conversation_deleted(self, conversation_id: str) -> None:
+        if conversation_id == self.conversation.id:
+            self.new_chat()
+
+    def _show_tool_call(self, call_id: str) -> None:
+        self.tool_dock.show()
+        self.tool_dock.raise_()
+        self.sidebar.select_call(call_id)
+
+    # ---- error actions ----------------------------------------------------------------------------
+
+    def _on_error_action(self, action: ErrorAction, card: ErrorCard) -> None:
+        kind = action.kind
+        if kind == ui_errors.RETRY:
+            self.retry()
+        elif kind == ui_errors.OPEN_SETTINGS:
+            self.open_settings()
+        elif kind == ui_errors.NEW_CHAT:
+            self.new_chat()
+        elif kind == ui_errors.USE_MODEL:
+            field = "ollama_model" if self.settings.backend == "ollama" else "openai_model"
+            self._update_settings(**{field: action.payload})
+            self.retry()
+        elif kind == ui_errors.PULL_MODEL:
+            self.pull_model(action.payload, card)
+
+    def pull_model(self, name: str, card: ErrorCard | None = None) -> None:
+        """``ollama pull`` in the background with progress on the error card; retries when done."""
+        settings = self.settings.model_copy(update={"ollama_model": name})
+        cancel = self._pull_cancel
+        if card is not None:
+            card.set_busy(True)
+            card.set_progress(f"Pulling {name}…")
+
+        def job(report):
+            backend = self._make_backend(settings)
+            try:
+                for p in backend.pull_model(name, cancel=cancel):
+                    report(p)
+            finally:
+                backend.close()
+
+        def progress(p):
+            if card is None:
+                return
+            total, done = getattr(p, "total", None), getattr(p, "completed", None)
+            pct = f" {100 * (done or 0) / total:.0f}%" if total else ""
+            card.set_progress(f"{getattr(p, 'status', 'pulling')}{pct}", done, total)
+
+        def done(_result, error):
+            if self._closing:
+                return
+            if error is not None:
+                msg = str(error) if isinstance(error, AgentError) else f"{type(error).__name__}: {error}"
+                if card is not None:
+                    card.set_busy(False)
+                    card.progress.setVisible(False)
+                self.statusBar().showMessage(f"Pull failed: {msg}", 10000)
+                return
+            self.statusBar().showMessage(f"Pulled {name}.", 5000)
+            self._update_settings(ollama_model=name)
+            self.refresh_models()
+            self.retry()
+
+        self.tasks.run(job, done, progress, name="pull-model")
+
+    # ---- misc -------------------------------------------------------------------------------------
+
+    def focus_input(self) -> None:
+        self.input.setFocus()
+        self.input.selectAll()
+
+    def _open_log_folder(self) -> None:
+        from PySide6.QtCore import QUrl
+        from PySide6.QtGui import QDesktopServices
+
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(paths.log_dir())))
+
+    def _about(self) -> None:
+        from desktop_agent import __version__
+
+        QMessageBox.about(
+            self,
+            f"About {APP_DISPLAY_NAME}",
+            f"<b>{APP_DISPLAY_NAME}</b> {__version__}<br>A desktop assistant for Ollama and "
+            f"OpenAI-compatible servers, with tools.<br><br>Log file: {paths.log_file()}",
+        )
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        from PySide6.QtCore import QEvent
+
+        if event.type() == QEvent.Type.PaletteChange and not self._closing:
+            icons.clear_cache()
+            QTimer.singleShot(0, self._restyle)
+
+    def _restyle(self) -> None:
+        self._style_central()
+        self._set_busy(self.busy)
+        self.sidebar.restyle()
+        self.chat.restyle()
+        for a, name in ((self.new_chat_action, "new-chat"), (self.settings_action, "settings"),
+                        (self.quit_action, "quit"), (self.refresh_action, "refresh"),
+                        (self.stop_action, "stop"), (self.toggle_tools_action, "sidebar")):
+            a.setIcon(icons.icon(name))
+
+    # ---- closing ----------------------------------------------------------------------------------
+
+    def shutdown(self) -> bool:
+        """Stop background work: cancel the turn (its partial answer is saved as interrupted), wait for
+        the worker (≤ 2.5 s, never terminate), stop pulls, close the store. Idempotent."""
+        if self._closing:
+            return True
+        self._closing = True
+        self._pull_cancel.set()
+        self._save_state()
+        clean = self.runner.shutdown(2.5)
+        self.tasks.close()
+        if clean and self.store:
+            try:
+                self.store.close()
+            except Exception:
+                log.warning("closing the store failed", exc_info=True)
+        return clean
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.shutdown()
+        event.accept()
+        super().closeEvent(event)
+
+
+# ---- application entry ----------------------------------------------------------------------------
+
+
+def load_settings(overrides: dict[str, Any] | None = None) -> tuple[Settings, Settings, list[str]]:
+    """``(effective, saved, warnings)``: the settings file, then ``OLLAMA_HOST`` (when set and not
+    overridden), then ``overrides`` (command-line flags) — the last two are not written back."""
+    saved, warnings = Settings.load()
+    update: dict[str, Any] = {}
+    host = os.environ.get("OLLAMA_HOST", "").strip()
+    if host:
+        if "://" not in host:
+            host = "http://" + host
+        update["ollama_host"] = host
+    update.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    if not update:
+        return saved, saved, warnings
+    try:
+        effective = Settings.model_validate({**saved.model_dump(), **update})
+    except Exception as exc:  # pydantic ValidationError: keep the file's settings, say why
+        warnings.append(f"Ignored invalid option(s): {str(exc).splitlines()[0]}")
+        effective = saved
+    return effective, saved, warnings
+
+
+def _apply_theme(app: QApplication) -> None:
+    """Fusion everywhere (consistent look); ``DESKTOP_AGENT_THEME=dark|light`` forces a palette."""
+    if not os.environ.get("QT_STYLE_OVERRIDE"):
+        app.setStyle("Fusion")
+    choice = os.environ.get("DESKTOP_AGENT_THEME", "").lower()
+    if choice == "dark":
+        app.setPalette(theme.dark_palette())
+    elif choice == "light":
+        app.setPalette(theme.light_palette())
+    else:
+        try:
+            scheme = app.styleHints().colorScheme()
+            if scheme == Qt.ColorScheme.Dark:
+                app.setPalette(theme.dark_palette())
+            elif scheme == Qt.ColorScheme.Light or app.palette().base().color().lightness() >= 128:
+                app.setPalette(theme.light_palette())
+        except AttributeError:  # Qt < 6.5
+            pass
+
+
+def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | None = None) -> int:
+    """Create the application, show the main window, run the event loop; returns the exit code.
+
+    ``settings_overrides``: Settings fields from the command line (not saved). Only PySide6 and light core
+    modules are imported before the window shows."""
+    app = QApplication.instance() or QApplication(list(argv) if argv else [sys.argv[0] if sys.argv else APP_NAME])
+    app.setApplicationName(APP_NAME)
+    app.setOrganizationName(APP_NAME)
+    app.setApplicationDisplayName(APP_DISPLAY_NAME)
+    app.setDesktopFileName(APP_NAME)
+    from desktop_agent import __version__
+
+    app.setApplicationVersion(__version__)
+    log_path = ui_errors.setup_logging()
+    ui_errors.install_excepthook()
+    log.info("starting desktop-agent %s (log: %s)", __version__, log_path)
+    _apply_theme(app)
+    app.setWindowIcon(icons.app_icon())
+    settings, saved, warnings = load_settings(settings_overrides)
+    window = MainWindow(settings, saved=saved, warnings=warnings)
+    app.aboutToQuit.connect(window.shutdown)
+    window.show()
+    code = app.exec()
+    window.shutdown()
+    if orphaned_threads():
+        # A worker is stuck in a blocking call we could not interrupt. Destroying its QThread would
+        # abort the process ("QThread: Destroyed while thread is still running"); leave without that.
+        log.error("exiting with a worker thread still running")
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code

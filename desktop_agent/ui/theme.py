@@ -1,0 +1,124 @@
+"""Colours for the chat widgets, derived from the current palette so that light and dark both work.
+
+Every colour is a mix of palette roles (base, text, highlight) or a fixed hue mixed into the base
+colour, so contrast follows the user's theme. :func:`dark_palette` / :func:`light_palette` give the
+Fusion palettes used when the user asks for a theme (``DESKTOP_AGENT_THEME=dark|light``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication
+
+
+def mix(a: QColor | str, b: QColor | str, t: float) -> QColor:
+    """``a`` blended towards ``b`` by ``t`` (0 → a, 1 → b)."""
+    a, b = QColor(a), QColor(b)
+    return QColor(
+        round(a.red() + (b.red() - a.red()) * t),
+        round(a.green() + (b.green() - a.green()) * t),
+        round(a.blue() + (b.blue() - a.blue()) * t),
+    )
+
+
+@dataclass(frozen=True)
+class Theme:
+    dark: bool
+    base: str  # chat background
+    text: str
+    muted: str  # secondary text
+    faint: str  # hairlines
+    accent: str
+    accent_text: str
+    user_bubble: str
+    user_border: str
+    assistant_bubble: str
+    assistant_border: str
+    code_bg: str
+    code_head: str
+    inline_code_bg: str
+    error_bg: str
+    error_border: str
+    error_text: str
+    warn: str
+    ok: str
+    err: str
+    link: str
+    pygments_style: str
+
+
+def current(palette: QPalette | None = None) -> Theme:
+    """The theme for ``palette`` (default: the application palette)."""
+    if palette is None:
+        app = QApplication.instance()
+        palette = app.palette() if app else QPalette()
+    base = palette.color(QPalette.ColorRole.Base)
+    text = palette.color(QPalette.ColorRole.Text)
+    accent = palette.color(QPalette.ColorRole.Highlight)
+    dark = base.lightness() < 128
+    red = QColor("#e5534b" if dark else "#cf222e")
+    green = QColor("#57ab5a" if dark else "#1a7f37")
+    amber = QColor("#c69026" if dark else "#9a6700")
+    return Theme(
+        dark=dark,
+        base=base.name(),
+        text=text.name(),
+        muted=mix(text, base, 0.42).name(),
+        faint=mix(text, base, 0.86).name(),
+        accent=accent.name(),
+        accent_text=palette.color(QPalette.ColorRole.HighlightedText).name(),
+        user_bubble=mix(base, accent, 0.20 if dark else 0.11).name(),
+        user_border=mix(base, accent, 0.34 if dark else 0.22).name(),
+        assistant_bubble=mix(base, text, 0.045 if dark else 0.025).name(),
+        assistant_border=mix(base, text, 0.12 if dark else 0.09).name(),
+        code_bg=mix(base, text, 0.075 if dark else 0.045).name(),
+        code_head=mix(base, text, 0.13 if dark else 0.085).name(),
+        inline_code_bg=mix(base, text, 0.11 if dark else 0.07).name(),
+        error_bg=mix(base, red, 0.14 if dark else 0.07).name(),
+        error_border=mix(base, red, 0.45 if dark else 0.35).name(),
+        error_text=mix(text, red, 0.25).name(),
+        warn=amber.name(),
+        ok=green.name(),
+        err=red.name(),
+        link=(mix(accent, QColor("white"), 0.35) if dark else accent).name(),
+        pygments_style="github-dark" if dark else "default",
+    )
+
+
+def _palette(colors: dict[QPalette.ColorRole, str], disabled_text: str) -> QPalette:
+    pal = QPalette()
+    for role, value in colors.items():
+        pal.setColor(role, QColor(value))
+    for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText):
+        pal.setColor(QPalette.ColorGroup.Disabled, role, QColor(disabled_text))
+    return pal
+
+
+def dark_palette() -> QPalette:
+    R = QPalette.ColorRole
+    return _palette(
+        {
+            R.Window: "#1f2125", R.WindowText: "#e6e6e6", R.Base: "#17181b", R.AlternateBase: "#1c1e22",
+            R.ToolTipBase: "#2b2d31", R.ToolTipText: "#e6e6e6", R.PlaceholderText: "#8b8f96",
+            R.Text: "#e6e6e6", R.Button: "#2a2c31", R.ButtonText: "#e6e6e6", R.BrightText: "#ff6b6b",
+            R.Highlight: "#4c7dea", R.HighlightedText: "#ffffff", R.Link: "#7aa2f7",
+            R.Light: "#3a3d43", R.Midlight: "#30333a", R.Mid: "#26282d", R.Dark: "#111214", R.Shadow: "#000000",
+        },
+        "#6e727a",
+    )
+
+
+def light_palette() -> QPalette:
+    R = QPalette.ColorRole
+    return _palette(
+        {
+            R.Window: "#f3f4f6", R.WindowText: "#1f2328", R.Base: "#ffffff", R.AlternateBase: "#f6f8fa",
+            R.ToolTipBase: "#ffffff", R.ToolTipText: "#1f2328", R.PlaceholderText: "#7d848c",
+            R.Text: "#1f2328", R.Button: "#f6f7f9", R.ButtonText: "#1f2328", R.BrightText: "#cf222e",
+            R.Highlight: "#3b6fd8", R.HighlightedText: "#ffffff", R.Link: "#2f5fc4",
+            R.Light: "#ffffff", R.Midlight: "#eceef1", R.Mid: "#c9ced6", R.Dark: "#9aa1ab", R.Shadow: "#5a606a",
+        },
+        "#9aa1ab",
+    )

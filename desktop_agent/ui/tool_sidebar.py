@@ -1,0 +1,373 @@
+"""The tool-activity sidebar: one row per tool call of the current chat.
+
+Columns: status (running / ok / error / timed out / cancelled / denied), tool name, short arguments,
+duration (live while running, from a 100 ms timer that only runs while a call is running). Selecting a
+row shows the pretty-printed arguments and the full (uncapped) result or error below, read-only and
+copyable. Fed by :meth:`ToolSidebar.handle` with core events, or :meth:`ToolSidebar.load` with a saved
+conversation.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFontDatabase
+from PySide6.QtWidgets import (
+    QApplication,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QSplitter,
+    QStackedWidget,
+    QToolButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_agent.core.events import ToolCallFinished, ToolCallStarted, TurnCancelled, TurnFailed
+from desktop_agent.core.messages import Conversation
+from desktop_agent.ui import icons, theme
+
+#: status → (icon name, label)
+STATUS = {
+    "running": ("running", "running"),
+    "ok": ("ok", "ok"),
+    "error": ("error", "error"),
+    "timeout": ("timeout", "timed out"),
+    "cancelled": ("cancelled", "cancelled"),
+    "denied": ("denied", "denied"),
+}
+
+
+def status_color(status: str, th: theme.Theme | None = None) -> str:
+    th = th or theme.current()
+    return {
+        "running": th.accent,
+        "ok": th.ok,
+        "error": th.err,
+        "timeout": th.warn,
+        "denied": th.warn,
+        "cancelled": th.muted,
+    }.get(status, th.muted)
+
+
+def format_duration(ms: float | None) -> str:
+    """``420 ms``, ``1.2 s``, ``12 s``, ``2 m 05 s``; empty for None."""
+    if ms is None:
+        return ""
+    if ms < 1000:
+        return f"{max(0, round(ms))} ms"
+    s = ms / 1000
+    if s < 10:
+        return f"{s:.1f} s"
+    if s < 60:
+        return f"{round(s)} s"
+    m, s = divmod(round(s), 60)
+    return f"{m} m {s:02d} s"
+
+
+def short_arguments(arguments: dict[str, Any] | None, limit: int = 60) -> str:
+    """``location=Paris, unit="C"`` on one line, cut to ``limit`` characters with an ellipsis."""
+    if not arguments:
+        return ""
+    parts = []
+    for k, v in arguments.items():
+        value = v if isinstance(v, str) and v and " " not in v and len(v) < 40 else json.dumps(v, ensure_ascii=False)
+        parts.append(f"{k}={value}")
+    text = " ".join(", ".join(parts).split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def pretty_json(value: Any) -> str:
+    """Pretty-print JSON (or JSON text); other text is returned as is."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except (ValueError, TypeError):
+            return value
+        if isinstance(value, str):
+            return value
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+@dataclass
+class ToolRun:
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    status: str = "running"
+    result: str = ""
+    error: str | None = None
+    duration_ms: float | None = None
+    started: float = 0.0  # time.monotonic() when it started (live duration)
+
+
+class ToolSidebar(QWidget):
+    """The sidebar widget (put in a dock by the main window)."""
+
+    #: a row was selected (call id)
+    selected = Signal(str)
+
+    COLS = ("Status", "Tool", "Arguments", "Duration")
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("toolSidebar")
+        self.setAccessibleName("Tool activity")
+        self.runs: dict[str, ToolRun] = {}
+        self._items: dict[str, QTreeWidgetItem] = {}
+
+        self.tree = QTreeWidget()
+        self.tree.setAccessibleName("Tool calls")
+        self.tree.setColumnCount(len(self.COLS))
+        self.tree.setHeaderLabels(list(self.COLS))
+        self.tree.setRootIsDecorated(False)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setAllColumnsShowFocus(True)
+        self.tree.setIconSize(QSize(16, 16))
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.currentItemChanged.connect(self._on_current)
+
+        self.empty = QLabel(
+            "No tool calls yet.\n\nWhen the assistant uses a tool, the call shows up here with its "
+            "arguments, result and duration."
+        )
+        self.empty.setObjectName("toolEmpty")
+        self.empty.setWordWrap(True)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setContentsMargins(18, 18, 18, 18)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.empty)
+        self.stack.addWidget(self.tree)
+
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        self.args_view = QPlainTextEdit()
+        self.args_view.setReadOnly(True)
+        self.args_view.setFont(mono)
+        self.args_view.setAccessibleName("Tool call arguments")
+        self.args_view.setPlaceholderText("Select a tool call to see its arguments.")
+        self.result_view = QPlainTextEdit()
+        self.result_view.setReadOnly(True)
+        self.result_view.setFont(mono)
+        self.result_view.setAccessibleName("Tool call result")
+        self.result_view.setPlaceholderText("The result or error appears here.")
+        self.result_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.args_label = QLabel("Arguments")
+        self.result_label = QLabel("Result")
+        self.copy_args = self._copy_button("Copy arguments", self.args_view)
+        self.copy_result = self._copy_button("Copy result", self.result_view)
+
+        details = QWidget()
+        dl = QVBoxLayout(details)
+        dl.setContentsMargins(0, 6, 0, 0)
+        dl.setSpacing(4)
+        dl.addLayout(self._section(self.args_label, self.copy_args))
+        dl.addWidget(self.args_view, 1)
+        dl.addLayout(self._section(self.result_label, self.copy_result))
+        dl.addWidget(self.result_view, 3)
+
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.setChildrenCollapsible(False)
+        split.addWidget(self.stack)
+        split.addWidget(details)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 3)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(8, 6, 8, 8)
+        lay.addWidget(split)
+
+        self._timer = QTimer(self)
+        self._timer.setInterval(100)
+        self._timer.timeout.connect(self._tick)
+        self.restyle()
+
+    # ---- building blocks
+    def _section(self, label: QLabel, button: QToolButton) -> QHBoxLayout:
+        label.setObjectName("sectionLabel")
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(label)
+        row.addStretch(1)
+        row.addWidget(button)
+        return row
+
+    def _copy_button(self, name: str, view: QPlainTextEdit) -> QToolButton:
+        b = QToolButton()
+        b.setText("Copy")
+        b.setToolTip(name)
+        b.setAccessibleName(name)
+        b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        b.setAutoRaise(True)
+        b.setEnabled(False)
+        b.clicked.connect(lambda: QApplication.clipboard().setText(view.toPlainText()))
+        return b
+
+    def restyle(self) -> None:
+        th = theme.current()
+        self.empty.setStyleSheet(f"color: {th.muted};")
+        for lab in (self.args_label, self.result_label):
+            lab.setStyleSheet(f"color: {th.muted}; font-weight: 600;")
+        for b in (self.copy_args, self.copy_result):
+            b.setIcon(icons.icon("copy", th.muted))
+        for run in self.runs.values():
+            self._paint(run)
+
+    # ---- events
+    def handle(self, ev: object) -> None:
+        """Update from a core event (others are ignored)."""
+        if isinstance(ev, ToolCallStarted):
+            self.started(ev.call_id, ev.name, ev.arguments)
+        elif isinstance(ev, ToolCallFinished):
+            status = getattr(ev, "status", None) or ("ok" if ev.ok else "error")
+            self.finished(ev.call_id, ev.name, status, ev.result, ev.error, ev.duration_ms)
+        elif isinstance(ev, TurnCancelled | TurnFailed):
+            self.end_running("cancelled")
+
+    def started(self, call_id: str, name: str, arguments: dict[str, Any] | None) -> None:
+        run = ToolRun(call_id, name, dict(arguments or {}), started=time.monotonic())
+        self._add(run)
+        self.tree.setCurrentItem(self._items[call_id])
+        self._timer.start()
+
+    def finished(
+        self, call_id: str, name: str, status: str, result: str, error: str | None, duration_ms: float | None
+    ) -> None:
+        run = self.runs.get(call_id)
+        if run is None:
+            run = ToolRun(call_id, name, {})
+            self._add(run)
+        run.status = status if status in STATUS else ("ok" if not error else "error")
+        run.result, run.error, run.duration_ms = result or "", error, duration_ms
+        self._paint(run)
+        if self.tree.currentItem() is self._items[call_id]:
+            self._show(run)
+        if not any(r.status == "running" for r in self.runs.values()):
+            self._timer.stop()
+
+    def end_running(self, status: str = "cancelled") -> None:
+        """Rows still running when the turn ended (Stop, error, quit) become ``status``."""
+        now = time.monotonic()
+        for run in self.runs.values():
+            if run.status == "running":
+                run.status = status
+                run.duration_ms = (now - run.started) * 1000
+                self._paint(run)
+        self._timer.stop()
+        cur = self.tree.currentItem()
+        if cur is not None:
+            self._show(self.runs[cur.data(0, Qt.ItemDataRole.UserRole)])
+
+    def clear(self) -> None:
+        self._timer.stop()
+        self.tree.clear()
+        self.runs.clear()
+        self._items.clear()
+        self.args_view.clear()
+        self.result_view.clear()
+        self.copy_args.setEnabled(False)
+        self.copy_result.setEnabled(False)
+        self.result_label.setText("Result")
+        self.stack.setCurrentWidget(self.empty)
+
+    def load(self, conversation: Conversation) -> None:
+        """Show the tool calls of a saved conversation (tool messages give status and result)."""
+        self.clear()
+        results = {m.tool_call_id: m for m in conversation.messages if m.role == "tool" and m.tool_call_id}
+        for m in conversation.messages:
+            for call in m.tool_calls:
+                res = results.get(call.id)
+                run = ToolRun(call.id, call.name, dict(call.arguments))
+                if res is None:
+                    run.status = "cancelled"
+                else:
+                    run.status = res.tool_status or "ok"
+                    full = res.full_content or res.content
+                    if run.status == "ok":
+                        run.result = full
+                    else:
+                        run.error = full
+                    run.duration_ms = res.duration_ms
+                self._add(run)
+
+    def select_call(self, call_id: str) -> None:
+        item = self._items.get(call_id)
+        if item is not None:
+            self.tree.setCurrentItem(item)
+            self.tree.scrollToItem(item)
+
+    # ---- rows
+    def _add(self, run: ToolRun) -> None:
+        self.runs[run.call_id] = run
+        item = QTreeWidgetItem()
+        item.setData(0, Qt.ItemDataRole.UserRole, run.call_id)
+        item.setTextAlignment(3, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.tree.addTopLevelItem(item)
+        self._items[run.call_id] = item
+        self._paint(run)
+        self.stack.setCurrentWidget(self.tree)
+
+    def _paint(self, run: ToolRun) -> None:
+        item = self._items.get(run.call_id)
+        if item is None:
+            return
+        icon_name, label = STATUS.get(run.status, ("info", run.status))
+        color = status_color(run.status)
+        item.setIcon(0, icons.icon(icon_name, color))
+        item.setText(0, label)
+        item.setForeground(0, QColor(color))
+        item.setText(1, run.name)
+        item.setText(2, short_arguments(run.arguments, 48))
+        item.setToolTip(2, short_arguments(run.arguments, 400))
+        if run.status == "running":
+            item.setText(3, format_duration((time.monotonic() - run.started) * 1000))
+        else:
+            item.setText(3, format_duration(run.duration_ms))
+        item.setData(0, Qt.ItemDataRole.AccessibleTextRole, f"{run.name}: {label} {item.text(3)}")
+
+    def _tick(self) -> None:
+        now = time.monotonic()
+        running = False
+        for run in self.runs.values():
+            if run.status == "running":
+                running = True
+                self._items[run.call_id].setText(3, format_duration((now - run.started) * 1000))
+        if not running:
+            self._timer.stop()
+
+    def _on_current(self, item: QTreeWidgetItem | None, _prev=None) -> None:
+        if item is None:
+            return
+        call_id = item.data(0, Qt.ItemDataRole.UserRole)
+        self._show(self.runs[call_id])
+        self.selected.emit(call_id)
+
+    def _show(self, run: ToolRun) -> None:
+        self.args_view.setPlainText(pretty_json(run.arguments) if run.arguments else "{}")
+        if run.status == "running":
+            self.result_label.setText("Result")
+            self.result_view.setPlainText("")
+            self.result_view.setPlaceholderText(f"{run.name} is running…")
+        elif run.error is not None and run.status != "ok":
+            self.result_label.setText(f"Error ({STATUS.get(run.status, ('', run.status))[1]})")
+            self.result_view.setPlainText(pretty_json(run.error) if run.error else run.result)
+        else:
+            self.result_label.setText("Result")
+            self.result_view.setPlainText(pretty_json(run.result))
+        self.copy_args.setEnabled(True)
+        self.copy_result.setEnabled(bool(self.result_view.toPlainText()))

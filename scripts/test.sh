@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh machine:
+#   1. system packages (when run as root and missing): a real Secret Service (gnome-keyring, D-Bus),
+#      Xvfb and the xcb libraries for real-window screenshots, a CJK font;
+#   2. a virtual environment (.venv) with the app and its test dependencies;
+#   3. the small local model and its llama.cpp server (scripts/local-model.sh, a built wheel is reused);
+#   4. pytest, inside a D-Bus session with an unlocked gnome-keyring (scripts/with-keyring.sh).
+# Extra arguments go to pytest, e.g. `scripts/test.sh tests/unit -x`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(gnome-keyring dbus-daemon dbus-bin dbus-x11 xvfb xauth libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0
+  libxkbcommon-x11-0 libxcb-shape0 libxcb-render-util0 libxcb-image0 libegl1 libgl1 libfontconfig1 libxkbcommon0
+  libdbus-1-3 fonts-wqy-microhei fonts-dejavu-core)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "== installing system packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "== missing system packages (run as root or: sudo apt-get install ${missing[*]})" >&2
+    exit 1
+  fi
+fi
+
+PY=${PYTHON:-python3}
+VENV=${VENV:-.venv}
+[ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
+echo "== installing the app and test dependencies into $VENV"
+"$VENV/bin/python" -m pip install -q --upgrade pip
+"$VENV/bin/python" -m pip install -q -e ".[dev]"
+
+echo "== installing the local test model and server"
+start=$(date +%s)
+PYTHON="$VENV/bin/python" bash scripts/local-model.sh install
+echo "== local model ready in $(( $(date +%s) - start )) s"
+
+export DESKTOP_AGENT_EXPECT_MODEL=1 DESKTOP_AGENT_EXPECT_KEYRING=1
+echo "== running the tests"
+exec bash scripts/with-keyring.sh "$VENV/bin/python" -m pytest "$@"

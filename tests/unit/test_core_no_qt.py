@@ -1,0 +1,43 @@
+"""The core package never imports Qt (ARCHITECTURE.md: a test imports core with PySide6 blocked)."""
+
+import subprocess
+import sys
+
+CORE_MODULES = [
+    "desktop_agent.core.agent",
+    "desktop_agent.core.tooling",
+    "desktop_agent.core.tool_loader",
+    "desktop_agent.core.store",
+    "desktop_agent.core.settings",
+    "desktop_agent.core.secrets",
+    "desktop_agent.core.context",
+    "desktop_agent.core.backends.ollama",
+    "desktop_agent.core.backends.openai",
+    "desktop_agent.core.backends.keypool",
+    "desktop_agent.cli",
+    "desktop_agent.history_cli",
+]
+
+
+def test_core_imports_with_pyside6_blocked():
+    code = (
+        "import sys; sys.modules['PySide6'] = None\n"
+        f"import importlib\nfor m in {CORE_MODULES!r}: importlib.import_module(m)\n"
+        "assert not any(k.startswith('PySide6.') for k in sys.modules)\n"
+        "print('ok')"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok"
+
+
+def test_importing_the_package_is_cheap():
+    """`import desktop_agent.app` must not pull the LLM clients, keyring or Qt (start-up cost)."""
+    code = (
+        "import sys, desktop_agent.app\n"
+        "heavy = [m for m in ('openai', 'ollama', 'keyring', 'PySide6', 'markdown_it', 'pygments') if m in sys.modules]\n"
+        "print(','.join(heavy))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == ""

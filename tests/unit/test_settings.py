@@ -1,0 +1,149 @@
+"""Settings (core/settings.py): defaults of issue 2 §7, round-trip, bad files, and no secret in the file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import ValidationError
+
+from desktop_agent.core import paths
+from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT, OPENAI_PRESETS, Settings
+
+
+def test_defaults_match_issue_2():
+    s = Settings()
+    assert s.backend == "ollama"
+    assert s.ollama_host == "http://localhost:11434"
+    assert s.ollama_model == "llama3.2"
+    assert s.model == "llama3.2"
+    assert s.temperature == 0.0
+    assert s.keep_alive == -1  # seed 000: keep the model loaded
+    assert s.max_history_messages == 50
+    assert s.max_steps == 8
+    assert s.system_prompt == DEFAULT_SYSTEM_PROMPT
+
+
+def test_missing_file_gives_defaults_without_warning():
+    settings, warnings = Settings.load()
+    assert settings == Settings()
+    assert warnings == []
+    assert not paths.settings_file().exists()  # loading never creates the file
+
+
+def test_round_trip_in_the_user_config_dir(_user_dirs):
+    s = Settings(
+        backend="openai",
+        ollama_host="http://10.0.0.5:11434/",
+        openai_base_url=OPENAI_PRESETS["DeepSeek"],
+        openai_model="deepseek-chat",
+        keep_alive="5m",
+        temperature=0.7,
+        max_history_messages=20,
+        max_steps=4,
+        system_prompt="Réponds en français. 中文也可以。",
+        tools_dirs=["/opt/tools"],
+    )
+    path = s.save()
+    assert path == paths.settings_file()
+    assert path.is_relative_to(_user_dirs / "config")
+    loaded, warnings = Settings.load()
+    assert warnings == []
+    assert loaded == s
+    assert loaded.ollama_host == "http://10.0.0.5:11434"  # trailing slash normalised
+    assert loaded.model == "deepseek-chat"
+    assert "中文" in path.read_text(encoding="utf-8")  # readable UTF-8, not \\u escapes
+
+
+def test_save_is_atomic_and_leaves_no_temporary_files():
+    Settings().save()
+    Settings(max_steps=3).save()
+    files = sorted(p.name for p in paths.config_dir().iterdir())
+    assert files == ["settings.json"]
+    assert Settings.load()[0].max_steps == 3
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("", "not valid JSON"),  # empty file
+        ('{"backend": "ollama", "ollama_ho', "not valid JSON"),  # truncated write
+        ("[1, 2, 3]", "JSON object"),
+        ('{"openai_timeout_s": -5}', "openai_timeout_s"),
+        ('{"ollama_host": "localhost:11434"}', "ollama_host"),  # a URL without scheme
+        ('{"backend": "gemini"}', "backend"),
+        (b"\xff\xfe\x00garbage", "could not be read"),
+    ],
+)
+def test_bad_file_gives_defaults_warning_and_is_moved_aside(content, reason):
+    path = paths.settings_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    raw = content if isinstance(content, bytes) else content.encode()
+    path.write_bytes(raw)
+
+    settings, warnings = Settings.load()
+
+    assert settings == Settings()
+    assert len(warnings) == 1
+    assert reason in warnings[0]
+    assert "defaults are used" in warnings[0]
+    assert not path.exists()  # not left to be overwritten by the next save
+    aside = [p for p in path.parent.iterdir() if p.name.startswith("settings.json.bad-")]
+    assert len(aside) == 1
+    assert str(aside[0]) in warnings[0]
+    assert aside[0].read_bytes() == raw  # kept byte for byte
+
+
+def test_two_bad_files_in_the_same_second_are_both_kept():
+    path = paths.settings_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for text in ("{broken 1", "{broken 2"):
+        path.write_text(text, encoding="utf-8")
+        assert Settings.load()[1]
+    kept = sorted(p.read_text() for p in path.parent.glob("settings.json.bad-*"))
+    assert kept == ["{broken 1", "{broken 2"]
+
+
+def test_no_secret_field():
+    """Keys live in core/secrets.py only: no text field of Settings is named like a secret
+    (``openai_needs_key`` / ``openai_retries_per_key`` are a bool and a count)."""
+    for name, field in Settings.model_fields.items():
+        if any(word in name.lower() for word in ("key", "secret", "token", "password", "auth")):
+            assert field.annotation in (bool, int), f"{name} looks like a secret field"
+
+
+def test_a_key_in_an_old_file_is_dropped_on_save():
+    """A hand-edited or foreign settings file holding a key: it is not carried into our file."""
+    path = paths.settings_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = "sk-leaked-0123456789abcdef"
+    path.write_text(json.dumps({"backend": "openai", "openai_api_key": key}), encoding="utf-8")
+    settings, warnings = Settings.load()
+    assert warnings == [] and settings.backend == "openai"
+    settings.save()
+    assert key not in path.read_text(encoding="utf-8")
+
+
+def test_invalid_values_are_rejected():
+    """What the settings dialog shows inline: a URL without scheme, a negative timeout, a bad keep_alive."""
+    for kwargs in (
+        {"ollama_host": "localhost:11434"},
+        {"openai_base_url": "api.openai.com/v1"},
+        {"openai_timeout_s": -1},
+        {"openai_retry_interval_s": -0.5},
+        {"temperature": 3},
+        {"max_steps": 0},
+        {"keep_alive": "five minutes"},
+    ):
+        with pytest.raises(ValidationError):
+            Settings(**kwargs)
+
+
+@pytest.mark.parametrize(("value", "expected"), [(-1, -1), (0, 0), ("300", 300), ("5m", "5m"), ("1h30m", "1h30m")])
+def test_keep_alive_accepts_seconds_and_durations(value, expected):
+    assert Settings(keep_alive=value).keep_alive == expected
+
+
+def test_presets_are_valid_base_urls():
+    for name, url in OPENAI_PRESETS.items():
+        assert Settings(openai_base_url=url).openai_base_url == url, name
