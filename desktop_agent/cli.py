@@ -262,9 +262,7 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
 
 
 def _open_chat(store, chat_id: str):
-    from desktop_agent.core.store import resolve_id
-
-    return store.load(resolve_id(store, chat_id))
+    return store.load(store.resolve(chat_id))
 
 
 def _close(store) -> None:

@@ -815,7 +815,7 @@ class SettingsDialog(QDialog):
     # ---- Ollama -----------------------------------------------------------------------------------
 
     def _ollama_host(self) -> str | None:
-        if self.ollama_host_error.isVisible():
+        if not self.ollama_host_error.isHidden():
             return None
         host = self.ollama_host.text().strip().rstrip("/")
         return host or None
@@ -1107,7 +1107,7 @@ class SettingsDialog(QDialog):
     def _switch_keys_to_current_url(self) -> None:
         """The keys list follows the base URL: each provider has its own keys."""
         self._keys_timer.stop()
-        if self.base_url_error.isVisible() or not self.base_url.text().strip():
+        if not self.base_url_error.isHidden() or not self.base_url.text().strip():
             return
         url = normalize_base_url(self.base_url.text())
         if url == self._keys_url:
@@ -1212,7 +1212,7 @@ class SettingsDialog(QDialog):
         """Test connection: list the models the server offers, with the keys in the list (or the
         environment's), or show the actionable error."""
         s = self._candidate
-        if s is None or self.base_url_error.isVisible():
+        if s is None or not self.base_url_error.isHidden():
             self._show(self.openai_status, "Fix the base URL and timeout first.", "err")
             return
         keys = self._current_keys() or ([self._env_key] if self._env_key else [])

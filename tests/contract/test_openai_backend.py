@@ -63,8 +63,25 @@ class Sleeps(list):
         self.append(seconds)
 
 
+_HTTP: list = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _shared_http_client():
+    """One ``httpx.Client`` for the module's backends (an SSL context costs ~60 ms per client);
+    tests passing ``http_client=None`` exercise the openai client's own."""
+    import httpx
+
+    _HTTP.append(httpx.Client())
+    yield
+    _HTTP.pop().close()
+
+
 def make_backend(server, keys=(KEY,), **kw) -> OpenAIBackend:
+    """A backend on ``server`` with small timeouts and a recording ``sleep`` (``backend.pool._sleep``)."""
     kw.setdefault("timeout_s", 5.0)
+    if "http_client" not in kw and _HTTP:
+        kw["http_client"] = _HTTP[-1]
     kw.setdefault("retry_interval_s", 0.5)
     kw.setdefault("sleep", Sleeps())
     return OpenAIBackend(server.url, kw.pop("model", "local-model"), list(keys), **kw)
@@ -143,7 +160,7 @@ def replay(history: list[Message], result: Result, results: dict[str, str]) -> l
 
 # ------------------------------------------------------------------------------ plain streaming
 def test_plain_answer_streams_word_by_word(openai_server):
-    backend = make_backend(openai_server, temperature=0.3)
+    backend = make_backend(openai_server, temperature=0.3, http_client=None)  # openai's own HTTP client
     result = collect(backend.stream_chat(user("hello there")))
     assert result.text == "You said: hello there"
     assert len([c for c in result.chunks if c.text]) > 1  # really streamed
@@ -625,7 +642,7 @@ def test_cancel_mid_stream_closes_the_http_stream(openai_server):
     """Stop: the backend checks ``cancel`` between chunks and closes the stream; the server sees the
     client go away and the generator ends without a done chunk."""
     openai_server.chunk_delay_s = 0.05
-    backend = make_backend(openai_server)
+    backend = make_backend(openai_server, http_client=None)
     cancel = threading.Event()
     text = " ".join(f"w{i}" for i in range(200))
     got: list[Chunk] = []

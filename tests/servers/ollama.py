@@ -427,7 +427,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._drop()
             return
         if isinstance(reply, HttpError):
-            self._send_json(reply.status, reply.body)
+            if isinstance(reply.body, str):
+                self._send_text(reply.status, reply.body)
+            else:
+                self._send_json(reply.status, reply.body)
             return
         if isinstance(reply, (bytes, bytearray)):
             self._start_stream()
