@@ -26,14 +26,13 @@ from __future__ import annotations
 import json
 import threading
 import time
-import traceback
 import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core.backends.base import ChatBackend, parse_tool_arguments
 from desktop_agent.core.context import build_request
-from desktop_agent.core.errors import AgentError, EmptyAnswer, MaxStepsExceeded
+from desktop_agent.core.errors import AgentError, EmptyAnswer, MaxStepsExceeded, UnexpectedError
 from desktop_agent.core.events import (
     AnswerFinished,
     Event,
@@ -62,23 +61,6 @@ _FIXED_CHOICES = ("auto", "required", "none")
 #: backend instance → models seen answering without a lone ``</think>`` (their text need not be held
 #: back any more). Keyed by the backend, not the Agent: the window builds an Agent per turn.
 _LEARNED_NO_LONE_CLOSE: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
-
-
-class UnexpectedError(AgentError):
-    """An exception that is not an :class:`AgentError` (a bug, or a client library failing in a way
-    the backend did not translate). ``original`` (also ``__cause__``) is the exception; ``details``
-    is its traceback as text, for a "Copy details" button."""
-
-    def __init__(self, exc: BaseException, where: str = "the agent"):
-        self.original = exc
-        self.where = where
-        self.details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-        text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        super().__init__(
-            f"Unexpected error in {where}: {type(exc).__name__}" + (f": {text}" if text else "")
-            + ". Try again; if it keeps happening, copy the details into a bug report."
-        )
-        self.__cause__ = exc
 
 
 # ---- tool call written as JSON text in the content (shared case 03) -----------------------------
@@ -214,10 +196,6 @@ class JsonToolCallGate:
 
 
 # ---- the agent ----------------------------------------------------------------------------------
-
-
-class _Stopped(Exception):
-    """Internal: the cancel flag was seen."""
 
 
 class Agent:

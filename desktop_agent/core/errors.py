@@ -6,6 +6,8 @@ classes to richer text in ``ui/errors.py``. No error text ever contains an API k
 
 from __future__ import annotations
 
+import traceback
+
 
 class AgentError(Exception):
     """Base class. ``retryable``: resending the same turn later may work."""
@@ -182,3 +184,20 @@ class SettingsError(AgentError):
     """A setting is invalid (bad URL, negative timeout…)."""
 
     retryable = False
+
+
+class UnexpectedError(AgentError):
+    """An exception that is not an :class:`AgentError` (a bug, or a client library failing in a way
+    the backend did not translate). ``original`` (also ``__cause__``) is the exception; ``details``
+    is its traceback as text, for a "Copy details" button."""
+
+    def __init__(self, exc: BaseException, where: str = "the agent"):
+        self.original = exc
+        self.where = where
+        self.details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        super().__init__(
+            f"Unexpected error in {where}: {type(exc).__name__}" + (f": {text}" if text else "")
+            + ". Try again; if it keeps happening, copy the details into a bug report."
+        )
+        self.__cause__ = exc

@@ -406,7 +406,7 @@ class ConversationStore:
         wal_has_frames = wal.exists() and wal.stat().st_size > 32
         # (with frames in the WAL a killed checkpoint can leave the file shorter than its header says;
         # SQLite finishes that checkpoint from the WAL, so only judge the size when there is no WAL)
-        if pages and not wal_has_frames and head[24:28] == head[92:96] and size < pages * page_size:
+        if pages and head[24:28] == head[92:96] and size < pages * page_size:
             return f"it is truncated: {size} of {pages * page_size} bytes"
         return None
 

@@ -16,6 +16,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 
 pytestmark = pytest.mark.keyring
 
@@ -174,3 +175,53 @@ def _unlock(bus, collection) -> None:
         "/org/freedesktop/secrets", "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface", bus
     )
     internal.call("UnlockWithMasterPassword", "o(oayays)", collection.collection_path, secret)
+
+
+def test_key_through_the_settings_dialog(real_keyring, base_url, qtbot, _user_dirs):
+    """Issue 4's keyring test: save a key through the dialog, read it back in a new SecretStore (a new
+    process), then delete it through the dialog. The key is in no file of ours."""
+    from desktop_agent.core import paths
+    from desktop_agent.core.secrets import SYSTEM_KEYRING
+    from desktop_agent.core.settings import Settings
+    from desktop_agent.ui.settings_dialog import SettingsDialog
+
+    key = "sk-dialog-" + uuid.uuid4().hex
+    settings = Settings(backend="openai", openai_base_url=base_url)
+
+    def open_dialog() -> SettingsDialog:
+        dialog = SettingsDialog(settings, auto_refresh=False)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        qtbot.waitUntil(lambda: dialog._keys_loaded, timeout=10_000)
+        return dialog
+
+    dialog = open_dialog()
+    try:
+        assert "system keyring" in dialog.keys_where.text()
+        dialog.new_key.setText(key)
+        qtbot.mouseClick(dialog.add_key_button, Qt.MouseButton.LeftButton)
+        with qtbot.waitSignal(dialog.settingsSaved, timeout=10_000):
+            qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+        assert dialog.key_locations == {base_url: SYSTEM_KEYRING}
+    finally:
+        dialog.shutdown()
+        dialog.close()
+
+    assert _new_process_keys(base_url) == [key]
+    assert key not in paths.settings_file().read_text(encoding="utf-8")
+
+    dialog = open_dialog()
+    try:
+        assert dialog.api_keys() == [key]
+        item = dialog.keys_list.item(0)
+        assert "system keyring" in item.text() and key not in item.text()
+        dialog.keys_list.setCurrentRow(0)
+        qtbot.mouseClick(dialog.remove_key_button, Qt.MouseButton.LeftButton)
+        with qtbot.waitSignal(dialog.settingsSaved, timeout=10_000):
+            qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    finally:
+        dialog.shutdown()
+        dialog.close()
+
+    assert _new_process_keys(base_url) == []
+    assert _files_containing(_user_dirs, key) == []

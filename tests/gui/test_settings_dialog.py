@@ -63,7 +63,10 @@ def dialogs(qtbot):
 
     def make(settings: Settings | None = None, store: SecretStore | None = None, **kwargs) -> SettingsDialog:
         kwargs.setdefault("auto_refresh", False)
-        dialog = SettingsDialog(settings or Settings(), store if store is not None else SecretStore(), **kwargs)
+        # default: an in-test keyring, so that a Secret Service on the machine (CI runs everything
+        # under with-keyring.sh) is never touched by tests that are not about it
+        store = store if store is not None else SecretStore(keyring_backend=DictKeyring())
+        dialog = SettingsDialog(settings or Settings(), store, **kwargs)
         qtbot.addWidget(dialog)
         made.append(dialog)
         dialog.show()
@@ -162,7 +165,7 @@ def test_pull_progress_bar_follows_the_stream(dialogs, qtbot, ollama_server):  #
 
 
 def test_pull_cancel_closes_the_stream(dialogs, qtbot, ollama_server):  # noqa: F811
-    ollama_server.pull_delay_s = 0.2
+    ollama_server.pull_delay_s = 0.1
     ollama_server.pull_steps = 100
     dialog = dialogs(Settings(ollama_host=ollama_server.url))
     dialog.start_pull("big-model:70b")
@@ -189,7 +192,7 @@ def test_pull_error_is_shown(dialogs, qtbot, ollama_server):  # noqa: F811
 def test_closing_mid_pull_cancels_and_waits(dialogs, qtbot, ollama_server):  # noqa: F811
     """shared case 37-gui-qthread-destroyed-on-exit.json: closing the dialog while a pull streams
     cancels it, closes the stream and leaves no worker running."""
-    ollama_server.pull_delay_s = 0.2
+    ollama_server.pull_delay_s = 0.1
     ollama_server.pull_steps = 100
     dialog = dialogs(Settings(ollama_host=ollama_server.url))
     dialog.start_pull("big-model:70b")
@@ -401,7 +404,7 @@ def test_no_keyring_dialog_explains_and_keeps_key_for_the_session(dialogs, qtbot
     """shared case 34-keyring-no-backend-headless.json: the dialog says 'No secure keyring is available
     on this system' with the alternatives; a saved key is kept for this session only and never written."""
     url = "https://api.openai.com/v1"
-    dialog = dialogs(Settings(backend="openai"))
+    dialog = dialogs(Settings(backend="openai"), SecretStore())  # keyring's own choice: `fail`
     text = dialog.keys_where.text()
     assert "No secure keyring is available on this system" in text
     assert "OPENAI_API_KEY" in text and "this session only" in text
@@ -418,7 +421,7 @@ def test_no_keyring_dialog_explains_and_keeps_key_for_the_session(dialogs, qtbot
 
 def test_environment_key_is_shown_masked_and_not_removable(dialogs, monkeypatch, no_keyring):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    dialog = dialogs(Settings(backend="openai"))
+    dialog = dialogs(Settings(backend="openai"), SecretStore())
     assert dialog.keys_list.count() == 1
     item = dialog.keys_list.item(0)
     assert "environment" in item.text() and KEY not in item.text()
@@ -443,7 +446,7 @@ def test_keyring_failing_during_save_is_said_before_closing(dialogs, qtbot):
     assert dialog.isVisible()
     assert "locked" in dialog.status_label.text() and "this session only" in dialog.status_label.text()
     assert dialog.cancel_button.text() == "Close"
-    assert SecretStore("https://api.openai.com/v1").get_api_keys() == [KEY]
+    assert SecretStore("https://api.openai.com/v1", keyring_backend=backend).get_api_keys() == [KEY]
 
 
 def test_missing_key_is_a_warning(dialogs):

@@ -386,7 +386,7 @@ class OpenAIServer:
         httpd.block_on_close = False
         self._httpd = httpd
         self._thread = threading.Thread(
-            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="openai-test-server", daemon=True
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="openai-test-server", daemon=True
         )
         self._thread.start()
         return self

@@ -99,10 +99,6 @@ _CONTEXT = re.compile(
 )
 
 
-class _Aborted(Exception):
-    """Internal: the reader thread was told to stop."""
-
-
 class OllamaBackend:
     """Chats with an Ollama server through the official ``ollama`` client.
 
@@ -406,7 +402,8 @@ class OllamaBackend:
         content = json.dumps(body, ensure_ascii=False).encode("utf-8")
         q: queue.Queue[tuple[str, Any]] = queue.Queue()
         stop = threading.Event()
-        state: dict[str, Any] = {"response": None}
+        # the live response, set by the reader thread while it owns the connection (under the lock)
+        state: dict[str, Any] = {"response": None, "lock": threading.Lock()}
         reader = threading.Thread(
             target=self._read_stream,
             args=(method, path, content, q, stop, state),
@@ -437,34 +434,44 @@ class OllamaBackend:
                     return
         finally:
             stop.set()
-            _shutdown(state.get("response"))
+            with state["lock"]:
+                # still reading (cancelled, or the consumer stopped early): wake the reader up.
+                # A finished reader has cleared it, so a connection back in the pool is never touched.
+                _shutdown(state["response"])
 
     def _read_stream(self, method, path, content, q, stop, state) -> None:
-        """Reader thread: runs the request and puts ``(kind, value)`` items on ``q``."""
+        """Reader thread: runs the request and puts ``(kind, value)`` items on ``q``:
+        ``line`` (bytes), ``status`` ((code, body text) for HTTP errors), ``error`` (an exception),
+        ``end``."""
         try:
             with self._http.stream(
                 method, path, content=content, headers={"Content-Type": "application/json"}
             ) as r:
-                state["response"] = r
-                if stop.is_set():
-                    return
-                if r.status_code >= 400:
-                    r.read()
-                    q.put(("status", (r.status_code, r.text)))
-                    return
-                q.put(("headers", r.status_code))
-                buf = b""
-                for data in r.iter_bytes():
+                with state["lock"]:
+                    state["response"] = r
+                try:
                     if stop.is_set():
                         return
-                    buf += data
-                    while b"\n" in buf:
-                        line, buf = buf.split(b"\n", 1)
-                        if line.strip():
-                            q.put(("line", line))
-                if buf.strip():
-                    q.put(("line", buf))
-                q.put(("end", None))
+                    if r.status_code >= 400:
+                        r.read()
+                        q.put(("status", (r.status_code, r.text)))
+                        return
+                    buf = b""
+                    for data in r.iter_bytes():
+                        if stop.is_set():
+                            return
+                        buf += data
+                        if b"\n" in buf:
+                            *lines, buf = buf.split(b"\n")
+                            for line in lines:
+                                if line.strip():
+                                    q.put(("line", line))
+                    if buf.strip():
+                        q.put(("line", buf))
+                    q.put(("end", None))
+                finally:
+                    with state["lock"]:
+                        state["response"] = None
         except BaseException as exc:  # noqa: BLE001 - handed to the consuming thread
             if not stop.is_set():
                 q.put(("error", exc))

@@ -1,0 +1,214 @@
+"""`desktop-agent chat` / `tools` as a user runs them: a real subprocess, against the local protocol
+servers (the official ollama / openai clients speak to real HTTP servers on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from desktop_agent.core.store import ConversationStore
+
+
+def run_cli(home: Path, *args: str, stdin: str | None = None, env: dict | None = None, timeout: float = 60):
+    full_env = {**os.environ, "DESKTOP_AGENT_HOME": str(home), **(env or {})}
+    full_env.pop("OLLAMA_HOST", None) if "OLLAMA_HOST" not in (env or {}) else None
+    return subprocess.run(
+        [sys.executable, "-m", "desktop_agent", *args],
+        input=stdin, capture_output=True, text=True, timeout=timeout, env=full_env,
+    )
+
+
+def events_of(stdout: str) -> list[dict]:
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def home(tmp_path) -> Path:
+    return tmp_path / "app-home"
+
+
+def saved_chats(home: Path):
+    store = ConversationStore(home / "data" / "conversations.sqlite3")
+    try:
+        return [store.load(s.id) for s in store.list()]
+    finally:
+        store.close()
+
+
+def test_ollama_prompt_runs_today_tool_and_prints_answer(ollama_server, home):
+    """Issue 2 "Done when": the `today` tool runs and an answer prints, over the Ollama backend."""
+    proc = run_cli(home, "chat", "--host", ollama_server.url, "-p", "what day is it?")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("The tool said:")
+    assert '"weekday"' in proc.stdout
+    first, second = ollama_server.chat_requests
+    assert [t["function"]["name"] for t in first["tools"]] and second["messages"][-1]["role"] == "tool"
+    assert second["messages"][-1]["tool_name"] == "today"
+    assert first["messages"][0]["role"] == "system"
+
+
+def test_openai_prompt_runs_today_tool_with_events(openai_server, home):
+    """Issue 2 "Done when" with --backend openai and --events: a local server needs no key."""
+    proc = run_cli(home, "chat", "--backend", "openai", "--base-url", openai_server.url, "--model", "m",
+                   "-p", "what day is it?", "--events")
+    assert proc.returncode == 0, proc.stderr
+    evs = events_of(proc.stdout)
+    types = [e["type"] for e in evs]
+    assert types[-1] == "AnswerFinished"
+    started = next(e for e in evs if e["type"] == "ToolCallStarted")
+    finished = next(e for e in evs if e["type"] == "ToolCallFinished")
+    assert started["name"] == "today" and finished["ok"] is True
+    assert finished["call_id"] == started["call_id"] and finished["duration_ms"] >= 0
+    assert "weekday" in json.loads(finished["result"])
+    assert types.index("ToolCallStarted") < types.index("ToolCallFinished") < types.index("AnswerFinished")
+    # the chat is saved like the window's
+    (chat,) = saved_chats(home)
+    assert [m.role for m in chat.messages] == ["user", "assistant", "tool", "assistant"]
+
+
+def test_unreachable_ollama_exits_1_with_one_clear_line(home):
+    """Shared case 07-ollama-connection-refused.json, from the terminal: exit 1, one line, no traceback."""
+    port = closed_port()
+    proc = run_cli(home, "chat", "--host", f"http://127.0.0.1:{port}", "-p", "hi")
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert f"Can't reach Ollama at http://127.0.0.1:{port}" in lines[0] and "ollama serve" in lines[0]
+    assert "Traceback" not in proc.stderr
+    # the typed message is kept in the saved chat, with no empty assistant reply
+    (chat,) = saved_chats(home)
+    assert [(m.role, m.content) for m in chat.messages] == [("user", "hi")]
+
+
+def test_missing_model_exits_1_and_says_how_to_pull(ollama_server, home):
+    """Shared case 06-ollama-model-not-found-404.json, from the terminal."""
+    ollama_server.strict_models = True
+    proc = run_cli(home, "chat", "--host", ollama_server.url, "--model", "llama2", "-p", "hi")
+    assert proc.returncode == 1
+    assert "ollama pull llama2" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_rejected_key_exits_1_and_never_prints_the_key(openai_server, home):
+    """Shared case 21-openai-api-key-missing-or-401.json (B): a wrong key is a clear line, never echoed."""
+    openai_server.required_keys = {"sk-the-right-one"}
+    secret = "sk-wrong-but-secret-1234567890"
+    proc = run_cli(home, "chat", "--backend", "openai", "--base-url", openai_server.url, "--model", "m",
+                   "-p", "hi", env={"OPENAI_API_KEY": secret})
+    assert proc.returncode == 1
+    assert "rejected" in proc.stderr and openai_server.url in proc.stderr
+    assert secret not in proc.stderr + proc.stdout
+    assert "Traceback" not in proc.stderr
+    for path in home.rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--temperature", "hot"],
+        ["--temperature", "7"],
+        ["--backend", "gemini"],
+        ["--tool-choice", "no_such_tool"],
+        ["--max-steps", "0"],
+        ["--host", "not a url at all"],
+    ],
+)
+def test_bad_usage_exits_2(args, home, ollama_server):
+    proc = run_cli(home, "chat", "--host", ollama_server.url, *args, "-p", "hi")
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert proc.stderr.strip() and "Traceback" not in proc.stderr
+    assert ollama_server.chat_requests == []
+
+
+def test_stdin_loop_until_bye_keeps_history(ollama_server, home):
+    proc = run_cli(home, "chat", "--host", ollama_server.url, "--no-tools", stdin="first line\nsecond line\nbye\nnever sent\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "You said: first line" in proc.stdout and "You said: second line" in proc.stdout
+    assert "Bye" in proc.stdout and "never sent" not in proc.stdout
+    assert len(ollama_server.chat_requests) == 2
+    second = ollama_server.chat_requests[1]
+    assert "tools" not in second or not second["tools"]
+    assert [m["content"] for m in second["messages"] if m["role"] == "user"] == ["first line", "second line"]
+
+
+def test_system_temperature_and_forced_tool_choice_reach_the_server(openai_server, home):
+    proc = run_cli(home, "chat", "--backend", "openai", "--base-url", openai_server.url, "--model", "m",
+                   "--system", "Be brief.", "--temperature", "0.3", "--tool-choice", "say_hello",
+                   "-p", "please say hello to Ada")
+    assert proc.returncode == 0, proc.stderr
+    first, second = openai_server.chat_requests[:2]
+    assert first["messages"][0] == {"role": "system", "content": "Be brief."}
+    assert first["temperature"] == 0.3
+    assert first["tool_choice"] == {"type": "function", "function": {"name": "say_hello"}}
+    assert second["tool_choice"] == "auto"  # a forced choice applies to the first call only
+    assert "Hello, Ada" in proc.stdout
+
+
+def test_tools_dir_adds_a_user_tool(tmp_path, ollama_server, home):
+    tools = tmp_path / "mytools"
+    tools.mkdir()
+    (tools / "shout.py").write_text(
+        "from typing import Annotated\nfrom pydantic import Field\nfrom desktop_agent import tool\n\n"
+        "@tool\ndef shout(text: Annotated[str, Field(description='What to shout')]) -> str:\n"
+        "    \"\"\"Shout a text back in capitals.\"\"\"\n    return text.upper() + '!'\n",
+        encoding="utf-8",
+    )
+    listing = run_cli(home, "tools", "--tools-dir", str(tools))
+    assert listing.returncode == 0
+    line = next(ln for ln in listing.stdout.splitlines() if ln.startswith("shout"))
+    assert "Shout a text back in capitals." in line
+    assert {"today", "calculator"} <= {ln.split()[0] for ln in listing.stdout.splitlines()}
+
+    proc = run_cli(home, "chat", "--host", ollama_server.url, "--tools-dir", str(tools), "--tool-choice", "shout",
+                   "--events", "-p", "shout please")
+    assert proc.returncode == 0, proc.stderr
+    finished = next(e for e in events_of(proc.stdout) if e["type"] == "ToolCallFinished")
+    assert finished["name"] == "shout"
+
+
+def test_continue_a_saved_chat_on_another_backend(ollama_server, openai_server, home):
+    """`--chat ID` continues a chat begun on Ollama, on the OpenAI backend: its tool call is replayed
+    with JSON-string arguments and the same id as the tool result (issue 6)."""
+    first = run_cli(home, "chat", "--host", ollama_server.url, "-p", "what day is it?")
+    assert first.returncode == 0, first.stderr
+    (chat,) = saved_chats(home)
+    call_id = chat.messages[1].tool_calls[0].id
+    second = run_cli(home, "chat", "--chat", chat.id[:8], "--backend", "openai", "--base-url", openai_server.url,
+                     "--model", "m", "--no-tools", "-p", "thanks")
+    assert second.returncode == 0, second.stderr
+    sent = openai_server.chat_requests[0]["messages"]
+    assistant = next(m for m in sent if m["role"] == "assistant" and m.get("tool_calls"))
+    assert assistant["tool_calls"][0]["id"] == call_id
+    assert isinstance(assistant["tool_calls"][0]["function"]["arguments"], str)
+    assert assistant["content"] == ""
+    tool_msg = next(m for m in sent if m["role"] == "tool")
+    assert tool_msg["tool_call_id"] == call_id
+    assert sent[-1] == {"role": "user", "content": "thanks"}
+    (chat,) = saved_chats(home)
+    assert len(chat.messages) == 6
+
+
+def test_unknown_chat_id_exits_1(home, ollama_server):
+    proc = run_cli(home, "chat", "--host", ollama_server.url, "--chat", "doesnotexist", "-p", "hi")
+    assert proc.returncode == 1
+    assert "doesnotexist" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_ollama_host_environment_variable_is_honoured(ollama_server, home):
+    host = ollama_server.url.removeprefix("http://")  # OLLAMA_HOST is often given without a scheme
+    proc = run_cli(home, "chat", "--no-tools", "-p", "hi", env={"OLLAMA_HOST": host})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "You said: hi"
