@@ -327,6 +327,14 @@ def _title_for(conversation: Conversation, message: Message) -> str:
 # ------------------------------------------------------------------------------------------ the store
 
 
+def _is_damage(exc: sqlite3.Error) -> bool:
+    """True for SQLite's "database disk image is malformed" / "file is not a database" errors."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int) and code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
+        return True
+    return "malformed" in str(exc) or "not a database" in str(exc)
+
+
 def _guarded(fn):
     """Turn every sqlite3 error into a :class:`StoreError` the user can act on."""
 
@@ -352,15 +360,24 @@ class ConversationStore:
     ``path`` defaults to :func:`paths.store_file`. After construction ``warnings`` holds one line per
     thing the user should be told (e.g. a damaged database was moved aside; it names the kept file).
     Every method raises :class:`StoreError` (or a subclass) on failure, never ``sqlite3`` errors.
+    ``check_max_bytes``: run ``PRAGMA quick_check`` at start-up when the file is at most this big.
+    ``busy_timeout_s``: how long to wait for another process holding a write lock.
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, *, check_max_bytes: int = QUICK_CHECK_MAX_BYTES):
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        check_max_bytes: int = QUICK_CHECK_MAX_BYTES,
+        busy_timeout_s: float = 10.0,
+    ):
         self.path = Path(path) if path is not None else paths.store_file()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.warnings: list[str] = []
         #: Where the pre-migration backup was written (None when no migration of existing chats ran).
         self.backup_path: Path | None = None
         self._check_max_bytes = check_max_bytes
+        self._busy_timeout_s = busy_timeout_s
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         try:
@@ -377,7 +394,7 @@ class ConversationStore:
         return self.path.with_name(self.path.name + ".needs-check")
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(self.path, timeout=self._busy_timeout_s, isolation_level=None, check_same_thread=False)
         try:
             conn.execute("PRAGMA journal_mode = WAL").fetchone()
             conn.execute("PRAGMA synchronous = FULL")
@@ -406,7 +423,7 @@ class ConversationStore:
         wal_has_frames = wal.exists() and wal.stat().st_size > 32
         # (with frames in the WAL a killed checkpoint can leave the file shorter than its header says;
         # SQLite finishes that checkpoint from the WAL, so only judge the size when there is no WAL)
-        if pages and head[24:28] == head[92:96] and size < pages * page_size:
+        if pages and not wal_has_frames and head[24:28] == head[92:96] and size < pages * page_size:
             return f"it is truncated: {size} of {pages * page_size} bytes"
         return None
 
@@ -415,22 +432,11 @@ class ConversationStore:
         problem = self._probe_file()
         if problem:
             self._set_aside("corrupt", problem)
-        conn = self._connect()
         try:
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version > target:
-                conn.close()
-                self._set_aside("newer", f"schema {version}, this version reads up to {target}")
-                conn, version = self._connect(), 0
-            elif version > 0 and (self._marker.exists() or self.path.stat().st_size <= self._check_max_bytes):
-                rows = conn.execute("PRAGMA quick_check").fetchall()
-                if [r[0] for r in rows] != ["ok"]:
-                    conn.close()
-                    self._set_aside("corrupt", "integrity check failed: " + "; ".join(r[0] for r in rows[:3]))
-                    conn, version = self._connect(), 0
+            conn, version = self._check(target)
         except sqlite3.DatabaseError as exc:
-            conn.close()
+            if not _is_damage(exc):
+                raise  # e.g. "database is locked": not a reason to move the user's history aside
             self._set_aside("corrupt", str(exc))
             conn, version = self._connect(), 0
         with contextlib.suppress(OSError):
@@ -441,6 +447,27 @@ class ConversationStore:
             conn.close()
             raise
         return conn
+
+    def _check(self, target: int) -> tuple[sqlite3.Connection, int]:
+        """Connect and read the schema version; a newer or damaged database is moved aside here."""
+        conn = self._connect()
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > target:
+                conn.close()
+                self._set_aside("newer", f"schema {version}, this version reads up to {target}")
+                return self._connect(), 0
+            if version > 0 and (self._marker.exists() or self.path.stat().st_size <= self._check_max_bytes):
+                rows = [r[0] for r in conn.execute("PRAGMA quick_check").fetchall()]
+                if rows != ["ok"]:
+                    conn.close()
+                    self._set_aside("corrupt", "integrity check failed: " + "; ".join(rows[:3]))
+                    return self._connect(), 0
+            return conn, version
+        except BaseException:
+            conn.close()
+            raise
 
     def _set_aside(self, kind: Literal["corrupt", "newer"], reason: str) -> Path:
         """Move the database (and its -wal/-shm/-journal) to ``<name>.<kind>-<time>``; never deletes."""
@@ -510,7 +537,7 @@ class ConversationStore:
         primary = code & 0xFF if isinstance(code, int) else None
         if self._conn is None:
             return StoreError("The chat history is closed.")
-        if primary in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or "malformed" in str(exc):
+        if _is_damage(exc):
             with contextlib.suppress(OSError):
                 self._marker.write_text(f"{time.time()} {exc}\n", encoding="utf-8")
             return StoreDamaged(self.path, str(exc))

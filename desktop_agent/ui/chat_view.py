@@ -637,7 +637,8 @@ class ErrorCard(QFrame):
         lay.addWidget(mark)
         col = QVBoxLayout()
         col.setSpacing(6)
-        self.title = QLabel(html.escape(info.title))
+        self.title = QLabel(info.title)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.title.setObjectName("errorTitle")
         self.title.setWordWrap(True)
         self.text = QLabel(_inline_code(info.text))
@@ -1029,25 +1030,26 @@ class ChatView(QScrollArea):
                 live.set_meta(ev.message.model, ev.message.created_at)
         elif isinstance(ev, AnswerFinished):
             live.finish(ev.message)
+            self._end_live()
         elif isinstance(ev, TurnCancelled):
             live.finish(ev.partial, status=(ev.partial.status if ev.partial else "stopped"))
             if live.empty:
                 live.set_status("stopped")
-        elif isinstance(ev, TurnFailed):
-            live.finish(ev.partial)
-            if live.empty:
-                self.remove_block(live)
-            self.add_error(describe(ev.error))
-        elif isinstance(ev, TurnCrashed):
-            live.finish(None)
+            self._end_live()
+        elif isinstance(ev, TurnFailed | TurnCrashed):
+            live.finish(getattr(ev, "partial", None))
+            self._end_live()
             if live.empty:
                 self.remove_block(live)
             self.add_error(describe(ev.error))
         elif isinstance(ev, TurnEnded):
-            if live in self.blocks and live.live:
+            if live.live:
                 live.finish(None)
-            self.live = None
-            self._tick.stop()
+            self._end_live()
+
+    def _end_live(self) -> None:
+        self.live = None
+        self._tick.stop()
 
     def _on_tick(self) -> None:
         if self.live is not None:

@@ -66,7 +66,6 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core.backends.keypool import scrub
 from desktop_agent.core.secrets import (
-    ENVIRONMENT,
     SESSION_ONLY,
     SYSTEM_KEYRING,
     SecretStore,
@@ -147,25 +146,38 @@ class _Job(QRunnable):
     reports ``cancelled`` instead of ``done``.
     """
 
-    def __init__(self, job_id: str, fn: Callable[..., Any], cancel: threading.Event, secret_words: list[str]):
+    def __init__(
+        self,
+        job_id: str,
+        fn: Callable[..., Any],
+        cancel: threading.Event,
+        secret_words: list[str],
+        signals: _Signals,
+    ):
         super().__init__()
         self.job_id, self.fn, self.cancel, self.secret_words = job_id, fn, cancel, secret_words
-        self.signals = _Signals()
+        # owned by the dialog (a Qt parent), so it is only ever deleted on the GUI thread
+        self.signals = signals
         self.setAutoDelete(True)
+
+    def _emit(self, kind: str, payload: Any) -> None:
+        try:
+            self.signals.event.emit(self.job_id, kind, payload)
+        except RuntimeError:  # the dialog (and its signals object) is gone: nobody to tell
+            pass
 
     def run(self) -> None:
         try:
-            result = self.fn(self.cancel, lambda p: self.signals.event.emit(self.job_id, "progress", p))
+            result = self.fn(self.cancel, lambda p: self._emit("progress", p))
         except Exception as exc:  # every failure becomes text for the dialog, never a crash
             text = str(exc).strip() or type(exc).__name__
             from desktop_agent.core.errors import AgentError
 
             if not isinstance(exc, AgentError):
                 text = f"{type(exc).__name__}: {text}"
-            self.signals.event.emit(self.job_id, "failed", scrub(text, self.secret_words))
+            self._emit("failed", scrub(text, self.secret_words))
         else:
-            kind = "cancelled" if self.cancel.is_set() else "done"
-            self.signals.event.emit(self.job_id, kind, result)
+            self._emit("cancelled" if self.cancel.is_set() else "done", result)
         finally:
             with _LIVE_LOCK:
                 _LIVE_JOBS.discard(self)
@@ -264,6 +276,7 @@ class SettingsDialog(QDialog):
         self._latest: dict[str, str] = {}
         self._handlers: dict[str, dict[str, Callable[[Any], None]]] = {}
         self._cancels: dict[str, threading.Event] = {}
+        self._job_signals: dict[str, _Signals] = {}
         self._closing = False
         self._pull_cancel: threading.Event | None = None
         self._saving = False
@@ -414,7 +427,7 @@ class SettingsDialog(QDialog):
         pull_layout.addWidget(self.pull_status)
         layout.addWidget(pull_box)
 
-        self.ollama_host.textChanged.connect(self._validate)
+        self.ollama_host.textChanged.connect(self._ollama_host_edited)
         self.ollama_test_button.clicked.connect(self.test_ollama)
         self.refresh_models_button.clicked.connect(lambda: self._refresh_models(quiet=False))
         self.models_table.itemSelectionChanged.connect(self._update_model_buttons)
@@ -765,8 +778,10 @@ class SettingsDialog(QDialog):
         }
         cancel = threading.Event()
         self._cancels[job_id] = cancel
-        job = _Job(job_id, fn, cancel, self._all_keys())
-        job.signals.event.connect(self._on_job_event, Qt.ConnectionType.QueuedConnection)
+        signals = _Signals(self)
+        self._job_signals[job_id] = signals
+        signals.event.connect(self._on_job_event, Qt.ConnectionType.QueuedConnection)
+        job = _Job(job_id, fn, cancel, self._all_keys(), signals)
         with _LIVE_LOCK:
             _LIVE_JOBS.add(job)
         self._pool.start(job)
@@ -779,6 +794,9 @@ class SettingsDialog(QDialog):
         if finished:
             self._handlers.pop(job_id, None)
             self._cancels.pop(job_id, None)
+            signals = self._job_signals.pop(job_id, None)
+            if signals is not None:
+                signals.deleteLater()
         tag = job_id.split("#", 1)[0]
         if handlers is None or self._closing or self._latest.get(tag) != job_id:
             return
@@ -838,6 +856,7 @@ class SettingsDialog(QDialog):
 
         def done(result):
             version, models = result
+            self.ollama_test_button.setEnabled(True)
             self._fill_models(models)
             n = len(models)
             self._show(
@@ -846,13 +865,13 @@ class SettingsDialog(QDialog):
                 "ok",
             )
 
+        def failed(text):
+            self.ollama_test_button.setEnabled(True)
+            self._ollama_unreachable(text)
+
         self.ollama_test_button.setEnabled(False)
         self._show(self.ollama_status, f"Connecting to {host}…", "info")
-        self._run("ollama-test", work, done=lambda r: (done(r), self._ollama_idle()),
-                  failed=lambda text: (self._ollama_unreachable(text), self._ollama_idle()))
-
-    def _ollama_idle(self) -> None:
-        self.ollama_test_button.setEnabled(True)
+        self._run("ollama-test", work, done=done, failed=failed)
 
     def _ollama_unreachable(self, text: str) -> None:
         # a warning, not a block: the user may be setting up a host that is not running yet
@@ -955,9 +974,12 @@ class SettingsDialog(QDialog):
             self._fill_models(models)
             self._show(self.ollama_status, f"Deleted {name}.", "ok")
 
+        def failed(text):
+            self._show(self.ollama_status, text, "err")
+            self._update_model_buttons()
+
         self.delete_model_button.setEnabled(False)
-        self._run("ollama-delete", work, done=done,
-                  failed=lambda text: (self._show(self.ollama_status, text, "err"), self._update_model_buttons()))
+        self._run("ollama-delete", work, done=done, failed=failed)
 
     def _update_pull_buttons(self) -> None:
         pulling = self._pull_cancel is not None
@@ -1094,6 +1116,19 @@ class SettingsDialog(QDialog):
         self._validate()
         if not self._loading:
             self._keys_timer.start()
+            # a result about another URL would mislead
+            self._latest.pop("openai-test", None)
+            self.openai_test_button.setEnabled(True)
+            self._show(self.openai_status, None)
+            self.openai_models.setVisible(False)
+
+    def _ollama_host_edited(self) -> None:
+        self._validate()
+        if not self._loading:
+            for tag in ("ollama-test", "ollama-list"):
+                self._latest.pop(tag, None)
+            self.ollama_test_button.setEnabled(True)
+            self._show(self.ollama_status, None)
 
     def _current_keys(self) -> list[str]:
         return list(self._keys_by_url.get(self._keys_url, []))
@@ -1268,6 +1303,8 @@ class SettingsDialog(QDialog):
     def _save(self) -> None:
         if self._saving:
             return
+        if self._keys_timer.isActive():  # the base URL was just edited: its keys list comes next
+            self._switch_keys_to_current_url()
         settings = self._validate()
         if settings is None:
             return
@@ -1344,4 +1381,4 @@ class SettingsDialog(QDialog):
             dialog.deleteLater()
 
 
-__all__ = ["SettingsDialog", "human_size", "human_time", "ENVIRONMENT"]
+__all__ = ["SettingsDialog", "human_size", "human_time"]

@@ -151,10 +151,7 @@ class ToolSidebar(QWidget):
         self.empty.setObjectName("toolEmpty")
         self.empty.setWordWrap(True)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty.setContentsMargins(18, 18, 18, 18)
-        self.stack = QStackedWidget()
-        self.stack.addWidget(self.empty)
-        self.stack.addWidget(self.tree)
+        self.empty.setContentsMargins(24, 24, 24, 24)
 
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self.args_view = QPlainTextEdit()
@@ -182,15 +179,20 @@ class ToolSidebar(QWidget):
         dl.addLayout(self._section(self.result_label, self.copy_result))
         dl.addWidget(self.result_view, 3)
 
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.setChildrenCollapsible(False)
-        split.addWidget(self.stack)
-        split.addWidget(details)
-        split.setStretchFactor(0, 2)
-        split.setStretchFactor(1, 3)
+        self.split = QSplitter(Qt.Orientation.Vertical)
+        self.split.setChildrenCollapsible(False)
+        self.split.addWidget(self.tree)
+        self.split.addWidget(details)
+        self.split.setStretchFactor(0, 2)
+        self.split.setStretchFactor(1, 3)
+        self.tree.setMinimumHeight(90)
+        # empty: one friendly message; with calls: the list above the details
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.empty)
+        self.stack.addWidget(self.split)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(8, 6, 8, 8)
-        lay.addWidget(split)
+        lay.addWidget(self.stack)
 
         self._timer = QTimer(self)
         self._timer.setInterval(100)
@@ -320,7 +322,7 @@ class ToolSidebar(QWidget):
         self.tree.addTopLevelItem(item)
         self._items[run.call_id] = item
         self._paint(run)
-        self.stack.setCurrentWidget(self.tree)
+        self.stack.setCurrentWidget(self.split)
 
     def _paint(self, run: ToolRun) -> None:
         item = self._items.get(run.call_id)

@@ -80,6 +80,16 @@ def test_plain_streaming_text(backend, ollama_server):
     ]
 
 
+def test_finished_streams_leave_the_connection_reusable(backend, ollama_server):
+    """After the done line the body is read to its end, so the next request reuses the connection."""
+    for text in ("one", "two", "three"):
+        collect(backend.stream_chat(user(text)))
+    list(backend.pull_model("tinyllama"))
+    backend.list_models()
+    assert len(ollama_server.peers) == 5
+    assert len(set(ollama_server.peers)) == 1
+
+
 def test_done_reason_length_is_passed_on(backend, ollama_server):
     ollama_server.script([line("Once upon"), done("length")])
     text, _, _, chunks = collect(backend.stream_chat(user("story")))

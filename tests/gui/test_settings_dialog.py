@@ -30,7 +30,7 @@ from desktop_agent.core import paths, secrets
 from desktop_agent.core.secrets import SERVICE, SESSION_ONLY, SYSTEM_KEYRING, SecretStore
 from desktop_agent.core.settings import OPENAI_PRESETS, Settings
 from desktop_agent.ui.settings_dialog import SettingsDialog, human_size, human_time
-from tests.servers.ollama import OllamaServer, ollama_server  # noqa: F401 (fixture)
+from tests.servers.ollama import ollama_server  # noqa: F401 (fixture)
 from tests.servers.openai import OpenAIServer
 from tests.unit.test_secrets import DictKeyring, RaisingKeyring
 
@@ -119,6 +119,9 @@ def test_ollama_test_connection_shows_version_and_models(dialogs, qtbot, ollama_
     assert [p for p, _ in ollama_server.requests][:2] == ["/api/version", "/api/tags"]
     # the installed models are offered in the Generation tab's model box
     assert dialog.model.findText("qwen3:8b") >= 0
+    # editing the host clears a result that was about another host
+    dialog.ollama_host.setText(ollama_server.url + "/other")
+    assert _shown(dialog.ollama_status) == ""
 
 
 def test_models_listed_when_the_dialog_opens(dialogs, qtbot, ollama_server):  # noqa: F811
@@ -483,3 +486,54 @@ def test_human_readable_sizes_and_times():
     assert human_time("2026-01-08T11:00:00.123456789+00:00", now) == "2 days ago"
     assert human_time("2025-06-01T00:00:00Z", now).startswith("2025-0")
     assert human_time("garbage", now) == "garbage"
+
+
+@pytest.mark.parametrize("source", ["dialog", "environment"])
+def test_known_key_is_used_for_chats_and_written_nowhere(dialogs, qtbot, no_keyring, monkeypatch, _user_dirs, source):
+    """Issue 4: a session with a known key (entered in the dialog, or from OPENAI_API_KEY) on a machine
+    without a keyring (shared case 34-keyring-no-backend-headless.json): the chat authenticates with
+    it, and afterwards no file under the user config, data, cache and log dirs holds it — DEBUG
+    logging of every library included."""
+    import logging
+
+    from desktop_agent.core.backends import create_backend
+    from desktop_agent.core.messages import Message
+
+    log_file = paths.log_file()
+    handler = logging.FileHandler(log_file, encoding="utf-8")
+    handler.setLevel(logging.DEBUG)
+    root = logging.getLogger()
+    old_level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG)
+    server = OpenAIServer(models=["m"], required_keys=[KEY]).start()
+    try:
+        if source == "environment":
+            monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        dialog = dialogs(Settings(backend="openai", openai_base_url=server.url, openai_model="m"), SecretStore())
+        if source == "dialog":
+            dialog.new_key.setText(KEY)
+            dialog._add_key()
+        dialog.test_openai()
+        qtbot.waitUntil(lambda: "Connected" in _shown(dialog.openai_status), timeout=WAIT_MS)
+        with qtbot.waitSignal(dialog.settingsSaved, timeout=WAIT_MS) as saved:
+            dialog.save_button.click()
+        settings = saved.args[0]
+
+        # the window builds its backend for the next turn the same way
+        keys = SecretStore(settings.openai_base_url).get_api_keys()
+        assert keys == [KEY]
+        backend = create_backend(settings.model_copy(update={"openai_retries_per_key": 0}), keys)
+        try:
+            chunks = list(backend.stream_chat([Message(role="user", content="hello")]))
+        finally:
+            backend.close()
+        assert "".join(c.text for c in chunks).strip()
+        assert server.requests[-1].headers["authorization"] == f"Bearer {KEY}"
+    finally:
+        server.stop()
+        root.removeHandler(handler)
+        handler.close()
+        root.setLevel(old_level)
+    assert log_file.stat().st_size > 0  # something was logged, and checked
+    assert _files_with(_user_dirs, KEY) == []

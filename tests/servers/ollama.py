@@ -146,7 +146,8 @@ class OllamaServer:
     """A real HTTP server on 127.0.0.1 (free port, daemon thread) speaking Ollama's API.
 
     Attributes: ``url`` (``http://127.0.0.1:PORT``), ``requests`` (``(path, json body)`` per request;
-    body None for GET), ``raw_requests`` (``(method, path, body bytes)``), ``models`` (``/api/tags``
+    body None for GET), ``raw_requests`` (``(method, path, body bytes)``), ``peers`` (client address
+per request), ``models`` (``/api/tags``
     entries), ``version``, ``chunk_delay_s`` (sleep before each streamed chat line),
     ``first_chunk_delay_s`` (sleep before answering a chat at all, headers included: a model loading), ``pull_delay_s``
     (sleep between pull progress lines), ``pull_steps``, ``pull_error`` (text of an ``{"error"}`` line
@@ -161,6 +162,8 @@ class OllamaServer:
         self.version = "0.12.6"
         self.requests: list[tuple[str, Any]] = []
         self.raw_requests: list[tuple[str, str, bytes]] = []
+        #: the client's (host, port) per request, in order: equal ports = a reused connection
+        self.peers: list[tuple[str, int]] = []
         self.chunk_delay_s = 0.0
         self.first_chunk_delay_s = 0.0
         self.pull_delay_s = 0.0
@@ -275,6 +278,7 @@ class _Handler(BaseHTTPRequestHandler):
             except ValueError:
                 body = None
         self.owner.raw_requests.append((self.command, self.path, raw))
+        self.owner.peers.append(self.client_address)
         self.owner.requests.append((self.path, body))
         return raw, body
 
@@ -345,6 +349,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802
         self.owner.requests.append((self.path, None))
         self.owner.raw_requests.append(("GET", self.path, b""))
+        self.owner.peers.append(self.client_address)
         if self.path == "/api/tags":
             self._send_json(200, {"models": list(self.owner.models)})
         elif self.path == "/api/version":

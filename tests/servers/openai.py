@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import socket
 import threading
 import time
 import uuid
@@ -373,6 +374,7 @@ class OpenAIServer:
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._connections: set[Any] = set()
 
     # -- life cycle ----------------------------------------------------------------------------
     def start(self) -> OpenAIServer:
@@ -396,6 +398,13 @@ class OpenAIServer:
         if httpd is not None:
             httpd.shutdown()
             httpd.server_close()
+        with self._lock:
+            connections, self._connections = list(self._connections), set()
+        for conn in connections:  # keep-alive connections die with the server, as with a real one
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
         if self._thread is not None:
             self._thread.join(timeout=5)
 
@@ -416,6 +425,12 @@ class OpenAIServer:
     def url(self) -> str:
         """``http://127.0.0.1:PORT/v1``"""
         return f"http://{self.host}:{self.port}/v1"
+
+    @property
+    def chat_requests(self) -> list[RecordedRequest]:
+        """The chat request bodies (same as :attr:`requests`; named like the Ollama server's)."""
+        with self._lock:
+            return list(self.requests)
 
     # -- scripting -----------------------------------------------------------------------------
     def script(self, *replies: Reply) -> OpenAIServer:
@@ -466,6 +481,18 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 — silence
         pass
 
+    def setup(self) -> None:
+        super().setup()
+        with self.owner._lock:
+            self.owner._connections.add(self.connection)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            with self.owner._lock:
+                self.owner._connections.discard(self.connection)
+
     # -- plumbing ------------------------------------------------------------------------------
     def _headers(self) -> dict[str, str]:
         return {k.lower(): v for k, v in self.headers.items()}
@@ -512,8 +539,6 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         except OSError:
             pass
-        import socket
-
         try:
             self.connection.shutdown(socket.SHUT_RDWR)
         except OSError:

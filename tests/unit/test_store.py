@@ -156,7 +156,7 @@ def test_update_message_rewrites_text_status_and_search_index(store):
 
 
 def test_saving_one_message_costs_the_same_statements_whatever_the_chat_length(store):
-    """No rewriting of whole conversations: the SQL run by add_message is the same for a 1- and 300-message chat."""
+    """No rewriting of whole conversations: the SQL run by add_message is the same for a 1- and 120-message chat."""
     def statements_for_one_save(conv: Conversation) -> list[str]:
         seen: list[str] = []
         store.conn.set_trace_callback(seen.append)
@@ -169,7 +169,7 @@ def test_saving_one_message_costs_the_same_statements_whatever_the_chat_length(s
         return seen
 
     short = save_chat(store, [Message(role="user", content="hi")])
-    long = save_chat(store, [Message(role="user", content=f"message {i}") for i in range(300)])
+    long = save_chat(store, [Message(role="user", content=f"message {i}") for i in range(120)])
     # our own statements (lines starting with "--" are FTS5's internal index upkeep, amortised per index size)
     a = [s for s in statements_for_one_save(short) if not s.startswith("--")]
     b = [s for s in statements_for_one_save(long) if not s.startswith("--")]
@@ -569,6 +569,34 @@ def test_file_that_is_not_a_database_is_kept_aside_and_a_fresh_one_started(db):
     s = assert_fresh_store_with_kept_file(db, "corrupt", original)
     assert "damaged" in s.warnings[0] and "not a SQLite database" in s.warnings[0]
     s.close()
+
+
+def test_database_with_a_broken_header_is_kept_aside(db):
+    make_store_with_chat(db)
+    data = bytearray(db.read_bytes())
+    data[16:100] = b"\x07" * 84  # magic string intact, page size and the rest of the header nonsense
+    db.write_bytes(bytes(data))
+    s = assert_fresh_store_with_kept_file(db, "corrupt", bytes(data))
+    assert "damaged" in s.warnings[0]
+    s.close()
+
+
+def test_locked_database_is_an_error_not_damage(db):
+    """Another process writing (lock held) must never make us move the user's history aside."""
+    make_store_with_chat(db)
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("PRAGMA locking_mode = EXCLUSIVE")
+    other.execute("BEGIN EXCLUSIVE")
+    other.execute("UPDATE conversations SET title = 'locked'")
+    try:
+        with pytest.raises(StoreError, match="locked|busy"):
+            ConversationStore(db, busy_timeout_s=0.1)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert list(db.parent.glob("*.corrupt-*")) == []
+    with ConversationStore(db) as s:
+        assert s.warnings == [] and s.count() == 1
 
 
 def test_truncated_database_is_kept_aside(db):

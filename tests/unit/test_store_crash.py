@@ -41,15 +41,23 @@ def test_sigkill_at_random_moments_keeps_the_db_intact_and_every_committed_messa
             [sys.executable, "-m", "tests.unit.store_writer", str(db), str(seed + run)],
             stdout=subprocess.PIPE, cwd=ROOT, env=env, text=True, encoding="utf-8",
         )
-        if run % 9 == 0:
-            time.sleep(rnd.uniform(0.0, 0.25))  # possibly while it opens / creates the database
-        else:
-            assert proc.stdout.readline() == "ready\n"
-            time.sleep(rnd.uniform(0.0, 0.08))  # while it is writing
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
+        lines = []
+        try:
+            if run % 9 == 0:
+                time.sleep(rnd.uniform(0.0, 0.25))  # possibly while it opens / creates the database
+            else:
+                assert proc.stdout.readline() == "ready\n"
+                first = proc.stdout.readline()  # it is writing now
+                assert first.startswith("ok "), first
+                lines = [first]
+                time.sleep(rnd.uniform(0.0, 0.06))
+            os.kill(proc.pid, signal.SIGKILL)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
         assert proc.returncode == -signal.SIGKILL, f"writer ended by itself (seed {seed + run})"
-        lines = proc.stdout.read().splitlines()
+        lines += proc.stdout.read().splitlines()
         proc.stdout.close()
         n = 0
         for line in lines:
@@ -63,7 +71,7 @@ def test_sigkill_at_random_moments_keeps_the_db_intact_and_every_committed_messa
                 pending[int(rest[0])] = rest[1]
         written_per_run.append(n)
 
-    assert sum(written_per_run) > 200, written_per_run  # the kills really happened mid-writing
+    assert sum(1 for n in written_per_run if n > 0) >= KILLS * 8 // 9, written_per_run  # killed mid-writing
     # no writer start judged the database damaged and moved it aside
     assert sorted(p.name for p in tmp_path.iterdir() if ".corrupt-" in p.name) == []
     conn = sqlite3.connect(db)

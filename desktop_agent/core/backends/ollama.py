@@ -194,32 +194,38 @@ class OllamaBackend:
         """
         body = self.build_request(messages, tools, tool_choice)
         saw_tool_calls = False
-        for line in self._stream_lines("POST", "/api/chat", body, cancel, model=self.model):
-            data = self._parse_line(line)
-            if "error" in data and data.get("error"):
-                raise self._error_for_message(_short(str(data["error"])), None, model=self.model)
-            message = data.get("message")
-            if message is None:
-                message = {}
-            if not isinstance(message, dict):
-                raise errors.AnswerCutOff(f"unexpected message in stream: {_short(repr(message))}")
-            text = message.get("content") or ""
-            thinking = message.get("thinking") or ""
-            if not isinstance(text, str):
-                text = str(text)
-            if not isinstance(thinking, str):
-                thinking = str(thinking)
-            calls = self._tool_calls(message.get("tool_calls"))
-            saw_tool_calls = saw_tool_calls or bool(calls)
-            done = bool(data.get("done"))
-            if done:
-                reason = data.get("done_reason") or "stop"
-                if saw_tool_calls and reason == "stop":
-                    reason = "tool_calls"
-                yield Chunk(text=text, thinking=thinking, tool_calls=calls, done=True, finish_reason=reason)
-                return
-            if text or thinking or calls:
-                yield Chunk(text=text, thinking=thinking, tool_calls=calls)
+        if cancel is not None and cancel.is_set():
+            return
+        stream = self._stream_lines("POST", "/api/chat", body, cancel, model=self.model)
+        try:
+            for line in stream:
+                data = self._parse_line(line)
+                if data.get("error"):
+                    raise self._error_for_message(_short(str(data["error"])), None, model=self.model)
+                message = data.get("message")
+                if message is None:
+                    message = {}
+                if not isinstance(message, dict):
+                    raise errors.AnswerCutOff(f"unexpected message in stream: {_short(repr(message))}")
+                text = message.get("content") or ""
+                thinking = message.get("thinking") or ""
+                if not isinstance(text, str):
+                    text = str(text)
+                if not isinstance(thinking, str):
+                    thinking = str(thinking)
+                calls = self._tool_calls(message.get("tool_calls"))
+                saw_tool_calls = saw_tool_calls or bool(calls)
+                if data.get("done"):
+                    reason = data.get("done_reason") or "stop"
+                    if saw_tool_calls and reason == "stop":
+                        reason = "tool_calls"
+                    stream.finish()  # read the end of the body: the connection can be reused
+                    yield Chunk(text=text, thinking=thinking, tool_calls=calls, done=True, finish_reason=reason)
+                    return
+                if text or thinking or calls:
+                    yield Chunk(text=text, thinking=thinking, tool_calls=calls)
+        finally:
+            stream.close()
         if cancel is not None and cancel.is_set():
             return
         raise errors.AnswerCutOff("the stream ended before Ollama said it was done")
@@ -266,21 +272,28 @@ class OllamaBackend:
         :class:`~desktop_agent.core.errors.AnswerCutOff` (the stream broke) or
         :class:`~desktop_agent.core.errors.BackendError` (e.g. no such model in the library)."""
         body = {"model": name, "stream": True}
-        last = None
-        for line in self._stream_lines("POST", "/api/pull", body, cancel, model=None):
-            data = self._parse_line(line)
-            if data.get("error"):
-                raise errors.BackendError(f"pulling '{name}' failed: {_short(str(data['error']))}")
-            completed, total = data.get("completed"), data.get("total")
-            last = PullProgress(
-                status=str(data.get("status") or ""),
-                completed=int(completed) if isinstance(completed, (int, float)) else None,
-                total=int(total) if isinstance(total, (int, float)) else None,
-                digest=data.get("digest") or None,
-            )
-            yield last
-            if last.done:
-                return
+        if cancel is not None and cancel.is_set():
+            return
+        stream = self._stream_lines("POST", "/api/pull", body, cancel, model=None)
+        try:
+            for line in stream:
+                data = self._parse_line(line)
+                if data.get("error"):
+                    raise errors.BackendError(f"pulling '{name}' failed: {_short(str(data['error']))}")
+                completed, total = data.get("completed"), data.get("total")
+                progress = PullProgress(
+                    status=str(data.get("status") or ""),
+                    completed=int(completed) if isinstance(completed, (int, float)) else None,
+                    total=int(total) if isinstance(total, (int, float)) else None,
+                    digest=data.get("digest") or None,
+                )
+                if progress.done:
+                    stream.finish()
+                    yield progress
+                    return
+                yield progress
+        finally:
+            stream.close()
         if cancel is not None and cancel.is_set():
             return
         raise errors.AnswerCutOff(f"the download of '{name}' stopped before it finished")
@@ -390,91 +403,9 @@ class OllamaBackend:
         cancel: threading.Event | None,
         *,
         model: str | None,
-    ) -> Iterator[bytes]:
-        """POST ``body`` and yield the NDJSON lines (bytes, non-empty) of the streamed answer.
-
-        The HTTP exchange runs in a short-lived reader thread so that ``cancel`` is honoured at once,
-        even while the server sends nothing (loading a model): the generator polls ``cancel`` and,
-        when set, shuts the socket down and returns. Closing the generator early does the same.
-        """
-        if cancel is not None and cancel.is_set():
-            return
-        content = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        q: queue.Queue[tuple[str, Any]] = queue.Queue()
-        stop = threading.Event()
-        # the live response, set by the reader thread while it owns the connection (under the lock)
-        state: dict[str, Any] = {"response": None, "lock": threading.Lock()}
-        reader = threading.Thread(
-            target=self._read_stream,
-            args=(method, path, content, q, stop, state),
-            name=f"ollama-{path.rsplit('/', 1)[-1]}",
-            daemon=True,
-        )
-        reader.start()
-        started = False
-        try:
-            while True:
-                try:
-                    kind, value = q.get(timeout=0.05) if cancel is not None else q.get()
-                except queue.Empty:
-                    if cancel is not None and cancel.is_set():
-                        return
-                    continue
-                if cancel is not None and cancel.is_set():
-                    return
-                if kind == "line":
-                    started = True
-                    yield value
-                elif kind == "status":
-                    status, text = value
-                    raise self._error_for_message(_error_text(text), status, model=model)
-                elif kind == "error":
-                    raise self._error_for_transport(value, started=started)
-                elif kind == "end":
-                    return
-        finally:
-            stop.set()
-            with state["lock"]:
-                # still reading (cancelled, or the consumer stopped early): wake the reader up.
-                # A finished reader has cleared it, so a connection back in the pool is never touched.
-                _shutdown(state["response"])
-
-    def _read_stream(self, method, path, content, q, stop, state) -> None:
-        """Reader thread: runs the request and puts ``(kind, value)`` items on ``q``:
-        ``line`` (bytes), ``status`` ((code, body text) for HTTP errors), ``error`` (an exception),
-        ``end``."""
-        try:
-            with self._http.stream(
-                method, path, content=content, headers={"Content-Type": "application/json"}
-            ) as r:
-                with state["lock"]:
-                    state["response"] = r
-                try:
-                    if stop.is_set():
-                        return
-                    if r.status_code >= 400:
-                        r.read()
-                        q.put(("status", (r.status_code, r.text)))
-                        return
-                    buf = b""
-                    for data in r.iter_bytes():
-                        if stop.is_set():
-                            return
-                        buf += data
-                        if b"\n" in buf:
-                            *lines, buf = buf.split(b"\n")
-                            for line in lines:
-                                if line.strip():
-                                    q.put(("line", line))
-                    if buf.strip():
-                        q.put(("line", buf))
-                    q.put(("end", None))
-                finally:
-                    with state["lock"]:
-                        state["response"] = None
-        except BaseException as exc:  # noqa: BLE001 - handed to the consuming thread
-            if not stop.is_set():
-                q.put(("error", exc))
+    ) -> _LineStream:
+        """Send ``body`` and return a :class:`_LineStream` over the NDJSON lines of the answer."""
+        return _LineStream(self, method, path, body, cancel, model)
 
     # ------------------------------------------------------------------ errors
 
@@ -523,6 +454,108 @@ class OllamaBackend:
         if isinstance(exc, OSError):
             return errors.AnswerCutOff(detail)
         return errors.BackendError(f"{type(exc).__name__}: {detail}")
+
+
+class _LineStream:
+    """The NDJSON lines (bytes) of one streamed answer, read by a short-lived reader thread.
+
+    The HTTP exchange runs in the reader thread so that ``cancel`` is honoured at once, even while
+    the server sends nothing (loading a model): iteration polls ``cancel`` and stops when it is set.
+    :meth:`close` (always call it) wakes a reader still blocked in ``recv`` by shutting the socket
+    down; :meth:`finish` first lets a complete answer's body end so its connection goes back to the
+    pool. Iteration raises :mod:`~desktop_agent.core.errors` types only.
+    """
+
+    #: seconds :meth:`finish` waits for the end of the body after the last line
+    FINISH_WAIT_S = 1.0
+
+    def __init__(self, backend: OllamaBackend, method: str, path: str, body: dict[str, Any],
+                 cancel: threading.Event | None, model: str | None):
+        self._backend = backend
+        self._cancel = cancel
+        self._model = model
+        self._q: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._response: Any = None  # set while the reader owns the connection (under the lock)
+        content = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        self._reader = threading.Thread(
+            target=self._read, args=(method, path, content), name=f"ollama-{path.rsplit('/', 1)[-1]}", daemon=True
+        )
+        self._reader.start()
+
+    def _cancelled(self) -> bool:
+        return self._cancel is not None and self._cancel.is_set()
+
+    def __iter__(self) -> Iterator[bytes]:
+        started = False
+        while True:
+            try:
+                kind, value = self._q.get(timeout=0.05) if self._cancel is not None else self._q.get()
+            except queue.Empty:
+                if self._cancelled():
+                    return
+                continue
+            if self._cancelled():
+                return
+            if kind == "line":
+                started = True
+                yield value
+            elif kind == "status":
+                status, text = value
+                raise self._backend._error_for_message(_error_text(text), status, model=self._model)
+            elif kind == "error":
+                raise self._backend._error_for_transport(value, started=started)
+            else:  # "end"
+                return
+
+    def finish(self) -> None:
+        """Wait (briefly, and not past ``cancel``) for the reader to reach the end of the body."""
+        self._reader.join(0 if self._cancelled() else self.FINISH_WAIT_S)
+
+    def close(self) -> None:
+        self._stop.set()
+        with self._lock:
+            # a finished reader has cleared the response: a pooled connection is never touched
+            _shutdown(self._response)
+
+    def _read(self, method: str, path: str, content: bytes) -> None:
+        """Reader thread: puts ``line`` (bytes), ``status`` ((code, body text) of an HTTP error),
+        ``error`` (an exception) or ``end`` on the queue."""
+        q, stop = self._q, self._stop
+        try:
+            with self._backend._http.stream(
+                method, path, content=content, headers={"Content-Type": "application/json"}
+            ) as r:
+                with self._lock:
+                    self._response = r
+                try:
+                    if stop.is_set():
+                        return
+                    if r.status_code >= 400:
+                        r.read()
+                        q.put(("status", (r.status_code, r.text)))
+                        return
+                    buf = b""
+                    for data in r.iter_bytes():
+                        if stop.is_set():
+                            return
+                        buf += data
+                        if b"\n" in buf:
+                            *lines, buf = buf.split(b"\n")
+                            for line in lines:
+                                if line.strip():
+                                    q.put(("line", line))
+                    if buf.strip():
+                        q.put(("line", buf))
+                finally:
+                    with self._lock:
+                        self._response = None
+            # after the `with`: the connection is back in the pool before the consumer goes on
+            q.put(("end", None))
+        except BaseException as exc:  # noqa: BLE001 - handed to the consuming thread
+            if not stop.is_set():
+                q.put(("error", exc))
 
 
 # ---------------------------------------------------------------------- helpers

@@ -1,0 +1,117 @@
+"""Fixtures for the window tests: real widgets offscreen, real backends against the local protocol servers.
+
+Windows are held by the fixture and closed at the end (``qtbot.addWidget`` keeps only a weak reference,
+and a window owning a running QThread must be closed — cancel + wait — before it is destroyed).
+"""
+
+from __future__ import annotations
+
+import socket
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import desktop_agent.ui  # noqa: F401  (applies the PySide6 6.12 refcount guard before any Qt use)
+from desktop_agent.core.settings import Settings
+
+
+@pytest.fixture
+def make_window(qtbot):
+    """``make_window(settings=None, **kwargs) -> MainWindow`` shown offscreen; all closed afterwards."""
+    from desktop_agent.ui.main_window import MainWindow
+
+    windows = []
+
+    def make(settings: Settings | None = None, size: tuple[int, int] | None = (1100, 760), **kwargs):
+        kwargs.setdefault("check_server", False)
+        w = MainWindow(settings or Settings(), **kwargs)
+        windows.append(w)
+        if size:
+            w.resize(*size)
+        w.show()
+        qtbot.waitExposed(w)
+        qtbot.waitUntil(lambda: w.store is not None, timeout=5000)  # late init ran
+        return w
+
+    yield make
+    for w in windows:
+        w.close()
+        assert not w.runner.busy or w.runner._closed
+    for w in windows:
+        w.deleteLater()
+
+
+@pytest.fixture
+def ollama_settings(ollama_server):
+    """Settings for the local Ollama protocol server (shipped tools on, no retries)."""
+    return Settings(backend="ollama", ollama_host=ollama_server.url, ollama_model="llama3.2")
+
+
+def wait_idle(qtbot, window, timeout: int = 10_000) -> None:
+    qtbot.waitUntil(lambda: not window.busy, timeout=timeout)
+
+
+def last_turn_text(window) -> str:
+    from desktop_agent.ui.chat_view import AssistantTurn
+
+    turns = [b for b in window.chat.blocks if isinstance(b, AssistantTurn)]
+    return turns[-1].text_content() if turns else ""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def tools_dir(tmp_path) -> Path:
+    """A user tools folder with a slow tool and a tool that needs approval."""
+    d = tmp_path / "extra_tools"
+    d.mkdir()
+    (d / "testing_tools.py").write_text(
+        textwrap.dedent(
+            '''
+            import time
+            from desktop_agent import tool
+
+            @tool
+            def slow_op(seconds: float = 0.6) -> str:
+                """Wait a little, then say done."""
+                time.sleep(seconds)
+                return "done"
+
+            @tool(timeout_s=60)
+            def hang() -> str:
+                """Never returns in time (case 28)."""
+                time.sleep(100)
+                return "never"
+
+            @tool(requires_approval=True)
+            def delete_everything(path: str) -> str:
+                """Pretend to delete a folder (needs the user's approval)."""
+                return f"deleted {path}"
+            '''
+        ),
+        encoding="utf-8",
+    )
+    return d
+
+
+def tool_call_lines(name: str, arguments: dict | None = None) -> list[dict]:
+    """An Ollama NDJSON reply asking for one tool call."""
+    return [
+        {"message": {"role": "assistant", "content": "", "tool_calls": [
+            {"function": {"name": name, "arguments": arguments or {}}}]}, "done": False},
+        {"message": {"role": "assistant", "content": ""}, "done": True, "done_reason": "stop"},
+    ]
+
+
+def text_lines(pieces: list[str], thinking: str = "") -> list[dict]:
+    lines: list[dict] = []
+    if thinking:
+        lines.append({"message": {"role": "assistant", "content": "", "thinking": thinking}, "done": False})
+    lines += [{"message": {"role": "assistant", "content": p}, "done": False} for p in pieces]
+    lines.append({"message": {"role": "assistant", "content": ""}, "done": True, "done_reason": "stop"})
+    return lines

@@ -1,0 +1,156 @@
+"""The chat view on its own: long chats stay light, markdown and copy buttons, event rendering."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from PySide6.QtCore import QUrl
+from PySide6.QtWidgets import QApplication
+
+from desktop_agent.core.errors import BackendUnreachable
+from desktop_agent.core.events import (
+    AnswerFinished,
+    Notice,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnCancelled,
+    TurnFailed,
+)
+from desktop_agent.core.messages import Conversation, Message, ToolCall
+from desktop_agent.ui.agent_runner import TurnEnded, TurnStarted
+from desktop_agent.ui.chat_view import AssistantTurn, ChatView, ErrorCard, TextPart, UserBubble, display_blocks
+
+
+@pytest.fixture
+def view(qtbot):
+    v = ChatView()
+    v.resize(800, 600)
+    v.show()
+    qtbot.waitExposed(v)
+    yield v
+    v.close()
+    v.deleteLater()
+
+
+def _long_conversation(n_pairs: int) -> Conversation:
+    msgs = []
+    for i in range(n_pairs):
+        msgs.append(Message(role="user", content=f"question {i}"))
+        msgs.append(Message(role="assistant", content=f"answer **{i}**\n\n```python\nprint({i})\n```", model="m"))
+    return Conversation(messages=msgs)
+
+
+def test_two_thousand_messages_load_lazily(qtbot, view):
+    """2,000 messages: only the newest page of widgets is created, each with its own small document."""
+    conv = _long_conversation(1000)
+    t0 = time.perf_counter()
+    view.set_conversation(conv)
+    elapsed = time.perf_counter() - t0
+    assert len(view.blocks) == ChatView.PAGE
+    assert len(view._pending) == 2000 - ChatView.PAGE
+    assert view.more.isVisible() and "1960 more" in view.more.text()
+    docs = [p.document().characterCount() for b in view.blocks if isinstance(b, AssistantTurn)
+            for p in b.parts if isinstance(p, TextPart)]
+    assert docs and max(docs) < 500  # one small document per message, never one giant one
+    assert isinstance(view.blocks[-1], AssistantTurn) and "999" in view.blocks[-1].text_content()
+    assert elapsed < 5.0  # generous; it is ~0.2 s here
+    # scrolling to the top creates the next page, keeping what the user looked at in place
+    qtbot.waitUntil(lambda: view.verticalScrollBar().maximum() > 0, timeout=2000)
+    view.verticalScrollBar().setValue(0)
+    qtbot.waitUntil(lambda: len(view.blocks) == 2 * ChatView.PAGE, timeout=2000)
+    assert "question 960" in view.blocks[0].message.content
+    assert view.load_earlier(10_000) == 2000 - 2 * ChatView.PAGE
+    assert not view.more.isVisible()
+
+
+def test_display_blocks_group_a_turn():
+    call = ToolCall(id="c1", name="today", arguments={})
+    msgs = [
+        Message(role="user", content="q"),
+        Message(role="assistant", content="", tool_calls=[call]),
+        Message(role="tool", content="Monday", tool_call_id="c1", tool_name="today", tool_status="ok"),
+        Message(role="assistant", content="It is Monday."),
+        Message(role="user", content="thanks"),
+    ]
+    assert [(k, len(m)) for k, m in display_blocks(msgs)] == [("user", 1), ("assistant", 3), ("user", 1)]
+
+
+def test_loaded_turn_shows_tool_marker_status_and_stopped_tag(view):
+    call = ToolCall(id="c1", name="get_current_weather", arguments={"location": "Paris"})
+    conv = Conversation(messages=[
+        Message(role="user", content="weather?"),
+        Message(role="assistant", content="", tool_calls=[call]),
+        Message(role="tool", content="Error: timed out", tool_call_id="c1", tool_status="timeout", duration_ms=1000),
+        Message(role="assistant", content="Partial", status="stopped"),
+    ])
+    view.set_conversation(conv)
+    turn = view.blocks[-1]
+    assert turn.chips["c1"].status == "timeout"
+    assert "location=Paris" in turn.chips["c1"].text() and "timed out" in turn.chips["c1"].text()
+    assert turn.tag.text() == "Stopped"
+
+
+def test_code_block_and_message_copy_buttons(qtbot, view):
+    view.handle(TurnStarted(1, "c", "q"))
+    view.handle(TextDelta("Here:\n\n```python\nx = 1\n```\n"))
+    view.handle(AnswerFinished(Message(role="assistant", content="Here:\n\n```python\nx = 1\n```\n")))
+    view.handle(TurnEnded(1, "finished"))
+    turn = view.blocks[-1]
+    part = next(p for p in turn.parts if isinstance(p, TextPart))
+    assert part.codes == ["x = 1"]
+    assert 'href="copy:0"' in part.toHtml() or "copy:0" in part.toHtml()
+    part.anchorClicked.emit(QUrl("copy:0"))
+    assert QApplication.clipboard().text() == "x = 1"
+    assert "Copied" in part.toPlainText()
+    turn.copy.click()
+    assert QApplication.clipboard().text().startswith("Here:")
+
+
+def test_user_message_copy(view):
+    bubble = view.add_user_message("copy me")
+    assert isinstance(bubble, UserBubble)
+    bubble.copy.click()
+    assert QApplication.clipboard().text() == "copy me"
+
+
+def test_markdown_table_and_highlighting_render(view):
+    view.handle(TurnStarted(1, "c", "q"))
+    text = "| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\ndef f():\n    return 1\n```"
+    view.handle(AnswerFinished(Message(role="assistant", content=text)))
+    part = next(p for p in view.blocks[-1].parts if isinstance(p, TextPart))
+    doc_html = part.toHtml()
+    assert "<table" in doc_html
+    assert "color:#" in doc_html.replace(" ", "")  # Pygments colours survived into the document
+
+
+def test_failed_turn_without_text_leaves_only_an_error_card(view):
+    view.add_user_message("hi")
+    view.handle(TurnStarted(1, "c", "hi"))
+    view.handle(Notice("rate limited — retrying in 2 s"))
+    assert view.live.notice.isVisibleTo(view.live) and "retrying" in view.live.notice.text()
+    view.handle(TurnFailed(BackendUnreachable("http://127.0.0.1:1")))
+    view.handle(TurnEnded(1, "failed"))
+    assert [type(b) for b in view.blocks] == [UserBubble, ErrorCard]
+    assert view.live is None
+
+
+def test_notice_is_transient(view):
+    """Shared case 20-openai-429-retry-after.json: the 'retrying' notice goes once text arrives."""
+    view.handle(TurnStarted(1, "c", "q"))
+    view.handle(Notice("rate limited — retrying in 2 s"))
+    turn = view.live
+    assert turn.notice.isVisibleTo(turn)
+    view.handle(TextDelta("Here is your answer."))
+    assert not turn.notice.isVisibleTo(turn)
+
+
+def test_stop_before_any_text_marks_turn_stopped(view):
+    view.handle(TurnStarted(1, "c", "q"))
+    view.handle(ToolCallStarted("c1", "slow", {}))
+    view.handle(ToolCallFinished("c1", "slow", False, "", "cancelled", 5.0, "cancelled"))
+    view.handle(TurnCancelled(None))
+    view.handle(TurnEnded(1, "cancelled"))
+    turn = view.blocks[-1]
+    assert turn.tag.text() == "Stopped" and turn.chips["c1"].status == "cancelled"

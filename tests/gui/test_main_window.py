@@ -1,0 +1,384 @@
+"""The main window against the local Ollama protocol server, through the real backend, agent, tools
+and store (issue 3). Offscreen; windows are closed by the ``make_window`` fixture."""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QEventLoop, Qt, QTimer
+
+from desktop_agent.core.settings import Settings
+from desktop_agent.core.store import ConversationStore
+from desktop_agent.ui.agent_runner import TurnEnded
+from desktop_agent.ui.chat_view import AssistantTurn, ErrorCard, TextPart, ThinkingPart, UserBubble
+from tests.gui.conftest import free_port, last_turn_text, text_lines, tool_call_lines, wait_idle
+from tests.servers.ollama import HttpError, OllamaServer
+
+
+def _saved(window):
+    return ConversationStore().load(window.conversation.id)
+
+
+def test_type_a_message_and_see_the_streamed_answer(qtbot, make_window, ollama_server, ollama_settings):
+    ollama_server.chunk_delay_s = 0.02
+    w = make_window(ollama_settings)
+    qtbot.keyClicks(w.input, "hello there")
+    qtbot.keyClick(w.input, Qt.Key.Key_Return)
+    assert w.busy and w.send_button.text() == "Stop"
+    assert w.input.toPlainText() == ""
+    wait_idle(qtbot, w)
+    assert last_turn_text(w) == "You said: hello there"
+    assert w.send_button.text() == "Send" and w.send_button.accessibleName() == "Send"
+    assert isinstance(w.chat.blocks[0], UserBubble)
+    assert w.windowTitle().startswith("hello there")
+    # saved through the store, by the worker thread
+    saved = _saved(w)
+    assert [(m.role, m.content) for m in saved.messages] == [
+        ("user", "hello there"), ("assistant", "You said: hello there")]
+
+
+def test_tool_call_shows_in_sidebar_with_live_duration_and_result(qtbot, make_window, ollama_server, tools_dir):
+    """A slow tool: the sidebar row says running with a growing duration, then ok with the result."""
+    settings = Settings(ollama_host=ollama_server.url, tools_dirs=[str(tools_dir)])
+    ollama_server.script(tool_call_lines("slow_op", {"seconds": 0.6}))
+    w = make_window(settings)
+    w.send("please run the slow op")
+    qtbot.waitUntil(lambda: bool(w.sidebar.runs), timeout=5000)
+    run = next(iter(w.sidebar.runs.values()))
+    item = w.sidebar._items[run.call_id]
+    assert item.text(0) == "running" and item.text(1) == "slow_op"
+    assert item.text(2) == "seconds=0.6"
+    first = item.text(3)
+    qtbot.waitUntil(lambda: item.text(3) != first, timeout=3000)  # live duration ticks
+    wait_idle(qtbot, w)
+    assert item.text(0) == "ok"
+    assert run.duration_ms >= 500
+    assert item.text(3).endswith(" ms") and int(item.text(3).split()[0]) >= 500
+    # selecting the row shows pretty arguments and the full result, copyable
+    w.sidebar.tree.setCurrentItem(item)
+    assert '"seconds": 0.6' in w.sidebar.args_view.toPlainText()
+    assert "done" in w.sidebar.result_view.toPlainText()
+    w.sidebar.copy_result.click()
+    from PySide6.QtWidgets import QApplication
+
+    assert "done" in QApplication.clipboard().text()
+    # inline marker in the chat, and the final answer
+    turn = w.chat.blocks[-1]
+    assert isinstance(turn, AssistantTurn) and run.call_id in turn.chips
+    assert "slow_op" in turn.chips[run.call_id].text()
+    assert last_turn_text(w).startswith("The tool said:") and "done" in last_turn_text(w)
+
+
+def test_shipped_tool_round_trip(qtbot, make_window, ollama_settings):
+    w = make_window(ollama_settings)
+    w.send("What day of the week is 2024-03-05?")
+    wait_idle(qtbot, w)
+    runs = list(w.sidebar.runs.values())
+    assert [r.name for r in runs] == ["day_of_week"] and runs[0].status == "ok"
+    assert "Tuesday" in runs[0].result
+    assert "Tuesday" in last_turn_text(w)
+
+
+def test_stop_mid_stream_keeps_partial_answer(qtbot, make_window, ollama_server, ollama_settings):
+    ollama_server.chunk_delay_s = 0.1
+    ollama_server.script(text_lines([f"word{i} " for i in range(60)]))
+    w = make_window(ollama_settings)
+    w.send("tell me a long story")
+    qtbot.waitUntil(lambda: "word2" in last_turn_text(w) or "word2" in _live_buffer(w), timeout=5000)
+    w.send_button.click()  # Send became Stop
+    wait_idle(qtbot, w, 3000)
+    turn = w.chat.blocks[-1]
+    assert isinstance(turn, AssistantTurn)
+    assert turn.tag.isVisible() and turn.tag.text() == "Stopped"
+    assert "word0" in turn.text_content() and "word59" not in turn.text_content()
+    saved = _saved(w)
+    assert saved.messages[-1].role == "assistant" and saved.messages[-1].status == "stopped"
+    assert w.send_button.text() == "Send"
+
+
+def test_escape_stops(qtbot, make_window, ollama_server, ollama_settings):
+    ollama_server.chunk_delay_s = 0.1
+    ollama_server.script(text_lines([f"w{i} " for i in range(60)]))
+    w = make_window(ollama_settings)
+    w.send("go")
+    qtbot.waitUntil(lambda: "w1" in _live_buffer(w), timeout=5000)
+    qtbot.keyClick(w.input, Qt.Key.Key_Escape)
+    wait_idle(qtbot, w, 3000)
+    assert w.chat.blocks[-1].tag.text() == "Stopped"
+
+
+def _live_buffer(w) -> str:
+    turn = w.chat.live
+    if turn is None:
+        return ""
+    return "".join(p.buffer for p in turn.parts if isinstance(p, TextPart))
+
+
+def test_retry_after_server_down(qtbot, make_window):
+    """Shared case 07-ollama-connection-refused.json: a clear inline error with Retry; the user message
+    stays; nothing is saved as an assistant reply; after starting the server, Retry answers."""
+    port = free_port()
+    w = make_window(Settings(ollama_host=f"http://127.0.0.1:{port}"))
+    w.send("hello")
+    wait_idle(qtbot, w)
+    cards = w.chat.error_cards()
+    assert len(cards) == 1
+    card = cards[0]
+    assert card.title.text() == "Can't reach Ollama"
+    assert f"127.0.0.1:{port}" in card.text.text() and "Traceback" not in card.text.text()
+    assert "Retry" in card.buttons
+    assert w.send_button.isEnabled() and w.send_button.text() == "Send"
+    assert not any(isinstance(b, AssistantTurn) for b in w.chat.blocks)  # no empty answer bubble
+    saved = _saved(w)
+    assert [m.role for m in saved.messages] == ["user"]
+    assert "not reachable" in w.server_label.text()
+
+    server = OllamaServer(port).start()
+    try:
+        card.buttons["Retry"].click()
+        wait_idle(qtbot, w)
+        assert not w.chat.error_cards()  # the card made way for the answer
+        assert last_turn_text(w) == "You said: hello"
+        assert [m.role for m in _saved(w).messages] == ["user", "assistant"]
+        assert server.chat_requests[-1]["messages"][-1]["content"] == "hello"
+    finally:
+        server.stop()
+
+
+def test_model_not_found_offers_pull_then_answers(qtbot, make_window, ollama_server):
+    """Shared case 06-ollama-model-not-found-404.json: plain message, Pull action (with progress), the
+    installed models offered, no empty assistant message saved; after the pull the turn is retried."""
+    ollama_server.strict_models = True
+    ollama_server.pull_delay_s = 0.02
+    w = make_window(Settings(ollama_host=ollama_server.url, ollama_model="llama2"))
+    w.send("hello")
+    wait_idle(qtbot, w)
+    card = w.chat.error_cards()[0]
+    assert "llama2" in card.title.text() and "not installed" in card.title.text()
+    assert "ollama pull llama2" in card.text.text()
+    assert {"Pull llama2", "Use llama3.2:latest", "Use qwen3:8b"} <= set(card.buttons)
+    assert [m.role for m in _saved(w).messages] == ["user"]
+    card.buttons["Pull llama2"].click()
+    qtbot.waitUntil(lambda: card.progress.isVisible(), timeout=3000)
+    qtbot.waitUntil(lambda: not w.chat.error_cards() and not w.busy and bool(last_turn_text(w)), timeout=10_000)
+    assert last_turn_text(w) == "You said: hello"
+    assert ollama_server.has_model("llama2")
+
+
+def test_use_installed_model_action(qtbot, make_window, ollama_server):
+    ollama_server.strict_models = True
+    w = make_window(Settings(ollama_host=ollama_server.url, ollama_model="llama2"))
+    w.send("hi")
+    wait_idle(qtbot, w)
+    w.chat.error_cards()[0].buttons["Use qwen3:8b"].click()
+    wait_idle(qtbot, w)
+    assert w.settings.ollama_model == "qwen3:8b"
+    assert last_turn_text(w) == "You said: hi"
+    assert ollama_server.chat_requests[-1]["model"] == "qwen3:8b"
+
+
+def test_window_never_blocks_while_backend_is_slow(qtbot, make_window, ollama_server, ollama_settings):
+    """An event-loop heartbeat keeps ticking while the server loads the model and streams slowly."""
+    ollama_server.first_chunk_delay_s = 0.6
+    ollama_server.chunk_delay_s = 0.1
+    w = make_window(ollama_settings)
+    stamps: list[float] = []
+    beat = QTimer()
+    beat.setInterval(20)
+    beat.timeout.connect(lambda: stamps.append(time.monotonic()))
+    beat.start()
+    w.send("a slow answer please")
+    wait_idle(qtbot, w)
+    beat.stop()
+    assert last_turn_text(w) == "You said: a slow answer please"
+    gaps = [b - a for a, b in zip(stamps, stamps[1:])]
+    assert len(stamps) >= 30  # ≈ 1 s of 20 ms beats
+    assert max(gaps) < 0.5  # generous: the loop never stalled
+
+
+def test_enter_sends_shift_enter_adds_a_line(qtbot, make_window, ollama_settings):
+    w = make_window(ollama_settings)
+    qtbot.keyClicks(w.input, "line one")
+    qtbot.keyClick(w.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(w.input, "line two")
+    assert w.input.toPlainText() == "line one\nline two"
+    assert not w.busy and not w.chat.blocks
+    qtbot.keyClick(w.input, Qt.Key.Key_Enter)  # keypad Enter sends too
+    assert w.busy
+    wait_idle(qtbot, w)
+    bubble = w.chat.blocks[0]
+    assert isinstance(bubble, UserBubble) and bubble.message.content == "line one\nline two"
+
+
+def test_empty_input_is_not_sent(qtbot, make_window, ollama_settings):
+    w = make_window(ollama_settings)
+    qtbot.keyClicks(w.input, "   ")
+    qtbot.keyClick(w.input, Qt.Key.Key_Return)
+    assert not w.busy and not w.chat.blocks
+
+
+def test_non_ascii_message_round_trip(qtbot, make_window, ollama_settings):
+    """Shared case 26 (unicode): typed text via setPlainText (keyClicks with non-ASCII aborts Qt)."""
+    w = make_window(ollama_settings)
+    w.input.setPlainText("你好，世界 — café")
+    qtbot.keyClick(w.input, Qt.Key.Key_Return)
+    wait_idle(qtbot, w)
+    assert last_turn_text(w) == "You said: 你好，世界 — café"
+
+
+def test_thinking_shown_collapsed_with_duration(qtbot, make_window, ollama_server, ollama_settings):
+    ollama_server.chunk_delay_s = 0.05
+    ollama_server.script(text_lines(["The answer ", "is **42**."], thinking="Let me think about it."))
+    w = make_window(ollama_settings)
+    w.send("meaning of life?")
+    wait_idle(qtbot, w)
+    turn = w.chat.blocks[-1]
+    thinking = [p for p in turn.parts if isinstance(p, ThinkingPart)]
+    assert len(thinking) == 1
+    part = thinking[0]
+    assert part.toggle.text().startswith("Thought for ") and part.toggle.text().endswith(" s")
+    assert not part.body.isVisible()
+    part.toggle.click()
+    assert part.body.isVisible() and "Let me think" in part.body.toPlainText()
+    assert turn.text_content() == "The answer is **42**."
+
+
+def test_streaming_rerenders_only_the_live_part_and_is_throttled(qtbot, make_window, ollama_server, ollama_settings):
+    w = make_window(ollama_settings)
+    w.send("first")
+    wait_idle(qtbot, w)
+    first_part = next(p for p in w.chat.blocks[-1].parts if isinstance(p, TextPart))
+    renders: dict[int, int] = {}
+    orig = w.chat.count_render
+    w.chat.count_render = lambda part: (renders.__setitem__(id(part), renders.get(id(part), 0) + 1), orig(part))
+    ollama_server.chunk_delay_s = 0.004
+    ollama_server.script(text_lines([f"t{i} " for i in range(300)]))
+    w.send("second")
+    wait_idle(qtbot, w)
+    assert id(first_part) not in renders  # earlier messages are never re-rendered
+    assert sum(renders.values()) < 100  # 300 deltas, throttled to ≤ ~30 fps
+    assert "t299" in last_turn_text(w)
+
+
+def test_quit_action_and_shortcuts(qtbot, make_window, ollama_settings):
+    w = make_window(ollama_settings)
+    assert w.tool_dock.isVisible()
+    w.toggle_tools_action.trigger()
+    assert not w.tool_dock.isVisible()
+    assert w.toggle_tools_action.shortcut().toString() == "Ctrl+Shift+T"
+    w.toggle_tools_action.trigger()
+    assert w.tool_dock.isVisible()
+    w.chat.setFocus()
+    w.focus_action.trigger()
+    assert w.input.hasFocus() or qtbot.waitUntil(lambda: w.input.hasFocus(), timeout=1000) is None
+    assert w.focus_action.shortcut().toString() == "Ctrl+L"
+    assert w.new_chat_action.shortcut().toString() == "Ctrl+N"
+    assert w.settings_action.shortcut().toString() == "Ctrl+,"
+    assert w.quit_action.shortcut().toString() == "Ctrl+Q"
+    w.quit_action.trigger()
+    assert not w.isVisible()
+
+
+def test_new_chat_during_a_turn_stops_it_first(qtbot, make_window, ollama_server, ollama_settings):
+    ollama_server.chunk_delay_s = 0.1
+    ollama_server.script(text_lines([f"w{i} " for i in range(50)]))
+    w = make_window(ollama_settings)
+    w.send("long one")
+    qtbot.waitUntil(lambda: "w1" in _live_buffer(w), timeout=5000)
+    old = w.conversation.id
+    w.new_chat_action.trigger()
+    wait_idle(qtbot, w, 3000)
+    qtbot.waitUntil(lambda: w.conversation.id != old, timeout=2000)
+    assert not w.chat.blocks and not w.sidebar.runs
+    assert ConversationStore().load(old).messages[-1].status == "stopped"
+
+
+def test_window_layout_is_remembered(qtbot, make_window, ollama_settings):
+    w = make_window(ollama_settings)
+    w.resize(720, 520)  # within the offscreen screen (800×600): restoreGeometry clamps to it
+    w.tool_dock.hide()
+    qtbot.waitUntil(lambda: w.size().width() == 720 and not w.tool_dock.isVisible(), timeout=2000)
+    qtbot.wait(50)
+    w.close()
+    w2 = make_window(ollama_settings, size=None)
+    assert not w2.tool_dock.isVisible()
+    assert (w2.size().width(), w2.size().height()) == (720, 520)
+
+
+def test_accessible_names(qtbot, make_window, ollama_settings):
+    w = make_window(ollama_settings)
+    for widget in (w.input, w.send_button, w.backend_combo, w.model_combo, w.chat, w.sidebar,
+                   w.sidebar.tree, w.server_label):
+        assert widget.accessibleName(), widget
+
+
+def test_models_listed_in_background(qtbot, make_window, ollama_server, ollama_settings):
+    ollama_server.models.append({**ollama_server.models[0], "name": "mistral:7b", "model": "mistral:7b"})
+    w = make_window(ollama_settings, check_server=True)
+    qtbot.waitUntil(lambda: "online" in w.server_label.text(), timeout=5000)
+    items = [w.model_combo.itemText(i) for i in range(w.model_combo.count())]
+    assert {"llama3.2:latest", "qwen3:8b", "mistral:7b"} <= set(items)
+    assert "0.12.6" in w.server_label.text()
+    w.model_combo.setCurrentText("mistral:7b")
+    w.model_combo.activated.emit(w.model_combo.currentIndex())
+    assert w.settings.ollama_model == "mistral:7b"
+    assert "mistral:7b" in w.backend_label.text()
+
+
+def test_server_down_status_when_listing_fails(qtbot, make_window):
+    w = make_window(Settings(ollama_host=f"http://127.0.0.1:{free_port()}"), check_server=True)
+    qtbot.waitUntil(lambda: "not reachable" in w.server_label.text(), timeout=5000)
+    assert "Can't reach Ollama" in w.server_label.toolTip()
+
+
+def test_broken_stream_is_an_inline_error_and_keeps_the_partial(qtbot, make_window, ollama_server, ollama_settings):
+    ollama_server.script(
+        b'{"model":"llama3.2","created_at":"2025-01-01T00:00:00Z","message":{"role":"assistant","content":"Half an "},"done":false}\n'
+    )
+    w = make_window(ollama_settings)
+    w.send("x")
+    wait_idle(qtbot, w)
+    card = w.chat.error_cards()[-1]
+    assert "Retry" in card.buttons
+    assert "Traceback" not in card.text.text()
+
+
+def test_server_error_status_is_inline(qtbot, make_window, ollama_server, ollama_settings):
+    ollama_server.script(HttpError(500, {"error": "out of memory"}))
+    w = make_window(ollama_settings)
+    w.send("x")
+    wait_idle(qtbot, w)
+    card = w.chat.error_cards()[-1]
+    assert "out of memory" in card.text.text()
+
+
+def test_loading_a_saved_chat_fills_chat_and_sidebar(qtbot, make_window, ollama_settings):
+    w = make_window(ollama_settings)
+    w.send("What day of the week is 2024-03-05?")
+    wait_idle(qtbot, w)
+    conv_id = w.conversation.id
+    w.new_chat()
+    assert not w.chat.blocks
+    w.open_conversation(conv_id)
+    assert [type(b).__name__ for b in w.chat.blocks] == ["UserBubble", "AssistantTurn"]
+    assert [r.name for r in w.sidebar.runs.values()] == ["day_of_week"]
+    turn = w.chat.blocks[-1]
+    assert len(turn.chips) == 1 and "Tuesday" in turn.text_content()
+
+
+def test_process_events_loop_survives_many_events(qtbot, make_window, ollama_server, ollama_settings):
+    """PySide6 6.12 drops a reference to True on every Signal.emit and to None on every processEvents:
+    thousands of streamed events must not abort the interpreter (see desktop_agent/ui/__init__.py)."""
+    ollama_server.script(text_lines(["x"] * 3000))
+    w = make_window(ollama_settings)
+    w.send("many")
+    for _ in range(200):
+        qtbot.wait(1)
+        from PySide6.QtWidgets import QApplication
+
+        QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
+    wait_idle(qtbot, w)
+    assert last_turn_text(w) == "x" * 3000
+    assert isinstance(w.chat.blocks[-1], AssistantTurn)
+    assert not any(isinstance(b, ErrorCard) for b in w.chat.blocks)
+    assert TurnEnded  # imported API stays public
