@@ -40,6 +40,13 @@ def _check_url(value: str) -> str:
     parsed = urlparse(value)
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
         raise ValueError(f"'{value}' is not a URL: it needs http:// or https:// and a host")
+    host = parsed.hostname or ""
+    try:
+        parsed.port  # noqa: B018 - raises ValueError for a bad port
+    except ValueError:
+        raise ValueError(f"'{value}' has an invalid port") from None
+    if not host or any(c.isspace() for c in value) or not re.fullmatch(r"[\w.\-:\[\]%]+", host):
+        raise ValueError(f"'{value}' is not a URL: '{host}' is not a host name")
     return value
 
 

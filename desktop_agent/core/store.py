@@ -8,8 +8,9 @@ One SQLite file (stdlib :mod:`sqlite3`, WAL journal, ``synchronous=FULL``) at
 - ``messages``: one row per :class:`~desktop_agent.core.messages.Message` — every field of it;
   ``tool_calls`` is a JSON list of :class:`~desktop_agent.core.messages.ToolCall` dicts (NULL when
   there are none). The row id is ``Message.id``.
-- ``message_fts``: an FTS5 index (``trigram`` tokenizer, so substrings and Chinese text are found) over
-  each message's text: its content plus the names and arguments of its tool calls. Row id = message id.
+- ``message_text``: each message's searchable text (its content plus the names and arguments of its
+  tool calls), row id = message id; ``message_fts`` is an external-content FTS5 index over it
+  (``trigram`` tokenizer, so substrings and Chinese text are found), kept in sync by triggers.
 - ``PRAGMA user_version`` is the schema version; :data:`MIGRATIONS` lists the functions that bring a
   database from version *n* to *n + 1*. Before migrating a database that already holds chats, a copy is
   made with the SQLite backup API (``conversations.sqlite3.v<N>-backup-<time>``).
@@ -194,7 +195,24 @@ def _migrate_to_1(conn: sqlite3.Connection) -> None:
         )"""
     )
     conn.execute("CREATE INDEX messages_by_conversation ON messages (conversation_id, id)")
-    conn.execute("CREATE VIRTUAL TABLE message_fts USING fts5 (text, tokenize = 'trigram')")
+    conn.execute("CREATE TABLE message_text (id INTEGER PRIMARY KEY, text TEXT NOT NULL)")
+    conn.execute(
+        "CREATE VIRTUAL TABLE message_fts USING fts5 "
+        "(text, content = 'message_text', content_rowid = 'id', tokenize = 'trigram')"
+    )
+    conn.execute(
+        "CREATE TRIGGER message_text_ai AFTER INSERT ON message_text BEGIN "
+        "INSERT INTO message_fts (rowid, text) VALUES (new.id, new.text); END"
+    )
+    conn.execute(
+        "CREATE TRIGGER message_text_ad AFTER DELETE ON message_text BEGIN "
+        "INSERT INTO message_fts (message_fts, rowid, text) VALUES ('delete', old.id, old.text); END"
+    )
+    conn.execute(
+        "CREATE TRIGGER message_text_au AFTER UPDATE ON message_text BEGIN "
+        "INSERT INTO message_fts (message_fts, rowid, text) VALUES ('delete', old.id, old.text); "
+        "INSERT INTO message_fts (rowid, text) VALUES (new.id, new.text); END"
+    )
 
 
 #: ``MIGRATIONS[n]`` brings a database from schema version ``n`` to ``n + 1`` (inside one transaction).
@@ -598,7 +616,7 @@ class ConversationStore:
         mid = int(cur.lastrowid)
         text = _fts_text(message)
         if text:
-            conn.execute("INSERT INTO message_fts (rowid, text) VALUES (?, ?)", (mid, text))
+            conn.execute("INSERT INTO message_text (id, text) VALUES (?, ?)", (mid, text))
         return mid
 
     def _insert_conversation(self, conn: sqlite3.Connection, conversation: Conversation, title_is_custom: bool) -> None:
@@ -681,10 +699,10 @@ class ConversationStore:
         )
         if cur.rowcount == 0:
             raise StoreError(f"Message {message.id} is not in the chat history; it can't be updated.")
-        conn.execute("DELETE FROM message_fts WHERE rowid = ?", (message.id,))
+        conn.execute("DELETE FROM message_text WHERE id = ?", (message.id,))
         text = _fts_text(message)
         if text:
-            conn.execute("INSERT INTO message_fts (rowid, text) VALUES (?, ?)", (message.id, text))
+            conn.execute("INSERT INTO message_text (id, text) VALUES (?, ?)", (message.id, text))
         conn.execute(
             "UPDATE conversations SET updated_at = ? WHERE id = (SELECT conversation_id FROM messages WHERE id = ?)",
             (now, message.id),
@@ -831,21 +849,20 @@ class ConversationStore:
             return []
         long_terms = [t for t in terms if len(t) >= 3]
         short_terms = [t for t in terms if len(t) < 3]
-        where, params = [], []
         if long_terms:
-            where.append("message_fts MATCH ?")
-            params.append(" AND ".join(_fts_phrase(t) for t in long_terms))
-        for t in short_terms:
-            where.append("instr(lower(text), lower(?)) > 0")
-            params.append(t)
-        if long_terms:
-            snippet = f"snippet(message_fts, 0, '{_HL_START}', '{_HL_END}', '…', {SNIPPET_CHARS})"
+            # the index finds the rows; short terms are checked on those rows only
+            where = ["message_fts MATCH ?"] + ["instr(lower(text), lower(?)) > 0"] * len(short_terms)
+            params = [" AND ".join(_fts_phrase(t) for t in long_terms), *short_terms]
+            sql = (
+                f"SELECT rowid, snippet(message_fts, 0, '{_HL_START}', '{_HL_END}', '…', {SNIPPET_CHARS}) "
+                f"FROM message_fts WHERE {' AND '.join(where)} ORDER BY rowid DESC LIMIT ?"
+            )
         else:
-            snippet = "text"
-        sql = (
-            f"SELECT rowid, {snippet} FROM message_fts WHERE {' AND '.join(where)} "
-            "ORDER BY rowid DESC LIMIT ?"
-        )
+            # terms shorter than a trigram can't use the index: scan the text table, newest first
+            # (LIKE: ASCII case-insensitive like the index; an unusual escape character keeps % and _ literal)
+            where = ["text LIKE ? ESCAPE '\x01'"] * len(short_terms)
+            params = ["%" + re.sub("([%_\x01])", "\x01\\1", t) + "%" for t in short_terms]
+            sql = f"SELECT id, text FROM message_text WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?"
         with self._lock:
             found = self.conn.execute(sql, (*params, int(limit))).fetchall()
             if not found:
@@ -904,7 +921,7 @@ class ConversationStore:
         """Delete a chat, its messages and their index entries. Raises :class:`ConversationNotFound`."""
         with self._write() as conn:
             conn.execute(
-                "DELETE FROM message_fts WHERE rowid IN (SELECT id FROM messages WHERE conversation_id = ?)",
+                "DELETE FROM message_text WHERE id IN (SELECT id FROM messages WHERE conversation_id = ?)",
                 (conversation_id,),
             )
             conn.execute("DELETE FROM messages WHERE conversation_id = ?", (conversation_id,))

@@ -880,7 +880,7 @@ class ChatView(QScrollArea):
             QLabel#emptyTitle {{ font-size: 22px; font-weight: 600; color: {th.text}; }}
             QLabel#emptyHint {{ color: {th.muted}; }}
             QPushButton#suggestion {{ color: {th.text}; background: {th.assistant_bubble};
-                                      border: 1px solid {th.assistant_border}; border-radius: 16px;
+                                      border: 1px solid {th.assistant_border}; border-radius: 14px;
                                       padding: 7px 16px; }}
             QPushButton#suggestion:hover {{ border-color: {th.accent}; }}
             QPushButton#loadEarlier {{ color: {th.link}; border: none; padding: 4px 10px; }}

@@ -78,6 +78,11 @@ def highlight_code(code: str, language: str, style: str = "default") -> str:
     return out[:-1] if out.endswith("\n") and not code.endswith("\n") else out
 
 
+#: Qt ignores most margins from the default style sheet on <p>; inline them.
+_P_OPEN = '<p style="margin-top:0px; margin-bottom:10px;">'
+_P_LAST = '<p style="margin-top:0px; margin-bottom:0px;">'
+
+
 class _QtRenderer(RendererHTML):
     """Render rules for the parts Qt's rich text needs in a special form."""
 
@@ -102,6 +107,11 @@ class _QtRenderer(RendererHTML):
             f'<table border="1" cellspacing="0" cellpadding="6" '
             f'style="border-collapse:collapse; border-color:{c.border}; margin-top:2px; margin-bottom:10px;">'
         )
+
+    def paragraph_open(self, tokens, idx, options, env):
+        if tokens[idx].hidden:  # tight list items
+            return ""
+        return _P_OPEN
 
     def image(self, tokens, idx, options, env):
         token = tokens[idx]
@@ -128,7 +138,7 @@ def _code_table(code: str, language: str, env: dict) -> str:
         f'<td bgcolor="{c.code_head}" align="right" style="padding:4px 10px;">'
         f'<a href="copy:{n}" style="color:{c.link}; text-decoration:none; font-size:small;">{label}</a>'
         f"</td></tr>"
-        f'<tr><td colspan="2" style="padding:8px 10px;">'
+        f'<tr><td colspan="2" bgcolor="{c.code_bg}" style="padding:8px 10px;">'
         f'<pre style="white-space:pre-wrap; margin:0; font-family:\'{c.mono_family}\'; color:{c.text};">'
         f"{body}</pre></td></tr></table>\n"
     )
@@ -161,8 +171,12 @@ def render(text: str, colors: Colors | None = None, *, copied: int | None = None
     """Render a markdown message. ``copied`` marks that code block's link as ``Copied ✓``."""
     c = colors or Colors()
     env = {"colors": c, "codes": [], "copied": copied}
-    out = _parser().render(text, env)
-    return Rendered(html=out.rstrip("\n"), codes=env["codes"])
+    out = _parser().render(text, env).rstrip("\n")
+    if out.endswith("</p>"):  # no gap under the last paragraph (the bubble has its own padding)
+        i = out.rfind(_P_OPEN)
+        if i >= 0:
+            out = out[:i] + _P_LAST + out[i + len(_P_OPEN):]
+    return Rendered(html=out, codes=env["codes"])
 
 
 def warm_up() -> None:

@@ -223,6 +223,12 @@ class ToolSidebar(QWidget):
     def restyle(self) -> None:
         th = theme.current()
         self.empty.setStyleSheet(f"color: {th.muted};")
+        # a soft selection keeps the coloured status readable
+        sel = theme.mix(th.base, th.accent, 0.30 if th.dark else 0.16).name()
+        self.tree.setStyleSheet(
+            f"QTreeWidget::item:selected {{ background: {sel}; color: {th.text}; }}"
+            f"QTreeWidget::item {{ padding: 2px 0px; }}"
+        )
         for lab in (self.args_label, self.result_label):
             lab.setStyleSheet(f"color: {th.muted}; font-weight: 600;")
         for b in (self.copy_args, self.copy_result):

@@ -157,7 +157,7 @@ def test_system_temperature_and_forced_tool_choice_reach_the_server(openai_serve
     assert "Hello, Ada" in proc.stdout
 
 
-def test_tools_dir_adds_a_user_tool(tmp_path, ollama_server, home):
+def test_tools_dir_adds_a_user_tool(tmp_path, openai_server, home):
     tools = tmp_path / "mytools"
     tools.mkdir()
     (tools / "shout.py").write_text(
@@ -172,11 +172,11 @@ def test_tools_dir_adds_a_user_tool(tmp_path, ollama_server, home):
     assert "Shout a text back in capitals." in line
     assert {"today", "calculator"} <= {ln.split()[0] for ln in listing.stdout.splitlines()}
 
-    proc = run_cli(home, "chat", "--host", ollama_server.url, "--tools-dir", str(tools), "--tool-choice", "shout",
-                   "--events", "-p", "shout please")
+    proc = run_cli(home, "chat", "--backend", "openai", "--base-url", openai_server.url, "--model", "m",
+                   "--tools-dir", str(tools), "--tool-choice", "shout", "--events", "-p", "shout please")
     assert proc.returncode == 0, proc.stderr
     finished = next(e for e in events_of(proc.stdout) if e["type"] == "ToolCallFinished")
-    assert finished["name"] == "shout"
+    assert finished["name"] == "shout" and finished["ok"] is True
 
 
 def test_continue_a_saved_chat_on_another_backend(ollama_server, openai_server, home):

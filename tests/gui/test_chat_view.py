@@ -61,8 +61,15 @@ def test_two_thousand_messages_load_lazily(qtbot, view):
     view.verticalScrollBar().setValue(0)
     qtbot.waitUntil(lambda: len(view.blocks) == 2 * ChatView.PAGE, timeout=2000)
     assert "question 960" in view.blocks[0].message.content
-    assert view.load_earlier(10_000) == 2000 - 2 * ChatView.PAGE
-    assert not view.more.isVisible()
+    view.more.click()  # the "Show earlier messages" button does the same
+    assert len(view.blocks) == 3 * ChatView.PAGE and view.more.isVisible()
+
+
+def test_last_page_hides_the_load_button(view):
+    view.set_conversation(_long_conversation(30))  # 60 messages
+    assert view.load_earlier() == 60 - ChatView.PAGE
+    assert not view.more.isVisible() and len(view.blocks) == 60
+    assert view.load_earlier() == 0
 
 
 def test_display_blocks_group_a_turn():

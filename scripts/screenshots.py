@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""Regenerate the README screenshots in docs/screenshots/ against a local Ollama protocol server.
+
+    python scripts/screenshots.py                      # offscreen (QWidget.grab)
+    xvfb-run -a -s '-screen 0 1280x800x24' env QT_QPA_PLATFORM=xcb python scripts/screenshots.py
+    python scripts/screenshots.py --out /tmp/shots --only main,dark
+
+Shots: empty.png (a new chat), main.png (markdown, a code block, thinking and two tool calls),
+tool-call.png (a tool still running, live duration in the sidebar), error.png (a missing model with
+its Pull action), dark.png (main.png in the dark palette). The replies are scripted, so the pictures
+are the same on every run (except the clock in the message headers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ["DESKTOP_AGENT_HOME"] = tempfile.mkdtemp(prefix="da-shots-")
+os.environ.pop("OLLAMA_HOST", None)
+
+import desktop_agent.ui  # noqa: E402,F401  (PySide6 6.12 refcount guard first)
+from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from desktop_agent.core.settings import Settings  # noqa: E402
+from desktop_agent.ui import icons, theme  # noqa: E402
+from desktop_agent.ui.chat_view import ThinkingPart  # noqa: E402
+from desktop_agent.ui.main_window import MainWindow  # noqa: E402
+from tests.servers.ollama import OllamaServer  # noqa: E402
+
+SIZE = (1240, 780)
+
+QUESTION = (
+    "What day of the week was 1969-07-20, and what is 21.5 °C in °F? "
+    "Then show me the conversion as a Python function."
+)
+
+ANSWER = textwrap.dedent(
+    '''\
+    **20 July 1969** was a **Sunday** — the day of the Apollo 11 Moon landing.
+
+    21.5 °C is **70.7 °F**. The formula is `F = C × 9/5 + 32`:
+
+    ```python
+    def celsius_to_fahrenheit(celsius: float) -> float:
+        """Convert a temperature from °C to °F."""
+        return celsius * 9 / 5 + 32
+
+
+    print(celsius_to_fahrenheit(21.5))  # 70.7
+    ```
+
+    | °C | °F |
+    |---:|---:|
+    | 0 | 32 |
+    | 21.5 | 70.7 |
+    | 100 | 212 |
+    '''
+)
+
+SLOW_TOOL = textwrap.dedent(
+    '''\
+    import time
+    from desktop_agent import tool
+
+    @tool
+    def search_files(pattern: str, folder: str = "~/projects") -> list[str]:
+        """Find files whose name matches a glob pattern (a slow demo tool)."""
+        time.sleep(30)
+        return []
+    '''
+)
+
+
+def words(text: str) -> list[str]:
+    import re
+
+    return re.findall(r"\S+\s*|\s+", text)
+
+
+def line(**message) -> dict:
+    return {"message": {"role": "assistant", "content": "", **message}, "done": False}
+
+
+def done() -> dict:
+    return {"message": {"role": "assistant", "content": ""}, "done": True, "done_reason": "stop"}
+
+
+def spin(app: QApplication, seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+        time.sleep(0.005)
+
+
+def wait_until(app: QApplication, predicate, timeout: float = 20.0) -> None:
+    end = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > end:
+            raise TimeoutError("screenshot scenario did not reach its state")
+        spin(app, 0.05)
+
+
+def new_window(app: QApplication, settings: Settings) -> MainWindow:
+    w = MainWindow(settings, check_server=True)
+    w.resize(*SIZE)
+    w.show()
+    spin(app, 0.6)
+    return w
+
+
+def save(app: QApplication, w: MainWindow, path: Path) -> None:
+    spin(app, 0.4)
+    w.grab().save(str(path))
+    print(f"wrote {path}")
+
+
+def main_conversation(app: QApplication, server: OllamaServer, settings: Settings) -> MainWindow:
+    server.chunk_delay_s = 0.03
+    server.script(
+        [
+            *[line(thinking=w) for w in words(
+                "Two facts are needed: the weekday of 1969-07-20 and 21.5 °C in °F. I'll use the "
+                "day_of_week and calculator tools, then answer with a small Python function.")],
+            line(tool_calls=[
+                {"function": {"name": "day_of_week", "arguments": {"date": "1969-07-20"}}},
+                {"function": {"name": "calculator", "arguments": {"expression": "21.5 * 9 / 5 + 32"}}},
+            ]),
+            done(),
+        ],
+        [line(content=w) for w in words(ANSWER)] + [done()],
+    )
+    w = new_window(app, settings)
+    w.send(QUESTION)
+    wait_until(app, lambda: not w.busy)
+    # select the calculator call in the sidebar, like a user checking the tool's result
+    runs = list(w.sidebar.runs)
+    if len(runs) > 1:
+        w.sidebar.select_call(runs[1])
+    w.chat.verticalScrollBar().setValue(0)
+    return w
+
+
+def shot_empty(app, server, settings, out):
+    w = new_window(app, settings)
+    save(app, w, out / "empty.png")
+    w.close()
+
+
+def shot_main(app, server, settings, out, name="main.png"):
+    w = main_conversation(app, server, settings)
+    save(app, w, out / name)
+    w.close()
+
+
+def shot_tool_call(app, server, settings, out):
+    tools = Path(tempfile.mkdtemp(prefix="da-shot-tools-"))
+    (tools / "demo_tools.py").write_text(SLOW_TOOL, encoding="utf-8")
+    s = settings.model_copy(update={"tools_dirs": [str(tools)]})
+    server.chunk_delay_s = 0.02
+    server.script(
+        [
+            line(tool_calls=[{"function": {"name": "day_of_week", "arguments": {"date": "2025-12-24"}}}]),
+            done(),
+        ],
+        [line(content=w) for w in words("Christmas Eve 2025 is a **Wednesday**. Now let me look for your notes.")]
+        + [line(tool_calls=[{"function": {"name": "search_files",
+                                          "arguments": {"pattern": "*holiday*.md", "folder": "~/notes"}}}]),
+           done()],
+    )
+    w = new_window(app, s)
+    w.send("Which weekday is Christmas Eve this year? And find my holiday notes.")
+    wait_until(app, lambda: any(r.status == "running" for r in w.sidebar.runs.values()))
+    spin(app, 2.4)  # the live duration ticks in the sidebar and the chat
+    save(app, w, out / "tool-call.png")
+    w.close()
+
+
+def shot_error(app, server, settings, out):
+    server.strict_models = True
+    s = settings.model_copy(update={"ollama_model": "llama2"})
+    w = new_window(app, s)
+    w.send("Summarise the Apollo 11 mission in three bullet points.")
+    wait_until(app, lambda: not w.busy and bool(w.chat.error_cards()))
+    save(app, w, out / "error.png")
+    w.close()
+    server.strict_models = False
+
+
+def expand_thinking(w: MainWindow) -> None:
+    for block in w.chat.blocks:
+        for part in getattr(block, "parts", []):
+            if isinstance(part, ThinkingPart):
+                part.toggle.setChecked(True)
+
+
+SHOTS = {
+    "empty": shot_empty,
+    "main": shot_main,
+    "tool-call": shot_tool_call,
+    "error": shot_error,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
+    parser.add_argument("--only", default="", help="comma-separated: empty,main,tool-call,error,dark")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    only = {s for s in args.only.split(",") if s}
+
+    from desktop_agent.ui.main_window import _apply_theme
+
+    app = QApplication([sys.argv[0]])
+    app.setApplicationName("desktop-agent")
+    app.setApplicationDisplayName("Desktop Agent")
+    os.environ["DESKTOP_AGENT_THEME"] = "light"
+    _apply_theme(app)
+    server = OllamaServer().start()
+    settings = Settings(ollama_host=server.url, ollama_model="llama3.2")
+    try:
+        for name, fn in SHOTS.items():
+            if not only or name in only:
+                fn(app, server, settings, out)
+        if not only or "dark" in only:
+            app.setPalette(theme.dark_palette())
+            icons.clear_cache()
+            shot_main(app, server, settings, out, "dark.png")
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
