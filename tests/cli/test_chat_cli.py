@@ -162,7 +162,7 @@ def test_tools_dir_adds_a_user_tool(tmp_path, openai_server, home):
     tools.mkdir()
     (tools / "shout.py").write_text(
         "from typing import Annotated\nfrom pydantic import Field\nfrom desktop_agent import tool\n\n"
-        "@tool\ndef shout(text: Annotated[str, Field(description='What to shout')]) -> str:\n"
+        "@tool\ndef shout(text: Annotated[str, Field(description='What to shout')] = 'hey') -> str:\n"
         "    \"\"\"Shout a text back in capitals.\"\"\"\n    return text.upper() + '!'\n",
         encoding="utf-8",
     )

@@ -10,7 +10,9 @@ import pytest
 pytestmark = pytest.mark.e2e
 
 EMPTY_ANSWER = "the server returned an empty answer"
-DAY_PROMPT = "What day of the week was 2024-01-01? Use the day_of_week tool."
+# At temperature 0 this prompt gets a short (if useless) date from the 135M model; some wordings make it
+# write a date string until the context window is full (minutes), which would test nothing more.
+DAY_PROMPT = "What day of the week was 2024-01-01?"
 
 
 def openai_args(base_url: str) -> list[str]:
@@ -72,13 +74,22 @@ def check_tool_turn(result, tool: str) -> dict:
     finished = next(e for e in events[start_i:] if e["type"] == "ToolCallFinished")
     assert finished["call_id"] == started["call_id"]
     assert finished["name"] == tool
-    expected = real_result(tool, started["arguments"])
-    assert finished["ok"] == expected.ok
-    assert finished["status"] == expected.status
-    if expected.ok:
-        assert finished["result"] == expected.full
+    call = next(
+        c for e in events if e["type"] == "MessageAdded" for c in e["message"].get("tool_calls", [])
+        if c["id"] == started["call_id"]
+    )  # fmt: skip
+    if call.get("arguments_error"):
+        # The model wrote arguments that are not JSON: the tool is not run, the model is told why.
+        assert not finished["ok"] and finished["status"] == "error"
+        assert "not valid JSON" in finished["result"]
     else:
-        assert finished["error"] == expected.error
+        expected = real_result(tool, started["arguments"])
+        assert finished["ok"] == expected.ok
+        assert finished["status"] == expected.status
+        if expected.ok:
+            assert finished["result"] == expected.full
+        else:
+            assert finished["error"] == expected.error
 
     tool_messages = [
         e["message"] for e in events if e["type"] == "MessageAdded" and e["message"]["role"] == "tool"

@@ -382,3 +382,20 @@ def test_process_events_loop_survives_many_events(qtbot, make_window, ollama_ser
     assert isinstance(w.chat.blocks[-1], AssistantTurn)
     assert not any(isinstance(b, ErrorCard) for b in w.chat.blocks)
     assert TurnEnded  # imported API stays public
+
+
+def test_settings_action_opens_dialog_and_applies_saved_settings(qtbot, make_window, ollama_server, monkeypatch):
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    w = make_window(Settings(ollama_host=ollama_server.url))
+    w.settings_action.trigger()
+    dlg = w.settings_dialog
+    assert dlg is not None and dlg.isVisible()
+    w.settings_action.trigger()  # a second Ctrl+, raises the same dialog
+    assert w.settings_dialog is dlg
+    new = Settings(ollama_host=ollama_server.url, ollama_model="qwen3:8b")
+    dlg.settingsSaved.emit(new)  # what Save does after writing the file
+    dlg.close()
+    assert w.settings.ollama_model == "qwen3:8b" and "qwen3:8b" in w.backend_label.text()
+    w.send("next turn")
+    wait_idle(qtbot, w)
+    assert ollama_server.chat_requests[-1]["model"] == "qwen3:8b"

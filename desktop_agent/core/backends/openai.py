@@ -61,7 +61,7 @@ from desktop_agent.core.messages import Message, ToolCall
 
 log = logging.getLogger(__name__)
 
-__all__ = ["OpenAIBackend", "OutputLimitReached", "to_wire_messages", "ToolCallAssembler", "mask_key"]
+__all__ = ["OpenAIBackend", "OutputLimitReached", "NoApiKey", "ToolCallAssembler", "to_wire_messages", "mask_key"]
 
 #: Lower-case fragments of error codes/types/messages that mean "the request does not fit the context
 #: window" (OpenAI ``context_length_exceeded``; llama.cpp ``exceed_context_size_error``; vLLM; others).
@@ -652,5 +652,3 @@ def _prepend(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
     yield first
     yield from rest
 
-
-__all__ += ["NoApiKey"]
