@@ -28,12 +28,11 @@ os.environ["DESKTOP_AGENT_HOME"] = tempfile.mkdtemp(prefix="da-shots-")
 os.environ.pop("OLLAMA_HOST", None)
 
 import desktop_agent.ui  # noqa: E402,F401  (PySide6 6.12 refcount guard first)
-from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
+from PySide6.QtCore import QEventLoop  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from desktop_agent.core.settings import Settings  # noqa: E402
 from desktop_agent.ui import icons, theme  # noqa: E402
-from desktop_agent.ui.chat_view import ThinkingPart  # noqa: E402
 from desktop_agent.ui.main_window import MainWindow  # noqa: E402
 from tests.servers.ollama import OllamaServer  # noqa: E402
 
@@ -194,13 +193,6 @@ def shot_error(app, server, settings, out):
     save(app, w, out / "error.png")
     w.close()
     server.strict_models = False
-
-
-def expand_thinking(w: MainWindow) -> None:
-    for block in w.chat.blocks:
-        for part in getattr(block, "parts", []):
-            if isinstance(part, ThinkingPart):
-                part.toggle.setChecked(True)
 
 
 SHOTS = {

@@ -9,8 +9,8 @@ Performance (long chats, fast streams):
 - While streaming, only the current text part is re-rendered, at most every :attr:`FRAME_MS` ms
   (≈ 30 fps; the interval grows when a render gets slow) from one timer that runs only during a turn.
 
-Markdown and highlighting come from :mod:`desktop_agent.ui.markdown` (imported on first render, after the
-window shows); until then text is shown escaped.
+Markdown and highlighting come from :mod:`desktop_agent.ui.markdown`, imported on the first render (the
+window warms it up right after it shows).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ from desktop_agent.core.events import (
 from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.ui import icons, theme
 from desktop_agent.ui.agent_runner import ApprovalRequest, TurnCrashed, TurnEnded, TurnStarted
-from desktop_agent.ui.errors import ErrorAction, ErrorView, describe
+from desktop_agent.ui.errors import ErrorView, describe
 from desktop_agent.ui.tool_sidebar import STATUS, format_duration, short_arguments, status_color
 
 FRAME_MS = 33
@@ -173,15 +173,12 @@ class TextPart(AutoHeightBrowser):
     def render(self) -> None:
         t0 = time.perf_counter()
         self._rendered = self.buffer
-        if self.view.markdown_ready():
-            md = _md()
-            out = md.render(self.buffer, self.view.md_colors(), copied=self._copied)
-            self.document().setDefaultStyleSheet(md.style_sheet(self.view.md_colors()))
-            self.setHtml(out.html)
-            self.codes = out.codes
-        else:
-            self.setPlainText(self.buffer)
-            self.codes = []
+        md = _md()
+        colors = self.view.md_colors()
+        out = md.render(self.buffer, colors, copied=self._copied)
+        self.document().setDefaultStyleSheet(md.style_sheet(colors))
+        self.setHtml(out.html)
+        self.codes = out.codes
         self._render_ms = (time.perf_counter() - t0) * 1000
         self._last = time.monotonic()
         self.view.count_render(self)
@@ -789,7 +786,6 @@ class ChatView(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.theme = theme.current()
         self._md_colors = None
-        self._md_ready = False
         #: number of TextPart renders (tests check streaming renders only the live part)
         self.render_count = 0
 
@@ -804,6 +800,7 @@ class ChatView(QScrollArea):
         self.column.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         outer.addWidget(self.column, 100)
         outer.addStretch(1)
+        self.column.installEventFilter(self)
         self.col = QVBoxLayout(self.column)
         self.col.setContentsMargins(0, 0, 0, 0)
         self.col.setSpacing(14)
@@ -834,12 +831,6 @@ class ChatView(QScrollArea):
         self.restyle()
 
     # ---- theme / markdown
-    def markdown_ready(self) -> bool:
-        if not self._md_ready:
-            _md()  # first import (after the window is up); cheap afterwards
-            self._md_ready = True
-        return True
-
     def md_colors(self):
         if self._md_colors is None:
             self._md_colors = _colors(self.theme)
@@ -1080,9 +1071,10 @@ class ChatView(QScrollArea):
             if isinstance(b, UserBubble):
                 b.set_max_width(w)
 
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self._fit_bubbles()
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.column and event.type() == QEvent.Type.Resize:
+            self._fit_bubbles()
+        return super().eventFilter(obj, event)
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)

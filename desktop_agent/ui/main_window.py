@@ -19,7 +19,6 @@ import logging
 import os
 import sys
 import threading
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer, Signal
@@ -42,7 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core import paths
-from desktop_agent.core.errors import AgentError, BackendUnreachable, ModelNotFound
+from desktop_agent.core.errors import AgentError, BackendUnreachable
 from desktop_agent.core.events import (
     AnswerFinished,
     MessageAdded,
@@ -321,7 +320,7 @@ class MainWindow(QMainWindow):
         spacer = QWidget()
         spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         tb.addWidget(spacer)
-        self.history_toolbar_anchor = tb.addSeparator()
+        tb.addSeparator()
         tb.addAction(self.toggle_tools_action)
         tb.addAction(self.settings_action)
         for a in (self.refresh_action,):
@@ -556,13 +555,12 @@ class MainWindow(QMainWindow):
     # ---- models and the server status (background) ------------------------------------------------
 
     def _make_backend(self, settings: Settings):
-        """A fresh backend for a one-off call (runs on a background thread)."""
+        """A fresh backend for a one-off call (runs on a background thread; imports the client there)."""
+        keys = self.secrets.get_api_keys(settings.openai_base_url) if (self.secrets and settings.backend == "openai") else []
         if self.factory.backend_factory is not None:
-            keys = self.secrets.get_api_keys(settings.openai_base_url) if (self.secrets and settings.backend == "openai") else []
             return self.factory.backend_factory(settings, keys)
         from desktop_agent.core.backends import create_backend
 
-        keys = self.secrets.get_api_keys(settings.openai_base_url) if (self.secrets and settings.backend == "openai") else []
         return create_backend(settings, keys)
 
     def refresh_models(self) -> None:

@@ -28,7 +28,7 @@ Request translation (Ollama → OpenAI Chat Completions):
 - with tools, the upstream request is not streamed (this server fails after a 200 when streaming with
   ``tool_choice="auto"``); the reply is then sent as one NDJSON message line plus the done line, which
   is how Ollama streams tool calls too;
-- ``options.temperature / top_p / top_k / seed / stop / num_predict`` and ``format`` ("json" or a
+- ``options.temperature / top_p / top_k / seed / stop / num_predict`` (capped by ``max_tokens``) and ``format`` ("json" or a
   schema) are mapped; ``keep_alive`` and ``think`` are accepted and ignored; ``model`` may carry a
   ``:latest`` tag. An unknown model gets Ollama's 404 ``{"error": "model \\"x\\" not found, ..."}``.
 
@@ -116,9 +116,11 @@ def messages_to_openai(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def chat_request_to_openai(body: dict[str, Any], force_tool: str | None = None) -> dict[str, Any]:
+def chat_request_to_openai(
+    body: dict[str, Any], force_tool: str | None = None, max_tokens: int | None = None
+) -> dict[str, Any]:
     """An Ollama ``/api/chat`` body → an OpenAI ``/chat/completions`` body (``stream`` decided by the
-    caller)."""
+    caller). ``max_tokens`` caps ``num_predict`` (a server-side limit, like a Modelfile's)."""
     messages = body.get("messages") or []
     req: dict[str, Any] = {"model": strip_tag(body.get("model", "")), "messages": messages_to_openai(messages)}
     options = body.get("options") or {}
@@ -133,6 +135,8 @@ def chat_request_to_openai(body: dict[str, Any], force_tool: str | None = None) 
     ):
         if options.get(ollama_key) is not None:
             req[openai_key] = options[ollama_key]
+    if max_tokens is not None:
+        req["max_tokens"] = min(req.get("max_tokens") or max_tokens, max_tokens)
     fmt = body.get("format")
     if fmt == "json":
         req["response_format"] = {"type": "json_object"}
@@ -172,11 +176,22 @@ class OllamaTranslator:
     ``upstream``: the OpenAI base URL, e.g. ``http://127.0.0.1:8080/v1``. ``.url`` is the Ollama host
     (``http://127.0.0.1:PORT``). ``.requests`` keeps every Ollama JSON body received and
     ``.upstream_requests`` every OpenAI body sent. ``timeout_s``: per upstream request, in seconds.
+    ``max_tokens``: a cap on generated tokens per request (None: the client's ``num_predict`` or none) —
+    a tiny model can otherwise write until its context window is full.
     """
 
-    def __init__(self, upstream: str, *, host: str = "127.0.0.1", port: int = 0, timeout_s: float = 120.0):
+    def __init__(
+        self,
+        upstream: str,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        timeout_s: float = 120.0,
+        max_tokens: int | None = None,
+    ):
         self.upstream = upstream.rstrip("/")
         self.timeout_s = timeout_s
+        self.max_tokens = max_tokens
         self.requests: list[dict[str, Any]] = []
         self.upstream_requests: list[dict[str, Any]] = []
         self.force_tool: str | None = None
@@ -336,7 +351,7 @@ class OllamaTranslator:
                 model = body.get("model") or ""
                 if not self._model_known(strip_tag(model)):
                     return
-                req = chat_request_to_openai(body, translator.force_tool)
+                req = chat_request_to_openai(body, translator.force_tool, translator.max_tokens)
                 stream = body.get("stream", True) is not False
                 upstream_stream = stream and "tools" not in req
                 req["stream"] = upstream_stream

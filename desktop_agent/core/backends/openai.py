@@ -163,7 +163,7 @@ def tool_choice_payload(tool_choice: str | None, tools: list[dict[str, Any]]) ->
 # ------------------------------------------------------------------------------------------------
 # Tool-call deltas → ToolCalls
 # ------------------------------------------------------------------------------------------------
-@dataclass
+@dataclass(eq=False)  # identity matters: two calls may look alike
 class _PartialCall:
     id: str = ""
     name: str = ""
@@ -216,7 +216,8 @@ class ToolCallAssembler:
                     target = self._new()
                 self._by_index[index] = target
             elif target is None:
-                if not call_id and not name and self._current is not None and self._current not in self._by_index.values():
+                unindexed = self._current is not None and all(v is not self._current for v in self._by_index.values())
+                if not call_id and not name and unindexed:
                     target = self._current  # continuation of an index-less start
                 elif call_id and call_id in self._by_id:
                     target = self._by_id[call_id]
