@@ -224,14 +224,15 @@ def main(argv: list[str] | None = None) -> int:
         empty_home.mkdir(parents=True, exist_ok=True)
         start_up_ms(empty_home), start_up_ms(full_home)  # warm the OS caches, create the empty store
         s_empty, s_full = [], []
-        for _ in range(9):
+        for _ in range(21):
             s_empty.append(start_up_ms(empty_home))
             s_full.append(start_up_ms(full_home))
         m_empty, m_full = statistics.median(s_empty), statistics.median(s_full)
         ratio = m_full / m_empty
-        row("start-up (open store + list), empty store", f"median {m_empty:.0f} ms")
-        row("start-up (open store + list), full store", f"median {m_full:.0f} ms")
-        row("  ratio full / empty", f"{ratio:.3f}", "<= 1.1", verdict(ratio, 1.1))
+        row("start-up (open store + list), empty store", f"median {m_empty:.0f} ms, min {min(s_empty):.0f} ms")
+        row("start-up (open store + list), full store", f"median {m_full:.0f} ms, min {min(s_full):.0f} ms")
+        row("  ratio full / empty (medians)", f"{ratio:.3f}", "<= 1.1", verdict(ratio, 1.1))
+        row("  ratio full / empty (minimums)", f"{min(s_full) / min(s_empty):.3f}")
 
         print("\n".join(rows))
         ok = all("OVER" not in r for r in rows)

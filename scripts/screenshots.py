@@ -36,7 +36,7 @@ from desktop_agent.ui import icons, theme  # noqa: E402
 from desktop_agent.ui.main_window import MainWindow  # noqa: E402
 from tests.servers.ollama import OllamaServer  # noqa: E402
 
-SIZE = (1240, 780)
+SIZE = (1280, 800)
 
 QUESTION = (
     "What day of the week was 1969-07-20, and what is 21.5 °C in °F? "
@@ -78,6 +78,41 @@ SLOW_TOOL = textwrap.dedent(
         return []
     '''
 )
+
+
+SEED_CHATS = (
+    ("Plan a weekend in Lisbon", 26 * 3600),
+    ("Regex for ISO 8601 dates", 2 * 86400),
+    ("Explain Python's GIL", 3 * 86400),
+    ("Convert a CSV to JSON with jq", 9 * 86400),
+    ("Why is my Docker build slow?", 12 * 86400),
+)
+
+
+def fresh_home() -> None:
+    """Each shot starts from a fresh data folder holding a few older chats, so the history panel looks
+    like a real user's (and shots don't see each other's chats)."""
+    from desktop_agent.core import paths
+
+    paths.set_home(tempfile.mkdtemp(prefix="da-shots-"))
+    seed_history()
+
+
+def seed_history() -> None:
+    from desktop_agent.core.messages import Conversation, Message
+    from desktop_agent.core.store import ConversationStore
+
+    from unittest import mock
+
+    store = ConversationStore()
+    now = time.time()
+    for title, age in SEED_CHATS:
+        conv = Conversation(title=title, model="llama3.2", backend="ollama")
+        t = now - age
+        with mock.patch("desktop_agent.core.store.time.time", return_value=t):  # the store stamps "now"
+            for role, text in (("user", title), ("assistant", "…")):
+                store.add_message(conv, Message(role=role, content=text, created_at=t, model="llama3.2"))
+    store.close()
 
 
 def words(text: str) -> list[str]:
@@ -224,10 +259,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for name, fn in SHOTS.items():
             if not only or name in only:
+                fresh_home()
                 fn(app, server, settings, out)
         if not only or "dark" in only:
             app.setPalette(theme.dark_palette())
             icons.clear_cache()
+            fresh_home()
             shot_main(app, server, settings, out, "dark.png")
     finally:
         server.stop()

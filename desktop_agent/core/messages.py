@@ -8,11 +8,12 @@ Ollama gets tool-call arguments as an object, OpenAI gets them as a JSON string 
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -22,6 +23,21 @@ MessageStatus = Literal["complete", "stopped", "interrupted"]
 
 #: How a tool call ended, as shown in the sidebar.
 ToolStatus = Literal["ok", "error", "timeout", "cancelled", "denied"]
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """``text`` with every lone surrogate code point replaced by U+FFFD.
+
+    Such code points come from ``"\\ud83d"`` escapes in a server's JSON (half an emoji), from
+    ``surrogateescape`` decoding (``os.listdir`` of a non-UTF-8 file name, stdin in the C locale) —
+    and cannot be encoded as UTF-8, so a message holding one could not be saved, sent or printed.
+    """
+    if not isinstance(text, str) or not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def new_call_id() -> str:
@@ -46,6 +62,11 @@ class ToolCall(BaseModel):
     arguments: dict[str, Any] = Field(default_factory=dict)
     raw_arguments: str | None = None
     arguments_error: str | None = None
+
+    @field_validator("name", "raw_arguments", "arguments_error")
+    @classmethod
+    def _valid_text(cls, value: str | None) -> str | None:
+        return clean_text(value) if value is not None else None
 
     def arguments_json(self) -> str:
         """The arguments as a JSON string (always valid JSON, non-ASCII kept literally)."""
@@ -80,6 +101,12 @@ class Message(BaseModel):
     created_at: float = Field(default_factory=time.time)
     #: Row id given by the store once the message is saved; None before.
     id: int | None = None
+
+    @field_validator("content", "thinking", "full_content")
+    @classmethod
+    def _valid_text(cls, value: str | None) -> str | None:
+        # every message must be storable and sendable as UTF-8 (see clean_text)
+        return clean_text(value) if value is not None else None
 
 
 class Conversation(BaseModel):

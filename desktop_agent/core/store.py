@@ -55,9 +55,10 @@ from desktop_agent.core.messages import Conversation, Message, new_conversation_
 EXPORT_FORMAT = "desktop-agent.conversation"
 #: Version of the JSON export format (a newer one is refused on import).
 EXPORT_VERSION = 1
-#: ``PRAGMA quick_check`` runs at start-up when the database file is at most this big (reading a large
-#: file would slow start-up); a larger file is checked on the start after a damage was seen at run time.
-QUICK_CHECK_MAX_BYTES = 8 * 1024 * 1024
+#: ``PRAGMA quick_check`` runs at start-up when the database file is at most this big (≈ 3 ms per MB:
+#: reading a large file would slow start-up); a larger file is checked on the start after damage was
+#: seen at run time (a marker file ``conversations.sqlite3.needs-check`` asks for it).
+QUICK_CHECK_MAX_BYTES = 4 * 1024 * 1024
 #: Highlight marks in :attr:`SearchHit.snippet`.
 MARK_START, MARK_END = "«", "»"
 #: Characters of context FTS5's snippet() keeps around a match (trigram tokens are characters; 64 is its max).
@@ -390,7 +391,6 @@ class ConversationStore:
         busy_timeout_s: float = 10.0,
     ):
         self.path = Path(path) if path is not None else paths.store_file()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.warnings: list[str] = []
         #: Where the pre-migration backup was written (None when no migration of existing chats ran).
         self.backup_path: Path | None = None
@@ -399,6 +399,7 @@ class ConversationStore:
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = self._open()
         except sqlite3.Error as exc:
             raise StoreError(f"Can't open the chat history {self.path}: {exc}") from exc
@@ -579,11 +580,12 @@ class ConversationStore:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
+                conn.execute("COMMIT")
             except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
+                if conn.in_transaction:  # also when COMMIT itself failed (busy, disk full)
+                    with contextlib.suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
                 raise
-            conn.execute("COMMIT")
 
     def _read(self, sql: str, params: Iterable[Any] = ()) -> list[tuple]:
         with self._lock:
@@ -801,7 +803,10 @@ class ConversationStore:
                 f"SELECT id, {_MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY id",
                 (conversation_id,),
             ).fetchall()
-        messages = [self._message_from_row(r) for r in rows]
+        try:
+            messages = [self._message_from_row(r) for r in rows]
+        except ValueError as exc:  # pydantic ValidationError: a row this version can't read
+            raise StoreError(f"Chat {conversation_id} has a message this version can't read: {exc}") from exc
         return Conversation(
             id=head[0], title=head[1], backend=head[2], model=head[3], created_at=head[4], updated_at=head[5],
             messages=messages,
@@ -837,7 +842,7 @@ class ConversationStore:
 
     @_guarded
     def search(self, text: str, limit: int = 50) -> list[SearchHit]:
-        """Messages containing every term of ``text``, newest first (at most ``limit``).
+        """Messages containing every term of ``text``: the ``limit`` most recently saved ones, newest first.
 
         Terms are words separated by spaces or ``"quoted phrases"``; matching is by substring,
         ASCII case-insensitive, so ``C++``, ``AND``, quotes or Chinese text are plain text, never query
@@ -887,6 +892,7 @@ class ConversationStore:
             else:
                 parts = _python_snippet(snip, short_terms)
             hits.append(SearchHit(conv_id, mid, title, role, created_at, model, parts))
+        hits.sort(key=lambda h: (h.created_at, h.message_id), reverse=True)
         return hits
 
     # -- changing -----------------------------------------------------------------------------------
@@ -970,6 +976,8 @@ class ConversationStore:
         """Close the database (idempotent)."""
         with self._lock:
             if self._conn is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.execute("PRAGMA optimize")
                 with contextlib.suppress(sqlite3.Error):
                     self._conn.close()
                 self._conn = None

@@ -814,11 +814,19 @@ class ChatView(QScrollArea):
         self.empty_state = EmptyState(self)
         self.empty_state.suggestion.connect(self.suggestion)
         self.col.addWidget(self.empty_state, 1)
+        self.later = QPushButton()
+        self.later.setObjectName("loadEarlier")
+        self.later.setFlat(True)
+        self.later.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.later.clicked.connect(lambda: self.load_later())
+        self.later.setVisible(False)
+        self.col.addWidget(self.later, 0, Qt.AlignmentFlag.AlignHCenter)
         self.col.addStretch(0)
         self.setWidget(self.content)
 
         self.blocks: list[QWidget] = []  # materialised, in order
-        self._pending: list[tuple[str, list[Message]]] = []  # older blocks not yet created
+        self._items: list[tuple[str, list[Message]]] = []  # the loaded conversation, as display blocks
+        self._lo = self._hi = 0  # items[_lo:_hi] have widgets
         self.live: AssistantTurn | None = None
         self._follow = True
         self._anchor_from_bottom: int | None = None
@@ -896,55 +904,103 @@ class ChatView(QScrollArea):
             w.copy.setIcon(icons.icon("copy", self.theme.muted))
 
     # ---- building
-    def clear(self) -> None:
-        self._tick.stop()
-        self.live = None
+    # Layout of self.col: [more, empty_state, blocks…, later, stretch]. A loaded conversation is a list of
+    # display blocks (self._items); only items[_lo:_hi] have widgets (self.blocks[:_hi-_lo]); widgets for
+    # messages of this session are appended after them (only while _hi == len(_items)).
+
+    @property
+    def _pending(self) -> list[tuple[str, list[Message]]]:
+        """Older blocks without widgets yet."""
+        return self._items[: self._lo]
+
+    @property
+    def _later(self) -> list[tuple[str, list[Message]]]:
+        """Newer blocks without widgets (after a jump to an old message)."""
+        return self._items[self._hi :]
+
+    def _remove_widgets(self) -> None:
         for w in self.blocks:
             self.col.removeWidget(w)
             w.deleteLater()
         self.blocks.clear()
-        self._pending.clear()
-        self.more.setVisible(False)
+
+    def clear(self) -> None:
+        self._tick.stop()
+        self.live = None
+        self._remove_widgets()
+        self._items, self._lo, self._hi = [], 0, 0
+        self._update_buttons()
         self.empty_state.setVisible(True)
         self._follow = True
 
     def set_conversation(self, conversation: Conversation) -> None:
         """Show a saved conversation: only the newest :attr:`PAGE` blocks are created now."""
         self.clear()
-        self._pending = display_blocks(conversation.messages)
-        self.load_earlier(self.PAGE, anchor=False)
+        self._items = display_blocks(conversation.messages)
+        self._show_range(max(0, len(self._items) - self.PAGE), len(self._items))
         self._follow = True
         self._scroll_to_bottom()
+
+    def _show_range(self, lo: int, hi: int) -> None:
+        """Create the widgets for items[lo:hi] only (a fresh window onto the conversation)."""
+        self._remove_widgets()
+        widgets = [self._make_block(kind, msgs) for kind, msgs in self._items[lo:hi]]
+        for i, w in enumerate(widgets):
+            self.col.insertWidget(2 + i, w)
+        self.blocks = widgets
+        self._lo, self._hi = lo, hi
+        self._after_change()
+
+    def _after_change(self) -> None:
+        self._update_buttons()
+        self.empty_state.setVisible(not self.blocks and not self._items)
+        self._fit_bubbles()
 
     def load_earlier(self, n: int | None = None, anchor: bool = True) -> int:
         """Create up to ``n`` more of the older blocks (above the shown ones); returns how many."""
         n = n or self.PAGE
-        take = self._pending[-n:]
+        start = max(0, self._lo - n)
+        take = self._items[start : self._lo]
         if not take:
             return 0
-        del self._pending[-len(take):]
         if anchor:
             bar = self.verticalScrollBar()
             self._anchor_from_bottom = bar.maximum() - bar.value()
         widgets = [self._make_block(kind, msgs) for kind, msgs in take]
         for i, w in enumerate(widgets):
-            self.col.insertWidget(1 + i, w)
+            self.col.insertWidget(2 + i, w)
         self.blocks[0:0] = widgets
-        self._update_more()
-        self.empty_state.setVisible(False)
-        self._fit_bubbles()
+        self._lo = start
+        self._after_change()
         return len(widgets)
 
-    def _update_more(self) -> None:
+    def load_later(self, n: int | None = None) -> int:
+        """Create up to ``n`` more of the newer blocks (below the shown ones, after a jump)."""
+        n = n or self.PAGE
+        take = self._items[self._hi : self._hi + n]
+        for kind, msgs in take:
+            w = self._make_block(kind, msgs)
+            self.col.insertWidget(2 + len(self.blocks), w)
+            self.blocks.append(w)
+        self._hi += len(take)
+        self._after_change()
+        return len(take)
+
+    def _update_buttons(self) -> None:
         n = len(self._pending)
         self.more.setVisible(n > 0)
         self.more.setText(f"Show earlier messages ({n} more)")
         self.more.setAccessibleName("Show earlier messages")
+        m = len(self._later)
+        self.later.setVisible(m > 0)
+        self.later.setText(f"Show later messages ({m} more)")
+        self.later.setAccessibleName("Show later messages")
 
     def _make_block(self, kind: str, msgs: list[Message]) -> QWidget:
         if kind == "user":
             return UserBubble(self, msgs[0])
         turn = AssistantTurn(self, model=None, ts=msgs[0].created_at)
+        turn.messages = msgs
         results = {m.tool_call_id: m for m in msgs if m.role == "tool"}
         last_status = "complete"
         model = None
@@ -966,11 +1022,27 @@ class ChatView(QScrollArea):
             turn.set_status(last_status)
         return turn
 
+    def scroll_to_message(self, message_id: int) -> QWidget | None:
+        """Show the block holding the saved message ``message_id``. An old message is reached by a
+        jump — a fresh page around it, with "Show earlier/later messages" — never by creating every
+        block in between."""
+        k = next((i for i, (_kind, msgs) in enumerate(self._items) if any(m.id == message_id for m in msgs)), None)
+        if k is None:
+            return None
+        if not (self._lo <= k < self._hi):
+            lo = max(0, k - 5)
+            self._show_range(lo, min(len(self._items), lo + self.PAGE))
+        target = self.blocks[k - self._lo]
+        self._follow = False
+        QTimer.singleShot(0, lambda: self.ensureWidgetVisible(target, 0, 60))
+        return target
+
     def _append(self, w: QWidget) -> QWidget:
-        self.empty_state.setVisible(False)
-        self.col.insertWidget(self.col.count() - 1, w)
+        if self._later:  # new messages go at the end: show the newest page again first
+            self._show_range(max(0, len(self._items) - self.PAGE), len(self._items))
+        self.col.insertWidget(2 + len(self.blocks), w)
         self.blocks.append(w)
-        self._fit_bubbles()
+        self._after_change()
         return w
 
     def add_user_message(self, text: str) -> UserBubble:
@@ -985,8 +1057,7 @@ class ChatView(QScrollArea):
             self.blocks.remove(w)
             self.col.removeWidget(w)
             w.deleteLater()
-        if not self.blocks and not self._pending:
-            self.empty_state.setVisible(True)
+        self.empty_state.setVisible(not self.blocks and not self._items)
 
     def error_cards(self) -> list[ErrorCard]:
         return [w for w in self.blocks if isinstance(w, ErrorCard)]
@@ -1064,6 +1135,8 @@ class ChatView(QScrollArea):
         self._follow = value >= bar.maximum() - 24
         if value == 0 and self._pending and bar.maximum() > 0:
             QTimer.singleShot(0, self.load_earlier)
+        elif value == bar.maximum() and self._later and bar.maximum() > 0:
+            QTimer.singleShot(0, self.load_later)
 
     def _fit_bubbles(self) -> None:
         w = int(max(200, self.column.width()) * 0.8)

@@ -121,7 +121,7 @@ def describe(error: BaseException) -> ErrorView:
     if isinstance(error, E.SettingsError):
         return ErrorView("Settings problem", text, [_settings()])
     if isinstance(error, E.BackendError):
-        return ErrorView("The server reported an error", text, [_retry()])
+        return ErrorView("Server error", text, [_retry()])
     if isinstance(error, E.AgentError):
         return ErrorView("Something went wrong", text, [_retry()] if error.retryable else [])
     return ErrorView(

@@ -85,7 +85,8 @@ class ComposeBox(QTextEdit):
         self.setObjectName("composeBox")
         self.setAcceptRichText(False)
         self.setAccessibleName("Message input")
-        self.setPlaceholderText("Message the assistant…   (Enter to send, Shift+Enter for a new line)")
+        self.setPlaceholderText("Message the assistant…  (Shift+Enter: new line)")
+        self.setToolTip("Enter sends; Shift+Enter adds a line; Esc stops an answer")
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -160,6 +161,8 @@ class MainWindow(QMainWindow):
         self._closing = False
         self._pull_cancel = threading.Event()
         self._server_ok: bool | None = None
+        self._layout_restored = False
+        self._shown_once = False
         self._models_token = 0
 
         self.setWindowTitle(APP_DISPLAY_NAME)
@@ -245,7 +248,7 @@ class MainWindow(QMainWindow):
 
     def _build_docks(self) -> None:
         self.sidebar = ToolSidebar()
-        self.sidebar.setMinimumWidth(260)
+        self.sidebar.setMinimumWidth(220)
         self.chat.tool_clicked.connect(self._show_tool_call)
         self.tool_dock = QDockWidget("Tool activity", self)
         self.tool_dock.setObjectName("toolDock")
@@ -253,7 +256,6 @@ class MainWindow(QMainWindow):
         self.tool_dock.setWidget(self.sidebar)
         self.tool_dock.setAllowedAreas(Qt.DockWidgetArea.LeftDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.tool_dock)
-        self.resizeDocks([self.tool_dock], [340], Qt.Orientation.Horizontal)
         self.history_dock: QDockWidget | None = None
 
     def _action(self, text: str, icon: str | None, shortcut: str | QKeySequence | None, slot, tip: str = "") -> QAction:
@@ -373,7 +375,7 @@ class MainWindow(QMainWindow):
                 self.restoreGeometry(QByteArray(geo))
             state = qs.value("state")
             if isinstance(state, QByteArray | bytes) and state:
-                self.restoreState(QByteArray(state))
+                self._layout_restored = self.restoreState(QByteArray(state))
         except Exception:  # a damaged window.ini only loses the window layout
             log.warning("could not restore the window layout", exc_info=True)
 
@@ -382,6 +384,8 @@ class MainWindow(QMainWindow):
             qs = self.qsettings()
             qs.setValue("geometry", self.saveGeometry())
             qs.setValue("state", self.saveState())
+            if self.history_dock is not None:
+                qs.setValue("history_visible", self.history_dock.isVisible())
             qs.sync()
         except Exception:
             log.warning("could not save the window layout", exc_info=True)
@@ -440,7 +444,6 @@ class MainWindow(QMainWindow):
             dock.setAccessibleName("Chat history")
             dock.setAllowedAreas(Qt.DockWidgetArea.LeftDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea)
             self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
-            self.resizeDocks([dock], [260], Qt.Orientation.Horizontal)
             action = dock.toggleViewAction()
             action.setText("&History")
             action.setIcon(icons.icon("history"))
@@ -451,26 +454,33 @@ class MainWindow(QMainWindow):
             self.toolbar.insertAction(self.toggle_tools_action, action)
             self.history_dock = dock
             self.history_action = action
-            # restore the dock's saved visibility now that it exists
-            try:
-                state = self.qsettings().value("state")
-                if state:
-                    self.restoreDockWidget(dock)
-            except Exception:
-                pass
+            # created after the window showed: restore its place from the saved layout, then show it
+            # explicitly unless the user had hidden it (a late dock is not shown by restoreState)
+            restored = self._layout_restored and self.restoreDockWidget(dock)
+            visible = self.qsettings().value("history_visible", "true")
+            dock.setVisible(str(visible).lower() != "false")
+            if not restored:
+                w = max(200, min(260, int(self.width() * 0.2)))
+                self.resizeDocks([dock], [w], Qt.Orientation.Horizontal)
         self.history_dock.setWidget(panel)
         self.history_panel = panel
-        for sig in ("open_requested", "conversation_selected", "conversation_opened"):
-            s = getattr(panel, sig, None)
-            if s is not None:
-                s.connect(self.open_conversation)
-                break
+        # ui/history.py's signals; generic fallbacks for other panels
+        if hasattr(panel, "conversationActivated"):
+            panel.conversationActivated.connect(self.open_conversation)
+            if hasattr(panel, "messageActivated"):
+                panel.messageActivated.connect(self.open_conversation)
+        elif hasattr(panel, "open_requested"):
+            panel.open_requested.connect(self.open_conversation)
+        deleted = getattr(panel, "conversationDeleted", None) or getattr(panel, "conversation_deleted", None)
+        if deleted is not None:
+            deleted.connect(self._on_conversation_deleted)
+        if hasattr(panel, "conversationRenamed"):
+            panel.conversationRenamed.connect(self._on_conversation_renamed)
+        if hasattr(panel, "statusMessage"):
+            panel.statusMessage.connect(lambda t: self.statusBar().showMessage(t, 6000))
         s = getattr(panel, "new_chat_requested", None)
         if s is not None:
             s.connect(self.new_chat)
-        s = getattr(panel, "conversation_deleted", None)
-        if s is not None:
-            s.connect(self._on_conversation_deleted)
 
     # ---- settings and pickers ---------------------------------------------------------------------
 
@@ -735,15 +745,19 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{title} — {APP_DISPLAY_NAME}" if title and title != "New chat" else APP_DISPLAY_NAME)
 
     def _refresh_history(self) -> None:
+        """After a turn: the panel lists the saved chat, with the one shown selected."""
         panel = self.history_panel
-        for name in ("refresh", "reload"):
-            fn = getattr(panel, name, None)
-            if callable(fn):
-                try:
-                    fn()
-                except Exception:
-                    log.exception("history panel refresh failed")
-                break
+        if panel is None:
+            return
+        try:
+            refresh = getattr(panel, "refresh", None) or getattr(panel, "reload", None)
+            if callable(refresh):
+                refresh()
+            select = getattr(panel, "select", None)
+            if callable(select) and self.conversation.messages:
+                select(self.conversation.id, False)
+        except Exception:  # the panel failing must not break the chat
+            log.exception("history panel refresh failed")
 
     def _when_idle(self, fn) -> None:
         """Run ``fn`` now, or — when a turn runs — stop it and run ``fn`` once it has ended."""
@@ -765,8 +779,9 @@ class MainWindow(QMainWindow):
 
         self._when_idle(go)
 
-    def open_conversation(self, conversation_id: str) -> None:
-        """Load a saved chat (from the history panel)."""
+    def open_conversation(self, conversation_id: str, message_id: int | None = None) -> None:
+        """Load a saved chat (from the history panel); ``message_id``: scroll to that message (a
+        search hit). A running turn is stopped first."""
 
         def go():
             if not self.store:
@@ -781,8 +796,15 @@ class MainWindow(QMainWindow):
             self.chat.set_conversation(conv)
             self.sidebar.load(conv)
             self._update_title()
+            if message_id is not None:
+                self.chat.scroll_to_message(message_id)
 
         self._when_idle(go)
+
+    def _on_conversation_renamed(self, conversation_id: str, title: str) -> None:
+        if conversation_id == self.conversation.id and not self.busy:
+            self.conversation.title = title
+            self._update_title()
 
     def _on_conversation_deleted(self, conversation_id: str) -> None:
         if conversation_id == self.conversation.id:
@@ -908,6 +930,14 @@ class MainWindow(QMainWindow):
             except Exception:
                 log.warning("closing the store failed", exc_info=True)
         return clean
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._shown_once:
+            self._shown_once = True
+            if not self._layout_restored:  # first start: the sidebar takes about 30 % of the width
+                w = max(240, min(340, int(self.width() * 0.27)))
+                self.resizeDocks([self.tool_dock], [w], Qt.Orientation.Horizontal)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.shutdown()

@@ -139,10 +139,10 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def ollama_translator(llama_server: str):
     """The Ollama-API translator in front of ``llama_server``; ``.url`` is the Ollama host. Answers are
-    capped at 512 tokens so that a runaway 135M model cannot stall the run."""
+    capped at 256 tokens so that a runaway 135M model cannot stall the run."""
     from tests.e2e.ollama_translator import OllamaTranslator
 
-    with OllamaTranslator(llama_server, max_tokens=512) as translator:
+    with OllamaTranslator(llama_server, max_tokens=256) as translator:
         yield translator
 
 

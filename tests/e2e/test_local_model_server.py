@@ -202,7 +202,8 @@ def test_translator_tool_calls_round_trip(ollama_translator, stream):
                                                                           "arguments": calls[0].function.arguments}}]},
         {"role": "tool", "content": "Monday", "tool_name": "day_of_week"},
     ]  # fmt: skip
-    follow = client.chat(model="smollm2", messages=msgs, tools=[day_of_week], options={"temperature": 0})
+    follow = client.chat(model="smollm2", messages=msgs, tools=[day_of_week],
+                         options={"temperature": 0, "num_predict": 64})  # fmt: skip
     assert follow.done and follow.message.role == "assistant"
     sent = ollama_translator.upstream_requests[-1]["messages"]
     assert sent[2]["content"] == "" and sent[2]["tool_calls"][0]["id"]

@@ -161,3 +161,29 @@ def test_stop_before_any_text_marks_turn_stopped(view):
     view.handle(TurnEnded(1, "cancelled"))
     turn = view.blocks[-1]
     assert turn.tag.text() == "Stopped" and turn.chips["c1"].status == "cancelled"
+
+
+def test_scroll_to_an_old_message_creates_its_page(qtbot, view):
+    conv = _long_conversation(1000)
+    for i, m in enumerate(conv.messages):
+        m.id = i + 1
+    view.set_conversation(conv)
+    target = view.scroll_to_message(11)  # "question 5", far above the first page
+    assert isinstance(target, UserBubble) and target.message.content == "question 5"
+    assert view.scroll_to_message(999_999) is None
+
+
+def test_jump_to_an_old_message_then_back_to_the_end(qtbot, view):
+    conv = _long_conversation(1000)
+    for i, m in enumerate(conv.messages):
+        m.id = i + 1
+    view.set_conversation(conv)
+    view.scroll_to_message(1001)  # "question 500"
+    assert len(view.blocks) == ChatView.PAGE
+    assert view.more.isVisible() and view.later.isVisible()
+    assert view.load_later() == ChatView.PAGE
+    # a new message goes at the end: the newest page is shown again
+    view.add_user_message("new one")
+    assert not view.later.isVisible()
+    assert view.blocks[-1].message.content == "new one"
+    assert view.blocks[-2].text_content().startswith("answer **999**")

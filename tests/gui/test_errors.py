@@ -38,7 +38,7 @@ def _kinds(view):
         (E.ContextTooLong(), "Conversation too long", ["new_chat", "open_settings"]),
         (E.EmptyAnswer(), "Empty answer", ["retry"]),
         (E.AnswerCutOff("connection reset"), "Answer cut off", ["retry"]),
-        (E.BackendError("boom", 500), "The server reported an error", ["retry"]),
+        (E.BackendError("boom", 500), "Server error", ["retry"]),
         (E.MaxStepsExceeded(8), "Too many steps", ["retry", "open_settings"]),
         (E.ToolsNotSupported("tiny"), "This model can't use tools", ["open_settings"]),
         (E.AllKeysFailed(2, "429"), "Every API key failed", ["retry", "open_settings"]),

@@ -297,11 +297,14 @@ def test_window_layout_is_remembered(qtbot, make_window, ollama_settings):
     w = make_window(ollama_settings)
     w.resize(720, 520)  # within the offscreen screen (800×600): restoreGeometry clamps to it
     w.tool_dock.hide()
+    assert w.history_dock.isVisible()  # shown by default
+    w.history_dock.hide()
     qtbot.waitUntil(lambda: w.size().width() == 720 and not w.tool_dock.isVisible(), timeout=2000)
     qtbot.wait(50)
     w.close()
     w2 = make_window(ollama_settings, size=None)
     assert not w2.tool_dock.isVisible()
+    assert w2.history_dock is not None and not w2.history_dock.isVisible()
     assert (w2.size().width(), w2.size().height()) == (720, 520)
 
 
@@ -399,3 +402,93 @@ def test_settings_action_opens_dialog_and_applies_saved_settings(qtbot, make_win
     w.send("next turn")
     wait_idle(qtbot, w)
     assert ollama_server.chat_requests[-1]["model"] == "qwen3:8b"
+
+
+def test_history_panel_docked_lists_and_opens_chats(qtbot, make_window, ollama_settings):
+    w = make_window(ollama_settings)
+    panel = w.history_panel
+    assert panel is not None and w.history_dock.widget() is panel
+    assert w.history_action.shortcut().toString() == "Ctrl+H"
+    w.send("first chat")
+    wait_idle(qtbot, w)
+    first = w.conversation.id
+    assert panel.current_id() == first  # listed and selected after the turn
+    w.new_chat()
+    w.send("second chat")
+    wait_idle(qtbot, w)
+    panel.conversationActivated.emit(first)
+    assert w.conversation.id == first and w.chat.blocks[0].message.content == "first chat"
+    panel.conversationRenamed.emit(first, "Renamed chat")
+    assert w.windowTitle().startswith("Renamed chat")
+    panel.conversationDeleted.emit(first)
+    assert w.conversation.id != first and not w.chat.blocks
+
+
+def test_search_hit_opens_the_chat_at_that_message(qtbot, make_window, ollama_settings):
+    w = make_window(ollama_settings)
+    for i in range(3):
+        w.send(f"message number {i}")
+        wait_idle(qtbot, w)
+    conv = w.conversation
+    target = conv.messages[2]  # "message number 1"
+    w.new_chat()
+    w.history_panel.messageActivated.emit(conv.id, target.id)
+    assert w.conversation.id == conv.id
+    assert any(getattr(b, "message", None) is not None and b.message.id == target.id for b in w.chat.blocks)
+
+
+class _BrokenBackend:
+    """A backend with a bug: its stream raises something that is not an AgentError."""
+
+    name, model = "ollama", "broken"
+
+    def stream_chat(self, messages, tools=None, tool_choice="auto", cancel=None):
+        raise ValueError("a bug in the backend")
+        yield  # pragma: no cover
+
+    def list_models(self):
+        return []
+
+    def describe(self):
+        return "broken"
+
+    def close(self):
+        pass
+
+
+def _capture_dialog(monkeypatch):
+    from desktop_agent.ui import errors as ui_errors
+
+    seen: list[tuple[str, str]] = []
+    monkeypatch.setattr(ui_errors.reporter(), "handler", lambda summary, details: seen.append((summary, details)))
+    return seen
+
+
+def test_unexpected_error_in_the_loop_opens_the_dialog(qtbot, make_window, monkeypatch):
+    """Not a core error: an inline card (with Retry) and the dialog with the traceback, never a bare one."""
+    from desktop_agent.ui.agent_runner import AgentFactory
+
+    seen = _capture_dialog(monkeypatch)
+    w = make_window(Settings(tools_enabled=False), factory=AgentFactory(backend_factory=lambda s, k: _BrokenBackend()))
+    w.send("hi")
+    wait_idle(qtbot, w)
+    card = w.chat.error_cards()[-1]
+    assert card.title.text() == "Unexpected error" and "Retry" in card.buttons
+    assert "Traceback" not in card.text.text()
+    assert seen and seen[0][0].startswith("ValueError: a bug in the backend")
+    assert "Traceback (most recent call last)" in seen[0][1]
+
+
+def test_crash_while_building_the_agent_is_reported(qtbot, make_window, monkeypatch):
+    from desktop_agent.ui.agent_runner import AgentFactory
+
+    def broken_factory(settings, keys):
+        raise RuntimeError("cannot build")
+
+    seen = _capture_dialog(monkeypatch)
+    w = make_window(Settings(tools_enabled=False), factory=AgentFactory(backend_factory=broken_factory))
+    w.send("hi")
+    wait_idle(qtbot, w)
+    assert w.chat.error_cards()[-1].title.text() == "Unexpected error"
+    assert seen and "RuntimeError: cannot build" in seen[0][0]
+    assert w.send_button.text() == "Send"

@@ -148,3 +148,45 @@ def test_window_shows_before_heavy_imports(tmp_path):
     assert "AT_SHOW []" in proc.stdout
     later = next(line for line in proc.stdout.splitlines() if line.startswith("LATER"))
     assert "markdown_it" in later and "pygments" in later  # warmed up after the window showed
+
+
+def test_desktop_agent_command_with_ollama_host(tmp_path, ollama_server):
+    """Issue 3, done when: ``desktop-agent`` (no sub-command) with OLLAMA_HOST pointing at a local
+    protocol server; a typed message streams an answer and a tool call shows with its duration."""
+    code = textwrap.dedent(
+        f"""
+        import sys
+        sys.path.insert(0, {str(ROOT)!r})
+        from PySide6.QtCore import QTimer
+        from PySide6.QtWidgets import QApplication
+        from desktop_agent import app as cli
+        from desktop_agent.ui import main_window
+        qapp = QApplication([sys.argv[0]])
+
+        def drive():
+            w = next(x for x in qapp.topLevelWidgets() if isinstance(x, main_window.MainWindow))
+            w.input.setPlainText("What day of the week is 2024-03-05?")
+            w.send_button.click()
+            def done():
+                if w.busy:
+                    QTimer.singleShot(50, done)
+                    return
+                runs = list(w.sidebar.runs.values())
+                print("HOST", w.settings.ollama_host)
+                print("TOOLS", [(r.name, r.status, w.sidebar._items[r.call_id].text(3)) for r in runs])
+                print("ANSWER", w.chat.blocks[-1].text_content())
+                w.close()
+            QTimer.singleShot(50, done)
+
+        QTimer.singleShot(200, drive)
+        sys.exit(cli.main([]))
+        """
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "DESKTOP_AGENT_HOME": str(tmp_path / "home"),
+           "OLLAMA_HOST": ollama_server.url.removeprefix("http://")}
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    assert f"HOST {ollama_server.url}" in proc.stdout
+    tools_line = next(line for line in proc.stdout.splitlines() if line.startswith("TOOLS"))
+    assert "'day_of_week', 'ok'" in tools_line and " ms')" in tools_line
+    assert "Tuesday" in next(line for line in proc.stdout.splitlines() if line.startswith("ANSWER"))

@@ -728,3 +728,30 @@ def test_fresh_store_has_current_schema_and_no_backup(db):
         assert s.conn.execute("PRAGMA user_version").fetchone() == (store_mod.schema_version(),)
         assert s.backup_path is None and s.warnings == []
     assert list(db.parent.glob("*backup*")) == []
+
+
+def test_busy_write_fails_cleanly_and_the_store_keeps_working(store, db):
+    """A write that cannot get the lock (another process writes) fails with a StoreError and leaves no open transaction."""
+    conv = save_chat(store, [Message(role="user", content="first")])
+    store.conn.execute("PRAGMA busy_timeout = 50")
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # the write lock
+    try:
+        with pytest.raises(StoreError, match="busy"):
+            store.add_message(conv, Message(role="user", content="second"))
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert not store.conn.in_transaction
+    store.add_message(conv, Message(role="user", content="third"))
+    assert [m.content for m in store.load(conv.id).messages] == ["first", "third"]
+
+
+def test_a_row_this_version_cannot_read_is_a_store_error(store, db):
+    conv = save_chat(store, [Message(role="user", content="hi")])
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE messages SET role = 'wizard'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreError, match="can't read"):
+        store.load(conv.id)

@@ -1,0 +1,94 @@
+"""Adversarial variants of the backend-openai shared cases: OpenAIBackend through the official
+``openai`` client against the local Chat Completions server (tests/servers/openai.py, strict mode:
+it refuses requests the way strict real servers do)."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop_agent.core.agent import Agent
+from desktop_agent.core.backends.openai import OpenAIBackend
+from desktop_agent.core.events import AnswerFinished, ThinkingDelta, TextDelta
+from desktop_agent.core.messages import Conversation
+from desktop_agent.core.tooling import ToolRegistry
+from tests.servers.openai import chunk
+
+ran: list[str] = []
+
+
+def get_weather(city: str) -> str:
+    """Current weather for a city."""
+    ran.append(city)
+    return f"sunny in {city}"
+
+
+def delta(d: dict, finish: str | None = None) -> dict:
+    return chunk("chatcmpl-1", "local-model", d, finish)
+
+
+FINAL = {
+    "id": "chatcmpl-2", "object": "chat.completion", "created": 1735689600, "model": "local-model",
+    "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Done."}}],
+}
+
+
+@pytest.fixture
+def run_turn(openai_server):
+    def run(*replies, tools=(get_weather,)):
+        ran.clear()
+        openai_server.script(*replies)
+        backend = OpenAIBackend(openai_server.url, "local-model", [], needs_key=False, retries_per_key=0,
+                                timeout_s=10)
+        registry = ToolRegistry(timeout_s=5)
+        for t in tools:
+            registry.register(t)
+        conversation = Conversation()
+        events = list(Agent(backend, registry).run(conversation, "weather?"))
+        backend.close()
+        return events, conversation
+
+    return run
+
+
+@pytest.mark.parametrize("ids", [("call_0", "call_0"), ("dup", "dup")], ids=["numbered-0", "same-id"])
+def test_case17_kind_duplicate_ids_on_distinct_indexes(run_turn, openai_server, ids):
+    """Shared case 17-openai-empty-tool-call-id.json, same kind (ids that cannot pair results with
+    calls): two parallel calls at index 0 and 1 that carry the SAME id. Both calls run (the second
+    is not merged into the first and lost), each gets its own id, and the next request pairs every
+    result — the strict server accepts it."""
+    stream = [
+        delta({"role": "assistant", "content": None, "tool_calls": [
+            {"index": 0, "id": ids[0], "type": "function", "function": {"name": "get_weather", "arguments": ""}}]}),
+        delta({"tool_calls": [{"index": 0, "function": {"arguments": '{"city": "Lima"}'}}]}),
+        delta({"tool_calls": [
+            {"index": 1, "id": ids[1], "type": "function", "function": {"name": "get_weather", "arguments": ""}}]}),
+        delta({"tool_calls": [{"index": 1, "function": {"arguments": '{"city": "Rome"}'}}]}),
+        delta({}, "tool_calls"),
+        "[DONE]",
+    ]
+    events, conv = run_turn(stream, FINAL)
+    assert ran == ["Lima", "Rome"]
+    step = conv.messages[1]
+    assert len({c.id for c in step.tool_calls}) == 2
+    assert [m.tool_call_id for m in conv.messages[2:4]] == [c.id for c in step.tool_calls]
+    assert isinstance(events[-1], AnswerFinished), events[-1]
+    assert len(openai_server.requests) == 2
+
+
+def test_case19_kind_both_reasoning_fields_in_one_delta_are_not_doubled(run_turn):
+    """Shared case 19-openai-reasoning-field-variants.json, same kind: a server that sends the
+    reasoning under BOTH names in every delta (vLLM keeps `reasoning_content` next to the newer
+    `reasoning` for compatibility). The thinking is shown once, not twice."""
+    stream = [
+        delta({"role": "assistant", "content": "", "reasoning": "The user wants 2+2. ",
+               "reasoning_content": "The user wants 2+2. "}),
+        delta({"content": "", "reasoning": "That is 4.", "reasoning_content": "That is 4."}),
+        delta({"content": "4"}),
+        delta({}, "stop"),
+        "[DONE]",
+    ]
+    events, conv = run_turn(stream, tools=())
+    thinking = "".join(e.text for e in events if isinstance(e, ThinkingDelta))
+    assert thinking == "The user wants 2+2. That is 4."
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "4"
+    assert conv.messages[-1].thinking == "The user wants 2+2. That is 4."
