@@ -37,6 +37,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code (0 ok, 1 failed, 2 bad usage, 130 Ctrl+C)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # Ctrl+C anywhere (start-up imports, loading tools…): no traceback
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)

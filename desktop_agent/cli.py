@@ -12,10 +12,15 @@ Chats are saved in the same store as the window's; ``--chat ID`` continues one.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import logging
+import os
 import queue
+import signal
 import sys
 import threading
+import time
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
@@ -69,13 +74,16 @@ def load_settings(args: argparse.Namespace, err: TextIO) -> Settings:
 
     settings, warnings = Settings.load()
     for w in warnings:
-        print(f"desktop-agent: warning: {w}", file=err)
+        err.write(f"desktop-agent: warning: {w}\n")
     settings = apply_environment(settings)
     update: dict[str, object] = {}
     if getattr(args, "backend", None):
         update["backend"] = args.backend
     if getattr(args, "host", None):
-        update["ollama_host"] = normalize_host(args.host)
+        try:
+            update["ollama_host"] = normalize_host(args.host)
+        except ValueError as exc:  # e.g. a port that is not a number
+            raise UsageError(f"invalid value for --host: '{args.host}' ({exc})") from None
     if getattr(args, "base_url", None):
         update["openai_base_url"] = args.base_url
     backend = update.get("backend", settings.backend)
@@ -100,7 +108,7 @@ def build_registry(settings: Settings, extra_dirs: list[str], err: TextIO):
 
     registry = ToolRegistry(timeout_s=settings.tool_timeout_s, output_cap=settings.tool_output_cap)
     for problem in load_tools(registry, [*settings.tools_dirs, *extra_dirs]):
-        print(f"desktop-agent: warning: {problem}", file=err)
+        err.write(f"desktop-agent: warning: {problem}\n")
     return registry
 
 
@@ -112,7 +120,7 @@ def build_agent(settings: Settings, registry, store) -> Agent:
     if settings.backend == "openai":
         from desktop_agent.core.secrets import SecretStore
 
-        keys = SecretStore().get_api_keys()
+        keys = SecretStore().get_api_keys(settings.openai_base_url)
     backend = create_backend(settings, keys)
     return Agent(
         backend,
@@ -125,13 +133,108 @@ def build_agent(settings: Settings, registry, store) -> Agent:
     )
 
 
+# ---- output the terminal may refuse ---------------------------------------------------------------
+
+
+class Output:
+    """A text stream that never raises on the way out.
+
+    - characters the stream's encoding lacks are written as replacements (``?``), not a
+      ``UnicodeEncodeError`` (a ``PYTHONIOENCODING=ascii`` pipe, a Latin-1 terminal);
+    - when the reader went away (``… | head``: ``BrokenPipeError``) further writes are dropped and
+      :attr:`closed` turns True, so the caller can stop the turn instead of dying with a traceback.
+    """
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+        self.closed = False
+
+    def isatty(self) -> bool:
+        try:
+            return bool(self.stream.isatty())
+        except (ValueError, OSError):
+            return False
+
+    def write(self, text: str) -> None:
+        if self.closed or not text:
+            return
+        try:
+            try:
+                self.stream.write(text)
+            except UnicodeEncodeError:
+                enc = getattr(self.stream, "encoding", None) or "ascii"
+                self.stream.write(text.encode(enc, "replace").decode(enc, "replace"))
+            self.stream.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            self._gone()
+        except OSError as exc:
+            if exc.errno in (errno.EPIPE, errno.EINVAL):
+                self._gone()
+            else:
+                raise
+
+    def flush(self) -> None:
+        self.write("")
+
+    def _gone(self) -> None:
+        self.closed = True
+        try:  # Python flushes stdout again at exit: point it at /dev/null so that cannot fail either
+            fd = self.stream.fileno()
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, fd)
+            os.close(devnull)
+        except (AttributeError, ValueError, OSError):
+            pass
+
+
+def _line(stream: Output, text: str) -> None:
+    stream.write(text + "\n")
+
+
 # ---- running turns ----------------------------------------------------------------------------------
+
+#: after Ctrl+C, how long to wait for the turn to wind down before giving up on it (seconds)
+STOP_GRACE_S = 3.0
+
+
+class _SigintCancels:
+    """While active (main thread only), Ctrl+C sets ``cancel`` instead of raising KeyboardInterrupt
+    wherever the main thread happens to be; a second Ctrl+C raises as usual."""
+
+    def __init__(self, cancel: threading.Event):
+        self.cancel = cancel
+        self._old = None
+
+    def __enter__(self) -> _SigintCancels:
+        if threading.current_thread() is threading.main_thread():
+            try:
+                self._old = signal.signal(signal.SIGINT, self._handle)
+            except (ValueError, OSError):  # not in the main interpreter / unsupported
+                self._old = None
+        return self
+
+    def _handle(self, signum, frame) -> None:
+        if self.cancel.is_set():
+            raise KeyboardInterrupt
+        self.cancel.set()
+
+    def __exit__(self, *exc) -> None:
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
 
 
 def run_turn(agent: Agent, conversation: Conversation, text: str, *, events: bool, out: TextIO, err: TextIO) -> int:
-    """Run one turn on a worker thread (so Ctrl+C can cancel it cleanly) and print its events."""
+    """Run one turn on a worker thread (so Ctrl+C can cancel it cleanly) and print its events.
+
+    Plain text: on a terminal the answer streams as it arrives; to a pipe or file only the final
+    answer is written (streamed text may turn out to be reasoning — a lone ``</think>`` — which a
+    terminal gets corrected after the fact but a file could not). Returns the exit code; 130 when
+    stopped by Ctrl+C (or when the output was closed, which stops the turn: exit 0 then).
+    """
     from desktop_agent.core import events as ev
 
+    out = out if isinstance(out, Output) else Output(out)
+    err = err if isinstance(err, Output) else Output(err)
     cancel = threading.Event()
     q: queue.Queue = queue.Queue()
     done = object()
@@ -145,59 +248,92 @@ def run_turn(agent: Agent, conversation: Conversation, text: str, *, events: boo
         finally:
             q.put(done)
 
+    stream = not events and out.isatty()
     worker = threading.Thread(target=work, name="agent-turn", daemon=True)
-    worker.start()
     code = EXIT_FAILED
-    answered_text = False
-    while True:
-        try:
-            item = q.get(timeout=0.1)
-        except queue.Empty:
-            continue
-        except KeyboardInterrupt:
-            cancel.set()
-            continue
-        if item is done:
-            break
-        if isinstance(item, BaseException):
-            print(f"desktop-agent: internal error: {type(item).__name__}: {item}", file=err)
-            code = EXIT_FAILED
-            continue
-        if events:
-            out.write(json.dumps(ev.event_to_dict(item), ensure_ascii=False, default=str) + "\n")
-            out.flush()
-        if isinstance(item, ev.TextDelta):
-            if not events:
-                out.write(item.text)
-                out.flush()
-                answered_text = True
-        elif isinstance(item, ev.Notice) and not events:
-            print(f"[{item.text}]", file=err)
-        elif isinstance(item, ev.ToolCallStarted) and not events and err.isatty():
-            print(f"[tool] {item.name}({json.dumps(item.arguments, ensure_ascii=False)})", file=err)
-        elif isinstance(item, ev.AnswerFinished):
-            code = EXIT_OK
-            if not events:
-                if not answered_text:
-                    out.write(item.message.content)
-                out.write("\n")
-                out.flush()
-        elif isinstance(item, ev.TurnFailed):
-            code = EXIT_FAILED
-            if not events and answered_text:
-                out.write("\n")
-            print(f"desktop-agent: {item.error}", file=err)
-        elif isinstance(item, ev.TurnCancelled):
-            code = EXIT_STOPPED
-            if not events:
-                out.write("\n[stopped]\n")
+    printed = ""  # answer text written so far in the current model call (terminal only)
+    stopped_at: float | None = None
+    with _SigintCancels(cancel):
+        worker.start()
+        while True:
+            try:
+                item = q.get(timeout=0.1)
+            except queue.Empty:
+                if out.closed and not cancel.is_set():
+                    cancel.set()  # nobody reads the answer any more
+                if cancel.is_set():
+                    stopped_at = stopped_at or time.monotonic()
+                    if time.monotonic() - stopped_at > STOP_GRACE_S:
+                        # the backend or a tool ignores the stop: give up on the turn (the user
+                        # message is saved already) rather than hang
+                        if not events:
+                            _line(out, "\n[stopped]" if printed else "[stopped]")
+                        return EXIT_OK if out.closed else EXIT_STOPPED
+                continue
+            if item is done:
+                break
+            if isinstance(item, BaseException):
+                _line(err, f"desktop-agent: internal error: {type(item).__name__}: {item}")
+                code = EXIT_FAILED
+                continue
+            if events:
+                out.write(json.dumps(ev.event_to_dict(item), ensure_ascii=False, default=str) + "\n")
+            if isinstance(item, ev.TextDelta):
+                if stream:
+                    out.write(item.text)
+                    printed += item.text
+            elif isinstance(item, ev.MessageAdded):
+                if item.message.role == "assistant" and printed:
+                    out.write("\n")  # text written before the tool calls of this step
+                    printed = ""
+            elif isinstance(item, ev.Notice) and not events:
+                _line(err, f"[{item.text}]")
+            elif isinstance(item, ev.ToolCallStarted) and not events and err.isatty():
+                _line(err, f"[tool] {item.name}({json.dumps(item.arguments, ensure_ascii=False)})")
+            elif isinstance(item, ev.AnswerFinished):
+                code = EXIT_OK
+                if not events:
+                    _finish_text(out, err, printed, item.message.content, stream)
+            elif isinstance(item, ev.TurnFailed):
+                code = EXIT_FAILED
+                if not events:
+                    partial = item.partial.content if item.partial is not None else ""
+                    if printed or partial:
+                        _finish_text(out, err, printed, partial, stream)
+                _line(err, f"desktop-agent: {item.error}")
+            elif isinstance(item, ev.TurnCancelled):
+                code = EXIT_STOPPED
+                if not events:
+                    partial = item.partial.content if item.partial is not None else ""
+                    if printed or partial:
+                        _finish_text(out, err, printed, partial, stream)
+                    _line(out, "[stopped]")
     worker.join(timeout=5)
+    if out.closed:
+        return EXIT_OK if code == EXIT_STOPPED else code
     return code
+
+
+def _finish_text(out: Output, err: Output, printed: str, final: str, stream: bool) -> None:
+    """End the answer: to a pipe write ``final``; on a terminal end the streamed line, and when what
+    was streamed is not the final text (reasoning moved out after a lone ``</think>``), say so and
+    write the final text."""
+    if not stream:
+        _line(out, final)
+        return
+    if printed.strip() == final.strip():
+        out.write("\n")
+        return
+    if printed:
+        out.write("\n")
+        _line(err, "[the text above was the model's reasoning; the answer:]")
+    _line(out, final)
 
 
 def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None,
              inp: TextIO | None = None) -> int:
-    out, err, inp = out or sys.stdout, err or sys.stderr, inp or sys.stdin
+    out, err, inp = Output(out or sys.stdout), Output(err or sys.stderr), inp or sys.stdin
+    _quiet_library_logs()
     store = None
     try:
         settings = load_settings(args, err)
@@ -215,34 +351,40 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
 
         store = ConversationStore()
         for w in store.warnings:
-            print(f"desktop-agent: warning: {w}", file=err)
+            _line(err, f"desktop-agent: warning: {w}")
         if args.chat:
             conversation = _open_chat(store, args.chat)
         else:
             conversation = Conversation(backend=settings.backend, model=settings.model)
         agent = build_agent(settings, registry, store)
     except UsageError as exc:
-        print(f"desktop-agent chat: error: {exc}", file=err)
+        _line(err, f"desktop-agent chat: error: {exc}")
         _close(store)
         return EXIT_USAGE
     except Exception as exc:  # a setup failure the user can act on (unreadable store, bad chat id…)
-        print(f"desktop-agent: {exc}", file=err)
+        _line(err, f"desktop-agent: {' '.join(str(exc).split()) or type(exc).__name__}")
         _close(store)
         return EXIT_FAILED
+    except BaseException:  # Ctrl+C while starting: nothing of this session to keep
+        _close(store)
+        raise
 
     try:
         if args.prompt is not None:
             return run_turn(agent, conversation, args.prompt, events=args.events, out=out, err=err)
         code = EXIT_OK
         interactive = inp.isatty()
+        _lenient_input(inp)
         while True:
             if interactive:
                 err.write("you> ")
-                err.flush()
             try:
                 line = inp.readline()
             except KeyboardInterrupt:
-                break
+                return EXIT_STOPPED
+            except UnicodeDecodeError:  # a stream we could not reconfigure
+                _line(err, "desktop-agent: warning: skipped a line that is not valid text")
+                continue
             if not line:
                 break
             text = line.strip()
@@ -250,15 +392,42 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
                 continue
             if text.lower() == "bye":
                 if not args.events:
-                    print("Bye", file=out)
+                    _line(out, "Bye")
                 break
             result = run_turn(agent, conversation, text, events=args.events, out=out, err=err)
             if result != EXIT_OK:
                 code = result
+            if out.closed or (result == EXIT_STOPPED and _turn_still_running()):
+                break
         return code
     finally:
         agent.backend.close()
         _close(store)
+
+
+def _turn_still_running() -> bool:
+    """True when an abandoned turn (see STOP_GRACE_S) may still touch the conversation: the session
+    must end rather than start another turn on the same history."""
+    return any(t.name == "agent-turn" and t.is_alive() for t in threading.enumerate())
+
+
+def _lenient_input(inp: TextIO) -> None:
+    """Lines that are not valid in the input's encoding become replacement characters instead of a
+    ``UnicodeDecodeError`` (a Latin-1 file piped in, a terminal in another encoding)."""
+    reconfigure = getattr(inp, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="replace")
+        except (ValueError, OSError, TypeError):
+            pass
+
+
+def _quiet_library_logs() -> None:
+    """The terminal chat prints every problem itself, once: keep Python's last-resort handler from
+    printing the core's log warnings a second time (records still reach handlers set up by others)."""
+    logger = logging.getLogger("desktop_agent")
+    if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+        logger.addHandler(logging.NullHandler())
 
 
 def _open_chat(store, chat_id: str):
@@ -271,7 +440,8 @@ def _close(store) -> None:
 
 
 def run_tools(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    out, err = out or sys.stdout, err or sys.stderr
+    out, err = Output(out or sys.stdout), Output(err or sys.stderr)
+    _quiet_library_logs()
     from desktop_agent.core.settings import Settings
 
     settings, _ = Settings.load()

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(gnome-keyring dbus-daemon dbus-bin dbus-x11 xvfb xauth libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0
   libxkbcommon-x11-0 libxcb-shape0 libxcb-render-util0 libxcb-image0 libegl1 libgl1 libfontconfig1 libxkbcommon0
-  libdbus-1-3 fonts-wqy-microhei fonts-dejavu-core)
+  libdbus-1-3 fonts-wqy-microhei fonts-dejavu-core desktop-file-utils appstream)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -37,6 +37,6 @@ start=$(date +%s)
 PYTHON="$VENV/bin/python" bash scripts/local-model.sh install
 echo "== local model ready in $(( $(date +%s) - start )) s"
 
-export DESKTOP_AGENT_EXPECT_MODEL=1 DESKTOP_AGENT_EXPECT_KEYRING=1
+export DESKTOP_AGENT_EXPECT_MODEL=1 DESKTOP_AGENT_EXPECT_KEYRING=1 DESKTOP_AGENT_EXPECT_TOOLS=1
 echo "== running the tests"
 exec bash scripts/with-keyring.sh "$VENV/bin/python" -m pytest "$@"

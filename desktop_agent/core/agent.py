@@ -87,16 +87,25 @@ def _call_from_object(obj: Any, tool_names: set[str]) -> ToolCall | None:
     return None
 
 
+_PYTHON_TAG = "<|python_tag|>"  # Llama 3.x: a built-in tool call follows
+_CALL_OPEN, _CALL_CLOSE = "<tool_call>", "</tool_call>"  # Hermes / Qwen chat templates
+_JSON_FENCES = ("", "json", "jsonc", "json5")
+#: how a reply that may be a tool call written as text starts
+_CALL_STARTS = ("{", "[", "```", _PYTHON_TAG, _CALL_OPEN)
+
+
 class JsonToolCallGate:
-    """Holds back visible text that may turn out to be a tool call written as JSON (case 03).
+    """Holds back visible text that may turn out to be tool calls written as text (case 03).
 
-    Only a reply whose *whole* content is one JSON object — optionally inside a ```` ```json ````
-    fence — naming a registered tool with an object of ``parameters``/``arguments`` is a tool call.
-    Text starting with ``{`` or a code fence is held back until that is decided; it is released as
-    soon as it can no longer be such a call (another fence language, a non-call object, text after
-    the object), so ordinary answers and code blocks stream with little delay.
+    Only a reply whose *whole* content is tool calls is treated as such: one JSON object — or a
+    JSON array / a sequence of objects, for several calls — optionally inside a ```` ```json ````
+    fence, after Llama's ``<|python_tag|>`` or inside Hermes/Qwen ``<tool_call>…</tool_call>`` tags;
+    every object must name a registered tool with an object of ``parameters``/``arguments``. Text
+    starting like one of these is held back until that is decided; it is released as soon as it can
+    no longer be such a call (another fence language, a non-call object, text after the object), so
+    ordinary answers and code blocks stream with little delay.
 
-    ``feed(text)`` → text to show now; ``finish()`` → ``(text to show, ToolCall or None)``.
+    ``feed(text)`` → text to show now; ``finish()`` → ``(text to show, [ToolCall, ...])``.
     """
 
     _UNDECIDED, _HOLD, _PASS = range(3)
@@ -120,25 +129,25 @@ class JsonToolCallGate:
             lead = self._buf.lstrip()
             if not lead:
                 return ""
-            if lead.startswith("{") or lead.startswith("```"):
+            if lead.startswith(_CALL_STARTS):
                 self._state = self._HOLD
-            elif "```".startswith(lead):
-                return ""  # "`" or "``": may become a fence
+            elif any(start.startswith(lead) for start in _CALL_STARTS):
+                return ""  # "`", "<tool_c"…: may still become one
             else:
                 return self._release()
         if len(self._buf) > self.MAX_HOLD or self._cannot_be_call():
             return self._release()
         return ""
 
-    def finish(self) -> tuple[str, ToolCall | None]:
+    def finish(self) -> tuple[str, list[ToolCall]]:
         if self._state == self._PASS:
-            return "", None
-        call = self._parse_whole(self._buf)
-        if call is not None:
+            return "", []
+        calls = self._parse_whole(self._buf)
+        if calls:
             self._buf = ""
             self._state = self._PASS
-            return "", call
-        return self._release(), None
+            return "", calls
+        return self._release(), []
 
     def _release(self) -> str:
         out, self._buf = self._buf, ""
@@ -156,43 +165,98 @@ class JsonToolCallGate:
             return lead[3:], ""
         return lead[3:nl], lead[nl + 1 :]
 
+    def _calls_of(self, value: Any) -> list[ToolCall] | None:
+        """The calls a decoded JSON value stands for (an object, or a non-empty array of them), or
+        None when any part of it is not a call of a registered tool."""
+        items = value if isinstance(value, list) else [value]
+        calls = [_call_from_object(item, self.tool_names) for item in items]
+        if not calls or any(c is None for c in calls):
+            return None
+        return calls  # type: ignore[return-value]
+
+    def _sequence(self, body: str, *, complete: bool, fenced: bool = False) -> list[ToolCall] | None | bool:
+        """Read ``body`` as JSON values separated by whitespace, ``,`` or ``;``.
+
+        ``complete``: the list of calls, or None when it is not only calls. Streaming
+        (``complete=False``): False when it can no longer be only calls, else True.
+        """
+        decoder = json.JSONDecoder()
+        calls: list[ToolCall] = []
+        pos, n = 0, len(body)
+        while True:
+            while pos < n and body[pos] in " \t\r\n,;":
+                pos += 1
+            if pos >= n:
+                return (calls or None) if complete else True
+            rest = body[pos:]
+            if fenced and not complete and rest.startswith("`"):
+                return "```".startswith(rest.rstrip()) or rest.rstrip() == "```"
+            if rest[0] not in "{[":
+                return None if complete else False
+            if rest[0] == "[":
+                inner = rest[1:].lstrip()
+                if inner and inner[0] != "{":  # a markdown link, a list of numbers…: not calls
+                    return None if complete else False
+            try:
+                value, end = decoder.raw_decode(body, pos)
+            except json.JSONDecodeError:
+                return None if complete else True  # not complete yet
+            found = self._calls_of(value)
+            if found is None:
+                return None if complete else False
+            calls.extend(found)
+            pos = end
+
     def _cannot_be_call(self) -> bool:
-        info, body = self._split_fence(self._buf)
+        text = self._buf.lstrip()
+        if text.startswith(_PYTHON_TAG):
+            text = text[len(_PYTHON_TAG) :].lstrip()
+        elif _PYTHON_TAG.startswith(text):
+            return False
+        if text.startswith(_CALL_OPEN):
+            inner = text[len(_CALL_OPEN) :].lstrip()
+            return bool(inner) and not inner.startswith("{")  # else: decided at the end
+        if _CALL_OPEN.startswith(text):
+            return False
+        info, body = self._split_fence(text)
         if info is not None:
-            if "\n" not in self._buf.lstrip():
+            if "\n" not in text:
                 return len(info) > 20  # fence line still arriving
-            if info.strip().lower() not in ("", "json", "jsonc", "json5"):
+            if info.strip().lower() not in _JSON_FENCES:
                 return True
         body = body.lstrip()
         if not body:
             return False
-        if not body.startswith("{"):
-            return True
-        if "}" not in body:
-            return False
-        try:
-            obj, end = json.JSONDecoder().raw_decode(body)
-        except json.JSONDecodeError:
-            return False  # object not complete yet
-        if _call_from_object(obj, self.tool_names) is None:
-            return True
-        rest = body[end:].strip()
-        if info is None:
-            return bool(rest)
-        return bool(rest) and not "```".startswith(rest) and rest != "```"
+        return self._sequence(body, complete=False, fenced=info is not None) is False
 
-    def _parse_whole(self, text: str) -> ToolCall | None:
+    def _parse_whole(self, text: str) -> list[ToolCall] | None:
+        text = text.strip()
+        if text.startswith(_PYTHON_TAG):
+            text = text[len(_PYTHON_TAG) :].strip()
+        if text.startswith(_CALL_OPEN):
+            calls: list[ToolCall] = []
+            while text:
+                if not text.startswith(_CALL_OPEN):
+                    return None
+                text = text[len(_CALL_OPEN) :]
+                end = text.find(_CALL_CLOSE)
+                if end < 0:  # the last closing tag may be missing (the model stopped at its end token)
+                    inner, text = text, ""
+                else:
+                    inner, text = text[:end], text[end + len(_CALL_CLOSE) :].strip()
+                found = self._sequence(inner.strip(), complete=True)
+                if not found:
+                    return None
+                calls.extend(found)  # type: ignore[arg-type]
+            return calls or None
         info, body = self._split_fence(text)
         body = body.strip()
         if info is not None:
-            if info.strip().lower() not in ("", "json", "jsonc", "json5") or not body.endswith("```"):
+            if info.strip().lower() not in _JSON_FENCES or not body.endswith("```"):
                 return None
             body = body[:-3].strip()
-        try:
-            obj = json.loads(body)
-        except json.JSONDecodeError:
-            return None
-        return _call_from_object(obj, self.tool_names)
+        found = self._sequence(body, complete=True)
+        return found or None  # type: ignore[return-value]
 
 
 # ---- the agent ----------------------------------------------------------------------------------
@@ -457,10 +521,10 @@ class Agent:
         if rest:
             text_parts.append(rest)
             yield TextDelta(rest)
-        # a recovered call is used only when the server sent no native ones (some send both: the
+        # recovered calls are used only when the server sent no native ones (some send both: the
         # JSON text is then the same call, and is dropped rather than shown or run twice)
-        if recovered is not None and not calls and error is None and not cancel.is_set():
-            calls.append(recovered)
+        if recovered and not calls and error is None and not cancel.is_set():
+            calls.extend(recovered)
 
         # learn: this model answered without a lone </think> → stream its text directly from now on
         completed = error is None and not cancel.is_set()

@@ -29,7 +29,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def clean_text(text: str) -> str:
-    """``text`` with every lone surrogate code point replaced by U+FFFD.
+    """``text`` with every lone surrogate code point replaced by U+FFFD (a proper high+low pair is
+    joined into its character).
 
     Such code points come from ``"\\ud83d"`` escapes in a server's JSON (half an emoji), from
     ``surrogateescape`` decoding (``os.listdir`` of a non-UTF-8 file name, stdin in the C locale) —
@@ -37,7 +38,7 @@ def clean_text(text: str) -> str:
     """
     if not isinstance(text, str) or not _SURROGATE.search(text):
         return text
-    return _SURROGATE.sub("\ufffd", text)
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 def new_call_id() -> str:

@@ -59,6 +59,7 @@ import enum
 import inspect
 import json
 import logging
+import math
 import re
 import threading
 import time
@@ -72,6 +73,7 @@ from pydantic.fields import FieldInfo
 
 from desktop_agent.core.backends.base import parse_tool_arguments
 from desktop_agent.core.errors import ToolTimedOut
+from desktop_agent.core.messages import clean_text
 
 log = logging.getLogger(__name__)
 
@@ -320,11 +322,51 @@ def _clean(node: Any) -> Any:
 
     if "const" in out and "enum" not in out:
         out["enum"] = [out.pop("const")]
+    if "type" not in out:
+        # strict servers want a top-level "type" on every property (case 31's rule): give unions
+        # (``int | str``, ``Model | str``, Decimal) and mixed enums the union of their branch types
+        kinds = _branch_types(out)
+        if kinds:
+            branches = out.get("anyOf") or out.get("oneOf")
+            if isinstance(branches, list) and all(set(b) == {"type"} for b in branches):
+                out.pop("anyOf", None)
+                out.pop("oneOf", None)
+            out["type"] = kinds[0] if len(kinds) == 1 else kinds
+    if isinstance(out.get("default"), float) and not math.isfinite(out["default"]):
+        del out["default"]  # NaN / Infinity are not JSON: the whole tools payload would be refused
     if out.get("default", 0) is None and out.get("type") not in (None, "null"):
         # ``default: null`` on a typed property confuses strict validators; "not required" says it all
         del out["default"]
     # readable order: type and description first
     return {k: out[k] for k in sorted(out, key=lambda k: _KEY_ORDER.get(k, len(_KEY_ORDER)))}
+
+
+_JSON_TYPE_OF = {bool: "boolean", int: "integer", float: "number", str: "string", type(None): "null",
+                 list: "array", dict: "object"}
+
+
+def _branch_types(schema: dict[str, Any]) -> list[str]:
+    """The JSON types a schema without ``type`` allows, from its anyOf/oneOf branches (each must have
+    a ``type``) or its enum values; [] when unknown."""
+    kinds: list[str] = []
+    branches = schema.get("anyOf") or schema.get("oneOf")
+    if isinstance(branches, list) and branches:
+        for b in branches:
+            t = b.get("type") if isinstance(b, dict) else None
+            if t is None:
+                return []
+            for k in t if isinstance(t, list) else [t]:
+                if k not in kinds:
+                    kinds.append(k)
+        return kinds
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        for v in schema["enum"]:
+            k = _JSON_TYPE_OF.get(type(v))
+            if k is None:
+                return []
+            if k not in kinds:
+                kinds.append(k)
+    return kinds
 
 
 _KEY_ORDER = {"type": 0, "description": 1, "enum": 2, "properties": 3, "items": 4, "required": 5}
@@ -605,6 +647,7 @@ class ToolResult:
     def failure(cls, name: str, message: str, *, status: str = "error", arguments: dict[str, Any] | None = None,
                 duration_ms: float = 0.0, output_cap: int | None = DEFAULT_OUTPUT_CAP) -> ToolResult:
         """A failed result; ``message`` gets an ``Error: `` prefix if it has none."""
+        message = clean_text(message)
         text = message if message.startswith("Error:") else f"Error: {message}"
         return cls(name=name, status=status, content=cap_text(text, output_cap), full=text, error=text,
                    duration_ms=duration_ms, arguments=arguments)
@@ -644,10 +687,11 @@ def _json_default(obj: Any) -> Any:
 
 def result_to_text(value: Any) -> str:
     """A tool's return value as text: ``str`` as is, anything else as JSON (``ensure_ascii=False``;
-    pydantic models, dataclasses, dates, enums, sets handled; other objects via ``str``)."""
+    pydantic models, dataclasses, dates, enums, sets handled; other objects via ``str``). Lone surrogates
+    (e.g. a non-UTF-8 file name from ``os.listdir``) become U+FFFD so the text can be saved and sent."""
     if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, default=_json_default)
+        return clean_text(value)
+    return clean_text(json.dumps(value, ensure_ascii=False, default=_json_default))
 
 
 def _describe_exception(exc: BaseException) -> str:

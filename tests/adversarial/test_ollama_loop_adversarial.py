@@ -228,3 +228,15 @@ def test_ndjson_stream_with_a_byte_order_mark(run_turn):
     )
     assert isinstance(events[-1], AnswerFinished), events[-1]
     assert conv.messages[-1].content == "Hi there"
+
+
+def test_case03_text_starting_like_a_wrapper_is_released_early():
+    """Shared case 03: holding back possible tool-call text must not delay ordinary answers that
+    merely start with "[" or "<": they are shown as soon as they cannot be calls, not at the end."""
+    from desktop_agent.core.agent import JsonToolCallGate
+
+    for start, more in (("[", "link](http://x) is"), ("<", "b>bold</b>"), ("[", "1, 2]"), ("<|py", "thon rocks"),
+                        ("<|python_tag|>", "print(1)")):
+        gate = JsonToolCallGate({"web_search"})
+        shown_now = gate.feed(start) + gate.feed(more)
+        assert shown_now == start + more, (start, more)

@@ -92,3 +92,42 @@ def test_case19_kind_both_reasoning_fields_in_one_delta_are_not_doubled(run_turn
     assert thinking == "The user wants 2+2. That is 4."
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "4"
     assert conv.messages[-1].thinking == "The user wants 2+2. That is 4."
+
+
+def test_stop_while_the_server_has_not_answered_yet(openai_server):
+    """Stop (the cancel flag) while an OpenAI-compatible server is still silent — no headers yet, as
+    when LM Studio / Ollama's /v1 load a model — ends stream_chat promptly, without an error and
+    without waiting for the server or the 60 s timeout (the Ollama backend does the same)."""
+    import threading
+
+    from desktop_agent.core.messages import Message
+
+    arrived, release = threading.Event(), threading.Event()
+
+    def silent(request):
+        arrived.set()
+        release.wait(30)
+        return None
+
+    openai_server.script(silent)
+    backend = OpenAIBackend(openai_server.url, "local-model", [], needs_key=False, retries_per_key=0, timeout_s=60)
+    cancel = threading.Event()
+    outcome: dict = {}
+
+    def consume():
+        try:
+            outcome["chunks"] = list(backend.stream_chat([Message(role="user", content="hi")], cancel=cancel))
+        except BaseException as exc:  # noqa: BLE001
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=consume, daemon=True)
+    worker.start()
+    try:
+        assert arrived.wait(10)
+        cancel.set()
+        worker.join(10)  # liveness check: the server stays silent for 30 s
+        assert not worker.is_alive(), "stream_chat did not return after cancel"
+        assert outcome == {"chunks": []}
+    finally:
+        release.set()
+        backend.close()

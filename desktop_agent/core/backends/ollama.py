@@ -344,7 +344,7 @@ class OllamaBackend:
     @staticmethod
     def _parse_line(line: bytes) -> dict[str, Any]:
         try:
-            data = json.loads(line.decode("utf-8"))
+            data = json.loads(line.decode("utf-8-sig"))  # -sig: a proxy's byte order mark is not content
         except (UnicodeDecodeError, ValueError):
             raise errors.AnswerCutOff(f"Ollama sent a line that is not JSON: {_short(repr(line[:120]))}") from None
         if not isinstance(data, dict):

@@ -219,10 +219,12 @@ class ToolCallAssembler:
                 unindexed = self._current is not None and all(v is not self._current for v in self._by_index.values())
                 if not call_id and not name and unindexed:
                     target = self._current  # continuation of an index-less start
-                elif call_id and call_id in self._by_id:
-                    target = self._by_id[call_id]
+                elif call_id and call_id in self._by_id and all(
+                    v is not self._by_id[call_id] for v in self._by_index.values()
+                ):
+                    target = self._by_id[call_id]  # an index-less start, now continued with an index
                 else:
-                    target = self._new()
+                    target = self._new()  # a new index is a new call, even if its id was seen (case 17)
                 self._by_index[index] = target
         else:
             cur = self._current
@@ -255,14 +257,19 @@ class ToolCallAssembler:
         return call
 
     def finish(self) -> list[ToolCall]:
-        """The assembled calls, in order. Empty ids get one synthetic id each (case 17); calls with
-        neither a name nor arguments are dropped."""
+        """The assembled calls, in order. Empty ids — and an id already used by an earlier call of
+        the same message — get one synthetic id each (case 17: every result must pair with exactly
+        one call); calls with neither a name nor arguments are dropped."""
         out = []
+        seen: set[str] = set()
         for c in self.calls:
             raw = c.raw_arguments()
             if not c.name and not raw:
                 continue
-            out.append(make_tool_call(c.name, raw, c.id or None))
+            call_id = c.id if c.id and c.id not in seen else None
+            call = make_tool_call(c.name, raw, call_id)
+            seen.add(call.id)
+            out.append(call)
         return out
 
 
@@ -514,7 +521,7 @@ class OpenAIBackend:
         if cancel is not None and cancel.is_set():
             return
 
-        def attempt(index: int, key: str) -> tuple[Any, Iterator[Any]]:
+        def request(index: int, key: str) -> tuple[Any, Iterator[Any]]:
             client = self._client(index, key)
             stream = client.chat.completions.create(**params)
             events = self._events(stream)
@@ -527,6 +534,11 @@ class OpenAIBackend:
                 raise
             return stream, _prepend(first, events)
 
+        def attempt(index: int, key: str) -> tuple[Any, Iterator[Any]]:
+            # a server loading a model sends nothing (not even headers) for a long time: Stop must
+            # not wait for it (nor for the timeout), so the request is awaited while watching cancel
+            return _until_cancelled(lambda: request(index, key), cancel, lambda result: result[0].close())
+
         runner = self.pool.run(attempt, self.classify, cancel)
         try:
             while True:
@@ -536,7 +548,7 @@ class OpenAIBackend:
                     stream, events = stop.value
                     break
                 yield Chunk(notice=wait.notice())
-        except PoolCancelled:
+        except (PoolCancelled, _Cancelled):
             return
         finally:
             runner.close()
@@ -589,7 +601,8 @@ class OpenAIBackend:
             for name in ("reasoning_content", "reasoning"):
                 value = _field(delta, name)
                 if isinstance(value, str) and value:
-                    thinking += value
+                    thinking = value  # one of them: servers sending both (vLLM) repeat the same text
+                    break
             text = _field(delta, "content")
             text = text if isinstance(text, str) else ""
             refusal = _field(delta, "refusal")
@@ -647,6 +660,59 @@ class OpenAIBackend:
             return self.pool.call(attempt, self.classify)
         except PoolCancelled:  # pragma: no cover — no cancel given
             return []
+
+
+class _Cancelled(BaseException):
+    """``cancel`` was set while a request was waiting for its first event. A BaseException so that
+    the key pool passes it through untouched (it is neither a failure nor retryable)."""
+
+
+def _until_cancelled(fn: Callable[[], Any], cancel: threading.Event | None, discard: Callable[[Any], None]) -> Any:
+    """``fn()``, run in a helper thread while this one watches ``cancel`` (polling every 50 ms).
+
+    When ``cancel`` is set first, raises :class:`_Cancelled` at once; the helper thread is left to
+    finish on its own (it is a daemon) and its late result is given to ``discard`` (close the stream).
+    Exceptions of ``fn`` are re-raised here.
+    """
+    if cancel is None:
+        return fn()
+    box: dict[str, Any] = {}
+    done = threading.Event()
+    abandoned = threading.Event()
+    lock = threading.Lock()
+
+    def work() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 — handed to the waiting thread
+            box["error"] = exc
+        with lock:
+            done.set()
+            late = abandoned.is_set()
+        if late and "value" in box:
+            _quietly(discard, box["value"])
+
+    threading.Thread(target=work, name="openai-request", daemon=True).start()
+    while not done.wait(0.05):
+        if cancel.is_set():
+            with lock:
+                if not done.is_set():
+                    abandoned.set()
+                    raise _Cancelled()
+            break
+    if cancel.is_set() and "value" in box:  # finished just as Stop was pressed: drop it
+        _quietly(discard, box["value"])
+        raise _Cancelled()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _quietly(fn: Callable[[Any], None], value: Any) -> None:
+    try:
+        fn(value)
+    except Exception:  # noqa: BLE001 — closing an abandoned stream must not raise anywhere
+        pass
 
 
 def _prepend(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
