@@ -5,8 +5,11 @@ window. This is also the scripting surface:
 - ``--events``: JSON Lines on stdout, one event per line (``core.events.event_to_dict``).
 - Without ``-p``: reads lines from stdin until ``bye`` or end of input.
 
-Exit codes: 0 success; 1 a turn failed (one-line reason on stderr); 2 bad usage; 130 stopped (Ctrl+C).
-Chats are saved in the same store as the window's; ``--chat ID`` continues one.
+Exit codes: 0 success; 1 a turn failed (one-line reason on stderr); 2 bad usage; 130 stopped (Ctrl+C,
+during a turn, at the prompt or while starting). When the reader of stdout goes away (``… | head``)
+the turn is stopped quietly and the exit code is 0. Plain text streams to a terminal; to a pipe or
+file only the final answer is written. Chats are saved in the same store as the window's; ``--chat ID``
+continues one.
 """
 
 from __future__ import annotations
@@ -321,11 +324,15 @@ def _finish_text(out: Output, err: Output, printed: str, final: str, stream: boo
     if not stream:
         _line(out, final)
         return
-    if printed.strip() == final.strip():
+    shown, answer = printed.strip(), final.strip()
+    if shown == answer:
         out.write("\n")
         return
     if printed:
         out.write("\n")
+        if answer and shown.endswith(answer):  # the answer is all there, after the reasoning
+            _line(err, "[the text before the answer above was the model's reasoning]")
+            return
         _line(err, "[the text above was the model's reasoning; the answer:]")
     _line(out, final)
 

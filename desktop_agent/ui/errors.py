@@ -21,7 +21,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, QThread, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -300,7 +300,8 @@ def reporter() -> _Reporter:
 
 
 def report_unexpected(exc: BaseException, where: str = "", tb=None) -> None:
-    """Log ``exc`` with its traceback and show the dialog (from any thread; shown in the GUI thread)."""
+    """Log ``exc`` with its traceback now, and show the dialog from the GUI event loop (any thread may
+    call this; the dialog never opens inside the handler that found the error)."""
     tb = tb if tb is not None else exc.__traceback__
     details = details_text(type(exc), exc, tb)
     log.error("Unexpected error%s\n%s", f" in {where}" if where else "", details)
@@ -311,11 +312,8 @@ def report_unexpected(exc: BaseException, where: str = "", tb=None) -> None:
     if app is None:
         print(f"desktop-agent: unexpected error: {summary} (details in {paths.log_file()})", file=sys.stderr)
         return
-    rep = reporter()
-    if QThread.currentThread() is app.thread():
-        rep._show(summary, details)
-    else:
-        rep.report.emit(summary, details)
+    # always queued: the dialog opens after the current event (or slot) is handled, from any thread
+    reporter().report.emit(summary, details)
 
 
 def install_excepthook() -> None:

@@ -131,3 +131,23 @@ def test_stop_while_the_server_has_not_answered_yet(openai_server):
     finally:
         release.set()
         backend.close()
+
+
+def test_case21_kind_local_server_that_does_need_a_key(openai_server):
+    """Shared case 21-openai-api-key-missing-or-401.json, variants A and B crossed: a server on
+    127.0.0.1 (so no key is required by default and a placeholder is sent) that DOES want a key
+    answers 401. The user is told that no key is set — not that "the API key was rejected", which
+    sends them looking for a key they never entered. No retries on 401."""
+    from desktop_agent.core.backends.keypool import NoApiKey
+    from desktop_agent.core.messages import Message
+
+    openai_server.required_keys = {"sk-the-right-one"}
+    backend = OpenAIBackend(openai_server.url, "local-model", [], needs_key=False, retries_per_key=2,
+                            retry_interval_s=0)
+    try:
+        with pytest.raises(NoApiKey) as info:
+            list(backend.stream_chat([Message(role="user", content="hi")]))
+    finally:
+        backend.close()
+    assert "No API key is set" in str(info.value) and openai_server.url in str(info.value)
+    assert len(openai_server.requests) == 1

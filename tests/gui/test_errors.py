@@ -95,6 +95,8 @@ def test_report_unexpected_logs_traceback_and_shows_dialog(qtbot):
             raise ValueError("something broke")
         except ValueError as exc:
             ui.report_unexpected(exc, "a test")
+        assert not seen  # queued: shown from the event loop, never inside the caller
+        qtbot.waitUntil(lambda: bool(seen), timeout=2000)
     finally:
         rep.handler = None
     assert seen and seen[0][0] == "ValueError: something broke"

@@ -475,7 +475,8 @@ def test_unexpected_error_in_the_loop_opens_the_dialog(qtbot, make_window, monke
     card = w.chat.error_cards()[-1]
     assert card.title.text() == "Unexpected error" and "Retry" in card.buttons
     assert "Traceback" not in card.text.text()
-    assert seen and seen[0][0].startswith("ValueError: a bug in the backend")
+    qtbot.waitUntil(lambda: bool(seen), timeout=2000)
+    assert seen[0][0].startswith("ValueError: a bug in the backend")
     assert "Traceback (most recent call last)" in seen[0][1]
 
 
@@ -490,5 +491,6 @@ def test_crash_while_building_the_agent_is_reported(qtbot, make_window, monkeypa
     w.send("hi")
     wait_idle(qtbot, w)
     assert w.chat.error_cards()[-1].title.text() == "Unexpected error"
-    assert seen and "RuntimeError: cannot build" in seen[0][0]
+    qtbot.waitUntil(lambda: bool(seen), timeout=2000)
+    assert "RuntimeError: cannot build" in seen[0][0]
     assert w.send_button.text() == "Send"

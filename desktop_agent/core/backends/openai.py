@@ -427,6 +427,10 @@ class OpenAIBackend:
             detail = self._detail(exc)
             markers = self._markers(exc, detail)
             headers = exc.response.headers if exc.response is not None else None
+            if status in (401, 403) and self.pool.keys == (PLACEHOLDER_KEY,):
+                # no key was configured (a local server was assumed not to need one): say that,
+                # not "your key was rejected" (case 21)
+                return Failure("fatal", NoApiKey(self.base_url), auth=True, status=status, reason="key required")
             if status in (401, 403):
                 return Failure(
                     "next_key", AuthenticationFailed(self.base_url, status), auth=True, status=status,
