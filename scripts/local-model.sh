@@ -119,7 +119,9 @@ assert out["choices"], out
 EOF
     if [ $rc -ne 0 ]; then
         local hint=""
-        [ $rc -eq 132 ] && hint=" (SIGILL: the installed llama-cpp-python was built for another CPU; run: $PY -m pip uninstall -y llama-cpp-python, delete $WHEEL_DIR/llama_cpp_python-*.whl, and run this script again)"
+        [ $rc -eq 132 ] && hint=" (SIGILL: the installed llama-cpp-python was built for another CPU; run:
+  $PY -m pip uninstall -y llama-cpp-python; rm $WHEEL_DIR/llama_cpp_python-*.whl
+and run this script again)"
         die "the model could not run (exit $rc)$hint"
     fi
 }
@@ -150,7 +152,7 @@ case "$cmd" in
         host=${LOCAL_MODEL_HOST:-127.0.0.1}
         threads=${LOCAL_MODEL_THREADS:-$(nproc 2>/dev/null || echo 2)}
         log "serving $MODEL_ALIAS at http://$host:$port/v1 (Ctrl+C to stop). Try it:"
-        log "  desktop-agent chat --backend openai --base-url http://$host:$port/v1 --model $MODEL_ALIAS --no-tools -p 'Say hello'"
+        log "  OPENAI_API_KEY=none desktop-agent chat --backend openai --base-url http://$host:$port/v1 --model $MODEL_ALIAS --no-tools -p 'Say hello'"
         exec "$PY" -m llama_cpp.server --model "$gguf" --model_alias "$MODEL_ALIAS" --host "$host" --port "$port" \
             --chat_format chatml-function-calling --n_ctx 4096 --n_threads "$threads" --verbose False
         ;;

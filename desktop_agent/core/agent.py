@@ -30,7 +30,7 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from desktop_agent.core.backends.base import ChatBackend, parse_tool_arguments
+from desktop_agent.core.backends.base import ChatBackend, make_tool_call, parse_tool_arguments
 from desktop_agent.core.context import build_request
 from desktop_agent.core.errors import AgentError, EmptyAnswer, MaxStepsExceeded, UnexpectedError
 from desktop_agent.core.events import (
@@ -79,7 +79,8 @@ def _call_from_object(obj: Any, tool_names: set[str]) -> ToolCall | None:
     for key in ("arguments", "parameters"):
         value = obj.get(key)
         if isinstance(value, dict):
-            return ToolCall(name=name, arguments=value)
+            # same rules as native calls: NaN/Infinity → answered with an error, never replayed
+            return make_tool_call(name, value)
         if isinstance(value, str) and value.strip().startswith("{"):
             args, error = parse_tool_arguments(value)
             if error is None:

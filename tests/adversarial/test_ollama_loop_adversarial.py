@@ -240,3 +240,16 @@ def test_case03_text_starting_like_a_wrapper_is_released_early():
         gate = JsonToolCallGate({"web_search"})
         shown_now = gate.feed(start) + gate.feed(more)
         assert shown_now == start + more, (start, more)
+
+
+def test_case03_json_call_in_content_with_nan_is_answered_not_replayed(run_turn, ollama_server):
+    """Shared case 03 x case 13: a tool call written as JSON in the content whose parameters hold
+    NaN (Python's json reads it, JSON has no NaN). It is not run with that value, the model is told,
+    and later request bodies stay strict JSON."""
+    events, conv, _ = run_turn([line('{"name": "get_weather", "parameters": {"city": NaN}}'), done()], FOLLOW_UP)
+    assert ran == []
+    assert conv.messages[2].role == "tool" and "not valid JSON" in conv.messages[2].content
+    for method, path, body in ollama_server.raw_requests:
+        if path == "/api/chat":
+            strict_json(body)
+    assert isinstance(events[-1], AnswerFinished)

@@ -28,9 +28,10 @@ Request translation (Ollama → OpenAI Chat Completions):
 - with tools, the upstream request is not streamed (this server fails after a 200 when streaming with
   ``tool_choice="auto"``); the reply is then sent as one NDJSON message line plus the done line, which
   is how Ollama streams tool calls too;
-- ``options.temperature / top_p / top_k / seed / stop / num_predict`` (capped by ``max_tokens``) and ``format`` ("json" or a
-  schema) are mapped; ``keep_alive`` and ``think`` are accepted and ignored; ``model`` may carry a
-  ``:latest`` tag. An unknown model gets Ollama's 404 ``{"error": "model \\"x\\" not found, ..."}``.
+- ``options.temperature / top_p / top_k / seed / stop / num_predict`` (capped by ``max_tokens``) and
+  ``format`` ("json" or a schema) are mapped; ``keep_alive`` and ``think`` are accepted and ignored;
+  ``model`` may carry a ``:latest`` tag. An unknown model gets Ollama's 404
+  ``{"error": "model \\"x\\" not found, ..."}``.
 
 Errors from upstream come back as ``{"error": text}`` with the upstream HTTP status (before the stream
 starts) or as an ``{"error": text}`` NDJSON line (mid-stream), as Ollama does.

@@ -78,8 +78,8 @@ def test_forced_tool_choice_gives_a_well_formed_call(llama_server, stream):
     forced = {"type": "function", "function": {"name": "day_of_week"}}
     kwargs = dict(model="smollm2", messages=TOOL_PROMPT, tools=[DAY_OF_WEEK], tool_choice=forced, temperature=0)
     if not stream:
-        msg = client.chat.completions.create(**kwargs).choices[0].message
-        call_id, name, arguments = msg.tool_calls[0].id, msg.tool_calls[0].function.name, msg.tool_calls[0].function.arguments
+        call = client.chat.completions.create(**kwargs).choices[0].message.tool_calls[0]
+        call_id, name, arguments = call.id, call.function.name, call.function.arguments
     else:
         call_id, name, arguments = None, None, ""
         for chunk in client.chat.completions.create(stream=True, **kwargs):
