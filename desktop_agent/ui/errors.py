@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import logging
-import logging.handlers
 import sys
 import threading
 import traceback
@@ -36,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core import errors as E
 from desktop_agent.core import paths
+from desktop_agent.core.logs import setup_logging  # noqa: F401 - the window calls it from here
 
 log = logging.getLogger("desktop_agent.ui")
 
@@ -133,39 +133,6 @@ def describe(error: BaseException) -> ErrorView:
 
 
 # ---- logging --------------------------------------------------------------------------------------
-
-_HANDLER_NAME = "desktop-agent-file"
-
-
-def setup_logging(level: int = logging.INFO) -> str:
-    """Log to ``paths.log_file()`` (rotating: 1 MB × 3). Idempotent; returns the file path.
-    Falls back to stderr only when the log folder cannot be written."""
-    root = logging.getLogger()
-    try:
-        path = paths.log_file()
-    except OSError:
-        path = None
-    for h in root.handlers:
-        if h.get_name() == _HANDLER_NAME:
-            if path is not None and getattr(h, "baseFilename", None) == str(path):
-                return str(path)
-            root.removeHandler(h)
-            h.close()
-    try:
-        if path is None:
-            raise OSError("no log folder")
-        handler: logging.Handler = logging.handlers.RotatingFileHandler(
-            path, maxBytes=1_000_000, backupCount=3, encoding="utf-8"
-        )
-    except OSError:
-        handler = logging.StreamHandler(sys.stderr)
-    handler.set_name(_HANDLER_NAME)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s [%(threadName)s] %(message)s"))
-    root.addHandler(handler)
-    if root.level == logging.NOTSET or root.level > level:
-        root.setLevel(level)
-    return str(path) if path else "(stderr)"
-
 
 def unexpected_cause(error: BaseException) -> BaseException:
     """The exception behind ``error`` (``UnexpectedError.original``), or ``error`` itself."""
