@@ -154,7 +154,8 @@ case "$cmd" in
         log "serving $MODEL_ALIAS at http://$host:$port/v1 (Ctrl+C to stop). Try it:"
         log "  OPENAI_API_KEY=none desktop-agent chat --backend openai --base-url http://$host:$port/v1 --model $MODEL_ALIAS --no-tools -p 'Say hello'"
         exec "$PY" -m llama_cpp.server --model "$gguf" --model_alias "$MODEL_ALIAS" --host "$host" --port "$port" \
-            --chat_format chatml-function-calling --n_ctx 4096 --n_threads "$threads" --verbose False
+            --chat_format chatml-function-calling --n_ctx 4096 --n_threads "$threads" --verbose False \
+            --interrupt_requests False  # else any other request (the app's model list) cuts a running answer
         ;;
     -h|--help|help)
         sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'

@@ -686,7 +686,24 @@ class ErrorCard(QFrame):
 
     def set_busy(self, busy: bool) -> None:
         for b in self.buttons.values():
-            b.setEnabled(not busy)
+            b.setEnabled(not busy and not self.stale)
+
+    #: the chat went on after this error: its Retry / Pull / Use actions would act on a later state
+    stale = False
+
+    #: actions that stay useful on an old card
+    TIMELESS = ("open_settings", "new_chat")
+
+    def set_stale(self) -> None:
+        """The conversation went on after this error (a new message was sent): Retry, Pull and Use
+        would now act on the latest message, not on this one — disable them (the card and its text
+        stay, so nothing is lost)."""
+        self.stale = True
+        for action in self.info.actions:
+            b = self.buttons.get(action.label)
+            if b is not None and action.kind not in self.TIMELESS:
+                b.setEnabled(False)
+                b.setToolTip("This error is from an earlier message; the chat has moved on.")
 
 
 def _inline_code(text: str) -> str:
@@ -824,6 +841,8 @@ class ChatView(QScrollArea):
         self.col.addStretch(0)
         self.setWidget(self.content)
 
+        #: the model the next turn asks (the window sets it): shown in the header while the answer streams
+        self.live_model: str | None = None
         self.blocks: list[QWidget] = []  # materialised, in order
         self._items: list[tuple[str, list[Message]]] = []  # the loaded conversation, as display blocks
         self._lo = self._hi = 0  # items[_lo:_hi] have widgets
@@ -1067,9 +1086,11 @@ class ChatView(QScrollArea):
         """Render one event from :class:`~desktop_agent.ui.agent_runner.AgentRunner`."""
         if isinstance(ev, TurnStarted):
             if self.blocks and isinstance(self.blocks[-1], ErrorCard):
-                self.remove_block(self.blocks[-1])
+                self.remove_block(self.blocks[-1])  # a Retry: the new turn replaces the error
+            for card in self.error_cards():  # a new message after an older error: its actions are stale
+                card.set_stale()
             self._follow = True
-            self.live = self._append(AssistantTurn(self, live=True))
+            self.live = self._append(AssistantTurn(self, live=True, model=self.live_model))
             self._tick.start()
             return
         live = self.live

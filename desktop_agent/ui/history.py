@@ -834,6 +834,10 @@ class HistoryPanel(QWidget):
             QWidget#historyResultsPage {{ background: {th.base}; }}
             QLabel#historyResultCount {{ color: {th.muted}; padding: 2px 10px; background: {th.base}; }}
             QLabel#historyCount {{ color: {th.muted}; padding: 0 6px; }}
+            QToolButton#historyChatMenu {{ padding: 3px 16px 3px 6px; }}
+            QToolButton#historyChatMenu::menu-indicator {{ subcontrol-origin: padding;
+                                                           subcontrol-position: right center;
+                                                           right: 4px; }}
             QLabel#historyError {{ color: {th.error_text}; background: {th.error_bg};
                                    border: 1px solid {th.error_border}; border-radius: 4px;
                                    padding: 4px 6px; margin: 0 4px; }}
@@ -846,6 +850,12 @@ class HistoryPanel(QWidget):
         super().changeEvent(event)
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802
+        if (obj is self.search_box and event.type() == QEvent.Type.ShortcutOverride
+                and event.key() == Qt.Key.Key_Escape and self.search_box.text()):
+            # claim Esc before window shortcuts (the main window's Esc = Stop) swallow it: with text in
+            # the box, Esc clears the search
+            event.accept()
+            return True
         if obj is self.search_box and event.type() == QEvent.Type.KeyPress:
             if event.key() == Qt.Key.Key_Down:
                 view = self.results if self.stack.currentIndex() == 1 else self.list

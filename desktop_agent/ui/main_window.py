@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core import paths
-from desktop_agent.core.errors import AgentError, BackendUnreachable
+from desktop_agent.core.errors import AgentError, AuthenticationFailed, BackendUnreachable
 from desktop_agent.core.events import (
     AnswerFinished,
     MessageAdded,
@@ -71,6 +71,16 @@ log = logging.getLogger(__name__)
 APP_NAME = "desktop-agent"
 APP_DISPLAY_NAME = "Desktop Agent"
 BACKENDS = (("ollama", "Ollama"), ("openai", "OpenAI-compatible"))
+
+
+def _problem_label(error: BaseException) -> str:
+    """The short status-bar label for a failed server check: only a connection failure is "not
+    reachable" — a server that answers with 401 or a missing key is reachable, the key is the problem."""
+    if isinstance(error, BackendUnreachable):
+        return "Server not reachable"
+    if isinstance(error, AuthenticationFailed):
+        return "No API key" if getattr(error, "keys_tried", 1) == 0 else "API key rejected"
+    return "Server problem"
 
 
 class ComposeBox(QTextEdit):
@@ -248,7 +258,7 @@ class MainWindow(QMainWindow):
 
     def _build_docks(self) -> None:
         self.sidebar = ToolSidebar()
-        self.sidebar.setMinimumWidth(220)
+        self.sidebar.setMinimumWidth(200)
         self.chat.tool_clicked.connect(self._show_tool_call)
         self.tool_dock = QDockWidget("Tool activity", self)
         self.tool_dock.setObjectName("toolDock")
@@ -462,6 +472,8 @@ class MainWindow(QMainWindow):
             if not restored:
                 w = max(200, min(260, int(self.width() * 0.2)))
                 self.resizeDocks([dock], [w], Qt.Orientation.Horizontal)
+            self._fit_toolbar()
+            QTimer.singleShot(0, self._fit_docks)
         self.history_dock.setWidget(panel)
         self.history_panel = panel
         # ui/history.py's signals; generic fallbacks for other panels
@@ -551,12 +563,21 @@ class MainWindow(QMainWindow):
             self.settings_dialog.raise_()
             self.settings_dialog.activateWindow()
             return
-        dlg = cls(self.saved or self.settings, self.secrets, self)
+        dlg = cls(self._settings_for_dialog(), self.secrets, self)
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.settingsSaved.connect(self._on_settings_saved)
         dlg.destroyed.connect(lambda *_: setattr(self, "settings_dialog", None))
         self.settings_dialog = dlg
         dlg.open()
+
+    def _settings_for_dialog(self) -> Settings:
+        """What the dialog edits: the saved settings, but with the Ollama host in use — with
+        ``OLLAMA_HOST`` set, the saved host is not the one the window talks to, and testing it would
+        report a failure while chats work (the dialog says where the host comes from)."""
+        base = self.saved or self.settings
+        if base.ollama_host != self.settings.ollama_host:
+            base = base.model_copy(update={"ollama_host": self.settings.ollama_host})
+        return base
 
     def _on_settings_saved(self, settings: Settings) -> None:
         self.apply_settings(settings)
@@ -601,7 +622,7 @@ class MainWindow(QMainWindow):
                 text = str(error) if isinstance(error, AgentError) else f"{type(error).__name__}: {error}"
                 if not isinstance(error, AgentError):
                     log.warning("listing models failed", exc_info=error)
-                self._set_server_state(False, text)
+                self._set_server_state(False, text, _problem_label(error))
                 return
             models, version = result
             self._fill_models(models)
@@ -616,15 +637,23 @@ class MainWindow(QMainWindow):
         for name in models:
             self.model_combo.addItem(name)
         if current not in models and f"{current}:latest" in models:
-            current = f"{current}:latest"  # Ollama's name for the same model
+            # Ollama's name for the same model: use it everywhere (picker, status bar, answers) for
+            # this session, so the window never shows two names for one model; the file is unchanged
+            current = f"{current}:latest"
+            field = "ollama_model" if self.settings.backend == "ollama" else "openai_model"
+            self.settings = self.settings.model_copy(update={field: current})
         if current not in models:
             self.model_combo.insertItem(0, current)
             self.model_combo.setItemData(0, "Not offered by the server", Qt.ItemDataRole.ToolTipRole)
         self.model_combo.setCurrentIndex(self.model_combo.findText(current))
         self.model_combo.blockSignals(False)
         self.available_models = models
+        self._refresh_backend_labels()
 
-    def _set_server_state(self, ok: bool | None, detail: str = "") -> None:
+    def _set_server_state(self, ok: bool | None, detail: str = "", problem: str = "Server not reachable") -> None:
+        """The status-bar dot: checking (None), online (True, ``detail`` = server version) or a
+        problem (False; ``problem`` = the short label — "Server not reachable", "API key rejected"…,
+        ``detail`` = the full actionable text, shown as the tooltip)."""
         th = theme.current()
         self._server_ok = ok
         if ok is None:
@@ -632,7 +661,7 @@ class MainWindow(QMainWindow):
         elif ok:
             color, text = th.ok, "Server online" + (f" (v{detail})" if detail and detail[0].isdigit() else "")
         else:
-            color, text = th.err, "Server not reachable"
+            color, text = th.err, problem
         self.server_label.setText(f'<span style="color:{color}">●</span> {text}')
         self.server_label.setToolTip(detail or text)
         if ok is False:
@@ -692,6 +721,7 @@ class MainWindow(QMainWindow):
             self._start(None)
 
     def _start(self, text: str | None) -> None:
+        self.chat.live_model = self.settings.model
         self.runner.start_turn(self.conversation, text, self.settings, self._save_message if self.store else None)
 
     def _save_message(self, conversation: Conversation, message: Message) -> None:
@@ -717,10 +747,13 @@ class MainWindow(QMainWindow):
                 self._update_title()
         elif isinstance(ev, AnswerFinished):
             if self._server_ok is not True:
+                # the server answers again (or its key works now): list its models and version
                 self._set_server_state(True)
+                if not self._closing:
+                    QTimer.singleShot(0, self.refresh_models)
         elif isinstance(ev, TurnFailed):
-            if isinstance(ev.error, BackendUnreachable):
-                self._set_server_state(False, str(ev.error))
+            if isinstance(ev.error, BackendUnreachable | AuthenticationFailed):
+                self._set_server_state(False, str(ev.error), _problem_label(ev.error))
             elif ui_errors.describe(ev.error).unexpected:
                 cause = ui_errors.unexpected_cause(ev.error)
                 ui_errors.report_unexpected(cause, "the agent", cause.__traceback__)
@@ -938,6 +971,53 @@ class MainWindow(QMainWindow):
             if not self._layout_restored:  # first start: the sidebar takes about 30 % of the width
                 w = max(240, min(340, int(self.width() * 0.27)))
                 self.resizeDocks([self.tool_dock], [w], Qt.Orientation.Horizontal)
+            self._fit_toolbar()
+            QTimer.singleShot(0, self._fit_docks)  # a layout restored from a larger screen
+
+    #: below this chat width the side docks give way (each shrinks to its share of the window)
+    MIN_CHAT_WIDTH = 440
+    #: the share of the window each side dock keeps when the window is narrow
+    DOCK_SHARE = {"historyDock": 0.22, "toolDock": 0.27}
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self._shown_once and not self._closing:
+            self._fit_toolbar()
+            QTimer.singleShot(0, self._fit_docks)  # after the dock layout has taken the new size
+
+    def _fit_docks(self) -> None:
+        """Keep the chat usable in a small window: a dock keeps its width (the user's choice) while
+        the chat is wide enough; once the chat is narrower than :attr:`MIN_CHAT_WIDTH`, the side docks
+        shrink to their share of the window (never below their minimum width)."""
+        if self._closing or self.centralWidget().width() >= self.MIN_CHAT_WIDTH:
+            return
+        docks, widths = [], []
+        for dock in (self.history_dock, self.tool_dock):
+            if dock is None or not dock.isVisible() or dock.isFloating():
+                continue
+            share = int(self.width() * self.DOCK_SHARE.get(dock.objectName(), 0.25))
+            target = max(dock.minimumSizeHint().width(), share)
+            if dock.width() > target:
+                docks.append(dock)
+                widths.append(target)
+        if docks:
+            self.resizeDocks(docks, widths, Qt.Orientation.Horizontal)
+
+    def _fit_toolbar(self) -> None:
+        """Toolbar buttons show their text when everything fits, only their icon (the text stays
+        in the tooltip and the accessible name) when the window is too narrow — rather than hiding
+        Settings behind the overflow arrow."""
+        tb = getattr(self, "toolbar", None)
+        if tb is None:
+            return
+        actions = [a for a in (self.new_chat_action, getattr(self, "history_action", None),
+                               self.toggle_tools_action, self.settings_action) if a is not None]
+        buttons = [b for b in (tb.widgetForAction(a) for a in actions) if b is not None]
+        for b in buttons:
+            b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        if tb.sizeHint().width() > self.width():
+            for b in buttons:
+                b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.shutdown()

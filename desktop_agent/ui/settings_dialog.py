@@ -25,6 +25,7 @@ Wire formats used through the backends: Ollama ``/api/version``, ``/api/tags``, 
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -288,6 +289,7 @@ class SettingsDialog(QDialog):
         self._dirty_urls: set[str] = set()
         self._env_key: str | None = None
         self._keys_loaded = False
+        self._add_when_loaded = False  # Enter/Add pressed while the keys list was loading
         self._models = {"ollama": settings.ollama_model, "openai": settings.openai_model}
         self._model_choices: dict[str, list[str]] = {"ollama": [], "openai": []}
         self._where_text = ""
@@ -367,7 +369,9 @@ class SettingsDialog(QDialog):
         host_row.addWidget(self.ollama_test_button)
         self.ollama_host_error = _error_label("Ollama host error")
         self.ollama_status = _error_label("Ollama connection status")
-        _row(form, "&Host:", host_row, self.ollama_host_error, self.ollama_status, buddy=self.ollama_host)
+        self.ollama_host_note = _error_label("Ollama host note")
+        _row(form, "&Host:", host_row, self.ollama_host_error, self.ollama_host_note, self.ollama_status,
+             buddy=self.ollama_host)
         layout.addLayout(form)
 
         models_box = QGroupBox("Installed models")
@@ -603,6 +607,13 @@ class SettingsDialog(QDialog):
     def _load(self, s: Settings) -> None:
         (self.ollama_radio if s.backend == "ollama" else self.openai_radio).setChecked(True)
         self.ollama_host.setText(s.ollama_host)
+        env_host = os.environ.get("OLLAMA_HOST", "").strip()
+        self._show(
+            self.ollama_host_note,
+            f"OLLAMA_HOST is set ({env_host}): it replaces the saved host each time the app starts."
+            if env_host else None,
+            "info",
+        )
         self.base_url.setText(s.openai_base_url)
         self._sync_preset()
         self.needs_key.setChecked(s.openai_needs_key)
@@ -1174,11 +1185,13 @@ class SettingsDialog(QDialog):
                 self._keys_loaded = True
                 self._render_keys()
                 self._validate()
+                self._add_pending_key()
 
         def failed(text):  # SecretStore never raises; this is a bug path, still no crash
             self._keys_loaded = True
             self._where_text = text
             self._render_keys()
+            self._add_pending_key()
 
         self._run("keys-load", work, done=done, failed=failed)
 
@@ -1208,7 +1221,9 @@ class SettingsDialog(QDialog):
 
     def _update_key_buttons(self) -> None:
         self.add_key_button.setEnabled(self._keys_loaded and bool(self.new_key.text().strip()))
-        self.new_key.setEnabled(self._keys_loaded)
+        # The key field stays enabled while the keys list loads (a keyring read can take a while,
+        # or wait on an unlock prompt): disabling it would move the focus away mid-typing and send
+        # the rest of a typed or pasted key to the next field.
         item = self.keys_list.currentItem()
         self.remove_key_button.setEnabled(
             self._keys_loaded and item is not None and item.isSelected() and item.data(Qt.ItemDataRole.UserRole) is not None
@@ -1216,7 +1231,12 @@ class SettingsDialog(QDialog):
 
     def _add_key(self) -> None:
         key = self.new_key.text().strip()
-        if not key or not self._keys_loaded:
+        if not key:
+            return
+        if self._keys_timer.isActive():  # the base URL was just edited: the key belongs to the new one
+            self._switch_keys_to_current_url()
+        if not self._keys_loaded:  # added as soon as this provider's keys are read
+            self._add_when_loaded = True
             return
         keys = self._keys_by_url.setdefault(self._keys_url, [])
         self.new_key.clear()
@@ -1226,6 +1246,11 @@ class SettingsDialog(QDialog):
         self._dirty_urls.add(self._keys_url)
         self._render_keys()
         self._validate()
+
+    def _add_pending_key(self) -> None:
+        if self._add_when_loaded:
+            self._add_when_loaded = False
+            self._add_key()
 
     def _remove_key(self) -> None:
         item = self.keys_list.currentItem()
