@@ -284,7 +284,7 @@ class MainWindow(QMainWindow):
         self.settings_action = self._action("&Settings…", "settings", "Ctrl+,", self.open_settings, "Settings")
         self.quit_action = self._action("&Quit", "quit", "Ctrl+Q", self.close, "Quit")
         self.focus_action = self._action("Focus the &input", None, "Ctrl+L", self.focus_input)
-        self.refresh_action = self._action("Refresh &models", "refresh", "F5", self.refresh_models, "List the server's models again")
+        self.refresh_action = self._action("Refresh &models", "refresh", "F5", lambda: self.refresh_models(), "List the server's models again")
         self.stop_action = self._action("&Stop", "stop", None, self.stop, "Stop the answer")
         self.toggle_tools_action = self.tool_dock.toggleViewAction()
         self.toggle_tools_action.setText("&Tool activity")
@@ -594,8 +594,9 @@ class MainWindow(QMainWindow):
 
         return create_backend(settings, keys)
 
-    def refresh_models(self) -> None:
-        """List the server's models in the background; fills the model picker and the status bar."""
+    def refresh_models(self, then=None) -> None:
+        """List the server's models in the background; fills the model picker and the status bar.
+        ``then``: called on the GUI thread once the listing has finished (whether it worked or not)."""
         settings = self.settings
         self._models_token += 1
         token = self._models_token
@@ -615,9 +616,7 @@ class MainWindow(QMainWindow):
             finally:
                 backend.close()
 
-        def done(result, error):
-            if token != self._models_token or self._closing:
-                return
+        def show(result, error):
             if error is not None:
                 text = str(error) if isinstance(error, AgentError) else f"{type(error).__name__}: {error}"
                 if not isinstance(error, AgentError):
@@ -627,6 +626,14 @@ class MainWindow(QMainWindow):
             models, version = result
             self._fill_models(models)
             self._set_server_state(True, version)
+
+        def done(result, error):
+            if self._closing:
+                return
+            if token == self._models_token:  # a newer listing supersedes this one
+                show(result, error)
+            if callable(then):
+                then()
 
         self.tasks.run(job, done, name="list-models")
 
@@ -900,8 +907,9 @@ class MainWindow(QMainWindow):
                 return
             self.statusBar().showMessage(f"Pulled {name}.", 5000)
             self._update_settings(ollama_model=name)
-            self.refresh_models()
-            self.retry()
+            # list the models first: the retried turn then uses the name the server lists
+            # ("name:latest"), the one the picker and the status bar show
+            self.refresh_models(then=self.retry)
 
         self.tasks.run(job, done, progress, name="pull-model")
 
@@ -1052,7 +1060,7 @@ def load_settings(overrides: dict[str, Any] | None = None) -> tuple[Settings, Se
 def _apply_theme(app: QApplication) -> None:
     """Fusion everywhere (consistent look); ``DESKTOP_AGENT_THEME=dark|light`` forces a palette."""
     if not os.environ.get("QT_STYLE_OVERRIDE"):
-        app.setStyle("Fusion")
+        app.setStyle(theme.ContrastStyle("Fusion"))  # Fusion, with indicators visible on dark palettes
     choice = os.environ.get("DESKTOP_AGENT_THEME", "").lower()
     if choice == "dark":
         app.setPalette(theme.dark_palette())

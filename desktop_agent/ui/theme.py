@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPalette, QPen
+from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle
 
 
 def mix(a: QColor | str, b: QColor | str, t: float) -> QColor:
@@ -122,3 +123,43 @@ def light_palette() -> QPalette:
         },
         "#9aa1ab",
     )
+
+
+class ContrastStyle(QProxyStyle):
+    """Fusion with radio-button and check-box outlines that show on a dark palette.
+
+    Fusion outlines these indicators with ``Window.darker()``: on a dark window that is a near-black
+    ring on a near-black background, and an unchecked radio button cannot be seen. On a dark palette
+    this style adds a ring in a text/window mix (about 4:1 against the window); light palettes are
+    drawn exactly as Fusion draws them."""
+
+    _INDICATORS = (QStyle.PrimitiveElement.PE_IndicatorRadioButton, QStyle.PrimitiveElement.PE_IndicatorCheckBox)
+
+    def __init__(self, base: str = "Fusion"):
+        super().__init__(base)
+
+    def drawPrimitive(self, element, option, painter, widget=None) -> None:  # noqa: N802 (Qt name)
+        super().drawPrimitive(element, option, painter, widget)
+        if element not in self._INDICATORS:
+            return
+        pal = option.palette
+        window = pal.color(QPalette.ColorRole.Window)
+        if window.lightness() >= 128:
+            return
+        painter.save()
+        try:
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.setPen(QPen(indicator_outline(pal), 1))
+            r = QRectF(option.rect).adjusted(0.5, 0.5, -0.5, -0.5)
+            if element == QStyle.PrimitiveElement.PE_IndicatorRadioButton:
+                painter.drawEllipse(r)
+            else:
+                painter.drawRoundedRect(r, 1.5, 1.5)
+        finally:
+            painter.restore()
+
+
+def indicator_outline(palette: QPalette) -> QColor:
+    """The ring :class:`ContrastStyle` draws around radio buttons and check boxes on a dark palette."""
+    return mix(palette.color(QPalette.ColorRole.WindowText), palette.color(QPalette.ColorRole.Window), 0.5)

@@ -285,3 +285,75 @@ def test_settings_show_the_ollama_host_in_use_when_OLLAMA_HOST_is_set(qtbot, mak
     finally:
         dialog.shutdown()
         dialog.close()
+
+
+# ---- dark palette -------------------------------------------------------------------------------
+
+
+def _luminance(c) -> float:
+    def ch(v: int) -> float:
+        v = v / 255
+        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * ch(c.red()) + 0.7152 * ch(c.green()) + 0.0722 * ch(c.blue())
+
+
+def _indicator_contrast(qtbot, widget_cls, style) -> float:
+    """The best contrast between an unchecked indicator's pixels and the window, on the dark palette."""
+    from PySide6.QtGui import QColor
+    from PySide6.QtWidgets import QStyle, QStyleOptionButton
+
+    from desktop_agent.ui import theme
+
+    w = widget_cls("Option")
+    qtbot.addWidget(w)
+    w.setStyle(style)
+    w.setPalette(theme.dark_palette())
+    w.setAutoFillBackground(True)
+    w.resize(160, 30)
+    image = w.grab().toImage()
+    opt = QStyleOptionButton()
+    opt.initFrom(w)
+    element = (QStyle.SubElement.SE_RadioButtonIndicator if "Radio" in widget_cls.__name__
+               else QStyle.SubElement.SE_CheckBoxIndicator)
+    rect = style.subElementRect(element, opt, w)
+    window = _luminance(theme.dark_palette().color(theme.QPalette.ColorRole.Window))
+    best = 1.0
+    for x in range(rect.left(), rect.right() + 1):
+        for y in range(rect.top(), rect.bottom() + 1):
+            lum = _luminance(QColor(image.pixel(x, y)))
+            hi, lo = max(lum, window), min(lum, window)
+            best = max(best, (hi + 0.05) / (lo + 0.05))
+    return best
+
+
+def test_radio_buttons_and_check_boxes_are_visible_on_the_dark_palette(qtbot):
+    """In the dark theme the Settings "Provider" radio buttons were near-black rings on a near-black
+    window (Fusion outlines indicators with Window.darker()): an unchecked option could not be seen."""
+    from PySide6.QtWidgets import QCheckBox, QRadioButton
+
+    from desktop_agent.ui import theme
+
+    style = theme.ContrastStyle("Fusion")
+    for cls in (QRadioButton, QCheckBox):
+        assert _indicator_contrast(qtbot, cls, style) >= 3.0, cls.__name__
+
+
+def test_after_pull_the_retried_turn_uses_the_listed_model_name(qtbot, make_window, ollama_server):
+    """Pull from the error card, then the automatic retry: the answer said "llama2" while the picker
+    and the status bar said "llama2:latest" (the retry started before the models were listed)."""
+    ollama_server.strict_models = True
+    w = make_window(Settings(ollama_host=ollama_server.url, ollama_model="llama2"))
+    w.send("hello")
+    wait_idle(qtbot, w)
+    w.chat.error_cards()[0].buttons["Pull llama2"].click()
+    qtbot.waitUntil(lambda: not w.chat.error_cards() and not w.busy and bool(last_turn_text(w)), timeout=10_000)
+    assert ollama_server.chat_requests[-1]["model"] == "llama2:latest"
+    assert w.model_combo.currentText() == "llama2:latest"
+    assert "llama2:latest" in w.backend_label.text() and "llama2:latest" in w.chat.blocks[-1].meta.text()
+
+
+def test_refresh_models_action_still_works(qtbot, make_window, ollama_settings):
+    w = make_window(ollama_settings)
+    w.refresh_action.trigger()  # triggered(bool) must not be taken for the ``then`` callback
+    qtbot.waitUntil(lambda: w.model_combo.findText("qwen3:8b") >= 0, timeout=5000)
