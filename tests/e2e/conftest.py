@@ -110,8 +110,8 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "--host", "127.0.0.1", "--port", str(port),
         "--chat_format", "chatml-function-calling",
         "--n_ctx", "4096", "--n_threads", "2", "--verbose", "False",
-        # By default this server ends a running stream early (``[DONE]`` without a finish reason) as soon
-        # as any other request arrives — even ``GET /v1/models`` from the window's model list refresh.
+        # By default this server cuts a running stream short (no finish reason, or a broken chunked body)
+        # as soon as any other request arrives — even ``GET /v1/models`` from the window's model refresh.
         "--interrupt_requests", "False",
     ]  # fmt: skip
     base_url = f"http://127.0.0.1:{port}/v1"

@@ -95,7 +95,8 @@ def _finite_float(text: str) -> float:
     return value
 
 
-_STRICT_JSON = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+# strict=False: models often put raw newlines or tabs inside JSON strings; those are still readable
+_STRICT_JSON = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float, strict=False)
 
 
 def _json_safe(value: Any) -> Any:
