@@ -174,15 +174,7 @@ class AgentFactory:
         registry = self.registry(settings)
         if registry is not None and not len(registry):
             registry = None
-        return Agent(
-            backend,
-            registry,
-            system_prompt=settings.system_prompt,
-            max_steps=settings.max_steps,
-            max_history=settings.max_history_messages,
-            tool_choice=settings.tool_choice,
-            on_message=on_message,
-        )
+        return Agent.from_settings(backend, registry, settings, on_message)
 
     def _close_backend(self) -> None:
         with self._lock:
