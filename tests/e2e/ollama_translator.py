@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -171,6 +172,15 @@ def message_to_ollama(message: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client closing its connection early is normal here (cancelled streams)."""
+
+    def handle_error(self, request, client_address):
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+
 class OllamaTranslator:
     """The translator as a real HTTP server on ``host`` (a free port by default), in a background thread.
 
@@ -197,7 +207,7 @@ class OllamaTranslator:
         self.upstream_requests: list[dict[str, Any]] = []
         self.force_tool: str | None = None
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer((host, port), self._make_handler())
+        self._httpd = _QuietServer((host, port), self._make_handler())
         self._httpd.daemon_threads = True
         self.url = f"http://{host}:{self._httpd.server_address[1]}"
         self._thread: threading.Thread | None = None

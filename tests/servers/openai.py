@@ -48,6 +48,7 @@ from __future__ import annotations
 import argparse
 import json
 import socket
+import sys
 import threading
 import time
 import uuid
@@ -64,6 +65,15 @@ CREATED = 1735689600
 # ------------------------------------------------------------------------------------------------
 # Reply types
 # ------------------------------------------------------------------------------------------------
+class _QuietServer(ThreadingHTTPServer):
+    """A client closing its connection (a cancelled stream, a dropped keep-alive) is normal here."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+
 class HttpError:
     """An HTTP error reply. ``body``: dict (JSON), str (sent as text/plain) or None (OpenAI's error
     shape for the status); ``headers``: extra headers such as ``{"Retry-After": "2"}``."""
@@ -383,7 +393,7 @@ class OpenAIServer:
         class Handler(_Handler):
             owner = server
 
-        httpd = ThreadingHTTPServer((self.host, self._port), Handler)
+        httpd = _QuietServer((self.host, self._port), Handler)
         httpd.daemon_threads = True
         httpd.block_on_close = False
         self._httpd = httpd
