@@ -1,15 +1,28 @@
 """Command-line entry point: ``desktop-agent`` (the window), ``desktop-agent chat`` (terminal chat),
 ``desktop-agent tools`` (list tools), ``desktop-agent history ...`` (saved chats).
 
-Only ``argparse`` is imported at start-up; each sub-command imports what it needs.
+Only ``argparse`` is imported at start-up; each sub-command imports what it needs. ``--data-dir`` is
+accepted before or after the sub-command. Bad usage prints the usage of the (sub-)command it
+concerns and exits 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from desktop_agent import __version__
+
+DATA_DIR_HELP = "keep settings, chats, cache and logs under DIR instead of the user folders"
+
+
+def _data_dir_parent() -> argparse.ArgumentParser:
+    """``--data-dir`` for the sub-commands. SUPPRESS: when not given after the sub-command, the value
+    given before it (or None) is kept."""
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument("--data-dir", metavar="DIR", default=argparse.SUPPRESS, help=DATA_DIR_HELP)
+    return parent
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -17,22 +30,21 @@ def build_parser() -> argparse.ArgumentParser:
         prog="desktop-agent",
         description="A desktop AI assistant for Ollama and OpenAI-compatible servers. "
         "Without a command, opens the window.",
+        epilog="Run `desktop-agent COMMAND --help` for a command's options. "
+        "Exit status: 0 ok, 1 failed, 2 bad usage, 130 stopped with Ctrl+C.",
     )
     parser.add_argument("--version", action="version", version=f"desktop-agent {__version__}")
-    parser.add_argument(
-        "--data-dir",
-        metavar="DIR",
-        help="keep settings, chats, cache and logs under DIR instead of the user folders",
-    )
+    parser.add_argument("--data-dir", metavar="DIR", help=DATA_DIR_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parents = [_data_dir_parent()]
 
     from desktop_agent import cli
 
-    cli.add_chat_parser(sub)
-    cli.add_tools_parser(sub)
+    cli.add_chat_parser(sub, parents)
+    cli.add_tools_parser(sub, parents)
     from desktop_agent import history_cli
 
-    history_cli.add_history_parser(sub)
+    history_cli.add_history_parser(sub, parents)
     return parser
 
 
@@ -47,11 +59,13 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.data_dir:
-        from desktop_agent.core import paths
-
-        paths.set_home(args.data_dir)
+    args, extras = parser.parse_known_args(argv)
+    # the parser of the (sub-)command the arguments were meant for: its usage, its name
+    target: argparse.ArgumentParser = getattr(args, "_parser", None) or parser
+    if extras:
+        target.error(f"unrecognized arguments: {' '.join(extras)}")
+    if args.data_dir is not None:
+        _use_data_dir(args.data_dir, target)
     if args.command == "chat":
         from desktop_agent import cli
 
@@ -68,6 +82,22 @@ def _main(argv: list[str] | None) -> int:
     from desktop_agent.ui.main_window import run_gui
 
     return run_gui([sys.argv[0]], {})
+
+
+def _use_data_dir(value: str, parser: argparse.ArgumentParser) -> None:
+    """Point every folder of the app at ``value``; a value that cannot be a folder is bad usage."""
+    from desktop_agent.core import paths
+
+    if not value.strip():
+        parser.error("argument --data-dir: the folder name is empty")
+    path = Path(value).expanduser()
+    if path.exists() and not path.is_dir():
+        parser.error(f"argument --data-dir: {value} is not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        parser.error(f"argument --data-dir: can't create {value}: {exc.strerror or exc}")
+    paths.set_home(path)
 
 
 if __name__ == "__main__":

@@ -9,8 +9,10 @@
     desktop-agent history import FILE
 
 ``ID`` may be any unique prefix of a chat id (``list`` shows the first 8 characters). Exit status:
-0 on success, 1 with a one-line reason on stderr (unknown id, file that can't be imported…),
-2 for bad usage. Store warnings (e.g. a damaged database that was moved aside) go to stderr.
+0 on success, 1 with a one-line reason on stderr (``desktop-agent: …``: unknown id, file that can't
+be imported…), 2 for bad usage (the sub-command's usage, then ``desktop-agent history …: error: …``).
+Store warnings (e.g. a damaged database that was moved aside) go to stderr as
+``desktop-agent: warning: …``.
 
 Wiring (in ``app.py``)::
 
@@ -24,6 +26,7 @@ Wiring (in ``app.py``)::
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -55,37 +58,47 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
-def add_history_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Add the ``history`` sub-command (with list/search/show/export/import) to ``subparsers``."""
+def add_history_parser(subparsers: argparse._SubParsersAction,
+                       parents: list[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
+    """Add the ``history`` sub-command (with list/search/show/export/import) to ``subparsers``.
+    ``parents``: parsers whose options every level accepts (``--data-dir``)."""
+    parents = list(parents)
     parser = subparsers.add_parser(
         "history",
         help="list, search, show, export and import saved chats",
         description="Saved chats: list, search, show, export and import. ID may be a unique prefix of a chat id.",
+        parents=parents,
     )
     sub = parser.add_subparsers(dest="history_command", metavar="{list,search,show,export,import}")
 
-    p = sub.add_parser("list", help="saved chats, most recent first")
+    p = sub.add_parser("list", help="saved chats, most recent first", parents=parents)
     p.add_argument("--limit", type=_positive_int, default=50, help="how many chats (default 50)")
     p.add_argument("--offset", type=_non_negative_int, default=0, help="skip this many chats first")
     p.add_argument("--json", action="store_true", help="print JSON (full ids, epoch-second times)")
 
-    p = sub.add_parser("search", help="full-text search over every message of every chat")
+    p = sub.add_parser("search", help="full-text search over every message of every chat", parents=parents)
     p.add_argument("text", nargs="+", help='words that must all appear; "quote" a phrase')
     p.add_argument("--limit", type=_positive_int, default=50, help="how many messages (default 50)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
-    p = sub.add_parser("show", help="print a chat as Markdown")
+    p = sub.add_parser("show", help="print a chat as Markdown", parents=parents)
     p.add_argument("id", metavar="ID")
 
-    p = sub.add_parser("export", help="export a chat to Markdown or JSON")
+    p = sub.add_parser("export", help="export a chat to Markdown or JSON", parents=parents)
     p.add_argument("id", metavar="ID")
     p.add_argument("--format", choices=("md", "json"), default="md", help="md (default) or json")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (replaced atomically) instead of stdout")
 
-    p = sub.add_parser("import", help="import a chat: our JSON export or a seed chat_<model>_<time>.json")
+    p = sub.add_parser(
+        "import",
+        help='import a chat: a desktop-agent JSON export, or a JSON list of {"human": ..., "ai": ...} turns',
+        parents=parents,
+    )
     p.add_argument("file", metavar="FILE")
 
-    parser.set_defaults(_history_parser=parser)
+    for name, child in sub.choices.items():
+        child.set_defaults(_parser=child)
+    parser.set_defaults(_history_parser=parser, _parser=parser)
     return parser
 
 
@@ -107,7 +120,7 @@ def _cut(text: str, width: int) -> str:
 
 
 def _fail(message: str) -> int:
-    _write(sys.stderr, "error: " + " ".join(str(message).split()) + "\n")
+    _write(sys.stderr, "desktop-agent: " + " ".join(str(message).split()) + "\n")
     return 1
 
 
@@ -122,7 +135,8 @@ def run_history(args: argparse.Namespace, store=None) -> int:
         parser = getattr(args, "_history_parser", None)
         if parser is not None:
             parser.print_usage(sys.stderr)
-        _write(sys.stderr, "error: choose one of: list, search, show, export, import\n")
+        prog = parser.prog if parser is not None else "desktop-agent history"
+        _write(sys.stderr, f"{prog}: error: choose one of: list, search, show, export, import\n")
         return 2
 
     from desktop_agent.core.store import ConversationStore, StoreError
@@ -132,20 +146,33 @@ def run_history(args: argparse.Namespace, store=None) -> int:
         if own:
             store = ConversationStore()
         for warning in store.warnings:
-            _write(sys.stderr, "warning: " + warning + "\n")
-        return _COMMANDS[command](store, args)
+            _write(sys.stderr, "desktop-agent: warning: " + warning + "\n")
+        code = _COMMANDS[command](store, args)
+        sys.stdout.flush()  # a full disk must fail here, not in Python's flush at exit
+        return code
     except StoreError as exc:
         return _fail(str(exc))
     except OSError as exc:
-        if isinstance(exc, BrokenPipeError):  # e.g. `… | head`: stop quietly
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            return 0
-        where = f" {exc.filename}" if exc.filename else ""
-        return _fail(f"can't write{where}: {exc.strerror or exc}")
+        if exc.filename is None:  # stdout: the reader went away (`… | head`), or a full disk
+            _drop_stdout()
+            if isinstance(exc, BrokenPipeError) or exc.errno == errno.EPIPE:
+                return 0  # stop quietly
+            return _fail(f"can't write to stdout: {exc.strerror or exc}")
+        return _fail(f"can't write {exc.filename}: {exc.strerror or exc}")
     finally:
         if own and store is not None:
             store.close()
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null (and drop its buffer) so that Python's flush at exit cannot fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        sys.stdout.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _list(store, args) -> int:

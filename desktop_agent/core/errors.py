@@ -1,7 +1,11 @@
 """Typed errors, one class per thing a user can act on.
 
-``str(error)`` is one line a user can act on (the terminal chat prints it as is); the window maps
-classes to richer text in ``ui/errors.py``. No error text ever contains an API key.
+An error's text is one line: what happened (:attr:`AgentError.what`), then how to fix it. The fix
+depends on where the user is, so an error carries two hints: :attr:`~AgentError.hint` for the window
+("… in Settings") and :attr:`~AgentError.cli_hint` for the command line (flags, environment
+variables). ``str(error)`` is the window's text (``ui/errors.py`` shows it as is and maps classes to
+titles and actions); :meth:`~AgentError.for_terminal` is the terminal chat's. No error text ever
+contains an API key.
 """
 
 from __future__ import annotations
@@ -9,17 +13,40 @@ from __future__ import annotations
 import traceback
 
 
+def _join(*parts: str) -> str:
+    """Sentences joined with spaces; a part not ending in punctuation gets a full stop first."""
+    kept = [p.strip() for p in parts if p and p.strip()]
+    return " ".join(p if i == len(kept) - 1 or p[-1] in ".!?:;—" else p + "." for i, p in enumerate(kept))
+
+
+def _plural(n: int | float, word: str) -> str:
+    return f"{n:g} {word}" if n == 1 else f"{n:g} {word}s"
+
+
 class AgentError(Exception):
-    """Base class. ``retryable``: resending the same turn later may work."""
+    """Base class. ``retryable``: resending the same turn later may work.
+
+    ``message``: what happened (surface-neutral) — kept as :attr:`what`. ``hint``: how to fix it in
+    the window (may name Settings). ``cli_hint``: how to fix it from the command line (flags,
+    environment variables); None = the same as ``hint``. :attr:`message` and ``str(error)`` are
+    ``what`` + ``hint``; :meth:`for_terminal` is ``what`` + ``cli_hint``.
+    """
 
     retryable: bool = True
 
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: str, hint: str = "", cli_hint: str | None = None):
+        self.what = message
+        self.hint = hint
+        self.cli_hint = hint if cli_hint is None else cli_hint
+        self.message = _join(message, hint)
+        super().__init__(self.message)
 
     def __str__(self) -> str:
         return self.message
+
+    def for_terminal(self) -> str:
+        """The one line the terminal chat prints: what happened, and the command-line fix."""
+        return _join(self.what, self.cli_hint)
 
 
 class BackendUnreachable(AgentError):
@@ -27,13 +54,18 @@ class BackendUnreachable(AgentError):
 
     def __init__(self, host: str, backend: str = "ollama", detail: str = ""):
         self.host, self.backend, self.detail = host, backend, detail
+        more = f" ({detail})" if detail else ""
         if backend == "ollama":
-            text = f"Can't reach Ollama at {host} — is it running? Start it with `ollama serve`."
+            super().__init__(
+                f"Can't reach Ollama at {host} — is it running? Start it with `ollama serve`.{more}",
+                cli_hint="Another address: --host URL or OLLAMA_HOST.",
+            )
         else:
-            text = f"Can't reach the server at {host} — check the base URL and that the server is running."
-        if detail:
-            text += f" ({detail})"
-        super().__init__(text)
+            super().__init__(
+                f"Can't reach the server at {host}{more}.",
+                "Check the base URL and that the server is running.",
+                "Check --base-url and that the server is running.",
+            )
 
 
 class AuthenticationFailed(AgentError):
@@ -46,8 +78,10 @@ class AuthenticationFailed(AgentError):
         code = f" ({status})" if status else ""
         many = f" All {keys_tried} keys were rejected." if keys_tried > 1 else ""
         super().__init__(
-            f"The API key for this provider was rejected{code} by {base_url}.{many} "
-            "Check the key in Settings → OpenAI-compatible."
+            f"The API key for this provider was rejected{code} by {base_url}.{many}",
+            "Check the key in Settings → OpenAI-compatible.",
+            "Check the key: OPENAI_API_KEY, or the one saved in the window's Settings → OpenAI-compatible "
+            "(a saved key is used first).",
         )
 
 
@@ -58,13 +92,21 @@ class ModelNotFound(AgentError):
 
     def __init__(self, model: str, backend: str = "ollama", available: list[str] | None = None):
         self.model, self.backend, self.available = model, backend, list(available or [])
+        names = ", ".join(self.available[:8])
         if backend == "ollama":
-            text = f"The model '{model}' is not installed in Ollama. Pull it with `ollama pull {model}`"
+            pull = f"Pull it with `ollama pull {model}`"
+            super().__init__(
+                f"The model '{model}' is not installed in Ollama.",
+                pull + (f" or choose one of: {names}." if names else "."),
+                pull + (f", or choose another with --model: {names}." if names else "."),
+            )
         else:
-            text = f"The server does not serve a model named '{model}'. Choose another model"
-        if self.available:
-            text += " or choose one of: " + ", ".join(self.available[:8])
-        super().__init__(text + ".")
+            super().__init__(
+                f"The server does not serve a model named '{model}'"
+                + (f"; it serves: {names}." if names else "."),
+                "Choose another model.",
+                "Choose another with --model NAME.",
+            )
 
 
 class RateLimited(AgentError):
@@ -100,9 +142,9 @@ class ContextTooLong(AgentError):
     def __init__(self, detail: str = ""):
         self.detail = detail
         super().__init__(
-            "This conversation is too long for the model's context window. Start a new chat, "
-            "lower 'max history messages' in Settings, or pick a model with a larger context."
-            + (f" ({detail})" if detail else "")
+            "This conversation is too long for the model's context window" + (f" ({detail})." if detail else "."),
+            "Start a new chat, lower 'max history messages' in Settings, or pick a model with a larger context.",
+            "Start a new chat (without --chat), or pick a model with a larger context (--model).",
         )
 
 
@@ -114,8 +156,9 @@ class ToolsNotSupported(AgentError):
     def __init__(self, model: str):
         self.model = model
         super().__init__(
-            f"The model '{model}' does not support tools. Choose a model with tool support, "
-            "or turn tools off (--no-tools)."
+            f"The model '{model}' does not support tools.",
+            "Choose a model with tool support.",
+            "Choose a model with tool support (--model), or run without tools (--no-tools).",
         )
 
 
@@ -146,12 +189,30 @@ class AnswerCutOff(AgentError):
 
 
 class BackendError(AgentError):
-    """Any other error the server reported (HTTP status and its message)."""
+    """Any other error the server reported (HTTP status and its message). ``hint`` / ``cli_hint``:
+    see :class:`AgentError`."""
 
-    def __init__(self, detail: str, status: int | None = None):
+    def __init__(self, detail: str, status: int | None = None, hint: str = "", cli_hint: str | None = None):
         self.detail, self.status = detail, status
         code = f" (HTTP {status})" if status else ""
-        super().__init__(f"The server reported an error{code}: {detail}")
+        super().__init__(f"The server reported an error{code}: {detail}", hint, cli_hint)
+
+
+class ServerTimedOut(BackendError):
+    """The server accepted the request but sent nothing for ``timeout_s`` seconds (busy, loading a
+    model, or stuck). Not retried: the server may still be working on the first request.
+    ``backend``: ``"ollama"`` or ``"openai"``; ``host``: its URL."""
+
+    def __init__(self, host: str, timeout_s: float, backend: str = "ollama"):
+        self.detail, self.status = f"no answer within {timeout_s:g} s", None
+        self.host, self.timeout_s, self.backend = host, timeout_s, backend
+        who = f"Ollama at {host}" if backend == "ollama" else f"The server at {host}"
+        AgentError.__init__(
+            self,
+            f"{who} did not answer within {timeout_s:g} s — it may be busy or still loading the model.",
+            "Try again." if backend == "ollama" else "Try again, or raise the timeout in Settings → OpenAI-compatible.",
+            "Try again, or wait longer with --timeout SECONDS.",
+        )
 
 
 class MaxStepsExceeded(AgentError):
@@ -160,7 +221,9 @@ class MaxStepsExceeded(AgentError):
     def __init__(self, steps: int):
         self.steps = steps
         super().__init__(
-            f"The agent did not finish in {steps} steps. Ask again, or raise 'max steps' in Settings."
+            f"The agent did not finish in {_plural(steps, 'step')}.",
+            "Ask again, or raise 'max steps' in Settings.",
+            "Ask again (--chat ID continues the chat), or allow more with --max-steps N.",
         )
 
 

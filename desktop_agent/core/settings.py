@@ -96,6 +96,9 @@ class Settings(BaseModel):
     format: Literal["json"] | None = None
     #: Ollama's `think` (None = model default)
     think: bool | None = None
+    #: seconds to wait for Ollama's next data (the first chunk includes loading the model); then the
+    #: turn fails with "did not answer within N s" instead of waiting forever on a stuck server
+    ollama_timeout_s: float = Field(300.0, gt=0)
 
     # OpenAI-compatible
     openai_base_url: str = "https://api.openai.com/v1"
@@ -177,10 +180,14 @@ class Settings(BaseModel):
 
 
 def normalize_host(value: str) -> str:
-    """``OLLAMA_HOST`` style values (``127.0.0.1:11434``, ``0.0.0.0``, ``http://h:1``) → a URL."""
+    """``OLLAMA_HOST`` style values (``127.0.0.1:11434``, ``0.0.0.0``, ``http://h:1``, ``:8080``) → a
+    URL. As in Ollama: no host means 127.0.0.1, no port means 11434 (http)."""
     value = value.strip()
     if "://" not in value:
         value = "http://" + value
+    scheme, _, rest = value.partition("://")
+    if rest.startswith(":"):  # ":8080" — Ollama reads a missing host as 127.0.0.1
+        value = f"{scheme}://127.0.0.1{rest}"
     parsed = urlparse(value)
     if parsed.port is None and parsed.hostname:
         value = value.rstrip("/") + (":11434" if parsed.scheme == "http" else "")

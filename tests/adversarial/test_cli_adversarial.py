@@ -37,7 +37,14 @@ def start_cli(home: Path, *args: str, env: dict | None = None) -> subprocess.Pop
     return subprocess.Popen(
         [sys.executable, "-m", "desktop_agent", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, env={**cli_env(home), **(env or {})}, cwd=ROOT,
+        # a shell without job control starts background jobs with SIGINT ignored, and Python then
+        # keeps ignoring it: give the child the terminal's usual Ctrl+C, whatever ran the tests
+        preexec_fn=_default_sigint,
     )
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def wait_for(predicate, timeout: float = 30.0) -> None:
@@ -197,13 +204,16 @@ def test_stdin_line_that_is_not_utf8(ollama_server, home, lang):
 
 @pytest.mark.parametrize("host", ["http://h:abc", "http://127.0.0.1:99999", "localhost:-1"])
 def test_host_with_a_bad_port_is_usage_error(home, host):
-    """`--host` with a port that is not a number (or out of range) is bad usage: exit 2 with one line
-    naming the value — not exit 1 with Python's 'Port could not be cast to integer value'."""
+    """`--host` with a port that is not a number (or out of range) is bad usage: exit 2 with chat's
+    usage and one error line naming the flag and the value — not exit 1 with Python's 'Port could not
+    be cast to integer value'."""
     proc = run_cli(home, "chat", "--host", host, "-p", "hi")
     assert proc.returncode == 2, proc.stderr.decode()
     err = proc.stderr.decode().strip()
-    assert len(err.splitlines()) == 1 and "Traceback" not in err
-    assert "port" in err.lower()
+    assert err.startswith("usage: desktop-agent chat") and "Traceback" not in err
+    (line,) = [ln for ln in err.splitlines() if "error:" in ln]
+    assert line.startswith("desktop-agent chat: error: argument --host:") and host in line
+    assert "port" in line.lower()
 
 
 def test_tool_loading_problems_are_reported_once(tmp_path, home):

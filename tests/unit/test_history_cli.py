@@ -110,7 +110,7 @@ def test_show_by_unique_prefix_prints_markdown(capsys, chats):
 def test_ambiguous_or_unknown_id_fails_with_one_line(capsys, chats):
     code, out, err = run_cli(capsys, "show", "bbbb")
     assert code == 1 and out == ""
-    assert err.count("\n") == 1 and err.startswith("error: ") and "matches 2 chats" in err
+    assert err.count("\n") == 1 and err.startswith("desktop-agent: ") and "matches 2 chats" in err
     code, out, err = run_cli(capsys, "export", "zzz", "--format", "json")
     assert code == 1 and err.count("\n") == 1 and "No saved chat with id 'zzz'" in err
 
@@ -132,7 +132,7 @@ def test_export_to_stdout_and_to_a_file_then_import_it(capsys, chats, tmp_path):
 
 def test_export_into_a_missing_folder_fails_cleanly(capsys, chats, tmp_path):
     code, out, err = run_cli(capsys, "export", "aaaa", "-o", str(tmp_path / "no" / "such" / "dir" / "x.md"))
-    assert code == 1 and err.startswith("error: ") and err.count("\n") == 1
+    assert code == 1 and err.startswith("desktop-agent: ") and err.count("\n") == 1
 
 
 def test_import_seed_file(capsys, tmp_path):
@@ -152,7 +152,7 @@ def test_import_empty_or_truncated_file_exits_1_and_imports_nothing(capsys, tmp_
     f.write_text(content, encoding="utf-8")
     code, out, err = run_cli(capsys, "import", str(f))
     assert code == 1 and out == ""
-    assert err.startswith("error: Can't import") and reason in err and err.count("\n") == 1
+    assert err.startswith("desktop-agent: Can't import") and reason in err and err.count("\n") == 1
     assert f.read_text(encoding="utf-8") == content
     assert run_cli(capsys, "list") == (0, "No saved chats.\n", "")
 
@@ -170,7 +170,7 @@ def test_damaged_store_is_reported_and_the_command_still_works(capsys):
     paths.store_file().write_text("not a database at all", encoding="utf-8")
     code, out, err = run_cli(capsys, "list")
     assert code == 0 and out == "No saved chats.\n"
-    assert err.startswith("warning: Your chat history file was damaged") and ".corrupt-" in err
+    assert err.startswith("desktop-agent: warning: Your chat history file was damaged") and ".corrupt-" in err
 
 
 def test_terminal_without_utf8_gets_replacement_characters(capsys, chats, monkeypatch):

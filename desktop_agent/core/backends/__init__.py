@@ -25,6 +25,7 @@ def create_backend(settings: Settings, api_keys: list[str] | None = None) -> Cha
             keep_alive=settings.keep_alive,
             format=settings.format,
             think=settings.think,
+            timeout_s=settings.ollama_timeout_s,
         )
     from desktop_agent.core.backends.openai import OpenAIBackend
 

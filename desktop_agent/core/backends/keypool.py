@@ -155,15 +155,25 @@ class PoolCancelled(Exception):
 
 
 class NoApiKey(AuthenticationFailed):
-    """The provider needs an API key and none is configured (raised at the first request)."""
+    """The provider needs an API key and none is configured: raised at the first request, or when a
+    server assumed to need none (a local one, sent a placeholder) answers 401/403 (``status``)."""
 
-    def __init__(self, base_url: str):
-        self.base_url, self.status, self.keys_tried = base_url, None, 0
+    def __init__(self, base_url: str, status: int | None = None):
+        self.base_url, self.status, self.keys_tried = base_url, status, 0
+        if status:
+            AgentError.__init__(
+                self,
+                f"No API key is set for {base_url}, and the server asks for one ({status}).",
+                "Add one in Settings → OpenAI-compatible, or set the OPENAI_API_KEY environment variable.",
+                "Set the OPENAI_API_KEY environment variable.",
+            )
+            return
         AgentError.__init__(
             self,
-            f"No API key is set for {base_url}. Add one in Settings → OpenAI-compatible, or set the "
-            "OPENAI_API_KEY environment variable (for a local server that needs no key, turn off "
-            "'needs a key').",
+            f"No API key is set for {base_url}.",
+            "Add one in Settings → OpenAI-compatible, or set the OPENAI_API_KEY environment variable "
+            "(for a local server that needs no key, turn off 'needs a key').",
+            "Set the OPENAI_API_KEY environment variable, or pass --no-api-key if the server needs none.",
         )
 
 

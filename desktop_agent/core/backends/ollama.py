@@ -183,6 +183,7 @@ class OllamaBackend:
         while the server is still silent (loading the model).
 
         Raises :class:`~desktop_agent.core.errors.BackendUnreachable` (no connection),
+        :class:`~desktop_agent.core.errors.ServerTimedOut` (no answer within ``timeout_s``),
         :class:`~desktop_agent.core.errors.ModelNotFound` (404; ``available`` from ``/api/tags``),
         :class:`~desktop_agent.core.errors.ToolsNotSupported`,
         :class:`~desktop_agent.core.errors.ContextTooLong`,
@@ -443,6 +444,8 @@ class OllamaBackend:
             waited = f" within {self.timeout_s:g} s" if self.timeout_s else ""
             if started:
                 return errors.AnswerCutOff(f"no data from Ollama{waited}")
+            if self.timeout_s:
+                return errors.ServerTimedOut(self.host, self.timeout_s, backend="ollama")
             return errors.BackendError(f"Ollama did not answer{waited}")
         if isinstance(exc, httpx.TransportError):
             if started:

@@ -54,6 +54,7 @@ from desktop_agent.core.errors import (
     EmptyAnswer,
     ModelNotFound,
     RateLimited,
+    ServerTimedOut,
     SettingsError,
     ToolsNotSupported,
 )
@@ -297,8 +298,8 @@ class OpenAIBackend:
     the placeholder ``"not-needed"`` is sent (the openai client refuses no key — case 21 A); with
     ``needs_key=True`` and no key, the first request raises :class:`NoApiKey` (an
     :class:`AuthenticationFailed`) naming the base URL and the fix.
-    ``temperature``: sent with every request. ``timeout_s``: per-request timeout (connect, and read
-    between chunks). ``retries_per_key``, ``retry_interval_s``, ``max_retry_after_s``: see
+    ``temperature``: sent with every request. ``timeout_s``: per-request timeout in seconds (connect,
+    and read between chunks; no answer within it is :class:`ServerTimedOut`, which is not retried). ``retries_per_key``, ``retry_interval_s``, ``max_retry_after_s``: see
     :class:`KeyPool`. ``null_tool_content``: send ``content: null`` instead of ``""`` on assistant
     tool-call messages (some gateways want that — case 18). ``sleep`` / ``clock``: injectable for
     tests. ``http_client``: an ``httpx.Client`` (or ``httpx2.Client``) for the openai client; it is
@@ -412,14 +413,24 @@ class OpenAIBackend:
         """An exception from the openai client (or JSON decoding) as a :class:`Failure` for the pool."""
         import openai
 
+        import httpx
+
         if isinstance(exc, AgentError):
             return Failure("fatal", exc)
-        if isinstance(exc, openai.APITimeoutError):
-            err = BackendUnreachable(self.base_url, backend="openai", detail=f"timed out after {self.timeout_s:g} s")
-            return Failure("retry", err, rotate=False, reason="the server did not answer")
+        if isinstance(exc, (openai.APITimeoutError, httpx.TimeoutException)):
+            cause = exc if isinstance(exc, httpx.TimeoutException) else (exc.__cause__ or exc.__context__)
+            if isinstance(cause, (httpx.ConnectTimeout, httpx.PoolTimeout)):
+                err = BackendUnreachable(
+                    self.base_url, backend="openai", detail=f"no connection within {self.timeout_s:g} s"
+                )
+                return Failure("retry", err, rotate=False, reason="can't reach the server")
+            # Connected, but no answer within the timeout: the server is busy (a long prompt, a
+            # model loading) or stuck. Sending the request again would only queue a second copy
+            # behind the first and triple the wait, so this is final.
+            return Failure("fatal", ServerTimedOut(self.base_url, self.timeout_s, backend="openai"))
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc.__context__
-            detail = scrub(str(cause) if cause else "", self.pool.keys)[:_MAX_DETAIL]
+            detail = _errno_free(scrub(str(cause) if cause else "", self.pool.keys))[:_MAX_DETAIL]
             err = BackendUnreachable(self.base_url, backend="openai", detail=detail)
             return Failure("retry", err, rotate=False, reason="can't reach the server")
         if isinstance(exc, openai.APIStatusError):
@@ -430,7 +441,8 @@ class OpenAIBackend:
             if status in (401, 403) and self.pool.keys == (PLACEHOLDER_KEY,):
                 # no key was configured (a local server was assumed not to need one): say that,
                 # not "your key was rejected" (case 21)
-                return Failure("fatal", NoApiKey(self.base_url), auth=True, status=status, reason="key required")
+                return Failure("fatal", NoApiKey(self.base_url, status), auth=True, status=status,
+                               reason="key required")
             if status in (401, 403):
                 return Failure(
                     "next_key", AuthenticationFailed(self.base_url, status), auth=True, status=status,
@@ -448,12 +460,15 @@ class OpenAIBackend:
                 return Failure("fatal", ToolsNotSupported(self.model), status=status)
             if status == 404:
                 if "model" in markers:
-                    return Failure("fatal", ModelNotFound(self.model, backend="openai"), status=status)
-                return Failure(
-                    "fatal",
-                    BackendError(f"{detail} — check the base URL {self.base_url} (it usually ends in /v1)", status),
-                    status=status,
-                )
+                    err = ModelNotFound(self.model, backend="openai", available=self._served_models())
+                    return Failure("fatal", err, status=status)
+                if self.base_url.endswith("/v1"):
+                    hint = f"Is {self.base_url} an OpenAI-compatible server?"
+                    cli_hint = f"Is {self.base_url} an OpenAI-compatible server? (--base-url)"
+                else:
+                    hint = f"Check the base URL {self.base_url} (it usually ends in /v1)."
+                    cli_hint = f"Check --base-url {self.base_url} (it usually ends in /v1)."
+                return Failure("fatal", BackendError(detail, status, hint, cli_hint), status=status)
             if status >= 500:
                 wait = self.pool.retry_after(headers)
                 return Failure("retry", BackendError(detail, status), retry_after_s=wait, status=status,
@@ -473,12 +488,28 @@ class OpenAIBackend:
         detail = scrub(f"{type(exc).__name__}: {exc}", self.pool.keys)[:_MAX_DETAIL]
         return Failure("fatal", BackendError(detail))
 
+    def _served_models(self) -> list[str]:
+        """The model ids from ``GET {base_url}/models`` (for a "choose one of" hint); ``[]`` when the
+        server does not say within a few seconds. Never raises."""
+        try:
+            index = self.pool.last_good
+            client = self._client(index, self.pool.key(index))
+            page = client.with_options(timeout=min(5.0, self.timeout_s), max_retries=0).models.list()
+            return [str(_field(m, "id")) for m in page if _field(m, "id")]
+        except Exception:  # noqa: BLE001 — only a hint
+            return []
+
     def _midstream_error(self, exc: BaseException) -> AgentError:
         """An error after the first chunk: never retried (that would repeat streamed text)."""
+        import httpx
         import openai
 
         if isinstance(exc, AgentError):
             return exc
+        if isinstance(exc, (openai.APITimeoutError, httpx.TimeoutException)):
+            return AnswerCutOff(f"no data from the server within {self.timeout_s:g} s")
+        if isinstance(exc, httpx.TransportError):
+            return AnswerCutOff(_errno_free(scrub(str(exc) or type(exc).__name__, self.pool.keys))[:_MAX_DETAIL])
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc.__context__
             return AnswerCutOff(scrub(str(cause or exc), self.pool.keys)[:_MAX_DETAIL])
@@ -517,8 +548,9 @@ class OpenAIBackend:
         the generator returns without a ``done`` chunk.
 
         Raises :class:`NoApiKey`, :class:`AuthenticationFailed`, :class:`RateLimited`,
-        :class:`AllKeysFailed`, :class:`BackendUnreachable`, :class:`ModelNotFound`,
-        :class:`ContextTooLong`, :class:`ToolsNotSupported`, :class:`EmptyAnswer`,
+        :class:`AllKeysFailed`, :class:`BackendUnreachable` (no connection; retried),
+        :class:`ServerTimedOut` (connected, but no answer within ``timeout_s``; not retried),
+        :class:`ModelNotFound`, :class:`ContextTooLong`, :class:`ToolsNotSupported`, :class:`EmptyAnswer`,
         :class:`OutputLimitReached` / :class:`AnswerCutOff`, :class:`BackendError`.
         """
         params = self._request(messages, tools, tool_choice)
@@ -717,6 +749,13 @@ def _quietly(fn: Callable[[Any], None], value: Any) -> None:
         fn(value)
     except Exception:  # noqa: BLE001 — closing an abandoned stream must not raise anywhere
         pass
+
+
+def _errno_free(text: str) -> str:
+    """``"[Errno 111] Connection refused"`` → ``"Connection refused"``."""
+    import re
+
+    return re.sub(r"\[Errno -?\d+\]\s*", "", text).strip()
 
 
 def _prepend(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
