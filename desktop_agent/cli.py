@@ -99,7 +99,9 @@ def _number(lo: float | None, hi: float | None, *, integer: bool = False, above:
             value = int(text) if integer else float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"'{text}' is not {kind}") from None
-        if value != value or (lo is not None and (value <= lo if above else value < lo)) or (
+        if value != value or value in (float("inf"), float("-inf")):
+            raise argparse.ArgumentTypeError(f"'{text}' is not a finite number")
+        if (lo is not None and (value <= lo if above else value < lo)) or (
                 hi is not None and value > hi):
             if above:
                 raise argparse.ArgumentTypeError(f"must be more than {lo:g}, not {text}")

@@ -16,7 +16,7 @@ import traceback
 def _join(*parts: str) -> str:
     """Sentences joined with spaces; a part not ending in punctuation gets a full stop first."""
     kept = [p.strip() for p in parts if p and p.strip()]
-    return " ".join(p if i == len(kept) - 1 or p[-1] in ".!?:;—" else p + "." for i, p in enumerate(kept))
+    return " ".join(p if i == len(kept) - 1 or p[-1] in ".!?:;—)" else p + "." for i, p in enumerate(kept))
 
 
 def _plural(n: int | float, word: str) -> str:
@@ -210,7 +210,8 @@ class ServerTimedOut(BackendError):
         AgentError.__init__(
             self,
             f"{who} did not answer within {timeout_s:g} s — it may be busy or still loading the model.",
-            "Try again." if backend == "ollama" else "Try again, or raise the timeout in Settings → OpenAI-compatible.",
+            "Try again." if backend == "ollama"
+            else "Try again, or raise the timeout in Settings → OpenAI-compatible.",
             "Try again, or wait longer with --timeout SECONDS.",
         )
 

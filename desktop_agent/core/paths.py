@@ -41,7 +41,9 @@ def _dir(kind: str) -> Path:
             "log": platformdirs.user_log_dir,
         }[kind]
         path = Path(getter(APP_NAME, appauthor=False))
-    path.mkdir(parents=True, exist_ok=True)
+    if not path.is_dir():
+        # chats, settings and logs are private: the app's own folders are created for the user only
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
     return path
 
 

@@ -147,3 +147,17 @@ def test_keep_alive_accepts_seconds_and_durations(value, expected):
 def test_presets_are_valid_base_urls():
     for name, url in OPENAI_PRESETS.items():
         assert Settings(openai_base_url=url).openai_base_url == url, name
+
+
+def test_app_folders_are_created_private(tmp_path, monkeypatch):
+    """Chats and settings are private: the folders the app creates are readable by the user only."""
+    import stat
+
+    from desktop_agent.core import paths
+
+    paths.set_home(tmp_path / "fresh")
+    try:
+        for folder in (paths.config_dir(), paths.data_dir(), paths.cache_dir(), paths.log_dir()):
+            assert stat.S_IMODE(folder.stat().st_mode) & 0o077 == 0, folder
+    finally:
+        paths.set_home(None)

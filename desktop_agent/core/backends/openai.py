@@ -299,9 +299,10 @@ class OpenAIBackend:
     ``needs_key=True`` and no key, the first request raises :class:`NoApiKey` (an
     :class:`AuthenticationFailed`) naming the base URL and the fix.
     ``temperature``: sent with every request. ``timeout_s``: per-request timeout in seconds (connect,
-    and read between chunks; no answer within it is :class:`ServerTimedOut`, which is not retried). ``retries_per_key``, ``retry_interval_s``, ``max_retry_after_s``: see
-    :class:`KeyPool`. ``null_tool_content``: send ``content: null`` instead of ``""`` on assistant
-    tool-call messages (some gateways want that — case 18). ``sleep`` / ``clock``: injectable for
+    and read between chunks; no answer within it is :class:`ServerTimedOut`, which is not retried).
+    ``retries_per_key``, ``retry_interval_s``, ``max_retry_after_s``: see :class:`KeyPool`.
+    ``null_tool_content``: send ``content: null`` instead of ``""`` on assistant tool-call messages
+    (some gateways want that — case 18). ``sleep`` / ``clock``: injectable for
     tests. ``http_client``: an ``httpx.Client`` (or ``httpx2.Client``) for the openai client; it is
     not closed by :meth:`close`.
     """
@@ -411,9 +412,8 @@ class OpenAIBackend:
 
     def classify(self, exc: BaseException) -> Failure:
         """An exception from the openai client (or JSON decoding) as a :class:`Failure` for the pool."""
-        import openai
-
         import httpx
+        import openai
 
         if isinstance(exc, AgentError):
             return Failure("fatal", exc)
