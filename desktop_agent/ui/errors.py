@@ -120,6 +120,8 @@ def describe(error: BaseException) -> ErrorView:
         return ErrorView("Too many steps", text, [_retry("Continue"), _settings()], "warning")
     if isinstance(error, E.SettingsError):
         return ErrorView("Settings problem", text, [_settings()])
+    if isinstance(error, E.ServerTimedOut):
+        return ErrorView("No answer from the server", text, [_retry(), _settings()], "warning")
     if isinstance(error, E.BackendError):
         return ErrorView("Server error", text, [_retry()])
     if isinstance(error, E.AgentError):

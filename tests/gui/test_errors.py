@@ -127,3 +127,13 @@ def test_dialog_copy_details_and_log_path(qtbot):
     dlg.show_button.click()
     assert dlg.details_box.isVisible()
     dlg.close()
+
+
+def test_server_timed_out_is_a_warning_with_retry_and_settings():
+    """A server that accepted the request but stayed silent is not a generic "server error"."""
+    from desktop_agent.core.errors import ServerTimedOut
+
+    view = ui.describe(ServerTimedOut("http://127.0.0.1:11434", 300, "ollama"))
+    assert view.title == "No answer from the server" and view.icon == "warning"
+    assert [a.kind for a in view.actions] == [ui.RETRY, ui.OPEN_SETTINGS]
+    assert "did not answer within 300 s" in view.text
