@@ -174,6 +174,8 @@ class MainWindow(QMainWindow):
         self._layout_restored = False
         self._shown_once = False
         self._models_token = 0
+        #: a model listing asked for while a turn ran: None, or the ``then`` callbacks to run after it
+        self._models_deferred: list | None = None
 
         self.setWindowTitle(APP_DISPLAY_NAME)
         self.setWindowIcon(icons.app_icon())
@@ -596,7 +598,18 @@ class MainWindow(QMainWindow):
 
     def refresh_models(self, then=None) -> None:
         """List the server's models in the background; fills the model picker and the status bar.
-        ``then``: called on the GUI thread once the listing has finished (whether it worked or not)."""
+        ``then``: called on the GUI thread once the listing has finished (whether it worked or not).
+
+        While a turn runs, the listing waits until the turn has ended: a second request to the server
+        mid-stream makes some servers (llama-cpp-python's) cut the running answer short. Requests made
+        meanwhile (settings saved, provider picked, F5, the server answering again) give one listing,
+        with the current settings, right after the turn; their ``then`` callbacks run after it."""
+        if self.busy:
+            if self._models_deferred is None:
+                self._models_deferred = []
+            if callable(then):
+                self._models_deferred.append(then)
+            return
         settings = self.settings
         self._models_token += 1
         token = self._models_token
@@ -636,6 +649,19 @@ class MainWindow(QMainWindow):
                 then()
 
         self.tasks.run(job, done, name="list-models")
+
+    def _run_deferred_listing(self) -> None:
+        """The model listing put off while the turn ran (see :meth:`refresh_models`), now."""
+        thens = self._models_deferred
+        if thens is None or self.busy or self._closing:
+            return
+        self._models_deferred = None
+
+        def then_all() -> None:
+            for fn in thens:
+                fn()
+
+        self.refresh_models(then=then_all if thens else None)
 
     def _fill_models(self, models: list[str]) -> None:
         current = self.settings.model
@@ -757,7 +783,7 @@ class MainWindow(QMainWindow):
                 # the server answers again (or its key works now): list its models and version
                 self._set_server_state(True)
                 if not self._closing:
-                    QTimer.singleShot(0, self.refresh_models)
+                    self.refresh_models()  # the turn is still running: this listing waits for its end
         elif isinstance(ev, TurnFailed):
             if isinstance(ev.error, BackendUnreachable | AuthenticationFailed):
                 self._set_server_state(False, str(ev.error), _problem_label(ev.error))
@@ -775,6 +801,7 @@ class MainWindow(QMainWindow):
             pending, self._after_turn = self._after_turn, []
             for fn in pending:
                 fn()
+            self._run_deferred_listing()
             if not self.busy and not self._closing:
                 self.input.setFocus()
 

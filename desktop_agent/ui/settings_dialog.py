@@ -25,6 +25,7 @@ Wire formats used through the backends: Ollama ``/api/version``, ``/api/tags``, 
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 import time
@@ -372,6 +373,20 @@ class SettingsDialog(QDialog):
         self.ollama_host_note = _error_label("Ollama host note")
         _row(form, "&Host:", host_row, self.ollama_host_error, self.ollama_host_note, self.ollama_status,
              buddy=self.ollama_host)
+        self.ollama_timeout = QLineEdit()
+        self.ollama_timeout.setAccessibleName("Answer timeout in seconds")
+        self.ollama_timeout.setToolTip(
+            "Seconds to wait for the next piece of an answer before giving up (the first piece includes "
+            "loading the model, which can take minutes for a large model)"
+        )
+        self.ollama_timeout.setFixedWidth(110)
+        self.ollama_timeout_error = _error_label("Answer timeout error")
+        self.ollama_timeout_hint = QLabel("seconds without data before an answer fails, e.g. 300")
+        self.ollama_timeout_hint.setEnabled(False)  # greyed: a hint, not a value
+        timeout_row = QHBoxLayout()
+        timeout_row.addWidget(self.ollama_timeout)
+        timeout_row.addWidget(self.ollama_timeout_hint, 1)
+        _row(form, "Ans&wer timeout (s):", timeout_row, self.ollama_timeout_error, buddy=self.ollama_timeout)
         layout.addLayout(form)
 
         models_box = QGroupBox("Installed models")
@@ -432,6 +447,7 @@ class SettingsDialog(QDialog):
         layout.addWidget(pull_box)
 
         self.ollama_host.textChanged.connect(self._ollama_host_edited)
+        self.ollama_timeout.textChanged.connect(self._validate)
         self.ollama_test_button.clicked.connect(self.test_ollama)
         self.refresh_models_button.clicked.connect(lambda: self._refresh_models(quiet=False))
         self.models_table.itemSelectionChanged.connect(self._update_model_buttons)
@@ -617,6 +633,7 @@ class SettingsDialog(QDialog):
         self.base_url.setText(s.openai_base_url)
         self._sync_preset()
         self.needs_key.setChecked(s.openai_needs_key)
+        self.ollama_timeout.setText(f"{s.ollama_timeout_s:g}")
         self.timeout.setText(f"{s.openai_timeout_s:g}")
         self.retries.setValue(s.openai_retries_per_key)
         self.retry_interval.setText(f"{s.openai_retry_interval_s:g}")
@@ -660,10 +677,13 @@ class SettingsDialog(QDialog):
     def _float_field(self, edit: QLineEdit, errors: dict[str, str], name: str, example: str) -> Any:
         text = edit.text().strip().replace(",", ".")
         try:
-            return float(text)
+            value = float(text)
         except ValueError:
+            value = None
+        if value is None or not math.isfinite(value):  # "inf"/"nan" parse, but are no number of seconds
             errors[name] = f"Must be a number of seconds, e.g. {example}"
             return None
+        return value
 
     def _validate(self) -> Settings | None:
         """Check every field through :class:`Settings`; show problems inline; enable Save. Returns the
@@ -687,6 +707,9 @@ class SettingsDialog(QDialog):
             system_prompt=self.system_prompt.toPlainText(),
             keep_alive=self.keep_alive.text().strip(),
         )
+        ollama_timeout = self._float_field(self.ollama_timeout, errors, "ollama_timeout_s", "300")
+        if ollama_timeout is not None:
+            data["ollama_timeout_s"] = ollama_timeout
         timeout = self._float_field(self.timeout, errors, "openai_timeout_s", "60")
         interval = self._float_field(self.retry_interval, errors, "openai_retry_interval_s", "1")
         if timeout is not None:
@@ -708,6 +731,7 @@ class SettingsDialog(QDialog):
                 errors.setdefault(name, _field_message(err.get("msg", "invalid value")))
         labels = {
             "ollama_host": self.ollama_host_error,
+            "ollama_timeout_s": self.ollama_timeout_error,
             "openai_base_url": self.base_url_error,
             "openai_timeout_s": self.timeout_error,
             "openai_retry_interval_s": self.retry_interval_error,
@@ -716,6 +740,7 @@ class SettingsDialog(QDialog):
         }
         where = {
             "ollama_host": "Host (Ollama tab)",
+            "ollama_timeout_s": "Answer timeout (Ollama tab)",
             "openai_base_url": "Base URL (OpenAI-compatible tab)",
             "openai_timeout_s": "Timeout (OpenAI-compatible tab)",
             "openai_retry_interval_s": "Retry interval (OpenAI-compatible tab)",

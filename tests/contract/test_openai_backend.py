@@ -12,6 +12,7 @@ import copy
 import json
 import re
 import threading
+import time
 from dataclasses import dataclass, field
 
 import pytest
@@ -652,6 +653,33 @@ def test_cancel_mid_stream_closes_the_http_stream(openai_server):
             cancel.set()
     assert 3 <= len(got) < 20 and not any(c.done for c in got)
     assert openai_server.stream_aborted.wait(10)
+
+
+@pytest.mark.parametrize("own_client", [False, True], ids=["shared-http-client", "openai-own-client"])
+def test_cancel_while_the_server_stalls_mid_answer_is_prompt(openai_server, own_client):
+    """Stop (window) / Ctrl+C (CLI) while a server has gone silent MID-answer: the generator returns
+    at once — not at the next chunk, nor at the read timeout (30 s here; the stall is 60 s) — and
+    the server sees the client go away."""
+    first = json.dumps(sse({"role": "assistant", "content": "Hello, "}))
+    openai_server.script(Raw(f"data: {first}\n\n".encode(), stall_s=60))
+    kw = {"http_client": None} if own_client else {}
+    backend = make_backend(openai_server, timeout_s=30.0, **kw)
+    cancel = threading.Event()
+    got: list[Chunk] = []
+    cancelled_at = None
+    for chunk in backend.stream_chat(user("hi"), cancel=cancel):
+        got.append(chunk)
+        if chunk.text and cancelled_at is None:
+            # Stop pressed from another thread while this one waits for the next event
+            timer = threading.Timer(0.3, cancel.set)
+            timer.start()
+            cancelled_at = time.monotonic() + 0.3
+    returned_after = time.monotonic() - cancelled_at
+    assert [c.text for c in got] == ["Hello, "] and not any(c.done for c in got)
+    assert returned_after < 2.0  # generous: polled every 50 ms; the old code waited 30 s
+    assert openai_server.stream_aborted.wait(5)  # the socket was shut down, not left hanging
+    # the backend still works afterwards (a fresh connection; the stalled one is gone)
+    assert collect(backend.stream_chat(user("again"))).text == "You said: again"
 
 
 def test_cancel_before_start_sends_nothing(openai_server):

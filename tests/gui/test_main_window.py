@@ -494,3 +494,37 @@ def test_crash_while_building_the_agent_is_reported(qtbot, make_window, monkeypa
     qtbot.waitUntil(lambda: bool(seen), timeout=2000)
     assert "RuntimeError: cannot build" in seen[0][0]
     assert w.send_button.text() == "Send"
+
+
+def test_model_listing_waits_until_the_turn_has_ended(qtbot, make_window, ollama_server, ollama_settings):
+    """With llama-cpp-python's server a second request mid-stream cuts the running answer short, so
+    the window lists models (after settings are saved, F5) only once the turn has ended — and asks
+    made meanwhile give one listing, with the saved settings."""
+    ollama_server.chunk_delay_s = 0.05
+    w = make_window(ollama_settings)
+
+    def tags() -> int:
+        return sum(1 for path, _ in list(ollama_server.requests) if path == "/api/tags")
+
+    text = " ".join(f"w{i}" for i in range(30))
+    w.send(text)
+    qtbot.waitUntil(lambda: bool(last_turn_text(w)), timeout=5000)  # the answer is streaming
+    assert w.busy
+    w._on_settings_saved(ollama_settings.model_copy(update={"temperature": 0.4}))  # the dialog's Save
+    w.refresh_action.trigger()  # F5
+    assert w.settings.temperature == 0.4
+    tags_while_busy: list[int] = []
+
+    def turn_ended() -> bool:
+        if w.busy:
+            tags_while_busy.append(tags())
+        return not w.busy
+
+    qtbot.waitUntil(turn_ended, timeout=10_000)
+    assert tags_while_busy and max(tags_while_busy) == 0  # ~1 s of stream after the asks, none sent
+    assert last_turn_text(w) == "You said: " + text  # the answer was not cut short
+    qtbot.waitUntil(lambda: "online" in w.server_label.text(), timeout=5000)
+    assert tags() == 1 and w.model_combo.findText("qwen3:8b") >= 0
+    # idle again: a listing goes out at once
+    w.refresh_action.trigger()
+    qtbot.waitUntil(lambda: tags() == 2, timeout=5000)

@@ -254,6 +254,11 @@ def test_use_installed_model_for_chats(dialogs, qtbot, ollama_server):  # noqa: 
         ("ollama_host", "localhost:11434", "ollama_host_error", "http:// or https://"),
         ("timeout", "-5", "timeout_error", "greater than 0"),
         ("timeout", "soon", "timeout_error", "number of seconds"),
+        ("ollama_timeout", "0", "ollama_timeout_error", "greater than 0"),
+        ("ollama_timeout", "-300", "ollama_timeout_error", "greater than 0"),
+        ("ollama_timeout", "5 min", "ollama_timeout_error", "number of seconds"),
+        ("ollama_timeout", "", "ollama_timeout_error", "number of seconds"),
+        ("ollama_timeout", "inf", "ollama_timeout_error", "number of seconds"),
         ("retry_interval", "-1", "retry_interval_error", "greater than or equal to 0"),
         ("keep_alive", "for a while", "keep_alive_error", "duration like 5m"),
     ],
@@ -301,6 +306,32 @@ def test_values_round_trip_through_the_dialog(dialogs, qtbot):
     assert (s.temperature, s.keep_alive, s.max_history_messages, s.max_steps) == (0.7, "5m", 20, 5)
     assert s.system_prompt == "Réponds brièvement. 简短回答。"
     assert s.ollama_model == "llama3.2"  # the other provider's model is kept
+
+
+def test_ollama_answer_timeout_round_trips(dialogs, qtbot):
+    """Settings.ollama_timeout_s (the read timeout between chunks) is edited on the Ollama tab: shown
+    from the settings, saved (a decimal comma is read too), loaded back — the other timeout untouched."""
+    dialog = dialogs(Settings(ollama_timeout_s=120))
+    assert dialog.ollama_timeout.text() == "120"
+    assert dialog.tabs.widget(0).isAncestorOf(dialog.ollama_timeout)  # the Ollama tab
+    dialog.ollama_timeout.setText("600,5")
+    assert dialog.ollama_timeout_error.isHidden() and dialog.save_button.isEnabled()
+    with qtbot.waitSignal(dialog.settingsSaved, timeout=WAIT_MS) as saved:
+        dialog.save_button.click()
+    s = saved.args[0]
+    assert (s.ollama_timeout_s, s.openai_timeout_s) == (600.5, 60)
+    loaded, warnings = Settings.load()
+    assert warnings == [] and loaded.ollama_timeout_s == 600.5
+    again = dialogs(loaded)
+    assert again.ollama_timeout.text() == "600.5"
+
+
+def test_invalid_answer_timeout_names_the_ollama_tab(dialogs):
+    dialog = dialogs()
+    dialog.openai_radio.setChecked(True)  # also when chats use the other provider
+    dialog.ollama_timeout.setText("0")
+    assert not dialog.save_button.isEnabled()
+    assert "Answer timeout (Ollama tab)" in dialog.status_label.text()
 
 
 def test_local_preset_needs_no_key(dialogs):

@@ -27,7 +27,8 @@ Scripted replies (one per chat request, in order; when none is left the fake mod
 - :class:`Json` ``(body)``: sent as JSON even to a streaming request (a server ignoring ``stream``);
 - :class:`HttpError` ``(status, body=None, headers=None)``: an error status (with e.g. Retry-After);
 - ``bytes`` or :class:`Raw`: a 200 event stream with these bytes, then the connection is dropped
-  (a broken stream) unless ``Raw(..., complete=True)``;
+  (a broken stream) unless ``Raw(..., complete=True)``; ``Raw(..., stall_s=60)`` goes silent after
+  the bytes (a server stuck mid-answer) until the client leaves;
 - :class:`Disconnect` ``()``: the connection is closed without any answer;
 - a callable ``fn(request) -> reply | None``: decides per request (None → the fake model).
 
@@ -47,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import select
 import socket
 import sys
 import threading
@@ -94,10 +96,13 @@ class Json:
 
 class Raw:
     """Raw bytes as a 200 ``text/event-stream`` body; ``complete=False`` drops the connection after
-    them (a broken stream), ``complete=True`` ends the body properly."""
+    them (a broken stream), ``complete=True`` ends the body properly. ``delay_s``: silence before the
+    bytes (after the headers). ``stall_s``: silence after the bytes, the connection held open (a
+    server stuck mid-answer); a client closing the connection meanwhile ends the reply at once and
+    sets ``stream_aborted``."""
 
-    def __init__(self, data: bytes, complete: bool = False, delay_s: float = 0.0):
-        self.data, self.complete, self.delay_s = data, complete, delay_s
+    def __init__(self, data: bytes, complete: bool = False, delay_s: float = 0.0, stall_s: float = 0.0):
+        self.data, self.complete, self.delay_s, self.stall_s = data, complete, delay_s, stall_s
 
 
 class Disconnect:
@@ -554,6 +559,21 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:
             pass
 
+    def _client_left_within(self, seconds: float) -> bool:
+        """Stay silent up to ``seconds``; True as soon as the client closes the connection (EOF)."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            readable, _, _ = select.select([self.connection], [], [], min(left, 0.02))
+            if not readable:
+                continue
+            try:
+                if not self.connection.recv(1, socket.MSG_PEEK):
+                    return True
+            except OSError:
+                return True
+            time.sleep(min(left, 0.02))  # bytes from the client mid-reply: not a close
+        return False
+
     # -- routes --------------------------------------------------------------------------------
     def do_GET(self) -> None:  # noqa: N802
         srv = self.owner
@@ -638,6 +658,10 @@ class _Handler(BaseHTTPRequestHandler):
                     time.sleep(raw.delay_s)
                 if raw.data:
                     self._write_chunk(raw.data)
+                if raw.stall_s and self._client_left_within(raw.stall_s):
+                    self.owner.stream_aborted.set()
+                    self.close_connection = True
+                    return
                 if raw.complete:
                     self._end_stream()
                 else:

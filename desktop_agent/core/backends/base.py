@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 import math
+import queue
+import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from desktop_agent.core.messages import Message, ToolCall, clean_text
 
@@ -166,3 +168,129 @@ def make_tool_call(name: str, raw_arguments: Any, call_id: str | None = None) ->
         kwargs["raw_arguments"] = clean_text(raw_arguments if isinstance(raw_arguments, str) else repr(raw_arguments))
         kwargs["arguments_error"] = error
     return ToolCall(**kwargs)
+
+
+# ------------------------------------------------------------------------------------------------
+# Reading a stream so that Stop is immediate
+# ------------------------------------------------------------------------------------------------
+T = TypeVar("T")
+
+
+class StreamReader(Generic[T]):
+    """Iterates a blocking network stream on a short-lived daemon thread, so that the consuming
+    thread can stop at once — also while the server is silent mid-answer.
+
+    ``source``: an iterable whose ``next()`` blocks on the network (NDJSON lines, SSE events).
+    Iterating the reader yields the source's items in order, re-raises the source's exception in the
+    consuming thread, and returns at the end of the source or — polling every :attr:`POLL_S` seconds —
+    as soon as ``cancel`` is set (without ``cancel`` it blocks until the next item).
+
+    Use::
+
+        reader = StreamReader(lines(), cancel, name="ollama-chat")
+        reader.watch(response)      # optional: the httpx.Response being read (also from ``source``)
+        reader.start()
+        try:
+            for item in reader: ...
+        finally:
+            reader.close()          # always
+
+    :meth:`close` stops the reader: it shuts down the socket of the watched response (closing a
+    socket from another thread does not wake a blocked ``recv`` on Linux; ``shutdown`` does), so the
+    reader thread ends within milliseconds and closes ``source`` itself (a generator's ``finally`` /
+    ``with`` blocks run there). The watched response is cleared when the source ends (and the source
+    may clear it itself with ``watch(None)`` before giving its connection back to the pool), so a
+    pooled connection is never shut down.
+    """
+
+    #: seconds between two looks at ``cancel`` while waiting for the next item
+    POLL_S = 0.05
+
+    def __init__(self, source: Iterable[T], cancel: threading.Event | None = None, *, name: str = "stream-reader"):
+        self._source = source
+        self._cancel = cancel
+        self._q: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._response: Any = None
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+
+    def start(self) -> StreamReader[T]:
+        self._thread.start()
+        return self
+
+    def watch(self, response: Any) -> None:
+        """The ``httpx.Response`` whose socket :meth:`close` shuts down (None: nothing to shut down)."""
+        with self._lock:
+            self._response = response
+
+    @property
+    def stopped(self) -> bool:
+        """:meth:`close` was called (a source may look at this before starting to read)."""
+        return self._stop.is_set()
+
+    def _cancelled(self) -> bool:
+        return self._cancel is not None and self._cancel.is_set()
+
+    def __iter__(self) -> Iterator[T]:
+        while True:
+            try:
+                kind, value = self._q.get(timeout=self.POLL_S) if self._cancel is not None else self._q.get()
+            except queue.Empty:
+                if self._cancelled():
+                    return
+                continue
+            if self._cancelled():
+                return
+            if kind == "item":
+                yield value
+            elif kind == "error":
+                raise value
+            else:  # "end"
+                return
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait up to ``timeout`` seconds for the reader thread to end; True when it has."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def close(self) -> None:
+        """Stop reading (idempotent, never raises): the reader thread drops what it reads from now on."""
+        self._stop.set()
+        with self._lock:  # held while shutting down: the source cannot hand the connection back meanwhile
+            shutdown_socket(self._response)
+
+    def _run(self) -> None:
+        it = iter(self._source)
+        try:
+            for item in it:
+                if self._stop.is_set():
+                    return
+                self._q.put(("item", item))
+            self._q.put(("end", None))
+        except BaseException as exc:  # noqa: BLE001 — handed to the consuming thread
+            if not self._stop.is_set():
+                self._q.put(("error", exc))
+        finally:
+            close = getattr(it, "close", None)
+            if close is not None:
+                try:
+                    close()  # a generator source: its finally/with blocks close the response here
+                except Exception:  # noqa: BLE001 — nobody is listening any more
+                    pass
+            self.watch(None)
+
+
+def shutdown_socket(response: Any) -> None:
+    """Shut down the socket under an ``httpx.Response`` still being read (``SHUT_RDWR``), which wakes a
+    thread blocked in ``recv`` on it. Does nothing for None, a closed response, or a transport without
+    a socket. Never raises."""
+    if response is None or getattr(response, "is_closed", False):
+        return
+    try:
+        stream = response.extensions.get("network_stream")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if sock is not None:
+            sock.shutdown(socket.SHUT_RDWR)
+    except Exception:  # noqa: BLE001 — already closed
+        pass

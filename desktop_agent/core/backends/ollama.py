@@ -26,7 +26,6 @@ Every failure is raised as a :mod:`desktop_agent.core.errors` type, never a clie
 from __future__ import annotations
 
 import json
-import queue
 import re
 import socket
 import threading
@@ -35,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from desktop_agent.core import errors
-from desktop_agent.core.backends.base import Chunk, ModelInfo, make_tool_call
+from desktop_agent.core.backends.base import Chunk, ModelInfo, StreamReader, make_tool_call
 from desktop_agent.core.messages import Message, ToolCall
 
 DEFAULT_HOST = "http://localhost:11434"
@@ -179,8 +178,8 @@ class OllamaBackend:
         Ollama has no ``tool_choice``: ``none`` sends no tools, a tool name sends only that tool,
         ``auto``/``required`` send all.
 
-        When ``cancel`` is set the HTTP stream is closed and the generator returns (no error), also
-        while the server is still silent (loading the model).
+        When ``cancel`` is set the HTTP stream is closed and the generator returns (no error) within
+        about 50 ms, also while the server is silent (loading the model, or stalled mid-answer).
 
         Raises :class:`~desktop_agent.core.errors.BackendUnreachable` (no connection),
         :class:`~desktop_agent.core.errors.ServerTimedOut` (no answer within ``timeout_s``),
@@ -459,14 +458,23 @@ class OllamaBackend:
         return errors.BackendError(f"{type(exc).__name__}: {detail}")
 
 
-class _LineStream:
-    """The NDJSON lines (bytes) of one streamed answer, read by a short-lived reader thread.
+class _HttpStatus(Exception):
+    """An HTTP error answer (raised in the reader thread, mapped to a typed error by the consumer)."""
 
-    The HTTP exchange runs in the reader thread so that ``cancel`` is honoured at once, even while
-    the server sends nothing (loading a model): iteration polls ``cancel`` and stops when it is set.
-    :meth:`close` (always call it) wakes a reader still blocked in ``recv`` by shutting the socket
-    down; :meth:`finish` first lets a complete answer's body end so its connection goes back to the
-    pool. Iteration raises :mod:`~desktop_agent.core.errors` types only.
+    def __init__(self, status: int, text: str):
+        super().__init__(status)
+        self.status, self.text = status, text
+
+
+class _LineStream:
+    """The NDJSON lines (bytes) of one streamed answer, read by a
+    :class:`~desktop_agent.core.backends.base.StreamReader` thread.
+
+    The whole HTTP exchange runs in the reader thread so that ``cancel`` is honoured at once, while the
+    server sends nothing (loading a model) and when it stalls mid-answer: iteration polls ``cancel``
+    and stops when it is set. :meth:`close` (always call it) wakes a reader still blocked in ``recv``
+    by shutting the socket down; :meth:`finish` first lets a complete answer's body end so its
+    connection goes back to the pool. Iteration raises :mod:`~desktop_agent.core.errors` types only.
     """
 
     #: seconds :meth:`finish` waits for the end of the body after the last line
@@ -477,88 +485,58 @@ class _LineStream:
         self._backend = backend
         self._cancel = cancel
         self._model = model
-        self._q: queue.Queue[tuple[str, Any]] = queue.Queue()
-        self._stop = threading.Event()
-        self._lock = threading.Lock()
-        self._response: Any = None  # set while the reader owns the connection (under the lock)
         content = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        self._reader = threading.Thread(
-            target=self._read, args=(method, path, content), name=f"ollama-{path.rsplit('/', 1)[-1]}", daemon=True
+        self._reader: StreamReader[bytes] = StreamReader(
+            self._lines(method, path, content), cancel, name=f"ollama-{path.rsplit('/', 1)[-1]}"
         )
         self._reader.start()
 
-    def _cancelled(self) -> bool:
-        return self._cancel is not None and self._cancel.is_set()
-
     def __iter__(self) -> Iterator[bytes]:
         started = False
-        while True:
-            try:
-                kind, value = self._q.get(timeout=0.05) if self._cancel is not None else self._q.get()
-            except queue.Empty:
-                if self._cancelled():
-                    return
-                continue
-            if self._cancelled():
-                return
-            if kind == "line":
+        try:
+            for line in self._reader:
                 started = True
-                yield value
-            elif kind == "status":
-                status, text = value
-                raise self._backend._error_for_message(_error_text(text), status, model=self._model)
-            elif kind == "error":
-                raise self._backend._error_for_transport(value, started=started)
-            else:  # "end"
-                return
+                yield line
+        except _HttpStatus as status:
+            raise self._backend._error_for_message(_error_text(status.text), status.status, model=self._model) from None
+        except Exception as exc:  # noqa: BLE001 — transport errors, mapped to typed errors
+            raise self._backend._error_for_transport(exc, started=started) from None
 
     def finish(self) -> None:
         """Wait (briefly, and not past ``cancel``) for the reader to reach the end of the body."""
-        self._reader.join(0 if self._cancelled() else self.FINISH_WAIT_S)
+        cancelled = self._cancel is not None and self._cancel.is_set()
+        self._reader.join(0 if cancelled else self.FINISH_WAIT_S)
 
     def close(self) -> None:
-        self._stop.set()
-        with self._lock:
-            # a finished reader has cleared the response: a pooled connection is never touched
-            _shutdown(self._response)
+        self._reader.close()
 
-    def _read(self, method: str, path: str, content: bytes) -> None:
-        """Reader thread: puts ``line`` (bytes), ``status`` ((code, body text) of an HTTP error),
-        ``error`` (an exception) or ``end`` on the queue."""
-        q, stop = self._q, self._stop
-        try:
-            with self._backend._http.stream(
-                method, path, content=content, headers={"Content-Type": "application/json"}
-            ) as r:
-                with self._lock:
-                    self._response = r
-                try:
-                    if stop.is_set():
-                        return
-                    if r.status_code >= 400:
-                        r.read()
-                        q.put(("status", (r.status_code, r.text)))
-                        return
-                    buf = b""
-                    for data in r.iter_bytes():
-                        if stop.is_set():
-                            return
-                        buf += data
-                        if b"\n" in buf:
-                            *lines, buf = buf.split(b"\n")
-                            for line in lines:
-                                if line.strip():
-                                    q.put(("line", line))
-                    if buf.strip():
-                        q.put(("line", buf))
-                finally:
-                    with self._lock:
-                        self._response = None
-            # after the `with`: the connection is back in the pool before the consumer goes on
-            q.put(("end", None))
-        except BaseException as exc:  # noqa: BLE001 - handed to the consuming thread
-            if not stop.is_set():
-                q.put(("error", exc))
+    def _lines(self, method: str, path: str, content: bytes) -> Iterator[bytes]:
+        """Runs in the reader thread: the non-empty lines of the answer; raises :class:`_HttpStatus`
+        for an HTTP error. Ends after the ``with``, so the connection is back in the pool first."""
+        reader = self._reader
+        with self._backend._http.stream(
+            method, path, content=content, headers={"Content-Type": "application/json"}
+        ) as r:
+            reader.watch(r)
+            try:
+                if reader.stopped:
+                    return
+                if r.status_code >= 400:
+                    r.read()
+                    raise _HttpStatus(r.status_code, r.text)
+                buf = b""
+                for data in r.iter_bytes():
+                    buf += data
+                    if b"\n" in buf:
+                        *lines, buf = buf.split(b"\n")
+                        for line in lines:
+                            if line.strip():
+                                yield line
+                if buf.strip():
+                    yield buf
+            finally:
+                # a finished reader never touches the connection it gives back to the pool
+                reader.watch(None)
 
 
 # ---------------------------------------------------------------------- helpers
@@ -620,17 +598,3 @@ def _connect_detail(exc: BaseException) -> str:
     if text.startswith("Failed to connect to Ollama"):  # ollama-python's own text: says nothing more
         return ""
     return _short(text)
-
-
-def _shutdown(response: Any) -> None:
-    """Unblock a reader thread stuck in ``recv`` by shutting the socket down (closing alone does not
-    wake a blocked read on Linux)."""
-    if response is None:
-        return
-    try:
-        stream = response.extensions.get("network_stream")
-        sock = stream.get_extra_info("socket") if stream is not None else None
-        if sock is not None:
-            sock.shutdown(socket.SHUT_RDWR)
-    except Exception:  # already closed
-        pass

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop_agent.core.backends.base import Chunk, ModelInfo, make_tool_call
+from desktop_agent.core.backends.base import Chunk, ModelInfo, StreamReader, make_tool_call
 from desktop_agent.core.backends.keypool import (
     PLACEHOLDER_KEY,
     Failure,
@@ -545,7 +545,9 @@ class OpenAIBackend:
         then ``Chunk(text=...)`` / ``Chunk(thinking=...)`` as they arrive, and finally
         ``Chunk(tool_calls=[...], done=True, finish_reason=...)``. Retries (other keys, Retry-After)
         happen only before the first chunk. When ``cancel`` is set the HTTP stream is closed and
-        the generator returns without a ``done`` chunk.
+        the generator returns without a ``done`` chunk — within about 50 ms, also while the server
+        sends nothing (before the first event, or stalled mid-answer): the stream is read on a
+        :class:`~desktop_agent.core.backends.base.StreamReader` thread whose socket is shut down.
 
         Raises :class:`NoApiKey`, :class:`AuthenticationFailed`, :class:`RateLimited`,
         :class:`AllKeysFailed`, :class:`BackendUnreachable` (no connection; retried),
@@ -589,10 +591,15 @@ class OpenAIBackend:
         finally:
             runner.close()
 
+        # The rest of the stream is read on a reader thread too: a server going silent mid-answer
+        # must not hold Stop until its next chunk or the read timeout.
+        reader: StreamReader[Any] = StreamReader(_closing(events, stream), cancel, name="openai-stream")
+        reader.watch(getattr(stream, "response", None))
+        reader.start()
         try:
-            yield from self._read(stream, events, cancel)
+            yield from self._read(stream, reader, cancel)
         finally:
-            stream.close()
+            reader.close()  # wakes the reader thread, which closes the stream
 
     def _events(self, stream: Any) -> Iterator[Any]:
         """The stream's chunks; a server that answered one JSON document instead gives that."""
@@ -611,15 +618,13 @@ class OpenAIBackend:
             return
         yield from stream
 
-    def _read(self, stream: Any, events: Iterator[Any], cancel: threading.Event | None) -> Iterator[Chunk]:
+    def _read(self, stream: Any, reader: StreamReader[Any], cancel: threading.Event | None) -> Iterator[Chunk]:
         calls = ToolCallAssembler()
         finish_reason: str | None = None
         got_text = False
         got_thinking = False
+        events = iter(reader)  # returns as soon as cancel is set, even while the server is silent
         while True:
-            if cancel is not None and cancel.is_set():
-                stream.close()
-                return
             try:
                 event = next(events)
             except StopIteration:
@@ -660,9 +665,8 @@ class OpenAIBackend:
                 got_thinking = got_thinking or bool(thinking)
                 got_text = got_text or bool(text.strip())
                 yield Chunk(text=text, thinking=thinking)
-            if cancel is not None and cancel.is_set():
-                stream.close()
-                return
+        if cancel is not None and cancel.is_set():
+            return  # stopped: the caller closes the reader (and with it the stream)
         tool_calls = calls.finish()
         if not tool_calls and not got_text:
             if finish_reason == "length":
@@ -761,4 +765,12 @@ def _errno_free(text: str) -> str:
 def _prepend(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
     yield first
     yield from rest
+
+
+def _closing(events: Iterator[Any], stream: Any) -> Iterator[Any]:
+    """``events``, then ``stream.close()`` — in the thread that reads them (also when abandoned)."""
+    try:
+        yield from events
+    finally:
+        stream.close()
 
