@@ -36,7 +36,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from desktop_agent.core.backends.keypool import mask_key  # one masking rule for the whole app
 
-__all__ = ["SecretStore", "mask_key", "normalize_base_url", "forget_session_keys"]
+__all__ = ["SecretStore", "mask_key", "normalize_base_url", "forget_session_keys", "api_key_problem"]
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +69,23 @@ def normalize_base_url(base_url: str | None) -> str:
         return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path.rstrip("/"), parts.query, ""))
     except ValueError:
         return url
+
+
+def api_key_problem(key: str) -> str | None:
+    """Why ``key`` can't be an API key, or None. A key travels in the HTTP header
+    ``Authorization: Bearer <key>``, which carries printable ASCII only: a space, line break, control
+    or non-ASCII character (a pasted "sk-a⏎sk-b", a typographic dash) would fail every request.
+    The text never repeats the key."""
+    key = (key or "").strip()
+    if not key:
+        return "The API key is empty."
+    for ch in key:
+        if ch.isspace():
+            return "The API key contains a space or line break; paste one key at a time."
+        if not (0x21 <= ord(ch) <= 0x7E):
+            name = f"U+{ord(ch):04X}"
+            return f"The API key contains a character ({name}) that API keys never have; copy it again."
+    return None
 
 
 def forget_session_keys() -> None:
@@ -343,7 +360,14 @@ class SecretStore:
                     # saved: a session copy from an earlier failure is no longer needed
                     with _session_lock:
                         _session_keys.pop(provider, None)
-                    return self._lookup(provider)[1]
+                    keys_now, where = self._lookup(provider)
+                    if clean and keys_now != clean:
+                        # the keyring took the keys but can't give them back (get fails, a locked
+                        # collection): keep them for this session so they are not lost now
+                        with _session_lock:
+                            _session_keys[provider] = clean
+                        return SESSION_ONLY
+                    return where
                 except Exception as exc:
                     self._fail(exc)
             # no usable keyring: environment or memory, never a file

@@ -49,7 +49,7 @@ from typing import Any, Callable, Iterable, Iterator, Literal
 
 from desktop_agent.core import paths
 from desktop_agent.core.errors import AgentError
-from desktop_agent.core.messages import Conversation, Message, new_conversation_id
+from desktop_agent.core.messages import Conversation, Message, clean_text, new_conversation_id
 
 #: ``"format"`` value of our JSON export.
 EXPORT_FORMAT = "desktop-agent.conversation"
@@ -64,6 +64,8 @@ MARK_START, MARK_END = "«", "»"
 #: Characters of context FTS5's snippet() keeps around a match (trigram tokens are characters; 64 is its max).
 SNIPPET_CHARS = 64
 NEW_CHAT_TITLE = "New chat"
+#: A title (renamed or imported) is cut to this many characters.
+MAX_TITLE_CHARS = 200
 
 _SQLITE_CORRUPT = 11
 _SQLITE_FULL = 13
@@ -257,7 +259,8 @@ def _fts_text(message: Message) -> str:
     for call in message.tool_calls:
         parts.append(f"{call.name} {call.arguments_json() if call.arguments else (call.raw_arguments or '')}")
     text = "\n".join(p for p in parts if p)
-    return text.replace(_HL_START, " ").replace(_HL_END, " ")
+    # (FTS5 stops reading a text at a NUL: everything after one would be unsearchable)
+    return text.replace(_HL_START, " ").replace(_HL_END, " ").replace("\x00", " ")
 
 
 def _one_line(text: str) -> str:
@@ -277,18 +280,6 @@ def _parse_query(text: str) -> list[str]:
 
 def _fts_phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
-
-
-def _parts_from_marked(text: str) -> tuple[tuple[str, bool], ...]:
-    parts: list[tuple[str, bool]] = []
-    for piece in re.split(f"({_HL_START}.*?{_HL_END})", _one_line(text)):
-        if not piece:
-            continue
-        if piece.startswith(_HL_START) and piece.endswith(_HL_END):
-            parts.append((piece[1:-1], True))
-        else:
-            parts.append((piece.replace(_HL_START, "").replace(_HL_END, ""), False))
-    return tuple(parts)
 
 
 def _python_snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> tuple[tuple[str, bool], ...]:
@@ -313,27 +304,6 @@ def _python_snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> 
     if end < len(text):
         parts.append(("…", False))
     return tuple(parts)
-
-
-def _mark_terms(parts: tuple[tuple[str, bool], ...], terms: list[str]) -> tuple[tuple[str, bool], ...]:
-    """Also highlight ``terms`` inside the not-yet-highlighted pieces."""
-    if not terms:
-        return parts
-    pattern = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
-    out: list[tuple[str, bool]] = []
-    for text, hl in parts:
-        if hl:
-            out.append((text, True))
-            continue
-        pos = 0
-        for m in pattern.finditer(text):
-            if m.start() > pos:
-                out.append((text[pos : m.start()], False))
-            out.append((m.group(0), True))
-            pos = m.end()
-        if pos < len(text):
-            out.append((text[pos:], False))
-    return tuple(out)
 
 
 def _title_for(conversation: Conversation, message: Message) -> str:
@@ -576,6 +546,7 @@ class ConversationStore:
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One short write transaction (BEGIN IMMEDIATE … COMMIT) under the lock."""
         with self._lock:
+            self._restore_if_deleted()
             conn = self.conn
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -586,6 +557,31 @@ class ConversationStore:
                     with contextlib.suppress(sqlite3.Error):
                         conn.execute("ROLLBACK")
                 raise
+
+    def _restore_if_deleted(self) -> None:
+        """If the database file was deleted while open (e.g. the data folder was removed), write the open
+        copy back to :attr:`path` and continue there — else every later save would go to an unlinked file
+        and vanish at exit. Adds a line to :attr:`warnings`. One ``stat`` per write."""
+        if self._conn is None or self.path.exists():
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"The chat history file {self.path} was deleted and can't be written again: {exc.strerror or exc}"
+            ) from exc
+        dest = sqlite3.connect(self.path)
+        try:
+            self._conn.backup(dest)
+        finally:
+            dest.close()
+        with contextlib.suppress(sqlite3.Error):
+            self._conn.close()
+        self._conn = self._connect()
+        self.warnings.append(
+            f"The chat history file {self.path} was deleted while desktop-agent was running; "
+            "it was written again from the open copy."
+        )
 
     def _read(self, sql: str, params: Iterable[Any] = ()) -> list[tuple]:
         with self._lock:
@@ -849,48 +845,45 @@ class ConversationStore:
         syntax. Terms of 3+ characters use the FTS5 index; shorter ones (e.g. ``天气``) are matched by
         scanning the message text (about 50 ms per 200,000 messages). An empty query returns ``[]``.
         """
-        terms = _parse_query(text)
+        terms = _parse_query(clean_text(text))
         if not terms:
             return []
         long_terms = [t for t in terms if len(t) >= 3]
         short_terms = [t for t in terms if len(t) < 3]
         if long_terms:
-            # the index finds the rows; short terms are checked on those rows only
+            # the index finds the rows; short terms are checked on those rows only. The snippet is cut
+            # in Python (_python_snippet, linear in the text): FTS5's snippet() grows with the square of
+            # the matches in a message and took 77 s for "xxx" in a 100 kB tool result.
             where = ["message_fts MATCH ?"] + ["instr(lower(text), lower(?)) > 0"] * len(short_terms)
             params = [" AND ".join(_fts_phrase(t) for t in long_terms), *short_terms]
-            sql = (
-                f"SELECT rowid, snippet(message_fts, 0, '{_HL_START}', '{_HL_END}', '…', {SNIPPET_CHARS}) "
-                f"FROM message_fts WHERE {' AND '.join(where)} ORDER BY rowid DESC LIMIT ?"
-            )
+            sql = f"SELECT rowid FROM message_fts WHERE {' AND '.join(where)} ORDER BY rowid DESC LIMIT ?"
         else:
             # terms shorter than a trigram can't use the index: scan the text table, newest first
             # (LIKE is ASCII case-insensitive like the index; % _ and \ in the term are escaped)
             where = ["text LIKE ? ESCAPE '\\'"] * len(short_terms)
             params = ["%" + re.sub(r"([%_\\])", r"\\\1", t) + "%" for t in short_terms]
-            sql = f"SELECT id, text FROM message_text WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?"
+            sql = f"SELECT id FROM message_text WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?"
         with self._lock:
-            found = self.conn.execute(sql, (*params, int(limit))).fetchall()
-            if not found:
+            ids = [r[0] for r in self.conn.execute(sql, (*params, int(limit))).fetchall()]
+            if not ids:
                 return []
-            ids = [r[0] for r in found]
+            marks = ",".join("?" * len(ids))
+            texts = dict(self.conn.execute(f"SELECT id, text FROM message_text WHERE id IN ({marks})", ids))
             info = {
                 r[0]: r[1:]
                 for r in self.conn.execute(
                     "SELECT m.id, m.conversation_id, c.title, m.role, m.created_at, m.model "
                     "FROM messages m JOIN conversations c ON c.id = m.conversation_id "
-                    f"WHERE m.id IN ({','.join('?' * len(ids))})",
+                    f"WHERE m.id IN ({marks})",
                     ids,
                 )
             }
         hits = []
-        for mid, snip in found:
+        for mid in ids:
             if mid not in info:
                 continue
             conv_id, title, role, created_at, model = info[mid]
-            if long_terms:
-                parts = _mark_terms(_parts_from_marked(snip), short_terms)
-            else:
-                parts = _python_snippet(snip, short_terms)
+            parts = _python_snippet(texts.get(mid, ""), terms)
             hits.append(SearchHit(conv_id, mid, title, role, created_at, model, parts))
         hits.sort(key=lambda h: (h.created_at, h.message_id), reverse=True)
         return hits
@@ -901,9 +894,12 @@ class ConversationStore:
     def rename(self, conversation_id: str, title: str) -> None:
         """Set a chat's title; an empty title goes back to the default (first user message).
 
+        Lone surrogates become U+FFFD and the title is cut to :data:`MAX_TITLE_CHARS` characters.
         Does not change ``updated_at`` (the list order). Raises :class:`ConversationNotFound`.
         """
-        title = _one_line(title)
+        title = _one_line(clean_text(title))
+        if len(title) > MAX_TITLE_CHARS:
+            title = title[: MAX_TITLE_CHARS - 1].rstrip() + "…"
         with self._write() as conn:
             if title:
                 cur = conn.execute(
@@ -1077,8 +1073,12 @@ def read_chat_file(path: str | os.PathLike[str]) -> tuple[Conversation, bool]:
     except UnicodeDecodeError:
         raise ImportFailed(p, "it is not UTF-8 text") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
+        data = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise ImportFailed(p, "its JSON is nested too deeply to be a chat") from None
+    except ValueError as exc:
+        if not isinstance(exc, json.JSONDecodeError):  # NaN / Infinity (see _reject_constant)
+            raise ImportFailed(p, str(exc)) from None
         if exc.pos >= len(text.rstrip()):
             raise ImportFailed(p, "the JSON ends too early — the file is truncated (cut off while saving?)") from None
         raise ImportFailed(p, f"it is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
@@ -1087,6 +1087,10 @@ def read_chat_file(path: str | os.PathLike[str]) -> tuple[Conversation, bool]:
     except OSError:
         mtime = time.time()
     return _chat_from_data(data, p, mtime)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"it holds {name}, which is not a number JSON allows")
 
 
 def _check_messages(items: list, p: Path) -> list[Message]:
@@ -1135,7 +1139,10 @@ def _chat_from_data(data: Any, p: Path, mtime: float) -> tuple[Conversation, boo
             conv.backend = next((m.backend for m in reversed(messages) if m.backend), None)
         title = _one_line(data["title"]) if isinstance(data.get("title"), str) else ""
         default = conv.default_title()
-        custom = bool(data.get("title_is_custom", bool(title) and title != default)) and bool(title)
+        if len(title) > MAX_TITLE_CHARS:
+            title = title[: MAX_TITLE_CHARS - 1].rstrip() + "…"
+        flag = data.get("title_is_custom")
+        custom = (flag if isinstance(flag, bool) else title != default) and bool(title)
         conv.title = title if custom else default
         return conv, custom
     if isinstance(data, list):

@@ -1258,6 +1258,13 @@ class SettingsDialog(QDialog):
         key = self.new_key.text().strip()
         if not key:
             return
+        from desktop_agent.core.secrets import api_key_problem
+
+        problem = api_key_problem(key)
+        if problem:  # would fail every request (and could show up escaped in an error text)
+            self.openai_status.setText(problem)
+            self.openai_status.setVisible(True)
+            return
         if self._keys_timer.isActive():  # the base URL was just edited: the key belongs to the new one
             self._switch_keys_to_current_url()
         if not self._keys_loaded:  # added as soon as this provider's keys are read

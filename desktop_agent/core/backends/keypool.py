@@ -68,8 +68,12 @@ def mask_key(key: str | None) -> str:
 def scrub(text: str, keys: Sequence[str]) -> str:
     """``text`` with every occurrence of any of ``keys`` replaced by its :func:`mask_key` form."""
     for key in sorted((k for k in keys if k and k != PLACEHOLDER_KEY), key=len, reverse=True):
-        if key in text:
-            text = text.replace(key, mask_key(key))
+        # the key itself, and the escaped forms a bytes/str repr in an exception message shows
+        # (httpx: "Illegal header value b'Bearer sk-a\\nsk-b'")
+        forms = {key, key.encode("unicode_escape").decode("ascii"), repr(key.encode("utf-8"))[2:-1]}
+        for form in sorted(forms, key=len, reverse=True):
+            if form in text:
+                text = text.replace(form, mask_key(key))
     return text
 
 
