@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QFontDatabase, QTextOption
+from PySide6.QtGui import QColor, QDesktopServices, QFontDatabase, QTextCharFormat, QTextCursor, QTextOption
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -56,6 +56,11 @@ from desktop_agent.ui.errors import ErrorView, describe
 from desktop_agent.ui.tool_sidebar import STATUS, format_duration, short_arguments, status_color
 
 FRAME_MS = 33
+
+#: characters above which an answer is shown as plain monospaced text instead of markdown: parsing and
+#: laying out e.g. a 2,000-row table as HTML blocked the GUI thread ~2 s per render
+PLAIN_TEXT_LIMIT = 100_000
+PLAIN_TEXT_NOTE = "Shown as plain text (too large to format)."
 
 
 def _md():
@@ -155,6 +160,8 @@ class TextPart(AutoHeightBrowser):
         self._render_ms = 0.0
         self._last = 0.0
         self._copied: int | None = None
+        #: True when the text is past :data:`PLAIN_TEXT_LIMIT` and shown unformatted
+        self.plain = False
         self.anchorClicked.connect(self._on_link)
         if text:
             self.render()
@@ -170,9 +177,33 @@ class TextPart(AutoHeightBrowser):
         """Throttle: re-render at most every FRAME_MS, or 4× the last render time when it is slow."""
         return self.dirty and (now - self._last) * 1000 >= max(FRAME_MS, 4 * self._render_ms)
 
+    def note_text(self) -> str:
+        """The note shown above an answer too large to format ("" for a normal answer)."""
+        return PLAIN_TEXT_NOTE if self.plain else ""
+
+    def _render_plain(self) -> None:
+        doc = self.document()
+        doc.setDefaultStyleSheet("")
+        doc.setDefaultFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.setPlainText(self.buffer)
+        cursor = QTextCursor(doc)
+        fmt = QTextCharFormat()
+        fmt.setFontItalic(True)
+        fmt.setForeground(QColor(theme.current().muted))
+        cursor.insertText(PLAIN_TEXT_NOTE + "\n", fmt)
+        self.codes = []
+
     def render(self) -> None:
         t0 = time.perf_counter()
         self._rendered = self.buffer
+        if len(self.buffer) > PLAIN_TEXT_LIMIT:
+            self.plain = True
+            self._render_plain()
+            self._render_ms = (time.perf_counter() - t0) * 1000
+            self._last = time.monotonic()
+            self.view.count_render(self)
+            return
+        self.plain = False
         md = _md()
         colors = self.view.md_colors()
         out = md.render(self.buffer, colors, copied=self._copied)

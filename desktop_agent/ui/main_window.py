@@ -168,6 +168,9 @@ class MainWindow(QMainWindow):
         self.history_panel: QWidget | None = None
         self.settings_dialog: QWidget | None = None
         self._after_turn: list = []
+        #: chats deleted from the history panel; a turn still streaming into one must not save into it
+        #: (the store would re-create the chat row with just the partial answer)
+        self._deleted_ids: set[str] = set()
         self._closing = False
         self._pull_cancel = threading.Event()
         self._server_ok: bool | None = None
@@ -758,7 +761,10 @@ class MainWindow(QMainWindow):
         self.runner.start_turn(self.conversation, text, self.settings, self._save_message if self.store else None)
 
     def _save_message(self, conversation: Conversation, message: Message) -> None:
-        """Runs in the worker thread (the agent's ``on_message``)."""
+        """Runs in the worker thread (the agent's ``on_message``). Nothing is saved into a chat the user
+        deleted while its turn was still running."""
+        if conversation.id in self._deleted_ids:
+            return
         self.store.add_message(conversation, message)
 
     def stop(self) -> None:
@@ -874,6 +880,7 @@ class MainWindow(QMainWindow):
             self._update_title()
 
     def _on_conversation_deleted(self, conversation_id: str) -> None:
+        self._deleted_ids.add(conversation_id)
         if conversation_id == self.conversation.id:
             self.new_chat()
 

@@ -169,6 +169,9 @@ class ToolSidebar(QWidget):
         self.result_label = QLabel("Result")
         self.copy_args = self._copy_button("Copy arguments", self.args_view)
         self.copy_result = self._copy_button("Copy result", self.result_view)
+        self.copy_result.clicked.disconnect()
+        self.copy_result.clicked.connect(lambda: QApplication.clipboard().setText(self._result_full))
+        self._result_full = ""
 
         details = QWidget()
         dl = QVBoxLayout(details)
@@ -288,6 +291,7 @@ class ToolSidebar(QWidget):
         self._items.clear()
         self.args_view.clear()
         self.result_view.clear()
+        self._result_full = ""
         self.copy_args.setEnabled(False)
         self.copy_result.setEnabled(False)
         self.result_label.setText("Result")
@@ -365,17 +369,29 @@ class ToolSidebar(QWidget):
         self._show(self.runs[call_id])
         self.selected.emit(call_id)
 
+    #: characters of a result shown in the detail view; laying out a multi-megabyte result (worse: one
+    #: without spaces, wrapped anywhere) froze the window. "Copy result" still copies all of it.
+    RESULT_VIEW_LIMIT = 100_000
+
+    def _set_result(self, text: str) -> None:
+        self._result_full = text
+        if len(text) > self.RESULT_VIEW_LIMIT:
+            more = len(text) - self.RESULT_VIEW_LIMIT
+            text = (f"{text[:self.RESULT_VIEW_LIMIT]}\n\n… {more:,} more characters not shown "
+                    "(too large to display); Copy copies the whole result.")
+        self.result_view.setPlainText(text)
+
     def _show(self, run: ToolRun) -> None:
         self.args_view.setPlainText(pretty_json(run.arguments) if run.arguments else "{}")
         if run.status == "running":
             self.result_label.setText("Result")
-            self.result_view.setPlainText("")
+            self._set_result("")
             self.result_view.setPlaceholderText(f"{run.name} is running…")
         elif run.error is not None and run.status != "ok":
             self.result_label.setText(f"Error ({STATUS.get(run.status, ('', run.status))[1]})")
-            self.result_view.setPlainText(pretty_json(run.error) if run.error else run.result)
+            self._set_result(pretty_json(run.error) if run.error else run.result)
         else:
             self.result_label.setText("Result")
-            self.result_view.setPlainText(pretty_json(run.result))
+            self._set_result(pretty_json(run.result))
         self.copy_args.setEnabled(True)
-        self.copy_result.setEnabled(bool(self.result_view.toPlainText()))
+        self.copy_result.setEnabled(bool(self._result_full))
