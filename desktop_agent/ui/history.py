@@ -500,6 +500,8 @@ class HistoryPanel(QWidget):
 
     conversationActivated = Signal(str)
     messageActivated = Signal(str, int)
+    #: emitted just before a chat is deleted from the store (the window stops saving into it first)
+    conversationAboutToBeDeleted = Signal(str)
     conversationDeleted = Signal(str)
     conversationRenamed = Signal(str, str)
     statusMessage = Signal(str)
@@ -757,6 +759,7 @@ class HistoryPanel(QWidget):
         if confirm and not self._confirm_delete(s):
             return False
         row = self.model.row_of(conversation_id)
+        self.conversationAboutToBeDeleted.emit(conversation_id)
         try:
             self.store.delete(conversation_id)
         except StoreError as exc:

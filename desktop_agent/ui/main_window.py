@@ -171,6 +171,9 @@ class MainWindow(QMainWindow):
         #: chats deleted from the history panel; a turn still streaming into one must not save into it
         #: (the store would re-create the chat row with just the partial answer)
         self._deleted_ids: set[str] = set()
+        #: held by the worker while it saves, and by the GUI thread while it marks a chat as deleted, so a
+        #: save can never land between "marked" and "deleted from the store"
+        self._save_lock = threading.Lock()
         self._closing = False
         self._pull_cancel = threading.Event()
         self._server_ok: bool | None = None
@@ -488,6 +491,8 @@ class MainWindow(QMainWindow):
                 panel.messageActivated.connect(self.open_conversation)
         elif hasattr(panel, "open_requested"):
             panel.open_requested.connect(self.open_conversation)
+        if hasattr(panel, "conversationAboutToBeDeleted"):
+            panel.conversationAboutToBeDeleted.connect(self._forget_conversation)
         deleted = getattr(panel, "conversationDeleted", None) or getattr(panel, "conversation_deleted", None)
         if deleted is not None:
             deleted.connect(self._on_conversation_deleted)
@@ -763,9 +768,10 @@ class MainWindow(QMainWindow):
     def _save_message(self, conversation: Conversation, message: Message) -> None:
         """Runs in the worker thread (the agent's ``on_message``). Nothing is saved into a chat the user
         deleted while its turn was still running."""
-        if conversation.id in self._deleted_ids:
-            return
-        self.store.add_message(conversation, message)
+        with self._save_lock:
+            if conversation.id in self._deleted_ids:
+                return
+            self.store.add_message(conversation, message)
 
     def stop(self) -> None:
         if self.busy:
@@ -879,8 +885,13 @@ class MainWindow(QMainWindow):
             self.conversation.title = title
             self._update_title()
 
+    def _forget_conversation(self, conversation_id: str) -> None:
+        """No more saves into this chat: it is about to be deleted from the store."""
+        with self._save_lock:
+            self._deleted_ids.add(conversation_id)
+
     def _on_conversation_deleted(self, conversation_id: str) -> None:
-        self._deleted_ids.add(conversation_id)
+        self._forget_conversation(conversation_id)
         if conversation_id == self.conversation.id:
             self.new_chat()
 

@@ -252,3 +252,29 @@ def test_huge_streamed_answer_switches_to_plain_text(qtbot, make_window, ollama_
     assert part.plain and "too large to format" in part.note_text()
     assert part.toPlainText().count("**dolor**") == 400 * n
     assert len(beats) > 0
+
+
+def test_a_save_cannot_land_between_marking_and_deleting(qtbot, make_window, ollama_settings):
+    """The history panel tells the window *before* it deletes from the store, and the worker's save
+    takes the same lock: once a chat is marked, no save into it can reach the store (no resurrection)."""
+    w = make_window(ollama_settings)
+    qtbot.waitUntil(lambda: w.history_panel is not None, timeout=5000)
+    store = ConversationStore()
+    conv = Conversation()
+    store.add_message(conv, Message(role="user", content="to be deleted"))
+    w.history_panel.refresh()
+    order: list[str] = []
+    w.history_panel.conversationAboutToBeDeleted.connect(
+        lambda cid: order.append("marked" if cid in w._deleted_ids else "about-to-delete"))
+    original_delete = w.history_panel.store.delete
+
+    def delete(cid):
+        order.append("store.delete")
+        # a worker save arriving now must be refused
+        w._save_message(conv, Message(role="assistant", content="late partial", status="stopped"))
+        original_delete(cid)
+
+    w.history_panel.store.delete = delete
+    assert w.history_panel.delete(conv.id, confirm=False)
+    assert order == ["marked", "store.delete"]
+    assert conv.id not in [s.id for s in ConversationStore().list()]
