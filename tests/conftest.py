@@ -6,7 +6,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
 
-pytest_plugins = ["tests.servers.ollama", "tests.servers.openai"]
+pytest_plugins = ["tests.servers.ollama", "tests.servers.openai", "tests.keyrings"]
 
 
 @pytest.fixture(autouse=True)

@@ -4,28 +4,19 @@ in the history search. Real widgets offscreen; dialogs are held and closed by th
 
 from __future__ import annotations
 
-import keyring
-import keyring.core
 import pytest
 
-from desktop_agent.core import secrets
 from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.secrets import SecretStore
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.store import ConversationStore
 from desktop_agent.ui.settings_dialog import SettingsDialog
-from tests.unit.test_secrets import DictKeyring
+from tests.keyrings import DictKeyring
 
 WAIT_MS = 10_000
 
 
-@pytest.fixture(autouse=True)
-def _keyring_state():
-    saved = keyring.core._keyring_backend
-    secrets.forget_session_keys()
-    yield
-    secrets.forget_session_keys()
-    keyring.core._keyring_backend = saved
+pytestmark = pytest.mark.usefixtures("clean_keyring_state")
 
 
 @pytest.fixture

@@ -1,17 +1,15 @@
 """Secrets under abuse: a keyring that fails on read only, odd key text, an empty OPENAI_API_KEY,
 deleting keys when the keyring is gone. Shared case 34-keyring-no-backend-headless.json."""
 
-import keyring
 import pytest
 from keyring.errors import KeyringLocked, NoKeyringError
 
-from desktop_agent.core import secrets
 from desktop_agent.core.backends.keypool import scrub
 from desktop_agent.core.backends.openai import OpenAIBackend
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.messages import Message
 from desktop_agent.core.secrets import SESSION_ONLY, SecretStore, api_key_problem
-from tests.unit.test_secrets import DictKeyring, _not_detectable
+from tests.keyrings import DictKeyring, _not_detectable
 
 BASE = "http://127.0.0.1:9/v1"
 
@@ -33,13 +31,7 @@ class GoneKeyring(DictKeyring):
 _not_detectable(GetFailsKeyring, GoneKeyring)
 
 
-@pytest.fixture(autouse=True)
-def _clean():
-    saved = keyring.core._keyring_backend
-    secrets.forget_session_keys()
-    yield
-    secrets.forget_session_keys()
-    keyring.core._keyring_backend = saved
+pytestmark = pytest.mark.usefixtures("clean_keyring_state")
 
 
 def test_keyring_that_raises_on_get_but_not_on_set_keeps_the_key_for_the_session():

@@ -26,26 +26,20 @@ from PySide6.QtWidgets import (
     QTableWidget,
 )
 
-from desktop_agent.core import paths, secrets
+from desktop_agent.core import paths
 from desktop_agent.core.secrets import SERVICE, SESSION_ONLY, SYSTEM_KEYRING, SecretStore
 from desktop_agent.core.settings import OPENAI_PRESETS, Settings
 from desktop_agent.ui.settings_dialog import SettingsDialog, human_size, human_time
 from tests.servers.ollama import ollama_server  # noqa: F401 (fixture)
 from tests.servers.openai import OpenAIServer
-from tests.unit.test_secrets import DictKeyring, RaisingKeyring
+from tests.keyrings import DictKeyring, RaisingKeyring
 
 KEY = "sk-gui-test-0123456789abcdefXYZ"
 KEY2 = "sk-gui-second-9876543210fedcbaQRS"
 WAIT_MS = 10_000
 
 
-@pytest.fixture(autouse=True)
-def _keyring_state():
-    saved = keyring.core._keyring_backend
-    secrets.forget_session_keys()
-    yield
-    secrets.forget_session_keys()
-    keyring.core._keyring_backend = saved
+pytestmark = pytest.mark.usefixtures("clean_keyring_state")
 
 
 @pytest.fixture

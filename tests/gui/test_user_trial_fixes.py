@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import threading
 
-import keyring
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QToolButton
 
-from desktop_agent.core import secrets
 from desktop_agent.core.secrets import SecretStore, normalize_base_url
 from desktop_agent.core.settings import Settings
 from desktop_agent.ui.chat_view import AssistantTurn, TextPart
@@ -22,18 +20,12 @@ from desktop_agent.ui.settings_dialog import SettingsDialog
 from tests.gui.conftest import last_turn_text, text_lines, wait_idle
 from tests.servers.ollama import HttpError
 from tests.servers.openai import OpenAIServer
-from tests.unit.test_secrets import DictKeyring
+from tests.keyrings import DictKeyring
 
 KEY = "sk-trial-0123456789abcdefXYZ"
 
 
-@pytest.fixture(autouse=True)
-def _keyring_state():
-    saved = keyring.core._keyring_backend
-    secrets.forget_session_keys()
-    yield
-    secrets.forget_session_keys()
-    keyring.core._keyring_backend = saved
+pytestmark = pytest.mark.usefixtures("clean_keyring_state")
 
 
 class GatedKeyring(DictKeyring):

@@ -18,9 +18,7 @@ from pathlib import Path
 import keyring
 import keyring.core
 import pytest
-from keyring.backend import KeyringBackend
-from keyring.compat import properties
-from keyring.errors import InitError, KeyringLocked, NoKeyringError, PasswordDeleteError
+from keyring.errors import InitError, KeyringLocked, NoKeyringError
 
 from desktop_agent.core import secrets
 from desktop_agent.core.secrets import (
@@ -34,89 +32,14 @@ from desktop_agent.core.secrets import (
     normalize_base_url,
 )
 from desktop_agent.core.settings import Settings
+from tests.keyrings import DictKeyring, PlaintextLikeKeyring, RaisingKeyring, _not_detectable
 
 KEY = "sk-test-9f8e7d6c5b4a39281706"
 KEY2 = "sk-other-1122334455667788aa"
 BASE = "http://127.0.0.1:9/v1"
 
 
-class DictKeyring(KeyringBackend):
-    """A secure-looking keyring (priority 5) that keeps secrets in a dict, for the logic."""
-
-    priority = 5  # a plain attribute is enough for a class that is never auto-detected
-
-    def __init__(self):
-        super().__init__()
-        self.data: dict[tuple[str, str], str] = {}
-        self.calls: list[str] = []
-
-    def get_password(self, service, username):
-        self.calls.append("get")
-        return self.data.get((service, username))
-
-    def set_password(self, service, username, password):
-        self.calls.append("set")
-        self.data[(service, username)] = password
-
-    def delete_password(self, service, username):
-        self.calls.append("delete")
-        if (service, username) not in self.data:
-            raise PasswordDeleteError("No such password!")
-        del self.data[(service, username)]
-
-
-class RaisingKeyring(DictKeyring):
-    """A secure backend whose every operation raises ``exc`` (a locked keyring, a dismissed prompt)."""
-
-    def __init__(self, exc: BaseException):
-        super().__init__()
-        self.exc = exc
-
-    def get_password(self, service, username):
-        if self.exc is None:
-            return super().get_password(service, username)
-        self.calls.append("get")
-        raise self.exc
-
-    def set_password(self, service, username, password):
-        if self.exc is None:
-            return super().set_password(service, username, password)
-        self.calls.append("set")
-        raise self.exc
-
-
-class PlaintextLikeKeyring(DictKeyring):
-    """Looks like keyrings.alt's file backend: must never receive a key."""
-
-    @properties.classproperty
-    def priority(cls):
-        return 0.5
-
-    def set_password(self, service, username, password):  # pragma: no cover - must not be reached
-        raise AssertionError("a key was handed to a plaintext backend")
-
-
-PlaintextLikeKeyring.__module__ = "keyrings.alt.file"
-
-
-def _not_detectable(*classes):
-    """keyring registers every backend subclass for auto-detection: keep ours out of it, so a later
-    test (or the e2e keyring test in the same run) never picks a dict as "the system keyring"."""
-    for cls in classes:
-        KeyringBackend._classes.discard(cls)
-
-
-_not_detectable(DictKeyring, RaisingKeyring, PlaintextLikeKeyring)
-
-
-@pytest.fixture(autouse=True)
-def _clean_keyring_state():
-    """Restore keyring's global backend and forget session keys around every test."""
-    saved = keyring.core._keyring_backend
-    secrets.forget_session_keys()
-    yield
-    secrets.forget_session_keys()
-    keyring.core._keyring_backend = saved
+pytestmark = pytest.mark.usefixtures("clean_keyring_state")
 
 
 @pytest.fixture
