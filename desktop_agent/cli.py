@@ -38,8 +38,8 @@ import time
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from desktop_agent.core.agent import Agent
     from desktop_agent.core.messages import Conversation
+    from desktop_agent.core.session import ChatSession
     from desktop_agent.core.settings import Settings
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_STOPPED = 0, 1, 2, 130
@@ -112,23 +112,20 @@ def _number(lo: float | None, hi: float | None, *, integer: bool = False, above:
 
 
 def _host_url(text: str) -> str:
-    from desktop_agent.core.settings import _check_url, normalize_host
+    from desktop_agent.core.assembly import parse_ollama_host
+    from desktop_agent.core.settings import check_url
 
     try:
-        url = normalize_host(text)
-    except ValueError:  # urllib: "Port could not be cast to integer value" / "Port out of range"
-        raise argparse.ArgumentTypeError(f"'{text}' has an invalid port") from None
-    try:
-        return _check_url(url)
+        return check_url(parse_ollama_host(text))
     except ValueError as exc:
         raise argparse.ArgumentTypeError(_clean(str(exc))) from None
 
 
 def _base_url(text: str) -> str:
-    from desktop_agent.core.settings import _check_url
+    from desktop_agent.core.settings import check_url
 
     try:
-        return _check_url(text)
+        return check_url(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(_clean(str(exc))) from None
 
@@ -185,98 +182,79 @@ def add_tools_parser(sub: argparse._SubParsersAction, parents: list[argparse.Arg
 
 # ---- building the parts ----------------------------------------------------------------------------
 
-#: settings field → the flag that sets it (for validation errors)
-_FLAG_FOR_FIELD = {
-    "backend": "--backend", "ollama_host": "--host", "openai_base_url": "--base-url",
-    "ollama_model": "--model", "openai_model": "--model", "system_prompt": "--system",
-    "temperature": "--temperature", "max_steps": "--max-steps", "tool_choice": "--tool-choice",
-    "openai_timeout_s": "--timeout", "ollama_timeout_s": "--timeout", "openai_needs_key": "--no-api-key",
+#: dotted setting → the flag that sets it (for validation errors)
+_FLAG_FOR_SETTING = {
+    "backend": "--backend", "ollama.host": "--host", "openai.base_url": "--base-url",
+    "ollama.model": "--model", "openai.model": "--model", "loop.system_prompt": "--system",
+    "generation.temperature": "--temperature", "loop.max_steps": "--max-steps", "loop.tool_choice": "--tool-choice",
+    "openai.timeout_s": "--timeout", "ollama.timeout_s": "--timeout", "openai.needs_key": "--no-api-key",
 }
 
 
+def flag_settings(args: argparse.Namespace, saved_backend: str) -> dict[str, object]:
+    """The command-line flags as dotted settings (only those given)."""
+    backend = getattr(args, "backend", None) or saved_backend
+    timeout = getattr(args, "timeout", None)
+    flags: dict[str, object] = {
+        "backend": getattr(args, "backend", None),
+        "ollama.host": getattr(args, "host", None),
+        "openai.base_url": getattr(args, "base_url", None),
+        f"{backend}.model": getattr(args, "model", None),
+        "openai.needs_key": False if getattr(args, "no_api_key", False) else None,
+        "ollama.timeout_s": timeout,
+        "openai.timeout_s": timeout,
+        "loop.system_prompt": getattr(args, "system", None),
+        "generation.temperature": getattr(args, "temperature", None),
+        "loop.max_steps": getattr(args, "max_steps", None),
+        "loop.tool_choice": getattr(args, "tool_choice", None),
+    }
+    return {k: v for k, v in flags.items() if v is not None}
+
+
 def load_settings(args: argparse.Namespace, err: TextIO) -> Settings:
-    """Saved settings, then ``OLLAMA_HOST``, then the flags. Raises UsageError for bad flag values."""
-    from pydantic import ValidationError
+    """Saved settings, then ``OLLAMA_HOST``, then the flags (one layering, in core.assembly). Raises
+    UsageError for bad flag values."""
+    from desktop_agent.core.assembly import FlagError, layer
+    from desktop_agent.core.settings import Settings
 
-    from desktop_agent.core.settings import Settings, _check_url, apply_environment, normalize_host
-
-    settings, warnings = Settings.load()
+    saved, warnings = Settings.load()
     for w in warnings:
         err.write(f"desktop-agent: warning: {w}\n")
-    env_host = os.environ.get("OLLAMA_HOST", "").strip()
-    settings = apply_environment(settings)
-    update: dict[str, object] = {}
-    if getattr(args, "backend", None):
-        update["backend"] = args.backend
-    if getattr(args, "host", None):
-        try:
-            update["ollama_host"] = normalize_host(args.host)
-        except ValueError as exc:  # e.g. a port that is not a number
-            raise UsageError(f"argument --host: '{args.host}' ({exc})") from None
-    if getattr(args, "base_url", None):
-        update["openai_base_url"] = args.base_url
-    backend = update.get("backend", settings.backend)
-    if getattr(args, "model", None):
-        update["ollama_model" if backend == "ollama" else "openai_model"] = args.model
-    if getattr(args, "no_api_key", False):
-        update["openai_needs_key"] = False
-    if getattr(args, "timeout", None) is not None:
-        update["ollama_timeout_s"] = update["openai_timeout_s"] = args.timeout
-    for flag, field in (("system", "system_prompt"), ("temperature", "temperature"), ("max_steps", "max_steps"),
-                        ("tool_choice", "tool_choice")):
-        value = getattr(args, flag, None)
-        if value is not None:
-            update[field] = value
-    if env_host and backend == "ollama" and "ollama_host" not in update:
-        try:
-            _check_url(normalize_host(env_host))
-        except ValueError as exc:
-            err.write(f"desktop-agent: warning: OLLAMA_HOST is not usable ({_clean(str(exc))}); "
-                      f"using {settings.ollama_host}\n")
     try:
-        return Settings.model_validate({**settings.model_dump(), **update})
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(x) for x in first.get("loc", ()))
-        raise UsageError(f"argument {_FLAG_FOR_FIELD.get(field, field)}: {_clean(str(first.get('msg')))}") from None
+        layered = layer(saved, flags=flag_settings(args, saved.backend))
+    except FlagError as exc:
+        raise UsageError(f"argument {_FLAG_FOR_SETTING.get(exc.key, exc.key)}: {_clean(str(exc))}") from None
+    if layered.effective.backend == "ollama":
+        for w in layered.warnings:
+            err.write(f"desktop-agent: warning: {w}\n")
+    return layered.effective
 
 
 def build_registry(settings: Settings, extra_dirs: list[str], err: TextIO):
-    from desktop_agent.core.tool_loader import load_tools
-    from desktop_agent.core.tooling import ToolRegistry
+    from desktop_agent.core.assembly import build_registry as assemble
 
-    registry = ToolRegistry(timeout_s=settings.tool_timeout_s, output_cap=settings.tool_output_cap)
-    for problem in load_tools(registry, [*settings.tools_dirs, *extra_dirs]):
+    registry, problems = assemble(settings, extra_dirs)
+    for problem in problems:
         err.write(f"desktop-agent: warning: {problem}\n")
     return registry
 
 
-def build_agent(settings: Settings, registry, store) -> Agent:
-    """The agent for ``settings``. ``agent.key_source`` says where the API keys came from
+def build_session(settings: Settings, registry, store, conversation: Conversation) -> ChatSession:
+    """The chat session for ``settings``. ``session.key_source`` says where the API keys came from
     (``"environment"``, ``"system keyring"``, ``"this session only"``; None for Ollama or no key)."""
-    from desktop_agent.core.agent import Agent
-    from desktop_agent.core.backends import create_backend
+    from desktop_agent.core.assembly import api_keys, backend_spec, build_agent, build_backend
+    from desktop_agent.core.session import ChatSession
 
-    keys: list[str] = []
-    source = None
+    secrets = None
     if settings.backend == "openai":
         from desktop_agent.core.secrets import SecretStore
 
         secrets = SecretStore()
-        keys = secrets.get_api_keys(settings.openai_base_url)
-        source = secrets.where(settings.openai_base_url) if keys else None
-    backend = create_backend(settings, keys)
-    agent = Agent(
-        backend,
-        registry,
-        system_prompt=settings.system_prompt,
-        max_steps=settings.max_steps,
-        max_history=settings.max_history_messages,
-        tool_choice=settings.tool_choice,
-        on_message=store.add_message if store is not None else None,
-    )
-    agent.key_source = source  # type: ignore[attr-defined]
-    return agent
+    keys = api_keys(settings, secrets)
+    backend = build_backend(backend_spec(settings, keys), keys)
+    session = ChatSession(conversation, store, build_agent(settings, backend, registry))
+    session.key_source = keys.source  # type: ignore[attr-defined]
+    return session
 
 
 def terminal_text(error: BaseException, key_source: str | None = None) -> str:
@@ -412,7 +390,7 @@ def _retries(n: int) -> str:
     return f"gave up after {n} {'retry' if n == 1 else 'retries'}"
 
 
-def run_turn(agent: Agent, conversation: Conversation, text: str, *, events: bool, out: TextIO, err: TextIO) -> int:
+def run_turn(session: ChatSession, text: str, *, events: bool, out: TextIO, err: TextIO) -> int:
     """Run one turn on a worker thread (so Ctrl+C can cancel it cleanly) and print its events.
 
     Plain text: on a terminal the answer streams as it arrives; to a pipe or file only the final
@@ -426,14 +404,14 @@ def run_turn(agent: Agent, conversation: Conversation, text: str, *, events: boo
 
     out = out if isinstance(out, Output) else Output(out)
     err = err if isinstance(err, Output) else Output(err)
-    key_source = getattr(agent, "key_source", None)
+    key_source = getattr(session, "key_source", None)
     cancel = threading.Event()
     q: queue.Queue = queue.Queue()
     done = object()
 
     def work() -> None:
         try:
-            for event in agent.run(conversation, text, cancel):
+            for event in session.run_turn(text, cancel):
                 q.put(event)
         except BaseException as exc:  # the agent yields failures as events; this is a bug guard
             q.put(exc)
@@ -563,10 +541,10 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
             raise UsageError(f"--tool-choice {args.tool_choice} needs tools: drop --no-tools")
         settings = load_settings(args, err)
         registry = None if args.no_tools else build_registry(settings, args.tools_dir, err)
-        if registry is not None and settings.tool_choice not in ("auto", "required", "none"):
-            if registry.get(settings.tool_choice) is None:
+        if registry is not None and settings.loop.tool_choice not in ("auto", "required", "none"):
+            if registry.get(settings.loop.tool_choice) is None:
                 raise UsageError(
-                    f"--tool-choice names no loaded tool: '{settings.tool_choice}'. "
+                    f"--tool-choice names no loaded tool: '{settings.loop.tool_choice}'. "
                     f"Available: {', '.join(registry.names()) or 'none'}"
                 )
         from desktop_agent.core.messages import Conversation
@@ -579,7 +557,7 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
             conversation = _open_chat(store, args.chat)
         else:
             conversation = Conversation(backend=settings.backend, model=settings.model)
-        agent = build_agent(settings, registry, store)
+        session = build_session(settings, registry, store, conversation)
     except UsageError as exc:
         _close(store)
         return _usage_error(args, err, str(exc))
@@ -595,19 +573,19 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         if args.events:
             _line(out, json.dumps({"type": "Chat", "id": conversation.id, "new": not args.chat}))
         if args.prompt is not None:
-            code = run_turn(agent, conversation, args.prompt, events=args.events, out=out, err=err)
+            code = run_turn(session, args.prompt, events=args.events, out=out, err=err)
         else:
-            code = _chat_loop(agent, conversation, args, out, err, inp)
+            code = _chat_loop(session, args, out, err, inp)
         if out.error is not None and code != EXIT_FAILED:
             code = _write_failed(out, err)
         _tell_chat_id(conversation, args, err)
         return code
     finally:
-        agent.backend.close()
+        session.agent.backend.close()
         _close(store)
 
 
-def _chat_loop(agent, conversation, args, out: Output, err: Output, inp: TextIO) -> int:
+def _chat_loop(session: ChatSession, args, out: Output, err: Output, inp: TextIO) -> int:
     """The stdin session; returns its exit code (see the module docstring)."""
     failed = False
     interactive = inp.isatty()
@@ -633,7 +611,7 @@ def _chat_loop(agent, conversation, args, out: Output, err: Output, inp: TextIO)
             if not args.events:
                 _line(out, "Bye")
             break
-        result = run_turn(agent, conversation, text, events=args.events, out=out, err=err)
+        result = run_turn(session, text, events=args.events, out=out, err=err)
         if result == EXIT_FAILED:
             failed = True
         if out.closed:

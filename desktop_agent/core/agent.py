@@ -308,10 +308,10 @@ class Agent:
         return cls(
             backend,
             registry,
-            system_prompt=settings.system_prompt,
-            max_steps=settings.max_steps,
-            max_history=settings.max_history_messages,
-            tool_choice=settings.tool_choice,
+            system_prompt=settings.loop.system_prompt,
+            max_steps=settings.loop.max_steps,
+            max_history=settings.loop.max_history_messages,
+            tool_choice=settings.loop.tool_choice,
             on_message=on_message,
         )
 

@@ -68,6 +68,17 @@ class MessageAdded:
 
 
 @dataclass(frozen=True)
+class ChatUpdated:
+    """What a surface shows about the chat: its id, title and the backend and model answering in it.
+    A chat session yields it after the user's message of each turn (first, for a retry)."""
+
+    conversation_id: str
+    title: str
+    backend: str | None
+    model: str | None
+
+
+@dataclass(frozen=True)
 class AnswerFinished:
     """The turn ended with this final assistant message."""
 
@@ -96,6 +107,7 @@ Event = (
     | ToolCallStarted
     | ToolCallFinished
     | MessageAdded
+    | ChatUpdated
     | AnswerFinished
     | TurnFailed
     | TurnCancelled

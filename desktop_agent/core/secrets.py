@@ -101,7 +101,10 @@ def _current_base_url() -> str:
         from desktop_agent.core import paths
 
         data = json.loads(paths.settings_file().read_text(encoding="utf-8"))
-        value = data.get("openai_base_url") if isinstance(data, dict) else None
+        value = None
+        if isinstance(data, dict):
+            group = data.get("openai")
+            value = group.get("base_url") if isinstance(group, dict) else data.get("openai_base_url")
         if isinstance(value, str) and value.strip():
             return value
     except (OSError, ValueError):

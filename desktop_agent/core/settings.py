@@ -1,8 +1,17 @@
-"""Settings: a pydantic model saved as one JSON file in the user config dir.
+"""Settings: a grouped, schema-versioned pydantic model saved as one JSON file in the user config dir.
 
 No secret is ever a field here: API keys live in :mod:`desktop_agent.core.secrets`.
-A bad or unreadable file gives defaults plus a warning, and the bad file is moved aside
-(``settings.json.bad-<timestamp>``), never overwritten silently.
+
+Reading never loses the user's data:
+
+- a file of the first, flat schema (``{"ollama_host": ..., "max_steps": ...}``) is migrated to the grouped
+  one (``{"version": 2, "ollama": {"host": ...}, "loop": {"max_steps": ...}}``) — every value kept;
+- one invalid value (say a ``keep_alive`` that does not parse) costs only that value: it is reset to its
+  default, the others are kept, a warning names the value and why, and a copy of the file as it was is kept
+  beside it (``settings.json.bad-<time>``);
+- a file that is not a JSON object at all gives the defaults, and is moved aside, never overwritten.
+
+Layering (file, environment, command-line flags) is not done here but in :mod:`desktop_agent.core.assembly`.
 """
 
 from __future__ import annotations
@@ -10,17 +19,22 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlparse
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from desktop_agent.core import paths
 
-#: Seed 000's system prompt.
+#: the version of the grouped settings schema written by this code
+SCHEMA_VERSION = 2
+
+#: The system prompt the assistant starts with.
 DEFAULT_SYSTEM_PROMPT = (
     "You are a helpful AI assistant. When using tools, always provide a natural, complete response "
     "using the information gathered.\nFormat your response as a short, coherent sentence."
@@ -35,14 +49,15 @@ OPENAI_PRESETS: dict[str, str] = {
 }
 
 
-def _check_url(value: str) -> str:
+def check_url(value: str) -> str:
+    """``value`` as a clean http(s) URL (no trailing slash); ValueError saying what is wrong."""
     value = value.strip().rstrip("/")
     parsed = urlparse(value)
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
         raise ValueError(f"'{value}' is not a URL: it needs http:// or https:// and a host")
     host = parsed.hostname or ""
     try:
-        parsed.port  # noqa: B018 - raises ValueError for a bad port
+        _ = parsed.port  # raises ValueError for a bad port
     except ValueError:
         raise ValueError(f"'{value}' has an invalid port") from None
     if not host or any(c.isspace() for c in value) or not re.fullmatch(r"[\w.\-:\[\]%]+", host):
@@ -51,10 +66,11 @@ def _check_url(value: str) -> str:
 
 
 #: a Go duration as Ollama parses ``keep_alive`` strings (time.ParseDuration): "5m", "1h30m", "-1m", "0"
-_GO_DURATION = re.compile(r"^[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$")
+_GO_DURATION = re.compile(r"^[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$")  # noqa: RUF001
 
 
-def _check_keep_alive(value: int | str) -> int | str:
+def check_keep_alive(value: int | str) -> int | str:
+    """Seconds (int) or an Ollama duration string; ValueError saying what is accepted."""
     if isinstance(value, bool):
         raise ValueError("keep_alive must be a number of seconds or a duration like 5m")
     if isinstance(value, int):
@@ -70,71 +86,164 @@ def _check_keep_alive(value: int | str) -> int | str:
     )
 
 
-def _reason(exc: Exception) -> str:
-    """One line on why a settings file was rejected (field and message for a validation error)."""
-    if isinstance(exc, ValidationError):
-        parts = []
-        for err in exc.errors()[:3]:
-            field = ".".join(str(p) for p in err.get("loc", ())) or "value"
-            parts.append(f"{field}: {err.get('msg', 'invalid')}")
-        return "; ".join(parts) or "invalid values"
-    if isinstance(exc, json.JSONDecodeError):
-        return f"not valid JSON: {exc.msg} at line {exc.lineno}"
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
+class _Group(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
 
 
-class Settings(BaseModel):
-    backend: Literal["ollama", "openai"] = "ollama"
-
-    # Ollama
-    ollama_host: str = "http://localhost:11434"
-    ollama_model: str = "llama3.2"
-    #: seconds (int, -1 = keep loaded forever, as in seed 000) or an Ollama duration string ("5m")
+class OllamaSettings(_Group):
+    host: str = "http://localhost:11434"
+    model: str = "llama3.2"
+    #: seconds (int, -1 = keep loaded forever) or an Ollama duration string ("5m")
     keep_alive: int | str = -1
-    #: None or "json" (Ollama's `format`)
-    format: Literal["json"] | None = None
-    #: Ollama's `think` (None = model default)
-    think: bool | None = None
     #: seconds to wait for Ollama's next data (the first chunk includes loading the model); then the
     #: turn fails with "did not answer within N s" instead of waiting forever on a stuck server
-    ollama_timeout_s: float = Field(300.0, gt=0)
+    timeout_s: float = Field(300.0, gt=0)
 
-    # OpenAI-compatible
-    openai_base_url: str = "https://api.openai.com/v1"
-    openai_model: str = "gpt-4o-mini"
-    #: whether the provider needs an API key (local servers don't: a placeholder key is sent, case 21)
-    openai_needs_key: bool = True
-    openai_timeout_s: float = Field(60.0, gt=0)
-    openai_retries_per_key: int = Field(2, ge=0, le=10)
-    openai_retry_interval_s: float = Field(1.0, ge=0)
-    #: send content null (instead of "") on assistant tool-call messages (case 18)
-    openai_null_tool_content: bool = False
-
-    # Generation and the loop
-    temperature: float = Field(0.0, ge=0.0, le=2.0)
-    system_prompt: str = DEFAULT_SYSTEM_PROMPT
-    max_history_messages: int = Field(50, ge=2)
-    max_steps: int = Field(8, ge=1, le=100)
-    tool_choice: str = "auto"
-    tool_timeout_s: float = Field(30.0, gt=0)
-    tool_output_cap: int = Field(16_000, ge=256)
-    tools_enabled: bool = True
-    tools_dirs: list[str] = Field(default_factory=list)
-
-    @field_validator("ollama_host", "openai_base_url")
+    @field_validator("host")
     @classmethod
-    def _url(cls, value: str) -> str:
-        return _check_url(value)
+    def _host(cls, value: str) -> str:
+        return check_url(value)
 
     @field_validator("keep_alive")
     @classmethod
     def _keep_alive(cls, value: int | str) -> int | str:
-        return _check_keep_alive(value)
+        return check_keep_alive(value)
+
+
+class OpenAISettings(_Group):
+    base_url: str = "https://api.openai.com/v1"
+    model: str = "gpt-4o-mini"
+    #: whether the provider needs an API key (local servers don't: a placeholder key is sent)
+    needs_key: bool = True
+    timeout_s: float = Field(60.0, gt=0)
+    retries_per_key: int = Field(2, ge=0, le=10)
+    retry_interval_s: float = Field(1.0, ge=0)
+    #: send content null (instead of "") on assistant tool-call messages (some servers insist on it)
+    null_tool_content: bool = False
+
+    @field_validator("base_url")
+    @classmethod
+    def _base_url(cls, value: str) -> str:
+        return check_url(value)
+
+
+class GenerationSettings(_Group):
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    #: None or "json" (Ollama's `format`)
+    format: Literal["json"] | None = None
+    #: Ollama's `think` (None = the model's default)
+    think: bool | None = None
+
+
+class LoopSettings(_Group):
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    max_history_messages: int = Field(50, ge=2)
+    max_steps: int = Field(8, ge=1, le=100)
+    tool_choice: str = "auto"
+
+
+class ToolSettings(_Group):
+    enabled: bool = True
+    dirs: list[str] = Field(default_factory=list)
+    timeout_s: float = Field(30.0, gt=0)
+    output_cap: int = Field(16_000, ge=256)
+
+
+class AppearanceSettings(_Group):
+    theme: Literal["system", "light", "dark"] = "system"
+
+
+#: the first, flat schema's field → (group, field) of the grouped one
+FLAT_FIELDS: dict[str, tuple[str, str]] = {
+    "ollama_host": ("ollama", "host"),
+    "ollama_model": ("ollama", "model"),
+    "keep_alive": ("ollama", "keep_alive"),
+    "ollama_timeout_s": ("ollama", "timeout_s"),
+    "openai_base_url": ("openai", "base_url"),
+    "openai_model": ("openai", "model"),
+    "openai_needs_key": ("openai", "needs_key"),
+    "openai_timeout_s": ("openai", "timeout_s"),
+    "openai_retries_per_key": ("openai", "retries_per_key"),
+    "openai_retry_interval_s": ("openai", "retry_interval_s"),
+    "openai_null_tool_content": ("openai", "null_tool_content"),
+    "temperature": ("generation", "temperature"),
+    "format": ("generation", "format"),
+    "think": ("generation", "think"),
+    "system_prompt": ("loop", "system_prompt"),
+    "max_history_messages": ("loop", "max_history_messages"),
+    "max_steps": ("loop", "max_steps"),
+    "tool_choice": ("loop", "tool_choice"),
+    "tools_enabled": ("tools", "enabled"),
+    "tools_dirs": ("tools", "dirs"),
+    "tool_timeout_s": ("tools", "timeout_s"),
+    "tool_output_cap": ("tools", "output_cap"),
+}
+
+
+def migrate(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A settings mapping of any known schema → the grouped schema (values untouched, version set). A
+    flat key wins over the same value inside its group (it was written later, by the first schema's code)."""
+    out: dict[str, Any] = {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in data.items()
+                           if k not in FLAT_FIELDS}
+    for key, value in data.items():
+        if key in FLAT_FIELDS:
+            group, name = FLAT_FIELDS[key]
+            if not isinstance(out.get(group), dict):
+                out[group] = {}
+            out[group][name] = value
+    out["version"] = SCHEMA_VERSION
+    return out
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    version: int = SCHEMA_VERSION
+    backend: Literal["ollama", "openai"] = "ollama"
+    ollama: OllamaSettings = Field(default_factory=OllamaSettings)
+    openai: OpenAISettings = Field(default_factory=OpenAISettings)
+    generation: GenerationSettings = Field(default_factory=GenerationSettings)
+    loop: LoopSettings = Field(default_factory=LoopSettings)
+    tools: ToolSettings = Field(default_factory=ToolSettings)
+    appearance: AppearanceSettings = Field(default_factory=AppearanceSettings)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _migrate(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and any(key in FLAT_FIELDS for key in data):
+            return migrate(data)
+        return data
 
     @property
     def model(self) -> str:
-        return self.ollama_model if self.backend == "ollama" else self.openai_model
+        """The model of the chosen backend."""
+        return self.ollama.model if self.backend == "ollama" else self.openai.model
+
+    @property
+    def model_field(self) -> str:
+        """The dotted name of the chosen backend's model setting (``ollama.model`` / ``openai.model``)."""
+        return f"{self.backend}.model"
+
+    def updated(self, changes: Mapping[str, Any]) -> Settings:
+        """A validated copy with ``changes`` applied; keys are dotted paths (``"ollama.host"``) or
+        top-level fields (``"backend"``). Raises pydantic ``ValidationError`` for a bad value."""
+        data = self.model_dump()
+        for key, value in changes.items():
+            group, _, name = key.partition(".")
+            if name:
+                if group not in data or not isinstance(data[group], dict):
+                    raise KeyError(f"no settings group {group!r}")
+                data[group][name] = value
+            else:
+                data[key] = value
+        return Settings.model_validate(data)
+
+    def get(self, key: str) -> Any:
+        """The value at a dotted path (``"ollama.host"``)."""
+        obj: Any = self
+        for part in key.split("."):
+            obj = getattr(obj, part)
+        return obj
 
     # ---- file I/O -------------------------------------------------------------------------------
 
@@ -148,20 +257,26 @@ class Settings(BaseModel):
             data = json.loads(path.read_text(encoding="utf-8"))
             if not isinstance(data, dict):
                 raise ValueError("the file does not hold a JSON object")
-            return cls.model_validate(data), []
-        except (OSError, ValueError, ValidationError) as exc:
-            stamp = time.strftime("%Y%m%d-%H%M%S")
-            aside = path.with_name(f"{path.name}.bad-{stamp}")
-            n = 1
-            while aside.exists():  # never overwrite an earlier bad copy
-                n += 1
-                aside = path.with_name(f"{path.name}.bad-{stamp}-{n}")
-            try:
-                os.replace(path, aside)
-                where = f"it was moved to {aside}"
-            except OSError:
-                where = f"it was left at {path}"
+        except (OSError, ValueError) as exc:
+            where = _move_aside(path)
             return cls(), [f"The settings file could not be read ({_reason(exc)}); defaults are used and {where}."]
+        if isinstance(data.get("version"), int) and data["version"] > SCHEMA_VERSION:
+            return cls(), [
+                f"The settings file was written by a newer version of desktop-agent (schema {data['version']}); "
+                f"defaults are used for this session and the file is left as it is ({path})."
+            ]
+        flat = "version" not in data
+        settings, warnings = _validate_keeping_good_values(migrate(data))
+        if warnings:
+            copy = _copy_aside(path)
+            warnings = [f"{w} (the file as it was is kept at {copy})" if copy else w for w in warnings]
+        elif flat and data:
+            try:  # write the grouped form now, keeping the old file beside it
+                shutil.copy2(path, path.with_name(f"{path.name}.v1-backup"))
+                settings.save(path)
+            except OSError:
+                pass  # read-only config folder: migrate in memory again next time
+        return settings, warnings
 
     def save(self, path: Path | None = None) -> Path:
         """Write atomically (temporary file in the same folder, then ``os.replace``)."""
@@ -179,34 +294,89 @@ class Settings(BaseModel):
         return path
 
 
-def normalize_host(value: str) -> str:
-    """``OLLAMA_HOST`` style values (``127.0.0.1:11434``, ``0.0.0.0``, ``http://h:1``, ``:8080``) → a
-    URL. As in Ollama: no host means 127.0.0.1, no port means 11434 (http)."""
-    value = value.strip()
-    if "://" not in value:
-        value = "http://" + value
-    scheme, _, rest = value.partition("://")
-    if rest.startswith(":"):  # ":8080" — Ollama reads a missing host as 127.0.0.1
-        value = f"{scheme}://127.0.0.1{rest}"
-    parsed = urlparse(value)
-    if parsed.port is None and parsed.hostname:
-        value = value.rstrip("/") + (":11434" if parsed.scheme == "http" else "")
-    return value.rstrip("/")
-
-
-def apply_environment(settings: Settings, environ: dict[str, str] | None = None) -> Settings:
-    """Settings with ``OLLAMA_HOST`` applied (it wins over the file; command-line flags win over it).
-
-    ``OPENAI_API_KEY`` is read by :class:`~desktop_agent.core.secrets.SecretStore`, not here.
-    """
-    env = os.environ if environ is None else environ
-    host = env.get("OLLAMA_HOST", "").strip()
-    if host:
+def _validate_keeping_good_values(data: dict[str, Any]) -> tuple[Settings, list[str]]:
+    """Validate ``data``; each invalid value is dropped (its default is used) with a warning naming it."""
+    warnings: list[str] = []
+    for _ in range(64):  # each round drops at least one bad value
         try:
-            return settings.model_copy(update={"ollama_host": _check_url(normalize_host(host))})
-        except ValueError:
-            return settings
-    return settings
+            return Settings.model_validate(data), warnings
+        except ValidationError as exc:
+            dropped = False
+            for err in exc.errors():
+                loc = [str(p) for p in err.get("loc", ())]
+                if not loc or not _drop(data, loc):
+                    continue
+                dropped = True
+                name = ".".join(loc)
+                default = Settings().get(name) if _has_default(name) else None
+                shown = f" to its default ({json.dumps(default, ensure_ascii=False)})" if _has_default(name) else ""
+                warnings.append(
+                    f"The setting {name} was reset{shown}: {_clean(str(err.get('msg', 'invalid value')))}."
+                )
+            if not dropped:
+                break
+    return Settings(), [*warnings, "The settings file could not be read; defaults are used."]
+
+
+def _has_default(name: str) -> bool:
+    try:
+        Settings().get(name)
+    except AttributeError:
+        return False
+    return True
+
+
+def _drop(data: dict[str, Any], loc: list[str]) -> bool:
+    """Remove the value at ``loc`` (the first key found along it); True when something was removed."""
+    node: Any = data
+    for i, key in enumerate(loc):
+        if not isinstance(node, dict) or key not in node:
+            return False
+        if i == len(loc) - 1 or not isinstance(node[key], dict):
+            del node[key]
+            return True
+        node = node[key]
+    return False
+
+
+def _clean(text: str) -> str:
+    return " ".join(text.replace("Value error, ", "").split())
+
+
+def _stamped(path: Path, kind: str) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    aside = path.with_name(f"{path.name}.{kind}-{stamp}")
+    n = 1
+    while aside.exists():  # never overwrite an earlier copy
+        n += 1
+        aside = path.with_name(f"{path.name}.{kind}-{stamp}-{n}")
+    return aside
+
+
+def _move_aside(path: Path) -> str:
+    aside = _stamped(path, "bad")
+    try:
+        os.replace(path, aside)
+        return f"it was moved to {aside}"
+    except OSError:
+        return f"it was left at {path}"
+
+
+def _copy_aside(path: Path) -> Path | None:
+    aside = _stamped(path, "bad")
+    try:
+        shutil.copy2(path, aside)
+        return aside
+    except OSError:
+        return None
+
+
+def _reason(exc: Exception) -> str:
+    """One line on why a settings file was rejected."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not valid JSON: {exc.msg} at line {exc.lineno}"
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
 
 
 def is_loopback_url(url: str) -> bool:

@@ -42,21 +42,21 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core import paths
 from desktop_agent.core.errors import AgentError, AuthenticationFailed, BackendUnreachable
+from desktop_agent.core.assembly import Assembly
 from desktop_agent.core.events import (
     AnswerFinished,
-    MessageAdded,
+    ChatUpdated,
     Notice,
     TurnCancelled,
     TurnFailed,
 )
-from desktop_agent.core.messages import Conversation, Message
+from desktop_agent.core.messages import Conversation
+from desktop_agent.core.session import ChatSession
 from desktop_agent.core.settings import Settings
 from desktop_agent.ui import errors as ui_errors
 from desktop_agent.ui import icons, theme
 from desktop_agent.ui.agent_runner import (
-    AgentFactory,
     AgentRunner,
-    BackgroundTasks,
     TurnCrashed,
     TurnEnded,
     TurnStarted,
@@ -64,6 +64,7 @@ from desktop_agent.ui.agent_runner import (
 )
 from desktop_agent.ui.chat_view import ChatView, ErrorCard
 from desktop_agent.ui.errors import ErrorAction
+from desktop_agent.ui.tasks import TaskRunner
 from desktop_agent.ui.tool_sidebar import ToolSidebar
 
 log = logging.getLogger(__name__)
@@ -143,7 +144,7 @@ class MainWindow(QMainWindow):
     """The desktop window. ``settings``: the effective settings (file + command-line overrides);
     ``saved``: what the settings file holds (picker changes are saved there, overrides are not).
 
-    Test hooks: ``factory`` (an :class:`AgentFactory`), ``store`` (a ConversationStore or None to use the
+    Test hooks: ``assembly`` (an :class:`~desktop_agent.core.assembly.Assembly`), ``store`` (a ConversationStore or None to use the
     default one; pass ``store=False`` for no saving), ``secrets``."""
 
     def __init__(
@@ -152,7 +153,7 @@ class MainWindow(QMainWindow):
         *,
         saved: Settings | None = None,
         warnings: list[str] | None = None,
-        factory: AgentFactory | None = None,
+        assembly: Assembly | None = None,
         store: Any = None,
         secrets: Any = None,
         check_server: bool = True,
@@ -164,7 +165,9 @@ class MainWindow(QMainWindow):
         self.store = store
         self.secrets = secrets
         self.check_server_on_start = check_server
-        self.conversation = Conversation()
+        self.session = ChatSession(Conversation())
+        #: the title shown in the window's title bar (from ChatUpdated events and opened chats)
+        self._chat_title = ""
         self.history_panel: QWidget | None = None
         self.settings_dialog: QWidget | None = None
         self._after_turn: list = []
@@ -189,10 +192,10 @@ class MainWindow(QMainWindow):
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
         self.resize(1180, 760)
 
-        self.factory = factory or AgentFactory(secrets=secrets)
-        self.runner = AgentRunner(self.factory, self)
+        self.assembly = assembly or Assembly(secrets=secrets)
+        self.runner = AgentRunner(self.assembly, self)
         self.runner.event.connect(self._on_event)
-        self.tasks = BackgroundTasks(self)
+        self.tasks = TaskRunner(self)
 
         self._build_central()
         self._build_docks()
@@ -422,8 +425,8 @@ class MainWindow(QMainWindow):
         if self.secrets is None:
             cls = _optional("desktop_agent.core.secrets", "SecretStore")
             self.secrets = cls() if cls else None
-        if self.factory.secrets is None:
-            self.factory.secrets = self.secrets
+        if self.assembly.secrets is None:
+            self.assembly.secrets = self.secrets
         if self.store is None:
             cls = _optional("desktop_agent.core.store", "ConversationStore")
             if cls is not None:
@@ -434,6 +437,8 @@ class MainWindow(QMainWindow):
                     log.exception("could not open the conversation store")
                     self.warnings.append(f"Chats will not be saved: the store could not be opened ({exc}).")
                     self.store = False
+        if self.store and self.session.store is None:
+            self.session.store = self.store
         self._install_history_panel()
         for w in self.warnings:
             self.statusBar().showMessage(w, 15000)
@@ -519,17 +524,17 @@ class MainWindow(QMainWindow):
                 idx = self.model_combo.count() - 1
             self.model_combo.setCurrentIndex(idx)
             self.model_combo.blockSignals(False)
-        where = s.ollama_host if s.backend == "ollama" else s.openai_base_url
+        where = s.ollama.host if s.backend == "ollama" else s.openai.base_url
         label = dict(BACKENDS)[s.backend]
         self.backend_label.setText(f"{label} · {s.model}")
         self.backend_label.setToolTip(f"{label} at {where}, model {s.model}")
 
-    def _update_settings(self, **changes: Any) -> None:
+    def _update_settings(self, changes: dict[str, Any]) -> None:
         """Change settings for the next turn and save the same change to the settings file (command-line
         overrides stay out of the file)."""
-        self.settings = self.settings.model_copy(update=changes)
+        self.settings = self.settings.updated(changes)
         if self.saved is not None:
-            self.saved = self.saved.model_copy(update=changes)
+            self.saved = self.saved.updated(changes)
             try:
                 self.saved.save()
             except OSError as exc:
@@ -539,7 +544,7 @@ class MainWindow(QMainWindow):
     def _on_backend_picked(self, _index: int) -> None:
         key = self.backend_combo.currentData()
         if key and key != self.settings.backend:
-            self._update_settings(backend=key)
+            self._update_settings({"backend": key})
             self.model_combo.blockSignals(True)
             self.model_combo.clear()
             self.model_combo.addItem(self.settings.model)
@@ -550,8 +555,7 @@ class MainWindow(QMainWindow):
         name = name.strip()
         if not name or name == self.settings.model:
             return
-        field = "ollama_model" if self.settings.backend == "ollama" else "openai_model"
-        self._update_settings(**{field: name})
+        self._update_settings({self.settings.model_field: name})
         self.statusBar().showMessage(f"Model: {name} (from the next message)", 4000)
 
     def apply_settings(self, settings: Settings) -> None:
@@ -585,8 +589,8 @@ class MainWindow(QMainWindow):
         ``OLLAMA_HOST`` set, the saved host is not the one the window talks to, and testing it would
         report a failure while chats work (the dialog says where the host comes from)."""
         base = self.saved or self.settings
-        if base.ollama_host != self.settings.ollama_host:
-            base = base.model_copy(update={"ollama_host": self.settings.ollama_host})
+        if base.ollama.host != self.settings.ollama.host:
+            base = base.updated({"ollama.host": self.settings.ollama.host})
         return base
 
     def _on_settings_saved(self, settings: Settings) -> None:
@@ -597,12 +601,7 @@ class MainWindow(QMainWindow):
 
     def _make_backend(self, settings: Settings):
         """A fresh backend for a one-off call (runs on a background thread; imports the client there)."""
-        keys = self.secrets.get_api_keys(settings.openai_base_url) if (self.secrets and settings.backend == "openai") else []
-        if self.factory.backend_factory is not None:
-            return self.factory.backend_factory(settings, keys)
-        from desktop_agent.core.backends import create_backend
-
-        return create_backend(settings, keys)
+        return self.assembly.one_off_backend(settings)
 
     def refresh_models(self, then=None) -> None:
         """List the server's models in the background; fills the model picker and the status bar.
@@ -623,7 +622,7 @@ class MainWindow(QMainWindow):
         token = self._models_token
         self._set_server_state(None, "checking…")
 
-        def job(_report):
+        def job(_task):
             backend = self._make_backend(settings)
             try:
                 models = [m.name for m in backend.list_models()]
@@ -656,7 +655,7 @@ class MainWindow(QMainWindow):
             if callable(then):
                 then()
 
-        self.tasks.run(job, done, name="list-models")
+        self.tasks.run(job, done, key="list-models")
 
     def _run_deferred_listing(self) -> None:
         """The model listing put off while the turn ran (see :meth:`refresh_models`), now."""
@@ -681,8 +680,7 @@ class MainWindow(QMainWindow):
             # Ollama's name for the same model: use it everywhere (picker, status bar, answers) for
             # this session, so the window never shows two names for one model; the file is unchanged
             current = f"{current}:latest"
-            field = "ollama_model" if self.settings.backend == "ollama" else "openai_model"
-            self.settings = self.settings.model_copy(update={field: current})
+            self.settings = self.settings.updated({self.settings.model_field: current})
         if current not in models:
             self.model_combo.insertItem(0, current)
             self.model_combo.setItemData(0, "Not offered by the server", Qt.ItemDataRole.ToolTipRole)
@@ -761,17 +759,18 @@ class MainWindow(QMainWindow):
         if not self.busy:
             self._start(None)
 
+    @property
+    def conversation(self) -> Conversation:
+        """The chat on screen."""
+        return self.session.conversation
+
+    def _show_session(self, conversation: Conversation) -> None:
+        self.session = ChatSession(conversation, self.store or None)
+        self._chat_title = conversation.title or (conversation.default_title() if conversation.messages else "")
+
     def _start(self, text: str | None) -> None:
         self.chat.live_model = self.settings.model
-        self.runner.start_turn(self.conversation, text, self.settings, self._save_message if self.store else None)
-
-    def _save_message(self, conversation: Conversation, message: Message) -> None:
-        """Runs in the worker thread (the agent's ``on_message``). Nothing is saved into a chat the user
-        deleted while its turn was still running."""
-        with self._save_lock:
-            if conversation.id in self._deleted_ids:
-                return
-            self.store.add_message(conversation, message)
+        self.runner.start_turn(self.session, text, self.settings)
 
     def stop(self) -> None:
         if self.busy:
@@ -783,12 +782,11 @@ class MainWindow(QMainWindow):
         self.sidebar.handle(ev)
         if isinstance(ev, TurnStarted):
             self._set_busy(True)
-            if not self.conversation.title:
-                self._update_title()
         elif isinstance(ev, Notice):
             self.statusBar().showMessage(ev.text, 8000)
-        elif isinstance(ev, MessageAdded):
-            if ev.message.role == "user":
+        elif isinstance(ev, ChatUpdated):
+            if ev.conversation_id == self.session.id:
+                self._chat_title = ev.title
                 self._update_title()
         elif isinstance(ev, AnswerFinished):
             if self._server_ok is not True:
@@ -808,7 +806,6 @@ class MainWindow(QMainWindow):
             ui_errors.report_unexpected(ev.error, "the agent", ev.error.__traceback__)
         elif isinstance(ev, TurnEnded):
             self._set_busy(False)
-            self._update_title()
             self._refresh_history()
             pending, self._after_turn = self._after_turn, []
             for fn in pending:
@@ -818,9 +815,7 @@ class MainWindow(QMainWindow):
                 self.input.setFocus()
 
     def _update_title(self) -> None:
-        title = self.conversation.title or (
-            self.conversation.default_title() if self.conversation.messages else ""
-        )
+        title = self._chat_title
         self.setWindowTitle(f"{title} — {APP_DISPLAY_NAME}" if title and title != "New chat" else APP_DISPLAY_NAME)
 
     def _refresh_history(self) -> None:
@@ -850,7 +845,7 @@ class MainWindow(QMainWindow):
 
     def new_chat(self) -> None:
         def go():
-            self.conversation = Conversation()
+            self._show_session(Conversation())
             self.chat.clear()
             self.sidebar.clear()
             self._update_title()
@@ -871,7 +866,7 @@ class MainWindow(QMainWindow):
                 log.exception("could not open chat %s", conversation_id)
                 self.statusBar().showMessage(f"Could not open the chat: {exc}", 8000)
                 return
-            self.conversation = conv
+            self._show_session(conv)
             self.chat.set_conversation(conv)
             self.sidebar.load(conv)
             self._update_title()
@@ -883,6 +878,7 @@ class MainWindow(QMainWindow):
     def _on_conversation_renamed(self, conversation_id: str, title: str) -> None:
         if conversation_id == self.conversation.id and not self.busy:
             self.conversation.title = title
+            self._chat_title = title
             self._update_title()
 
     def _forget_conversation(self, conversation_id: str) -> None:
@@ -911,25 +907,24 @@ class MainWindow(QMainWindow):
         elif kind == ui_errors.NEW_CHAT:
             self.new_chat()
         elif kind == ui_errors.USE_MODEL:
-            field = "ollama_model" if self.settings.backend == "ollama" else "openai_model"
-            self._update_settings(**{field: action.payload})
+            self._update_settings({self.settings.model_field: action.payload})
             self.retry()
         elif kind == ui_errors.PULL_MODEL:
             self.pull_model(action.payload, card)
 
     def pull_model(self, name: str, card: ErrorCard | None = None) -> None:
         """``ollama pull`` in the background with progress on the error card; retries when done."""
-        settings = self.settings.model_copy(update={"ollama_model": name})
+        settings = self.settings.updated({"ollama.model": name})
         cancel = self._pull_cancel
         if card is not None:
             card.set_busy(True)
             card.set_progress(f"Pulling {name}…")
 
-        def job(report):
+        def job(task):
             backend = self._make_backend(settings)
             try:
                 for p in backend.pull_model(name, cancel=cancel):
-                    report(p)
+                    task.report(p)
             finally:
                 backend.close()
 
@@ -951,12 +946,12 @@ class MainWindow(QMainWindow):
                 self.statusBar().showMessage(f"Pull failed: {msg}", 10000)
                 return
             self.statusBar().showMessage(f"Pulled {name}.", 5000)
-            self._update_settings(ollama_model=name)
+            self._update_settings({"ollama.model": name})
             # list the models first: the retried turn then uses the name the server lists
             # ("name:latest"), the one the picker and the status bar show
             self.refresh_models(then=self.retry)
 
-        self.tasks.run(job, done, progress, name="pull-model")
+        self.tasks.run(job, done, progress, key="pull-model")
 
     # ---- misc -------------------------------------------------------------------------------------
 
@@ -1081,27 +1076,6 @@ class MainWindow(QMainWindow):
 # ---- application entry ----------------------------------------------------------------------------
 
 
-def load_settings(overrides: dict[str, Any] | None = None) -> tuple[Settings, Settings, list[str]]:
-    """``(effective, saved, warnings)``: the settings file, then ``OLLAMA_HOST`` (when set and not
-    overridden), then ``overrides`` (command-line flags) — the last two are not written back."""
-    saved, warnings = Settings.load()
-    update: dict[str, Any] = {}
-    host = os.environ.get("OLLAMA_HOST", "").strip()
-    if host:
-        if "://" not in host:
-            host = "http://" + host
-        update["ollama_host"] = host
-    update.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    if not update:
-        return saved, saved, warnings
-    try:
-        effective = Settings.model_validate({**saved.model_dump(), **update})
-    except Exception as exc:  # pydantic ValidationError: keep the file's settings, say why
-        warnings.append(f"Ignored invalid option(s): {str(exc).splitlines()[0]}")
-        effective = saved
-    return effective, saved, warnings
-
-
 def _apply_theme(app: QApplication) -> None:
     """Fusion everywhere (consistent look); ``DESKTOP_AGENT_THEME=dark|light`` forces a palette."""
     if not os.environ.get("QT_STYLE_OVERRIDE"):
@@ -1205,8 +1179,10 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
     log.info("starting desktop-agent %s (log: %s)", __version__, log_path)
     _apply_theme(app)
     app.setWindowIcon(icons.app_icon())
-    settings, saved, warnings = load_settings(settings_overrides)
-    window = MainWindow(settings, saved=saved, warnings=warnings)
+    from desktop_agent.core.assembly import load_settings
+
+    layered = load_settings(settings_overrides)
+    window = MainWindow(layered.effective, saved=layered.saved, warnings=list(layered.warnings))
     app.aboutToQuit.connect(window.shutdown)
     _close_on_sigint(window)
     window.show()

@@ -284,14 +284,14 @@ class SettingsDialog(QDialog):
         self._saving = False
 
         # keys: normalised base URL -> the keys shown/edited for it; which were changed
-        self._keys_url = normalize_base_url(settings.openai_base_url)
+        self._keys_url = normalize_base_url(settings.openai.base_url)
         self._keys_by_url: dict[str, list[str]] = {}
         self._key_where: dict[str, str] = {}
         self._dirty_urls: set[str] = set()
         self._env_key: str | None = None
         self._keys_loaded = False
         self._add_when_loaded = False  # Enter/Add pressed while the keys list was loading
-        self._models = {"ollama": settings.ollama_model, "openai": settings.openai_model}
+        self._models = {"ollama": settings.ollama.model, "openai": settings.openai.model}
         self._model_choices: dict[str, list[str]] = {"ollama": [], "openai": []}
         self._where_text = ""
         self.key_locations: dict[str, str] = {}
@@ -302,7 +302,7 @@ class SettingsDialog(QDialog):
         self._loading = False
         self._validate()
         self._load_keys(self._keys_url)
-        if auto_refresh and settings.ollama_host:
+        if auto_refresh and settings.ollama.host:
             self._refresh_models(quiet=True)
         self.resize(720, 640)
 
@@ -622,7 +622,7 @@ class SettingsDialog(QDialog):
 
     def _load(self, s: Settings) -> None:
         (self.ollama_radio if s.backend == "ollama" else self.openai_radio).setChecked(True)
-        self.ollama_host.setText(s.ollama_host)
+        self.ollama_host.setText(s.ollama.host)
         env_host = os.environ.get("OLLAMA_HOST", "").strip()
         self._show(
             self.ollama_host_note,
@@ -630,18 +630,18 @@ class SettingsDialog(QDialog):
             if env_host else None,
             "info",
         )
-        self.base_url.setText(s.openai_base_url)
+        self.base_url.setText(s.openai.base_url)
         self._sync_preset()
-        self.needs_key.setChecked(s.openai_needs_key)
-        self.ollama_timeout.setText(f"{s.ollama_timeout_s:g}")
-        self.timeout.setText(f"{s.openai_timeout_s:g}")
-        self.retries.setValue(s.openai_retries_per_key)
-        self.retry_interval.setText(f"{s.openai_retry_interval_s:g}")
-        self.temperature.setValue(s.temperature)
-        self.keep_alive.setText(str(s.keep_alive))
-        self.max_history.setValue(s.max_history_messages)
-        self.max_steps.setValue(s.max_steps)
-        self.system_prompt.setPlainText(s.system_prompt)
+        self.needs_key.setChecked(s.openai.needs_key)
+        self.ollama_timeout.setText(f"{s.ollama.timeout_s:g}")
+        self.timeout.setText(f"{s.openai.timeout_s:g}")
+        self.retries.setValue(s.openai.retries_per_key)
+        self.retry_interval.setText(f"{s.openai.retry_interval_s:g}")
+        self.temperature.setValue(s.generation.temperature)
+        self.keep_alive.setText(str(s.ollama.keep_alive))
+        self.max_history.setValue(s.loop.max_history_messages)
+        self.max_steps.setValue(s.loop.max_steps)
+        self.system_prompt.setPlainText(s.loop.system_prompt)
         self._show_model_for(self.backend())
         self.tabs.setCurrentIndex(0 if s.backend == "ollama" else 1)
         self._update_model_buttons()
@@ -764,7 +764,7 @@ class SettingsDialog(QDialog):
         return candidate
 
     def _key_warning(self, s: Settings) -> str | None:
-        if s.backend != "openai" or not s.openai_needs_key or not self._keys_loaded:
+        if s.backend != "openai" or not s.openai.needs_key or not self._keys_loaded:
             return None
         if self._current_keys() or self._env_key:
             return None
@@ -1308,14 +1308,14 @@ class SettingsDialog(QDialog):
             self._show(self.openai_status, "Fix the base URL and timeout first.", "err")
             return
         keys = self._current_keys() or ([self._env_key] if self._env_key else [])
-        base_url, needs_key = s.openai_base_url, s.openai_needs_key
-        timeout = min(s.openai_timeout_s, TEST_TIMEOUT_S)
+        base_url, needs_key = s.openai.base_url, s.openai.needs_key
+        timeout = min(s.openai.timeout_s, TEST_TIMEOUT_S)
 
         def work(_cancel, _progress):
             from desktop_agent.core.backends.openai import OpenAIBackend
 
             backend = OpenAIBackend(
-                base_url, s.openai_model, keys, timeout_s=timeout, retries_per_key=0, needs_key=needs_key
+                base_url, s.openai.model, keys, timeout_s=timeout, retries_per_key=0, needs_key=needs_key
             )
             try:
                 return backend.list_models()

@@ -236,10 +236,10 @@ def test_unusable_ollama_host_is_a_warning_naming_it(home):
 
 def test_ollama_has_a_default_read_timeout_of_300_s():
     """Report item 10: the default (documented in README and `chat --help`) reaches the backend."""
-    from desktop_agent.core.backends import create_backend
+    from desktop_agent.core.assembly import backend_spec, build_backend
     from desktop_agent.core.settings import Settings
 
-    backend = create_backend(Settings())
+    backend = build_backend(backend_spec(Settings()))
     try:
         assert backend.timeout_s == 300
         assert backend._http.timeout.read == 300 and backend._http.timeout.connect <= 5

@@ -12,7 +12,9 @@ from desktop_agent.core.events import Notice, TextDelta
 from desktop_agent.core.messages import Conversation
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.store import ConversationStore
-from desktop_agent.ui.agent_runner import AgentFactory, AgentRunner, ApprovalRequest, TurnEnded, TurnStarted
+from desktop_agent.core.assembly import Assembly
+from desktop_agent.core.session import ChatSession
+from desktop_agent.ui.agent_runner import AgentRunner, ApprovalRequest, TurnEnded, TurnStarted
 from desktop_agent.ui.chat_view import ApprovalCard
 from tests.gui.conftest import last_turn_text, tool_call_lines, wait_idle
 from tests.servers.openai import HttpError
@@ -86,7 +88,7 @@ def test_openai_backend_rate_limit_notice_then_answer(qtbot, make_window, openai
 
 def test_runner_events_arrive_in_gui_thread_and_turn_ends(qtbot, ollama_server):
     """One signal carries every event, delivered in the GUI thread; TurnEnded always comes last."""
-    runner = AgentRunner(AgentFactory())
+    runner = AgentRunner(Assembly())
     threads: list[bool] = []
     events: list[object] = []
 
@@ -96,7 +98,7 @@ def test_runner_events_arrive_in_gui_thread_and_turn_ends(qtbot, ollama_server):
 
     runner.event.connect(on_event)
     try:
-        runner.start_turn(Conversation(), "ping", Settings(ollama_host=ollama_server.url, tools_enabled=False))
+        runner.start_turn(ChatSession(Conversation()), "ping", Settings(ollama_host=ollama_server.url, tools_enabled=False))
         assert runner.busy
         qtbot.waitUntil(lambda: not runner.busy, timeout=5000)
         assert isinstance(events[0], TurnStarted) and isinstance(events[-1], TurnEnded)
@@ -109,16 +111,16 @@ def test_runner_events_arrive_in_gui_thread_and_turn_ends(qtbot, ollama_server):
 
 def test_runner_refuses_a_second_turn_and_after_shutdown(qtbot, ollama_server):
     ollama_server.chunk_delay_s = 0.05
-    runner = AgentRunner(AgentFactory())
+    runner = AgentRunner(Assembly())
     s = Settings(ollama_host=ollama_server.url, tools_enabled=False)
     try:
-        runner.start_turn(Conversation(), "one", s)
+        runner.start_turn(ChatSession(Conversation()), "one", s)
         with pytest.raises(RuntimeError, match="already running"):
-            runner.start_turn(Conversation(), "two", s)
+            runner.start_turn(ChatSession(Conversation()), "two", s)
     finally:
         assert runner.shutdown(2.0)
     with pytest.raises(RuntimeError, match="shut down"):
-        runner.start_turn(Conversation(), "three", s)
+        runner.start_turn(ChatSession(Conversation()), "three", s)
 
 
 def test_approval_request_answer_once():

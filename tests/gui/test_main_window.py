@@ -172,7 +172,7 @@ def test_use_installed_model_action(qtbot, make_window, ollama_server):
     wait_idle(qtbot, w)
     w.chat.error_cards()[0].buttons["Use qwen3:8b"].click()
     wait_idle(qtbot, w)
-    assert w.settings.ollama_model == "qwen3:8b"
+    assert w.settings.ollama.model == "qwen3:8b"
     assert last_turn_text(w) == "You said: hi"
     assert ollama_server.chat_requests[-1]["model"] == "qwen3:8b"
 
@@ -324,7 +324,7 @@ def test_models_listed_in_background(qtbot, make_window, ollama_server, ollama_s
     assert "0.12.6" in w.server_label.text()
     w.model_combo.setCurrentText("mistral:7b")
     w.model_combo.activated.emit(w.model_combo.currentIndex())
-    assert w.settings.ollama_model == "mistral:7b"
+    assert w.settings.ollama.model == "mistral:7b"
     assert "mistral:7b" in w.backend_label.text()
 
 
@@ -398,7 +398,7 @@ def test_settings_action_opens_dialog_and_applies_saved_settings(qtbot, make_win
     new = Settings(ollama_host=ollama_server.url, ollama_model="qwen3:8b")
     dlg.settingsSaved.emit(new)  # what Save does after writing the file
     dlg.close()
-    assert w.settings.ollama_model == "qwen3:8b" and "qwen3:8b" in w.backend_label.text()
+    assert w.settings.ollama.model == "qwen3:8b" and "qwen3:8b" in w.backend_label.text()
     w.send("next turn")
     wait_idle(qtbot, w)
     assert ollama_server.chat_requests[-1]["model"] == "qwen3:8b"
@@ -466,10 +466,10 @@ def _capture_dialog(monkeypatch):
 
 def test_unexpected_error_in_the_loop_opens_the_dialog(qtbot, make_window, monkeypatch):
     """Not a core error: an inline card (with Retry) and the dialog with the traceback, never a bare one."""
-    from desktop_agent.ui.agent_runner import AgentFactory
+    from desktop_agent.core.assembly import Assembly
 
     seen = _capture_dialog(monkeypatch)
-    w = make_window(Settings(tools_enabled=False), factory=AgentFactory(backend_factory=lambda s, k: _BrokenBackend()))
+    w = make_window(Settings(tools_enabled=False), assembly=Assembly(backend_factory=lambda s, k: _BrokenBackend()))
     w.send("hi")
     wait_idle(qtbot, w)
     card = w.chat.error_cards()[-1]
@@ -481,13 +481,13 @@ def test_unexpected_error_in_the_loop_opens_the_dialog(qtbot, make_window, monke
 
 
 def test_crash_while_building_the_agent_is_reported(qtbot, make_window, monkeypatch):
-    from desktop_agent.ui.agent_runner import AgentFactory
+    from desktop_agent.core.assembly import Assembly
 
     def broken_factory(settings, keys):
         raise RuntimeError("cannot build")
 
     seen = _capture_dialog(monkeypatch)
-    w = make_window(Settings(tools_enabled=False), factory=AgentFactory(backend_factory=broken_factory))
+    w = make_window(Settings(tools_enabled=False), assembly=Assembly(backend_factory=broken_factory))
     w.send("hi")
     wait_idle(qtbot, w)
     assert w.chat.error_cards()[-1].title.text() == "Unexpected error"
@@ -512,7 +512,7 @@ def test_model_listing_waits_until_the_turn_has_ended(qtbot, make_window, ollama
     assert w.busy
     w._on_settings_saved(ollama_settings.model_copy(update={"temperature": 0.4}))  # the dialog's Save
     w.refresh_action.trigger()  # F5
-    assert w.settings.temperature == 0.4
+    assert w.settings.generation.temperature == 0.4
     tags_while_busy: list[int] = []
 
     def turn_ended() -> bool:

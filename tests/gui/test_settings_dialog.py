@@ -134,8 +134,8 @@ def test_unreachable_host_is_a_warning_not_a_block(dialogs, qtbot):
     assert dialog.save_button.isEnabled()
     with qtbot.waitSignal(dialog.settingsSaved, timeout=WAIT_MS) as saved:
         qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
-    assert saved.args[0].ollama_host == host
-    assert Settings.load()[0].ollama_host == host
+    assert saved.args[0].ollama.host == host
+    assert Settings.load()[0].ollama.host == host
     assert dialog.result() == QDialog.DialogCode.Accepted
 
 
@@ -235,7 +235,7 @@ def test_use_installed_model_for_chats(dialogs, qtbot, ollama_server):  # noqa: 
     qtbot.mouseClick(dialog.use_model_button, Qt.MouseButton.LeftButton)
     with qtbot.waitSignal(dialog.settingsSaved, timeout=WAIT_MS) as saved:
         dialog.save_button.click()
-    assert saved.args[0].ollama_model == "qwen3:8b"
+    assert saved.args[0].ollama.model == "qwen3:8b"
 
 
 # ---- validation ---------------------------------------------------------------------------------
@@ -295,15 +295,15 @@ def test_values_round_trip_through_the_dialog(dialogs, qtbot):
     s = saved.args[0]
     loaded, warnings = Settings.load()
     assert warnings == [] and loaded == s
-    assert (s.backend, s.openai_base_url, s.openai_model) == ("openai", OPENAI_PRESETS["DeepSeek"], "deepseek-chat")
-    assert (s.openai_timeout_s, s.openai_retries_per_key, s.openai_retry_interval_s) == (30, 4, 2.5)
-    assert (s.temperature, s.keep_alive, s.max_history_messages, s.max_steps) == (0.7, "5m", 20, 5)
-    assert s.system_prompt == "Réponds brièvement. 简短回答。"
-    assert s.ollama_model == "llama3.2"  # the other provider's model is kept
+    assert (s.backend, s.openai.base_url, s.openai.model) == ("openai", OPENAI_PRESETS["DeepSeek"], "deepseek-chat")
+    assert (s.openai.timeout_s, s.openai.retries_per_key, s.openai.retry_interval_s) == (30, 4, 2.5)
+    assert (s.generation.temperature, s.ollama.keep_alive, s.loop.max_history_messages, s.loop.max_steps) == (0.7, "5m", 20, 5)
+    assert s.loop.system_prompt == "Réponds brièvement. 简短回答。"
+    assert s.ollama.model == "llama3.2"  # the other provider's model is kept
 
 
 def test_ollama_answer_timeout_round_trips(dialogs, qtbot):
-    """Settings.ollama_timeout_s (the read timeout between chunks) is edited on the Ollama tab: shown
+    """Settings.ollama.timeout_s (the read timeout between chunks) is edited on the Ollama tab: shown
     from the settings, saved (a decimal comma is read too), loaded back — the other timeout untouched."""
     dialog = dialogs(Settings(ollama_timeout_s=120))
     assert dialog.ollama_timeout.text() == "120"
@@ -313,9 +313,9 @@ def test_ollama_answer_timeout_round_trips(dialogs, qtbot):
     with qtbot.waitSignal(dialog.settingsSaved, timeout=WAIT_MS) as saved:
         dialog.save_button.click()
     s = saved.args[0]
-    assert (s.ollama_timeout_s, s.openai_timeout_s) == (600.5, 60)
+    assert (s.ollama.timeout_s, s.openai.timeout_s) == (600.5, 60)
     loaded, warnings = Settings.load()
-    assert warnings == [] and loaded.ollama_timeout_s == 600.5
+    assert warnings == [] and loaded.ollama.timeout_s == 600.5
     again = dialogs(loaded)
     assert again.ollama_timeout.text() == "600.5"
 
@@ -521,7 +521,7 @@ def test_known_key_is_used_for_chats_and_written_nowhere(dialogs, qtbot, no_keyr
     logging of every library included."""
     import logging
 
-    from desktop_agent.core.backends import create_backend
+    from desktop_agent.core.assembly import KeySet, backend_spec, build_backend
     from desktop_agent.core.messages import Message
 
     log_file = paths.log_file()
@@ -546,9 +546,10 @@ def test_known_key_is_used_for_chats_and_written_nowhere(dialogs, qtbot, no_keyr
         settings = saved.args[0]
 
         # the window builds its backend for the next turn the same way
-        keys = SecretStore(settings.openai_base_url).get_api_keys()
+        keys = SecretStore(settings.openai.base_url).get_api_keys()
         assert keys == [KEY]
-        backend = create_backend(settings.model_copy(update={"openai_retries_per_key": 0}), keys)
+        quick = settings.updated({"openai.retries_per_key": 0})
+        backend = build_backend(backend_spec(quick, KeySet(tuple(keys))), KeySet(tuple(keys)))
         try:
             chunks = list(backend.stream_chat([Message(role="user", content="hello")]))
         finally:

@@ -172,7 +172,7 @@ def test_desktop_agent_command_with_ollama_host(tmp_path, ollama_server):
                     QTimer.singleShot(50, done)
                     return
                 runs = list(w.sidebar.runs.values())
-                print("HOST", w.settings.ollama_host)
+                print("HOST", w.settings.ollama.host)
                 print("TOOLS", [(r.name, r.status, w.sidebar._items[r.call_id].text(3)) for r in runs])
                 print("ANSWER", w.chat.blocks[-1].text_content())
                 w.close()

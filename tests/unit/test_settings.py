@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from desktop_agent.core import paths
 from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT, OPENAI_PRESETS, Settings
@@ -14,14 +14,14 @@ from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT, OPENAI_PRESETS, S
 def test_defaults_match_issue_2():
     s = Settings()
     assert s.backend == "ollama"
-    assert s.ollama_host == "http://localhost:11434"
-    assert s.ollama_model == "llama3.2"
+    assert s.ollama.host == "http://localhost:11434"
+    assert s.ollama.model == "llama3.2"
     assert s.model == "llama3.2"
-    assert s.temperature == 0.0
-    assert s.keep_alive == -1  # seed 000: keep the model loaded
-    assert s.max_history_messages == 50
-    assert s.max_steps == 8
-    assert s.system_prompt == DEFAULT_SYSTEM_PROMPT
+    assert s.generation.temperature == 0.0
+    assert s.ollama.keep_alive == -1  # seed 000: keep the model loaded
+    assert s.loop.max_history_messages == 50
+    assert s.loop.max_steps == 8
+    assert s.loop.system_prompt == DEFAULT_SYSTEM_PROMPT
 
 
 def test_missing_file_gives_defaults_without_warning():
@@ -50,7 +50,7 @@ def test_round_trip_in_the_user_config_dir(_user_dirs):
     loaded, warnings = Settings.load()
     assert warnings == []
     assert loaded == s
-    assert loaded.ollama_host == "http://10.0.0.5:11434"  # trailing slash normalised
+    assert loaded.ollama.host == "http://10.0.0.5:11434"  # trailing slash normalised
     assert loaded.model == "deepseek-chat"
     assert "中文" in path.read_text(encoding="utf-8")  # readable UTF-8, not \\u escapes
 
@@ -60,7 +60,7 @@ def test_save_is_atomic_and_leaves_no_temporary_files():
     Settings(max_steps=3).save()
     files = sorted(p.name for p in paths.config_dir().iterdir())
     assert files == ["settings.json"]
-    assert Settings.load()[0].max_steps == 3
+    assert Settings.load()[0].loop.max_steps == 3
 
 
 @pytest.mark.parametrize(
@@ -69,9 +69,6 @@ def test_save_is_atomic_and_leaves_no_temporary_files():
         ("", "not valid JSON"),  # empty file
         ('{"backend": "ollama", "ollama_ho', "not valid JSON"),  # truncated write
         ("[1, 2, 3]", "JSON object"),
-        ('{"openai_timeout_s": -5}', "openai_timeout_s"),
-        ('{"ollama_host": "localhost:11434"}', "ollama_host"),  # a URL without scheme
-        ('{"backend": "gemini"}', "backend"),
         (b"\xff\xfe\x00garbage", "could not be read"),
     ],
 )
@@ -107,9 +104,13 @@ def test_two_bad_files_in_the_same_second_are_both_kept():
 def test_no_secret_field():
     """Keys live in core/secrets.py only: no text field of Settings is named like a secret
     (``openai_needs_key`` / ``openai_retries_per_key`` are a bool and a count)."""
-    for name, field in Settings.model_fields.items():
-        if any(word in name.lower() for word in ("key", "secret", "token", "password", "auth")):
-            assert field.annotation in (bool, int), f"{name} looks like a secret field"
+    groups = [Settings, *(f.annotation for f in Settings.model_fields.values() if isinstance(f.annotation, type)
+                          and issubclass(f.annotation, BaseModel))]
+    assert len(groups) > 5
+    for group in groups:
+        for name, field in group.model_fields.items():
+            if any(word in name.lower() for word in ("key", "secret", "token", "password", "auth")):
+                assert field.annotation in (bool, int), f"{group.__name__}.{name} looks like a secret field"
 
 
 def test_a_key_in_an_old_file_is_dropped_on_save():
@@ -141,12 +142,12 @@ def test_invalid_values_are_rejected():
 
 @pytest.mark.parametrize(("value", "expected"), [(-1, -1), (0, 0), ("300", 300), ("5m", "5m"), ("1h30m", "1h30m")])
 def test_keep_alive_accepts_seconds_and_durations(value, expected):
-    assert Settings(keep_alive=value).keep_alive == expected
+    assert Settings(keep_alive=value).ollama.keep_alive == expected
 
 
 def test_presets_are_valid_base_urls():
     for name, url in OPENAI_PRESETS.items():
-        assert Settings(openai_base_url=url).openai_base_url == url, name
+        assert Settings(openai_base_url=url).openai.base_url == url, name
 
 
 def test_app_folders_are_created_private(tmp_path, monkeypatch):
@@ -161,3 +162,76 @@ def test_app_folders_are_created_private(tmp_path, monkeypatch):
             assert stat.S_IMODE(folder.stat().st_mode) & 0o077 == 0, folder
     finally:
         paths.set_home(None)
+
+
+@pytest.mark.parametrize(
+    ("content", "name", "kept"),
+    [
+        ({"openai_timeout_s": -5, "max_steps": 3}, "openai.timeout_s", ("loop.max_steps", 3)),
+        ({"ollama_host": "localhost:11434", "ollama_model": "qwen3"}, "ollama.host", ("ollama.model", "qwen3")),
+        ({"backend": "gemini", "temperature": 0.5}, "backend", ("generation.temperature", 0.5)),
+        ({"version": 2, "ollama": {"keep_alive": "five minutes", "model": "m"}, "loop": {"max_steps": 4}},
+         "ollama.keep_alive", ("ollama.model", "m")),
+    ],
+)
+def test_one_bad_value_costs_only_that_value(content, name, kept):
+    """One invalid value is reset to its default and named in a warning; the other values are kept and the
+    file is not thrown away (a copy of it as it was is kept beside it)."""
+    path = paths.settings_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    raw = json.dumps(content)
+    path.write_text(raw, encoding="utf-8")
+
+    settings, warnings = Settings.load()
+
+    assert len(warnings) == 1 and name in warnings[0] and "reset" in warnings[0]
+    assert settings.get(name) == Settings().get(name)
+    assert settings.get(kept[0]) == kept[1]
+    assert path.read_text(encoding="utf-8") == raw  # left as it was until the user saves
+    copies = list(path.parent.glob("settings.json.bad-*"))
+    assert len(copies) == 1 and copies[0].read_text(encoding="utf-8") == raw and str(copies[0]) in warnings[0]
+
+
+def test_old_flat_file_is_migrated_to_groups_with_nothing_lost():
+    flat = {
+        "backend": "openai", "ollama_host": "http://10.0.0.5:11434", "ollama_model": "qwen3:8b", "keep_alive": "5m",
+        "format": "json", "think": True, "ollama_timeout_s": 120, "openai_base_url": "http://localhost:8080/v1",
+        "openai_model": "smollm2", "openai_needs_key": False, "openai_timeout_s": 30, "openai_retries_per_key": 4,
+        "openai_retry_interval_s": 2.5, "openai_null_tool_content": True, "temperature": 0.7,
+        "system_prompt": "Be brief.", "max_history_messages": 20, "max_steps": 5, "tool_choice": "required",
+        "tool_timeout_s": 10, "tool_output_cap": 4000, "tools_enabled": False, "tools_dirs": ["/opt/tools"],
+    }
+    path = paths.settings_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(flat), encoding="utf-8")
+
+    settings, warnings = Settings.load()
+
+    assert warnings == []
+    from desktop_agent.core.settings import FLAT_FIELDS, SCHEMA_VERSION
+
+    assert set(FLAT_FIELDS) == set(flat) - {"backend"}  # the test covers every field of the old schema
+    for old, (group, name) in FLAT_FIELDS.items():
+        assert settings.get(f"{group}.{name}") == flat[old], old
+    assert settings.backend == "openai"
+    written = json.loads(path.read_text(encoding="utf-8"))
+    assert written["version"] == SCHEMA_VERSION and written["ollama"]["host"] == "http://10.0.0.5:11434"
+    assert json.loads(path.with_name("settings.json.v1-backup").read_text(encoding="utf-8")) == flat
+    assert Settings.load() == (settings, [])
+
+
+def test_a_newer_schema_is_not_overwritten():
+    path = paths.settings_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    raw = json.dumps({"version": 99, "ollama": {"model": "future"}})
+    path.write_text(raw, encoding="utf-8")
+    settings, warnings = Settings.load()
+    assert settings == Settings() and "newer version" in warnings[0]
+    assert path.read_text(encoding="utf-8") == raw
+
+
+def test_updated_takes_dotted_names_and_validates():
+    s = Settings().updated({"ollama.model": "qwen3", "backend": "openai", "generation.temperature": 1.5})
+    assert (s.ollama.model, s.backend, s.generation.temperature, s.model) == ("qwen3", "openai", 1.5, "gpt-4o-mini")
+    with pytest.raises(ValidationError):
+        Settings().updated({"ollama.keep_alive": "soon"})

@@ -1,0 +1,321 @@
+"""The one place that turns (saved settings, environment, flags) into effective settings and builds the
+backend, the tool registry and the agent from them. The window, the Settings dialog and the terminal chat
+all call it; nothing else constructs a backend.
+
+- :func:`layer` / :func:`load_settings`: the settings file, then ``OLLAMA_HOST`` (read exactly as Ollama
+  reads it, :func:`parse_ollama_host`), then command-line flags. Only the file is ever written back.
+- :func:`backend_spec` + :func:`build_backend`: everything a backend is built from, as one frozen value.
+- :class:`Assembly`: a long-lived builder that caches the backend by *everything that built it* — its whole
+  spec and a fingerprint of the API keys — so a fixed key or a changed timeout is used by the next turn,
+  and a tool registry by the tool settings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from pydantic import ValidationError
+
+from desktop_agent.core.settings import Settings, check_url, is_loopback_url
+
+if TYPE_CHECKING:
+    from desktop_agent.core.agent import Agent, OnMessage
+    from desktop_agent.core.backends.base import ChatBackend
+    from desktop_agent.core.secrets import SecretStore
+    from desktop_agent.core.tooling import ToolRegistry
+
+log = logging.getLogger(__name__)
+
+OLLAMA_DEFAULT_PORT = 11434
+
+
+# ---- OLLAMA_HOST ------------------------------------------------------------------------------------
+
+
+def parse_ollama_host(value: str) -> str:
+    """An ``OLLAMA_HOST``-style value as the URL Ollama itself connects to.
+
+    As in Ollama: surrounding spaces and quotes are ignored; no scheme means ``http``; no host means
+    ``127.0.0.1``; no port means 11434 — unless a scheme was given, then the scheme's port (80, 443); a
+    path is kept. ``":11500"`` → ``http://127.0.0.1:11500``, ``"gpu-box"`` → ``http://gpu-box:11434``,
+    ``"https://gpu-box"`` → ``https://gpu-box:443``. Raises ValueError for a port that is not a number.
+    """
+    text = value.strip().strip("\"'").strip()
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest, port = "http", text, OLLAMA_DEFAULT_PORT
+    else:
+        port = {"http": 80, "https": 443}.get(scheme.lower(), OLLAMA_DEFAULT_PORT)
+    parts = urlsplit(f"{scheme}://{rest}")
+    try:
+        given_port = parts.port
+    except ValueError:
+        raise ValueError(f"'{value.strip()}' has an invalid port") from None
+    host = parts.hostname or "127.0.0.1"
+    if ":" in host:  # an IPv6 address loses its brackets in urlsplit
+        host = f"[{host}]"
+    url = f"{scheme}://{host}:{given_port or port}"
+    path = parts.path.strip("/")
+    return f"{url}/{path}" if path else url
+
+
+# ---- layering ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Layered:
+    """The settings a surface works with. ``effective`` = ``saved`` + environment + flags; only ``saved``
+    is ever written back. ``warnings``: what the user must be told (a reset value, an unusable variable).
+    ``env_host``: the ``OLLAMA_HOST`` URL in use, when it replaced the saved host."""
+
+    effective: Settings
+    saved: Settings
+    warnings: tuple[str, ...] = ()
+    env_host: str | None = None
+
+
+class FlagError(ValueError):
+    """A command-line value the settings refuse. ``key`` is the dotted setting it was meant for."""
+
+    def __init__(self, key: str, message: str):
+        super().__init__(message)
+        self.key = key
+
+
+def layer(saved: Settings, environ: Mapping[str, str] | None = None,
+          flags: Mapping[str, Any] | None = None, warnings: Iterable[str] = ()) -> Layered:
+    """``saved``, then ``OLLAMA_HOST`` from ``environ`` (default ``os.environ``), then ``flags`` (dotted keys,
+    ``None`` values ignored). A bad ``OLLAMA_HOST`` is a warning; a bad flag raises :class:`FlagError`."""
+    env = os.environ if environ is None else environ
+    notes = list(warnings)
+    effective = saved
+    env_host: str | None = None
+    flags = {k: v for k, v in (flags or {}).items() if v is not None}
+    raw = env.get("OLLAMA_HOST", "").strip()
+    if raw:
+        try:
+            env_host = check_url(parse_ollama_host(raw))
+            effective = effective.updated({"ollama.host": env_host})
+        except (ValueError, ValidationError) as exc:
+            env_host = None
+            if "ollama.host" not in flags:
+                notes.append(f"OLLAMA_HOST is not usable ({_first_message(exc)}); using {saved.ollama.host}")
+    if flags:
+        try:
+            effective = effective.updated(flags)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            key = ".".join(str(p) for p in first.get("loc", ()))
+            raise FlagError(key, _first_message(exc)) from None
+    return Layered(effective, saved, tuple(notes), env_host)
+
+
+def load_settings(flags: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> Layered:
+    """The saved settings file, layered with the environment and ``flags`` (see :func:`layer`)."""
+    saved, warnings = Settings.load()
+    return layer(saved, environ, flags, warnings)
+
+
+def _first_message(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        errors = exc.errors()
+        text = str(errors[0].get("msg", "invalid value")) if errors else "invalid value"
+    else:
+        text = str(exc)
+    return " ".join(text.replace("Value error, ", "").split())
+
+
+# ---- API keys ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KeySet:
+    """The API keys for a base URL and where they came from (``"system keyring"``, ``"environment"``,
+    ``"this session only"``; None when there are none)."""
+
+    keys: tuple[str, ...] = ()
+    source: str | None = None
+
+    @property
+    def fingerprint(self) -> str:
+        """Identifies the keys without holding them (a cache key, a log line)."""
+        digest = hashlib.sha256("\0".join(self.keys).encode("utf-8", "surrogatepass")).hexdigest()
+        return digest[:16] if self.keys else ""
+
+
+def api_keys(settings: Settings, secrets: SecretStore | None) -> KeySet:
+    """The OpenAI-compatible keys ``settings`` need (none for Ollama or without a secret store)."""
+    if settings.backend != "openai" or secrets is None:
+        return KeySet()
+    base_url = settings.openai.base_url
+    keys = tuple(secrets.get_api_keys(base_url))
+    return KeySet(keys, secrets.where(base_url) if keys else None)
+
+
+# ---- backends ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BackendSpec:
+    """Everything a backend is built from except the keys: the backend kind and its constructor options."""
+
+    kind: str
+    options: tuple[tuple[str, Any], ...]
+
+    def option(self, name: str) -> Any:
+        return dict(self.options).get(name)
+
+
+def backend_spec(settings: Settings, keys: KeySet = KeySet(), *, timeout_s: float | None = None) -> BackendSpec:
+    """The spec of the backend ``settings`` ask for; ``timeout_s`` replaces the answer timeout (Settings'
+    Test connection waits a few seconds, not minutes)."""
+    gen = settings.generation
+    if settings.backend == "ollama":
+        o = settings.ollama
+        return BackendSpec("ollama", (
+            ("host", o.host), ("model", o.model), ("temperature", gen.temperature),
+            ("keep_alive", o.keep_alive), ("format", gen.format), ("think", gen.think),
+            ("timeout_s", timeout_s or o.timeout_s),
+        ))
+    a = settings.openai
+    # a local server (LM Studio, llama.cpp, vLLM on loopback) gets a placeholder key when none is set
+    needs_key = a.needs_key and not (not keys.keys and is_loopback_url(a.base_url))
+    return BackendSpec("openai", (
+        ("base_url", a.base_url), ("model", a.model), ("temperature", gen.temperature),
+        ("timeout_s", timeout_s or a.timeout_s), ("retries_per_key", a.retries_per_key),
+        ("retry_interval_s", a.retry_interval_s), ("needs_key", needs_key),
+        ("null_tool_content", a.null_tool_content),
+    ))
+
+
+def build_backend(spec: BackendSpec, keys: KeySet = KeySet()) -> ChatBackend:
+    """A new backend for ``spec`` (imports its client library now, so call it off the GUI thread)."""
+    options = dict(spec.options)
+    if spec.kind == "ollama":
+        from desktop_agent.core.backends.ollama import OllamaBackend
+
+        return OllamaBackend(options.pop("host"), options.pop("model"), **options)
+    from desktop_agent.core.backends.openai import OpenAIBackend
+
+    return OpenAIBackend(options.pop("base_url"), options.pop("model"), list(keys.keys), **options)
+
+
+# ---- tools and the agent ----------------------------------------------------------------------------
+
+
+def build_registry(settings: Settings, extra_dirs: Iterable[str] = (),
+                   approver: Callable[[Any, dict[str, Any]], bool] | None = None) -> tuple[ToolRegistry, list[str]]:
+    """The tool registry for ``settings`` (shipped tools, the tools folder, ``settings.tools.dirs`` and
+    ``extra_dirs``) and the problems met loading it (one line each)."""
+    from desktop_agent.core.tool_loader import load_tools
+    from desktop_agent.core.tooling import ToolRegistry
+
+    registry = ToolRegistry(timeout_s=settings.tools.timeout_s, output_cap=settings.tools.output_cap,
+                            approver=approver)
+    problems = load_tools(registry, [*settings.tools.dirs, *extra_dirs])
+    return registry, list(problems or [])
+
+
+def build_agent(settings: Settings, backend: ChatBackend, registry: ToolRegistry | None,
+                on_message: OnMessage | None = None) -> Agent:
+    """The agent loop for ``settings`` around ``backend`` and ``registry``."""
+    from desktop_agent.core.agent import Agent
+
+    loop = settings.loop
+    return Agent(
+        backend, registry if registry is not None and len(registry) else None,
+        system_prompt=loop.system_prompt, max_steps=loop.max_steps, max_history=loop.max_history_messages,
+        tool_choice=loop.tool_choice, on_message=on_message,
+    )
+
+
+BackendFactory = Callable[[Settings, KeySet], "ChatBackend"]
+
+
+@dataclass
+class Assembly:
+    """Builds agents for a long-lived surface (the window), caching the backend and the tool registry while
+    what built them is unchanged. ``backend_factory`` and ``registry`` are test hooks (a scripted backend,
+    a ready registry). Thread-safe; :meth:`abort` may be called from any thread."""
+
+    secrets: SecretStore | None = None
+    backend_factory: BackendFactory | None = None
+    registry_override: ToolRegistry | None = None
+    extra_tool_dirs: tuple[str, ...] = ()
+    #: problems from tool loading not yet shown to the user
+    pending_problems: list[str] = field(default_factory=list)
+    _backend: Any = field(default=None, init=False, repr=False)
+    _backend_key: tuple[BackendSpec, str] | None = field(default=None, init=False, repr=False)
+    _registry: Any = field(default=None, init=False, repr=False)
+    _registry_key: tuple[Any, ...] | None = field(default=None, init=False, repr=False)
+    _approver: Callable[[Any, dict[str, Any]], bool] | None = field(default=None, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    def backend(self, settings: Settings) -> ChatBackend:
+        keys = api_keys(settings, self.secrets)
+        key = (backend_spec(settings, keys), keys.fingerprint)
+        with self._lock:
+            if self._backend is not None and key == self._backend_key:
+                return self._backend  # type: ignore[no-any-return]
+        self._close_backend()
+        if self.backend_factory is not None:
+            backend = self.backend_factory(settings, keys)
+        else:
+            backend = build_backend(key[0], keys)
+        with self._lock:
+            self._backend, self._backend_key = backend, key
+        return backend
+
+    def registry(self, settings: Settings) -> ToolRegistry | None:
+        if self.registry_override is not None:
+            return self.registry_override
+        if not settings.tools.enabled:
+            return None
+        key = (settings.tools, self.extra_tool_dirs)
+        if self._registry is None or key != self._registry_key:
+            registry, problems = build_registry(settings, self.extra_tool_dirs, self._approve)
+            self.pending_problems.extend(problems)
+            self._registry, self._registry_key = registry, key
+        return self._registry  # type: ignore[no-any-return]
+
+    def one_off_backend(self, settings: Settings, *, timeout_s: float | None = None) -> ChatBackend:
+        """A new backend, not cached, for a one-off call (model listing, Test connection, pull); the caller
+        closes it. Runs on a background thread: it may read the keyring and import the client library."""
+        keys = api_keys(settings, self.secrets)
+        if self.backend_factory is not None:
+            return self.backend_factory(settings, keys)
+        return build_backend(backend_spec(settings, keys, timeout_s=timeout_s), keys)
+
+    def agent(self, settings: Settings, on_message: OnMessage | None = None,
+              approver: Callable[[Any, dict[str, Any]], bool] | None = None) -> Agent:
+        """A new agent around the cached backend and registry; ``approver(tool, arguments)`` answers the
+        tools that need the user's consent."""
+        self._approver = approver
+        return build_agent(settings, self.backend(settings), self.registry(settings), on_message)
+
+    def _approve(self, tool: Any, arguments: dict[str, Any]) -> bool:
+        approver = self._approver
+        return bool(approver(tool, arguments)) if approver else False
+
+    def _close_backend(self) -> None:
+        with self._lock:
+            backend, self._backend, self._backend_key = self._backend, None, None
+        if backend is not None:
+            try:
+                backend.close()
+            except Exception:  # closing a broken client must not stop a new one
+                log.warning("closing the backend failed", exc_info=True)
+
+    def abort(self) -> None:
+        """Close the HTTP client under a blocked read (a shutdown fallback; any thread)."""
+        self._close_backend()
+
+    def close(self) -> None:
+        self._close_backend()

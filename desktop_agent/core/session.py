@@ -1,0 +1,81 @@
+"""ChatSession: one conversation, its store and the agent that answers in it — the unit both the window's
+runner and the terminal chat drive.
+
+A session runs a turn as an iterator of events (the agent's, plus :class:`~desktop_agent.core.events.ChatUpdated`
+after the user's message, so surfaces learn the chat's title and model from events instead of reading a
+shared object). It saves each finished message as the agent reports it (before the next model call), and
+marks a partial answer cut short by quitting the app as ``interrupted`` rather than ``stopped``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from desktop_agent.core.events import ChatUpdated, Event, MessageAdded, TurnCancelled
+from desktop_agent.core.messages import Conversation, Message
+
+if TYPE_CHECKING:
+    from desktop_agent.core.agent import Agent
+    from desktop_agent.core.store import ConversationStore
+
+log = logging.getLogger(__name__)
+
+
+class ChatSession:
+    """``conversation`` + ``store`` (None: nothing is saved) + ``agent`` (replaceable between turns, when the
+    settings that built it changed). ``interrupting``: set when the app is quitting; a partial answer saved
+    from then on is ``interrupted``."""
+
+    def __init__(self, conversation: Conversation, store: ConversationStore | None = None,
+                 agent: Agent | None = None, *, interrupting: threading.Event | None = None):
+        self.conversation = conversation
+        self.store = store
+        self.interrupting = interrupting if interrupting is not None else threading.Event()
+        self._agent: Agent | None = None
+        if agent is not None:
+            self.agent = agent
+
+    @property
+    def id(self) -> str:
+        return self.conversation.id
+
+    @property
+    def agent(self) -> Agent:
+        if self._agent is None:
+            raise RuntimeError("this chat session has no agent yet")
+        return self._agent
+
+    @agent.setter
+    def agent(self, agent: Agent) -> None:
+        agent.on_message = self._save
+        self._agent = agent
+
+    def _save(self, conversation: Conversation, message: Message) -> None:
+        """The agent's ``on_message``: runs on the thread that runs the turn."""
+        if self.interrupting.is_set() and message.role == "assistant" and message.status == "stopped":
+            message.status = "interrupted"  # the app is quitting, not the user pressing Stop
+        if self.store is not None:
+            self.store.add_message(conversation, message)
+
+    def info(self) -> ChatUpdated:
+        """The chat's title and the backend and model answering in it, as an event."""
+        backend = getattr(self._agent.backend, "name", None) if self._agent else None
+        model = getattr(self._agent.backend, "model", None) if self._agent else None
+        c = self.conversation
+        return ChatUpdated(c.id, c.title, backend or c.backend, model or c.model)
+
+    def run_turn(self, text: str | None, cancel: threading.Event | None = None) -> Iterator[Event]:
+        """One turn: ``text`` None = retry/continue from the history. Ends with exactly one terminal event;
+        :class:`ChatUpdated` follows the user's message (or comes first, for a retry)."""
+        if text is None:
+            yield self.info()
+        for event in self.agent.run(self.conversation, text, cancel):
+            if isinstance(event, TurnCancelled) and self.interrupting.is_set() and event.partial is not None:
+                if event.partial.status == "stopped":
+                    event.partial.status = "interrupted"
+            yield event
+            if isinstance(event, MessageAdded) and event.message.role == "user":
+                yield self.info()

@@ -1,0 +1,144 @@
+"""core/assembly.py: one layering of (file, environment, flags), one OLLAMA_HOST parser read as Ollama reads
+it, and backends keyed by everything that built them."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from desktop_agent.core.assembly import (
+    Assembly,
+    FlagError,
+    KeySet,
+    backend_spec,
+    layer,
+    load_settings,
+    parse_ollama_host,
+)
+from desktop_agent.core.settings import Settings
+
+
+@pytest.mark.parametrize(
+    ("value", "url"),
+    [
+        (":11500", "http://127.0.0.1:11500"),
+        ("gpu-box", "http://gpu-box:11434"),
+        ("gpu-box:8080", "http://gpu-box:8080"),
+        ("http://gpu-box", "http://gpu-box:80"),
+        ("https://gpu-box", "https://gpu-box:443"),
+        ("https://gpu-box:8443/ollama/", "https://gpu-box:8443/ollama"),
+        ("0.0.0.0", "http://0.0.0.0:11434"),
+        ("  '127.0.0.1:11434'  ", "http://127.0.0.1:11434"),
+        ("[::1]:5000", "http://[::1]:5000"),
+        ("[::1]", "http://[::1]:11434"),
+        ("", "http://127.0.0.1:11434"),
+    ],
+)
+def test_ollama_host_is_read_as_ollama_reads_it(value, url):
+    assert parse_ollama_host(value) == url
+
+
+def test_ollama_host_agrees_with_the_ollama_client():
+    """The official client's own reading of a host (what `ollama` CLI users' OLLAMA_HOST means)."""
+    from ollama._client import _parse_host
+
+    for value in (":11500", "gpu-box", "gpu-box:1", "http://gpu-box", "https://gpu-box", "1.2.3.4/path", "[::1]:9"):
+        assert parse_ollama_host(value) == _parse_host(value), value
+
+
+def test_bad_port_is_a_value_error():
+    with pytest.raises(ValueError, match="invalid port"):
+        parse_ollama_host("gpu-box:abc")
+
+
+@pytest.mark.parametrize("value", [":11500", "gpu-box"])
+def test_window_and_terminal_use_the_same_host(value, monkeypatch):
+    """The window (load_settings with no flags) and the terminal chat (cli.load_settings) mean one host."""
+    import io
+
+    from desktop_agent import cli
+
+    monkeypatch.setenv("OLLAMA_HOST", value)
+    window = load_settings().effective.ollama.host
+    args = argparse.Namespace(backend=None, host=None, base_url=None, model=None, no_api_key=False, timeout=None,
+                              system=None, temperature=None, max_steps=None, tool_choice=None)
+    terminal = cli.load_settings(args, io.StringIO()).ollama.host
+    assert window == terminal == parse_ollama_host(value)
+
+
+def test_layers_file_then_environment_then_flags():
+    saved = Settings(ollama_host="http://saved:1", ollama_model="a")
+    got = layer(saved, {"OLLAMA_HOST": "env-host"}, {"ollama.model": "b"})
+    assert got.effective.ollama.host == "http://env-host:11434" and got.env_host == got.effective.ollama.host
+    assert got.effective.ollama.model == "b"
+    assert got.saved == saved  # never written back
+    flagged = layer(saved, {"OLLAMA_HOST": "env-host"}, {"ollama.host": "http://flag:2"})
+    assert flagged.effective.ollama.host == "http://flag:2"
+
+
+def test_bad_environment_is_a_warning_and_bad_flag_an_error():
+    saved = Settings()
+    got = layer(saved, {"OLLAMA_HOST": "gpu box:1"}, {})
+    assert got.effective.ollama.host == saved.ollama.host
+    assert len(got.warnings) == 1 and "OLLAMA_HOST is not usable" in got.warnings[0]
+    with pytest.raises(FlagError) as info:
+        layer(saved, {}, {"generation.temperature": 5})
+    assert info.value.key == "generation.temperature"
+
+
+def test_spec_holds_every_constructor_option_of_the_backend():
+    """The cache key is the whole config by construction: every keyword the backend takes from settings."""
+    import inspect
+
+    from desktop_agent.core.backends.ollama import OllamaBackend
+    from desktop_agent.core.backends.openai import OpenAIBackend
+
+    test_hooks = {"client", "sleep", "http_client", "clock", "max_retry_after_s", "api_keys"}
+    for settings, cls in ((Settings(), OllamaBackend), (Settings(backend="openai"), OpenAIBackend)):
+        params = set(inspect.signature(cls.__init__).parameters) - {"self"} - test_hooks
+        assert {name for name, _ in backend_spec(settings).options} == params, cls.__name__
+
+
+class _Recorder:
+    def __init__(self):
+        self.built: list[tuple[Settings, KeySet]] = []
+
+    def __call__(self, settings, keys):
+        self.built.append((settings, keys))
+        return _Closable()
+
+
+class _Closable:
+    closed = False
+    name, model = "fake", "m"
+
+    def close(self):
+        self.closed = True
+
+
+class _Keys:
+    def __init__(self, keys):
+        self.keys = keys
+
+    def get_api_keys(self, base_url=None):
+        return list(self.keys)
+
+    def where(self, base_url=None):
+        return "system keyring"
+
+
+def test_backend_cache_is_keyed_by_whole_spec_and_key_fingerprint():
+    secrets = _Keys(["sk-one"])
+    factory = _Recorder()
+    assembly = Assembly(secrets=secrets, backend_factory=factory)
+    s = Settings(backend="openai")
+    first = assembly.backend(s)
+    assert assembly.backend(s) is first and len(factory.built) == 1
+    secrets.keys = ["sk-two"]  # the key was fixed in Settings
+    second = assembly.backend(s)
+    assert second is not first and first.closed and factory.built[-1][1].keys == ("sk-two",)
+    third = assembly.backend(s.updated({"openai.retry_interval_s": 3.0}))
+    assert third is not second and second.closed
+    assert KeySet(("sk-two",)).fingerprint != KeySet(("sk-one",)).fingerprint
+    assert "sk-two" not in KeySet(("sk-two",)).fingerprint
