@@ -265,3 +265,44 @@ class UnexpectedError(AgentError):
             + ". Try again; if it keeps happening, copy the details into a bug report."
         )
         self.__cause__ = exc
+
+
+# ---- errors of the backends (moved here from core/backends) ------------------------------------
+
+
+class NoApiKey(AgentError):
+    """The provider needs an API key and none is configured: raised at the first request, or when a
+    server assumed to need none (a local one, sent a placeholder) answers 401/403 (``status``).
+
+    Not an :class:`AuthenticationFailed`: no key was rejected, so the fix is to add one, not to check
+    one. ``keys_tried`` is always 0."""
+
+    retryable = False
+
+    def __init__(self, base_url: str, status: int | None = None):
+        self.base_url, self.status, self.keys_tried = base_url, status, 0
+        if status:
+            super().__init__(
+                f"No API key is set for {base_url}, and the server asks for one ({status}).",
+                "Add one in Settings → OpenAI-compatible, or set the OPENAI_API_KEY environment variable.",
+                "Set the OPENAI_API_KEY environment variable.",
+            )
+            return
+        super().__init__(
+            f"No API key is set for {base_url}.",
+            "Add one in Settings → OpenAI-compatible, or set the OPENAI_API_KEY environment variable "
+            "(for a local server that needs no key, turn off 'needs a key').",
+            "Set the OPENAI_API_KEY environment variable, or pass --no-api-key if the server needs none.",
+        )
+
+
+class OutputLimitReached(AnswerCutOff):
+    """The model stopped at its output-token limit (``finish_reason: "length"``) before answering."""
+
+    def __init__(self):
+        self.detail = "finish_reason: length"
+        AgentError.__init__(
+            self,
+            "The model reached its output limit before writing an answer. Try again, ask for a shorter "
+            "answer, or pick a model with a larger context.",
+        )

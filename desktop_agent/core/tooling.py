@@ -25,15 +25,16 @@ Everything the model sees is derived from the function (no hand-written schema, 
 - **parameters**: a JSON schema built by pydantic (``create_model``) from the signature and type hints.
   A parameter's description comes from ``Annotated[..., Field(description=...)]``, else from the
   docstring's Google-style ``Args:`` section (``:param name:`` lines work too). The schema is cleaned for
-  picky servers: ``$defs``/``$ref`` are inlined (shared case 30), ``Optional[X] = None`` becomes the type
-  of ``X`` and is not required (shared case 31), ``title`` noise is dropped, ``Literal``/``Enum`` become
+  picky servers: ``$defs``/``$ref`` are inlined (servers that do not resolve them show the model untyped
+  parameters), ``Optional[X] = None`` becomes the type of ``X`` and is not required (strict servers refuse
+  a property without a top-level ``type``), ``title`` noise is dropped, ``Literal``/``Enum`` become
   ``enum``, and a tool without parameters gets ``{"type": "object", "properties": {}}``.
 
 Calling conventions for tool authors:
 
 - Return a ``str`` (sent as is) or anything JSON-serialisable (dict, list, number, pydantic model,
-  dataclass…; sent as JSON text with ``ensure_ascii=False`` so non-ASCII text stays readable — shared
-  case 26).
+  dataclass…; sent as JSON text with ``ensure_ascii=False`` so non-ASCII text stays readable, not as
+  ``\\uXXXX`` escapes that small models misread).
 - Raise an exception to report a failure: the model gets ``Error: ValueError: <message>`` (no traceback).
   Raise :class:`ToolError` to send your message alone: ``Error: <message>``.
 - A tool runs in a worker thread with a timeout (``@tool(timeout_s=...)``, else the registry's default of
@@ -71,9 +72,10 @@ from typing import Annotated, Any, get_args, get_origin, get_type_hints
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
-from desktop_agent.core.backends.base import parse_tool_arguments
+from desktop_agent.core.arguments import parse_tool_arguments
 from desktop_agent.core.errors import ToolTimedOut
 from desktop_agent.core.messages import clean_text
+from desktop_agent.core.streams import run_watched
 
 log = logging.getLogger(__name__)
 
@@ -84,8 +86,6 @@ TOOL_MARKER = "__desktop_agent_tool__"
 DEFAULT_TIMEOUT_S = 30.0
 #: Default cap, in characters, of a tool result sent to the model.
 DEFAULT_OUTPUT_CAP = 16_000
-#: How often a waiting dispatch looks at the cancel flag, in seconds.
-CANCEL_POLL_S = 0.05
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -323,7 +323,7 @@ def _clean(node: Any) -> Any:
     if "const" in out and "enum" not in out:
         out["enum"] = [out.pop("const")]
     if "type" not in out:
-        # strict servers want a top-level "type" on every property (case 31's rule): give unions
+        # strict servers want a top-level "type" on every property (as for Optional[X]): give unions
         # (``int | str``, ``Model | str``, Decimal) and mixed enums the union of their branch types
         kinds = _branch_types(out)
         if kinds:
@@ -375,8 +375,8 @@ _KEY_ORDER = {"type": 0, "description": 1, "enum": 2, "properties": 3, "items": 
 def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """Make a pydantic JSON schema acceptable to picky tool-calling servers.
 
-    No ``$ref``/``$defs`` remain (inlined; case 30), no ``title``, no ``anyOf`` with a null branch
-    (the property takes the other branch's type; case 31), ``const`` becomes a one-value ``enum``. The
+    No ``$ref``/``$defs`` remain (inlined), no ``title``, no ``anyOf`` with a null branch
+    (the property takes the other branch's type), ``const`` becomes a one-value ``enum``. The
     top level always has ``"type": "object"`` and ``"properties"``; ``required`` only when non-empty.
     """
     defs = dict(schema.get("$defs", {}) or {})
@@ -568,7 +568,8 @@ class Tool:
         """Validate ``arguments`` (parameter name → JSON value) and return the keyword arguments for the
         function (nested models as model instances, enums as members).
 
-        A JSON string given where the schema wants an object or array is decoded first (case 30).
+        A JSON string given where the schema wants an object or array is decoded first (models send
+        nested objects as JSON text).
         Raises ``pydantic.ValidationError``.
         """
         data = dict(arguments)
@@ -655,7 +656,8 @@ class ToolResult:
 
 def cap_text(text: str, cap: int | None) -> str:
     """``text`` shortened to at most ``cap`` characters, ending with
-    ``\\n[output truncated: 2,000,004 characters total]`` when it was cut (case 25). None/0: no cap."""
+    ``\\n[output truncated: 2,000,004 characters total]`` when it was cut (a huge tool output would
+    overflow the model's context). None/0: no cap."""
     if not cap or len(text) <= cap:
         return text
     marker = f"\n[output truncated: {len(text):,} characters total]"
@@ -800,10 +802,10 @@ class ToolRegistry:
         """Run tool ``name`` with ``arguments`` and return its :class:`ToolResult`. Never raises.
 
         ``arguments``: a JSON object as text (OpenAI), a dict (Ollama), or None/"" for none. Failures
-        become results the model can read: unknown tool (lists the available ones; case 24), arguments
-        that are not JSON (with the parse error; case 13), validation errors (the function is not
-        called; case 27), exceptions (``Error: ValueError: …`` without traceback; case 27), timeout
-        (``Error: tool 'x' timed out after 1 s``, status ``timeout``; case 28), ``cancel`` set while
+        become results the model can read: unknown tool (lists the available ones), arguments
+        that are not JSON (with the parse error), validation errors (the function is not
+        called), exceptions (``Error: ValueError: …`` without traceback), timeout
+        (``Error: tool 'x' timed out after 1 s``, status ``timeout``), ``cancel`` set while
         waiting (status ``cancelled``, returns within ~50 ms), approval refused (status ``denied``).
         """
         start = time.monotonic()
@@ -876,38 +878,22 @@ class ToolRegistry:
         ``("cancelled", None)``. On timeout or cancel the tool's own ``cancel`` event is set and the
         thread is abandoned (daemon: it never blocks the app's exit).
         """
-        done = threading.Event()
         stop = threading.Event()  # what the tool sees as `cancel`
-        outcome: dict[str, Any] = {}
 
-        def work() -> None:
+        def work() -> Any:
             try:
-                outcome["value"] = found.invoke(dict(kwargs), stop)
-            except BaseException as exc:  # noqa: BLE001 — SystemExit in a tool must not kill the worker
+                return found.invoke(dict(kwargs), stop)
+            except BaseException:  # SystemExit in a tool must not kill the worker: run_watched reports it
                 log.info("tool %s raised", found.name, exc_info=True)
-                outcome["error"] = exc
-            finally:
-                done.set()
+                raise
 
-        worker = threading.Thread(target=work, name=f"tool:{found.name}", daemon=True)
-        worker.start()
-        deadline = time.monotonic() + timeout if timeout else None
-        while True:
-            wait = CANCEL_POLL_S
-            if deadline is not None:
-                wait = min(wait, max(0.0, deadline - time.monotonic()))
-            if done.wait(wait):
-                break
-            if cancel is not None and cancel.is_set():
-                stop.set()
-                return "cancelled", None
-            if deadline is not None and time.monotonic() >= deadline:
-                stop.set()
-                log.warning("tool %s timed out after %s s; its thread is abandoned", found.name, timeout)
-                return "timeout", None
-        if "error" in outcome:
-            return "error", outcome["error"]
-        return "ok", outcome.get("value")
+        status, value = run_watched(work, cancel, timeout_s=timeout, name=f"tool:{found.name}")
+        if status == "cancelled":
+            stop.set()
+        elif status == "timeout":
+            stop.set()
+            log.warning("tool %s timed out after %s s; its thread is abandoned", found.name, timeout)
+        return status, value
 
 
 def _decode_arguments(arguments: Any) -> tuple[dict[str, Any], str | None]:

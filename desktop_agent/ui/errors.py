@@ -88,7 +88,7 @@ def describe(error: BaseException) -> ErrorView:
     if isinstance(error, E.BackendUnreachable):
         title = "Can't reach Ollama" if error.backend == "ollama" else "Can't reach the server"
         return ErrorView(title, text, [_retry(), _settings()], "warning")
-    if isinstance(error, E.AuthenticationFailed):
+    if isinstance(error, E.AuthenticationFailed | E.NoApiKey):
         return ErrorView("API key rejected", text, [_settings("Open settings"), _retry()])
     if isinstance(error, E.ModelNotFound):
         actions: list[ErrorAction] = []

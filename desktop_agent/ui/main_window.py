@@ -41,8 +41,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core import paths
-from desktop_agent.core.errors import AgentError, AuthenticationFailed, BackendUnreachable
 from desktop_agent.core.assembly import Assembly
+from desktop_agent.core.errors import AgentError, AuthenticationFailed, BackendUnreachable, NoApiKey
 from desktop_agent.core.events import (
     AnswerFinished,
     ChatUpdated,
@@ -79,8 +79,10 @@ def _problem_label(error: BaseException) -> str:
     reachable" — a server that answers with 401 or a missing key is reachable, the key is the problem."""
     if isinstance(error, BackendUnreachable):
         return "Server not reachable"
+    if isinstance(error, NoApiKey):
+        return "No API key"
     if isinstance(error, AuthenticationFailed):
-        return "No API key" if getattr(error, "keys_tried", 1) == 0 else "API key rejected"
+        return "API key rejected"
     return "Server problem"
 
 
@@ -795,7 +797,7 @@ class MainWindow(QMainWindow):
                 if not self._closing:
                     self.refresh_models()  # the turn is still running: this listing waits for its end
         elif isinstance(ev, TurnFailed):
-            if isinstance(ev.error, BackendUnreachable | AuthenticationFailed):
+            if isinstance(ev.error, BackendUnreachable | AuthenticationFailed | NoApiKey):
                 self._set_server_state(False, str(ev.error), _problem_label(ev.error))
             elif ui_errors.describe(ev.error).unexpected:
                 cause = ui_errors.unexpected_cause(ev.error)

@@ -233,7 +233,7 @@ def test_ndjson_stream_with_a_byte_order_mark(run_turn):
 def test_case03_text_starting_like_a_wrapper_is_released_early():
     """Shared case 03: holding back possible tool-call text must not delay ordinary answers that
     merely start with "[" or "<": they are shown as soon as they cannot be calls, not at the end."""
-    from desktop_agent.core.agent import JsonToolCallGate
+    from desktop_agent.core.textcalls import JsonToolCallGate
 
     for start, more in (("[", "link](http://x) is"), ("<", "b>bold</b>"), ("[", "1, 2]"), ("<|py", "thon rocks"),
                         ("<|python_tag|>", "print(1)")):

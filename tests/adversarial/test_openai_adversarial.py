@@ -138,7 +138,7 @@ def test_case21_kind_local_server_that_does_need_a_key(openai_server):
     127.0.0.1 (so no key is required by default and a placeholder is sent) that DOES want a key
     answers 401. The user is told that no key is set — not that "the API key was rejected", which
     sends them looking for a key they never entered. No retries on 401."""
-    from desktop_agent.core.backends.keypool import NoApiKey
+    from desktop_agent.core.errors import NoApiKey
     from desktop_agent.core.messages import Message
 
     openai_server.required_keys = {"sk-the-right-one"}

@@ -24,7 +24,6 @@ from pathlib import Path
 import pytest
 
 from desktop_agent.core import errors as E
-from desktop_agent.core.backends.keypool import NoApiKey
 from desktop_agent.core.store import ConversationStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -413,7 +412,7 @@ def test_wrong_server_behind_a_v1_url_is_not_told_to_end_it_in_v1(home, ollama_s
     "error, window, terminal",
     [
         (E.AuthenticationFailed("http://h/v1"), "Settings → OpenAI-compatible", "OPENAI_API_KEY"),
-        (NoApiKey("http://h/v1"), "turn off 'needs a key'", "--no-api-key"),
+        (E.NoApiKey("http://h/v1"), "turn off 'needs a key'", "--no-api-key"),
         (E.MaxStepsExceeded(3), "'max steps' in Settings", "--max-steps N"),
         (E.ContextTooLong(), "in Settings", "without --chat"),
         (E.ToolsNotSupported("tiny"), "Choose a model with tool support.", "--no-tools"),

@@ -20,7 +20,6 @@ import pytest
 from desktop_agent.core.backends.base import Chunk
 from desktop_agent.core.backends.openai import (
     OpenAIBackend,
-    OutputLimitReached,
     ToolCallAssembler,
     to_wire_messages,
 )
@@ -29,6 +28,7 @@ from desktop_agent.core.errors import (
     BackendError,
     ContextTooLong,
     EmptyAnswer,
+    OutputLimitReached,
     SettingsError,
 )
 from desktop_agent.core.messages import Message, ToolCall

@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from desktop_agent.core.backends.base import Chunk, ModelInfo, make_tool_call
+from desktop_agent.core.arguments import make_tool_call
+from desktop_agent.core.backends.base import Chunk, ModelInfo
 from desktop_agent.core.messages import Message, ToolCall
 
 

@@ -5,6 +5,9 @@ import sys
 
 CORE_MODULES = [
     "desktop_agent.core.agent",
+    "desktop_agent.core.textcalls",
+    "desktop_agent.core.arguments",
+    "desktop_agent.core.streams",
     "desktop_agent.core.tooling",
     "desktop_agent.core.tool_loader",
     "desktop_agent.core.store",

@@ -1,7 +1,8 @@
 """Several API keys for one OpenAI-compatible provider: round-robin, per-key retries, last good key.
 
-The pattern of seed 002's client, made explicit and testable:
+The rules, made explicit and testable:
 
+- no key at all: :class:`~desktop_agent.core.errors.NoApiKey` before any request;
 - keys are tried in order, starting from the last key that worked;
 - on a *retryable* failure (connection error, HTTP 429, HTTP 5xx) the same key is retried up to
   ``retries_per_key`` times, waiting ``retry_interval_s`` or the server's ``Retry-After`` (seconds,
@@ -39,6 +40,7 @@ from desktop_agent.core.errors import (
     AgentError,
     AllKeysFailed,
     AuthenticationFailed,
+    NoApiKey,
     RateLimited,
 )
 
@@ -156,29 +158,6 @@ class Wait:
 
 class PoolCancelled(Exception):
     """Raised by :meth:`KeyPool.run` when ``cancel`` was set during a pause."""
-
-
-class NoApiKey(AuthenticationFailed):
-    """The provider needs an API key and none is configured: raised at the first request, or when a
-    server assumed to need none (a local one, sent a placeholder) answers 401/403 (``status``)."""
-
-    def __init__(self, base_url: str, status: int | None = None):
-        self.base_url, self.status, self.keys_tried = base_url, status, 0
-        if status:
-            AgentError.__init__(
-                self,
-                f"No API key is set for {base_url}, and the server asks for one ({status}).",
-                "Add one in Settings → OpenAI-compatible, or set the OPENAI_API_KEY environment variable.",
-                "Set the OPENAI_API_KEY environment variable.",
-            )
-            return
-        AgentError.__init__(
-            self,
-            f"No API key is set for {base_url}.",
-            "Add one in Settings → OpenAI-compatible, or set the OPENAI_API_KEY environment variable "
-            "(for a local server that needs no key, turn off 'needs a key').",
-            "Set the OPENAI_API_KEY environment variable, or pass --no-api-key if the server needs none.",
-        )
 
 
 class KeyPool:

@@ -14,8 +14,8 @@ and the ``httpx.Client`` it owns). Chat, list and pull streams are read *raw* th
 lose real-world payloads:
 
 - ``ChatResponse`` raises pydantic ``ValidationError`` when a server sends ``function.arguments`` as a
-  JSON *string* (shared case 01) — and the whole stream is lost with it. We parse each line leniently
-  and decode string arguments with :func:`~desktop_agent.core.backends.base.make_tool_call`.
+  JSON *string* (some models do) — and the whole stream is lost with it. We parse each line leniently
+  and decode string arguments with :func:`~desktop_agent.core.arguments.make_tool_call`.
 - ``ChatRequest``'s ``Tool`` model drops nested ``properties``, ``anyOf``, ``default``… from tool
   schemas; we send the schema as given.
 - ``ListResponse`` reads only ``model``, which servers following the older doc do not send (``name``).
@@ -34,13 +34,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from desktop_agent.core import errors
-from desktop_agent.core.backends.base import Chunk, ModelInfo, StreamReader, make_tool_call
+from desktop_agent.core.arguments import make_tool_call
+from desktop_agent.core.backends.base import Chunk, ModelInfo
 from desktop_agent.core.messages import Message, ToolCall
+from desktop_agent.core.streams import StreamReader
 
 DEFAULT_HOST = "http://localhost:11434"
 
 #: Seconds allowed to open a TCP connection. Always bounded, so a dead or firewalled host fails in
-#: seconds (shared case 07) even when ``timeout_s`` is None (a model can take minutes to load).
+#: seconds with a clear "can't reach Ollama" even when ``timeout_s`` is None (a model can take minutes
+#: to load).
 CONNECT_TIMEOUT_S = 5.0
 
 _MAX_DETAIL = 300
@@ -354,7 +357,7 @@ class OllamaBackend:
     @staticmethod
     def _tool_calls(raw: Any) -> list[ToolCall]:
         """Tool calls of one stream line. Arguments may be an object (the documented form) or a JSON
-        string (shared case 01); an id is assigned when the server sent none. A call that cannot be
+        string (some models send one); an id is assigned when the server sent none. A call that cannot be
         identified (no function name, not an object) raises MalformedToolCall."""
         if raw is None or raw == []:
             return []
@@ -468,7 +471,7 @@ class _HttpStatus(Exception):
 
 class _LineStream:
     """The NDJSON lines (bytes) of one streamed answer, read by a
-    :class:`~desktop_agent.core.backends.base.StreamReader` thread.
+    :class:`~desktop_agent.core.streams.StreamReader` thread.
 
     The whole HTTP exchange runs in the reader thread so that ``cancel`` is honoured at once, while the
     server sends nothing (loading a model) and when it stalls mid-answer: iteration polls ``cancel``

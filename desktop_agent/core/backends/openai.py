@@ -7,15 +7,16 @@ Wire format: the OpenAI Chat Completions API (``POST {base_url}/chat/completions
 What real servers do that the spec does not say, and how it is handled here:
 
 - streamed tool-call deltas are assembled here (never with ``client.chat.completions.stream()``,
-  which raises ``TypeError`` on deltas without ``index`` — shared case 15): deltas are keyed by
-  ``index``; a delta with no index or with empty id/name continues the open call;
-- empty or missing tool-call ids get one synthetic ``call_<hex>`` id, kept in history (case 17);
-- ``function.arguments`` may be an object instead of a JSON string (case 12); invalid JSON is kept
-  aside and replayed as valid JSON so the server accepts the next request (case 13);
+  which raises ``TypeError`` on deltas without ``index``, as some servers send them): deltas are keyed
+  by ``index``; a delta with no index or with empty id/name continues the open call;
+- empty or missing tool-call ids get one synthetic ``call_<hex>`` id, kept in history, so every tool
+  result pairs with its call;
+- ``function.arguments`` may be an object instead of a JSON string; invalid JSON is kept aside and
+  replayed as valid JSON so the server accepts the next request;
 - ``content: null`` is read as ``""``; assistant tool-call messages are sent with ``content: ""``
-  (``null`` only when ``null_tool_content=True``) (case 18);
-- reasoning arrives as ``reasoning_content`` or ``reasoning`` (case 19) → ``Chunk.thinking``; it is
-  never sent back;
+  (``null`` only when ``null_tool_content=True``; some servers refuse one, some the other);
+- reasoning arrives as ``reasoning_content`` or ``reasoning`` (servers differ) → ``Chunk.thinking``;
+  it is never sent back;
 - ``tool_choice`` is always sent when tools are (some servers ignore tools otherwise);
 - a 200 stream with nothing in it (llama.cpp) → :class:`~desktop_agent.core.errors.EmptyAnswer`;
 - a server that ignores ``stream: true`` and answers one JSON chat completion is understood too.
@@ -34,16 +35,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop_agent.core.backends.base import Chunk, ModelInfo, StreamReader, make_tool_call
-from desktop_agent.core.backends.keypool import (
-    PLACEHOLDER_KEY,
-    Failure,
-    KeyPool,
-    NoApiKey,
-    PoolCancelled,
-    mask_key,
-    scrub,
-)
+from desktop_agent.core.arguments import make_tool_call
+from desktop_agent.core.backends.base import Chunk, ModelInfo
+from desktop_agent.core.backends.keypool import PLACEHOLDER_KEY, Failure, KeyPool, PoolCancelled, scrub
 from desktop_agent.core.errors import (
     AgentError,
     AnswerCutOff,
@@ -53,16 +47,19 @@ from desktop_agent.core.errors import (
     ContextTooLong,
     EmptyAnswer,
     ModelNotFound,
+    NoApiKey,
+    OutputLimitReached,
     RateLimited,
     ServerTimedOut,
     SettingsError,
     ToolsNotSupported,
 )
 from desktop_agent.core.messages import Message, ToolCall
+from desktop_agent.core.streams import StreamReader, WaitCancelled, until_cancelled
 
 log = logging.getLogger(__name__)
 
-__all__ = ["OpenAIBackend", "OutputLimitReached", "NoApiKey", "ToolCallAssembler", "to_wire_messages", "mask_key"]
+__all__ = ["OpenAIBackend", "ToolCallAssembler", "to_wire_messages"]
 
 #: Lower-case fragments of error codes/types/messages that mean "the request does not fit the context
 #: window" (OpenAI ``context_length_exceeded``; llama.cpp ``exceed_context_size_error``; vLLM; others).
@@ -88,18 +85,6 @@ _TOOLS_MARKERS = (
     "enable-auto-tool-choice",
 )
 _MAX_DETAIL = 300
-
-
-class OutputLimitReached(AnswerCutOff):
-    """The model stopped at its output-token limit (``finish_reason: "length"``) before answering."""
-
-    def __init__(self):
-        self.detail = "finish_reason: length"
-        AgentError.__init__(
-            self,
-            "The model reached its output limit before writing an answer. Try again, ask for a shorter "
-            "answer, or pick a model with a larger context.",
-        )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -194,9 +179,9 @@ class ToolCallAssembler:
 
     Rules: a delta with an integer ``index`` belongs to the call with that index — unless it carries
     a *different* non-empty id, which starts a new call (servers that number every call 0). A delta
-    without ``index`` (case 15) continues the open call, unless it brings a new non-empty id, or a name
+    without ``index`` continues the open call, unless it brings a new non-empty id, or a name
     while the open call already has a name and complete arguments. Empty-string ids and names never
-    start a call when one is open. ``arguments`` may be string pieces or a whole object (case 12).
+    start a call when one is open. ``arguments`` may be string pieces or a whole object.
     """
 
     def __init__(self) -> None:
@@ -225,7 +210,7 @@ class ToolCallAssembler:
                 ):
                     target = self._by_id[call_id]  # an index-less start, now continued with an index
                 else:
-                    target = self._new()  # a new index is a new call, even if its id was seen (case 17)
+                    target = self._new()  # a new index is a new call, even if its id was seen (some servers repeat ids)
                 self._by_index[index] = target
         else:
             cur = self._current
@@ -259,8 +244,8 @@ class ToolCallAssembler:
 
     def finish(self) -> list[ToolCall]:
         """The assembled calls, in order. Empty ids — and an id already used by an earlier call of
-        the same message — get one synthetic id each (case 17: every result must pair with exactly
-        one call); calls with neither a name nor arguments are dropped."""
+        the same message — get one synthetic id each (every result must pair with exactly one call);
+        calls with neither a name nor arguments are dropped."""
         out = []
         seen: set[str] = set()
         for c in self.calls:
@@ -295,14 +280,14 @@ class OpenAIBackend:
 
     ``base_url``: e.g. ``https://api.openai.com/v1`` or ``http://127.0.0.1:8080/v1``.
     ``api_keys``: one or more keys, tried as a :class:`KeyPool`; with ``needs_key=False`` and no key,
-    the placeholder ``"not-needed"`` is sent (the openai client refuses no key — case 21 A); with
-    ``needs_key=True`` and no key, the first request raises :class:`NoApiKey` (an
-    :class:`AuthenticationFailed`) naming the base URL and the fix.
+    the placeholder ``"not-needed"`` is sent (the openai client refuses to start without a key); with
+    ``needs_key=True`` and no key, the first request raises :class:`NoApiKey` (not an
+    :class:`AuthenticationFailed`: no key was rejected) naming the base URL and the fix.
     ``temperature``: sent with every request. ``timeout_s``: per-request timeout in seconds (connect,
     and read between chunks; no answer within it is :class:`ServerTimedOut`, which is not retried).
     ``retries_per_key``, ``retry_interval_s``, ``max_retry_after_s``: see :class:`KeyPool`.
     ``null_tool_content``: send ``content: null`` instead of ``""`` on assistant tool-call messages
-    (some gateways want that — case 18). ``sleep`` / ``clock``: injectable for
+    (some gateways want that). ``sleep`` / ``clock``: injectable for
     tests. ``http_client``: an ``httpx.Client`` (or ``httpx2.Client``) for the openai client; it is
     not closed by :meth:`close`.
     """
@@ -440,7 +425,7 @@ class OpenAIBackend:
             headers = exc.response.headers if exc.response is not None else None
             if status in (401, 403) and self.pool.keys == (PLACEHOLDER_KEY,):
                 # no key was configured (a local server was assumed not to need one): say that,
-                # not "your key was rejected" (case 21)
+                # not "your key was rejected", which sends the user looking for a key they never entered
                 return Failure("fatal", NoApiKey(self.base_url, status), auth=True, status=status,
                                reason="key required")
             if status in (401, 403):
@@ -547,7 +532,7 @@ class OpenAIBackend:
         happen only before the first chunk. When ``cancel`` is set the HTTP stream is closed and
         the generator returns without a ``done`` chunk — within about 50 ms, also while the server
         sends nothing (before the first event, or stalled mid-answer): the stream is read on a
-        :class:`~desktop_agent.core.backends.base.StreamReader` thread whose socket is shut down.
+        :class:`~desktop_agent.core.streams.StreamReader` thread whose socket is shut down.
 
         Raises :class:`NoApiKey`, :class:`AuthenticationFailed`, :class:`RateLimited`,
         :class:`AllKeysFailed`, :class:`BackendUnreachable` (no connection; retried),
@@ -575,7 +560,8 @@ class OpenAIBackend:
         def attempt(index: int, key: str) -> tuple[Any, Iterator[Any]]:
             # a server loading a model sends nothing (not even headers) for a long time: Stop must
             # not wait for it (nor for the timeout), so the request is awaited while watching cancel
-            return _until_cancelled(lambda: request(index, key), cancel, lambda result: result[0].close())
+            return until_cancelled(lambda: request(index, key), cancel, lambda result: result[0].close(),
+                                   name="openai-request")
 
         runner = self.pool.run(attempt, self.classify, cancel)
         try:
@@ -586,7 +572,7 @@ class OpenAIBackend:
                     stream, events = stop.value
                     break
                 yield Chunk(notice=wait.notice())
-        except (PoolCancelled, _Cancelled):
+        except (PoolCancelled, WaitCancelled):
             return
         finally:
             runner.close()
@@ -700,59 +686,6 @@ class OpenAIBackend:
             return self.pool.call(attempt, self.classify)
         except PoolCancelled:  # pragma: no cover — no cancel given
             return []
-
-
-class _Cancelled(BaseException):
-    """``cancel`` was set while a request was waiting for its first event. A BaseException so that
-    the key pool passes it through untouched (it is neither a failure nor retryable)."""
-
-
-def _until_cancelled(fn: Callable[[], Any], cancel: threading.Event | None, discard: Callable[[Any], None]) -> Any:
-    """``fn()``, run in a helper thread while this one watches ``cancel`` (polling every 50 ms).
-
-    When ``cancel`` is set first, raises :class:`_Cancelled` at once; the helper thread is left to
-    finish on its own (it is a daemon) and its late result is given to ``discard`` (close the stream).
-    Exceptions of ``fn`` are re-raised here.
-    """
-    if cancel is None:
-        return fn()
-    box: dict[str, Any] = {}
-    done = threading.Event()
-    abandoned = threading.Event()
-    lock = threading.Lock()
-
-    def work() -> None:
-        try:
-            box["value"] = fn()
-        except BaseException as exc:  # noqa: BLE001 — handed to the waiting thread
-            box["error"] = exc
-        with lock:
-            done.set()
-            late = abandoned.is_set()
-        if late and "value" in box:
-            _quietly(discard, box["value"])
-
-    threading.Thread(target=work, name="openai-request", daemon=True).start()
-    while not done.wait(0.05):
-        if cancel.is_set():
-            with lock:
-                if not done.is_set():
-                    abandoned.set()
-                    raise _Cancelled()
-            break
-    if cancel.is_set() and "value" in box:  # finished just as Stop was pressed: drop it
-        _quietly(discard, box["value"])
-        raise _Cancelled()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
-
-
-def _quietly(fn: Callable[[Any], None], value: Any) -> None:
-    try:
-        fn(value)
-    except Exception:  # noqa: BLE001 — closing an abandoned stream must not raise anywhere
-        pass
 
 
 def _errno_free(text: str) -> str:
