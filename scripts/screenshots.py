@@ -199,7 +199,7 @@ def shot_main(app, server, settings, out, name="main.png"):
 def shot_tool_call(app, server, settings, out):
     tools = Path(tempfile.mkdtemp(prefix="da-shot-tools-"))
     (tools / "demo_tools.py").write_text(SLOW_TOOL, encoding="utf-8")
-    s = settings.model_copy(update={"tools_dirs": [str(tools)]})
+    s = settings.updated({"tools.dirs": [str(tools)]})
     server.chunk_delay_s = 0.02
     server.script(
         [
@@ -221,7 +221,7 @@ def shot_tool_call(app, server, settings, out):
 
 def shot_error(app, server, settings, out):
     server.strict_models = True
-    s = settings.model_copy(update={"ollama_model": "llama2"})
+    s = settings.updated({"ollama.model": "llama2"})
     w = new_window(app, s)
     w.send("Summarise the Apollo 11 mission in three bullet points.")
     wait_until(app, lambda: not w.busy and bool(w.chat.error_cards()))

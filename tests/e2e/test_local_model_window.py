@@ -101,7 +101,7 @@ def test_empty_answer_is_an_inline_error_with_a_retry_that_works(qtbot, window):
     assert "empty answer" in shown and "traceback" not in shown
     assert "Retry" in card.buttons
 
-    w.apply_settings(w.settings.model_copy(update={"tools_enabled": False}))
+    w.apply_settings(w.settings.updated({"tools.enabled": False}))
     card.buttons["Retry"].click()
     qtbot.waitUntil(lambda: not w.busy, timeout=TURN_TIMEOUT_MS)
     assert not w.chat.error_cards(), [c.title.text() + ": " + c.text.text() for c in w.chat.error_cards()]

@@ -267,7 +267,7 @@ def test_settings_show_the_ollama_host_in_use_when_OLLAMA_HOST_is_set(qtbot, mak
     reported "Can't reach Ollama" as soon as it opened."""
     monkeypatch.setenv("OLLAMA_HOST", ollama_server.url)
     saved = Settings(ollama_host="http://localhost:11434")
-    w = make_window(saved.model_copy(update={"ollama_host": ollama_server.url}), saved=saved)
+    w = make_window(saved.updated({"ollama.host": ollama_server.url}), saved=saved)
     w.open_settings()
     dialog = w.settings_dialog
     assert dialog is not None
