@@ -13,7 +13,7 @@ from desktop_agent.core.messages import Conversation
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.store import ConversationStore
 from desktop_agent.ui.agent_runner import AgentFactory, AgentRunner, ApprovalRequest, TurnEnded, TurnStarted
-from desktop_agent.ui.chat_view import ApprovalCard
+from desktop_agent.ui.chat.cards import ApprovalCard
 from tests.gui.conftest import last_turn_text, tool_call_lines, wait_idle
 from tests.servers.openai import HttpError
 
