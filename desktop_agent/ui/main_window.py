@@ -62,7 +62,8 @@ from desktop_agent.ui.agent_runner import (
     TurnStarted,
     orphaned_threads,
 )
-from desktop_agent.ui.chat_view import ChatView, ErrorCard
+from desktop_agent.ui.chat.cards import ErrorCard
+from desktop_agent.ui.chat.view import ChatView
 from desktop_agent.ui.errors import ErrorAction
 from desktop_agent.ui.tasks import TaskRunner
 from desktop_agent.ui.tool_sidebar import ToolSidebar

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -167,10 +168,9 @@ class ToolSidebar(QWidget):
         self.result_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.args_label = QLabel("Arguments")
         self.result_label = QLabel("Result")
-        self.copy_args = self._copy_button("Copy arguments", self.args_view)
-        self.copy_result = self._copy_button("Copy result", self.result_view)
-        self.copy_result.clicked.disconnect()
-        self.copy_result.clicked.connect(lambda: QApplication.clipboard().setText(self._result_full))
+        self.copy_args = self._copy_button("Copy arguments", self.args_view.toPlainText)
+        # the whole result, not the (possibly cut) text shown
+        self.copy_result = self._copy_button("Copy result", lambda: self._result_full)
         self._result_full = ""
 
         details = QWidget()
@@ -212,7 +212,8 @@ class ToolSidebar(QWidget):
         row.addWidget(button)
         return row
 
-    def _copy_button(self, name: str, view: QPlainTextEdit) -> QToolButton:
+    def _copy_button(self, name: str, text: Callable[[], str]) -> QToolButton:
+        """A "Copy" button that puts ``text()`` on the clipboard."""
         b = QToolButton()
         b.setText("Copy")
         b.setToolTip(name)
@@ -220,7 +221,7 @@ class ToolSidebar(QWidget):
         b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         b.setAutoRaise(True)
         b.setEnabled(False)
-        b.clicked.connect(lambda: QApplication.clipboard().setText(view.toPlainText()))
+        b.clicked.connect(lambda: QApplication.clipboard().setText(text()))
         return b
 
     def restyle(self) -> None:
@@ -245,7 +246,7 @@ class ToolSidebar(QWidget):
         if isinstance(ev, ToolCallStarted):
             self.started(ev.call_id, ev.name, ev.arguments)
         elif isinstance(ev, ToolCallFinished):
-            status = getattr(ev, "status", None) or ("ok" if ev.ok else "error")
+            status = ev.status or ("ok" if ev.ok else "error")
             self.finished(ev.call_id, ev.name, status, ev.result, ev.error, ev.duration_ms)
         elif isinstance(ev, TurnCancelled | TurnFailed):
             self.end_running("cancelled")

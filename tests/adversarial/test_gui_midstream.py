@@ -10,7 +10,8 @@ from PySide6.QtCore import QTimer, Qt
 from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.store import ConversationStore
-from desktop_agent.ui.chat_view import AssistantTurn, TextPart, UserBubble
+from desktop_agent.ui.chat.parts import TextPart
+from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
 from tests.gui.conftest import free_port, last_turn_text, make_window, ollama_settings, text_lines, wait_idle  # noqa: F401
 from tests.servers.ollama import OllamaServer
 
@@ -206,10 +207,10 @@ def _huge_table(rows=2000, cols=20) -> str:
 
 
 def test_huge_answer_is_shown_as_plain_text(qtbot, make_window, ollama_settings):
-    from desktop_agent.ui import chat_view
+    from desktop_agent.ui.chat import parts
 
     table = _huge_table()
-    assert len(table) > chat_view.PLAIN_TEXT_LIMIT
+    assert len(table) > parts.PLAIN_TEXT_LIMIT
     store = ConversationStore()
     conv = Conversation()
     store.add_message(conv, Message(role="user", content="a table please"))
@@ -238,10 +239,10 @@ def test_normal_answer_still_renders_markdown(qtbot, make_window, ollama_setting
 
 def test_huge_streamed_answer_switches_to_plain_text(qtbot, make_window, ollama_server, ollama_settings):
     """300 KB streamed: the live part stops re-rendering markdown once the answer passes the limit."""
-    from desktop_agent.ui import chat_view
+    from desktop_agent.ui.chat import parts
 
     piece = "lorem ipsum **dolor** sit amet " * 400  # ≈ 12 KB
-    n = chat_view.PLAIN_TEXT_LIMIT // len(piece) + 3
+    n = parts.PLAIN_TEXT_LIMIT // len(piece) + 3
     ollama_server.script(text_lines([piece] * n))
     w = make_window(ollama_settings)
     timer, beats = _heartbeat()

@@ -49,7 +49,7 @@ def _record_events(w) -> list:
 
 
 def _last_answer(w) -> str:
-    from desktop_agent.ui.chat_view import AssistantTurn
+    from desktop_agent.ui.chat.turn import AssistantTurn
 
     turns = [b for b in w.chat.blocks if isinstance(b, AssistantTurn)]
     return turns[-1].text_content() if turns else ""

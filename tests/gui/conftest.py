@@ -53,7 +53,7 @@ def wait_idle(qtbot, window, timeout: int = 10_000) -> None:
 
 
 def last_turn_text(window) -> str:
-    from desktop_agent.ui.chat_view import AssistantTurn
+    from desktop_agent.ui.chat.turn import AssistantTurn
 
     turns = [b for b in window.chat.blocks if isinstance(b, AssistantTurn)]
     return turns[-1].text_content() if turns else ""

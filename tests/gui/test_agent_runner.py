@@ -15,7 +15,7 @@ from desktop_agent.core.store import ConversationStore
 from desktop_agent.core.assembly import Assembly
 from desktop_agent.core.session import ChatSession
 from desktop_agent.ui.agent_runner import AgentRunner, ApprovalRequest, TurnEnded, TurnStarted
-from desktop_agent.ui.chat_view import ApprovalCard
+from desktop_agent.ui.chat.cards import ApprovalCard
 from tests.gui.conftest import last_turn_text, tool_call_lines, wait_idle
 from tests.servers.openai import HttpError
 

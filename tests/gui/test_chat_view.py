@@ -20,7 +20,10 @@ from desktop_agent.core.events import (
 )
 from desktop_agent.core.messages import Conversation, Message, ToolCall
 from desktop_agent.ui.agent_runner import TurnEnded, TurnStarted
-from desktop_agent.ui.chat_view import AssistantTurn, ChatView, ErrorCard, TextPart, UserBubble, display_blocks
+from desktop_agent.ui.chat.cards import ErrorCard
+from desktop_agent.ui.chat.parts import TextPart
+from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
+from desktop_agent.ui.chat.view import ChatView, display_blocks
 
 
 @pytest.fixture

@@ -10,7 +10,9 @@ from PySide6.QtCore import QEventLoop, Qt, QTimer
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.store import ConversationStore
 from desktop_agent.ui.agent_runner import TurnEnded
-from desktop_agent.ui.chat_view import AssistantTurn, ErrorCard, TextPart, ThinkingPart, UserBubble
+from desktop_agent.ui.chat.cards import ErrorCard
+from desktop_agent.ui.chat.parts import TextPart, ThinkingPart
+from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
 from tests.gui.conftest import free_port, last_turn_text, text_lines, tool_call_lines, wait_idle
 from tests.servers.ollama import HttpError, OllamaServer
 

@@ -15,7 +15,8 @@ from PySide6.QtWidgets import QToolButton
 
 from desktop_agent.core.secrets import SecretStore, normalize_base_url
 from desktop_agent.core.settings import Settings
-from desktop_agent.ui.chat_view import AssistantTurn, TextPart
+from desktop_agent.ui.chat.parts import TextPart
+from desktop_agent.ui.chat.turn import AssistantTurn
 from desktop_agent.ui.settings_dialog import SettingsDialog
 from tests.gui.conftest import last_turn_text, text_lines, wait_idle
 from tests.servers.ollama import HttpError

@@ -1,0 +1,25 @@
+"""The chat: user bubbles on the right, assistant turns on the left, streamed in as they come.
+
+- :mod:`.view` — :class:`~.view.ChatView`, the scroll area holding the blocks of a conversation (paging,
+  following the stream, the public API the window uses).
+- :mod:`.turn` — the two kinds of message block: a user bubble and an assistant turn.
+- :mod:`.parts` — the streamed parts of an assistant turn: markdown text and the thinking section.
+- :mod:`.cards` — inline cards: an error with its actions, a tool approval.
+- :mod:`.widgets` — small widgets: the auto-height text view, copy buttons, tool chips.
+- :mod:`.empty_state` — what a new chat shows.
+- :mod:`.style` — the chat's style sheet.
+- :mod:`.context` — :class:`~.context.ChatContext`, what the parts need from the view.
+
+Performance (long chats, fast streams):
+
+- One small widget per displayed block (a user message, or the assistant side of one turn), created
+  lazily: a loaded conversation materialises only its last :attr:`ChatView.PAGE <.view.ChatView.PAGE>`
+  blocks; older ones are created a page at a time when the user scrolls to the top. A 2,000-message
+  chat never becomes one giant document and never creates 2,000 widgets.
+- While streaming, only the current text part is re-rendered, at most every
+  :data:`~.parts.FRAME_MS` ms (≈ 30 fps; the interval grows when a render gets slow) from one timer
+  that runs only during a turn.
+
+Markdown and highlighting come from :mod:`desktop_agent.ui.markdown`, imported on the first render (the
+window warms it up right after it shows).
+"""

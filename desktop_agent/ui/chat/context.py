@@ -1,0 +1,62 @@
+"""What the parts of the chat need from the view: the current theme, markdown colours, a render hook."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import QWidget
+
+from desktop_agent.ui import theme
+
+
+def markdown_module():
+    """:mod:`desktop_agent.ui.markdown`, imported on first use (it pulls in the markdown parser and
+    Pygments, which start-up should not pay for)."""
+    from desktop_agent.ui import markdown
+
+    return markdown
+
+
+def markdown_colors(th: theme.Theme):
+    """The markdown renderer's colours for theme ``th``."""
+    md = markdown_module()
+    mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
+    return md.Colors(
+        text=th.text,
+        muted=th.muted,
+        link=th.link,
+        code_bg=th.code_bg,
+        code_head=th.code_head,
+        inline_code_bg=th.inline_code_bg,
+        border=th.assistant_border,
+        mono_family=mono,
+        pygments_style=th.pygments_style,
+    )
+
+
+def _ignore_render(_part: QWidget) -> None:
+    return None
+
+
+@dataclass
+class ChatContext:
+    """Shared by the view and every block and part it creates. The view owns it and calls
+    :meth:`set_theme` on a light/dark switch, so parts always read the current theme from here."""
+
+    theme: theme.Theme
+    #: called after each render of a text part (the view counts renders)
+    on_render: Callable[[QWidget], None] = _ignore_render
+    _md_colors: Any = field(default=None, repr=False)
+
+    def md_colors(self):
+        """The markdown colours for the current theme (computed once per theme)."""
+        if self._md_colors is None:
+            self._md_colors = markdown_colors(self.theme)
+        return self._md_colors
+
+    def set_theme(self, th: theme.Theme) -> None:
+        self.theme = th
+        self._md_colors = None

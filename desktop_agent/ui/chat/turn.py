@@ -1,0 +1,299 @@
+"""The two kinds of message block: a user bubble, and the assistant side of one turn (live or saved)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QApplication, QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from desktop_agent.core.events import ToolCallFinished, ToolCallStarted
+from desktop_agent.core.messages import Message
+from desktop_agent.ui import icons
+from desktop_agent.ui.agent_runner import ApprovalRequest
+from desktop_agent.ui.chat.cards import ApprovalCard
+from desktop_agent.ui.chat.context import ChatContext
+from desktop_agent.ui.chat.parts import TextPart, ThinkingPart
+from desktop_agent.ui.chat.widgets import AutoHeightBrowser, CopyButton, ToolChip, ToolsPart, time_text
+
+
+class UserBubble(QWidget):
+    """A user message, right-aligned, with a copy button."""
+
+    #: a line for the status bar ("Message copied to the clipboard")
+    status_message = Signal(str)
+
+    def __init__(self, ctx: ChatContext, message: Message):
+        super().__init__()
+        self.ctx = ctx
+        self.message = message
+        self.bubble = QFrame()
+        self.bubble.setObjectName("userBubble")
+        bl = QVBoxLayout(self.bubble)
+        bl.setContentsMargins(14, 9, 14, 9)
+        self.text = AutoHeightBrowser(natural_width=True)
+        self.text.setObjectName("userText")
+        self.text.setAccessibleName("Your message")
+        self.text.setPlainText(message.content)
+        bl.addWidget(self.text)
+        self.copy = CopyButton(ctx, "message")
+        self.copy.clicked.connect(self._copy)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(48, 0, 0, 0)
+        row.setSpacing(4)
+        row.addStretch(1)
+        row.addWidget(self.copy, 0, Qt.AlignmentFlag.AlignBottom)
+        row.addWidget(self.bubble, 0)
+        self.setAccessibleName("Your message")
+
+    def _copy(self) -> None:
+        QApplication.clipboard().setText(self.message.content)
+        self.status_message.emit("Message copied to the clipboard")
+
+    def set_max_width(self, w: int) -> None:
+        self.bubble.setMaximumWidth(w)
+
+    def restyle(self) -> None:
+        """Re-derive the colours from the (new) theme."""
+        self.copy.restyle(self.ctx)
+
+
+class AssistantTurn(QFrame):
+    """The assistant side of one turn: thinking, text, tool markers, notices, in the order they came."""
+
+    #: a line for the status bar (answer or code copied)
+    status_message = Signal(str)
+    #: one of its tool chips was clicked (call id)
+    tool_clicked = Signal(str)
+
+    def __init__(self, ctx: ChatContext, *, live: bool = False, model: str | None = None, ts: float | None = None):
+        super().__init__()
+        self.ctx = ctx
+        self.live = live
+        self.setObjectName("assistantTurn")
+        self.setAccessibleName("Assistant message")
+        self.parts: list[QWidget] = []
+        self.chips: dict[str, ToolChip] = {}
+        self.approvals: list[ApprovalCard] = []
+        #: the saved messages a turn rebuilt by :meth:`from_saved` shows (empty for a live turn)
+        self.messages: list[Message] = []
+
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(14, 10, 14, 10)
+        outer.setSpacing(6)
+        head = QHBoxLayout()
+        head.setSpacing(6)
+        self.avatar = QLabel()
+        self.avatar.setPixmap(icons.pixmap("assistant", 16, ctx.theme.accent, self.devicePixelRatioF()))
+        self.title = QLabel("Assistant")
+        self.title.setObjectName("turnTitle")
+        self.meta = QLabel()
+        self.meta.setObjectName("turnMeta")
+        self.tag = QLabel()
+        self.tag.setObjectName("statusTag")
+        self.tag.setVisible(False)
+        self.copy = CopyButton(ctx, "answer")
+        self.copy.clicked.connect(self._copy)
+        head.addWidget(self.avatar)
+        head.addWidget(self.title)
+        head.addWidget(self.meta)
+        head.addWidget(self.tag)
+        head.addStretch(1)
+        head.addWidget(self.copy)
+        outer.addLayout(head)
+        self.body = QVBoxLayout()
+        self.body.setSpacing(6)
+        self.body.setContentsMargins(0, 0, 0, 0)
+        outer.addLayout(self.body)
+        self.typing = QLabel("…")
+        self.typing.setObjectName("typing")
+        self.typing.setAccessibleName("The assistant is answering")
+        self.notice = QLabel()
+        self.notice.setObjectName("notice")
+        self.notice.setWordWrap(True)
+        self.notice.setVisible(False)
+        outer.addWidget(self.notice)
+        self.body.addWidget(self.typing)
+        self.typing.setVisible(live)
+        self._dots = 0
+        self.set_meta(model, ts)
+
+    @classmethod
+    def from_saved(cls, ctx: ChatContext, msgs: list[Message]) -> AssistantTurn:
+        """A finished turn rebuilt from its saved assistant and tool messages."""
+        turn = cls(ctx, model=None, ts=msgs[0].created_at)
+        turn.messages = msgs
+        results = {m.tool_call_id: m for m in msgs if m.role == "tool"}
+        last_status = "complete"
+        model = None
+        for m in msgs:
+            if m.role != "assistant":
+                continue
+            model = m.model or model
+            if m.thinking:
+                turn.add_thinking(m.thinking, live=False).finish()
+            if m.content:
+                turn.add_text(m.content)
+            for call in m.tool_calls:
+                res = results.get(call.id)
+                status = (res.tool_status or "ok") if res is not None else "cancelled"
+                turn.add_tool(call.id, call.name, call.arguments, status, res.duration_ms if res else None)
+            last_status = m.status
+        turn.set_meta(model, msgs[-1].created_at)
+        if last_status != "complete":
+            turn.set_status(last_status)
+        return turn
+
+    # --- building
+    def set_meta(self, model: str | None, ts: float | None) -> None:
+        bits = [b for b in (model, time_text(ts)) if b]
+        self.meta.setText("  ·  ".join(bits))
+
+    def _add(self, part: QWidget) -> QWidget:
+        self.typing.setVisible(False)
+        self.parts.append(part)
+        self.body.insertWidget(self.body.count() - 1, part)
+        return part
+
+    def last(self, kind: type) -> Any:
+        return self.parts[-1] if self.parts and isinstance(self.parts[-1], kind) else None
+
+    def add_text(self, text: str) -> TextPart:
+        part = TextPart(self.ctx, text)
+        part.status_message.connect(self.status_message)
+        return self._add(part)
+
+    def add_thinking(self, text: str, live: bool) -> ThinkingPart:
+        return self._add(ThinkingPart(self.ctx, text, live))
+
+    def tools_part(self) -> ToolsPart:
+        part = self.last(ToolsPart)
+        if part is None:
+            part = ToolsPart(self.ctx)
+            part.tool_clicked.connect(self.tool_clicked)
+            self._add(part)
+        return part
+
+    def add_tool(self, call_id: str, name: str, arguments: dict | None, status: str = "running",
+                 duration_ms: float | None = None) -> ToolChip:
+        chip = self.tools_part().add(call_id, name, arguments)
+        self.chips[call_id] = chip
+        if status != "running":
+            chip.finish(status, duration_ms)
+        return chip
+
+    def set_status(self, status: str) -> None:
+        text = {"stopped": "Stopped", "interrupted": "Interrupted"}.get(status)
+        self.tag.setText(text or "")
+        self.tag.setVisible(bool(text))
+
+    def text_content(self) -> str:
+        return "\n\n".join(p.buffer for p in self.parts if isinstance(p, TextPart) and p.buffer.strip())
+
+    def _copy(self) -> None:
+        QApplication.clipboard().setText(self.text_content())
+        self.status_message.emit("Answer copied to the clipboard")
+
+    def restyle(self) -> None:
+        """Re-derive the colours from the (new) theme and re-render the text."""
+        self.avatar.setPixmap(icons.pixmap("assistant", 16, self.ctx.theme.accent, self.devicePixelRatioF()))
+        self.copy.restyle(self.ctx)
+        for p in self.parts:
+            if isinstance(p, TextPart):
+                p.render()
+            elif isinstance(p, ThinkingPart):
+                p.update_label()
+            elif isinstance(p, ToolsPart):
+                p.refresh()
+
+    # --- streaming
+    def _close_thinking(self) -> None:
+        for p in self.parts:
+            if isinstance(p, ThinkingPart) and p.live:
+                p.finish()
+
+    def on_text(self, text: str) -> None:
+        self.notice.setVisible(False)
+        self._close_thinking()
+        part = self.last(TextPart) or self.add_text("")
+        part.append(text)
+
+    def on_thinking(self, text: str) -> None:
+        part = self.last(ThinkingPart)
+        if part is None or not part.live:
+            part = self.add_thinking("", True)
+        part.append(text)
+
+    def on_tool_started(self, ev: ToolCallStarted) -> None:
+        self._close_thinking()
+        self.flush(force=True)
+        self.add_tool(ev.call_id, ev.name, ev.arguments)
+
+    def on_tool_finished(self, ev: ToolCallFinished) -> None:
+        status = ev.status or ("ok" if ev.ok else "error")
+        chip = self.chips.get(ev.call_id) or self.add_tool(ev.call_id, ev.name, {})
+        chip.finish(status, ev.duration_ms)
+
+    def on_notice(self, text: str) -> None:
+        self.notice.setText(text)
+        self.notice.setVisible(True)
+
+    def on_approval(self, request: ApprovalRequest) -> None:
+        self.approvals.append(self._add(ApprovalCard(self.ctx, request)))
+
+    def tick(self) -> None:
+        now = time.monotonic()
+        for p in self.parts:
+            if isinstance(p, ThinkingPart) and p.live:
+                p.update_label()
+                p.flush()
+            elif isinstance(p, ToolsPart):
+                p.refresh(only_running=True)
+        self.flush(now=now)
+        if self.typing.isVisible():
+            self._dots = (self._dots + 1) % 30
+            self.typing.setText("●" + " ●" * (self._dots // 10))
+
+    def flush(self, force: bool = False, now: float | None = None) -> None:
+        now = now or time.monotonic()
+        for p in self.parts:
+            if isinstance(p, TextPart) and (p.dirty if force else p.due(now)):
+                p.render()
+
+    def finish(self, message: Message | None = None, status: str | None = None) -> None:
+        """The turn is over. ``message``: the final assistant message (authoritative text)."""
+        self.live = False
+        self._close_thinking()
+        self.notice.setVisible(False)
+        if message is not None:
+            if message.thinking and not any(isinstance(p, ThinkingPart) for p in self.parts):
+                self._add(ThinkingPart(self.ctx, message.thinking, live=False))
+                # keep thinking above the text
+                self.body.removeWidget(self.parts[-1])
+                self.body.insertWidget(0, self.parts[-1])
+                self.parts.insert(0, self.parts.pop())
+            part = self.last(TextPart)
+            if message.content and (part is None or part.buffer.strip() != message.content.strip()):
+                if part is None:
+                    self.add_text(message.content)
+                else:
+                    part.buffer = message.content
+            if message.model:
+                self.set_meta(message.model, message.created_at)
+            status = status or message.status
+        for card in self.approvals:
+            if not card.request.answered:
+                card.request.answer(False)
+            card.settle()
+        for chip in self.chips.values():
+            if chip.status == "running":
+                chip.finish("cancelled", (time.monotonic() - chip.started) * 1000)
+        self.flush(force=True)
+        self.typing.setVisible(False)
+        if status and status != "complete":
+            self.set_status(status)
+
+    @property
+    def empty(self) -> bool:
+        return not self.parts

@@ -1,0 +1,378 @@
+"""The conversation view: a scroll area with one block per message, paged in lazily, fed by events."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+
+from desktop_agent.core.events import (
+    AnswerFinished,
+    MessageAdded,
+    Notice,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnCancelled,
+    TurnFailed,
+)
+from desktop_agent.core.messages import Conversation, Message
+from desktop_agent.ui import theme
+from desktop_agent.ui.agent_runner import ApprovalRequest, TurnCrashed, TurnEnded, TurnStarted
+from desktop_agent.ui.chat.cards import ErrorCard
+from desktop_agent.ui.chat.context import ChatContext
+from desktop_agent.ui.chat.empty_state import EmptyState
+from desktop_agent.ui.chat.parts import FRAME_MS
+from desktop_agent.ui.chat.style import chat_style_sheet
+from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
+from desktop_agent.ui.errors import ErrorView, describe
+
+
+def display_blocks(messages: list[Message]) -> list[tuple[str, list[Message]]]:
+    """Group a history into blocks: ``("user", [msg])`` and ``("assistant", [assistant/tool msgs…])``."""
+    blocks: list[tuple[str, list[Message]]] = []
+    for m in messages:
+        if m.role == "system":
+            continue
+        if m.role == "user":
+            blocks.append(("user", [m]))
+        elif blocks and blocks[-1][0] == "assistant":
+            blocks[-1][1].append(m)
+        else:
+            blocks.append(("assistant", [m]))
+    return blocks
+
+
+class ChatView(QScrollArea):
+    """The conversation. Feed it events with :meth:`handle`; load a saved chat with :meth:`set_conversation`."""
+
+    PAGE = 40
+
+    status_message = Signal(str)
+    #: an error card's button: (ErrorAction, ErrorCard)
+    error_action = Signal(object, object)
+    #: a tool chip was clicked (call id)
+    tool_clicked = Signal(str)
+    #: an empty-state suggestion was clicked
+    suggestion = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("chatView")
+        self.setAccessibleName("Conversation")
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # count_render is looked up on each render, so a replacement set on the instance (tests count
+        # renders per part) sees every render
+        self.ctx = ChatContext(theme.current(), on_render=lambda part: self.count_render(part))
+        #: number of TextPart renders (tests check streaming renders only the live part)
+        self.render_count = 0
+
+        self.content = QWidget()
+        self.content.setObjectName("chatContent")
+        outer = QHBoxLayout(self.content)
+        outer.setContentsMargins(16, 16, 16, 16)
+        outer.addStretch(1)
+        self.column = QWidget()
+        self.column.setObjectName("chatColumn")
+        self.column.setMaximumWidth(880)
+        self.column.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        outer.addWidget(self.column, 100)
+        outer.addStretch(1)
+        self.column.installEventFilter(self)
+        self.col = QVBoxLayout(self.column)
+        self.col.setContentsMargins(0, 0, 0, 0)
+        self.col.setSpacing(14)
+        self.more = QPushButton()
+        self.more.setObjectName("loadEarlier")
+        self.more.setFlat(True)
+        self.more.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.more.clicked.connect(lambda: self.load_earlier())
+        self.more.setVisible(False)
+        self.col.addWidget(self.more, 0, Qt.AlignmentFlag.AlignHCenter)
+        self.empty_state = EmptyState()
+        self.empty_state.suggestion.connect(self.suggestion)
+        self.col.addWidget(self.empty_state, 1)
+        self.later = QPushButton()
+        self.later.setObjectName("loadEarlier")
+        self.later.setFlat(True)
+        self.later.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.later.clicked.connect(lambda: self.load_later())
+        self.later.setVisible(False)
+        self.col.addWidget(self.later, 0, Qt.AlignmentFlag.AlignHCenter)
+        self.col.addStretch(0)
+        self.setWidget(self.content)
+
+        #: the model the next turn asks (the window sets it): shown in the header while the answer streams
+        self.live_model: str | None = None
+        self.blocks: list[QWidget] = []  # materialised, in order
+        self._items: list[tuple[str, list[Message]]] = []  # the loaded conversation, as display blocks
+        self._lo = self._hi = 0  # items[_lo:_hi] have widgets
+        self.live: AssistantTurn | None = None
+        self._follow = True
+        self._anchor_from_bottom: int | None = None
+        bar = self.verticalScrollBar()
+        bar.rangeChanged.connect(self._on_range)
+        bar.valueChanged.connect(self._on_scroll)
+        self._tick = QTimer(self)
+        self._tick.setInterval(FRAME_MS)
+        self._tick.timeout.connect(self._on_tick)
+        self.restyle()
+
+    # ---- theme
+    def count_render(self, _part) -> None:
+        self.render_count += 1
+
+    def restyle(self) -> None:
+        """Re-derive colours from the palette (light/dark switch) and re-render what is shown."""
+        self.ctx.set_theme(theme.current())
+        self.content.setStyleSheet(chat_style_sheet(self.ctx.theme))
+        for w in self.blocks:
+            if isinstance(w, AssistantTurn | UserBubble):
+                w.restyle()
+
+    # ---- building
+    # Layout of self.col: [more, empty_state, blocks…, later, stretch]. A loaded conversation is a list of
+    # display blocks (self._items); only items[_lo:_hi] have widgets (self.blocks[:_hi-_lo]); widgets for
+    # messages of this session are appended after them (only while _hi == len(_items)).
+
+    @property
+    def _pending(self) -> list[tuple[str, list[Message]]]:
+        """Older blocks without widgets yet."""
+        return self._items[: self._lo]
+
+    @property
+    def _later(self) -> list[tuple[str, list[Message]]]:
+        """Newer blocks without widgets (after a jump to an old message)."""
+        return self._items[self._hi :]
+
+    def _remove_widgets(self) -> None:
+        for w in self.blocks:
+            self.col.removeWidget(w)
+            w.deleteLater()
+        self.blocks.clear()
+
+    def clear(self) -> None:
+        self._tick.stop()
+        self.live = None
+        self._remove_widgets()
+        self._items, self._lo, self._hi = [], 0, 0
+        self._update_buttons()
+        self.empty_state.setVisible(True)
+        self._follow = True
+
+    def set_conversation(self, conversation: Conversation) -> None:
+        """Show a saved conversation: only the newest :attr:`PAGE` blocks are created now."""
+        self.clear()
+        self._items = display_blocks(conversation.messages)
+        self._show_range(max(0, len(self._items) - self.PAGE), len(self._items))
+        self._follow = True
+        self._scroll_to_bottom()
+
+    def _show_range(self, lo: int, hi: int) -> None:
+        """Create the widgets for items[lo:hi] only (a fresh window onto the conversation)."""
+        self._remove_widgets()
+        widgets = [self._make_block(kind, msgs) for kind, msgs in self._items[lo:hi]]
+        for i, w in enumerate(widgets):
+            self.col.insertWidget(2 + i, w)
+        self.blocks = widgets
+        self._lo, self._hi = lo, hi
+        self._after_change()
+
+    def _after_change(self) -> None:
+        self._update_buttons()
+        self.empty_state.setVisible(not self.blocks and not self._items)
+        self._fit_bubbles()
+
+    def load_earlier(self, n: int | None = None, anchor: bool = True) -> int:
+        """Create up to ``n`` more of the older blocks (above the shown ones); returns how many."""
+        n = n or self.PAGE
+        start = max(0, self._lo - n)
+        take = self._items[start : self._lo]
+        if not take:
+            return 0
+        if anchor:
+            bar = self.verticalScrollBar()
+            self._anchor_from_bottom = bar.maximum() - bar.value()
+        widgets = [self._make_block(kind, msgs) for kind, msgs in take]
+        for i, w in enumerate(widgets):
+            self.col.insertWidget(2 + i, w)
+        self.blocks[0:0] = widgets
+        self._lo = start
+        self._after_change()
+        return len(widgets)
+
+    def load_later(self, n: int | None = None) -> int:
+        """Create up to ``n`` more of the newer blocks (below the shown ones, after a jump)."""
+        n = n or self.PAGE
+        take = self._items[self._hi : self._hi + n]
+        for kind, msgs in take:
+            w = self._make_block(kind, msgs)
+            self.col.insertWidget(2 + len(self.blocks), w)
+            self.blocks.append(w)
+        self._hi += len(take)
+        self._after_change()
+        return len(take)
+
+    def _update_buttons(self) -> None:
+        n = len(self._pending)
+        self.more.setVisible(n > 0)
+        self.more.setText(f"Show earlier messages ({n} more)")
+        self.more.setAccessibleName("Show earlier messages")
+        m = len(self._later)
+        self.later.setVisible(m > 0)
+        self.later.setText(f"Show later messages ({m} more)")
+        self.later.setAccessibleName("Show later messages")
+
+    # the blocks' signals, connected where each block is made
+    def _user_bubble(self, message: Message) -> UserBubble:
+        bubble = UserBubble(self.ctx, message)
+        bubble.status_message.connect(self.status_message)
+        return bubble
+
+    def _connect_turn(self, turn: AssistantTurn) -> AssistantTurn:
+        turn.status_message.connect(self.status_message)
+        turn.tool_clicked.connect(self.tool_clicked)
+        return turn
+
+    def _make_block(self, kind: str, msgs: list[Message]) -> QWidget:
+        if kind == "user":
+            return self._user_bubble(msgs[0])
+        return self._connect_turn(AssistantTurn.from_saved(self.ctx, msgs))
+
+    def scroll_to_message(self, message_id: int) -> QWidget | None:
+        """Show the block holding the saved message ``message_id``. An old message is reached by a
+        jump — a fresh page around it, with "Show earlier/later messages" — never by creating every
+        block in between."""
+        k = next((i for i, (_kind, msgs) in enumerate(self._items) if any(m.id == message_id for m in msgs)), None)
+        if k is None:
+            return None
+        if not (self._lo <= k < self._hi):
+            lo = max(0, k - 5)
+            self._show_range(lo, min(len(self._items), lo + self.PAGE))
+        target = self.blocks[k - self._lo]
+        self._follow = False
+        QTimer.singleShot(0, lambda: self.ensureWidgetVisible(target, 0, 60))
+        return target
+
+    def _append(self, w: QWidget) -> QWidget:
+        if self._later:  # new messages go at the end: show the newest page again first
+            self._show_range(max(0, len(self._items) - self.PAGE), len(self._items))
+        self.col.insertWidget(2 + len(self.blocks), w)
+        self.blocks.append(w)
+        self._after_change()
+        return w
+
+    def add_user_message(self, text: str) -> UserBubble:
+        self._follow = True
+        return self._append(self._user_bubble(Message(role="user", content=text)))
+
+    def add_error(self, info: ErrorView) -> ErrorCard:
+        card = ErrorCard(self.ctx, info)
+        card.error_action.connect(self.error_action)
+        return self._append(card)
+
+    def remove_block(self, w: QWidget) -> None:
+        if w in self.blocks:
+            self.blocks.remove(w)
+            self.col.removeWidget(w)
+            w.deleteLater()
+        self.empty_state.setVisible(not self.blocks and not self._items)
+
+    def error_cards(self) -> list[ErrorCard]:
+        return [w for w in self.blocks if isinstance(w, ErrorCard)]
+
+    # ---- events
+    def handle(self, ev: object) -> None:
+        """Render one event from :class:`~desktop_agent.ui.agent_runner.AgentRunner`."""
+        if isinstance(ev, TurnStarted):
+            if self.blocks and isinstance(self.blocks[-1], ErrorCard):
+                self.remove_block(self.blocks[-1])  # a Retry: the new turn replaces the error
+            for card in self.error_cards():  # a new message after an older error: its actions are stale
+                card.set_stale()
+            self._follow = True
+            self.live = self._append(self._connect_turn(AssistantTurn(self.ctx, live=True, model=self.live_model)))
+            self._tick.start()
+            return
+        live = self.live
+        if live is None:
+            return
+        if isinstance(ev, TextDelta):
+            live.on_text(ev.text)
+        elif isinstance(ev, ThinkingDelta):
+            live.on_thinking(ev.text)
+        elif isinstance(ev, ToolCallStarted):
+            live.on_tool_started(ev)
+        elif isinstance(ev, ToolCallFinished):
+            live.on_tool_finished(ev)
+        elif isinstance(ev, Notice):
+            live.on_notice(ev.text)
+        elif isinstance(ev, ApprovalRequest):
+            live.on_approval(ev)
+        elif isinstance(ev, MessageAdded):
+            if ev.message.role == "assistant" and ev.message.model:
+                live.set_meta(ev.message.model, ev.message.created_at)
+        elif isinstance(ev, AnswerFinished):
+            live.finish(ev.message)
+            self._end_live()
+        elif isinstance(ev, TurnCancelled):
+            live.finish(ev.partial, status=(ev.partial.status if ev.partial else "stopped"))
+            if live.empty:
+                live.set_status("stopped")
+            self._end_live()
+        elif isinstance(ev, TurnFailed | TurnCrashed):
+            live.finish(ev.partial if isinstance(ev, TurnFailed) else None)
+            self._end_live()
+            if live.empty:
+                self.remove_block(live)
+            self.add_error(describe(ev.error))
+        elif isinstance(ev, TurnEnded):
+            if live.live:
+                live.finish(None)
+            self._end_live()
+
+    def _end_live(self) -> None:
+        self.live = None
+        self._tick.stop()
+
+    def _on_tick(self) -> None:
+        if self.live is not None:
+            self.live.tick()
+
+    # ---- scrolling and sizes
+    def _scroll_to_bottom(self) -> None:
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    def _on_range(self, _lo: int, hi: int) -> None:
+        bar = self.verticalScrollBar()
+        if self._anchor_from_bottom is not None:
+            bar.setValue(max(0, hi - self._anchor_from_bottom))
+            self._anchor_from_bottom = None
+        elif self._follow:
+            bar.setValue(hi)
+
+    def _on_scroll(self, value: int) -> None:
+        bar = self.verticalScrollBar()
+        self._follow = value >= bar.maximum() - 24
+        if value == 0 and self._pending and bar.maximum() > 0:
+            QTimer.singleShot(0, self.load_earlier)
+        elif value == bar.maximum() and self._later and bar.maximum() > 0:
+            QTimer.singleShot(0, self.load_later)
+
+    def _fit_bubbles(self) -> None:
+        w = int(max(200, self.column.width()) * 0.8)
+        for b in self.blocks:
+            if isinstance(b, UserBubble):
+                b.set_max_width(w)
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.column and event.type() == QEvent.Type.Resize:
+            self._fit_bubbles()
+        return super().eventFilter(obj, event)
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            QTimer.singleShot(0, self.restyle)

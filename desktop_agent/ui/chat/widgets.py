@@ -1,0 +1,165 @@
+"""Small widgets of the chat: the auto-height text view, the copy button, tool chips."""
+
+from __future__ import annotations
+
+import math
+import time
+from datetime import datetime
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QTextOption
+from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
+
+from desktop_agent.ui import icons
+from desktop_agent.ui.chat.context import ChatContext
+from desktop_agent.ui.tool_sidebar import STATUS, format_duration, short_arguments, status_color
+
+
+def time_text(ts: float | None) -> str:
+    """``HH:MM`` of a message time (now when unknown)."""
+    return datetime.fromtimestamp(ts or time.time()).strftime("%H:%M")
+
+
+class AutoHeightBrowser(QTextBrowser):
+    """A read-only, selectable text view exactly as tall as its text (no scroll bars of its own).
+
+    Wheel events go to the chat's scroll area. ``natural_width`` makes it as wide as its longest line
+    (up to the width the layout allows) — used for user bubbles."""
+
+    def __init__(self, parent: QWidget | None = None, *, natural_width: bool = False):
+        super().__init__(parent)
+        self.natural_width = natural_width
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.DefaultContextMenu)
+        self.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse
+            | Qt.TextInteractionFlag.TextSelectableByKeyboard
+            | Qt.TextInteractionFlag.LinksAccessibleByMouse
+            | Qt.TextInteractionFlag.LinksAccessibleByKeyboard
+        )
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.document().setDocumentMargin(0)
+        self.viewport().setAutoFillBackground(False)
+        self.setStyleSheet("QTextBrowser { background: transparent; border: none; }")
+        self.document().documentLayout().documentSizeChanged.connect(self._fit)
+        self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+
+    def _fit(self, *_args) -> None:
+        h = math.ceil(self.document().size().height()) + 2 * self.frameWidth()
+        if h != self.height():
+            self.setFixedHeight(max(h, 1))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        w = self.viewport().width()
+        if abs(self.document().textWidth() - w) > 0.5:
+            self.document().setTextWidth(w)
+        self._fit()
+
+    def sizeHint(self) -> QSize:
+        if self.natural_width:
+            doc = self.document().clone()
+            doc.setTextWidth(-1)
+            w = math.ceil(doc.idealWidth()) + 2 * self.frameWidth() + 2
+            return QSize(w, self.height())
+        return QSize(400, self.height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(40, self.height())
+
+    def wheelEvent(self, event) -> None:
+        event.ignore()
+
+
+class CopyButton(QToolButton):
+    """The small copy icon next to a message; the owner connects ``clicked``."""
+
+    def __init__(self, ctx: ChatContext, what: str):
+        super().__init__()
+        self.setObjectName("copyButton")
+        self.setAutoRaise(True)
+        self.setIcon(icons.icon("copy", ctx.theme.muted))
+        self.setIconSize(QSize(15, 15))
+        self.setToolTip(f"Copy {what}")
+        self.setAccessibleName(f"Copy {what}")
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+
+    def restyle(self, ctx: ChatContext) -> None:
+        self.setIcon(icons.icon("copy", ctx.theme.muted))
+
+
+class ToolChip(QToolButton):
+    """The inline marker where a tool ran: ``✓ get_weather · location=Paris · 0.4 s``. Click → sidebar."""
+
+    #: the chip was clicked (call id)
+    tool_clicked = Signal(str)
+
+    def __init__(self, ctx: ChatContext, call_id: str, name: str, arguments: dict | None):
+        super().__init__()
+        self.ctx = ctx
+        self.call_id, self.name, self.arguments = call_id, name, dict(arguments or {})
+        self.status = "running"
+        self.duration_ms: float | None = None
+        self.started = time.monotonic()
+        self.setObjectName("toolChip")
+        self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setAutoRaise(True)
+        self.clicked.connect(lambda: self.tool_clicked.emit(self.call_id))
+        self.refresh()
+
+    def finish(self, status: str, duration_ms: float | None) -> None:
+        self.status, self.duration_ms = status, duration_ms
+        self.refresh()
+
+    def refresh(self) -> None:
+        icon_name, label = STATUS.get(self.status, ("info", self.status))
+        color = status_color(self.status, self.ctx.theme)
+        self.setIcon(icons.icon(icon_name, color))
+        ms = (time.monotonic() - self.started) * 1000 if self.status == "running" else self.duration_ms
+        bits = [self.name]
+        args = short_arguments(self.arguments, 40)
+        if args:
+            bits.append(args)
+        dur = format_duration(ms)
+        if dur:
+            bits.append(dur)
+        if self.status not in ("ok", "running"):
+            bits.append(label)
+        self.setText("  ·  ".join(bits))
+        self.setToolTip(f"{self.name}: {label} — click to see the call in the tool sidebar")
+        self.setAccessibleName(f"Tool call {self.name}, {label}, {dur}")
+
+
+class ToolsPart(QWidget):
+    """A column of tool chips (one step's tool calls)."""
+
+    #: one of its chips was clicked (call id)
+    tool_clicked = Signal(str)
+
+    def __init__(self, ctx: ChatContext):
+        super().__init__()
+        self.ctx = ctx
+        self.setObjectName("toolsPart")
+        self.lay = QVBoxLayout(self)
+        self.lay.setContentsMargins(0, 2, 0, 2)
+        self.lay.setSpacing(2)
+        self.chips: dict[str, ToolChip] = {}
+
+    def add(self, call_id: str, name: str, arguments: dict | None) -> ToolChip:
+        chip = ToolChip(self.ctx, call_id, name, arguments)
+        chip.tool_clicked.connect(self.tool_clicked)
+        self.chips[call_id] = chip
+        self.lay.addWidget(chip, 0, Qt.AlignmentFlag.AlignLeft)
+        return chip
+
+    def refresh(self, only_running: bool = False) -> None:
+        """Repaint the chips (all, or only those still running — their live duration)."""
+        for chip in self.chips.values():
+            if not only_running or chip.status == "running":
+                chip.refresh()
