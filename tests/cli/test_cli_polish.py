@@ -214,7 +214,7 @@ def test_events_of_a_failed_turn_carry_the_command_line_text(home, stuck):
                    "-p", "hi")
     assert proc.returncode == 1
     evs = events_of(proc.stdout)
-    assert [e["type"] for e in evs] == ["Chat", "MessageAdded", "TurnFailed"]
+    assert [e["type"] for e in evs] == ["Chat", "MessageAdded", "ChatUpdated", "TurnFailed"]
     error = evs[-1]["error"]
     assert error["kind"] == "ServerTimedOut" and "--timeout SECONDS" in error["message"]
     assert proc.stderr.strip() == f"desktop-agent: {error['message']}"
