@@ -219,6 +219,7 @@ class MainWindow(QMainWindow):
         self.chat.status_message.connect(lambda t: self.statusBar().showMessage(t, 3000))
         self.chat.error_action.connect(self._on_error_action)
         self.chat.suggestion.connect(self._send_text)
+        self.chat.unsent_text.connect(self._give_back_text)
 
         self.input = ComposeBox()
         self.input.submitted.connect(self._send_text)
@@ -750,8 +751,12 @@ class MainWindow(QMainWindow):
         if not text.strip():
             return
         self.input.clear()
-        self.chat.add_user_message(text)
         self._start(text)
+
+    def _give_back_text(self, text: str) -> None:
+        """A turn failed before the message joined the chat: put it back for another try."""
+        if not self.input.toPlainText().strip():
+            self.input.setPlainText(text)
 
     def send(self, text: str) -> None:
         """Send ``text`` as if typed (used by tests and the suggestions)."""

@@ -55,6 +55,9 @@ class ChatView(QScrollArea):
     tool_clicked = Signal(str)
     #: an empty-state suggestion was clicked
     suggestion = Signal(str)
+    #: a turn ended before the user's message became part of the chat (the backend could not even be
+    #: built): the text, so the window can give it back to the compose box
+    unsent_text = Signal(str)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -110,6 +113,8 @@ class ChatView(QScrollArea):
         self._items: list[tuple[str, list[Message]]] = []  # the loaded conversation, as display blocks
         self._lo = self._hi = 0  # items[_lo:_hi] have widgets
         self.live: AssistantTurn | None = None
+        #: the text of the running turn until its user message arrives (MessageAdded)
+        self._unsent: str | None = None
         self._follow = True
         self._anchor_from_bottom: int | None = None
         bar = self.verticalScrollBar()
@@ -264,6 +269,13 @@ class ChatView(QScrollArea):
         self._after_change()
         return w
 
+    def _insert_before(self, anchor: QWidget, w: QWidget) -> QWidget:
+        index = self.blocks.index(anchor)
+        self.col.insertWidget(2 + index, w)
+        self.blocks.insert(index, w)
+        self._after_change()
+        return w
+
     def add_user_message(self, text: str) -> UserBubble:
         self._follow = True
         return self._append(self._user_bubble(Message(role="user", content=text)))
@@ -287,16 +299,24 @@ class ChatView(QScrollArea):
     def handle(self, ev: object) -> None:
         """Render one event from :class:`~desktop_agent.ui.agent_runner.AgentRunner`."""
         if isinstance(ev, TurnStarted):
-            if self.blocks and isinstance(self.blocks[-1], ErrorCard):
+            if ev.user_text is None and self.blocks and isinstance(self.blocks[-1], ErrorCard):
                 self.remove_block(self.blocks[-1])  # a Retry: the new turn replaces the error
             for card in self.error_cards():  # a new message after an older error: its actions are stale
                 card.set_stale()
             self._follow = True
+            self._unsent = ev.user_text
             self.live = self._append(self._connect_turn(AssistantTurn(self.ctx, live=True, model=self.live_model)))
             self._tick.start()
             return
+        if isinstance(ev, TurnEnded) and self._unsent is not None:
+            text, self._unsent = self._unsent, None
+            self.unsent_text.emit(text)
         live = self.live
         if live is None:
+            return
+        if isinstance(ev, MessageAdded) and ev.message.role == "user":
+            self._unsent = None  # the user's bubble is drawn from the message the session added
+            self._insert_before(live, self._user_bubble(ev.message))
             return
         if isinstance(ev, TextDelta):
             live.on_text(ev.text)

@@ -1,0 +1,43 @@
+"""The window drives a ChatSession: the user's bubble is the message the session added and saved (from the
+MessageAdded event, not a second copy built by the view), and the window title comes from ChatUpdated."""
+
+from __future__ import annotations
+
+from desktop_agent.core.assembly import Assembly
+from desktop_agent.core.errors import SettingsError
+from desktop_agent.core.events import ChatUpdated
+from desktop_agent.core.settings import Settings
+from desktop_agent.ui.chat.turn import UserBubble
+from tests.gui.conftest import wait_idle
+
+
+def test_user_bubble_is_the_saved_message(make_window, qtbot, ollama_settings, tmp_path):
+    from desktop_agent.core.store import ConversationStore
+
+    store = ConversationStore(tmp_path / "chats.sqlite3")
+    w = make_window(ollama_settings.updated({"tools.enabled": False}), store=store)
+    updates: list[ChatUpdated] = []
+    w.runner.event.connect(lambda ev: updates.append(ev) if isinstance(ev, ChatUpdated) else None)
+    w.send("What is the capital of France?")
+    wait_idle(qtbot, w)
+    bubbles = [b for b in w.chat.blocks if isinstance(b, UserBubble)]
+    assert len(bubbles) == 1
+    assert bubbles[0].message is w.conversation.messages[0] and bubbles[0].message.id is not None
+    assert w.chat.blocks.index(bubbles[0]) < len(w.chat.blocks) - 1  # above the answer
+    assert [u.title for u in updates] == ["What is the capital of France?"]
+    assert updates[0].model == "llama3.2" and updates[0].backend == "ollama"
+    assert w.windowTitle().startswith("What is the capital of France?")
+    store.close()
+
+
+def test_text_comes_back_when_the_turn_fails_before_the_message_joined_the_chat(make_window, qtbot):
+    def refuse(_settings, _keys):
+        raise SettingsError("The base URL is not usable.")
+
+    w = make_window(Settings(tools_enabled=False), assembly=Assembly(backend_factory=refuse))
+    w.input.setPlainText("keep me")
+    w._send_or_stop()
+    wait_idle(qtbot, w)
+    assert not [b for b in w.chat.blocks if isinstance(b, UserBubble)]
+    assert len(w.chat.error_cards()) == 1
+    assert w.input.toPlainText() == "keep me"
