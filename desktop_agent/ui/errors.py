@@ -17,6 +17,7 @@ import logging
 import sys
 import threading
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +46,7 @@ PULL_MODEL = "pull_model"
 USE_MODEL = "use_model"
 OPEN_SETTINGS = "open_settings"
 NEW_CHAT = "new_chat"
+OPEN_DATA_FOLDER = "open_data_folder"
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,8 @@ class ErrorView:
     actions: list[ErrorAction] = field(default_factory=list)
     icon: str = "error"  # "error" | "warning"
     unexpected: bool = False
+    #: the status bar's short label when a server check fails with this error
+    status: str = "Server problem"
 
 
 def _retry(label: str = "Retry") -> ErrorAction:
@@ -71,6 +75,62 @@ def _retry(label: str = "Retry") -> ErrorAction:
 
 def _settings(label: str = "Open settings") -> ErrorAction:
     return ErrorAction(OPEN_SETTINGS, label)
+
+
+def _unreachable(error: E.BackendUnreachable) -> tuple[str, list[ErrorAction]]:
+    title = "Can't reach Ollama" if error.backend == "ollama" else "Can't reach the server"
+    return title, [_retry(), _settings()]
+
+
+def _model_missing(error: E.ModelNotFound) -> tuple[str, list[ErrorAction]]:
+    actions: list[ErrorAction] = []
+    if error.backend == "ollama":
+        title = f"Model '{error.model}' is not installed"
+        actions.append(ErrorAction(PULL_MODEL, f"Pull {error.model}", error.model))
+    else:
+        title = f"Model '{error.model}' is not available"
+    actions += [ErrorAction(USE_MODEL, f"Use {name}", name) for name in error.available[:3]]
+    if error.backend != "ollama":
+        actions.append(_settings())
+    return title, actions
+
+
+@dataclass(frozen=True)
+class _Row:
+    """One line of :data:`TABLE`: how the window shows one kind of error."""
+
+    kind: type[BaseException]
+    #: the card's title, or a function of the error giving (title, actions)
+    title: str | Callable[[Any], tuple[str, list[ErrorAction]]]
+    actions: tuple[Callable[[], ErrorAction], ...] = ()
+    icon: str = "error"
+    #: the status bar's short label when a server check fails with this error
+    status: str = "Server problem"
+
+
+#: core error → card title, actions, icon and status-bar label. The first row whose class matches wins, so
+#: a subclass comes before its base. The card's text is always the error's own sentence.
+TABLE: tuple[_Row, ...] = (
+    _Row(E.BackendUnreachable, _unreachable, icon="warning", status="Server not reachable"),
+    _Row(E.NoApiKey, "No API key", (lambda: _settings(), _retry), status="No API key"),
+    _Row(E.AuthenticationFailed, "API key rejected", (lambda: _settings(), _retry), status="API key rejected"),
+    _Row(E.ModelNotFound, _model_missing),
+    _Row(E.RateLimited, "Rate limited", (_retry,), "warning"),
+    _Row(E.AllKeysFailed, "Every API key failed", (_retry, lambda: _settings())),
+    _Row(E.ContextTooLong, "Conversation too long", (lambda: ErrorAction(NEW_CHAT, "New chat"), lambda: _settings()),
+         "warning"),
+    _Row(E.ToolsNotSupported, "This model can't use tools", (lambda: _settings(),), "warning"),
+    _Row(E.MalformedToolCall, "Unreadable tool call", (_retry,)),
+    _Row(E.EmptyAnswer, "Empty answer", (_retry,), "warning"),
+    _Row(E.AnswerCutOff, "Answer cut off", (_retry,), "warning"),
+    _Row(E.MaxStepsExceeded, "Too many steps", (lambda: _retry("Continue"), lambda: _settings()), "warning"),
+    _Row(E.SettingsError, "Settings problem", (lambda: _settings(),)),
+    _Row(E.ServerTimedOut, "No answer from the server", (_retry, lambda: _settings()), "warning",
+         status="Server not responding"),
+    _Row(E.BackendError, "Server error", (_retry,)),
+    _Row(E.StoreDamaged, "Chat history damaged", (lambda: ErrorAction(OPEN_DATA_FOLDER, "Open data folder"),)),
+    _Row(E.StoreError, "Chat history problem", (lambda: ErrorAction(OPEN_DATA_FOLDER, "Open data folder"),)),
+)
 
 
 def describe(error: BaseException) -> ErrorView:
@@ -85,45 +145,13 @@ def describe(error: BaseException) -> ErrorView:
             [_retry()],
             unexpected=True,
         )
-    if isinstance(error, E.BackendUnreachable):
-        title = "Can't reach Ollama" if error.backend == "ollama" else "Can't reach the server"
-        return ErrorView(title, text, [_retry(), _settings()], "warning")
-    if isinstance(error, E.AuthenticationFailed | E.NoApiKey):
-        return ErrorView("API key rejected", text, [_settings("Open settings"), _retry()])
-    if isinstance(error, E.ModelNotFound):
-        actions: list[ErrorAction] = []
-        if error.backend == "ollama":
-            title = f"Model '{error.model}' is not installed"
-            actions.append(ErrorAction(PULL_MODEL, f"Pull {error.model}", error.model))
-        else:
-            title = f"Model '{error.model}' is not available"
-        for name in error.available[:3]:
-            actions.append(ErrorAction(USE_MODEL, f"Use {name}", name))
-        if error.backend != "ollama":
-            actions.append(_settings())
-        return ErrorView(title, text, actions)
-    if isinstance(error, E.RateLimited):
-        return ErrorView("Rate limited", text, [_retry()], "warning")
-    if isinstance(error, E.AllKeysFailed):
-        return ErrorView("Every API key failed", text, [_retry(), _settings()])
-    if isinstance(error, E.ContextTooLong):
-        return ErrorView("Conversation too long", text, [ErrorAction(NEW_CHAT, "New chat"), _settings()], "warning")
-    if isinstance(error, E.ToolsNotSupported):
-        return ErrorView("This model can't use tools", text, [_settings()], "warning")
-    if isinstance(error, E.MalformedToolCall):
-        return ErrorView("Unreadable tool call", text, [_retry()])
-    if isinstance(error, E.EmptyAnswer):
-        return ErrorView("Empty answer", text, [_retry()], "warning")
-    if isinstance(error, E.AnswerCutOff):
-        return ErrorView("Answer cut off", text, [_retry()], "warning")
-    if isinstance(error, E.MaxStepsExceeded):
-        return ErrorView("Too many steps", text, [_retry("Continue"), _settings()], "warning")
-    if isinstance(error, E.SettingsError):
-        return ErrorView("Settings problem", text, [_settings()])
-    if isinstance(error, E.ServerTimedOut):
-        return ErrorView("No answer from the server", text, [_retry(), _settings()], "warning")
-    if isinstance(error, E.BackendError):
-        return ErrorView("Server error", text, [_retry()])
+    for row in TABLE:
+        if isinstance(error, row.kind):
+            if callable(row.title):
+                title, actions = row.title(error)
+            else:
+                title, actions = row.title, [make() for make in row.actions]
+            return ErrorView(title, text, actions, row.icon, status=row.status)
     if isinstance(error, E.AgentError):
         return ErrorView("Something went wrong", text, [_retry()] if error.retryable else [])
     return ErrorView(
@@ -132,6 +160,12 @@ def describe(error: BaseException) -> ErrorView:
         [_retry()],
         unexpected=True,
     )
+
+
+def status_label(error: BaseException) -> str:
+    """The status bar's short label for a failed server check ("Server not reachable", "API key rejected"…):
+    only a connection failure is "not reachable" — a server that answers 401 is reachable, the key is not."""
+    return describe(error).status
 
 
 # ---- logging --------------------------------------------------------------------------------------

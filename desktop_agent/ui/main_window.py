@@ -75,18 +75,6 @@ APP_DISPLAY_NAME = "Desktop Agent"
 BACKENDS = (("ollama", "Ollama"), ("openai", "OpenAI-compatible"))
 
 
-def _problem_label(error: BaseException) -> str:
-    """The short status-bar label for a failed server check: only a connection failure is "not
-    reachable" — a server that answers with 401 or a missing key is reachable, the key is the problem."""
-    if isinstance(error, BackendUnreachable):
-        return "Server not reachable"
-    if isinstance(error, NoApiKey):
-        return "No API key"
-    if isinstance(error, AuthenticationFailed):
-        return "API key rejected"
-    return "Server problem"
-
-
 class ComposeBox(QTextEdit):
     """The input: Enter sends, Shift+Enter adds a line; grows from 1 to 8 lines."""
 
@@ -645,7 +633,7 @@ class MainWindow(QMainWindow):
                 text = str(error) if isinstance(error, AgentError) else f"{type(error).__name__}: {error}"
                 if not isinstance(error, AgentError):
                     log.warning("listing models failed", exc_info=error)
-                self._set_server_state(False, text, _problem_label(error))
+                self._set_server_state(False, text, ui_errors.status_label(error))
                 return
             models, version = result
             self._fill_models(models)
@@ -804,7 +792,7 @@ class MainWindow(QMainWindow):
                     self.refresh_models()  # the turn is still running: this listing waits for its end
         elif isinstance(ev, TurnFailed):
             if isinstance(ev.error, BackendUnreachable | AuthenticationFailed | NoApiKey):
-                self._set_server_state(False, str(ev.error), _problem_label(ev.error))
+                self._set_server_state(False, str(ev.error), ui_errors.status_label(ev.error))
             elif ui_errors.describe(ev.error).unexpected:
                 cause = ui_errors.unexpected_cause(ev.error)
                 ui_errors.report_unexpected(cause, "the agent", cause.__traceback__)
@@ -919,6 +907,8 @@ class MainWindow(QMainWindow):
             self.retry()
         elif kind == ui_errors.PULL_MODEL:
             self.pull_model(action.payload, card)
+        elif kind == ui_errors.OPEN_DATA_FOLDER:
+            self._open_folder(paths.data_dir())
 
     def pull_model(self, name: str, card: ErrorCard | None = None) -> None:
         """``ollama pull`` in the background with progress on the error card; retries when done."""
@@ -968,10 +958,13 @@ class MainWindow(QMainWindow):
         self.input.selectAll()
 
     def _open_log_folder(self) -> None:
+        self._open_folder(paths.log_dir())
+
+    def _open_folder(self, folder) -> None:
         from PySide6.QtCore import QUrl
         from PySide6.QtGui import QDesktopServices
 
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(paths.log_dir())))
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
 
     def _about(self) -> None:
         from desktop_agent import __version__
