@@ -139,7 +139,8 @@ def run_history(args: argparse.Namespace, store=None) -> int:
         _write(sys.stderr, f"{prog}: error: choose one of: list, search, show, export, import\n")
         return 2
 
-    from desktop_agent.core.store import ConversationStore, StoreError
+    from desktop_agent.core.errors import StoreError
+    from desktop_agent.core.store import ConversationStore
 
     own = store is None
     try:
@@ -233,7 +234,7 @@ def _show(store, args) -> int:
 
 
 def _export(store, args) -> int:
-    from desktop_agent.core.store import atomic_write_text
+    from desktop_agent.core.store.chatfiles import atomic_write_text
 
     cid = store.resolve(args.id)
     text = store.export(cid, args.format)

@@ -109,7 +109,8 @@ def seed_history() -> None:
     for title, age in SEED_CHATS:
         conv = Conversation(title=title, model="llama3.2", backend="ollama")
         t = now - age
-        with mock.patch("desktop_agent.core.store.time.time", return_value=t):  # the store stamps "now"
+        # the store stamps "now"
+        with mock.patch("desktop_agent.core.store.conversations.time.time", return_value=t):
             for role, text in (("user", title), ("assistant", "…")):
                 store.add_message(conv, Message(role=role, content=text, created_at=t, model="llama3.2"))
     store.close()

@@ -10,7 +10,9 @@ contains an API key.
 
 from __future__ import annotations
 
+import os
 import traceback
+from pathlib import Path
 
 
 def _join(*parts: str) -> str:
@@ -306,3 +308,50 @@ class OutputLimitReached(AnswerCutOff):
             "The model reached its output limit before writing an answer. Try again, ask for a shorter "
             "answer, or pick a model with a larger context.",
         )
+
+# ------------------------------------------------------------------------------- chat history (the store)
+
+
+class StoreError(AgentError):
+    """The chat history could not be read or written. ``str()`` says what to do."""
+
+    retryable = False
+
+
+class ConversationNotFound(StoreError):
+    """No saved chat has this id (or id prefix)."""
+
+    def __init__(self, ref: str):
+        self.ref = ref
+        super().__init__(f"No saved chat with id '{ref}'. `desktop-agent history list` shows the ids.")
+
+
+class AmbiguousConversationId(StoreError):
+    """An id prefix matches several chats."""
+
+    def __init__(self, ref: str, matches: list[str]):
+        self.ref, self.matches = ref, matches
+        shown = ", ".join(m[:12] for m in matches[:5]) + (", …" if len(matches) > 5 else "")
+        super().__init__(f"The id prefix '{ref}' matches {len(matches)} chats ({shown}); type more of the id.")
+
+
+class StoreDamaged(StoreError):
+    """SQLite reported the database as damaged while the app was running.
+
+    The next start checks the file and, if it is damaged, keeps it aside and starts a fresh history.
+    """
+
+    def __init__(self, path: Path, detail: str):
+        self.path, self.detail = path, detail
+        super().__init__(
+            f"The chat history file {path} is damaged ({detail}). Restart desktop-agent: it will keep "
+            "the damaged file aside and start a new history."
+        )
+
+
+class ImportFailed(StoreError):
+    """A chat file could not be imported. Nothing was imported, and the file was not changed."""
+
+    def __init__(self, path: str | os.PathLike[str], reason: str):
+        self.path, self.reason = str(path), reason
+        super().__init__(f"Can't import {path}: {reason}. Nothing was imported.")

@@ -162,12 +162,9 @@ class MainWindow(QMainWindow):
         self.history_panel: QWidget | None = None
         self.settings_dialog: QWidget | None = None
         self._after_turn: list = []
-        #: chats deleted from the history panel; a turn still streaming into one must not save into it
-        #: (the store would re-create the chat row with just the partial answer)
+        #: chats deleted from the history panel: a turn still streaming into one skips its saves (the store
+        #: itself ignores saves into a chat it deleted, under its lock, so none can bring the chat back)
         self._deleted_ids: set[str] = set()
-        #: held by the worker while it saves, and by the GUI thread while it marks a chat as deleted, so a
-        #: save can never land between "marked" and "deleted from the store"
-        self._save_lock = threading.Lock()
         self._closing = False
         self._pull_cancel = threading.Event()
         self._server_ok: bool | None = None
@@ -439,7 +436,7 @@ class MainWindow(QMainWindow):
             self.refresh_models()
 
     def _install_history_panel(self) -> None:
-        cls = _optional("desktop_agent.ui.history", "HistoryPanel")
+        cls = _optional("desktop_agent.ui.history.panel", "HistoryPanel")
         if cls is None or not self.store:
             return
         try:
@@ -481,7 +478,7 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self._fit_docks)
         self.history_dock.setWidget(panel)
         self.history_panel = panel
-        # ui/history.py's signals; generic fallbacks for other panels
+        # ui/history/panel.py's signals; generic fallbacks for other panels
         if hasattr(panel, "conversationActivated"):
             panel.conversationActivated.connect(self.open_conversation)
             if hasattr(panel, "messageActivated"):
@@ -879,8 +876,7 @@ class MainWindow(QMainWindow):
 
     def _forget_conversation(self, conversation_id: str) -> None:
         """No more saves into this chat: it is about to be deleted from the store."""
-        with self._save_lock:
-            self._deleted_ids.add(conversation_id)
+        self._deleted_ids.add(conversation_id)
 
     def _on_conversation_deleted(self, conversation_id: str) -> None:
         self._forget_conversation(conversation_id)

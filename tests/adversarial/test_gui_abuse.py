@@ -68,7 +68,7 @@ def test_script_and_raw_html_in_an_answer_stay_text(qtbot):
 def test_history_search_with_a_huge_tool_result_does_not_freeze(qtbot, tmp_path):
     """The history panel searches on the GUI thread: FTS5 snippet() on a 200 kB repetitive tool result
     took minutes. The search must answer and show one result."""
-    from desktop_agent.ui.history import HistoryPanel
+    from desktop_agent.ui.history.panel import HistoryPanel
 
     store = ConversationStore(tmp_path / "c.sqlite3")
     conv = Conversation()

@@ -256,8 +256,8 @@ def test_huge_streamed_answer_switches_to_plain_text(qtbot, make_window, ollama_
 
 
 def test_a_save_cannot_land_between_marking_and_deleting(qtbot, make_window, ollama_settings):
-    """The history panel tells the window *before* it deletes from the store, and the worker's save
-    takes the same lock: once a chat is marked, no save into it can reach the store (no resurrection)."""
+    """The history panel tells the window *before* it deletes from the store, and the store ignores saves
+    into a chat it deleted (under its lock): once a chat is marked, no save into it reaches the store."""
     w = make_window(ollama_settings)
     qtbot.waitUntil(lambda: w.history_panel is not None, timeout=5000)
     store = ConversationStore()

@@ -6,8 +6,10 @@ import shutil
 
 import pytest
 
+from desktop_agent.core.errors import ImportFailed, StoreError
 from desktop_agent.core.messages import Conversation, Message
-from desktop_agent.core.store import MAX_TITLE_CHARS, ConversationStore, ImportFailed, StoreError
+from desktop_agent.core.store import ConversationStore
+from desktop_agent.core.store.titles import MAX_TITLE_CHARS
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ from PySide6.QtWidgets import QAbstractButton, QApplication, QFileDialog, QLineE
 
 from desktop_agent.core.messages import Conversation, Message, ToolCall
 from desktop_agent.core.store import ConversationStore
-from desktop_agent.ui.history import GROUPS, HistoryPanel, IdRole, KindRole, MessageIdRole, SummaryRole
+from desktop_agent.ui.history.models import GROUPS, IdRole, KindRole, MessageIdRole, SummaryRole
+from desktop_agent.ui.history.panel import HistoryPanel
 
 TODAY = dt.date(2026, 6, 15)
 

@@ -11,18 +11,19 @@ from pathlib import Path
 
 import pytest
 
-from desktop_agent.core import store as store_mod
-from desktop_agent.core.errors import AgentError
-from desktop_agent.core.messages import Conversation, Message, ToolCall
-from desktop_agent.core.store import (
+from desktop_agent.core.errors import (
+    AgentError,
     AmbiguousConversationId,
     ConversationNotFound,
-    ConversationStore,
     ImportFailed,
     StoreDamaged,
     StoreError,
-    atomic_write_text,
 )
+from desktop_agent.core.messages import Conversation, Message, ToolCall
+from desktop_agent.core.store import ConversationStore
+from desktop_agent.core.store import chatfiles as store_chatfiles
+from desktop_agent.core.store import schema as store_schema
+from desktop_agent.core.store.chatfiles import atomic_write_text
 
 
 @pytest.fixture
@@ -282,6 +283,73 @@ def test_delete_removes_the_chat_its_messages_and_their_index_entries(store, db)
         store.delete(gone.id)
 
 
+def test_deleting_a_chat_while_another_thread_keeps_saving_into_it_keeps_it_deleted(store, db):
+    """A turn still streams into a chat the user deletes: every save after delete() is a no-op, decided
+    under the store's lock, so the chat is never brought back with the partial answer."""
+    conv = save_chat(store, [Message(role="user", content="a long answer please")])
+    partial = Message(role="assistant", content="", status="interrupted")
+    store.add_message(conv, partial)
+    errors: list[BaseException] = []
+    saving, deleted, stop = threading.Event(), threading.Event(), threading.Event()
+    after_delete = {"rounds": 0}
+
+    def worker() -> None:
+        try:
+            i = 0
+            while not stop.is_set():
+                i += 1
+                partial.content += f" streamed{i}"
+                store.add_message(conv, partial)  # the partial answer, saved again as it grows
+                store.update_message(partial)
+                store.add_message(conv, Message(role="tool", content=f"result {i}", tool_call_id="c", tool_name="t"))
+                saving.set()
+                if deleted.is_set():
+                    after_delete["rounds"] += 1
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    t = threading.Thread(target=worker)
+    t.start()
+    try:
+        assert saving.wait(10)
+        store.delete(conv.id)
+        deleted.set()
+        deadline = time.monotonic() + 10
+        while after_delete["rounds"] < 20 and t.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        stop.set()
+        t.join(10)
+    assert errors == []
+    assert after_delete["rounds"] >= 20
+    assert conv.id not in [s.id for s in store.list()]
+    with pytest.raises(ConversationNotFound):
+        store.load(conv.id)
+    assert other_connection_rows(db, "SELECT count(*) FROM messages WHERE conversation_id = ?", (conv.id,)) == [(0,)]
+    assert other_connection_rows(db, "SELECT count(*) FROM conversations") == [(0,)]
+    assert store.search("streamed1") == [] and store.search("result") == []
+
+
+def test_saving_into_a_deleted_chat_is_a_no_op_but_an_unsaved_message_still_fails(store, tmp_path):
+    conv = save_chat(store, tool_turn())
+    answer = conv.messages[-1]
+    f = tmp_path / "export.json"
+    f.write_text(store.export(conv.id, "json"), encoding="utf-8")
+    store.delete(conv.id)
+    answer.content = "changed after the delete"
+    store.update_message(answer)  # its chat was deleted: nothing happens
+    late = Message(role="user", content="one more")
+    store.add_message(conv, late)
+    assert late.id is None and store.count() == 0
+    with pytest.raises(StoreError):
+        store.update_message(Message(role="user", content="never saved", id=999_999))
+    # importing the deleted chat's export gives it a new id, so late saves into the old one stay no-ops
+    new_id = store.import_file(f)
+    assert new_id != conv.id and store.count() == 1
+    store.add_message(conv, Message(role="user", content="still streaming"))
+    assert [m.content for m in store.load(new_id).messages][-1] == "It is sunny in Paris, 21 °C."
+
+
 # --------------------------------------------------------------------------------------------- search
 
 
@@ -384,7 +452,7 @@ def test_export_json_is_our_versioned_format_and_imports_back(store, tmp_path):
     store.rename(conv.id, "Paris weather")
     text = store.export(conv.id, "json")
     data = json.loads(text)
-    assert data["format"] == store_mod.EXPORT_FORMAT and data["version"] == store_mod.EXPORT_VERSION
+    assert data["format"] == store_chatfiles.EXPORT_FORMAT and data["version"] == store_chatfiles.EXPORT_VERSION
     assert data["title"] == "Paris weather" and data["title_is_custom"] is True
     assert len(data["messages"]) == 4 and data["messages"][1]["tool_calls"][0]["arguments"] == {"city": "Paris"}
     f = tmp_path / "export.json"
@@ -688,7 +756,7 @@ def test_migration_makes_a_backup_first(db, monkeypatch):
     def add_pinned(conn):
         conn.execute("ALTER TABLE conversations ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")
 
-    monkeypatch.setattr(store_mod, "MIGRATIONS", [*store_mod.MIGRATIONS, add_pinned])
+    monkeypatch.setattr(store_schema, "MIGRATIONS", [*store_schema.MIGRATIONS, add_pinned])
     s = ConversationStore(db)
     try:
         assert s.warnings == []
@@ -714,7 +782,7 @@ def test_failed_migration_is_rolled_back_and_names_the_backup(db, monkeypatch):
         conn.execute("ALTER TABLE conversations ADD COLUMN pinned INTEGER")
         conn.execute("THIS IS NOT SQL")
 
-    monkeypatch.setattr(store_mod, "MIGRATIONS", [*store_mod.MIGRATIONS, broken])
+    monkeypatch.setattr(store_schema, "MIGRATIONS", [*store_schema.MIGRATIONS, broken])
     with pytest.raises(StoreError, match="backup") as info:
         ConversationStore(db)
     assert "schema 2" in str(info.value)
@@ -725,7 +793,7 @@ def test_failed_migration_is_rolled_back_and_names_the_backup(db, monkeypatch):
 
 def test_fresh_store_has_current_schema_and_no_backup(db):
     with ConversationStore(db) as s:
-        assert s.conn.execute("PRAGMA user_version").fetchone() == (store_mod.schema_version(),)
+        assert s.conn.execute("PRAGMA user_version").fetchone() == (store_schema.schema_version(),)
         assert s.backup_path is None and s.warnings == []
     assert list(db.parent.glob("*backup*")) == []
 

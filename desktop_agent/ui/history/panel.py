@@ -3,7 +3,7 @@
 :class:`HistoryPanel` takes a :class:`~desktop_agent.core.store.ConversationStore` and shows
 
 - the chats, most recently updated first, grouped *Today* / *Yesterday* / *Previous 7 days* / *Older*,
-  each with its title, model and date. The list model (:class:`ChatListModel`) loads 100 chats at a
+  each with its title, model and date. The list model (:class:`~.models.ChatListModel`) loads 100 chats at a
   time as the list scrolls (``canFetchMore``/``fetchMore``), so 10,000 chats open instantly;
 - a search box: full-text search over every message (:meth:`ConversationStore.search`), results with the
   matching text highlighted; Enter (or a click) opens the chat at that message;
@@ -22,456 +22,30 @@ turn was saved.
 from __future__ import annotations
 
 import datetime as _dt
-import html
-import re
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
-from PySide6.QtCore import (
-    QAbstractListModel,
-    QEvent,
-    QModelIndex,
-    QPoint,
-    QRect,
-    QSize,
-    Qt,
-    QTimer,
-    Signal,
-)
-from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QIcon, QKeySequence, QPalette, QTextDocument
+from PySide6.QtCore import QEvent, QModelIndex, QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QApplication,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListView,
     QMenu,
-    QMessageBox,
     QStackedWidget,
-    QStyle,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from desktop_agent.core.store import ConversationSummary, SearchHit, StoreError, atomic_write_text
+from desktop_agent.core.errors import StoreError
+from desktop_agent.core.store.chatfiles import atomic_write_text
 from desktop_agent.ui import theme
-
-IdRole = Qt.ItemDataRole.UserRole + 1
-KindRole = Qt.ItemDataRole.UserRole + 2  # "header" | "chat" | "hit"
-SummaryRole = Qt.ItemDataRole.UserRole + 3  # ConversationSummary (chat rows)
-HitRole = Qt.ItemDataRole.UserRole + 4  # SearchHit (search rows)
-MessageIdRole = Qt.ItemDataRole.UserRole + 5
-
-GROUPS = ("Today", "Yesterday", "Previous 7 days", "Older")
-
-
-def group_of(ts: float, today: _dt.date) -> str:
-    """The list group of a chat last updated at ``ts`` (epoch seconds, local time)."""
-    day = _dt.datetime.fromtimestamp(ts).date()
-    if day >= today:
-        return "Today"
-    if day == today - _dt.timedelta(days=1):
-        return "Yesterday"
-    if day >= today - _dt.timedelta(days=7):
-        return "Previous 7 days"
-    return "Older"
-
-
-def date_label(ts: float, today: _dt.date) -> str:
-    """Short date for a row: "14:32" today/yesterday, "Mon 14:32" this week, else "3 Nov 2025"."""
-    when = _dt.datetime.fromtimestamp(ts)
-    group = group_of(ts, today)
-    if group in ("Today", "Yesterday"):
-        return when.strftime("%H:%M")
-    if group == "Previous 7 days":
-        return when.strftime("%a %H:%M")
-    return f"{when.day} {when.strftime('%b %Y')}"
-
-
-def _safe_name(title: str) -> str:
-    name = re.sub(r'[\\/:*?"<>|\x00-\x1f]+', " ", title).strip(" .")
-    return (name[:60].rstrip() or "chat")
-
-
-# --------------------------------------------------------------------------------------------- models
-
-
-class ChatListModel(QAbstractListModel):
-    """Saved chats with group header rows, loaded a page at a time (``fetchMore``).
-
-    Rows are ``("header", group)`` or ``("chat", ConversationSummary)``. ``today`` (a callable giving
-    the local date) is a test hook. Store errors are reported through ``failed(str)``.
-    """
-
-    PAGE = 100
-    failed = Signal(str)
-
-    def __init__(self, store, parent=None, today: Callable[[], _dt.date] = _dt.date.today):
-        super().__init__(parent)
-        self.store = store
-        self._today = today
-        self._rows: list[tuple[str, Any]] = []
-        self._ids: set[str] = set()
-        self._loaded = 0
-        self._total = 0
-
-    # -- loading ---------------------------------------------------------------------------------
-
-    def reload(self) -> None:
-        """Reload from the store, keeping at least as many chats loaded as before."""
-        want = max(self.PAGE, self._loaded)
-        self.beginResetModel()
-        self._rows, self._ids, self._loaded = [], set(), 0
-        try:
-            self._total = self.store.count()
-            self._append(self.store.list(limit=want, offset=0))
-        except StoreError as exc:
-            self._total = 0
-            self.failed.emit(str(exc))
-        self.endResetModel()
-
-    def _new_rows(self, batch: list[ConversationSummary]) -> list[tuple[str, Any]]:
-        today = self._today()
-        last = next((r[1] for r in reversed(self._rows) if r[0] == "header"), None)
-        rows: list[tuple[str, Any]] = []
-        for s in batch:
-            if s.id in self._ids:  # the list moved while paging (a chat got a new message)
-                continue
-            g = group_of(s.updated_at, today)
-            if g != last:
-                rows.append(("header", g))
-                last = g
-            rows.append(("chat", s))
-            self._ids.add(s.id)
-        return rows
-
-    def _append(self, batch: list[ConversationSummary]) -> None:
-        self._rows += self._new_rows(batch)
-        self._loaded += len(batch)
-
-    def canFetchMore(self, parent=QModelIndex()) -> bool:  # noqa: N802 (Qt API)
-        return not parent.isValid() and self._loaded < self._total
-
-    def fetchMore(self, parent=QModelIndex()) -> None:  # noqa: N802
-        if parent.isValid():
-            return
-        try:
-            batch = self.store.list(limit=self.PAGE, offset=self._loaded)
-        except StoreError as exc:
-            self._total = self._loaded
-            self.failed.emit(str(exc))
-            return
-        if not batch:
-            self._total = self._loaded
-            return
-        rows = self._new_rows(batch)
-        if rows:
-            self.beginInsertRows(QModelIndex(), len(self._rows), len(self._rows) + len(rows) - 1)
-            self._rows += rows
-            self.endInsertRows()
-        self._loaded += len(batch)
-
-    # -- access ------------------------------------------------------------------------------------
-
-    @property
-    def total(self) -> int:
-        return self._total
-
-    def chat_count(self) -> int:
-        """Chats loaded so far (not counting headers)."""
-        return sum(1 for k, _ in self._rows if k == "chat")
-
-    def row_of(self, conversation_id: str) -> int | None:
-        for i, (kind, value) in enumerate(self._rows):
-            if kind == "chat" and value.id == conversation_id:
-                return i
-        return None
-
-    def summary(self, row: int) -> ConversationSummary | None:
-        if 0 <= row < len(self._rows) and self._rows[row][0] == "chat":
-            return self._rows[row][1]
-        return None
-
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self._rows)
-
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            return None
-        kind, value = self._rows[index.row()]
-        if role == KindRole:
-            return kind
-        if kind == "header":
-            if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-                return value
-            return None
-        s: ConversationSummary = value
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
-            return s.title
-        if role == IdRole:
-            return s.id
-        if role == SummaryRole:
-            return s
-        if role == Qt.ItemDataRole.ToolTipRole:
-            n = f"{s.message_count} message" + ("s" if s.message_count != 1 else "")
-            when = _dt.datetime.fromtimestamp(s.updated_at).strftime("%Y-%m-%d %H:%M")
-            return f"{s.title}\n{s.model or 'unknown model'} · {n} · last message {when}"
-        if role == Qt.ItemDataRole.AccessibleTextRole:
-            return f"{s.title}, {s.model or 'unknown model'}, {date_label(s.updated_at, self._today())}"
-        return None
-
-    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        if self._rows[index.row()][0] == "header":
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
-
-    def setData(self, index: QModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
-        s = self.summary(index.row()) if index.isValid() else None
-        if s is None or role != Qt.ItemDataRole.EditRole:
-            return False
-        title = " ".join(str(value).split())
-        if title == s.title:
-            return False
-        try:
-            self.store.rename(s.id, title)
-            new = self.store.summary(s.id)
-        except StoreError as exc:
-            self.failed.emit(str(exc))
-            return False
-        self._rows[index.row()] = ("chat", new)
-        self.dataChanged.emit(index, index)
-        return True
-
-
-class SearchModel(QAbstractListModel):
-    """Search results (:class:`SearchHit`), newest message first."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.hits: list[SearchHit] = []
-
-    def set_hits(self, hits: list[SearchHit]) -> None:
-        self.beginResetModel()
-        self.hits = list(hits)
-        self.endResetModel()
-
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.hits)
-
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self.hits):
-            return None
-        h = self.hits[index.row()]
-        if role == KindRole:
-            return "hit"
-        if role == IdRole:
-            return h.conversation_id
-        if role == MessageIdRole:
-            return h.message_id
-        if role == HitRole:
-            return h
-        if role == Qt.ItemDataRole.DisplayRole:
-            return h.title
-        if role in (Qt.ItemDataRole.AccessibleTextRole, Qt.ItemDataRole.ToolTipRole):
-            plain = "".join(t for t, _ in h.parts)
-            return f"{h.title}: {plain}"
-        return None
-
-    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable if index.isValid() else Qt.ItemFlag.NoItemFlags
-
-
-# ------------------------------------------------------------------------------------------ delegates
-
-_PAD_X, _PAD_Y, _GAP = 10, 6, 2
-
-
-def _small(font: QFont, delta: float = 1.5) -> QFont:
-    f = QFont(font)
-    size = f.pointSizeF()
-    if size > 0:
-        f.setPointSizeF(max(7.0, size - delta))
-    return f
-
-
-class _RowDelegate(QStyledItemDelegate):
-    """Draws the standard item background (selection, hover, focus) then lets subclasses draw text."""
-
-    def _background(self, painter, option: QStyleOptionViewItem, index: QModelIndex) -> QStyleOptionViewItem:
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        opt.text = ""
-        opt.icon = QIcon()
-        style = opt.widget.style() if opt.widget else QApplication.style()
-        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
-        return opt
-
-    @staticmethod
-    def _colors(option: QStyleOptionViewItem) -> tuple[QColor, QColor]:
-        pal = option.palette
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        text = pal.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
-        base = pal.color(QPalette.ColorRole.Highlight if selected else QPalette.ColorRole.Base)
-        return text, theme.mix(text, base, 0.38)
-
-
-class ChatDelegate(_RowDelegate):
-    """Group headers as small muted captions; chats as title over "model · date"."""
-
-    def __init__(self, today: Callable[[], _dt.date], parent=None):
-        super().__init__(parent)
-        self._today = today
-
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802
-        fm = QFontMetrics(option.font)
-        small = QFontMetrics(_small(option.font))
-        if index.data(KindRole) == "header":
-            return QSize(120, small.height() + 14)
-        return QSize(120, fm.height() + small.height() + 2 * _PAD_Y + _GAP)
-
-    def paint(self, painter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
-        painter.save()
-        try:
-            if index.data(KindRole) == "header":
-                self._paint_header(painter, option, index)
-            else:
-                self._paint_chat(painter, option, index)
-        finally:
-            painter.restore()
-
-    def _paint_header(self, painter, option, index) -> None:
-        font = _small(option.font)
-        font.setBold(True)
-        painter.setFont(font)
-        pal = option.palette
-        painter.setPen(theme.mix(pal.color(QPalette.ColorRole.Text), pal.color(QPalette.ColorRole.Base), 0.45))
-        r = option.rect.adjusted(_PAD_X, 6, -_PAD_X, -2)
-        painter.drawText(r, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom), index.data().upper())
-
-    def _paint_chat(self, painter, option, index) -> None:
-        self._background(painter, option, index)
-        s: ConversationSummary = index.data(SummaryRole)
-        text, muted = self._colors(option)
-        r = option.rect.adjusted(_PAD_X, _PAD_Y, -_PAD_X, -_PAD_Y)
-        fm = QFontMetrics(option.font)
-        painter.setFont(option.font)
-        painter.setPen(text)
-        title_rect = QRect(r.left(), r.top(), r.width(), fm.height())
-        painter.drawText(title_rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-                         fm.elidedText(s.title, Qt.TextElideMode.ElideRight, r.width()))
-        small = _small(option.font)
-        sfm = QFontMetrics(small)
-        painter.setFont(small)
-        painter.setPen(muted)
-        line = QRect(r.left(), title_rect.bottom() + 1 + _GAP, r.width(), sfm.height())
-        when = date_label(s.updated_at, self._today())
-        when_w = sfm.horizontalAdvance(when)
-        painter.drawText(line, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), when)
-        model = s.model or ""
-        n = f"{s.message_count} msg"
-        left = f"{model} · {n}" if model else n
-        painter.drawText(
-            QRect(line.left(), line.top(), max(0, line.width() - when_w - 8), line.height()),
-            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-            sfm.elidedText(left, Qt.TextElideMode.ElideRight, max(0, line.width() - when_w - 8)),
-        )
-
-    def updateEditorGeometry(self, editor: QWidget, option: QStyleOptionViewItem, index: QModelIndex) -> None:  # noqa: N802
-        fm = QFontMetrics(option.font)
-        r = option.rect
-        editor.setGeometry(QRect(r.left() + _PAD_X - 4, r.top() + _PAD_Y - 3, r.width() - 2 * _PAD_X + 8, fm.height() + 6))
-
-    def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: QModelIndex) -> QWidget:  # noqa: N802
-        editor = QLineEdit(parent)
-        editor.setAccessibleName("New chat title")
-        editor.setPlaceholderText("Title (empty: first message)")
-        return editor
-
-
-class HitDelegate(_RowDelegate):
-    """A search hit: chat title and date, then the snippet with the matches highlighted (≤ 3 lines)."""
-
-    MAX_LINES = 3
-
-    def __init__(self, today: Callable[[], _dt.date], parent=None):
-        super().__init__(parent)
-        self._today = today
-
-    def _doc(self, option: QStyleOptionViewItem, hit: SearchHit, width: int, text: QColor, mark: QColor,
-             mark_text: QColor | None = None) -> QTextDocument:
-        doc = QTextDocument()
-        doc.setDocumentMargin(0)
-        doc.setDefaultFont(option.font)
-        pieces = []
-        for t, hl in hit.parts:
-            t = html.escape(t)
-            if hl:
-                color = (mark_text or text).name()
-                pieces.append(f'<span style="background-color:{mark.name()}; color:{color}; font-weight:600">{t}</span>')
-            else:
-                pieces.append(t)
-        doc.setHtml(f'<div style="color:{text.name()}">{"".join(pieces)}</div>')
-        doc.setTextWidth(max(10, width))
-        return doc
-
-    def _mark(self, option) -> QColor:
-        pal = option.palette
-        dark = pal.color(QPalette.ColorRole.Base).lightness() < 128
-        return theme.mix(pal.color(QPalette.ColorRole.Base), QColor("#d4a72c"), 0.45 if dark else 0.38)
-
-    def _snippet_height(self, option, hit: SearchHit, width: int) -> int:
-        fm = QFontMetrics(option.font)
-        doc = self._doc(option, hit, width, QColor("black"), QColor("yellow"))
-        return min(int(doc.size().height()) + 1, fm.lineSpacing() * self.MAX_LINES)
-
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802
-        hit: SearchHit = index.data(HitRole)
-        view = self.parent()
-        width = (view.viewport().width() if isinstance(view, QListView) else 240) - 2 * _PAD_X
-        small = QFontMetrics(_small(option.font))
-        return QSize(120, small.height() + _GAP + self._snippet_height(option, hit, width) + 2 * _PAD_Y)
-
-    def paint(self, painter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
-        painter.save()
-        try:
-            self._background(painter, option, index)
-            hit: SearchHit = index.data(HitRole)
-            text, muted = self._colors(option)
-            r = option.rect.adjusted(_PAD_X, _PAD_Y, -_PAD_X, -_PAD_Y)
-            small = _small(option.font)
-            sfm = QFontMetrics(small)
-            painter.setFont(small)
-            painter.setPen(muted)
-            when = date_label(hit.created_at, self._today())
-            when_w = sfm.horizontalAdvance(when)
-            head = QRect(r.left(), r.top(), r.width(), sfm.height())
-            painter.drawText(head, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), when)
-            who = {"user": "You", "assistant": "Assistant", "tool": "Tool result"}.get(hit.role, hit.role)
-            label = f"{hit.title} · {who}"
-            painter.drawText(
-                QRect(head.left(), head.top(), max(0, head.width() - when_w - 8), head.height()),
-                int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-                sfm.elidedText(label, Qt.TextElideMode.ElideRight, max(0, head.width() - when_w - 8)),
-            )
-            doc = self._doc(option, hit, r.width(), text, self._mark(option),
-                            option.palette.color(QPalette.ColorRole.Text))
-            top = head.bottom() + 1 + _GAP
-            height = min(r.bottom() - top + 1, self._snippet_height(option, hit, r.width()))
-            painter.translate(r.left(), top)
-            painter.setClipRect(QRect(0, 0, r.width(), max(0, height)))
-            doc.drawContents(painter)
-        finally:
-            painter.restore()
-
-
-# --------------------------------------------------------------------------------------------- panel
+from desktop_agent.ui.history.delegates import ChatDelegate, HitDelegate
+from desktop_agent.ui.history.dialogs import ask_export_path, ask_import_path, confirm_delete
+from desktop_agent.ui.history.models import ChatListModel, IdRole, KindRole, MessageIdRole, SearchModel
 
 
 class _ListView(QListView):
@@ -756,7 +330,7 @@ class HistoryPanel(QWidget):
         except StoreError as exc:
             self.show_error(str(exc))
             return False
-        if confirm and not self._confirm_delete(s):
+        if confirm and not confirm_delete(self, s):
             return False
         row = self.model.row_of(conversation_id)
         self.conversationAboutToBeDeleted.emit(conversation_id)
@@ -790,10 +364,8 @@ class HistoryPanel(QWidget):
             self.show_error(str(exc))
             return None
         if path is None:
-            suffix, filt = (".md", "Markdown (*.md)") if fmt == "md" else (".json", "JSON (*.json)")
-            start = str(Path.home() / (_safe_name(s.title) + suffix))
-            path, _ = QFileDialog.getSaveFileName(self, "Export chat", start, f"{filt};;All files (*)")
-            if not path:
+            path = ask_export_path(self, s.title, fmt)
+            if path is None:
                 return None
         try:
             atomic_write_text(path, text)
@@ -807,10 +379,8 @@ class HistoryPanel(QWidget):
     def import_chat(self, path: str | None = None) -> str | None:
         """Import a chat file (asked with a file dialog when None); opens it and returns its id."""
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(
-                self, "Import chat", str(Path.home()), "Chat files (*.json);;All files (*)"
-            )
-            if not path:
+            path = ask_import_path(self)
+            if path is None:
                 return None
         try:
             cid = self.store.import_file(path)
@@ -889,7 +459,9 @@ class HistoryPanel(QWidget):
 
     def _update_actions(self) -> None:
         has = self.current_id() is not None and self.stack.currentIndex() == 0
-        for a in (self.open_action, self.rename_action, self.export_md_action, self.export_json_action, self.delete_action):
+        chat_actions = (self.open_action, self.rename_action, self.export_md_action, self.export_json_action,
+                        self.delete_action)
+        for a in chat_actions:
             a.setEnabled(has)
         self.chat_button.setEnabled(has)
 
@@ -964,19 +536,3 @@ class HistoryPanel(QWidget):
         menu.addSeparator()
         menu.addAction(self.import_action)
         menu.exec(self.list.viewport().mapToGlobal(pos))
-
-    def _confirm_delete(self, s: ConversationSummary) -> bool:
-        box = QMessageBox(self)
-        box.setObjectName("historyDeleteConfirm")
-        box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle("Delete chat")
-        box.setText(f"Delete “{s.title}”?")
-        box.setInformativeText(
-            f"Its {s.message_count} message{'s' if s.message_count != 1 else ''} will be removed from the "
-            "history. Export it first if you want to keep a copy."
-        )
-        delete = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-        box.exec()
-        return box.clickedButton() is delete

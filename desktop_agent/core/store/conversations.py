@@ -1,0 +1,439 @@
+"""ConversationStore: save, update, list, load, rename, delete saved chats (and search, export, import).
+
+Saving is O(1) in the length of a chat: :meth:`ConversationStore.add_message` inserts one row (and its
+index entry) and updates one conversation row in one short transaction, and commits before it returns.
+
+A chat being deleted while its turn still streams stays deleted: once :meth:`ConversationStore.delete`
+ran, saving into that chat (``add_message`` / ``update_message``) does nothing. That is decided under
+the store's lock, so no save can land between the delete and a later one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from dataclasses import dataclass
+from typing import Iterable, Literal
+
+from desktop_agent.core.errors import AmbiguousConversationId, ConversationNotFound, StoreError
+from desktop_agent.core.messages import Conversation, Message, clean_text, new_conversation_id
+from desktop_agent.core.store.chatfiles import export_json, export_markdown, read_chat_file
+from desktop_agent.core.store.database import StoreDatabase, guarded
+from desktop_agent.core.store.opening import QUICK_CHECK_MAX_BYTES
+from desktop_agent.core.store.schema import MESSAGE_COLUMNS
+from desktop_agent.core.store.search import SearchHit, find_matches, parse_query, searchable_text, to_hits
+from desktop_agent.core.store.titles import NEW_CHAT_TITLE, clip_title, one_line, title_for
+
+
+@dataclass(frozen=True)
+class ConversationSummary:
+    """One row of :meth:`ConversationStore.list` (times in epoch seconds)."""
+
+    id: str
+    title: str
+    model: str | None
+    backend: str | None
+    created_at: float
+    updated_at: float
+    message_count: int
+    title_is_custom: bool = False
+
+
+class ConversationStore(StoreDatabase):
+    """Saved conversations in one SQLite file. Thread-safe; see :mod:`desktop_agent.core.store`.
+
+    ``path`` defaults to :func:`~desktop_agent.core.paths.store_file`. After construction ``warnings``
+    holds one line per thing the user should be told (e.g. a damaged database was moved aside; it names
+    the kept file). Every method raises :class:`~desktop_agent.core.errors.StoreError` (or a subclass) on
+    failure, never ``sqlite3`` errors. ``check_max_bytes``: run ``PRAGMA quick_check`` at start-up when
+    the file is at most this big. ``busy_timeout_s``: how long to wait for another process holding a
+    write lock.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        check_max_bytes: int = QUICK_CHECK_MAX_BYTES,
+        busy_timeout_s: float = 10.0,
+    ):
+        super().__init__(path, check_max_bytes=check_max_bytes, busy_timeout_s=busy_timeout_s)
+        #: chats deleted through this store, and their messages' ids: saving into them does nothing
+        self._deleted_chats: set[str] = set()
+        self._deleted_message_ids: set[int] = set()
+
+    # -- rows ---------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _message_row(message: Message) -> tuple:
+        calls = json.dumps([c.model_dump(mode="json") for c in message.tool_calls], ensure_ascii=False)
+        return (
+            message.role,
+            message.content,
+            message.thinking,
+            calls if message.tool_calls else None,
+            message.tool_call_id,
+            message.tool_name,
+            message.tool_status,
+            message.duration_ms,
+            message.full_content,
+            message.status,
+            message.model,
+            message.backend,
+            message.created_at,
+        )
+
+    @staticmethod
+    def _message_from_row(r: tuple) -> Message:
+        return Message.model_validate(
+            {
+                "id": r[0],
+                "role": r[1],
+                "content": r[2],
+                "thinking": r[3],
+                "tool_calls": json.loads(r[4]) if r[4] else [],
+                "tool_call_id": r[5],
+                "tool_name": r[6],
+                "tool_status": r[7],
+                "duration_ms": r[8],
+                "full_content": r[9],
+                "status": r[10],
+                "model": r[11],
+                "backend": r[12],
+                "created_at": r[13],
+            }
+        )
+
+    def _insert_message(self, conn: sqlite3.Connection, conversation_id: str, message: Message) -> int:
+        cur = conn.execute(
+            f"INSERT INTO messages (conversation_id, {MESSAGE_COLUMNS}) VALUES (?{', ?' * 13})",
+            (conversation_id, *self._message_row(message)),
+        )
+        mid = int(cur.lastrowid)
+        text = searchable_text(message)
+        if text:
+            conn.execute("INSERT INTO message_text (id, text) VALUES (?, ?)", (mid, text))
+        return mid
+
+    def _insert_conversation(self, conn: sqlite3.Connection, conversation: Conversation, title_is_custom: bool) -> None:
+        conn.execute(
+            "INSERT INTO conversations (id, title, title_is_custom, backend, model, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                conversation.id,
+                conversation.title or conversation.default_title(),
+                int(title_is_custom),
+                conversation.backend,
+                conversation.model,
+                conversation.created_at,
+                conversation.updated_at,
+            ),
+        )
+        for message in conversation.messages:
+            message.id = self._insert_message(conn, conversation.id, message)
+
+    # -- saving -------------------------------------------------------------------------------------
+
+    @guarded
+    def add_message(self, conversation: Conversation, message: Message) -> None:
+        """Save ``message`` as the next message of ``conversation`` and commit before returning.
+
+        The chat row is created with the first message (title: ``conversation.title`` if the caller set
+        one, else :meth:`Conversation.default_title`, filled in from the first user message). Sets
+        ``message.id``; bumps the chat's ``updated_at`` (and its model/backend to the message's).
+        A message that already has an id saved in this chat is updated instead (see
+        :meth:`update_message`). Cost is independent of the chat's length. Does nothing when the chat
+        was deleted through this store (a turn still streaming into it does not bring it back).
+        """
+        now = time.time()
+        with self._lock:
+            if conversation.id in self._deleted_chats:
+                return
+            with self._write() as conn:
+                if message.id is not None:
+                    row = conn.execute("SELECT conversation_id FROM messages WHERE id = ?", (message.id,)).fetchone()
+                    if row is not None and row[0] == conversation.id:
+                        self._update_message(conn, message, now)
+                        return
+                row = conn.execute(
+                    "SELECT title, title_is_custom FROM conversations WHERE id = ?", (conversation.id,)
+                ).fetchone()
+                if row is None:
+                    default = title_for(conversation, message)
+                    custom = bool(conversation.title.strip()) and conversation.title != default
+                    title = conversation.title.strip() if custom else default
+                    conn.execute(
+                        "INSERT INTO conversations (id, title, title_is_custom, backend, model, created_at, "
+                        "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (
+                            conversation.id,
+                            title,
+                            int(custom),
+                            message.backend or conversation.backend,
+                            message.model or conversation.model,
+                            conversation.created_at,
+                            now,
+                        ),
+                    )
+                else:
+                    title, custom = row[0], bool(row[1])
+                    if not custom and title == NEW_CHAT_TITLE and message.role == "user" and message.content.strip():
+                        title = title_for(conversation, message)
+                        conn.execute("UPDATE conversations SET title = ? WHERE id = ?", (title, conversation.id))
+                    conn.execute(
+                        "UPDATE conversations SET updated_at = ?, model = coalesce(?, model), "
+                        "backend = coalesce(?, backend) WHERE id = ?",
+                        (now, message.model, message.backend, conversation.id),
+                    )
+                message.id = self._insert_message(conn, conversation.id, message)
+        conversation.updated_at = now
+        if not conversation.title:
+            conversation.title = title
+
+    def _update_message(self, conn: sqlite3.Connection, message: Message, now: float) -> None:
+        cur = conn.execute(
+            "UPDATE messages SET role = ?, content = ?, thinking = ?, tool_calls = ?, tool_call_id = ?, "
+            "tool_name = ?, tool_status = ?, duration_ms = ?, full_content = ?, status = ?, model = ?, "
+            "backend = ?, created_at = ? WHERE id = ?",
+            (*self._message_row(message), message.id),
+        )
+        if cur.rowcount == 0:
+            raise StoreError(f"Message {message.id} is not in the chat history; it can't be updated.")
+        conn.execute("DELETE FROM message_text WHERE id = ?", (message.id,))
+        text = searchable_text(message)
+        if text:
+            conn.execute("INSERT INTO message_text (id, text) VALUES (?, ?)", (message.id, text))
+        conn.execute(
+            "UPDATE conversations SET updated_at = ? WHERE id = (SELECT conversation_id FROM messages WHERE id = ?)",
+            (now, message.id),
+        )
+
+    @guarded
+    def update_message(self, message: Message) -> None:
+        """Rewrite a saved message (``message.id`` set) — e.g. a partial answer that went on or was stopped.
+
+        Raises :class:`StoreError` when the message was never saved; does nothing when its chat was
+        deleted through this store.
+        """
+        if message.id is None:
+            raise StoreError("This message was never saved, so it can't be updated; use add_message.")
+        with self._lock:
+            if message.id in self._deleted_message_ids:
+                return
+            with self._write() as conn:
+                self._update_message(conn, message, time.time())
+
+    def _fresh_id_if_deleted(self, conversation: Conversation) -> None:
+        """A chat inserted again under the id of one deleted through this store gets a new id, so a late
+        save into the deleted chat can never land in it (callers hold the lock)."""
+        if conversation.id in self._deleted_chats:
+            conversation.id = new_conversation_id()
+
+    @guarded
+    def add_conversations(self, conversations: Iterable[Conversation]) -> list[str]:
+        """Insert whole conversations (new ids required) in ONE transaction; returns their ids.
+
+        For imports and bulk loads (the benchmark). Titles: ``conversation.title`` or the default title;
+        ``updated_at`` is kept as given. Sets every ``message.id``.
+        """
+        ids = []
+        with self._write() as conn:
+            for conv in conversations:
+                self._fresh_id_if_deleted(conv)
+                custom = bool(conv.title) and conv.title != conv.default_title()
+                self._insert_conversation(conn, conv, custom)
+                ids.append(conv.id)
+        return ids
+
+    # -- reading ------------------------------------------------------------------------------------
+
+    @guarded
+    def count(self) -> int:
+        """How many chats are saved."""
+        return self._read("SELECT count(*) FROM conversations")[0][0]
+
+    @guarded
+    def list(self, limit: int = 50, offset: int = 0) -> list[ConversationSummary]:
+        """Chats, most recently updated first; ``limit``/``offset`` page through them."""
+        rows = self._read(
+            "SELECT c.id, c.title, c.model, c.backend, c.created_at, c.updated_at, "
+            "(SELECT count(*) FROM messages m WHERE m.conversation_id = c.id), c.title_is_custom "
+            "FROM conversations c ORDER BY c.updated_at DESC, c.id DESC LIMIT ? OFFSET ?",
+            (int(limit), int(offset)),
+        )
+        return [ConversationSummary(*r[:7], title_is_custom=bool(r[7])) for r in rows]
+
+    @guarded
+    def summary(self, conversation_id: str) -> ConversationSummary:
+        """The list row of one chat. Raises :class:`ConversationNotFound`."""
+        rows = self._read(
+            "SELECT c.id, c.title, c.model, c.backend, c.created_at, c.updated_at, "
+            "(SELECT count(*) FROM messages m WHERE m.conversation_id = c.id), c.title_is_custom "
+            "FROM conversations c WHERE c.id = ?",
+            (conversation_id,),
+        )
+        if not rows:
+            raise ConversationNotFound(conversation_id)
+        r = rows[0]
+        return ConversationSummary(*r[:7], title_is_custom=bool(r[7]))
+
+    @guarded
+    def resolve(self, ref: str) -> str:
+        """The full id of the chat whose id is ``ref`` or starts with ``ref``.
+
+        Raises :class:`ConversationNotFound` or :class:`AmbiguousConversationId`.
+        """
+        ref = ref.strip()
+        if not ref:
+            raise ConversationNotFound(ref)
+        if self._read("SELECT 1 FROM conversations WHERE id = ?", (ref,)):
+            return ref
+        rows = self._read(
+            "SELECT id FROM conversations WHERE substr(id, 1, ?) = ? ORDER BY updated_at DESC LIMIT 20",
+            (len(ref), ref),
+        )
+        if not rows:
+            raise ConversationNotFound(ref)
+        if len(rows) > 1:
+            raise AmbiguousConversationId(ref, [r[0] for r in rows])
+        return rows[0][0]
+
+    @guarded
+    def load(self, conversation_id: str) -> Conversation:
+        """The chat with all its messages in order (``message.id`` set). Raises :class:`ConversationNotFound`."""
+        with self._lock:
+            head = self.conn.execute(
+                "SELECT id, title, backend, model, created_at, updated_at FROM conversations WHERE id = ?",
+                (conversation_id,),
+            ).fetchone()
+            if head is None:
+                raise ConversationNotFound(conversation_id)
+            rows = self.conn.execute(
+                f"SELECT id, {MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY id",
+                (conversation_id,),
+            ).fetchall()
+        try:
+            messages = [self._message_from_row(r) for r in rows]
+        except ValueError as exc:  # pydantic ValidationError: a row this version can't read
+            raise StoreError(f"Chat {conversation_id} has a message this version can't read: {exc}") from exc
+        return Conversation(
+            id=head[0], title=head[1], backend=head[2], model=head[3], created_at=head[4], updated_at=head[5],
+            messages=messages,
+        )
+
+    @guarded
+    def title_is_custom(self, conversation_id: str) -> bool:
+        rows = self._read("SELECT title_is_custom FROM conversations WHERE id = ?", (conversation_id,))
+        if not rows:
+            raise ConversationNotFound(conversation_id)
+        return bool(rows[0][0])
+
+    @guarded
+    def search(self, text: str, limit: int = 50) -> list[SearchHit]:
+        """Messages containing every term of ``text``: the ``limit`` most recently saved ones, newest first.
+
+        Terms are words separated by spaces or ``"quoted phrases"``; matching is by substring,
+        ASCII case-insensitive, so ``C++``, ``AND``, quotes or Chinese text are plain text, never query
+        syntax. Terms of 3+ characters use the FTS5 index; shorter ones (e.g. ``天气``) are matched by
+        scanning the message text (about 50 ms per 200,000 messages). An empty query returns ``[]``.
+        """
+        terms = parse_query(clean_text(text))
+        if not terms:
+            return []
+        with self._lock:
+            matches = find_matches(self.conn, terms, limit)
+        return to_hits(matches, terms)
+
+    # -- changing -----------------------------------------------------------------------------------
+
+    @guarded
+    def rename(self, conversation_id: str, title: str) -> None:
+        """Set a chat's title; an empty title goes back to the default (first user message).
+
+        Lone surrogates become U+FFFD and the title is cut to
+        :data:`~desktop_agent.core.store.titles.MAX_TITLE_CHARS` characters.
+        Does not change ``updated_at`` (the list order). Raises :class:`ConversationNotFound`.
+        """
+        title = clip_title(one_line(clean_text(title)))
+        with self._write() as conn:
+            if title:
+                cur = conn.execute(
+                    "UPDATE conversations SET title = ?, title_is_custom = 1 WHERE id = ?", (title, conversation_id)
+                )
+            else:
+                first = conn.execute(
+                    "SELECT content FROM messages WHERE conversation_id = ? AND role = 'user' "
+                    "AND trim(content) != '' ORDER BY id LIMIT 1",
+                    (conversation_id,),
+                ).fetchone()
+                default = (
+                    Conversation(messages=[Message(role="user", content=first[0])]).default_title()
+                    if first
+                    else NEW_CHAT_TITLE
+                )
+                cur = conn.execute(
+                    "UPDATE conversations SET title = ?, title_is_custom = 0 WHERE id = ?", (default, conversation_id)
+                )
+            if cur.rowcount == 0:
+                raise ConversationNotFound(conversation_id)
+
+    @guarded
+    def delete(self, conversation_id: str) -> None:
+        """Delete a chat, its messages and their index entries. Raises :class:`ConversationNotFound`.
+
+        From then on saving into that chat through this store does nothing (see the module docstring).
+        """
+        with self._lock:
+            with self._write() as conn:
+                message_ids = [
+                    r[0] for r in conn.execute("SELECT id FROM messages WHERE conversation_id = ?", (conversation_id,))
+                ]
+                conn.execute(
+                    "DELETE FROM message_text WHERE id IN (SELECT id FROM messages WHERE conversation_id = ?)",
+                    (conversation_id,),
+                )
+                conn.execute("DELETE FROM messages WHERE conversation_id = ?", (conversation_id,))
+                found = conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,)).rowcount > 0
+            self._deleted_chats.add(conversation_id)
+            self._deleted_message_ids.update(message_ids)
+        if not found:
+            raise ConversationNotFound(conversation_id)
+
+    # -- export / import ----------------------------------------------------------------------------
+
+    def export(self, conversation_id: str, fmt: Literal["md", "json"] = "md") -> str:
+        """The chat as text: ``"json"`` (our format, re-importable; see
+        :mod:`~desktop_agent.core.store.chatfiles`) or ``"md"`` (Markdown for people: messages, thinking,
+        tool calls and results). Raises :class:`ConversationNotFound`, ``ValueError`` for another ``fmt``.
+        """
+        if fmt not in ("md", "json"):
+            raise ValueError(f"unknown export format {fmt!r}: use 'md' or 'json'")
+        conv = self.load(conversation_id)
+        custom = self.title_is_custom(conversation_id)
+        if fmt == "json":
+            return export_json(conv, title_is_custom=custom)
+        return export_markdown(conv)
+
+    def import_file(self, path: str | os.PathLike[str]) -> str:
+        """Import a chat file; returns the id of the new chat.
+
+        Accepts our JSON export and the seed's ``chat_<model>_<timestamp>.json`` (a list of
+        ``{"human": ..., "ai": ...}``; model and time come from the file name). The whole file is read
+        and checked before anything is written, then saved in one transaction: an empty, truncated or
+        invalid file raises :class:`~desktop_agent.core.errors.ImportFailed` and imports nothing (no
+        half-imported chat). The file is only read. The chat keeps its id unless a saved chat already has
+        it or a chat with it was deleted through this store.
+        """
+        conv, custom = read_chat_file(path)
+        self._import(conv, custom)
+        return conv.id
+
+    @guarded
+    def _import(self, conv: Conversation, custom: bool) -> None:
+        with self._write() as conn:
+            self._fresh_id_if_deleted(conv)
+            if conn.execute("SELECT 1 FROM conversations WHERE id = ?", (conv.id,)).fetchone():
+                conv.id = new_conversation_id()
+            self._insert_conversation(conn, conv, custom)

@@ -1,0 +1,87 @@
+"""The tables of the chat history database and the migrations that create and change them.
+
+- ``conversations``: id, title, title_is_custom, backend, model, created_at, updated_at
+  (times are Unix epoch seconds, floats).
+- ``messages``: one row per :class:`~desktop_agent.core.messages.Message` — every field of it;
+  ``tool_calls`` is a JSON list of :class:`~desktop_agent.core.messages.ToolCall` dicts (NULL when
+  there are none). The row id is ``Message.id``.
+- ``message_text``: each message's searchable text (its content plus the names and arguments of its
+  tool calls), row id = message id; ``message_fts`` is an external-content FTS5 index over it
+  (``trigram`` tokenizer, so substrings and Chinese text are found), kept in sync by triggers.
+- ``PRAGMA user_version`` is the schema version; :data:`MIGRATIONS` lists the functions that bring a
+  database from version *n* to *n + 1* (:func:`desktop_agent.core.store.opening.migrate` runs them).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Callable
+
+#: The columns of ``messages`` after its id and conversation id, in the order the store reads and writes them.
+MESSAGE_COLUMNS = (
+    "role, content, thinking, tool_calls, tool_call_id, tool_name, tool_status, duration_ms, "
+    "full_content, status, model, backend, created_at"
+)
+
+
+def _migrate_to_1(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE conversations (
+            id TEXT PRIMARY KEY,
+            title TEXT NOT NULL DEFAULT '',
+            title_is_custom INTEGER NOT NULL DEFAULT 0,
+            backend TEXT,
+            model TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        )"""
+    )
+    conn.execute("CREATE INDEX conversations_by_update ON conversations (updated_at, id)")
+    conn.execute(
+        """CREATE TABLE messages (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+            role TEXT NOT NULL,
+            content TEXT NOT NULL DEFAULT '',
+            thinking TEXT NOT NULL DEFAULT '',
+            tool_calls TEXT,
+            tool_call_id TEXT,
+            tool_name TEXT,
+            tool_status TEXT,
+            duration_ms REAL,
+            full_content TEXT,
+            status TEXT NOT NULL DEFAULT 'complete',
+            model TEXT,
+            backend TEXT,
+            created_at REAL NOT NULL
+        )"""
+    )
+    conn.execute("CREATE INDEX messages_by_conversation ON messages (conversation_id, id)")
+    conn.execute("CREATE TABLE message_text (id INTEGER PRIMARY KEY, text TEXT NOT NULL)")
+    conn.execute(
+        "CREATE VIRTUAL TABLE message_fts USING fts5 "
+        "(text, content = 'message_text', content_rowid = 'id', tokenize = 'trigram')"
+    )
+    conn.execute(
+        "CREATE TRIGGER message_text_ai AFTER INSERT ON message_text BEGIN "
+        "INSERT INTO message_fts (rowid, text) VALUES (new.id, new.text); END"
+    )
+    conn.execute(
+        "CREATE TRIGGER message_text_ad AFTER DELETE ON message_text BEGIN "
+        "INSERT INTO message_fts (message_fts, rowid, text) VALUES ('delete', old.id, old.text); END"
+    )
+    conn.execute(
+        "CREATE TRIGGER message_text_au AFTER UPDATE ON message_text BEGIN "
+        "INSERT INTO message_fts (message_fts, rowid, text) VALUES ('delete', old.id, old.text); "
+        "INSERT INTO message_fts (rowid, text) VALUES (new.id, new.text); END"
+    )
+
+
+#: ``MIGRATIONS[n]`` brings a database from schema version ``n`` to ``n + 1`` (inside one transaction).
+#: Append a function to change the schema; never edit a released one.
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_to_1]
+
+
+def schema_version() -> int:
+    """The schema version this code writes (= ``len(MIGRATIONS)``)."""
+    return len(MIGRATIONS)

@@ -1,0 +1,144 @@
+"""Full-text search over saved messages: what text is indexed, query terms, the query, snippets.
+
+Each message's searchable text (:func:`searchable_text`) is in ``message_text`` and indexed by the FTS5
+table ``message_fts`` (trigram tokenizer, see :mod:`.schema`). :func:`find_matches` runs a search under
+the store's lock; :func:`to_hits` cuts the snippets afterwards, outside it.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+
+from desktop_agent.core.messages import Message
+
+#: Highlight marks in :attr:`SearchHit.snippet`.
+MARK_START, MARK_END = "«", "»"
+#: Characters of context a snippet keeps around the first match.
+SNIPPET_CHARS = 64
+# private highlight marks: replaced by spaces in the indexed text, so no saved text can contain them
+_HL_START, _HL_END = "\x02", "\x03"
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One message matching a search.
+
+    ``parts`` is the snippet as ``(text, highlighted)`` pieces (for rich rendering); ``snippet`` is the
+    same text on one line with each match between ``«`` and ``»``; ``…`` marks cut text.
+    """
+
+    conversation_id: str
+    message_id: int
+    title: str
+    role: str
+    created_at: float
+    model: str | None
+    parts: tuple[tuple[str, bool], ...]
+
+    @property
+    def snippet(self) -> str:
+        return "".join(f"{MARK_START}{t}{MARK_END}" if hl else t for t, hl in self.parts)
+
+
+#: One message found by :func:`find_matches`: message id, conversation id, chat title, role, created_at,
+#: model, searchable text.
+Match = tuple[int, str, str, str, float, str | None, str]
+
+
+def searchable_text(message: Message) -> str:
+    """The text indexed for ``message``: its content plus the name and arguments of each tool call."""
+    parts = [message.content]
+    for call in message.tool_calls:
+        parts.append(f"{call.name} {call.arguments_json() if call.arguments else (call.raw_arguments or '')}")
+    text = "\n".join(p for p in parts if p)
+    # (FTS5 stops reading a text at a NUL: everything after one would be unsearchable)
+    return text.replace(_HL_START, " ").replace(_HL_END, " ").replace("\x00", " ")
+
+
+def parse_query(text: str) -> list[str]:
+    """Search terms: ``"quoted phrases"`` and whitespace-separated words, NULs dropped."""
+    text = text.replace("\x00", " ")
+    terms = []
+    for quoted, word in re.findall(r'"([^"]*)"|(\S+)', text):
+        term = (quoted if quoted else word).strip()
+        if term and term != '"':
+            terms.append(term)
+    return terms
+
+
+def _fts_phrase(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def snippet_parts(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> tuple[tuple[str, bool], ...]:
+    """A snippet around the first match of any term, every match in the window highlighted."""
+    text = " ".join(text.split())
+    pattern = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
+    first = pattern.search(text)
+    if first is None:
+        return ((text[:width] + ("…" if len(text) > width else ""), False),)
+    start = max(0, min(first.start() - width // 3, len(text) - width))
+    end = min(len(text), start + width)
+    window = text[start:end]
+    parts: list[tuple[str, bool]] = [("…", False)] if start > 0 else []
+    pos = 0
+    for m in pattern.finditer(window):
+        if m.start() > pos:
+            parts.append((window[pos : m.start()], False))
+        parts.append((m.group(0), True))
+        pos = m.end()
+    if pos < len(window):
+        parts.append((window[pos:], False))
+    if end < len(text):
+        parts.append(("…", False))
+    return tuple(parts)
+
+
+def find_matches(conn: sqlite3.Connection, terms: list[str], limit: int) -> list[Match]:
+    """The ``limit`` most recently saved messages containing every term (``terms`` not empty), newest first.
+
+    Matching is by substring, ASCII case-insensitive. Terms of 3+ characters use the FTS5 index; shorter
+    ones are matched by scanning the message text. Run it under the store's lock.
+    """
+    long_terms = [t for t in terms if len(t) >= 3]
+    short_terms = [t for t in terms if len(t) < 3]
+    if long_terms:
+        # the index finds the rows; short terms are checked on those rows only. The snippet is cut
+        # in Python (snippet_parts, linear in the text): FTS5's snippet() grows with the square of
+        # the matches in a message and took 77 s for "xxx" in a 100 kB tool result.
+        where = ["message_fts MATCH ?"] + ["instr(lower(text), lower(?)) > 0"] * len(short_terms)
+        params = [" AND ".join(_fts_phrase(t) for t in long_terms), *short_terms]
+        sql = f"SELECT rowid FROM message_fts WHERE {' AND '.join(where)} ORDER BY rowid DESC LIMIT ?"
+    else:
+        # terms shorter than a trigram can't use the index: scan the text table, newest first
+        # (LIKE is ASCII case-insensitive like the index; % _ and \ in the term are escaped)
+        where = ["text LIKE ? ESCAPE '\\'"] * len(short_terms)
+        params = ["%" + re.sub(r"([%_\\])", r"\\\1", t) + "%" for t in short_terms]
+        sql = f"SELECT id FROM message_text WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?"
+    ids = [r[0] for r in conn.execute(sql, (*params, int(limit))).fetchall()]
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    texts = dict(conn.execute(f"SELECT id, text FROM message_text WHERE id IN ({marks})", ids))
+    info = {
+        r[0]: r[1:]
+        for r in conn.execute(
+            "SELECT m.id, m.conversation_id, c.title, m.role, m.created_at, m.model "
+            "FROM messages m JOIN conversations c ON c.id = m.conversation_id "
+            f"WHERE m.id IN ({marks})",
+            ids,
+        )
+    }
+    return [(mid, *info[mid], texts.get(mid, "")) for mid in ids if mid in info]
+
+
+def to_hits(matches: list[Match], terms: list[str]) -> list[SearchHit]:
+    """The matches as :class:`SearchHit` with their snippets, newest message first."""
+    hits = [
+        SearchHit(conv_id, mid, title, role, created_at, model, snippet_parts(text, terms))
+        for mid, conv_id, title, role, created_at, model, text in matches
+    ]
+    hits.sort(key=lambda h: (h.created_at, h.message_id), reverse=True)
+    return hits

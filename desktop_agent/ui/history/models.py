@@ -1,0 +1,233 @@
+"""The history panel's list models: saved chats grouped by day (paged), and search results.
+
+Both give the same roles (:data:`IdRole`, :data:`KindRole`, …) so the panel and the delegates read rows
+the same way.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any, Callable
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt, Signal
+
+from desktop_agent.core.errors import StoreError
+from desktop_agent.core.store import ConversationSummary, SearchHit
+
+IdRole = Qt.ItemDataRole.UserRole + 1
+KindRole = Qt.ItemDataRole.UserRole + 2  # "header" | "chat" | "hit"
+SummaryRole = Qt.ItemDataRole.UserRole + 3  # ConversationSummary (chat rows)
+HitRole = Qt.ItemDataRole.UserRole + 4  # SearchHit (search rows)
+MessageIdRole = Qt.ItemDataRole.UserRole + 5
+
+GROUPS = ("Today", "Yesterday", "Previous 7 days", "Older")
+
+
+def group_of(ts: float, today: _dt.date) -> str:
+    """The list group of a chat last updated at ``ts`` (epoch seconds, local time)."""
+    day = _dt.datetime.fromtimestamp(ts).date()
+    if day >= today:
+        return "Today"
+    if day == today - _dt.timedelta(days=1):
+        return "Yesterday"
+    if day >= today - _dt.timedelta(days=7):
+        return "Previous 7 days"
+    return "Older"
+
+
+def date_label(ts: float, today: _dt.date) -> str:
+    """Short date for a row: "14:32" today/yesterday, "Mon 14:32" this week, else "3 Nov 2025"."""
+    when = _dt.datetime.fromtimestamp(ts)
+    group = group_of(ts, today)
+    if group in ("Today", "Yesterday"):
+        return when.strftime("%H:%M")
+    if group == "Previous 7 days":
+        return when.strftime("%a %H:%M")
+    return f"{when.day} {when.strftime('%b %Y')}"
+
+
+class ChatListModel(QAbstractListModel):
+    """Saved chats with group header rows, loaded a page at a time (``fetchMore``).
+
+    Rows are ``("header", group)`` or ``("chat", ConversationSummary)``. ``today`` (a callable giving
+    the local date) is a test hook. Store errors are reported through ``failed(str)``.
+    """
+
+    PAGE = 100
+    failed = Signal(str)
+
+    def __init__(self, store, parent=None, today: Callable[[], _dt.date] = _dt.date.today):
+        super().__init__(parent)
+        self.store = store
+        self._today = today
+        self._rows: list[tuple[str, Any]] = []
+        self._ids: set[str] = set()
+        self._loaded = 0
+        self._total = 0
+
+    # -- loading ---------------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        """Reload from the store, keeping at least as many chats loaded as before."""
+        want = max(self.PAGE, self._loaded)
+        self.beginResetModel()
+        self._rows, self._ids, self._loaded = [], set(), 0
+        try:
+            self._total = self.store.count()
+            self._append(self.store.list(limit=want, offset=0))
+        except StoreError as exc:
+            self._total = 0
+            self.failed.emit(str(exc))
+        self.endResetModel()
+
+    def _new_rows(self, batch: list[ConversationSummary]) -> list[tuple[str, Any]]:
+        today = self._today()
+        last = next((r[1] for r in reversed(self._rows) if r[0] == "header"), None)
+        rows: list[tuple[str, Any]] = []
+        for s in batch:
+            if s.id in self._ids:  # the list moved while paging (a chat got a new message)
+                continue
+            g = group_of(s.updated_at, today)
+            if g != last:
+                rows.append(("header", g))
+                last = g
+            rows.append(("chat", s))
+            self._ids.add(s.id)
+        return rows
+
+    def _append(self, batch: list[ConversationSummary]) -> None:
+        self._rows += self._new_rows(batch)
+        self._loaded += len(batch)
+
+    def canFetchMore(self, parent=QModelIndex()) -> bool:  # noqa: N802 (Qt API)
+        return not parent.isValid() and self._loaded < self._total
+
+    def fetchMore(self, parent=QModelIndex()) -> None:  # noqa: N802
+        if parent.isValid():
+            return
+        try:
+            batch = self.store.list(limit=self.PAGE, offset=self._loaded)
+        except StoreError as exc:
+            self._total = self._loaded
+            self.failed.emit(str(exc))
+            return
+        if not batch:
+            self._total = self._loaded
+            return
+        rows = self._new_rows(batch)
+        if rows:
+            self.beginInsertRows(QModelIndex(), len(self._rows), len(self._rows) + len(rows) - 1)
+            self._rows += rows
+            self.endInsertRows()
+        self._loaded += len(batch)
+
+    # -- access ------------------------------------------------------------------------------------
+
+    @property
+    def total(self) -> int:
+        return self._total
+
+    def chat_count(self) -> int:
+        """Chats loaded so far (not counting headers)."""
+        return sum(1 for k, _ in self._rows if k == "chat")
+
+    def row_of(self, conversation_id: str) -> int | None:
+        for i, (kind, value) in enumerate(self._rows):
+            if kind == "chat" and value.id == conversation_id:
+                return i
+        return None
+
+    def summary(self, row: int) -> ConversationSummary | None:
+        if 0 <= row < len(self._rows) and self._rows[row][0] == "chat":
+            return self._rows[row][1]
+        return None
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self._rows)
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        kind, value = self._rows[index.row()]
+        if role == KindRole:
+            return kind
+        if kind == "header":
+            if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+                return value
+            return None
+        s: ConversationSummary = value
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            return s.title
+        if role == IdRole:
+            return s.id
+        if role == SummaryRole:
+            return s
+        if role == Qt.ItemDataRole.ToolTipRole:
+            n = f"{s.message_count} message" + ("s" if s.message_count != 1 else "")
+            when = _dt.datetime.fromtimestamp(s.updated_at).strftime("%Y-%m-%d %H:%M")
+            return f"{s.title}\n{s.model or 'unknown model'} · {n} · last message {when}"
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            return f"{s.title}, {s.model or 'unknown model'}, {date_label(s.updated_at, self._today())}"
+        return None
+
+    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        if self._rows[index.row()][0] == "header":
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
+
+    def setData(self, index: QModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+        s = self.summary(index.row()) if index.isValid() else None
+        if s is None or role != Qt.ItemDataRole.EditRole:
+            return False
+        title = " ".join(str(value).split())
+        if title == s.title:
+            return False
+        try:
+            self.store.rename(s.id, title)
+            new = self.store.summary(s.id)
+        except StoreError as exc:
+            self.failed.emit(str(exc))
+            return False
+        self._rows[index.row()] = ("chat", new)
+        self.dataChanged.emit(index, index)
+        return True
+
+
+class SearchModel(QAbstractListModel):
+    """Search results (:class:`SearchHit`), newest message first."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.hits: list[SearchHit] = []
+
+    def set_hits(self, hits: list[SearchHit]) -> None:
+        self.beginResetModel()
+        self.hits = list(hits)
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.hits)
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self.hits):
+            return None
+        h = self.hits[index.row()]
+        if role == KindRole:
+            return "hit"
+        if role == IdRole:
+            return h.conversation_id
+        if role == MessageIdRole:
+            return h.message_id
+        if role == HitRole:
+            return h
+        if role == Qt.ItemDataRole.DisplayRole:
+            return h.title
+        if role in (Qt.ItemDataRole.AccessibleTextRole, Qt.ItemDataRole.ToolTipRole):
+            plain = "".join(t for t, _ in h.parts)
+            return f"{h.title}: {plain}"
+        return None
+
+    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable if index.isValid() else Qt.ItemFlag.NoItemFlags
