@@ -19,7 +19,7 @@ import logging
 import os
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
@@ -67,6 +67,9 @@ from desktop_agent.ui.chat.view import ChatView
 from desktop_agent.ui.errors import ErrorAction
 from desktop_agent.ui.tasks import TaskRunner
 from desktop_agent.ui.tool_sidebar import ToolSidebar
+
+if TYPE_CHECKING:
+    from desktop_agent.ui.history.panel import HistoryPanel
 
 log = logging.getLogger(__name__)
 
@@ -162,9 +165,6 @@ class MainWindow(QMainWindow):
         self.history_panel: QWidget | None = None
         self.settings_dialog: QWidget | None = None
         self._after_turn: list = []
-        #: chats deleted from the history panel: a turn still streaming into one skips its saves (the store
-        #: itself ignores saves into a chat it deleted, under its lock, so none can bring the chat back)
-        self._deleted_ids: set[str] = set()
         self._closing = False
         self._pull_cancel = threading.Event()
         self._server_ok: bool | None = None
@@ -412,20 +412,21 @@ class MainWindow(QMainWindow):
         except ImportError:
             log.warning("markdown rendering unavailable", exc_info=True)
         if self.secrets is None:
-            cls = _optional("desktop_agent.core.secrets", "SecretStore")
-            self.secrets = cls() if cls else None
+            from desktop_agent.core.secrets import SecretStore  # keyring: after the window shows
+
+            self.secrets = SecretStore()
         if self.assembly.secrets is None:
             self.assembly.secrets = self.secrets
         if self.store is None:
-            cls = _optional("desktop_agent.core.store", "ConversationStore")
-            if cls is not None:
-                try:
-                    self.store = cls()
-                    self.warnings.extend(getattr(self.store, "warnings", []) or [])
-                except Exception as exc:  # the chat still works, it just isn't saved
-                    log.exception("could not open the conversation store")
-                    self.warnings.append(f"Chats will not be saved: the store could not be opened ({exc}).")
-                    self.store = False
+            from desktop_agent.core.store import ConversationStore
+
+            try:
+                self.store = ConversationStore()
+                self.warnings.extend(self.store.warnings)
+            except Exception as exc:  # the chat still works, it just isn't saved
+                log.exception("could not open the conversation store")
+                self.warnings.append(f"Chats will not be saved: the store could not be opened ({exc}).")
+                self.store = False
         if self.store and self.session.store is None:
             self.session.store = self.store
         self._install_history_panel()
@@ -436,17 +437,18 @@ class MainWindow(QMainWindow):
             self.refresh_models()
 
     def _install_history_panel(self) -> None:
-        cls = _optional("desktop_agent.ui.history.panel", "HistoryPanel")
-        if cls is None or not self.store:
+        if not self.store:
             return
+        from desktop_agent.ui.history.panel import HistoryPanel
+
         try:
-            panel = cls(self.store)
+            panel = HistoryPanel(self.store)
         except Exception:
             log.exception("could not create the history panel")
             return
         self.set_history_panel(panel)
 
-    def set_history_panel(self, panel: QWidget) -> None:
+    def set_history_panel(self, panel: "HistoryPanel") -> None:
         """Put ``panel`` in the left dock (View → History, Ctrl+H). Connects its ``open_requested(str)``
         / ``conversation_selected(str)`` signal to :meth:`open_conversation` when it has one, and
         ``new_chat_requested`` to :meth:`new_chat`."""
@@ -478,25 +480,11 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self._fit_docks)
         self.history_dock.setWidget(panel)
         self.history_panel = panel
-        # ui/history/panel.py's signals; generic fallbacks for other panels
-        if hasattr(panel, "conversationActivated"):
-            panel.conversationActivated.connect(self.open_conversation)
-            if hasattr(panel, "messageActivated"):
-                panel.messageActivated.connect(self.open_conversation)
-        elif hasattr(panel, "open_requested"):
-            panel.open_requested.connect(self.open_conversation)
-        if hasattr(panel, "conversationAboutToBeDeleted"):
-            panel.conversationAboutToBeDeleted.connect(self._forget_conversation)
-        deleted = getattr(panel, "conversationDeleted", None) or getattr(panel, "conversation_deleted", None)
-        if deleted is not None:
-            deleted.connect(self._on_conversation_deleted)
-        if hasattr(panel, "conversationRenamed"):
-            panel.conversationRenamed.connect(self._on_conversation_renamed)
-        if hasattr(panel, "statusMessage"):
-            panel.statusMessage.connect(lambda t: self.statusBar().showMessage(t, 6000))
-        s = getattr(panel, "new_chat_requested", None)
-        if s is not None:
-            s.connect(self.new_chat)
+        panel.conversation_activated.connect(self.open_conversation)
+        panel.message_activated.connect(self.open_conversation)
+        panel.conversation_deleted.connect(self._on_conversation_deleted)
+        panel.conversation_renamed.connect(self._on_conversation_renamed)
+        panel.status_message.connect(lambda t: self.statusBar().showMessage(t, 6000))
 
     # ---- settings and pickers ---------------------------------------------------------------------
 
@@ -817,12 +805,9 @@ class MainWindow(QMainWindow):
         if panel is None:
             return
         try:
-            refresh = getattr(panel, "refresh", None) or getattr(panel, "reload", None)
-            if callable(refresh):
-                refresh()
-            select = getattr(panel, "select", None)
-            if callable(select) and self.conversation.messages:
-                select(self.conversation.id, False)
+            panel.refresh()
+            if self.conversation.messages:
+                panel.select(self.conversation.id, False)
         except Exception:  # the panel failing must not break the chat
             log.exception("history panel refresh failed")
 
@@ -874,12 +859,7 @@ class MainWindow(QMainWindow):
             self._chat_title = title
             self._update_title()
 
-    def _forget_conversation(self, conversation_id: str) -> None:
-        """No more saves into this chat: it is about to be deleted from the store."""
-        self._deleted_ids.add(conversation_id)
-
     def _on_conversation_deleted(self, conversation_id: str) -> None:
-        self._forget_conversation(conversation_id)
         if conversation_id == self.conversation.id:
             self.new_chat()
 

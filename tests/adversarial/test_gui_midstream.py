@@ -256,26 +256,27 @@ def test_huge_streamed_answer_switches_to_plain_text(qtbot, make_window, ollama_
 
 
 def test_a_save_cannot_land_between_marking_and_deleting(qtbot, make_window, ollama_settings):
-    """The history panel tells the window *before* it deletes from the store, and the store ignores saves
-    into a chat it deleted (under its lock): once a chat is marked, no save into it reaches the store."""
+    """A save racing the history panel's Delete never brings the chat back: the store refuses saves into a
+    chat it deleted, under its lock, so the window needs no bookkeeping of its own."""
+    from desktop_agent.core.session import ChatSession
+
     w = make_window(ollama_settings)
     qtbot.waitUntil(lambda: w.history_panel is not None, timeout=5000)
     store = ConversationStore()
     conv = Conversation()
     store.add_message(conv, Message(role="user", content="to be deleted"))
     w.history_panel.refresh()
-    order: list[str] = []
-    w.history_panel.conversationAboutToBeDeleted.connect(
-        lambda cid: order.append("marked" if cid in w._deleted_ids else "about-to-delete"))
+    session = ChatSession(conv, w.store)  # the worker's session, saving as its agent reports messages
     original_delete = w.history_panel.store.delete
+    order: list[str] = []
 
     def delete(cid):
         order.append("store.delete")
-        # a worker save arriving now must be refused
-        w._save_message(conv, Message(role="assistant", content="late partial", status="stopped"))
         original_delete(cid)
+        # a worker save arriving right after the delete must be refused
+        session._save(conv, Message(role="assistant", content="late partial", status="stopped"))
 
     w.history_panel.store.delete = delete
     assert w.history_panel.delete(conv.id, confirm=False)
-    assert order == ["marked", "store.delete"]
+    assert order == ["store.delete"]
     assert conv.id not in [s.id for s in ConversationStore().list()]

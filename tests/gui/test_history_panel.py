@@ -120,12 +120,12 @@ def test_clicking_or_enter_opens_the_chat(make_panel, store, sample, qtbot):
     panel = make_panel(store)
     row = panel.model.row_of(sample[1].id)
     rect = panel.list.visualRect(panel.model.index(row))
-    got = record(panel.conversationActivated, panel.open_requested)
+    got = record(panel.conversation_activated)
     qtbot.mouseClick(panel.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    assert got == [(0, sample[1].id), (1, sample[1].id)]
+    assert got == [(0, sample[1].id)]
     panel.list.setFocus()
     panel.list.setCurrentIndex(panel.model.index(panel.model.row_of(sample[2].id)))
-    with qtbot.waitSignal(panel.conversationActivated, timeout=2000) as blocker:
+    with qtbot.waitSignal(panel.conversation_activated, timeout=2000) as blocker:
         qtbot.keyClick(panel.list, Qt.Key.Key_Return)
     assert blocker.args == [sample[2].id]
 
@@ -162,9 +162,9 @@ def test_search_shows_highlighted_snippets_and_enter_opens_the_chat_at_that_mess
     assert (hit.conversation_id, hit.message_id) == (kyoto.id, kyoto.messages[3].id)
     assert ("Shinkansen", True) in hit.parts
     assert "«Shinkansen»" in hit.snippet
-    got = record(panel.messageActivated, panel.open_requested)
+    got = record(panel.message_activated)
     qtbot.keyClick(panel.search_box, Qt.Key.Key_Return)
-    assert got == [(0, kyoto.id, kyoto.messages[3].id), (1, kyoto.id)]
+    assert got == [(0, kyoto.id, kyoto.messages[3].id)]
 
 
 def test_search_results_keyboard_choice_and_chinese(make_panel, store, sample, qtbot):
@@ -177,7 +177,7 @@ def test_search_results_keyboard_choice_and_chinese(make_panel, store, sample, q
     qtbot.keyClick(panel.results, Qt.Key.Key_Down)
     second = panel.results.currentIndex()
     assert second.row() == 1
-    with qtbot.waitSignal(panel.messageActivated, timeout=2000) as blocker:
+    with qtbot.waitSignal(panel.message_activated, timeout=2000) as blocker:
         qtbot.keyClick(panel.results, Qt.Key.Key_Return)
     assert blocker.args == [second.data(IdRole), second.data(MessageIdRole)]
     panel.search_box.setText("天气")
@@ -200,7 +200,7 @@ def test_inline_rename_saves_the_title_and_empty_restores_it(make_panel, store, 
     assert editor is not None and editor.isVisible() and editor.text() == "How do I bake sourdough bread?"
     editor.selectAll()
     qtbot.keyClicks(editor, "Bread notes")
-    with qtbot.waitSignal(panel.conversationRenamed, timeout=2000) as blocker:
+    with qtbot.waitSignal(panel.conversation_renamed, timeout=2000) as blocker:
         qtbot.keyClick(editor, Qt.Key.Key_Return)
     assert blocker.args == [target.id, "Bread notes"]
     s = store.summary(target.id)
@@ -239,7 +239,7 @@ def test_delete_asks_first_and_cancel_keeps_the_chat(make_panel, store, sample, 
     assert seen == ["Delete “Explain WAL mode in SQLite”?"]
     assert store.count() == 5
     seen = click_in_message_box(qtbot, "Delete")
-    with qtbot.waitSignals([panel.conversationDeleted, panel.conversation_deleted], timeout=3000):
+    with qtbot.waitSignal(panel.conversation_deleted, timeout=3000):
         assert panel.delete_current() is True
     assert store.count() == 4 and panel.model.row_of(target.id) is None
     assert panel.current_id() is not None  # the selection moved to a neighbour
@@ -295,7 +295,7 @@ def test_import_seed_file_lists_and_opens_it(make_panel, store, tmp_path, monkey
     seed = tmp_path / "chat_llama3.2_20260615101500.json"
     seed.write_text(json.dumps([{"human": "What day is it today?", "ai": "Monday."}], indent=4), encoding="utf-8")
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a: (str(seed), "")))
-    with qtbot.waitSignal(panel.conversationActivated, timeout=2000) as blocker:
+    with qtbot.waitSignal(panel.conversation_activated, timeout=2000) as blocker:
         qtbot.mouseClick(panel.import_button, Qt.MouseButton.LeftButton)
     cid = blocker.args[0]
     assert store.summary(cid).title == "What day is it today?"
@@ -364,7 +364,7 @@ def test_in_the_window_chat_restart_find_by_a_middle_word_open_and_continue(qtbo
     assert panel.model.index(1).data(IdRole) == chat_id and panel.model.index(1).data() == "Hello there"
     panel.search_box.setText("shinkansen")
     qtbot.waitUntil(lambda: panel.search_model.rowCount() == 2, timeout=3000)  # the question and the echo
-    got = record(panel.messageActivated)
+    got = record(panel.message_activated)
     panel.search_box.setFocus()
     qtbot.keyClick(panel.search_box, Qt.Key.Key_Return)
     assert got and got[0][1] == chat_id

@@ -418,11 +418,11 @@ def test_history_panel_docked_lists_and_opens_chats(qtbot, make_window, ollama_s
     w.new_chat()
     w.send("second chat")
     wait_idle(qtbot, w)
-    panel.conversationActivated.emit(first)
+    panel.conversation_activated.emit(first)
     assert w.conversation.id == first and w.chat.blocks[0].message.content == "first chat"
-    panel.conversationRenamed.emit(first, "Renamed chat")
+    panel.conversation_renamed.emit(first, "Renamed chat")
     assert w.windowTitle().startswith("Renamed chat")
-    panel.conversationDeleted.emit(first)
+    panel.conversation_deleted.emit(first)
     assert w.conversation.id != first and not w.chat.blocks
 
 
@@ -434,7 +434,7 @@ def test_search_hit_opens_the_chat_at_that_message(qtbot, make_window, ollama_se
     conv = w.conversation
     target = conv.messages[2]  # "message number 1"
     w.new_chat()
-    w.history_panel.messageActivated.emit(conv.id, target.id)
+    w.history_panel.message_activated.emit(conv.id, target.id)
     assert w.conversation.id == conv.id
     assert any(getattr(b, "message", None) is not None and b.message.id == target.id for b in w.chat.blocks)
 

@@ -11,12 +11,11 @@
   JSON (a file dialog; written atomically), import JSON (our export or the seed's
   ``chat_<model>_<time>.json``); problems show in a line at the bottom of the panel, never a traceback.
 
-Signals: ``conversationActivated(str id)`` (open this chat), ``messageActivated(str id, int
-message_id)`` (open it at that message — a search hit), ``conversationDeleted(str id)``,
-``conversationRenamed(str id, str title)``, ``statusMessage(str)`` (for the status bar). For the main
-window's generic hooks the same events are also emitted as ``open_requested(str id)`` (every open,
-including search hits) and ``conversation_deleted(str id)``. Call :meth:`HistoryPanel.refresh` after a
-turn was saved.
+Signals: ``conversation_activated(str id)`` (open this chat), ``message_activated(str id, int
+message_id)`` (open it at that message — a search hit), ``conversation_deleted(str id)``,
+``conversation_renamed(str id, str title)``, ``status_message(str)`` (for the status bar). Call
+:meth:`HistoryPanel.refresh` after a turn was saved. A chat deleted while its answer still streams stays
+deleted: the store refuses later saves into it.
 """
 
 from __future__ import annotations
@@ -51,19 +50,19 @@ from desktop_agent.ui.history.models import ChatListModel, IdRole, KindRole, Mes
 class _ListView(QListView):
     """A list that reports Enter/Return and Delete/F2 (Qt's own Enter handling depends on the style)."""
 
-    enterPressed = Signal(QModelIndex)
-    deletePressed = Signal(QModelIndex)
+    enter_pressed = Signal(QModelIndex)
+    delete_pressed = Signal(QModelIndex)
 
     def keyPressEvent(self, event) -> None:  # noqa: N802
         key = event.key()
         idx = self.currentIndex()
         if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.state() != QAbstractItemView.State.EditingState:
             if idx.isValid():
-                self.enterPressed.emit(idx)
+                self.enter_pressed.emit(idx)
                 event.accept()
                 return
         if key == Qt.Key.Key_Delete and idx.isValid() and self.state() != QAbstractItemView.State.EditingState:
-            self.deletePressed.emit(idx)
+            self.delete_pressed.emit(idx)
             event.accept()
             return
         super().keyPressEvent(event)
@@ -72,16 +71,11 @@ class _ListView(QListView):
 class HistoryPanel(QWidget):
     """Browse / search / open / rename / delete / export / import saved chats. See the module docstring."""
 
-    conversationActivated = Signal(str)
-    messageActivated = Signal(str, int)
-    #: emitted just before a chat is deleted from the store (the window stops saving into it first)
-    conversationAboutToBeDeleted = Signal(str)
-    conversationDeleted = Signal(str)
-    conversationRenamed = Signal(str, str)
-    statusMessage = Signal(str)
-    # aliases for MainWindow.set_history_panel's generic hooks
-    open_requested = Signal(str)
+    conversation_activated = Signal(str)
+    message_activated = Signal(str, int)
     conversation_deleted = Signal(str)
+    conversation_renamed = Signal(str, str)
+    status_message = Signal(str)
 
     SEARCH_DELAY_MS = 200
 
@@ -231,13 +225,13 @@ class HistoryPanel(QWidget):
         self.search_box.installEventFilter(self)
 
         self.list.clicked.connect(self._open_index)
-        self.list.enterPressed.connect(self._open_index)
-        self.list.deletePressed.connect(lambda idx: self.delete_current())
+        self.list.enter_pressed.connect(self._open_index)
+        self.list.delete_pressed.connect(lambda idx: self.delete_current())
         self.list.doubleClicked.connect(lambda idx: self.start_rename())
         self.list.customContextMenuRequested.connect(self._context_menu)
         self.list.selectionModel().currentChanged.connect(lambda *_: self._update_actions())
         self.results.clicked.connect(self._open_hit)
-        self.results.enterPressed.connect(self._open_hit)
+        self.results.enter_pressed.connect(self._open_hit)
         self.model.failed.connect(self.show_error)
         self.model.modelReset.connect(self._update_state)
         self.model.rowsInserted.connect(lambda *_: self._update_state())
@@ -290,7 +284,7 @@ class HistoryPanel(QWidget):
         self.error_label.setText(text)
         self.error_label.setVisible(bool(text))
         if text:
-            self.statusMessage.emit(text)
+            self.status_message.emit(text)
 
     def clear_error(self) -> None:
         self.error_label.clear()
@@ -314,7 +308,7 @@ class HistoryPanel(QWidget):
             self.show_error(str(exc))
             return False
         self.refresh()
-        self.conversationRenamed.emit(conversation_id, self.store.summary(conversation_id).title)
+        self.conversation_renamed.emit(conversation_id, self.store.summary(conversation_id).title)
         return True
 
     def delete_current(self, confirm: bool = True) -> bool:
@@ -333,7 +327,6 @@ class HistoryPanel(QWidget):
         if confirm and not confirm_delete(self, s):
             return False
         row = self.model.row_of(conversation_id)
-        self.conversationAboutToBeDeleted.emit(conversation_id)
         try:
             self.store.delete(conversation_id)
         except StoreError as exc:
@@ -346,8 +339,7 @@ class HistoryPanel(QWidget):
                 if self.model.summary(r) is not None:
                     self.list.setCurrentIndex(self.model.index(r))
                     break
-        self.statusMessage.emit(f"Deleted “{s.title}”.")
-        self.conversationDeleted.emit(conversation_id)
+        self.status_message.emit(f"Deleted “{s.title}”.")
         self.conversation_deleted.emit(conversation_id)
         return True
 
@@ -373,7 +365,7 @@ class HistoryPanel(QWidget):
             self.show_error(f"Could not write {path}: {exc.strerror or exc}.")
             return None
         self.clear_error()
-        self.statusMessage.emit(f"Exported “{s.title}” to {path}.")
+        self.status_message.emit(f"Exported “{s.title}” to {path}.")
         return Path(path)
 
     def import_chat(self, path: str | None = None) -> str | None:
@@ -392,7 +384,7 @@ class HistoryPanel(QWidget):
         self.search_box.clear()
         self.refresh()
         self.select(cid)
-        self.statusMessage.emit(f"Imported “{s.title}” ({s.message_count} messages).")
+        self.status_message.emit(f"Imported “{s.title}” ({s.message_count} messages).")
         self._emit_open(cid)
         return cid
 
@@ -466,8 +458,7 @@ class HistoryPanel(QWidget):
         self.chat_button.setEnabled(has)
 
     def _emit_open(self, conversation_id: str) -> None:
-        self.conversationActivated.emit(conversation_id)
-        self.open_requested.emit(conversation_id)
+        self.conversation_activated.emit(conversation_id)
 
     def _open_index(self, idx: QModelIndex) -> None:
         if idx.isValid() and idx.data(KindRole) == "chat":
@@ -477,8 +468,7 @@ class HistoryPanel(QWidget):
         if not idx.isValid():
             return
         cid, mid = idx.data(IdRole), idx.data(MessageIdRole)
-        self.messageActivated.emit(cid, int(mid))
-        self.open_requested.emit(cid)
+        self.message_activated.emit(cid, int(mid))
 
     def _search_enter(self) -> None:
         """Enter in the search box: search now, then open the selected (or first) result."""
@@ -516,7 +506,7 @@ class HistoryPanel(QWidget):
     def _on_renamed(self, top_left: QModelIndex, _bottom_right: QModelIndex, _roles=None) -> None:
         s = self.model.summary(top_left.row())
         if s is not None:
-            self.conversationRenamed.emit(s.id, s.title)
+            self.conversation_renamed.emit(s.id, s.title)
 
     def _context_menu(self, pos: QPoint) -> None:
         idx = self.list.indexAt(pos)
