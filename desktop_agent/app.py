@@ -79,7 +79,7 @@ def _main(argv: list[str] | None) -> int:
 
         return history_cli.run_history(args)
 
-    from desktop_agent.ui.main_window import run_gui
+    from desktop_agent.ui.application import run_gui
 
     return run_gui([sys.argv[0]], {})
 

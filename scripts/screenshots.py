@@ -248,13 +248,13 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     only = {s for s in args.only.split(",") if s}
 
-    from desktop_agent.ui.main_window import _apply_theme
+    from desktop_agent.ui import theme
 
     app = QApplication([sys.argv[0]])
     app.setApplicationName("desktop-agent")
     app.setApplicationDisplayName("Desktop Agent")
     os.environ["DESKTOP_AGENT_THEME"] = "light"
-    _apply_theme(app)
+    theme.apply(app)
     server = OllamaServer().start()
     settings = Settings(ollama_host=server.url, ollama_model="llama3.2")
     try:

@@ -160,7 +160,7 @@ _orphans: list[tuple[QThread, QObject]] = []
 
 def orphaned_threads() -> int:
     """How many worker threads did not stop within their shutdown bound (kept alive, never terminated).
-    :func:`desktop_agent.ui.main_window.run_gui` exits the process without destroying them."""
+    :func:`desktop_agent.ui.application.run_gui` exits the process without destroying them."""
     return sum(1 for thread, _ in _orphans if thread.isRunning())
 
 

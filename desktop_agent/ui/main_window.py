@@ -16,15 +16,12 @@ All background work goes through :mod:`desktop_agent.ui.agent_runner`.
 from __future__ import annotations
 
 import logging
-import os
-import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QApplication,
     QComboBox,
     QDockWidget,
     QFrame,
@@ -60,7 +57,6 @@ from desktop_agent.ui.agent_runner import (
     TurnCrashed,
     TurnEnded,
     TurnStarted,
-    orphaned_threads,
 )
 from desktop_agent.ui.chat.cards import ErrorCard
 from desktop_agent.ui.chat.view import ChatView
@@ -1048,129 +1044,3 @@ class MainWindow(QMainWindow):
         self.shutdown()
         event.accept()
         super().closeEvent(event)
-
-
-# ---- application entry ----------------------------------------------------------------------------
-
-
-def _apply_theme(app: QApplication) -> None:
-    """Fusion everywhere (consistent look); ``DESKTOP_AGENT_THEME=dark|light`` forces a palette."""
-    if not os.environ.get("QT_STYLE_OVERRIDE"):
-        app.setStyle(theme.ContrastStyle("Fusion"))  # Fusion, with indicators visible on dark palettes
-    choice = os.environ.get("DESKTOP_AGENT_THEME", "").lower()
-    if choice == "dark":
-        app.setPalette(theme.dark_palette())
-    elif choice == "light":
-        app.setPalette(theme.light_palette())
-    else:
-        try:
-            scheme = app.styleHints().colorScheme()
-            if scheme == Qt.ColorScheme.Dark:
-                app.setPalette(theme.dark_palette())
-            elif scheme == Qt.ColorScheme.Light or app.palette().base().color().lightness() >= 128:
-                app.setPalette(theme.light_palette())
-        except AttributeError:  # Qt < 6.5
-            pass
-
-
-def display_problem(environ: dict[str, str] | None = None) -> str | None:
-    """Why Qt could not open a window here, or None. Checked before QApplication exists, because Qt
-    aborts the process (exit 134, core dump) when it finds no display or no xcb cursor library."""
-    env = os.environ if environ is None else environ
-    if not sys.platform.startswith("linux") or env.get("QT_QPA_PLATFORM"):
-        return None
-    if not env.get("DISPLAY") and not env.get("WAYLAND_DISPLAY"):
-        return (
-            "no display found (neither DISPLAY nor WAYLAND_DISPLAY is set). Start it from a desktop session, "
-            "or chat in the terminal with `desktop-agent chat`."
-        )
-    if not env.get("WAYLAND_DISPLAY"):
-        import ctypes.util
-
-        if ctypes.util.find_library("xcb-cursor") is None:
-            return (
-                "Qt needs the xcb-cursor library to open a window on X11. Install it (Debian/Ubuntu: "
-                "`sudo apt install libxcb-cursor0`) and start again."
-            )
-    return None
-
-
-def _quiet_qt_messages() -> None:
-    """Route Qt's own messages to the log; drop the offscreen plugin's harmless notices."""
-    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
-
-    qt_log = logging.getLogger("qt")
-    levels = {
-        QtMsgType.QtDebugMsg: logging.DEBUG,
-        QtMsgType.QtInfoMsg: logging.INFO,
-        QtMsgType.QtWarningMsg: logging.WARNING,
-        QtMsgType.QtCriticalMsg: logging.ERROR,
-        QtMsgType.QtFatalMsg: logging.CRITICAL,
-    }
-
-    def handler(kind, _context, message: str) -> None:
-        if "propagateSizeHints" in message:
-            return
-        qt_log.log(levels.get(kind, logging.WARNING), "%s", message)
-
-    qInstallMessageHandler(handler)
-
-
-def _close_on_sigint(window: QMainWindow) -> None:
-    """Ctrl+C in the terminal closes the window like Ctrl+Q (cancel the turn, keep the chat, exit 0).
-
-    Python runs signal handlers only when it gets control, so a timer wakes the interpreter."""
-    import signal
-
-    if threading.current_thread() is not threading.main_thread():
-        return
-    signal.signal(signal.SIGINT, lambda *_: QTimer.singleShot(0, window.close))
-    timer = QTimer(window)
-    timer.setInterval(200)
-    timer.timeout.connect(lambda: None)
-    timer.start()
-
-
-def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | None = None) -> int:
-    """Create the application, show the main window, run the event loop; returns the exit code.
-
-    ``settings_overrides``: Settings fields from the command line (not saved). Only PySide6 and light core
-    modules are imported before the window shows. Returns 1 with a one-line reason on stderr when no
-    window can be opened here (no display, missing xcb library)."""
-    if QApplication.instance() is None:
-        problem = display_problem()
-        if problem:
-            print(f"desktop-agent: {problem}", file=sys.stderr)
-            return 1
-    app = QApplication.instance() or QApplication(list(argv) if argv else [sys.argv[0] if sys.argv else APP_NAME])
-    app.setApplicationName(APP_NAME)
-    app.setOrganizationName(APP_NAME)
-    app.setApplicationDisplayName(APP_DISPLAY_NAME)
-    app.setDesktopFileName(APP_NAME)
-    from desktop_agent import __version__
-
-    app.setApplicationVersion(__version__)
-    log_path = ui_errors.setup_logging()
-    ui_errors.install_excepthook()
-    _quiet_qt_messages()
-    log.info("starting desktop-agent %s (log: %s)", __version__, log_path)
-    _apply_theme(app)
-    app.setWindowIcon(icons.app_icon())
-    from desktop_agent.core.assembly import load_settings
-
-    layered = load_settings(settings_overrides)
-    window = MainWindow(layered.effective, saved=layered.saved, warnings=list(layered.warnings))
-    app.aboutToQuit.connect(window.shutdown)
-    _close_on_sigint(window)
-    window.show()
-    code = app.exec()
-    window.shutdown()
-    if orphaned_threads():
-        # A worker is stuck in a blocking call we could not interrupt. Destroying its QThread would
-        # abort the process ("QThread: Destroyed while thread is still running"); leave without that.
-        log.error("exiting with a worker thread still running")
-        logging.shutdown()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
-    return code

@@ -163,3 +163,26 @@ class ContrastStyle(QProxyStyle):
 def indicator_outline(palette: QPalette) -> QColor:
     """The ring :class:`ContrastStyle` draws around radio buttons and check boxes on a dark palette."""
     return mix(palette.color(QPalette.ColorRole.WindowText), palette.color(QPalette.ColorRole.Window), 0.5)
+
+
+def apply(app: QApplication, choice: str = "system") -> None:
+    """Fusion everywhere (a consistent look) and the palette for ``choice`` — "light", "dark" or "system"
+    (the desktop's colour scheme). ``DESKTOP_AGENT_THEME=dark|light`` wins over the setting."""
+    import os
+
+    if not os.environ.get("QT_STYLE_OVERRIDE") and not isinstance(app.style(), ContrastStyle):
+        app.setStyle(ContrastStyle("Fusion"))  # Fusion, with indicators visible on dark palettes
+    choice = os.environ.get("DESKTOP_AGENT_THEME", "").lower() or choice
+    if choice == "dark":
+        app.setPalette(dark_palette())
+    elif choice == "light":
+        app.setPalette(light_palette())
+    else:
+        try:
+            scheme = app.styleHints().colorScheme()
+        except AttributeError:  # Qt < 6.5
+            return
+        if scheme == Qt.ColorScheme.Dark:
+            app.setPalette(dark_palette())
+        else:
+            app.setPalette(light_palette())

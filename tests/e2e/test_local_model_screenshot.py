@@ -36,11 +36,11 @@ def drive(base_url: str, out_png: str, prompt: str = PROMPT, timeout_s: float = 
 
     from desktop_agent.core.events import AnswerFinished, TextDelta, TurnFailed
     from desktop_agent.core.settings import Settings
-    from desktop_agent.ui import main_window
+    from desktop_agent.ui import main_window, theme
 
     app = QApplication.instance() or QApplication(["desktop-agent"])
     app.setApplicationName("desktop-agent")
-    main_window._apply_theme(app)
+    theme.apply(app)
     settings = Settings(backend="openai", openai_base_url=base_url, openai_model="smollm2",
                         openai_needs_key=False, temperature=0.0, tools_enabled=False)  # fmt: skip
     w = main_window.MainWindow(settings)

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from desktop_agent.ui.main_window import display_problem
+from desktop_agent.ui.application import display_problem
 
 
 def _env(tmp_path, **extra):

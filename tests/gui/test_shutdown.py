@@ -26,7 +26,7 @@ DRIVER = textwrap.dedent(
     sys.path.insert(0, {root!r})
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
-    from desktop_agent.ui import main_window
+    from desktop_agent.ui import application, main_window
 
     mode, url, wait_for = sys.argv[1], sys.argv[2], sys.argv[3]
     app = QApplication([sys.argv[0]])
@@ -60,8 +60,8 @@ DRIVER = textwrap.dedent(
         QTimer.singleShot(50, poll)
 
     QTimer.singleShot(200, drive)
-    extra = {{"tools_dirs": [sys.argv[4]]}} if len(sys.argv) > 4 else {{}}
-    code = main_window.run_gui([sys.argv[0]], {{"ollama_host": url, **extra}})
+    extra = {{"tools.dirs": [sys.argv[4]]}} if len(sys.argv) > 4 else {{}}
+    code = application.run_gui([sys.argv[0]], {{"ollama.host": url, **extra}})
     print("CLOSE_S", time.monotonic() - t0, flush=True)
     sys.exit(code)
     """
@@ -129,7 +129,7 @@ def test_window_shows_before_heavy_imports(tmp_path):
         sys.path.insert(0, {str(ROOT)!r})
         from PySide6.QtCore import QTimer
         from PySide6.QtWidgets import QApplication
-        from desktop_agent.ui import main_window
+        from desktop_agent.ui import application, main_window
         app = QApplication([sys.argv[0]])
         heavy = ("openai", "ollama", "keyring", "markdown_it", "pygments")
         def check():
@@ -138,7 +138,7 @@ def test_window_shows_before_heavy_imports(tmp_path):
             print("AT_SHOW", sorted(m for m in heavy if m in sys.modules))
             QTimer.singleShot(300, lambda: (print("LATER", sorted(m for m in heavy if m in sys.modules)), w.close()))
         QTimer.singleShot(0, check)
-        sys.exit(main_window.run_gui([sys.argv[0]], {{"ollama_host": "http://127.0.0.1:9"}}))
+        sys.exit(application.run_gui([sys.argv[0]], {{"ollama.host": "http://127.0.0.1:9"}}))
         """
     )
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "DESKTOP_AGENT_HOME": str(tmp_path / "home")}
@@ -160,7 +160,7 @@ def test_desktop_agent_command_with_ollama_host(tmp_path, ollama_server):
         from PySide6.QtCore import QTimer
         from PySide6.QtWidgets import QApplication
         from desktop_agent import app as cli
-        from desktop_agent.ui import main_window
+        from desktop_agent.ui import application, main_window
         qapp = QApplication([sys.argv[0]])
 
         def drive():

@@ -1,0 +1,125 @@
+"""The application: QApplication set-up, theme, and :func:`run_gui`, the window's entry point.
+
+Only PySide6 and light core modules are imported before the window shows (see ``bench/startup.py``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+from typing import Any
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QMainWindow
+
+from desktop_agent.ui import errors as ui_errors
+from desktop_agent.ui import icons, theme
+from desktop_agent.ui.agent_runner import orphaned_threads
+from desktop_agent.ui.main_window import APP_DISPLAY_NAME, APP_NAME, MainWindow
+
+log = logging.getLogger(__name__)
+
+
+def display_problem(environ: dict[str, str] | None = None) -> str | None:
+    """Why Qt could not open a window here, or None. Checked before QApplication exists, because Qt
+    aborts the process (exit 134, core dump) when it finds no display or no xcb cursor library."""
+    env = os.environ if environ is None else environ
+    if not sys.platform.startswith("linux") or env.get("QT_QPA_PLATFORM"):
+        return None
+    if not env.get("DISPLAY") and not env.get("WAYLAND_DISPLAY"):
+        return (
+            "no display found (neither DISPLAY nor WAYLAND_DISPLAY is set). Start it from a desktop session, "
+            "or chat in the terminal with `desktop-agent chat`."
+        )
+    if not env.get("WAYLAND_DISPLAY"):
+        import ctypes.util
+
+        if ctypes.util.find_library("xcb-cursor") is None:
+            return (
+                "Qt needs the xcb-cursor library to open a window on X11. Install it (Debian/Ubuntu: "
+                "`sudo apt install libxcb-cursor0`) and start again."
+            )
+    return None
+
+
+def _quiet_qt_messages() -> None:
+    """Route Qt's own messages to the log; drop the offscreen plugin's harmless notices."""
+    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+
+    qt_log = logging.getLogger("qt")
+    levels = {
+        QtMsgType.QtDebugMsg: logging.DEBUG,
+        QtMsgType.QtInfoMsg: logging.INFO,
+        QtMsgType.QtWarningMsg: logging.WARNING,
+        QtMsgType.QtCriticalMsg: logging.ERROR,
+        QtMsgType.QtFatalMsg: logging.CRITICAL,
+    }
+
+    def handler(kind, _context, message: str) -> None:
+        if "propagateSizeHints" in message:
+            return
+        qt_log.log(levels.get(kind, logging.WARNING), "%s", message)
+
+    qInstallMessageHandler(handler)
+
+
+def _close_on_sigint(window: QMainWindow) -> None:
+    """Ctrl+C in the terminal closes the window like Ctrl+Q (cancel the turn, keep the chat, exit 0).
+
+    Python runs signal handlers only when it gets control, so a timer wakes the interpreter."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    signal.signal(signal.SIGINT, lambda *_: QTimer.singleShot(0, window.close))
+    timer = QTimer(window)
+    timer.setInterval(200)
+    timer.timeout.connect(lambda: None)
+    timer.start()
+
+
+def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | None = None) -> int:
+    """Create the application, show the main window, run the event loop; returns the exit code.
+
+    ``settings_overrides``: dotted settings from the command line (not saved). Only PySide6 and light core
+    modules are imported before the window shows. Returns 1 with a one-line reason on stderr when no
+    window can be opened here (no display, missing xcb library)."""
+    if QApplication.instance() is None:
+        problem = display_problem()
+        if problem:
+            print(f"desktop-agent: {problem}", file=sys.stderr)
+            return 1
+    app = QApplication.instance() or QApplication(list(argv) if argv else [sys.argv[0] if sys.argv else APP_NAME])
+    app.setApplicationName(APP_NAME)
+    app.setOrganizationName(APP_NAME)
+    app.setApplicationDisplayName(APP_DISPLAY_NAME)
+    app.setDesktopFileName(APP_NAME)
+    from desktop_agent import __version__
+
+    app.setApplicationVersion(__version__)
+    log_path = ui_errors.setup_logging()
+    ui_errors.install_excepthook()
+    _quiet_qt_messages()
+    log.info("starting desktop-agent %s (log: %s)", __version__, log_path)
+    from desktop_agent.core.assembly import load_settings
+
+    layered = load_settings(settings_overrides)
+    theme.apply(app, layered.effective.appearance.theme)
+    app.setWindowIcon(icons.app_icon())
+    window = MainWindow(layered.effective, saved=layered.saved, warnings=list(layered.warnings))
+    app.aboutToQuit.connect(window.shutdown)
+    _close_on_sigint(window)
+    window.show()
+    code = app.exec()
+    window.shutdown()
+    if orphaned_threads():
+        # A worker is stuck in a blocking call we could not interrupt. Destroying its QThread would
+        # abort the process ("QThread: Destroyed while thread is still running"); leave without that.
+        log.error("exiting with a worker thread still running")
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
