@@ -19,19 +19,16 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
-    QFrame,
     QHBoxLayout,
     QLabel,
     QMainWindow,
     QMessageBox,
-    QPushButton,
     QSizePolicy,
-    QTextEdit,
     QToolBar,
     QVBoxLayout,
     QWidget,
@@ -60,6 +57,7 @@ from desktop_agent.ui.agent_runner import (
 )
 from desktop_agent.ui.chat.cards import ErrorCard
 from desktop_agent.ui.chat.view import ChatView
+from desktop_agent.ui.compose import Composer
 from desktop_agent.ui.errors import ErrorAction
 from desktop_agent.ui.tasks import TaskRunner
 from desktop_agent.ui.tool_sidebar import ToolSidebar
@@ -72,62 +70,6 @@ log = logging.getLogger(__name__)
 APP_NAME = "desktop-agent"
 APP_DISPLAY_NAME = "Desktop Agent"
 BACKENDS = (("ollama", "Ollama"), ("openai", "OpenAI-compatible"))
-
-
-class ComposeBox(QTextEdit):
-    """The input: Enter sends, Shift+Enter adds a line; grows from 1 to 8 lines."""
-
-    submitted = Signal(str)
-
-    MAX_LINES = 8
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.setObjectName("composeBox")
-        self.setAcceptRichText(False)
-        self.setAccessibleName("Message input")
-        self.setPlaceholderText("Message the assistant…  (Shift+Enter: new line)")
-        self.setToolTip("Enter sends; Shift+Enter adds a line; Esc stops an answer")
-        self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.setTabChangesFocus(True)
-        self.document().documentLayout().documentSizeChanged.connect(self._fit)
-        self._fit()
-
-    def _fit(self, *_args) -> None:
-        line = self.fontMetrics().lineSpacing()
-        doc_h = self.document().size().height()
-        margins = self.contentsMargins().top() + self.contentsMargins().bottom()
-        h = int(min(max(doc_h, line + 2 * self.document().documentMargin()), self.MAX_LINES * line + 8))
-        self.setFixedHeight(h + margins)
-
-    def keyPressEvent(self, event) -> None:
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
-                self.textCursor().insertText("\n")
-                event.accept()
-                return
-            if not (event.modifiers() & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier)):
-                event.accept()
-                self.submitted.emit(self.toPlainText())
-                return
-        super().keyPressEvent(event)
-
-
-def _optional(module: str, name: str) -> Any | None:
-    """``module.name`` if that module exists (parts written by others may be missing)."""
-    import importlib
-
-    try:
-        mod = importlib.import_module(module)
-    except ImportError as exc:
-        if exc.name and module.startswith(exc.name):
-            return None
-        log.exception("could not import %s", module)
-        return None
-    return getattr(mod, name, None)
 
 
 class MainWindow(QMainWindow):
@@ -202,22 +144,11 @@ class MainWindow(QMainWindow):
         self.chat.suggestion.connect(self._send_text)
         self.chat.unsent_text.connect(self._give_back_text)
 
-        self.input = ComposeBox()
-        self.input.submitted.connect(self._send_text)
-        self.send_button = QPushButton()
-        self.send_button.setObjectName("sendButton")
-        self.send_button.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.send_button.setIconSize(QSize(16, 16))
-        self.send_button.setMinimumWidth(92)
-        self.send_button.clicked.connect(self._send_or_stop)
-
-        self.composer = QFrame()
-        self.composer.setObjectName("composer")
-        row = QHBoxLayout(self.composer)
-        row.setContentsMargins(12, 8, 8, 8)
-        row.setSpacing(8)
-        row.addWidget(self.input, 1)
-        row.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
+        self.composer = Composer()
+        self.composer.send_requested.connect(self._send_text)
+        self.composer.stop_requested.connect(self.stop)
+        self.input = self.composer.input
+        self.send_button = self.composer.button
 
         bottom = QWidget()
         bottom.setObjectName("composerArea")
@@ -540,12 +471,7 @@ class MainWindow(QMainWindow):
 
     def open_settings(self) -> None:
         """Open the settings dialog (window-modal, non-blocking); saved settings apply from the next turn."""
-        cls = _optional("desktop_agent.ui.settings_dialog", "SettingsDialog")
-        if cls is None:
-            QMessageBox.information(
-                self, "Settings", f"Settings are stored in {paths.settings_file()}. Edit the file and restart."
-            )
-            return
+        from desktop_agent.ui.settings_dialog import SettingsDialog as cls  # after the window shows
         if getattr(self, "settings_dialog", None) is not None:
             self.settings_dialog.raise_()
             self.settings_dialog.activateWindow()
@@ -687,31 +613,12 @@ class MainWindow(QMainWindow):
     # ---- turns ------------------------------------------------------------------------------------
 
     def _set_busy(self, busy: bool) -> None:
-        th = theme.current()
-        if busy:
-            self.send_button.setText("Stop")
-            self.send_button.setIcon(icons.icon("stop", th.accent_text))
-            self.send_button.setAccessibleName("Stop")
-            self.send_button.setToolTip("Stop the answer (Esc)")
-        else:
-            self.send_button.setText("Send")
-            self.send_button.setIcon(icons.icon("send", th.accent_text))
-            self.send_button.setAccessibleName("Send")
-            self.send_button.setToolTip("Send (Enter)")
-        self.send_button.setProperty("stop", busy)
-        self.send_button.style().unpolish(self.send_button)
-        self.send_button.style().polish(self.send_button)
+        self.composer.set_busy(busy)
         self.stop_action.setEnabled(busy)
 
     @property
     def busy(self) -> bool:
         return self.runner.busy
-
-    def _send_or_stop(self) -> None:
-        if self.busy:
-            self.stop()
-        else:
-            self._send_text(self.input.toPlainText())
 
     def _send_text(self, text: str) -> None:
         if self.busy:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QTimer, Qt
 
+from desktop_agent.ui.compose import STOP_GUARD_MS
 from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.store import ConversationStore
@@ -30,6 +31,7 @@ def _start_streaming(qtbot, w, server, text="tell me a long story"):
     server.script(text_lines(WORDS))
     w.send(text)
     qtbot.waitUntil(lambda: "word2" in _live_text(w), timeout=5000)
+    qtbot.wait(STOP_GUARD_MS)  # past the guard that keeps a double click on Send from stopping
     return w.conversation.id
 
 

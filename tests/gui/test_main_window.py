@@ -87,6 +87,9 @@ def test_stop_mid_stream_keeps_partial_answer(qtbot, make_window, ollama_server,
     w = make_window(ollama_settings)
     w.send("tell me a long story")
     qtbot.waitUntil(lambda: "word2" in last_turn_text(w) or "word2" in _live_buffer(w), timeout=5000)
+    from desktop_agent.ui.compose import STOP_GUARD_MS
+
+    qtbot.wait(STOP_GUARD_MS)  # a click right after sending is the rest of the click that sent
     w.send_button.click()  # Send became Stop
     wait_idle(qtbot, w, 3000)
     turn = w.chat.blocks[-1]

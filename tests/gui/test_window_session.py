@@ -3,6 +3,8 @@ MessageAdded event, not a second copy built by the view), and the window title c
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+
 from desktop_agent.core.assembly import Assembly
 from desktop_agent.core.errors import SettingsError
 from desktop_agent.core.events import ChatUpdated
@@ -36,8 +38,41 @@ def test_text_comes_back_when_the_turn_fails_before_the_message_joined_the_chat(
 
     w = make_window(Settings(tools_enabled=False), assembly=Assembly(backend_factory=refuse))
     w.input.setPlainText("keep me")
-    w._send_or_stop()
+    w.send_button.click()
     wait_idle(qtbot, w)
     assert not [b for b in w.chat.blocks if isinstance(b, UserBubble)]
     assert len(w.chat.error_cards()) == 1
     assert w.input.toPlainText() == "keep me"
+
+
+def test_double_click_on_send_sends_once_and_does_not_stop(make_window, qtbot, ollama_server, ollama_settings):
+    """The second click of a double click lands on the button that just became Stop: it must not stop the
+    answer the first click started."""
+    from desktop_agent.core.events import AnswerFinished, TurnCancelled
+
+    ollama_server.chunk_delay_s = 0.05
+    w = make_window(ollama_settings.updated({"tools.enabled": False}))
+    ends: list[object] = []
+    w.runner.event.connect(lambda ev: ends.append(ev) if isinstance(ev, AnswerFinished | TurnCancelled) else None)
+    w.input.setPlainText("one two three four five six")
+    qtbot.mouseDClick(w.send_button, Qt.MouseButton.LeftButton)
+    w.send_button.click()  # a third, quick click: still within the guard
+    wait_idle(qtbot, w)
+    assert [type(e).__name__ for e in ends] == ["AnswerFinished"]
+    assert sum(1 for path, _ in ollama_server.requests if path == "/api/chat") == 1
+    assert len([b for b in w.chat.blocks if isinstance(b, UserBubble)]) == 1
+
+
+def test_stop_works_after_the_guard(make_window, qtbot, ollama_server, ollama_settings):
+    from desktop_agent.core.events import TurnCancelled
+    from desktop_agent.ui.compose import STOP_GUARD_MS
+
+    ollama_server.chunk_delay_s = 0.2
+    w = make_window(ollama_settings.updated({"tools.enabled": False}))
+    ends: list[object] = []
+    w.runner.event.connect(lambda ev: ends.append(ev) if isinstance(ev, TurnCancelled) else None)
+    w.send(" ".join(f"w{i}" for i in range(40)))
+    qtbot.wait(STOP_GUARD_MS + 100)
+    w.send_button.click()
+    wait_idle(qtbot, w)
+    assert len(ends) == 1

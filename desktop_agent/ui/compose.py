@@ -1,0 +1,119 @@
+"""The compose area: the message box and the Send/Stop button.
+
+:class:`Composer` owns both and says what the user wants through two signals: ``send_requested(str)``
+(Enter, or a click on Send) and ``stop_requested()`` (a click on Stop). While an answer runs the button is
+Stop — but only after :data:`STOP_GUARD_MS`: a double click on Send sends once and never stops the answer it
+just started.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QElapsedTimer, QSize, Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QSizePolicy, QTextEdit, QWidget
+
+from desktop_agent.ui import icons, theme
+
+#: how long after a turn starts a click on the button is still taken as part of the click that sent it
+STOP_GUARD_MS = 600
+
+
+class ComposeBox(QTextEdit):
+    """The input: Enter sends, Shift+Enter adds a line; grows from 1 to 8 lines."""
+
+    submitted = Signal(str)
+
+    MAX_LINES = 8
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("composeBox")
+        self.setAcceptRichText(False)
+        self.setAccessibleName("Message input")
+        self.setPlaceholderText("Message the assistant…  (Shift+Enter: new line)")
+        self.setToolTip("Enter sends; Shift+Enter adds a line; Esc stops an answer")
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setTabChangesFocus(True)
+        self.document().documentLayout().documentSizeChanged.connect(self._fit)
+        self._fit()
+
+    def _fit(self, *_args: object) -> None:
+        line = self.fontMetrics().lineSpacing()
+        doc_h = self.document().size().height()
+        margins = self.contentsMargins().top() + self.contentsMargins().bottom()
+        h = int(min(max(doc_h, line + 2 * self.document().documentMargin()), self.MAX_LINES * line + 8))
+        self.setFixedHeight(h + margins)
+
+    def keyPressEvent(self, event) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+                self.textCursor().insertText("\n")
+                event.accept()
+                return
+            if not (event.modifiers() & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier)):
+                event.accept()
+                self.submitted.emit(self.toPlainText())
+                return
+        super().keyPressEvent(event)
+
+
+class Composer(QFrame):
+    """The message box and the Send/Stop button (see the module docstring)."""
+
+    send_requested = Signal(str)
+    stop_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("composer")
+        self.input = ComposeBox()
+        self.input.submitted.connect(self.send_requested)
+        self.button = QPushButton()
+        self.button.setObjectName("sendButton")
+        self.button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.button.setIconSize(QSize(16, 16))
+        self.button.setMinimumWidth(92)
+        self.button.clicked.connect(self._clicked)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(12, 8, 8, 8)
+        row.setSpacing(8)
+        row.addWidget(self.input, 1)
+        row.addWidget(self.button, 0, Qt.AlignmentFlag.AlignBottom)
+        self._busy = False
+        self._since_busy = QElapsedTimer()
+        self.set_busy(False)
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    def set_busy(self, busy: bool) -> None:
+        """Send (idle) or Stop (an answer runs)."""
+        th = theme.current()
+        self._busy = busy
+        if busy:
+            self._since_busy.start()
+            self.button.setText("Stop")
+            self.button.setIcon(icons.icon("stop", th.accent_text))
+            self.button.setAccessibleName("Stop")
+            self.button.setToolTip("Stop the answer (Esc)")
+        else:
+            self.button.setText("Send")
+            self.button.setIcon(icons.icon("send", th.accent_text))
+            self.button.setAccessibleName("Send")
+            self.button.setToolTip("Send (Enter)")
+        self.button.setProperty("stop", busy)
+        self.button.style().unpolish(self.button)
+        self.button.style().polish(self.button)
+
+    def restyle(self) -> None:
+        self.set_busy(self._busy)
+
+    def _clicked(self) -> None:
+        if not self._busy:
+            self.send_requested.emit(self.input.toPlainText())
+        elif self._since_busy.isValid() and self._since_busy.elapsed() >= STOP_GUARD_MS:
+            self.stop_requested.emit()
+        # else: the second click of the double click that sent the message — not a Stop
