@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 OLLAMA_DEFAULT_PORT = 11434
+#: how long a probe of a server (Test connection, the window's server check and model listing) waits
+PROBE_TIMEOUT_S = 10.0
 
 
 # ---- OLLAMA_HOST ------------------------------------------------------------------------------------
@@ -173,9 +175,11 @@ class BackendSpec:
         return dict(self.options).get(name)
 
 
-def backend_spec(settings: Settings, keys: KeySet = KeySet(), *, timeout_s: float | None = None) -> BackendSpec:
-    """The spec of the backend ``settings`` ask for; ``timeout_s`` replaces the answer timeout (Settings'
-    Test connection waits a few seconds, not minutes)."""
+def backend_spec(settings: Settings, keys: KeySet = KeySet(), *, timeout_s: float | None = None,
+                 retries: int | None = None) -> BackendSpec:
+    """The spec of the backend ``settings`` ask for; ``timeout_s`` replaces the answer timeout and ``retries``
+    the retries per key (a probe — Test connection, the window's model listing — waits seconds, not minutes,
+    and does not retry)."""
     gen = settings.generation
     if settings.backend == "ollama":
         o = settings.ollama
@@ -189,7 +193,8 @@ def backend_spec(settings: Settings, keys: KeySet = KeySet(), *, timeout_s: floa
     needs_key = a.needs_key and not (not keys.keys and is_loopback_url(a.base_url))
     return BackendSpec("openai", (
         ("base_url", a.base_url), ("model", a.model), ("temperature", gen.temperature),
-        ("timeout_s", timeout_s or a.timeout_s), ("retries_per_key", a.retries_per_key),
+        ("timeout_s", timeout_s or a.timeout_s),
+        ("retries_per_key", a.retries_per_key if retries is None else retries),
         ("retry_interval_s", a.retry_interval_s), ("needs_key", needs_key),
         ("null_tool_content", a.null_tool_content),
     ))
@@ -285,12 +290,16 @@ class Assembly:
             self._registry, self._registry_key = registry, key
         return self._registry  # type: ignore[no-any-return]
 
-    def one_off_backend(self, settings: Settings, *, timeout_s: float | None = None) -> ChatBackend:
+    def one_off_backend(self, settings: Settings, *, timeout_s: float | None = None,
+                        probe: bool = False) -> ChatBackend:
         """A new backend, not cached, for a one-off call (model listing, Test connection, pull); the caller
-        closes it. Runs on a background thread: it may read the keyring and import the client library."""
+        closes it. ``probe``: answer within :data:`PROBE_TIMEOUT_S`, no retries. Runs on a background thread:
+        it may read the keyring and import the client library."""
         keys = api_keys(settings, self.secrets)
         if self.backend_factory is not None:
             return self.backend_factory(settings, keys)
+        if probe:
+            return build_backend(backend_spec(settings, keys, timeout_s=timeout_s or PROBE_TIMEOUT_S, retries=0), keys)
         return build_backend(backend_spec(settings, keys, timeout_s=timeout_s), keys)
 
     def agent(self, settings: Settings, on_message: OnMessage | None = None,

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QComboBox,
     QDockWidget,
     QHBoxLayout,
     QLabel,
@@ -59,6 +58,9 @@ from desktop_agent.ui.chat.cards import ErrorCard
 from desktop_agent.ui.chat.view import ChatView
 from desktop_agent.ui.compose import Composer
 from desktop_agent.ui.errors import ErrorAction
+from desktop_agent.ui.model_listing import ModelListing
+from desktop_agent.ui.model_picker import BACKENDS, ModelPicker
+from desktop_agent.ui.server_status import ServerStatus
 from desktop_agent.ui.tasks import TaskRunner
 from desktop_agent.ui.tool_sidebar import ToolSidebar
 
@@ -69,7 +71,6 @@ log = logging.getLogger(__name__)
 
 APP_NAME = "desktop-agent"
 APP_DISPLAY_NAME = "Desktop Agent"
-BACKENDS = (("ollama", "Ollama"), ("openai", "OpenAI-compatible"))
 
 
 class MainWindow(QMainWindow):
@@ -105,12 +106,8 @@ class MainWindow(QMainWindow):
         self._after_turn: list = []
         self._closing = False
         self._pull_cancel = threading.Event()
-        self._server_ok: bool | None = None
         self._layout_restored = False
         self._shown_once = False
-        self._models_token = 0
-        #: a model listing asked for while a turn ran: None, or the ``then`` callbacks to run after it
-        self._models_deferred: list | None = None
 
         self.setWindowTitle(APP_DISPLAY_NAME)
         self.setWindowIcon(icons.app_icon())
@@ -122,6 +119,10 @@ class MainWindow(QMainWindow):
         self.runner = AgentRunner(self.assembly, self)
         self.runner.event.connect(self._on_event)
         self.tasks = TaskRunner(self)
+        self.listing = ModelListing(self.assembly, self.tasks, lambda: self.settings, lambda: self.runner.busy, self)
+        self.listing.started.connect(lambda: self.server_label.show_checking())
+        self.listing.listed.connect(self._on_models_listed)
+        self.listing.failed.connect(self._on_listing_failed)
 
         self._build_central()
         self._build_docks()
@@ -232,29 +233,12 @@ class MainWindow(QMainWindow):
         tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         tb.addAction(self.new_chat_action)
         tb.addSeparator()
-        self.backend_combo = QComboBox()
-        self.backend_combo.setAccessibleName("Backend")
-        self.backend_combo.setToolTip("Which kind of server answers")
-        for key, label in BACKENDS:
-            self.backend_combo.addItem(label, key)
-        self.backend_combo.currentIndexChanged.connect(self._on_backend_picked)
-        self.model_combo = QComboBox()
-        self.model_combo.setEditable(True)
-        self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.model_combo.setMinimumContentsLength(18)
-        self.model_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.model_combo.setAccessibleName("Model")
-        self.model_combo.setToolTip("The model to chat with (listed from the server)")
-        self.model_combo.activated.connect(lambda _i: self._on_model_picked(self.model_combo.currentText()))
-        self.model_combo.lineEdit().editingFinished.connect(lambda: self._on_model_picked(self.model_combo.currentText()))
-        backend_label = QLabel("  Backend ")
-        model_label = QLabel("  Model ")
-        backend_label.setBuddy(self.backend_combo)
-        model_label.setBuddy(self.model_combo)
-        tb.addWidget(backend_label)
-        tb.addWidget(self.backend_combo)
-        tb.addWidget(model_label)
-        tb.addWidget(self.model_combo)
+        self.picker = ModelPicker()
+        self.picker.backend_picked.connect(self._on_backend_picked)
+        self.picker.model_picked.connect(self._on_model_picked)
+        self.backend_combo = self.picker.backend_combo
+        self.model_combo = self.picker.model_combo
+        tb.addWidget(self.picker)
         tb.addAction(self.refresh_action)
         spacer = QWidget()
         spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
@@ -292,12 +276,10 @@ class MainWindow(QMainWindow):
         sb.setSizeGripEnabled(True)
         self.backend_label = QLabel()
         self.backend_label.setAccessibleName("Backend and model")
-        self.server_label = QLabel()
-        self.server_label.setAccessibleName("Server status")
-        self.server_label.setTextFormat(Qt.TextFormat.RichText)
+        self.server_label = ServerStatus()
+        self.server_label.recheck_due.connect(self._recheck)
         sb.addPermanentWidget(self.backend_label)
         sb.addPermanentWidget(self.server_label)
-        self._set_server_state(None, "checking…")
 
     # ---- state persistence ------------------------------------------------------------------------
 
@@ -417,17 +399,7 @@ class MainWindow(QMainWindow):
 
     def _refresh_backend_labels(self) -> None:
         s = self.settings
-        self.backend_combo.blockSignals(True)
-        self.backend_combo.setCurrentIndex(max(0, self.backend_combo.findData(s.backend)))
-        self.backend_combo.blockSignals(False)
-        if self.model_combo.currentText() != s.model:
-            self.model_combo.blockSignals(True)
-            idx = self.model_combo.findText(s.model)
-            if idx < 0:
-                self.model_combo.addItem(s.model)
-                idx = self.model_combo.count() - 1
-            self.model_combo.setCurrentIndex(idx)
-            self.model_combo.blockSignals(False)
+        self.picker.show_choice(s)
         where = s.ollama.host if s.backend == "ollama" else s.openai.base_url
         label = dict(BACKENDS)[s.backend]
         self.backend_label.setText(f"{label} · {s.model}")
@@ -445,14 +417,10 @@ class MainWindow(QMainWindow):
                 self.statusBar().showMessage(f"Could not save settings: {exc}", 8000)
         self._refresh_backend_labels()
 
-    def _on_backend_picked(self, _index: int) -> None:
-        key = self.backend_combo.currentData()
-        if key and key != self.settings.backend:
+    def _on_backend_picked(self, key: str) -> None:
+        if key != self.settings.backend:
             self._update_settings({"backend": key})
-            self.model_combo.blockSignals(True)
-            self.model_combo.clear()
-            self.model_combo.addItem(self.settings.model)
-            self.model_combo.blockSignals(False)
+            self.picker.clear_models(self.settings.model)
             self.refresh_models()
 
     def _on_model_picked(self, name: str) -> None:
@@ -503,111 +471,29 @@ class MainWindow(QMainWindow):
         return self.assembly.one_off_backend(settings)
 
     def refresh_models(self, then=None) -> None:
-        """List the server's models in the background; fills the model picker and the status bar.
-        ``then``: called on the GUI thread once the listing has finished (whether it worked or not).
+        """List the server's models in the background (see :mod:`desktop_agent.ui.model_listing`); ``then``
+        runs on the GUI thread once the listing has ended, whether it worked or not."""
+        if not self._closing:
+            self.listing.refresh(then)
 
-        While a turn runs, the listing waits until the turn has ended: a second request to the server
-        mid-stream makes some servers (llama-cpp-python's) cut the running answer short. Requests made
-        meanwhile (settings saved, provider picked, F5, the server answering again) give one listing,
-        with the current settings, right after the turn; their ``then`` callbacks run after it."""
-        if self.busy:
-            if self._models_deferred is None:
-                self._models_deferred = []
-            if callable(then):
-                self._models_deferred.append(then)
-            return
-        settings = self.settings
-        self._models_token += 1
-        token = self._models_token
-        self._set_server_state(None, "checking…")
-
-        def job(_task):
-            backend = self._make_backend(settings)
-            try:
-                models = [m.name for m in backend.list_models()]
-                version = ""
-                if hasattr(backend, "server_version"):
-                    try:
-                        version = backend.server_version()
-                    except Exception:
-                        version = ""
-                return models, version
-            finally:
-                backend.close()
-
-        def show(result, error):
-            if error is not None:
-                text = str(error) if isinstance(error, AgentError) else f"{type(error).__name__}: {error}"
-                if not isinstance(error, AgentError):
-                    log.warning("listing models failed", exc_info=error)
-                self._set_server_state(False, text, ui_errors.status_label(error))
-                return
-            models, version = result
-            self._fill_models(models)
-            self._set_server_state(True, version)
-
-        def done(result, error):
-            if self._closing:
-                return
-            if token == self._models_token:  # a newer listing supersedes this one
-                show(result, error)
-            if callable(then):
-                then()
-
-        self.tasks.run(job, done, key="list-models")
-
-    def _run_deferred_listing(self) -> None:
-        """The model listing put off while the turn ran (see :meth:`refresh_models`), now."""
-        thens = self._models_deferred
-        if thens is None or self.busy or self._closing:
-            return
-        self._models_deferred = None
-
-        def then_all() -> None:
-            for fn in thens:
-                fn()
-
-        self.refresh_models(then=then_all if thens else None)
-
-    def _fill_models(self, models: list[str]) -> None:
+    def _on_models_listed(self, models: list[str], version: str) -> None:
         current = self.settings.model
-        self.model_combo.blockSignals(True)
-        self.model_combo.clear()
-        for name in models:
-            self.model_combo.addItem(name)
         if current not in models and f"{current}:latest" in models:
             # Ollama's name for the same model: use it everywhere (picker, status bar, answers) for
             # this session, so the window never shows two names for one model; the file is unchanged
             current = f"{current}:latest"
             self.settings = self.settings.updated({self.settings.model_field: current})
-        if current not in models:
-            self.model_combo.insertItem(0, current)
-            self.model_combo.setItemData(0, "Not offered by the server", Qt.ItemDataRole.ToolTipRole)
-        self.model_combo.setCurrentIndex(self.model_combo.findText(current))
-        self.model_combo.blockSignals(False)
+        self.picker.fill(models, current)
         self.available_models = models
+        self.server_label.show_online(version)
         self._refresh_backend_labels()
 
-    def _set_server_state(self, ok: bool | None, detail: str = "", problem: str = "Server not reachable") -> None:
-        """The status-bar dot: checking (None), online (True, ``detail`` = server version) or a
-        problem (False; ``problem`` = the short label — "Server not reachable", "API key rejected"…,
-        ``detail`` = the full actionable text, shown as the tooltip)."""
-        th = theme.current()
-        self._server_ok = ok
-        if ok is None:
-            color, text = th.muted, "Checking the server…"
-        elif ok:
-            color, text = th.ok, "Server online" + (f" (v{detail})" if detail and detail[0].isdigit() else "")
-        else:
-            color, text = th.err, problem
-        self.server_label.setText(f'<span style="color:{color}">●</span> {text}')
-        self.server_label.setToolTip(detail or text)
-        if ok is False:
-            # look again later; the user may be starting the server right now
-            QTimer.singleShot(20_000, self._recheck)
+    def _on_listing_failed(self, error: BaseException) -> None:
+        text = str(error) if isinstance(error, AgentError) else f"{type(error).__name__}: {error}"
+        self.server_label.show_problem(ui_errors.status_label(error), text)
 
     def _recheck(self) -> None:
-        if self._server_ok is False and not self._closing and not self.runner.busy:
+        if not self._closing and not self.runner.busy:
             self.refresh_models()
 
     # ---- turns ------------------------------------------------------------------------------------
@@ -673,14 +559,14 @@ class MainWindow(QMainWindow):
                 self._chat_title = ev.title
                 self._update_title()
         elif isinstance(ev, AnswerFinished):
-            if self._server_ok is not True:
+            if self.server_label.ok is not True:
                 # the server answers again (or its key works now): list its models and version
-                self._set_server_state(True)
+                self.server_label.show_online()
                 if not self._closing:
                     self.refresh_models()  # the turn is still running: this listing waits for its end
         elif isinstance(ev, TurnFailed):
             if isinstance(ev.error, BackendUnreachable | AuthenticationFailed | NoApiKey):
-                self._set_server_state(False, str(ev.error), ui_errors.status_label(ev.error))
+                self.server_label.show_problem(ui_errors.status_label(ev.error), str(ev.error))
             elif ui_errors.describe(ev.error).unexpected:
                 cause = ui_errors.unexpected_cause(ev.error)
                 ui_errors.report_unexpected(cause, "the agent", cause.__traceback__)
@@ -694,7 +580,7 @@ class MainWindow(QMainWindow):
             pending, self._after_turn = self._after_turn, []
             for fn in pending:
                 fn()
-            self._run_deferred_listing()
+            self.listing.turn_ended()
             if not self.busy and not self._closing:
                 self.input.setFocus()
 
@@ -868,6 +754,7 @@ class MainWindow(QMainWindow):
         self._set_busy(self.busy)
         self.sidebar.restyle()
         self.chat.restyle()
+        self.server_label.restyle()
         for a, name in ((self.new_chat_action, "new-chat"), (self.settings_action, "settings"),
                         (self.quit_action, "quit"), (self.refresh_action, "refresh"),
                         (self.stop_action, "stop"), (self.toggle_tools_action, "sidebar")):
@@ -882,6 +769,7 @@ class MainWindow(QMainWindow):
             return True
         self._closing = True
         self._pull_cancel.set()
+        self.listing.closed = True
         self._save_state()
         clean = self.runner.shutdown(2.5)
         self.tasks.close()

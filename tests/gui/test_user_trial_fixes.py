@@ -145,7 +145,7 @@ def test_when_the_server_answers_again_its_models_are_listed(qtbot, make_window,
     """After a failed start (status: not reachable), a successful turn set "Server online" but left
     the model picker with only the configured name and no server version."""
     w = make_window(Settings(ollama_host=ollama_server.url, ollama_model="qwen3:8b"))
-    w._set_server_state(False, "down earlier")
+    w.server_label.show_problem("Server not reachable", "down earlier")
     w.send("hello")
     wait_idle(qtbot, w)
     qtbot.waitUntil(lambda: w.model_combo.findText("llama3.2:latest") >= 0, timeout=5000)

@@ -1,0 +1,59 @@
+"""The status bar's server indicator: a dot and a short label — checking, online (with the server's version)
+or the problem's short label from :func:`desktop_agent.ui.errors.status_label`, the full text as tooltip.
+
+After a problem it emits ``recheck_due`` once :data:`RECHECK_MS` later: the user may be starting the server
+right now.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QLabel, QWidget
+
+from desktop_agent.ui import theme
+
+RECHECK_MS = 20_000
+
+
+class ServerStatus(QLabel):
+    recheck_due = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setAccessibleName("Server status")
+        self.setTextFormat(Qt.TextFormat.RichText)
+        #: None while checking, True when the server answered, False after a problem
+        self.ok: bool | None = None
+        self._recheck = QTimer(self)
+        self._recheck.setSingleShot(True)
+        self._recheck.setInterval(RECHECK_MS)
+        self._recheck.timeout.connect(self._due)
+        self._state: tuple[bool | None, str, str] = (None, "", "")
+        self.show_checking()
+
+    def show_checking(self) -> None:
+        self._show(None, "", "Checking the server…")
+
+    def show_online(self, version: str = "") -> None:
+        self._show(True, version, "Server online" + (f" (v{version})" if version and version[0].isdigit() else ""))
+
+    def show_problem(self, label: str, detail: str) -> None:
+        self._show(False, detail, label)
+        self._recheck.start()
+
+    def restyle(self) -> None:
+        self._show(*self._state)
+
+    def _show(self, ok: bool | None, detail: str, text: str) -> None:
+        th = theme.current()
+        self.ok = ok
+        self._state = (ok, detail, text)
+        color = th.muted if ok is None else th.ok if ok else th.err
+        self.setText(f'<span style="color:{color}">●</span> {text}')
+        self.setToolTip(detail or text)
+        if ok is not False:
+            self._recheck.stop()
+
+    def _due(self) -> None:
+        if self.ok is False:
+            self.recheck_due.emit()

@@ -1,0 +1,54 @@
+"""The window's server check: the model picker lists the server's models only, and a server that accepts
+connections but never answers is "not responding" within the probe time, not "Checking the server…"."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+from desktop_agent.core import assembly
+from desktop_agent.core.settings import Settings
+
+
+def test_picker_lists_only_the_servers_models(make_window, qtbot, ollama_server):
+    w = make_window(Settings(ollama_host=ollama_server.url, ollama_model="not-there"), check_server=False)
+    with qtbot.waitSignal(w.listing.listed, timeout=5000):
+        w.refresh_models()
+    items = [w.model_combo.itemText(i) for i in range(w.model_combo.count())]
+    assert items == ollama_server.model_names()
+    assert "not-there" not in items
+    assert w.model_combo.currentText() == "not-there"  # still what the settings say, typed in
+    assert "not offered" in w.model_combo.toolTip()
+
+
+def test_a_silent_server_is_not_responding_within_the_probe_time(make_window, qtbot, monkeypatch):
+    monkeypatch.setattr(assembly, "PROBE_TIMEOUT_S", 1.0)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:  # accept connections, never answer
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                continue
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        port = listener.getsockname()[1]
+        w = make_window(Settings(ollama_host=f"http://127.0.0.1:{port}"), check_server=False)
+        started = time.monotonic()
+        with qtbot.waitSignal(w.listing.failed, timeout=8000):
+            w.refresh_models()
+        assert time.monotonic() - started < 5
+        assert "not responding" in w.server_label.text()
+    finally:
+        stop.set()
+        listener.close()
+        for s in held:
+            s.close()
