@@ -26,12 +26,13 @@ the window's; ``--chat ID`` continues one.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from typing import TYPE_CHECKING, TextIO
 
 from desktop_agent.cli.errors import EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, UsageError, terminal_text
-from desktop_agent.cli.output import Output, quiet_library_logs, write_failed, write_line
+from desktop_agent.cli.output import Output, as_output, quiet_library_logs, write_failed, write_line
 from desktop_agent.cli.parser import clean_message
 from desktop_agent.cli.turn import run_turn, turn_still_running
 
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from desktop_agent.core.messages import Conversation
     from desktop_agent.core.session import ChatSession
     from desktop_agent.core.settings import Settings
+    from desktop_agent.core.tooling import ToolRegistry
 
 #: lines that end the stdin session (case-insensitive)
 QUIT_WORDS = frozenset({"bye", "exit", "quit", "/bye", "/exit", "/quit"})
@@ -75,7 +77,7 @@ def flag_settings(args: argparse.Namespace, saved_backend: str) -> dict[str, obj
     return {k: v for k, v in flags.items() if v is not None}
 
 
-def load_settings(args: argparse.Namespace, err: TextIO) -> Settings:
+def load_settings(args: argparse.Namespace, err: TextIO | Output) -> Settings:
     """Saved settings, then ``OLLAMA_HOST``, then the flags (one layering, in core.assembly). Raises
     UsageError for bad flag values."""
     from desktop_agent.core.assembly import FlagError, layer
@@ -95,7 +97,8 @@ def load_settings(args: argparse.Namespace, err: TextIO) -> Settings:
     return layered.effective
 
 
-def build_registry(settings: Settings, extra_dirs: list[str], err: TextIO):
+def build_registry(settings: Settings, extra_dirs: list[str], err: TextIO | Output) -> ToolRegistry:
+    """The tool registry for ``settings`` and ``extra_dirs``; its problems are printed as warnings."""
     from desktop_agent.core.assembly import build_registry as assemble
 
     registry, problems = assemble(settings, extra_dirs)
@@ -131,9 +134,10 @@ def _usage_error(args: argparse.Namespace, err: Output, message: str) -> int:
     return EXIT_USAGE
 
 
-def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None,
+def run_chat(args: argparse.Namespace, out: TextIO | Output | None = None, err: TextIO | Output | None = None,
              inp: TextIO | None = None) -> int:
-    out, err, inp = Output(out or sys.stdout), Output(err or sys.stderr), inp or sys.stdin
+    """``desktop-agent chat``: set the session up, run ``-p`` or the stdin loop; returns the exit code."""
+    out, err, inp = as_output(out or sys.stdout), as_output(err or sys.stderr), inp or sys.stdin
     quiet_library_logs()
     store = None
     try:
@@ -160,7 +164,7 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     except UsageError as exc:
         _close(store)
         return _usage_error(args, err, str(exc))
-    except Exception as exc:  # a setup failure the user can act on (unreadable store, bad chat id…)
+    except Exception as exc:  # noqa: BLE001 — a setup failure the user can act on (unreadable store, bad chat id…)
         write_line(err, f"desktop-agent: {terminal_text(exc)}")
         _close(store)
         return EXIT_FAILED
@@ -235,10 +239,8 @@ def _lenient_input(inp: TextIO) -> None:
     ``UnicodeDecodeError`` (a Latin-1 file piped in, a terminal in another encoding)."""
     reconfigure = getattr(inp, "reconfigure", None)
     if reconfigure is not None:
-        try:
+        with contextlib.suppress(ValueError, OSError, TypeError):
             reconfigure(errors="replace")
-        except (ValueError, OSError, TypeError):
-            pass
 
 
 def _open_chat(store, chat_id: str):

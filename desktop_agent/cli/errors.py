@@ -14,7 +14,6 @@ def terminal_text(error: BaseException, key_source: str | None = None) -> str:
     (:meth:`~desktop_agent.core.errors.AgentError.for_terminal`: flags and environment variables, not the
     window's Settings), or ``str(error)`` for any other exception. For a rejected API key whose source is
     known (``key_source``: the environment or the system keyring), the fix names that source only."""
-    from desktop_agent.core.backends.keypool import NoApiKey
     from desktop_agent.core.errors import AuthenticationFailed
     from desktop_agent.core.secrets import ENV_VAR, ENVIRONMENT, SYSTEM_KEYRING
 
@@ -23,7 +22,7 @@ def terminal_text(error: BaseException, key_source: str | None = None) -> str:
         SYSTEM_KEYRING: ("Check the key saved in the system keyring (the window's Settings → OpenAI-compatible); "
                          f"it is used before {ENV_VAR}."),
     }.get(key_source or "")
-    if fix is not None and isinstance(error, AuthenticationFailed) and not isinstance(error, NoApiKey):
+    if fix is not None and isinstance(error, AuthenticationFailed):
         text = f"{error.what} {fix}"
     else:
         fn = getattr(error, "for_terminal", None)

@@ -153,7 +153,8 @@ def _search(store, args) -> int:
         return 0
     lines = []
     for h in hits:
-        lines.append(f"{h.conversation_id[:SHORT_ID]}  #{h.message_id}  {_when(h.created_at)}  {h.role:<9}  {_cut(h.title, 60)}")
+        lines.append(f"{h.conversation_id[:SHORT_ID]}  #{h.message_id}  {_when(h.created_at)}  {h.role:<9}  "
+                     f"{_cut(h.title, 60)}")
         lines.append(f"    {h.snippet}")
     _write(sys.stdout, "\n".join(lines) + "\n")
     return 0

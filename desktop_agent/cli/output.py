@@ -72,6 +72,11 @@ class Output:
             pass
 
 
+def as_output(stream: TextIO | Output) -> Output:
+    """``stream`` as an :class:`Output` (itself when it is one)."""
+    return stream if isinstance(stream, Output) else Output(stream)
+
+
 def write_line(stream: Output, text: str) -> None:
     """Write ``text`` and a newline."""
     stream.write(text + "\n")

@@ -5,6 +5,7 @@ types import the settings checks when they run."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 
 CHAT_EPILOG = """\
 Without -p, chat reads one message per line from stdin until "bye" (or "exit", "quit", end of input).
@@ -50,7 +51,7 @@ def _number(lo: float | None, hi: float | None, *, integer: bool = False, above:
             value = int(text) if integer else float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"'{text}' is not {kind}") from None
-        if value != value or value in (float("inf"), float("-inf")):  # noqa: PLR0124 (NaN; ints of any size)
+        if value != value or value in (float("inf"), float("-inf")):  # NaN; ints of any size
             raise argparse.ArgumentTypeError(f"'{text}' is not a finite number")
         if (lo is not None and (value <= lo if above else value < lo)) or (
                 hi is not None and value > hi):
@@ -86,7 +87,7 @@ def clean_message(text: str) -> str:
     return " ".join(text.replace("Value error, ", "").split())
 
 
-def add_chat_parser(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser] = ()) -> None:
+def add_chat_parser(sub: argparse._SubParsersAction, parents: Sequence[argparse.ArgumentParser] = ()) -> None:
     p = sub.add_parser(
         "chat", help="chat in the terminal", description="Chat with the agent in the terminal.",
         epilog=CHAT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter, parents=list(parents),
@@ -125,7 +126,7 @@ def add_chat_parser(sub: argparse._SubParsersAction, parents: list[argparse.Argu
     p.set_defaults(_parser=p)
 
 
-def add_tools_parser(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser] = ()) -> None:
+def add_tools_parser(sub: argparse._SubParsersAction, parents: Sequence[argparse.ArgumentParser] = ()) -> None:
     p = sub.add_parser("tools", help="list the tools the agent can use", description="List loaded tools.",
                        parents=list(parents))
     p.add_argument("--tools-dir", action="append", default=[], metavar="DIR", help="also load tools from DIR")
@@ -156,7 +157,7 @@ def _non_negative_int(text: str) -> int:
 
 
 def add_history_parser(subparsers: argparse._SubParsersAction,
-                       parents: list[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
+                       parents: Sequence[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
     """Add the ``history`` sub-command (with list/search/show/export/import) to ``subparsers``.
     ``parents``: parsers whose options every level accepts (``--data-dir``)."""
     parents = list(parents)

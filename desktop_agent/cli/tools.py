@@ -8,11 +8,13 @@ from typing import TextIO
 
 from desktop_agent.cli.chat import build_registry
 from desktop_agent.cli.errors import EXIT_OK
-from desktop_agent.cli.output import Output, quiet_library_logs, write_failed, write_line
+from desktop_agent.cli.output import Output, as_output, quiet_library_logs, write_failed, write_line
 
 
-def run_tools(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    out, err = Output(out or sys.stdout), Output(err or sys.stderr)
+def run_tools(args: argparse.Namespace, out: TextIO | Output | None = None,
+              err: TextIO | Output | None = None) -> int:
+    """``desktop-agent tools``: print the loaded tools; returns the exit code."""
+    out, err = as_output(out or sys.stdout), as_output(err or sys.stderr)
     quiet_library_logs()
     from desktop_agent.core.settings import Settings
 

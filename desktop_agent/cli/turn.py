@@ -9,10 +9,10 @@ import re
 import signal
 import threading
 import time
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from desktop_agent.cli.errors import EXIT_FAILED, EXIT_OK, EXIT_STOPPED, terminal_text
-from desktop_agent.cli.output import Output, write_failed, write_line
+from desktop_agent.cli.output import Output, as_output, write_failed, write_line
 
 if TYPE_CHECKING:
     from desktop_agent.core.session import ChatSession
@@ -33,7 +33,7 @@ class _SigintCancels:
 
     def __init__(self, cancel: threading.Event):
         self.cancel = cancel
-        self._old = None
+        self._old: Any = None  # the SIGINT handler to restore
 
     def __enter__(self) -> _SigintCancels:
         if threading.current_thread() is threading.main_thread():
@@ -57,7 +57,8 @@ def _retries(n: int) -> str:
     return f"gave up after {n} {'retry' if n == 1 else 'retries'}"
 
 
-def run_turn(session: ChatSession, text: str, *, events: bool, out: TextIO, err: TextIO) -> int:
+def run_turn(session: ChatSession, text: str, *, events: bool, out: TextIO | Output,
+             err: TextIO | Output) -> int:
     """Run one turn on a worker thread (so Ctrl+C can cancel it cleanly) and print its events.
 
     Plain text: on a terminal the answer streams as it arrives; to a pipe or file only the final
@@ -69,8 +70,7 @@ def run_turn(session: ChatSession, text: str, *, events: bool, out: TextIO, err:
     """
     from desktop_agent.core import events as ev
 
-    out = out if isinstance(out, Output) else Output(out)
-    err = err if isinstance(err, Output) else Output(err)
+    out, err = as_output(out), as_output(err)
     key_source = getattr(session, "key_source", None)
     cancel = threading.Event()
     q: queue.Queue = queue.Queue()
@@ -80,7 +80,7 @@ def run_turn(session: ChatSession, text: str, *, events: bool, out: TextIO, err:
         try:
             for event in session.run_turn(text, cancel):
                 q.put(event)
-        except BaseException as exc:  # the agent yields failures as events; this is a bug guard
+        except BaseException as exc:  # noqa: BLE001 — the agent yields failures as events; this is a bug guard
             q.put(exc)
         finally:
             q.put(done)
