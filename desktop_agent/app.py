@@ -38,13 +38,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     parents = [_data_dir_parent()]
 
-    from desktop_agent import cli
+    from desktop_agent.cli.parser import add_chat_parser, add_history_parser, add_tools_parser
 
-    cli.add_chat_parser(sub, parents)
-    cli.add_tools_parser(sub, parents)
-    from desktop_agent import history_cli
-
-    history_cli.add_history_parser(sub, parents)
+    add_chat_parser(sub, parents)
+    add_tools_parser(sub, parents)
+    add_history_parser(sub, parents)
     return parser
 
 
@@ -67,17 +65,17 @@ def _main(argv: list[str] | None) -> int:
     if args.data_dir is not None:
         _use_data_dir(args.data_dir, target)
     if args.command == "chat":
-        from desktop_agent import cli
+        from desktop_agent.cli.chat import run_chat
 
-        return cli.run_chat(args)
+        return run_chat(args)
     if args.command == "tools":
-        from desktop_agent import cli
+        from desktop_agent.cli.tools import run_tools
 
-        return cli.run_tools(args)
+        return run_tools(args)
     if args.command == "history":
-        from desktop_agent import history_cli
+        from desktop_agent.cli.history import run_history
 
-        return history_cli.run_history(args)
+        return run_history(args)
 
     from desktop_agent.ui.application import run_gui
 

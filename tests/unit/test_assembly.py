@@ -54,16 +54,16 @@ def test_bad_port_is_a_value_error():
 
 @pytest.mark.parametrize("value", [":11500", "gpu-box"])
 def test_window_and_terminal_use_the_same_host(value, monkeypatch):
-    """The window (load_settings with no flags) and the terminal chat (cli.load_settings) mean one host."""
+    """The window (load_settings with no flags) and the terminal chat (cli.chat.load_settings) mean one host."""
     import io
 
-    from desktop_agent import cli
+    from desktop_agent.cli import chat
 
     monkeypatch.setenv("OLLAMA_HOST", value)
     window = load_settings().effective.ollama.host
     args = argparse.Namespace(backend=None, host=None, base_url=None, model=None, no_api_key=False, timeout=None,
                               system=None, temperature=None, max_steps=None, tool_choice=None)
-    terminal = cli.load_settings(args, io.StringIO()).ollama.host
+    terminal = chat.load_settings(args, io.StringIO()).ollama.host
     assert window == terminal == parse_ollama_host(value)
 
 

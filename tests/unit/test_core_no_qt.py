@@ -17,8 +17,13 @@ CORE_MODULES = [
     "desktop_agent.core.backends.ollama",
     "desktop_agent.core.backends.openai",
     "desktop_agent.core.backends.keypool",
-    "desktop_agent.cli",
-    "desktop_agent.history_cli",
+    "desktop_agent.cli.parser",
+    "desktop_agent.cli.errors",
+    "desktop_agent.cli.output",
+    "desktop_agent.cli.turn",
+    "desktop_agent.cli.chat",
+    "desktop_agent.cli.tools",
+    "desktop_agent.cli.history",
 ]
 
 

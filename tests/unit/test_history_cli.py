@@ -9,10 +9,11 @@ import sys
 
 import pytest
 
+from desktop_agent.cli.history import run_history
+from desktop_agent.cli.parser import add_history_parser
 from desktop_agent.core import paths
 from desktop_agent.core.messages import Conversation, Message, ToolCall
 from desktop_agent.core.store import ConversationStore
-from desktop_agent.history_cli import add_history_parser, run_history
 
 
 def run_cli(capsys, *argv: str) -> tuple[int, str, str]:

@@ -14,13 +14,8 @@ be imported…), 2 for bad usage (the sub-command's usage, then ``desktop-agent 
 Store warnings (e.g. a damaged database that was moved aside) go to stderr as
 ``desktop-agent: warning: …``.
 
-Wiring (in ``app.py``)::
-
-    sub = parser.add_subparsers(dest="command")
-    add_history_parser(sub)
-    ...
-    if args.command == "history":
-        return run_history(args)
+The parser is :func:`desktop_agent.cli.parser.add_history_parser`; ``app.py`` calls :func:`run_history`
+with what it parsed.
 """
 
 from __future__ import annotations
@@ -33,73 +28,9 @@ import sys
 from datetime import datetime
 from typing import TextIO
 
-__all__ = ["add_history_parser", "run_history"]
+__all__ = ["run_history"]
 
 SHORT_ID = 8
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
-    return value
-
-
-def add_history_parser(subparsers: argparse._SubParsersAction,
-                       parents: list[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
-    """Add the ``history`` sub-command (with list/search/show/export/import) to ``subparsers``.
-    ``parents``: parsers whose options every level accepts (``--data-dir``)."""
-    parents = list(parents)
-    parser = subparsers.add_parser(
-        "history",
-        help="list, search, show, export and import saved chats",
-        description="Saved chats: list, search, show, export and import. ID may be a unique prefix of a chat id.",
-        parents=parents,
-    )
-    sub = parser.add_subparsers(dest="history_command", metavar="{list,search,show,export,import}")
-
-    p = sub.add_parser("list", help="saved chats, most recent first", parents=parents)
-    p.add_argument("--limit", type=_positive_int, default=50, help="how many chats (default 50)")
-    p.add_argument("--offset", type=_non_negative_int, default=0, help="skip this many chats first")
-    p.add_argument("--json", action="store_true", help="print JSON (full ids, epoch-second times)")
-
-    p = sub.add_parser("search", help="full-text search over every message of every chat", parents=parents)
-    p.add_argument("text", nargs="+", help='words that must all appear; "quote" a phrase')
-    p.add_argument("--limit", type=_positive_int, default=50, help="how many messages (default 50)")
-    p.add_argument("--json", action="store_true", help="print JSON")
-
-    p = sub.add_parser("show", help="print a chat as Markdown", parents=parents)
-    p.add_argument("id", metavar="ID")
-
-    p = sub.add_parser("export", help="export a chat to Markdown or JSON", parents=parents)
-    p.add_argument("id", metavar="ID")
-    p.add_argument("--format", choices=("md", "json"), default="md", help="md (default) or json")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (replaced atomically) instead of stdout")
-
-    p = sub.add_parser(
-        "import",
-        help='import a chat: a desktop-agent JSON export, or a JSON list of {"human": ..., "ai": ...} turns',
-        parents=parents,
-    )
-    p.add_argument("file", metavar="FILE")
-
-    for name, child in sub.choices.items():
-        child.set_defaults(_parser=child)
-    parser.set_defaults(_history_parser=parser, _parser=parser)
-    return parser
 
 
 def _write(stream: TextIO, text: str) -> None:
@@ -222,7 +153,8 @@ def _search(store, args) -> int:
         return 0
     lines = []
     for h in hits:
-        lines.append(f"{h.conversation_id[:SHORT_ID]}  #{h.message_id}  {_when(h.created_at)}  {h.role:<9}  {_cut(h.title, 60)}")
+        lines.append(f"{h.conversation_id[:SHORT_ID]}  #{h.message_id}  {_when(h.created_at)}  {h.role:<9}  "
+                     f"{_cut(h.title, 60)}")
         lines.append(f"    {h.snippet}")
     _write(sys.stdout, "\n".join(lines) + "\n")
     return 0

@@ -1,0 +1,200 @@
+"""The argument parsers of ``desktop-agent chat``, ``tools`` and ``history``: their options, argument types
+(a bad value is a usage error that names the flag) and help texts. Only ``argparse`` is imported here; the
+types import the settings checks when they run."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+CHAT_EPILOG = """\
+Without -p, chat reads one message per line from stdin until "bye" (or "exit", "quit", end of input).
+
+defaults (saved settings replace them; flags override both):
+  --backend ollama              --model llama3.2 (ollama) / gpt-4o-mini (openai)
+  --host http://localhost:11434 --base-url https://api.openai.com/v1
+  --timeout 300 (ollama) / 60 (openai) seconds without an answer before the turn fails
+  --max-steps 8                 --temperature 0          --tool-choice auto
+
+environment:
+  OLLAMA_HOST         the Ollama address, like --host (":PORT" means 127.0.0.1:PORT)
+  OPENAI_API_KEY      the API key for --backend openai (a key saved by the window is used first)
+  DESKTOP_AGENT_HOME  keep settings, chats and logs under this folder, like --data-dir
+
+output:
+  the answer on stdout; errors, notices and "[stopped]" on stderr. --events: JSON Lines on stdout,
+  the first line {"type": "Chat", "id": "<chat id>", "new": true|false}, then one event per line.
+
+exit status:
+  0 answered (a session ended with bye or end of input), 1 a turn failed (one line on stderr),
+  2 bad usage, 130 stopped with Ctrl+C.
+"""
+
+
+# ---- chat and tools ---------------------------------------------------------------------------------
+
+
+def _nonempty(what: str):
+    def check(text: str) -> str:
+        if not text.strip():
+            raise argparse.ArgumentTypeError(f"{what} is empty")
+        return text
+
+    return check
+
+
+def _number(lo: float | None, hi: float | None, *, integer: bool = False, above: bool = False):
+    kind = "a whole number" if integer else "a number"
+
+    def check(text: str) -> float | int:
+        try:
+            value = int(text) if integer else float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not {kind}") from None
+        if value != value or value in (float("inf"), float("-inf")):  # NaN; ints of any size
+            raise argparse.ArgumentTypeError(f"'{text}' is not a finite number")
+        if (lo is not None and (value <= lo if above else value < lo)) or (
+                hi is not None and value > hi):
+            if above:
+                raise argparse.ArgumentTypeError(f"must be more than {lo:g}, not {text}")
+            raise argparse.ArgumentTypeError(f"must be from {lo:g} to {hi:g}, not {text}")
+        return value
+
+    return check
+
+
+def _host_url(text: str) -> str:
+    from desktop_agent.core.assembly import parse_ollama_host
+    from desktop_agent.core.settings import check_url
+
+    try:
+        return check_url(parse_ollama_host(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(clean_message(str(exc))) from None
+
+
+def _base_url(text: str) -> str:
+    from desktop_agent.core.settings import check_url
+
+    try:
+        return check_url(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(clean_message(str(exc))) from None
+
+
+def clean_message(text: str) -> str:
+    """A settings validation message as one line, without pydantic's "Value error, " prefix."""
+    return " ".join(text.replace("Value error, ", "").split())
+
+
+def add_chat_parser(sub: argparse._SubParsersAction, parents: Sequence[argparse.ArgumentParser] = ()) -> None:
+    p = sub.add_parser(
+        "chat", help="chat in the terminal", description="Chat with the agent in the terminal.",
+        epilog=CHAT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter, parents=list(parents),
+    )
+    p.add_argument("--backend", choices=["ollama", "openai"], help="which server to talk to (default ollama)")
+    p.add_argument("--host", metavar="URL", type=_host_url,
+                   help="Ollama host (default http://localhost:11434, or OLLAMA_HOST)")
+    p.add_argument("--base-url", metavar="URL", type=_base_url,
+                   help="OpenAI-compatible base URL, e.g. http://localhost:8080/v1")
+    p.add_argument("--model", metavar="NAME", type=_nonempty("the model name"),
+                   help="model name (default llama3.2 / gpt-4o-mini)")
+    p.add_argument("--no-api-key", action="store_true",
+                   help="the OpenAI-compatible server needs no API key (local servers on 127.0.0.1 never do)")
+    p.add_argument("--timeout", type=_number(0, None, above=True), metavar="SECONDS",
+                   help="how long to wait for the server's next data (default 300 ollama, 60 openai)")
+    p.add_argument("--system", metavar="TEXT", help="system prompt")
+    p.add_argument("--temperature", type=_number(0, 2), metavar="X", help="sampling temperature, 0 to 2 (default 0)")
+    p.add_argument("--max-steps", type=_number(1, 100, integer=True), metavar="N",
+                   help="most model calls per turn, 1 to 100 (default 8)")
+    p.add_argument(
+        "--tool-choice",
+        metavar="auto|required|none|NAME",
+        type=_nonempty("the tool choice"),
+        help="tool choice for the first model call of each turn (default auto; Ollama has no tool "
+        "choice: NAME offers only that tool, required is like auto)",
+    )
+    p.add_argument("--chat", metavar="ID", type=_nonempty("the chat id"),
+                   help="continue a saved chat (an id or a unique prefix)")
+    p.add_argument(
+        "--tools-dir", action="append", default=[], metavar="DIR", help="also load tools from DIR (repeatable)"
+    )
+    p.add_argument("--no-tools", action="store_true", help="offer no tools to the model")
+    p.add_argument("-p", "--prompt", metavar="TEXT", type=_nonempty("the prompt"),
+                   help="run one turn, print the answer and exit")
+    p.add_argument("--events", action="store_true", help="print events as JSON Lines instead of plain text")
+    p.set_defaults(_parser=p)
+
+
+def add_tools_parser(sub: argparse._SubParsersAction, parents: Sequence[argparse.ArgumentParser] = ()) -> None:
+    p = sub.add_parser("tools", help="list the tools the agent can use", description="List loaded tools.",
+                       parents=list(parents))
+    p.add_argument("--tools-dir", action="append", default=[], metavar="DIR", help="also load tools from DIR")
+    p.set_defaults(_parser=p)
+
+
+# ---- history ----------------------------------------------------------------------------------------
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
+def add_history_parser(subparsers: argparse._SubParsersAction,
+                       parents: Sequence[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
+    """Add the ``history`` sub-command (with list/search/show/export/import) to ``subparsers``.
+    ``parents``: parsers whose options every level accepts (``--data-dir``)."""
+    parents = list(parents)
+    parser = subparsers.add_parser(
+        "history",
+        help="list, search, show, export and import saved chats",
+        description="Saved chats: list, search, show, export and import. ID may be a unique prefix of a chat id.",
+        parents=parents,
+    )
+    sub = parser.add_subparsers(dest="history_command", metavar="{list,search,show,export,import}")
+
+    p = sub.add_parser("list", help="saved chats, most recent first", parents=parents)
+    p.add_argument("--limit", type=_positive_int, default=50, help="how many chats (default 50)")
+    p.add_argument("--offset", type=_non_negative_int, default=0, help="skip this many chats first")
+    p.add_argument("--json", action="store_true", help="print JSON (full ids, epoch-second times)")
+
+    p = sub.add_parser("search", help="full-text search over every message of every chat", parents=parents)
+    p.add_argument("text", nargs="+", help='words that must all appear; "quote" a phrase')
+    p.add_argument("--limit", type=_positive_int, default=50, help="how many messages (default 50)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = sub.add_parser("show", help="print a chat as Markdown", parents=parents)
+    p.add_argument("id", metavar="ID")
+
+    p = sub.add_parser("export", help="export a chat to Markdown or JSON", parents=parents)
+    p.add_argument("id", metavar="ID")
+    p.add_argument("--format", choices=("md", "json"), default="md", help="md (default) or json")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (replaced atomically) instead of stdout")
+
+    p = sub.add_parser(
+        "import",
+        help='import a chat: a desktop-agent JSON export, or a JSON list of {"human": ..., "ai": ...} turns',
+        parents=parents,
+    )
+    p.add_argument("file", metavar="FILE")
+
+    for child in sub.choices.values():
+        child.set_defaults(_parser=child)
+    parser.set_defaults(_history_parser=parser, _parser=parser)
+    return parser

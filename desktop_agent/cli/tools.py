@@ -1,0 +1,34 @@
+"""``desktop-agent tools``: the tools the agent can load, one line each (name, source, description's first line)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TextIO
+
+from desktop_agent.cli.chat import build_registry
+from desktop_agent.cli.errors import EXIT_OK
+from desktop_agent.cli.output import Output, as_output, quiet_library_logs, write_failed, write_line
+
+
+def run_tools(args: argparse.Namespace, out: TextIO | Output | None = None,
+              err: TextIO | Output | None = None) -> int:
+    """``desktop-agent tools``: print the loaded tools; returns the exit code."""
+    out, err = as_output(out or sys.stdout), as_output(err or sys.stderr)
+    quiet_library_logs()
+    from desktop_agent.core.settings import Settings
+
+    settings, warnings = Settings.load()
+    for w in warnings:
+        write_line(err, f"desktop-agent: warning: {w}")
+    registry = build_registry(settings, args.tools_dir, err)
+    tools = sorted(registry, key=lambda t: t.name)
+    width = max((len(t.name) for t in tools), default=4)
+    for t in tools:
+        first = (t.description or "").strip().splitlines()[0] if t.description else ""
+        out.write(f"{t.name:<{width}}  [{t.source}]  {first}\n")
+    if not tools:
+        out.write("no tools loaded\n")
+    if out.error is not None:
+        return write_failed(out, err)
+    return EXIT_OK
