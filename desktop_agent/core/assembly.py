@@ -138,7 +138,7 @@ def _first_message(exc: Exception) -> str:
 @dataclass(frozen=True)
 class KeySet:
     """The API keys for a base URL and where they came from (``"system keyring"``, ``"environment"``,
-    ``"this session only"``; None when there are none)."""
+    ``"this session only"``, ``"not saved yet"`` for keys being edited; None when there are none)."""
 
     keys: tuple[str, ...] = ()
     source: str | None = None
@@ -285,13 +285,20 @@ class Assembly:
             self._registry, self._registry_key = registry, key
         return self._registry  # type: ignore[no-any-return]
 
-    def one_off_backend(self, settings: Settings, *, timeout_s: float | None = None) -> ChatBackend:
+    def one_off_backend(self, settings: Settings, *, timeout_s: float | None = None,
+                        keys: Iterable[str] | None = None) -> ChatBackend:
         """A new backend, not cached, for a one-off call (model listing, Test connection, pull); the caller
-        closes it. Runs on a background thread: it may read the keyring and import the client library."""
-        keys = api_keys(settings, self.secrets)
+        closes it. ``keys``: the API keys to use instead of the stored ones (Settings' Test connection tries
+        keys that are not saved yet). Runs on a background thread: it may read the keyring and import the
+        client library."""
+        if keys is not None:
+            given = tuple(keys)
+            keyset = KeySet(given, "not saved yet" if given else None)
+        else:
+            keyset = api_keys(settings, self.secrets)
         if self.backend_factory is not None:
-            return self.backend_factory(settings, keys)
-        return build_backend(backend_spec(settings, keys, timeout_s=timeout_s), keys)
+            return self.backend_factory(settings, keyset)
+        return build_backend(backend_spec(settings, keyset, timeout_s=timeout_s), keyset)
 
     def agent(self, settings: Settings, on_message: OnMessage | None = None,
               approver: Callable[[Any, dict[str, Any]], bool] | None = None) -> Agent:

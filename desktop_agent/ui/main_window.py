@@ -64,6 +64,7 @@ from desktop_agent.ui.agent_runner import (
 )
 from desktop_agent.ui.chat_view import ChatView, ErrorCard
 from desktop_agent.ui.errors import ErrorAction
+from desktop_agent.ui.pull import PullController
 from desktop_agent.ui.tasks import TaskRunner
 from desktop_agent.ui.tool_sidebar import ToolSidebar
 
@@ -196,6 +197,8 @@ class MainWindow(QMainWindow):
         self.runner = AgentRunner(self.assembly, self)
         self.runner.event.connect(self._on_event)
         self.tasks = TaskRunner(self)
+        #: pulls an Ollama model (the Settings dialog's Pull)
+        self.pull = PullController(self.assembly, self.tasks, self)
 
         self._build_central()
         self._build_docks()
@@ -567,7 +570,7 @@ class MainWindow(QMainWindow):
 
     def open_settings(self) -> None:
         """Open the settings dialog (window-modal, non-blocking); saved settings apply from the next turn."""
-        cls = _optional("desktop_agent.ui.settings_dialog", "SettingsDialog")
+        cls = _optional("desktop_agent.ui.settings.dialog", "SettingsDialog")
         if cls is None:
             QMessageBox.information(
                 self, "Settings", f"Settings are stored in {paths.settings_file()}. Edit the file and restart."
@@ -577,9 +580,9 @@ class MainWindow(QMainWindow):
             self.settings_dialog.raise_()
             self.settings_dialog.activateWindow()
             return
-        dlg = cls(self._settings_for_dialog(), self.secrets, self)
+        dlg = cls(self._settings_for_dialog(), self.secrets, self, assembly=self.assembly, pull=self.pull)
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dlg.settingsSaved.connect(self._on_settings_saved)
+        dlg.settings_saved.connect(self._on_settings_saved)
         dlg.destroyed.connect(lambda *_: setattr(self, "settings_dialog", None))
         self.settings_dialog = dlg
         dlg.open()
@@ -1002,6 +1005,7 @@ class MainWindow(QMainWindow):
             return True
         self._closing = True
         self._pull_cancel.set()
+        self.pull.cancel()
         self._save_state()
         clean = self.runner.shutdown(2.5)
         self.tasks.close()

@@ -396,7 +396,7 @@ def test_settings_action_opens_dialog_and_applies_saved_settings(qtbot, make_win
     w.settings_action.trigger()  # a second Ctrl+, raises the same dialog
     assert w.settings_dialog is dlg
     new = Settings(ollama_host=ollama_server.url, ollama_model="qwen3:8b")
-    dlg.settingsSaved.emit(new)  # what Save does after writing the file
+    dlg.settings_saved.emit(new)  # what Save does after writing the file
     dlg.close()
     assert w.settings.ollama.model == "qwen3:8b" and "qwen3:8b" in w.backend_label.text()
     w.send("next turn")
@@ -510,7 +510,7 @@ def test_model_listing_waits_until_the_turn_has_ended(qtbot, make_window, ollama
     w.send(text)
     qtbot.waitUntil(lambda: bool(last_turn_text(w)), timeout=5000)  # the answer is streaming
     assert w.busy
-    w._on_settings_saved(ollama_settings.model_copy(update={"temperature": 0.4}))  # the dialog's Save
+    w._on_settings_saved(ollama_settings.updated({"generation.temperature": 0.4}))  # the dialog's Save
     w.refresh_action.trigger()  # F5
     assert w.settings.generation.temperature == 0.4
     tags_while_busy: list[int] = []
