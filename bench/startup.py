@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FROZEN = ROOT / "packaging" / "dist" / "desktop-agent" / "desktop-agent"
 HEAVY = ("openai", "ollama", "keyring", "markdown_it", "pygments")
 NOTABLE = ("pydantic", "httpx", "httpx2", "sqlite3", "platformdirs", "desktop_agent.core.store",
-           "desktop_agent.core.secrets", "desktop_agent.ui.markdown", "desktop_agent.ui.settings_dialog",
+           "desktop_agent.core.secrets", "desktop_agent.ui.markdown", "desktop_agent.ui.settings.dialog",
            "desktop_agent.ui.history")
 WINDOW_SIZE = (1180, 760)  # MainWindow's initial size
 

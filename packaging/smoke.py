@@ -39,8 +39,9 @@ BENIGN_STDERR = (
     re.compile(r"^desktop-agent smoke: grab saved to "),
 )
 REQUIRED_MODULES = (
-    "desktop_agent.ui.application", "desktop_agent.ui.main_window", "desktop_agent.ui.markdown", "desktop_agent.ui.history.panel",
-    "desktop_agent.ui.settings_dialog", "desktop_agent.core.backends.ollama", "desktop_agent.core.backends.openai",
+    "desktop_agent.ui.application", "desktop_agent.ui.main_window", "desktop_agent.ui.markdown",
+    "desktop_agent.ui.history.panel", "desktop_agent.ui.settings.dialog", "desktop_agent.core.backends.ollama",
+    "desktop_agent.core.backends.openai",
     "desktop_agent.core.secrets", "desktop_agent.core.store", "openai", "ollama", "httpx", "keyring",
     "keyring.backends.SecretService", "keyring.backends.chainer", "secretstorage", "jeepney", "jeepney.io.blocking",
     "markdown_it", "pygments.lexers.python", "pygments.styles.default", "pygments.styles.gh_dark",

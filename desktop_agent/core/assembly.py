@@ -140,7 +140,7 @@ def _first_message(exc: Exception) -> str:
 @dataclass(frozen=True)
 class KeySet:
     """The API keys for a base URL and where they came from (``"system keyring"``, ``"environment"``,
-    ``"this session only"``; None when there are none)."""
+    ``"this session only"``, ``"not saved yet"`` for keys being edited; None when there are none)."""
 
     keys: tuple[str, ...] = ()
     source: str | None = None
@@ -291,16 +291,23 @@ class Assembly:
         return self._registry  # type: ignore[no-any-return]
 
     def one_off_backend(self, settings: Settings, *, timeout_s: float | None = None,
-                        probe: bool = False) -> ChatBackend:
+                        probe: bool = False, keys: Iterable[str] | None = None) -> ChatBackend:
         """A new backend, not cached, for a one-off call (model listing, Test connection, pull); the caller
-        closes it. ``probe``: answer within :data:`PROBE_TIMEOUT_S`, no retries. Runs on a background thread:
-        it may read the keyring and import the client library."""
-        keys = api_keys(settings, self.secrets)
+        closes it. ``probe``: answer within :data:`PROBE_TIMEOUT_S`, no retries. ``keys``: the API keys to use
+        instead of the stored ones (Settings' Test connection tries keys that are not saved yet). Runs on a
+        background thread: it may read the keyring and import the client library."""
+        if keys is not None:
+            given = tuple(keys)
+            keyset = KeySet(given, "not saved yet" if given else None)
+        else:
+            keyset = api_keys(settings, self.secrets)
         if self.backend_factory is not None:
-            return self.backend_factory(settings, keys)
+            return self.backend_factory(settings, keyset)
         if probe:
-            return build_backend(backend_spec(settings, keys, timeout_s=timeout_s or PROBE_TIMEOUT_S, retries=0), keys)
-        return build_backend(backend_spec(settings, keys, timeout_s=timeout_s), keys)
+            spec = backend_spec(settings, keyset, timeout_s=timeout_s or PROBE_TIMEOUT_S, retries=0)
+        else:
+            spec = backend_spec(settings, keyset, timeout_s=timeout_s)
+        return build_backend(spec, keyset)
 
     def agent(self, settings: Settings, on_message: OnMessage | None = None,
               approver: Callable[[Any, dict[str, Any]], bool] | None = None) -> Agent:

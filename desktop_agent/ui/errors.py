@@ -17,7 +17,7 @@ import logging
 import sys
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -169,6 +169,17 @@ def status_label(error: BaseException) -> str:
 
 
 # ---- logging --------------------------------------------------------------------------------------
+
+def one_line(error: BaseException, secret_words: Sequence[str] = ()) -> str:
+    """``error`` as one status line (the Settings dialog, a pull): a core error's own actionable text,
+    anything else prefixed with its type name; any of ``secret_words`` (API keys) masked."""
+    from desktop_agent.core.backends.keypool import scrub
+
+    text = str(error).strip() or type(error).__name__
+    if not isinstance(error, E.AgentError):
+        text = f"{type(error).__name__}: {text}"
+    return scrub(text, secret_words) if secret_words else text
+
 
 def unexpected_cause(error: BaseException) -> BaseException:
     """The exception behind ``error`` (``UnexpectedError.original``), or ``error`` itself."""

@@ -16,7 +16,6 @@ All background work goes through :mod:`desktop_agent.ui.agent_runner`.
 from __future__ import annotations
 
 import logging
-import threading
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer
@@ -60,6 +59,7 @@ from desktop_agent.ui.compose import Composer
 from desktop_agent.ui.errors import ErrorAction
 from desktop_agent.ui.model_listing import ModelListing
 from desktop_agent.ui.model_picker import BACKENDS, ModelPicker
+from desktop_agent.ui.pull import PullController
 from desktop_agent.ui.server_status import ServerStatus
 from desktop_agent.ui.tasks import TaskRunner
 from desktop_agent.ui.tool_sidebar import ToolSidebar
@@ -105,7 +105,6 @@ class MainWindow(QMainWindow):
         self.settings_dialog: QWidget | None = None
         self._after_turn: list = []
         self._closing = False
-        self._pull_cancel = threading.Event()
         self._layout_restored = False
         self._shown_once = False
 
@@ -123,6 +122,8 @@ class MainWindow(QMainWindow):
         self.listing.started.connect(lambda: self.server_label.show_checking())
         self.listing.listed.connect(self._on_models_listed)
         self.listing.failed.connect(self._on_listing_failed)
+        #: pulls an Ollama model (the Settings dialog's Pull)
+        self.pull = PullController(self.assembly, self.tasks, self)
 
         self._build_central()
         self._build_docks()
@@ -439,14 +440,15 @@ class MainWindow(QMainWindow):
 
     def open_settings(self) -> None:
         """Open the settings dialog (window-modal, non-blocking); saved settings apply from the next turn."""
-        from desktop_agent.ui.settings_dialog import SettingsDialog as cls  # after the window shows
+        from desktop_agent.ui.settings.dialog import SettingsDialog  # after the window shows
+
         if getattr(self, "settings_dialog", None) is not None:
             self.settings_dialog.raise_()
             self.settings_dialog.activateWindow()
             return
-        dlg = cls(self._settings_for_dialog(), self.secrets, self)
+        dlg = SettingsDialog(self._settings_for_dialog(), self.secrets, self, assembly=self.assembly, pull=self.pull)
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dlg.settingsSaved.connect(self._on_settings_saved)
+        dlg.settings_saved.connect(self._on_settings_saved)
         dlg.destroyed.connect(lambda *_: setattr(self, "settings_dialog", None))
         self.settings_dialog = dlg
         dlg.open()
@@ -676,45 +678,45 @@ class MainWindow(QMainWindow):
             self._open_folder(paths.data_dir())
 
     def pull_model(self, name: str, card: ErrorCard | None = None) -> None:
-        """``ollama pull`` in the background with progress on the error card; retries when done."""
-        settings = self.settings.updated({"ollama.model": name})
-        cancel = self._pull_cancel
+        """``ollama pull`` through the window's one pull controller, with progress and Cancel on the error
+        card; the turn is retried when the model is there."""
+        if not self.pull.start(self.settings, name):
+            self.statusBar().showMessage(f"Another model is being pulled ({self.pull.model}).", 5000)
+            return
+        connections: list[Any] = []
+
+        def progress(status: str, done: int | None, total: int | None) -> None:
+            if card is not None:
+                pct = f" {100 * (done or 0) / total:.0f}%" if total else ""
+                card.set_progress(f"{status}{pct}", done, total)
+
+        def end(text: str, then: Any = None) -> None:
+            for signal, slot in connections:
+                signal.disconnect(slot)
+            if card is not None:
+                card.set_busy(False)
+            self.statusBar().showMessage(text, 8000)
+            if then is not None:
+                then()
+
+        def finished(model: str) -> None:
+            def retry() -> None:
+                self._update_settings({"ollama.model": model})
+                # list the models first: the retried turn then uses the name the server lists
+                # ("name:latest"), the one the picker and the status bar show
+                self.refresh_models(then=self.retry)
+
+            end(f"Pulled {model}.", retry)
+
+        for signal, slot in ((self.pull.progress, progress), (self.pull.finished, finished),
+                             (self.pull.failed, lambda text: end(f"Pull failed: {text}")),
+                             (self.pull.cancelled, lambda: end(f"Stopped pulling {name}."))):
+            signal.connect(slot)
+            connections.append((signal, slot))
         if card is not None:
             card.set_busy(True)
             card.set_progress(f"Pulling {name}…")
-
-        def job(task):
-            backend = self._make_backend(settings)
-            try:
-                for p in backend.pull_model(name, cancel=cancel):
-                    task.report(p)
-            finally:
-                backend.close()
-
-        def progress(p):
-            if card is None:
-                return
-            total, done = getattr(p, "total", None), getattr(p, "completed", None)
-            pct = f" {100 * (done or 0) / total:.0f}%" if total else ""
-            card.set_progress(f"{getattr(p, 'status', 'pulling')}{pct}", done, total)
-
-        def done(_result, error):
-            if self._closing:
-                return
-            if error is not None:
-                msg = str(error) if isinstance(error, AgentError) else f"{type(error).__name__}: {error}"
-                if card is not None:
-                    card.set_busy(False)
-                    card.progress.setVisible(False)
-                self.statusBar().showMessage(f"Pull failed: {msg}", 10000)
-                return
-            self.statusBar().showMessage(f"Pulled {name}.", 5000)
-            self._update_settings({"ollama.model": name})
-            # list the models first: the retried turn then uses the name the server lists
-            # ("name:latest"), the one the picker and the status bar show
-            self.refresh_models(then=self.retry)
-
-        self.tasks.run(job, done, progress, key="pull-model")
+            card.cancel_requested.connect(self.pull.cancel)
 
     # ---- misc -------------------------------------------------------------------------------------
 
@@ -768,8 +770,8 @@ class MainWindow(QMainWindow):
         if self._closing:
             return True
         self._closing = True
-        self._pull_cancel.set()
         self.listing.closed = True
+        self.pull.cancel()
         self._save_state()
         clean = self.runner.shutdown(2.5)
         self.tasks.close()

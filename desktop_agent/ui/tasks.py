@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -70,6 +71,21 @@ class TaskRunner(QObject):
         """How many tasks have not delivered their result yet."""
         return len(self._running)
 
+    @property
+    def active(self) -> int:
+        """How many tasks' functions have not returned yet (their threads still run, results delivered
+        or not)."""
+        return sum(1 for task in self._running if not task.finished.is_set())
+
+    def wait(self, timeout_s: float) -> bool:
+        """Block until every running task's function has returned, at most ``timeout_s`` in all (a dialog
+        closing after cancelling its tasks, tests). True when they all did."""
+        deadline = time.monotonic() + timeout_s
+        for task in list(self._running):
+            if not task.finished.wait(max(0.0, deadline - time.monotonic())):
+                return False
+        return True
+
     def is_running(self, key: str) -> bool:
         task = self._latest.get(key)
         return task is not None and task in self._running
@@ -107,6 +123,14 @@ class TaskRunner(QObject):
     def cancel(self, key: str) -> None:
         task = self._latest.get(key)
         if task is not None:
+            task.cancel()
+
+    def drop(self, key: str) -> None:
+        """Cancel the latest task of ``key`` and drop its result (it answers a question no longer asked,
+        such as a connection test of a host that was edited since)."""
+        task = self._latest.pop(key, None)
+        if task is not None:
+            task.superseded = True
             task.cancel()
 
     def _emit_progress(self, task: Task, value: Any) -> None:

@@ -10,7 +10,7 @@ from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.secrets import SecretStore
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.store import ConversationStore
-from desktop_agent.ui.settings_dialog import SettingsDialog
+from desktop_agent.ui.settings.dialog import SettingsDialog
 from tests.keyrings import DictKeyring
 
 WAIT_MS = 10_000
@@ -25,7 +25,7 @@ def dialog(qtbot):
     d = SettingsDialog(Settings(backend="openai", openai_base_url="http://127.0.0.1:9/v1"), store, auto_refresh=False)
     qtbot.addWidget(d)
     d.show()
-    qtbot.waitUntil(lambda: d._keys_loaded, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: d.openai_page.keys.loaded, timeout=WAIT_MS)
     yield d
     d.shutdown()
     d.close()
@@ -37,17 +37,17 @@ def test_dialog_refuses_a_key_no_http_header_can_carry(dialog, bad):
     """A pasted key with a line break / space / non-ASCII was stored and then failed every request with
     a misleading "not valid JSON" or an error text holding the (escaped) key. Set with setPlainText-like
     setText: never keyClicks non-ASCII."""
-    dialog.new_key.setText(bad)
-    dialog._add_key()
-    assert dialog.api_keys() == []
-    shown = "" if dialog.openai_status.isHidden() else dialog.openai_status.text()
+    dialog.openai_page.keys.new_key.setText(bad)
+    dialog.openai_page.keys.add_key()
+    assert dialog.openai_page.keys.api_keys() == []
+    shown = "" if dialog.openai_page.status.isHidden() else dialog.openai_page.status.text()
     assert "API key contains" in shown and "0123456789" not in shown
 
 
 def test_dialog_accepts_a_normal_key_with_padding(dialog):
-    dialog.new_key.setText("  sk-normal-0123456789abc  ")
-    dialog._add_key()
-    assert dialog.api_keys() == ["sk-normal-0123456789abc"]
+    dialog.openai_page.keys.new_key.setText("  sk-normal-0123456789abc  ")
+    dialog.openai_page.keys.add_key()
+    assert dialog.openai_page.keys.api_keys() == ["sk-normal-0123456789abc"]
 
 
 def test_script_and_raw_html_in_an_answer_stay_text(qtbot):

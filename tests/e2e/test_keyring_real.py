@@ -183,7 +183,7 @@ def test_key_through_the_settings_dialog(real_keyring, base_url, qtbot, _user_di
     from desktop_agent.core import paths
     from desktop_agent.core.secrets import SYSTEM_KEYRING
     from desktop_agent.core.settings import Settings
-    from desktop_agent.ui.settings_dialog import SettingsDialog
+    from desktop_agent.ui.settings.dialog import SettingsDialog
 
     key = "sk-dialog-" + uuid.uuid4().hex
     settings = Settings(backend="openai", openai_base_url=base_url)
@@ -192,15 +192,15 @@ def test_key_through_the_settings_dialog(real_keyring, base_url, qtbot, _user_di
         dialog = SettingsDialog(settings, auto_refresh=False)
         qtbot.addWidget(dialog)
         dialog.show()
-        qtbot.waitUntil(lambda: dialog._keys_loaded, timeout=10_000)
+        qtbot.waitUntil(lambda: dialog.openai_page.keys.loaded, timeout=10_000)
         return dialog
 
     dialog = open_dialog()
     try:
-        assert "system keyring" in dialog.keys_where.text()
-        dialog.new_key.setText(key)
-        qtbot.mouseClick(dialog.add_key_button, Qt.MouseButton.LeftButton)
-        with qtbot.waitSignal(dialog.settingsSaved, timeout=10_000):
+        assert "system keyring" in dialog.openai_page.keys.where.text()
+        dialog.openai_page.keys.new_key.setText(key)
+        qtbot.mouseClick(dialog.openai_page.keys.add_button, Qt.MouseButton.LeftButton)
+        with qtbot.waitSignal(dialog.settings_saved, timeout=10_000):
             qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
         assert dialog.key_locations == {base_url: SYSTEM_KEYRING}
     finally:
@@ -212,12 +212,12 @@ def test_key_through_the_settings_dialog(real_keyring, base_url, qtbot, _user_di
 
     dialog = open_dialog()
     try:
-        assert dialog.api_keys() == [key]
-        item = dialog.keys_list.item(0)
+        assert dialog.openai_page.keys.api_keys() == [key]
+        item = dialog.openai_page.keys.list.item(0)
         assert "system keyring" in item.text() and key not in item.text()
-        dialog.keys_list.setCurrentRow(0)
-        qtbot.mouseClick(dialog.remove_key_button, Qt.MouseButton.LeftButton)
-        with qtbot.waitSignal(dialog.settingsSaved, timeout=10_000):
+        dialog.openai_page.keys.list.setCurrentRow(0)
+        qtbot.mouseClick(dialog.openai_page.keys.remove_button, Qt.MouseButton.LeftButton)
+        with qtbot.waitSignal(dialog.settings_saved, timeout=10_000):
             qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     finally:
         dialog.shutdown()

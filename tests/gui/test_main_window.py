@@ -401,7 +401,7 @@ def test_settings_action_opens_dialog_and_applies_saved_settings(qtbot, make_win
     w.settings_action.trigger()  # a second Ctrl+, raises the same dialog
     assert w.settings_dialog is dlg
     new = Settings(ollama_host=ollama_server.url, ollama_model="qwen3:8b")
-    dlg.settingsSaved.emit(new)  # what Save does after writing the file
+    dlg.settings_saved.emit(new)  # what Save does after writing the file
     dlg.close()
     assert w.settings.ollama.model == "qwen3:8b" and "qwen3:8b" in w.backend_label.text()
     w.send("next turn")
@@ -533,3 +533,22 @@ def test_model_listing_waits_until_the_turn_has_ended(qtbot, make_window, ollama
     # idle again: a listing goes out at once
     w.refresh_action.trigger()
     qtbot.waitUntil(lambda: tags() == 2, timeout=5000)
+
+
+def test_the_error_cards_pull_can_be_cancelled(qtbot, make_window, ollama_server):
+    """The chat's error card pulls through the window's one pull controller (the one Settings uses) and
+    offers Cancel while it runs; cancelling keeps the card and its actions."""
+    ollama_server.strict_models = True
+    ollama_server.pull_delay_s = 0.3
+    w = make_window(Settings(ollama_host=ollama_server.url, ollama_model="llama2"))
+    w.send("hello")
+    wait_idle(qtbot, w)
+    card = w.chat.error_cards()[0]
+    card.buttons["Pull llama2"].click()
+    qtbot.waitUntil(lambda: card.cancel_button.isVisible(), timeout=3000)
+    assert w.pull.busy and w.pull.model == "llama2"
+    with qtbot.waitSignal(w.pull.cancelled, timeout=5000):
+        card.cancel_button.click()
+    assert not card.cancel_button.isVisible() and card.buttons["Pull llama2"].isEnabled()
+    assert "Stopped pulling llama2" in w.statusBar().currentMessage()
+    assert not ollama_server.has_model("llama2")

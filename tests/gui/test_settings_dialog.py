@@ -27,9 +27,11 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core import paths
+from desktop_agent.core.assembly import Assembly
 from desktop_agent.core.secrets import SERVICE, SESSION_ONLY, SYSTEM_KEYRING, SecretStore
 from desktop_agent.core.settings import OPENAI_PRESETS, Settings
-from desktop_agent.ui.settings_dialog import SettingsDialog, human_size, human_time
+from desktop_agent.ui.settings.common import human_size, human_time
+from desktop_agent.ui.settings.dialog import SettingsDialog
 from tests.servers.ollama import ollama_server  # noqa: F401 (fixture)
 from tests.servers.openai import OpenAIServer
 from tests.keyrings import DictKeyring, RaisingKeyring
@@ -64,7 +66,7 @@ def dialogs(qtbot):
         qtbot.addWidget(dialog)
         made.append(dialog)
         dialog.show()
-        qtbot.waitUntil(lambda: dialog._keys_loaded, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: dialog.openai_page.keys.loaded, timeout=WAIT_MS)
         return dialog
 
     yield make
@@ -88,6 +90,14 @@ def _closed_port() -> int:
         return s.getsockname()[1]
 
 
+def _part(dialog, path: str):
+    """``dialog.<path>`` for a dotted path (``"ollama_page.host"``)."""
+    obj = dialog
+    for name in path.split("."):
+        obj = getattr(obj, name)
+    return obj
+
+
 def _shown(label) -> str:
     return "" if label.isHidden() else label.text()
 
@@ -102,37 +112,37 @@ def _files_with(root: Path, needle: str) -> list[Path]:
 
 def test_ollama_test_connection_shows_version_and_models(dialogs, qtbot, ollama_server):  # noqa: F811
     dialog = dialogs(Settings(ollama_host=ollama_server.url))
-    qtbot.mouseClick(dialog.ollama_test_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: "Connected" in _shown(dialog.ollama_status), timeout=WAIT_MS)
-    assert "Ollama 0.12.6" in dialog.ollama_status.text()
-    assert "2 models installed" in dialog.ollama_status.text()
-    table = dialog.models_table
+    qtbot.mouseClick(dialog.ollama_page.test_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "Connected" in _shown(dialog.ollama_page.status), timeout=WAIT_MS)
+    assert "Ollama 0.12.6" in dialog.ollama_page.status.text()
+    assert "2 models installed" in dialog.ollama_page.status.text()
+    table = dialog.ollama_page.models.table
     assert [table.item(r, 0).text() for r in range(table.rowCount())] == ["llama3.2:latest", "qwen3:8b"]
     assert table.item(0, 1).text() == "2.0 GB"
     assert table.item(0, 2).text()  # modified, human readable
     assert [p for p, _ in ollama_server.requests][:2] == ["/api/version", "/api/tags"]
     # the installed models are offered in the Generation tab's model box
-    assert dialog.model.findText("qwen3:8b") >= 0
+    assert dialog.generation_page.model.findText("qwen3:8b") >= 0
     # editing the host clears a result that was about another host
-    dialog.ollama_host.setText(ollama_server.url + "/other")
-    assert _shown(dialog.ollama_status) == ""
+    dialog.ollama_page.host.setText(ollama_server.url + "/other")
+    assert _shown(dialog.ollama_page.status) == ""
 
 
 def test_models_listed_when_the_dialog_opens(dialogs, qtbot, ollama_server):  # noqa: F811
     dialog = dialogs(Settings(ollama_host=ollama_server.url), auto_refresh=True)
-    qtbot.waitUntil(lambda: dialog.models_table.rowCount() == 2, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: dialog.ollama_page.models.table.rowCount() == 2, timeout=WAIT_MS)
 
 
 def test_unreachable_host_is_a_warning_not_a_block(dialogs, qtbot):
     """shared case 07-ollama-connection-refused.json as the dialog shows it: actionable, not blocking."""
     host = f"http://127.0.0.1:{_closed_port()}"
     dialog = dialogs(Settings(ollama_host=host))
-    dialog.test_ollama()
-    qtbot.waitUntil(lambda: "Can't reach Ollama" in _shown(dialog.ollama_status), timeout=WAIT_MS)
-    assert "ollama serve" in dialog.ollama_status.text()
-    assert dialog.ollama_status.property("kind") == "warn"
+    dialog.ollama_page.test_connection()
+    qtbot.waitUntil(lambda: "Can't reach Ollama" in _shown(dialog.ollama_page.status), timeout=WAIT_MS)
+    assert "ollama serve" in dialog.ollama_page.status.text()
+    assert dialog.ollama_page.status.property("kind") == "warn"
     assert dialog.save_button.isEnabled()
-    with qtbot.waitSignal(dialog.settingsSaved, timeout=WAIT_MS) as saved:
+    with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS) as saved:
         qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     assert saved.args[0].ollama.host == host
     assert Settings.load()[0].ollama.host == host
@@ -144,21 +154,21 @@ def test_pull_progress_bar_follows_the_stream(dialogs, qtbot, ollama_server):  #
     ollama_server.pull_steps = 5
     dialog = dialogs(Settings(ollama_host=ollama_server.url))
     values: list[int] = []
-    dialog.pull_progress.valueChanged.connect(values.append)
-    dialog.pull_name.setFocus()
-    qtbot.keyClicks(dialog.pull_name, "qwen3:0.6b")
-    qtbot.keyClick(dialog.pull_name, Qt.Key.Key_Return)  # Enter pulls; it does not save the dialog
+    dialog.ollama_page.pull.progress.valueChanged.connect(values.append)
+    dialog.ollama_page.pull.name.setFocus()
+    qtbot.keyClicks(dialog.ollama_page.pull.name, "qwen3:0.6b")
+    qtbot.keyClick(dialog.ollama_page.pull.name, Qt.Key.Key_Return)  # Enter pulls; it does not save the dialog
     assert dialog.isVisible() and dialog.pulling()
-    qtbot.waitUntil(lambda: "Pulled qwen3:0.6b" in _shown(dialog.pull_status), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: "Pulled qwen3:0.6b" in _shown(dialog.ollama_page.pull.status), timeout=WAIT_MS)
     assert not dialog.pulling()
     # the bar moved through the layer's progress and ended full
     partial = [v for v in values if 0 < v < 1000]
     assert len(partial) >= 2 and partial == sorted(partial)
-    assert dialog.pull_progress.value() == 1000
+    assert dialog.ollama_page.pull.progress.value() == 1000
     assert ("/api/pull", {"model": "qwen3:0.6b", "stream": True}) in ollama_server.requests
-    names = [dialog.models_table.item(r, 0).text() for r in range(dialog.models_table.rowCount())]
+    names = [dialog.ollama_page.models.table.item(r, 0).text() for r in range(dialog.ollama_page.models.table.rowCount())]
     assert "qwen3:0.6b" in names
-    assert dialog.pull_button.isEnabled() is False  # the name field was cleared
+    assert dialog.ollama_page.pull.pull_button.isEnabled() is False  # the name field was cleared
 
 
 def test_pull_cancel_closes_the_stream(dialogs, qtbot, ollama_server):  # noqa: F811
@@ -166,23 +176,23 @@ def test_pull_cancel_closes_the_stream(dialogs, qtbot, ollama_server):  # noqa: 
     ollama_server.pull_steps = 100
     dialog = dialogs(Settings(ollama_host=ollama_server.url))
     dialog.start_pull("big-model:70b")
-    qtbot.waitUntil(lambda: dialog.pull_progress.value() > 0, timeout=WAIT_MS)
-    assert dialog.pull_cancel_button.isVisible()
-    qtbot.mouseClick(dialog.pull_cancel_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: "cancelled" in _shown(dialog.pull_status), timeout=WAIT_MS)
-    assert dialog.pull_status.property("kind") == "warn"
-    assert not dialog.pulling() and not dialog.pull_cancel_button.isVisible()
+    qtbot.waitUntil(lambda: dialog.ollama_page.pull.progress.value() > 0, timeout=WAIT_MS)
+    assert dialog.ollama_page.pull.cancel_button.isVisible()
+    qtbot.mouseClick(dialog.ollama_page.pull.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "cancelled" in _shown(dialog.ollama_page.pull.status), timeout=WAIT_MS)
+    assert dialog.ollama_page.pull.status.property("kind") == "warn"
+    assert not dialog.pulling() and not dialog.ollama_page.pull.cancel_button.isVisible()
     qtbot.waitUntil(lambda: ollama_server.disconnects >= 1, timeout=WAIT_MS)  # the HTTP stream was closed
     assert not ollama_server.has_model("big-model:70b")
-    assert dialog.pull_button.isEnabled()  # ready for another pull
+    assert dialog.ollama_page.pull.pull_button.isEnabled()  # ready for another pull
 
 
 def test_pull_error_is_shown(dialogs, qtbot, ollama_server):  # noqa: F811
     ollama_server.pull_error = "pull model manifest: file does not exist"
     dialog = dialogs(Settings(ollama_host=ollama_server.url))
     dialog.start_pull("no-such-model")
-    qtbot.waitUntil(lambda: "file does not exist" in _shown(dialog.pull_status), timeout=WAIT_MS)
-    assert dialog.pull_status.property("kind") == "err"
+    qtbot.waitUntil(lambda: "file does not exist" in _shown(dialog.ollama_page.pull.status), timeout=WAIT_MS)
+    assert dialog.ollama_page.pull.status.property("kind") == "err"
     assert not dialog.pulling()
 
 
@@ -193,7 +203,7 @@ def test_closing_mid_pull_cancels_and_waits(dialogs, qtbot, ollama_server):  # n
     ollama_server.pull_steps = 100
     dialog = dialogs(Settings(ollama_host=ollama_server.url))
     dialog.start_pull("big-model:70b")
-    qtbot.waitUntil(lambda: dialog.pull_progress.value() > 0, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: dialog.ollama_page.pull.progress.value() > 0, timeout=WAIT_MS)
     dialog.reject()  # Esc / the window's close button
     assert not dialog.isVisible()
     assert not dialog.busy()
@@ -203,9 +213,9 @@ def test_closing_mid_pull_cancels_and_waits(dialogs, qtbot, ollama_server):  # n
 
 def test_delete_asks_first(dialogs, qtbot, ollama_server, monkeypatch):  # noqa: F811
     dialog = dialogs(Settings(ollama_host=ollama_server.url))
-    dialog.test_ollama()
-    qtbot.waitUntil(lambda: dialog.models_table.rowCount() == 2, timeout=WAIT_MS)
-    dialog.models_table.selectRow(1)
+    dialog.ollama_page.test_connection()
+    qtbot.waitUntil(lambda: dialog.ollama_page.models.table.rowCount() == 2, timeout=WAIT_MS)
+    dialog.ollama_page.models.table.selectRow(1)
     asked: list[str] = []
 
     def answer(reply):
@@ -216,24 +226,24 @@ def test_delete_asks_first(dialogs, qtbot, ollama_server, monkeypatch):  # noqa:
         return question
 
     monkeypatch.setattr(QMessageBox, "question", staticmethod(answer(QMessageBox.StandardButton.No)))
-    qtbot.mouseClick(dialog.delete_model_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(dialog.ollama_page.models.delete_button, Qt.MouseButton.LeftButton)
     assert "qwen3:8b" in asked[0]
     assert not [p for p, _ in ollama_server.requests if p == "/api/delete"]
 
     monkeypatch.setattr(QMessageBox, "question", staticmethod(answer(QMessageBox.StandardButton.Yes)))
-    qtbot.mouseClick(dialog.delete_model_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: "Deleted qwen3:8b" in _shown(dialog.ollama_status), timeout=WAIT_MS)
+    qtbot.mouseClick(dialog.ollama_page.models.delete_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "Deleted qwen3:8b" in _shown(dialog.ollama_page.status), timeout=WAIT_MS)
     assert not ollama_server.has_model("qwen3:8b")
-    assert dialog.models_table.rowCount() == 1
+    assert dialog.ollama_page.models.table.rowCount() == 1
 
 
 def test_use_installed_model_for_chats(dialogs, qtbot, ollama_server):  # noqa: F811
     dialog = dialogs(Settings(ollama_host=ollama_server.url))
-    dialog.test_ollama()
-    qtbot.waitUntil(lambda: dialog.models_table.rowCount() == 2, timeout=WAIT_MS)
-    dialog.models_table.selectRow(1)
-    qtbot.mouseClick(dialog.use_model_button, Qt.MouseButton.LeftButton)
-    with qtbot.waitSignal(dialog.settingsSaved, timeout=WAIT_MS) as saved:
+    dialog.ollama_page.test_connection()
+    qtbot.waitUntil(lambda: dialog.ollama_page.models.table.rowCount() == 2, timeout=WAIT_MS)
+    dialog.ollama_page.models.table.selectRow(1)
+    qtbot.mouseClick(dialog.ollama_page.models.use_button, Qt.MouseButton.LeftButton)
+    with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS) as saved:
         dialog.save_button.click()
     assert saved.args[0].ollama.model == "qwen3:8b"
 
@@ -244,26 +254,26 @@ def test_use_installed_model_for_chats(dialogs, qtbot, ollama_server):  # noqa: 
 @pytest.mark.parametrize(
     ("widget", "value", "label", "message"),
     [
-        ("base_url", "api.openai.com/v1", "base_url_error", "http:// or https://"),
-        ("ollama_host", "localhost:11434", "ollama_host_error", "http:// or https://"),
-        ("timeout", "-5", "timeout_error", "greater than 0"),
-        ("timeout", "soon", "timeout_error", "number of seconds"),
-        ("ollama_timeout", "0", "ollama_timeout_error", "greater than 0"),
-        ("ollama_timeout", "-300", "ollama_timeout_error", "greater than 0"),
-        ("ollama_timeout", "5 min", "ollama_timeout_error", "number of seconds"),
-        ("ollama_timeout", "", "ollama_timeout_error", "number of seconds"),
-        ("ollama_timeout", "inf", "ollama_timeout_error", "number of seconds"),
-        ("retry_interval", "-1", "retry_interval_error", "greater than or equal to 0"),
-        ("keep_alive", "for a while", "keep_alive_error", "duration like 5m"),
+        ("openai_page.base_url", "api.openai.com/v1", "openai_page.base_url_error", "http:// or https://"),
+        ("ollama_page.host", "localhost:11434", "ollama_page.host_error", "http:// or https://"),
+        ("openai_page.timeout", "-5", "openai_page.timeout_error", "greater than 0"),
+        ("openai_page.timeout", "soon", "openai_page.timeout_error", "number of seconds"),
+        ("ollama_page.timeout", "0", "ollama_page.timeout_error", "greater than 0"),
+        ("ollama_page.timeout", "-300", "ollama_page.timeout_error", "greater than 0"),
+        ("ollama_page.timeout", "5 min", "ollama_page.timeout_error", "number of seconds"),
+        ("ollama_page.timeout", "", "ollama_page.timeout_error", "number of seconds"),
+        ("ollama_page.timeout", "inf", "ollama_page.timeout_error", "number of seconds"),
+        ("openai_page.retry_interval", "-1", "openai_page.retry_interval_error", "greater than or equal to 0"),
+        ("generation_page.keep_alive", "for a while", "generation_page.keep_alive_error", "duration like 5m"),
     ],
 )
 def test_invalid_input_is_shown_inline_and_blocks_save(dialogs, qtbot, widget, value, label, message):
     dialog = dialogs()
     assert dialog.save_button.isEnabled()
-    edit: QLineEdit = getattr(dialog, widget)
+    edit: QLineEdit = _part(dialog, widget)
     good = edit.text()
     edit.setText(value)
-    error = getattr(dialog, label)
+    error = _part(dialog, label)
     assert not error.isHidden() and message in error.text()
     assert not dialog.save_button.isEnabled()
     assert "To save, fix:" in dialog.status_label.text()
@@ -278,19 +288,19 @@ def test_values_round_trip_through_the_dialog(dialogs, qtbot):
     dialog = dialogs()
     dialog.openai_radio.setChecked(True)
     dialog.tabs.setCurrentIndex(1)
-    dialog.preset.setCurrentText("DeepSeek")
-    dialog.preset.activated.emit(dialog.preset.currentIndex())
-    assert dialog.base_url.text() == OPENAI_PRESETS["DeepSeek"]
-    dialog.timeout.setText("30")
-    dialog.retries.setValue(4)
-    dialog.retry_interval.setText("2.5")
-    dialog.model.setEditText("deepseek-chat")
-    dialog.temperature.setValue(0.7)
-    dialog.keep_alive.setText("5m")
-    dialog.max_history.setValue(20)
-    dialog.max_steps.setValue(5)
-    dialog.system_prompt.setPlainText("Réponds brièvement. 简短回答。")
-    with qtbot.waitSignal(dialog.settingsSaved, timeout=WAIT_MS) as saved:
+    dialog.openai_page.preset.setCurrentText("DeepSeek")
+    dialog.openai_page.preset.activated.emit(dialog.openai_page.preset.currentIndex())
+    assert dialog.openai_page.base_url.text() == OPENAI_PRESETS["DeepSeek"]
+    dialog.openai_page.timeout.setText("30")
+    dialog.openai_page.retries.setValue(4)
+    dialog.openai_page.retry_interval.setText("2.5")
+    dialog.generation_page.model.setEditText("deepseek-chat")
+    dialog.generation_page.temperature.setValue(0.7)
+    dialog.generation_page.keep_alive.setText("5m")
+    dialog.generation_page.max_history.setValue(20)
+    dialog.generation_page.max_steps.setValue(5)
+    dialog.generation_page.system_prompt.setPlainText("Réponds brièvement. 简短回答。")
+    with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS) as saved:
         dialog.save_button.click()
     s = saved.args[0]
     loaded, warnings = Settings.load()
@@ -306,38 +316,38 @@ def test_ollama_answer_timeout_round_trips(dialogs, qtbot):
     """Settings.ollama.timeout_s (the read timeout between chunks) is edited on the Ollama tab: shown
     from the settings, saved (a decimal comma is read too), loaded back — the other timeout untouched."""
     dialog = dialogs(Settings(ollama_timeout_s=120))
-    assert dialog.ollama_timeout.text() == "120"
-    assert dialog.tabs.widget(0).isAncestorOf(dialog.ollama_timeout)  # the Ollama tab
-    dialog.ollama_timeout.setText("600,5")
-    assert dialog.ollama_timeout_error.isHidden() and dialog.save_button.isEnabled()
-    with qtbot.waitSignal(dialog.settingsSaved, timeout=WAIT_MS) as saved:
+    assert dialog.ollama_page.timeout.text() == "120"
+    assert dialog.tabs.widget(0).isAncestorOf(dialog.ollama_page.timeout)  # the Ollama tab
+    dialog.ollama_page.timeout.setText("600,5")
+    assert dialog.ollama_page.timeout_error.isHidden() and dialog.save_button.isEnabled()
+    with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS) as saved:
         dialog.save_button.click()
     s = saved.args[0]
     assert (s.ollama.timeout_s, s.openai.timeout_s) == (600.5, 60)
     loaded, warnings = Settings.load()
     assert warnings == [] and loaded.ollama.timeout_s == 600.5
     again = dialogs(loaded)
-    assert again.ollama_timeout.text() == "600.5"
+    assert again.ollama_page.timeout.text() == "600.5"
 
 
 def test_invalid_answer_timeout_names_the_ollama_tab(dialogs):
     dialog = dialogs()
     dialog.openai_radio.setChecked(True)  # also when chats use the other provider
-    dialog.ollama_timeout.setText("0")
+    dialog.ollama_page.timeout.setText("0")
     assert not dialog.save_button.isEnabled()
     assert "Answer timeout (Ollama tab)" in dialog.status_label.text()
 
 
 def test_local_preset_needs_no_key(dialogs):
     dialog = dialogs()
-    dialog.preset.setCurrentText("LM Studio")
-    dialog.preset.activated.emit(dialog.preset.currentIndex())
-    assert dialog.base_url.text() == "http://localhost:1234/v1"
-    assert not dialog.needs_key.isChecked()
-    dialog.base_url.setText("http://10.1.2.3:9000/v1")
-    assert dialog.preset.currentText() == "Custom"
-    dialog.base_url.setText("https://api.openai.com/v1/")
-    assert dialog.preset.currentText() == "OpenAI"
+    dialog.openai_page.preset.setCurrentText("LM Studio")
+    dialog.openai_page.preset.activated.emit(dialog.openai_page.preset.currentIndex())
+    assert dialog.openai_page.base_url.text() == "http://localhost:1234/v1"
+    assert not dialog.openai_page.needs_key.isChecked()
+    dialog.openai_page.base_url.setText("http://10.1.2.3:9000/v1")
+    assert dialog.openai_page.preset.currentText() == "Custom"
+    dialog.openai_page.base_url.setText("https://api.openai.com/v1/")
+    assert dialog.openai_page.preset.currentText() == "OpenAI"
 
 
 # ---- OpenAI-compatible --------------------------------------------------------------------------
@@ -346,31 +356,31 @@ def test_local_preset_needs_no_key(dialogs):
 def test_openai_test_connection_lists_models(dialogs, qtbot, openai_server):
     store = SecretStore(keyring_backend=DictKeyring())
     dialog = dialogs(Settings(backend="openai", openai_base_url=openai_server.url), store)
-    dialog.new_key.setText(KEY)
-    dialog._add_key()
-    qtbot.mouseClick(dialog.openai_test_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: "Connected" in _shown(dialog.openai_status), timeout=WAIT_MS)
-    assert "2 models: gpt-local, coder-local" in dialog.openai_status.text()
-    assert [dialog.openai_models.item(i).text() for i in range(dialog.openai_models.count())] == [
+    dialog.openai_page.keys.new_key.setText(KEY)
+    dialog.openai_page.keys.add_key()
+    qtbot.mouseClick(dialog.openai_page.test_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "Connected" in _shown(dialog.openai_page.status), timeout=WAIT_MS)
+    assert "2 models: gpt-local, coder-local" in dialog.openai_page.status.text()
+    assert [dialog.openai_page.models.item(i).text() for i in range(dialog.openai_page.models.count())] == [
         "gpt-local",
         "coder-local",
     ]
     assert openai_server.all_requests[-1].headers["authorization"] == f"Bearer {KEY}"
-    assert dialog.model.findText("coder-local") >= 0
-    dialog.openai_models.itemDoubleClicked.emit(dialog.openai_models.item(1))
-    assert dialog.model.currentText() == "coder-local"
+    assert dialog.generation_page.model.findText("coder-local") >= 0
+    dialog.openai_page.models.itemDoubleClicked.emit(dialog.openai_page.models.item(1))
+    assert dialog.generation_page.model.currentText() == "coder-local"
 
 
 def test_openai_rejected_key_is_a_warning_without_the_key(dialogs, qtbot, openai_server):
     """shared case 21-openai-api-key-missing-or-401.json in the dialog: names the URL, never the key."""
     store = SecretStore(keyring_backend=DictKeyring())
     dialog = dialogs(Settings(backend="openai", openai_base_url=openai_server.url), store)
-    dialog.new_key.setText(KEY2)
-    dialog._add_key()
-    dialog.test_openai()
-    qtbot.waitUntil(lambda: "rejected" in _shown(dialog.openai_status), timeout=WAIT_MS)
-    assert openai_server.url in dialog.openai_status.text()
-    assert KEY2 not in dialog.openai_status.text()
+    dialog.openai_page.keys.new_key.setText(KEY2)
+    dialog.openai_page.keys.add_key()
+    dialog.openai_page.test_connection()
+    qtbot.waitUntil(lambda: "rejected" in _shown(dialog.openai_page.status), timeout=WAIT_MS)
+    assert openai_server.url in dialog.openai_page.status.text()
+    assert KEY2 not in dialog.openai_page.status.text()
     assert dialog.save_button.isEnabled()
 
 
@@ -379,26 +389,26 @@ def test_keys_are_masked_and_saved_to_the_keyring_not_the_settings_file(dialogs,
     store = SecretStore(keyring_backend=backend)
     url = "https://api.example.test/v1"
     dialog = dialogs(Settings(backend="openai", openai_base_url=url), store)
-    assert "system keyring" in dialog.keys_where.text()
+    assert "system keyring" in dialog.openai_page.keys.where.text()
     dialog.tabs.setCurrentIndex(1)
-    dialog.new_key.setFocus()
-    qtbot.keyClicks(dialog.new_key, KEY)
-    assert dialog.new_key.echoMode() == QLineEdit.EchoMode.Password
-    qtbot.keyClick(dialog.new_key, Qt.Key.Key_Return)  # Enter adds the key, it does not save
+    dialog.openai_page.keys.new_key.setFocus()
+    qtbot.keyClicks(dialog.openai_page.keys.new_key, KEY)
+    assert dialog.openai_page.keys.new_key.echoMode() == QLineEdit.EchoMode.Password
+    qtbot.keyClick(dialog.openai_page.keys.new_key, Qt.Key.Key_Return)  # Enter adds the key, it does not save
     assert dialog.isVisible()
-    dialog.new_key.setText(KEY2)
-    qtbot.mouseClick(dialog.add_key_button, Qt.MouseButton.LeftButton)
-    shown = [dialog.keys_list.item(i).text() for i in range(dialog.keys_list.count())]
+    dialog.openai_page.keys.new_key.setText(KEY2)
+    qtbot.mouseClick(dialog.openai_page.keys.add_button, Qt.MouseButton.LeftButton)
+    shown = [dialog.openai_page.keys.list.item(i).text() for i in range(dialog.openai_page.keys.list.count())]
     assert len(shown) == 2 and all(KEY not in t and KEY2 not in t for t in shown)
     assert shown[0].startswith("sk-…") and "not saved yet" in shown[0]
 
     # remove the second with the keyboard
-    dialog.keys_list.setFocus()
-    dialog.keys_list.setCurrentRow(1)
-    qtbot.keyClick(dialog.keys_list, Qt.Key.Key_Delete)
-    assert dialog.api_keys() == [KEY]
+    dialog.openai_page.keys.list.setFocus()
+    dialog.openai_page.keys.list.setCurrentRow(1)
+    qtbot.keyClick(dialog.openai_page.keys.list, Qt.Key.Key_Delete)
+    assert dialog.openai_page.keys.api_keys() == [KEY]
 
-    with qtbot.waitSignal(dialog.settingsSaved, timeout=WAIT_MS):
+    with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS):
         dialog.save_button.click()
     assert json.loads(backend.data[(SERVICE, f"api-keys:{url}")]) == [KEY]
     assert dialog.key_locations == {url: SYSTEM_KEYRING}
@@ -413,16 +423,16 @@ def test_keys_follow_the_provider(dialogs, qtbot):
     backend.data[(SERVICE, "api-keys:https://api.deepseek.com/v1")] = json.dumps([KEY2])
     store = SecretStore(keyring_backend=backend)
     dialog = dialogs(Settings(backend="openai"), store)
-    dialog.new_key.setText(KEY)
-    dialog._add_key()
-    dialog.preset.setCurrentText("DeepSeek")
-    dialog.preset.activated.emit(dialog.preset.currentIndex())
-    qtbot.waitUntil(lambda: dialog._keys_loaded and dialog.api_keys() == [KEY2], timeout=WAIT_MS)
-    assert "system keyring" in dialog.keys_list.item(0).text()
-    dialog.preset.setCurrentText("OpenAI")
-    dialog.preset.activated.emit(dialog.preset.currentIndex())
-    assert dialog.api_keys() == [KEY]
-    with qtbot.waitSignal(dialog.settingsSaved, timeout=WAIT_MS):
+    dialog.openai_page.keys.new_key.setText(KEY)
+    dialog.openai_page.keys.add_key()
+    dialog.openai_page.preset.setCurrentText("DeepSeek")
+    dialog.openai_page.preset.activated.emit(dialog.openai_page.preset.currentIndex())
+    qtbot.waitUntil(lambda: dialog.openai_page.keys.loaded and dialog.openai_page.keys.api_keys() == [KEY2], timeout=WAIT_MS)
+    assert "system keyring" in dialog.openai_page.keys.list.item(0).text()
+    dialog.openai_page.preset.setCurrentText("OpenAI")
+    dialog.openai_page.preset.activated.emit(dialog.openai_page.preset.currentIndex())
+    assert dialog.openai_page.keys.api_keys() == [KEY]
+    with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS):
         dialog.save_button.click()
     assert json.loads(backend.data[(SERVICE, "api-keys:https://api.openai.com/v1")]) == [KEY]
     assert json.loads(backend.data[(SERVICE, "api-keys:https://api.deepseek.com/v1")]) == [KEY2]
@@ -433,13 +443,13 @@ def test_no_keyring_dialog_explains_and_keeps_key_for_the_session(dialogs, qtbot
     on this system' with the alternatives; a saved key is kept for this session only and never written."""
     url = "https://api.openai.com/v1"
     dialog = dialogs(Settings(backend="openai"), SecretStore())  # keyring's own choice: `fail`
-    text = dialog.keys_where.text()
+    text = dialog.openai_page.keys.where.text()
     assert "No secure keyring is available on this system" in text
     assert "OPENAI_API_KEY" in text and "this session only" in text
-    dialog.new_key.setText(KEY)
-    dialog._add_key()
-    assert "this session only" in dialog.keys_list.item(0).text()
-    with qtbot.waitSignal(dialog.settingsSaved, timeout=WAIT_MS):
+    dialog.openai_page.keys.new_key.setText(KEY)
+    dialog.openai_page.keys.add_key()
+    assert "this session only" in dialog.openai_page.keys.list.item(0).text()
+    with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS):
         dialog.save_button.click()
     assert dialog.key_locations == {url: SESSION_ONLY}
     fresh = SecretStore(url)
@@ -450,13 +460,13 @@ def test_no_keyring_dialog_explains_and_keeps_key_for_the_session(dialogs, qtbot
 def test_environment_key_is_shown_masked_and_not_removable(dialogs, monkeypatch, no_keyring):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     dialog = dialogs(Settings(backend="openai"), SecretStore())
-    assert dialog.keys_list.count() == 1
-    item = dialog.keys_list.item(0)
+    assert dialog.openai_page.keys.list.count() == 1
+    item = dialog.openai_page.keys.list.item(0)
     assert "environment" in item.text() and KEY not in item.text()
     assert not item.flags() & Qt.ItemFlag.ItemIsSelectable
-    dialog.keys_list.setCurrentRow(0)
-    assert not dialog.remove_key_button.isEnabled()
-    assert "OPENAI_API_KEY" in dialog.keys_where.text()
+    dialog.openai_page.keys.list.setCurrentRow(0)
+    assert not dialog.openai_page.keys.remove_button.isEnabled()
+    assert "OPENAI_API_KEY" in dialog.openai_page.keys.where.text()
     assert dialog.status_label.text() == ""  # no "no API key" warning: the environment has one
 
 
@@ -467,9 +477,9 @@ def test_keyring_failing_during_save_is_said_before_closing(dialogs, qtbot):
     store = SecretStore(keyring_backend=backend)
     dialog = dialogs(Settings(backend="openai"), store)
     backend.exc = KeyringLocked("Failed to unlock the collection!")
-    dialog.new_key.setText(KEY)
-    dialog._add_key()
-    with qtbot.waitSignal(dialog.settingsSaved, timeout=WAIT_MS):
+    dialog.openai_page.keys.new_key.setText(KEY)
+    dialog.openai_page.keys.add_key()
+    with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS):
         dialog.save_button.click()
     assert dialog.isVisible()
     assert "locked" in dialog.status_label.text() and "this session only" in dialog.status_label.text()
@@ -481,7 +491,7 @@ def test_missing_key_is_a_warning(dialogs):
     dialog = dialogs(Settings(backend="openai"), SecretStore(keyring_backend=DictKeyring()))
     assert "No API key" in dialog.status_label.text()
     assert dialog.save_button.isEnabled()
-    dialog.needs_key.setChecked(False)
+    dialog.openai_page.needs_key.setChecked(False)
     assert dialog.status_label.text() == ""
 
 
@@ -537,11 +547,11 @@ def test_known_key_is_used_for_chats_and_written_nowhere(dialogs, qtbot, no_keyr
             monkeypatch.setenv("OPENAI_API_KEY", KEY)
         dialog = dialogs(Settings(backend="openai", openai_base_url=server.url, openai_model="m"), SecretStore())
         if source == "dialog":
-            dialog.new_key.setText(KEY)
-            dialog._add_key()
-        dialog.test_openai()
-        qtbot.waitUntil(lambda: "Connected" in _shown(dialog.openai_status), timeout=WAIT_MS)
-        with qtbot.waitSignal(dialog.settingsSaved, timeout=WAIT_MS) as saved:
+            dialog.openai_page.keys.new_key.setText(KEY)
+            dialog.openai_page.keys.add_key()
+        dialog.openai_page.test_connection()
+        qtbot.waitUntil(lambda: "Connected" in _shown(dialog.openai_page.status), timeout=WAIT_MS)
+        with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS) as saved:
             dialog.save_button.click()
         settings = saved.args[0]
 
@@ -563,3 +573,85 @@ def test_known_key_is_used_for_chats_and_written_nowhere(dialogs, qtbot, no_keyr
         root.setLevel(old_level)
     assert log_file.stat().st_size > 0  # something was logged, and checked
     assert _files_with(_user_dirs, KEY) == []
+
+
+# ---- one assembly, texts ---------------------------------------------------------------------------
+
+
+class _RecordingAssembly(Assembly):
+    """Records every backend the dialog asks for (settings, timeout, keys) and builds it as usual."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.calls: list[tuple[str, str, float | None, list[str] | None]] = []
+
+    def one_off_backend(self, settings, *, timeout_s=None, keys=None):
+        url = settings.ollama.host if settings.backend == "ollama" else settings.openai.base_url
+        self.calls.append((settings.backend, url, timeout_s, None if keys is None else list(keys)))
+        return super().one_off_backend(settings, timeout_s=timeout_s, keys=keys)
+
+
+def test_every_backend_comes_from_the_assembly_with_the_edited_host(dialogs, qtbot, ollama_server, openai_server):  # noqa: F811
+    store = SecretStore(keyring_backend=DictKeyring())
+    assembly = _RecordingAssembly(secrets=store)
+    dialog = dialogs(Settings(), store, assembly=assembly)
+    dialog.ollama_page.host.setText(ollama_server.url)  # edited, not saved
+    dialog.ollama_page.test_connection()
+    qtbot.waitUntil(lambda: "Connected" in _shown(dialog.ollama_page.status), timeout=WAIT_MS)
+    dialog.start_pull("qwen3:0.6b")
+    qtbot.waitUntil(lambda: "Pulled" in _shown(dialog.ollama_page.pull.status), timeout=WAIT_MS)
+    assert {(b, url) for b, url, _t, _k in assembly.calls} == {("ollama", ollama_server.url)}
+    assert assembly.calls[0][2] == 10.0  # Test connection waits seconds, not the answer timeout
+    assert any(t == 120.0 for _b, _u, t, _k in assembly.calls)  # the pull's read timeout
+
+    dialog.openai_page.base_url.setText(openai_server.url)
+    dialog.openai_page.keys.follow_now()
+    qtbot.waitUntil(lambda: dialog.openai_page.keys.loaded, timeout=WAIT_MS)
+    dialog.openai_page.keys.new_key.setText(KEY)
+    dialog.openai_page.keys.add_key()
+    dialog.openai_page.test_connection()
+    qtbot.waitUntil(lambda: "Connected" in _shown(dialog.openai_page.status), timeout=WAIT_MS)
+    assert assembly.calls[-1] == ("openai", openai_server.url, 10.0, [KEY])  # the key not saved yet
+
+
+def test_the_dialog_uses_the_windows_pull_controller(dialogs, qtbot, ollama_server):  # noqa: F811
+    from desktop_agent.ui.pull import PullController
+
+    ollama_server.pull_delay_s = 0.1
+    ollama_server.pull_steps = 100
+    pull = PullController(Assembly())
+    ends: list[str] = []
+    pull.cancelled.connect(lambda: ends.append("cancelled"))
+    dialog = dialogs(Settings().updated({"ollama.host": ollama_server.url}), pull=pull)
+    dialog.start_pull("big-model:70b")
+    assert pull.busy and pull.model == "big-model:70b"
+    qtbot.waitUntil(lambda: dialog.ollama_page.pull.progress.value() > 0, timeout=WAIT_MS)
+    dialog.reject()  # closing the dialog stops the pull it started
+    qtbot.waitUntil(lambda: ends == ["cancelled"], timeout=WAIT_MS)
+    assert not pull.busy
+
+
+def test_a_command_in_backticks_is_shown_as_code(dialogs, qtbot):
+    host = f"http://127.0.0.1:{_closed_port()}"
+    dialog = dialogs(Settings().updated({"ollama.host": host}))
+    dialog.ollama_page.test_connection()
+    qtbot.waitUntil(lambda: "Can't reach Ollama" in _shown(dialog.ollama_page.status), timeout=WAIT_MS)
+    text = dialog.ollama_page.status.text()
+    assert "`" not in text and "<code>ollama serve</code>" in text
+    assert dialog.ollama_page.status.textFormat() == Qt.TextFormat.RichText
+
+
+@pytest.mark.parametrize(
+    ("value", "shown", "kind"),
+    [
+        (":11500", "http://127.0.0.1:11500", "info"),
+        ("gpu-box", "http://gpu-box:11434", "info"),
+        ("http://gpu-box:port", "cannot be used", "warn"),
+    ],
+)
+def test_the_ollama_host_note_reads_the_variable_as_ollama_does(dialogs, monkeypatch, value, shown, kind):
+    monkeypatch.setenv("OLLAMA_HOST", value)
+    dialog = dialogs()
+    note = dialog.ollama_page.host_note
+    assert not note.isHidden() and shown in note.text() and value in note.text()
+    assert note.property("kind") == kind

@@ -17,7 +17,7 @@ from desktop_agent.core.secrets import SecretStore, normalize_base_url
 from desktop_agent.core.settings import Settings
 from desktop_agent.ui.chat.parts import TextPart
 from desktop_agent.ui.chat.turn import AssistantTurn
-from desktop_agent.ui.settings_dialog import SettingsDialog
+from desktop_agent.ui.settings.dialog import SettingsDialog
 from tests.gui.conftest import last_turn_text, text_lines, wait_idle
 from tests.servers.ollama import HttpError
 from tests.servers.openai import OpenAIServer
@@ -217,7 +217,7 @@ def dialogs(qtbot):
         qtbot.addWidget(dialog)
         made.append(dialog)
         dialog.show()
-        qtbot.waitUntil(lambda: dialog._keys_loaded, timeout=10_000)
+        qtbot.waitUntil(lambda: dialog.openai_page.keys.loaded, timeout=10_000)
         return dialog
 
     yield make
@@ -234,18 +234,18 @@ def test_a_key_typed_while_the_keys_list_loads_is_kept(qtbot, dialogs):
                      SecretStore(keyring_backend=backend))
     dialog.tabs.setCurrentIndex(1)
     backend.gate.clear()  # the keyring is slow to answer from now on
-    dialog.base_url.selectAll()
-    qtbot.keyClicks(dialog.base_url, "https://b.example/v1")
-    qtbot.waitUntil(lambda: not dialog._keys_loaded, timeout=5000)  # reading b's keys
-    assert dialog.new_key.isEnabled()
-    dialog.new_key.setFocus()
-    qtbot.keyClicks(dialog.new_key, KEY)
-    assert dialog.new_key.hasFocus() and dialog.new_key.text() == KEY
-    qtbot.keyClick(dialog.new_key, Qt.Key.Key_Return)
+    dialog.openai_page.base_url.selectAll()
+    qtbot.keyClicks(dialog.openai_page.base_url, "https://b.example/v1")
+    qtbot.waitUntil(lambda: not dialog.openai_page.keys.loaded, timeout=5000)  # reading b's keys
+    assert dialog.openai_page.keys.new_key.isEnabled()
+    dialog.openai_page.keys.new_key.setFocus()
+    qtbot.keyClicks(dialog.openai_page.keys.new_key, KEY)
+    assert dialog.openai_page.keys.new_key.hasFocus() and dialog.openai_page.keys.new_key.text() == KEY
+    qtbot.keyClick(dialog.openai_page.keys.new_key, Qt.Key.Key_Return)
     backend.gate.set()
-    qtbot.waitUntil(lambda: dialog.api_keys() == [KEY], timeout=5000)
-    assert dialog._keys_by_url[normalize_base_url("https://b.example/v1")] == [KEY]
-    assert not dialog._keys_by_url.get(normalize_base_url("https://a.example/v1"))
+    qtbot.waitUntil(lambda: dialog.openai_page.keys.api_keys() == [KEY], timeout=5000)
+    assert dialog.openai_page.keys._keys_by_url[normalize_base_url("https://b.example/v1")] == [KEY]
+    assert not dialog.openai_page.keys._keys_by_url.get(normalize_base_url("https://a.example/v1"))
 
 
 def test_a_key_added_right_after_editing_the_url_belongs_to_the_new_url(qtbot, dialogs):
@@ -253,14 +253,14 @@ def test_a_key_added_right_after_editing_the_url_belongs_to_the_new_url(qtbot, d
     previous provider."""
     dialog = dialogs(Settings(backend="openai", openai_base_url="https://a.example/v1"),
                      SecretStore(keyring_backend=DictKeyring()))
-    dialog.base_url.selectAll()
-    qtbot.keyClicks(dialog.base_url, "https://b.example/v1")
-    assert dialog._keys_timer.isActive()
-    dialog.new_key.setText(KEY)
-    qtbot.keyClick(dialog.new_key, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: dialog.api_keys() == [KEY], timeout=5000)
-    assert dialog._keys_url == normalize_base_url("https://b.example/v1")
-    assert not dialog._keys_by_url.get(normalize_base_url("https://a.example/v1"))
+    dialog.openai_page.base_url.selectAll()
+    qtbot.keyClicks(dialog.openai_page.base_url, "https://b.example/v1")
+    assert dialog.openai_page.keys._timer.isActive()
+    dialog.openai_page.keys.new_key.setText(KEY)
+    qtbot.keyClick(dialog.openai_page.keys.new_key, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: dialog.openai_page.keys.api_keys() == [KEY], timeout=5000)
+    assert dialog.openai_page.keys._keys_url == normalize_base_url("https://b.example/v1")
+    assert not dialog.openai_page.keys._keys_by_url.get(normalize_base_url("https://a.example/v1"))
 
 
 def test_settings_show_the_ollama_host_in_use_when_OLLAMA_HOST_is_set(qtbot, make_window, ollama_server, monkeypatch):
@@ -273,8 +273,8 @@ def test_settings_show_the_ollama_host_in_use_when_OLLAMA_HOST_is_set(qtbot, mak
     dialog = w.settings_dialog
     assert dialog is not None
     try:
-        assert dialog.ollama_host.text() == ollama_server.url
-        assert dialog.ollama_host_note.isVisible() and "OLLAMA_HOST" in dialog.ollama_host_note.text()
+        assert dialog.ollama_page.host.text() == ollama_server.url
+        assert dialog.ollama_page.host_note.isVisible() and "OLLAMA_HOST" in dialog.ollama_page.host_note.text()
     finally:
         dialog.shutdown()
         dialog.close()

@@ -142,3 +142,17 @@ def test_backend_cache_is_keyed_by_whole_spec_and_key_fingerprint():
     assert third is not second and second.closed
     assert KeySet(("sk-two",)).fingerprint != KeySet(("sk-one",)).fingerprint
     assert "sk-two" not in KeySet(("sk-two",)).fingerprint
+
+
+def test_one_off_backend_uses_the_keys_given_instead_of_the_stored_ones():
+    """Settings' Test connection tries keys not saved yet; without ``keys`` the stored ones are used."""
+    factory = _Recorder()
+    assembly = Assembly(secrets=_Keys(["sk-stored"]), backend_factory=factory)
+    s = Settings(backend="openai")
+    assembly.one_off_backend(s, keys=["sk-edited"])
+    assert factory.built[-1][1] == KeySet(("sk-edited",), "not saved yet")
+    assembly.one_off_backend(s, keys=[])
+    assert factory.built[-1][1] == KeySet()
+    assembly.one_off_backend(s)
+    assert factory.built[-1][1].keys == ("sk-stored",)
+    assert assembly._backend is None  # one-off backends are never cached

@@ -76,6 +76,8 @@ class ErrorCard(QFrame):
 
     #: one of its buttons was clicked: (ErrorAction, this card)
     error_action = Signal(object, object)
+    #: Cancel was clicked while the card showed progress (a model pull)
+    cancel_requested = Signal()
 
     #: the chat went on after this error: its Retry / Pull / Use actions would act on a later state
     stale = False
@@ -135,6 +137,12 @@ class ErrorCard(QFrame):
             b.clicked.connect(lambda _=False, a=action: self.error_action.emit(a, self))
             row.addWidget(b)
             self.buttons[action.label] = b
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setAccessibleName("Cancel")
+        self.cancel_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.cancel_button.setVisible(False)
+        self.cancel_button.clicked.connect(self.cancel_requested)
+        row.addWidget(self.cancel_button)
         row.addStretch(1)
         col.addLayout(row)
         lay.addLayout(col, 1)
@@ -150,8 +158,12 @@ class ErrorCard(QFrame):
         self.progress.setFormat(text)
 
     def set_busy(self, busy: bool) -> None:
+        """While busy (a pull runs) the actions are off and Cancel is offered; after, the progress goes."""
         for b in self.buttons.values():
             b.setEnabled(not busy and not self.stale)
+        self.cancel_button.setVisible(busy)
+        if not busy:
+            self.progress.setVisible(False)
 
     def set_stale(self) -> None:
         """The conversation went on after this error (a new message was sent): Retry, Pull and Use

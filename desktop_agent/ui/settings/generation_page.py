@@ -1,0 +1,151 @@
+"""The Settings dialog's Generation page: the model chats use (one per provider: the box shows the chosen
+provider's), temperature, Ollama's keep alive, history and step limits, the system prompt."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QSpinBox,
+)
+
+from desktop_agent.core.settings import Settings
+from desktop_agent.ui.settings.common import SettingsPage, form_row, note_label
+
+MODEL_LABELS = {"ollama": "&Model (Ollama):", "openai": "&Model (OpenAI-compatible):"}
+
+
+class GenerationPage(SettingsPage):
+    """Holds the model of each provider; :meth:`show_backend` says which one the box edits."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._backend = "ollama"
+        self._models = {"ollama": "", "openai": ""}
+        self._choices: dict[str, list[str]] = {"ollama": [], "openai": []}
+        form = QFormLayout(self)
+        self.model = QComboBox()
+        self.model.setEditable(True)
+        self.model.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.model.setAccessibleName("Model")
+        self.model.setMinimumWidth(260)
+        self.model_error = note_label("Model error")
+        box = form_row(form, "&Model:", self.model, self.model_error)
+        label = form.labelForField(box)
+        self.model_label = label if isinstance(label, QLabel) else None
+
+        self.temperature = QDoubleSpinBox()
+        self.temperature.setRange(0.0, 2.0)
+        self.temperature.setSingleStep(0.1)
+        self.temperature.setDecimals(2)
+        self.temperature.setAccessibleName("Temperature")
+        self.temperature.setFixedWidth(110)
+        form_row(form, "&Temperature:", self.temperature, left=True)
+
+        self.keep_alive = QLineEdit()
+        self.keep_alive.setAccessibleName("Keep alive (Ollama)")
+        self.keep_alive.setToolTip(
+            "How long Ollama keeps the model loaded after a reply: seconds (-1 = always, 0 = unload at once) "
+            "or a duration such as 5m or 1h"
+        )
+        self.keep_alive.setFixedWidth(110)
+        self.keep_alive_error = note_label("Keep alive error")
+        self.keep_alive_hint = QLabel("seconds (-1 = keep loaded, 0 = unload at once) or a duration like 5m")
+        self.keep_alive_hint.setEnabled(False)  # greyed: a hint, not a value
+        ka_row = QHBoxLayout()
+        ka_row.addWidget(self.keep_alive)
+        ka_row.addWidget(self.keep_alive_hint, 1)
+        form_row(form, "&Keep alive (Ollama):", ka_row, self.keep_alive_error, buddy=self.keep_alive)
+
+        self.max_history = QSpinBox()
+        self.max_history.setRange(2, 100_000)
+        self.max_history.setAccessibleName("Maximum history messages sent to the model")
+        self.max_history.setFixedWidth(110)
+        form_row(form, "Max &history messages:", self.max_history, left=True)
+        self.max_steps = QSpinBox()
+        self.max_steps.setRange(1, 100)
+        self.max_steps.setAccessibleName("Maximum agent steps per turn")
+        self.max_steps.setFixedWidth(110)
+        form_row(form, "Max &steps per turn:", self.max_steps, left=True)
+
+        self.system_prompt = QPlainTextEdit()
+        self.system_prompt.setAccessibleName("System prompt")
+        self.system_prompt.setTabChangesFocus(True)
+        form_row(form, "S&ystem prompt:", self.system_prompt)
+
+        self.fields = [
+            (("ollama.keep_alive",), self.keep_alive_error, "Keep alive (Generation tab)"),
+            (("ollama.model", "openai.model"), self.model_error, "Model (Generation tab)"),
+        ]
+        self.model.editTextChanged.connect(self.changed)
+        self.keep_alive.textChanged.connect(self.changed)
+
+    # ---- values in and out -----------------------------------------------------------------------
+
+    def load(self, settings: Settings) -> None:
+        self._models = {"ollama": settings.ollama.model, "openai": settings.openai.model}
+        self.temperature.setValue(settings.generation.temperature)
+        self.keep_alive.setText(str(settings.ollama.keep_alive))
+        self.max_history.setValue(settings.loop.max_history_messages)
+        self.max_steps.setValue(settings.loop.max_steps)
+        self.system_prompt.setPlainText(settings.loop.system_prompt)
+        self._backend = settings.backend
+        self._show_model()
+
+    def values(self) -> dict[str, Any]:
+        self._models[self._backend] = self.model.currentText().strip()
+        return {
+            "ollama.model": self._models["ollama"],
+            "openai.model": self._models["openai"],
+            "generation.temperature": round(self.temperature.value(), 2),
+            "ollama.keep_alive": self.keep_alive.text().strip(),
+            "loop.max_history_messages": self.max_history.value(),
+            "loop.max_steps": self.max_steps.value(),
+            "loop.system_prompt": self.system_prompt.toPlainText(),
+        }
+
+    def input_errors(self) -> dict[str, str]:
+        if not self.model.currentText().strip():
+            return {f"{self._backend}.model": "Enter or choose a model"}
+        return {}
+
+    # ---- the model of each provider --------------------------------------------------------------
+
+    def show_backend(self, backend: str) -> None:
+        """The box edits ``backend``'s model from now on (the other one's is kept)."""
+        if backend == self._backend:
+            return
+        self._models[self._backend] = self.model.currentText().strip()
+        self._backend = backend
+        self._show_model()
+
+    def set_model(self, backend: str, name: str) -> None:
+        """Chats with ``backend`` use ``name`` (a model picked on its page)."""
+        self._models[backend] = name
+        if backend == self._backend:
+            self.model.setEditText(name)
+
+    def set_choices(self, backend: str, names: Sequence[str]) -> None:
+        """The models ``backend``'s server offers, listed in the box while it edits that provider."""
+        self._choices[backend] = list(names)
+        if backend == self._backend:
+            self._models[backend] = self.model.currentText().strip()
+            self._show_model()
+
+    def _show_model(self) -> None:
+        self.model.blockSignals(True)
+        self.model.clear()
+        self.model.addItems(self._choices[self._backend])
+        self.model.setEditText(self._models[self._backend])
+        self.model.blockSignals(False)
+        if self.model_label is not None:
+            self.model_label.setText(MODEL_LABELS[self._backend])
+        self.keep_alive.setEnabled(self._backend == "ollama")

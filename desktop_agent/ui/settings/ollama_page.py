@@ -1,0 +1,286 @@
+"""The Settings dialog's Ollama page: the host (with Test connection and the ``OLLAMA_HOST`` note), the
+answer timeout, the installed models (:mod:`.models_box`) and pulling a model (:mod:`.pull_box`).
+
+Every request goes through :meth:`Assembly.one_off_backend` with the host being edited (Ollama API:
+``/api/version``, ``/api/tags``, ``/api/delete``; pulls through the window's pull controller).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, cast
+
+from pydantic import ValidationError
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton, QVBoxLayout
+
+from desktop_agent.core.assembly import Assembly, parse_ollama_host
+from desktop_agent.core.settings import Settings, check_url
+from desktop_agent.ui.errors import one_line
+from desktop_agent.ui.pull import PullController
+from desktop_agent.ui.settings.common import TEST_TIMEOUT_S, SettingsPage, form_row, note_label, parse_seconds, show
+from desktop_agent.ui.settings.models_box import ModelsBox
+from desktop_agent.ui.settings.pull_box import PullBox
+from desktop_agent.ui.tasks import Task, TaskRunner
+
+if TYPE_CHECKING:
+    from desktop_agent.core.backends.ollama import OllamaBackend
+
+
+def _ollama(assembly: Assembly, target: Settings) -> OllamaBackend:
+    """A one-off Ollama backend for ``target`` (Test connection, listing, deleting: seconds, not minutes)."""
+    return cast("OllamaBackend", assembly.one_off_backend(target, timeout_s=TEST_TIMEOUT_S))
+
+
+def ollama_host_note(environ: Mapping[str, str]) -> tuple[str | None, str]:
+    """The note under the host field about ``OLLAMA_HOST`` (None when it is not set) and its kind. The
+    variable is read as Ollama reads it (``":11500"`` is ``http://127.0.0.1:11500``)."""
+    raw = environ.get("OLLAMA_HOST", "").strip()
+    if not raw:
+        return None, "info"
+    try:
+        url = check_url(parse_ollama_host(raw))
+    except ValueError as exc:
+        return f"OLLAMA_HOST is set ({raw}) but cannot be used: {exc}. The saved host is used.", "warn"
+    shown = url if url == raw else f"{raw}, that is {url}"
+    return f"OLLAMA_HOST is set ({shown}): it replaces the saved host each time the app starts.", "info"
+
+
+class OllamaPage(SettingsPage):
+    """``model_chosen(name)``: the user picked an installed model for chats; ``models_listed(names)``:
+    the installed models, as listed by the server."""
+
+    model_chosen = Signal(str)
+    models_listed = Signal(list)
+
+    def __init__(self, assembly: Assembly, tasks: TaskRunner, pull: PullController):
+        super().__init__()
+        self._assembly = assembly
+        self._tasks = tasks
+        self._base = Settings()
+        self._loading = False
+        layout = QVBoxLayout(self)
+
+        form = QFormLayout()
+        host_row = QHBoxLayout()
+        self.host = QLineEdit()
+        self.host.setPlaceholderText("http://localhost:11434")
+        self.host.setAccessibleName("Ollama host URL")
+        self.test_button = QPushButton("&Test connection")
+        self.test_button.setAccessibleName("Test the Ollama connection")
+        self.test_button.setAutoDefault(False)
+        host_row.addWidget(self.host, 1)
+        host_row.addWidget(self.test_button)
+        self.host_error = note_label("Ollama host error")
+        self.status = note_label("Ollama connection status")
+        self.host_note = note_label("Ollama host note")
+        form_row(form, "&Host:", host_row, self.host_error, self.host_note, self.status, buddy=self.host)
+        self.timeout = QLineEdit()
+        self.timeout.setAccessibleName("Answer timeout in seconds")
+        self.timeout.setToolTip(
+            "Seconds to wait for the next piece of an answer before giving up (the first piece includes "
+            "loading the model, which can take minutes for a large model)"
+        )
+        self.timeout.setFixedWidth(110)
+        self.timeout_error = note_label("Answer timeout error")
+        self.timeout_hint = QLabel("seconds without data before an answer fails, e.g. 300")
+        self.timeout_hint.setEnabled(False)  # greyed: a hint, not a value
+        timeout_row = QHBoxLayout()
+        timeout_row.addWidget(self.timeout)
+        timeout_row.addWidget(self.timeout_hint, 1)
+        form_row(form, "Ans&wer timeout (s):", timeout_row, self.timeout_error, buddy=self.timeout)
+        layout.addLayout(form)
+
+        self.models = ModelsBox()
+        layout.addWidget(self.models, 1)
+        self.pull = PullBox(pull)
+        layout.addWidget(self.pull)
+
+        self.fields = [
+            (("ollama.host",), self.host_error, "Host (Ollama tab)"),
+            (("ollama.timeout_s",), self.timeout_error, "Answer timeout (Ollama tab)"),
+        ]
+        self.host.textChanged.connect(self._host_edited)
+        self.timeout.textChanged.connect(self.changed)
+        self.test_button.clicked.connect(self.test_connection)
+        self.models.refresh_requested.connect(lambda: self.refresh_models(quiet=False))
+        self.models.use_requested.connect(self._use_model)
+        self.models.delete_requested.connect(self._delete_model)
+        self.pull.pull_requested.connect(self.start_pull)
+        self.pull.pulled.connect(self._pulled)
+
+    # ---- values in and out -----------------------------------------------------------------------
+
+    def load(self, settings: Settings) -> None:
+        self._loading = True
+        try:
+            self._base = settings
+            self.host.setText(settings.ollama.host)
+            self.timeout.setText(f"{settings.ollama.timeout_s:g}")
+            note, kind = ollama_host_note(os.environ)
+            show(self.host_note, note, kind)
+        finally:
+            self._loading = False
+
+    def values(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"ollama.host": self.host.text().strip()}
+        timeout, _problem = parse_seconds(self.timeout, "300")
+        if timeout is not None:
+            out["ollama.timeout_s"] = timeout
+        return out
+
+    def input_errors(self) -> dict[str, str]:
+        errors: dict[str, str] = {}
+        if not self.host.text().strip():
+            errors["ollama.host"] = "Enter the Ollama host, e.g. http://localhost:11434"
+        _timeout, problem = parse_seconds(self.timeout, "300")
+        if problem:
+            errors["ollama.timeout_s"] = problem
+        return errors
+
+    def _target(self) -> Settings | None:
+        """The settings to reach the host being edited (None while the host is not a valid URL)."""
+        host = self.host.text().strip()
+        if not host:
+            return None
+        try:
+            return self._base.updated({"backend": "ollama", "ollama.host": host})
+        except ValidationError:
+            return None
+
+    def _host_edited(self) -> None:
+        self.changed.emit()
+        if not self._loading:
+            for key in ("ollama-test", "ollama-list"):  # a result about another host would mislead
+                self._tasks.drop(key)
+            self.test_button.setEnabled(True)
+            show(self.status, None)
+
+    # ---- connection and models -------------------------------------------------------------------
+
+    def test_connection(self) -> None:
+        """Test connection: the server version and the installed models, or the actionable error."""
+        target = self._target()
+        if target is None:
+            show(self.status, "Enter a valid host URL first.", "err")
+            return
+        host, assembly = target.ollama.host, self._assembly
+
+        def work(_task: Task) -> tuple[str, list[Any]]:
+            backend = _ollama(assembly, target)
+            try:
+                return backend.server_version(), backend.list_models()
+            finally:
+                backend.close()
+
+        def done(result: Any, error: BaseException | None) -> None:
+            self.test_button.setEnabled(True)
+            if error is not None:
+                # a warning, not a block: the user may be setting up a host that is not running yet
+                show(self.status, one_line(error), "warn")
+                return
+            version, models = result
+            self._fill(models)
+            n = len(models)
+            show(self.status,
+                 f"Connected to Ollama {version} at {host} — {n} model{'s' if n != 1 else ''} installed.", "ok")
+
+        self.test_button.setEnabled(False)
+        show(self.status, f"Connecting to {host}…", "info")
+        self._tasks.run(work, done, key="ollama-test")
+
+    def refresh_models(self, quiet: bool = False) -> None:
+        """List the installed models; ``quiet``: the dialog just opened (a host that does not answer
+        yet is said more gently)."""
+        target = self._target()
+        if target is None:
+            return
+
+        def done(models: Any, error: BaseException | None) -> None:
+            if error is None:
+                self._fill(models)
+            elif quiet:
+                show(self.status, f"{one_line(error)} Installed models are listed once it answers.", "warn")
+            else:
+                show(self.status, one_line(error), "warn")
+
+        self._tasks.run(self._list_work(target), done, key="ollama-list")
+
+    def _list_work(self, target: Settings) -> Any:
+        assembly = self._assembly
+
+        def work(_task: Task) -> list[Any]:
+            backend = _ollama(assembly, target)
+            try:
+                return backend.list_models()
+            finally:
+                backend.close()
+
+        return work
+
+    def _fill(self, models: list[Any]) -> None:
+        self.models.fill(models)
+        self.models_listed.emit([m.name for m in models])
+
+    def _use_model(self, name: str) -> None:
+        show(self.status, f"Chats will use {name} (after Save).", "ok")
+        self.model_chosen.emit(name)
+
+    def _confirm_delete(self, name: str) -> bool:
+        answer = QMessageBox.question(
+            self,
+            "Delete model",
+            f"Delete the model “{name}” from the Ollama server?\nIt has to be pulled again to be used.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
+    def _delete_model(self, name: str) -> None:
+        target = self._target()
+        if target is None or not self._confirm_delete(name):
+            return
+        assembly = self._assembly
+
+        def work(_task: Task) -> list[Any]:
+            backend = _ollama(assembly, target)
+            try:
+                backend.delete_model(name)
+                return backend.list_models()
+            finally:
+                backend.close()
+
+        def done(models: Any, error: BaseException | None) -> None:
+            if error is not None:
+                show(self.status, one_line(error), "err")
+                self.models.update_buttons()
+                return
+            self._fill(models)
+            show(self.status, f"Deleted {name}.", "ok")
+
+        self.models.delete_button.setEnabled(False)
+        self._tasks.run(work, done, key="ollama-delete")
+
+    # ---- pull ------------------------------------------------------------------------------------
+
+    def start_pull(self, name: str) -> None:
+        """Pull ``name`` from the host being edited, with a progress bar. Does nothing while another
+        pull runs."""
+        self.pull.start(self._target(), name)
+
+    def _pulled(self, name: str) -> None:
+        """A pull ended: list the models (the new one among them), then say it is done."""
+        target = self._target()
+        if target is None:
+            self.pull.show_pulled(name)
+            return
+
+        def done(models: Any, error: BaseException | None) -> None:
+            if error is None:
+                self._fill(models)
+            else:
+                show(self.status, one_line(error), "warn")
+            self.pull.show_pulled(name)
+
+        self._tasks.run(self._list_work(target), done, key="ollama-pulled")
