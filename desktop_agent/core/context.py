@@ -2,7 +2,7 @@
 
 Seed 000 keeps a bounded memory (a deque of 50 messages) and sends its system prompt first on every
 request. :func:`build_request` does the same on our :class:`~desktop_agent.core.messages.Message`
-history, with the rules chat-completion servers enforce for tool calls (shared case 23):
+history, with the rules chat-completion servers enforce for tool calls (several calls in one step, each answered):
 
 - an assistant message with ``tool_calls`` is always followed directly by one ``role="tool"`` message
   per call id. The window never cuts such a group apart; a call with no stored result (a crash or a
@@ -14,10 +14,10 @@ history, with the rules chat-completion servers enforce for tool calls (shared c
   window (the model must still see the question). Together with whole tool groups, this means the
   window may exceed ``max_history`` by the last user message and by one oversized group;
 - reasoning (``Message.thinking``) and uncapped tool output (``full_content``) are never sent
-  (case 05: thinking is not replayed; case 25: only the capped result goes to the model);
+  (thinking is not replayed; only the capped result of a tool goes to the model);
 - assistant messages with neither content nor tool calls are skipped (some servers reject them).
 
-The conversation itself is never modified (case 25: nothing is deleted from the history).
+The conversation itself is never modified (nothing is deleted from the history).
 """
 
 from __future__ import annotations

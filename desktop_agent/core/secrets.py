@@ -18,7 +18,7 @@ Backends that would store it in a readable file (anything from ``keyrings.alt``,
 ``priority`` is below 1 — the ``fail`` and ``null`` backends, plaintext files) are refused and count as
 "no keyring". ``keyring`` itself is imported lazily, on the first operation (≈ 0.3 s), never at start-up.
 
-Errors (shared case 34-keyring-no-backend-headless.json): ``NoKeyringError``, ``KeyringLocked``, a
+Errors (a headless machine often has no keyring backend at all): ``NoKeyringError``, ``KeyringLocked``, a
 dismissed unlock prompt (``InitError`` / other ``KeyringError``) and D-Bus failures never propagate: they
 set :attr:`SecretStore.problem` to one sentence a user can act on and the store falls back down the
 ladder. After a failure the keyring is not asked again (no repeated unlock prompts) until

@@ -1,4 +1,4 @@
-"""Split streamed assistant content into visible text and ``<think>`` reasoning (shared case 05).
+"""Split streamed assistant content into visible text and ``<think>`` reasoning (models that write their thinking into the content).
 
 Reasoning models put their thoughts in the content in three shapes:
 
