@@ -103,6 +103,8 @@ class MainWindow(QMainWindow):
         self._chat_title = ""
         self.history_panel: QWidget | None = None
         self.settings_dialog: QWidget | None = None
+        #: the question "stop the answer and …?" while it is open
+        self.confirm_stop: QMessageBox | None = None
         self._after_turn: list = []
         self._closing = False
         self._layout_restored = False
@@ -602,17 +604,44 @@ class MainWindow(QMainWindow):
         except Exception:  # the panel failing must not break the chat
             log.exception("history panel refresh failed")
 
-    def _when_idle(self, fn) -> None:
-        """Run ``fn`` now, or — when a turn runs — stop it and run ``fn`` once it has ended."""
-        if self.busy:
+    def _when_idle(self, fn, what: str = "go on", *, ask: bool = True) -> None:
+        """Run ``fn`` now, or — when an answer is being written — ask first: stop it and run ``fn`` once the
+        turn has ended, or keep the answer going. An answer is never stopped without the user saying so
+        (``ask=False``: they already did, e.g. by deleting the chat it is written into)."""
+        if not self.busy:
+            fn()
+            return
+        if not ask:
             self._after_turn.append(fn)
             self.runner.stop()
-        else:
-            fn()
+            return
+        if self.confirm_stop is not None:
+            self.confirm_stop.close()
+        box = QMessageBox(QMessageBox.Icon.Question, "An answer is being written",
+                          f"The assistant is still answering. Stop the answer and {what}?",
+                          QMessageBox.StandardButton.NoButton, self)
+        stop = box.addButton(f"Stop and {what}", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton("Keep the answer", QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(stop)
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.stop_button = stop  # type: ignore[attr-defined]
+
+        def answered(button) -> None:
+            self.confirm_stop = None
+            if button is stop and self.busy:
+                self._after_turn.append(fn)
+                self.runner.stop()
+            elif button is stop:
+                fn()
+
+        box.buttonClicked.connect(answered)
+        box.finished.connect(lambda _r: setattr(self, "confirm_stop", None))
+        self.confirm_stop = box
+        box.open()
 
     # ---- chats ------------------------------------------------------------------------------------
 
-    def new_chat(self) -> None:
+    def new_chat(self, *, ask: bool = True) -> None:
         def go():
             self._show_session(Conversation())
             self.chat.clear()
@@ -620,7 +649,7 @@ class MainWindow(QMainWindow):
             self._update_title()
             self.input.setFocus()
 
-        self._when_idle(go)
+        self._when_idle(go, "start a new chat", ask=ask)
 
     def open_conversation(self, conversation_id: str, message_id: int | None = None) -> None:
         """Load a saved chat (from the history panel); ``message_id``: scroll to that message (a
@@ -642,7 +671,7 @@ class MainWindow(QMainWindow):
             if message_id is not None:
                 self.chat.scroll_to_message(message_id)
 
-        self._when_idle(go)
+        self._when_idle(go, "open that chat")
 
     def _on_conversation_renamed(self, conversation_id: str, title: str) -> None:
         if conversation_id == self.conversation.id and not self.busy:
@@ -652,7 +681,7 @@ class MainWindow(QMainWindow):
 
     def _on_conversation_deleted(self, conversation_id: str) -> None:
         if conversation_id == self.conversation.id:
-            self.new_chat()
+            self.new_chat(ask=False)  # the user chose to delete it: stopping its answer goes with that
 
     def _show_tool_call(self, call_id: str) -> None:
         self.tool_dock.show()

@@ -13,7 +13,15 @@ from desktop_agent.core.settings import Settings
 from desktop_agent.core.store import ConversationStore
 from desktop_agent.ui.chat.parts import TextPart
 from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
-from tests.gui.conftest import free_port, last_turn_text, make_window, ollama_settings, text_lines, wait_idle  # noqa: F401
+from tests.gui.conftest import (  # noqa: F401 - fixtures
+    confirm_stop,
+    free_port,
+    last_turn_text,
+    make_window,
+    ollama_settings,
+    text_lines,
+    wait_idle,
+)
 from tests.servers.ollama import OllamaServer
 
 WORDS = [f"word{i} " for i in range(80)]
@@ -43,6 +51,7 @@ def test_new_chat_while_streaming_keeps_old_partial_and_new_chat_is_clean(qtbot,
     w = make_window(ollama_settings)
     old_id = _start_streaming(qtbot, w, ollama_server)
     w.new_chat_action.trigger()
+    confirm_stop(qtbot, w)
     wait_idle(qtbot, w, 5000)
     assert w.conversation.id != old_id and not w.conversation.messages
     assert w.chat.blocks == [] and w.chat.live is None
@@ -84,6 +93,7 @@ def test_opening_another_chat_while_streaming(qtbot, make_window, ollama_server,
     w = make_window(ollama_settings)
     old_id = _start_streaming(qtbot, w, ollama_server)
     w.open_conversation(other.id)
+    confirm_stop(qtbot, w)
     wait_idle(qtbot, w, 5000)
     qtbot.waitUntil(lambda: w.conversation.id == other.id, timeout=3000)
     qtbot.wait(200)

@@ -115,3 +115,9 @@ def text_lines(pieces: list[str], thinking: str = "") -> list[dict]:
     lines += [{"message": {"role": "assistant", "content": p}, "done": False} for p in pieces]
     lines.append({"message": {"role": "assistant", "content": ""}, "done": True, "done_reason": "stop"})
     return lines
+
+
+def confirm_stop(qtbot, window) -> None:
+    """Answer "Stop and …" to the question New chat / opening a chat asks while an answer is written."""
+    qtbot.waitUntil(lambda: window.confirm_stop is not None, timeout=3000)
+    window.confirm_stop.stop_button.click()

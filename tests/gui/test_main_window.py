@@ -13,7 +13,7 @@ from desktop_agent.ui.agent_runner import TurnEnded
 from desktop_agent.ui.chat.cards import ErrorCard
 from desktop_agent.ui.chat.parts import TextPart, ThinkingPart
 from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
-from tests.gui.conftest import free_port, last_turn_text, text_lines, tool_call_lines, wait_idle
+from tests.gui.conftest import confirm_stop, free_port, last_turn_text, text_lines, tool_call_lines, wait_idle
 from tests.servers.ollama import HttpError, OllamaServer
 
 
@@ -284,7 +284,7 @@ def test_quit_action_and_shortcuts(qtbot, make_window, ollama_settings):
     assert not w.isVisible()
 
 
-def test_new_chat_during_a_turn_stops_it_first(qtbot, make_window, ollama_server, ollama_settings):
+def test_new_chat_during_a_turn_asks_then_stops_it_first(qtbot, make_window, ollama_server, ollama_settings):
     ollama_server.chunk_delay_s = 0.1
     ollama_server.script(text_lines([f"w{i} " for i in range(50)]))
     w = make_window(ollama_settings)
@@ -292,6 +292,8 @@ def test_new_chat_during_a_turn_stops_it_first(qtbot, make_window, ollama_server
     qtbot.waitUntil(lambda: "w1" in _live_buffer(w), timeout=5000)
     old = w.conversation.id
     w.new_chat_action.trigger()
+    assert w.busy and w.conversation.id == old  # asked first, nothing stopped yet
+    confirm_stop(qtbot, w)
     wait_idle(qtbot, w, 3000)
     qtbot.waitUntil(lambda: w.conversation.id != old, timeout=2000)
     assert not w.chat.blocks and not w.sidebar.runs
@@ -552,3 +554,21 @@ def test_the_error_cards_pull_can_be_cancelled(qtbot, make_window, ollama_server
     assert not card.cancel_button.isVisible() and card.buttons["Pull llama2"].isEnabled()
     assert "Stopped pulling llama2" in w.statusBar().currentMessage()
     assert not ollama_server.has_model("llama2")
+
+
+def test_new_chat_during_a_turn_can_keep_the_answer(qtbot, make_window, ollama_server, ollama_settings):
+    """New chat while an answer streams asks; "Keep the answer" leaves it running to its end, in its chat."""
+    ollama_server.chunk_delay_s = 0.05
+    ollama_server.script(text_lines([f"w{i} " for i in range(20)]))
+    w = make_window(ollama_settings)
+    w.send("long one")
+    qtbot.waitUntil(lambda: "w1" in _live_buffer(w), timeout=5000)
+    old = w.conversation.id
+    w.new_chat_action.trigger()
+    qtbot.waitUntil(lambda: w.confirm_stop is not None, timeout=3000)
+    keep = next(b for b in w.confirm_stop.buttons() if b.text() == "Keep the answer")
+    keep.click()
+    wait_idle(qtbot, w, 10_000)
+    assert w.conversation.id == old
+    saved = ConversationStore().load(old)
+    assert saved.messages[-1].status == "complete" and "w19" in saved.messages[-1].content
