@@ -361,9 +361,7 @@ class MainWindow(QMainWindow):
         self.set_history_panel(panel)
 
     def set_history_panel(self, panel: "HistoryPanel") -> None:
-        """Put ``panel`` in the left dock (View → History, Ctrl+H). Connects its ``open_requested(str)``
-        / ``conversation_selected(str)`` signal to :meth:`open_conversation` when it has one, and
-        ``new_chat_requested`` to :meth:`new_chat`."""
+        """Put ``panel`` in the left dock (View → History, Ctrl+H) and connect its signals."""
         if self.history_dock is None:
             dock = QDockWidget("History", self)
             dock.setObjectName("historyDock")
