@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
-from desktop_agent.core.settings import Settings, check_url, is_loopback_url
+from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT, TOOLS_PROMPT, Settings, check_url, is_loopback_url
 
 if TYPE_CHECKING:
     from desktop_agent.core.agent import Agent, OnMessage
@@ -234,11 +234,21 @@ def build_agent(settings: Settings, backend: ChatBackend, registry: ToolRegistry
     from desktop_agent.core.agent import Agent
 
     loop = settings.loop
+    tools = registry if registry is not None and len(registry) else None
     return Agent(
-        backend, registry if registry is not None and len(registry) else None,
-        system_prompt=loop.system_prompt, max_steps=loop.max_steps, max_history=loop.max_history_messages,
+        backend, tools,
+        system_prompt=system_prompt(settings, tools is not None), max_steps=loop.max_steps, max_history=loop.max_history_messages,
         tool_choice=loop.tool_choice, on_message=on_message,
     )
+
+
+def system_prompt(settings: Settings, tools_offered: bool) -> str:
+    """The system prompt of a turn: the user's own as written; the default one says how to use tools only
+    when tools are offered."""
+    prompt = settings.loop.system_prompt
+    if prompt == DEFAULT_SYSTEM_PROMPT and tools_offered:
+        return f"{prompt}\n{TOOLS_PROMPT}"
+    return prompt
 
 
 BackendFactory = Callable[[Settings, KeySet], "ChatBackend"]

@@ -34,8 +34,19 @@ from desktop_agent.core import paths
 #: the version of the grouped settings schema written by this code
 SCHEMA_VERSION = 2
 
-#: The system prompt the assistant starts with.
+#: The system prompt the assistant starts with (when tools are offered, :data:`TOOLS_PROMPT` follows it).
 DEFAULT_SYSTEM_PROMPT = (
+    "You are a helpful assistant on the user's desktop. Answer clearly and to the point; use Markdown "
+    "(lists, code blocks) when it helps."
+)
+#: What the default system prompt adds when the model is offered tools.
+TOOLS_PROMPT = (
+    "You can call tools. Use one when it gives a better answer (today's date, the weather, exact "
+    "arithmetic…), then answer in your own words using what it returned."
+)
+#: the first default, which asked for "a short, coherent sentence" even for lists and code: a file that
+#: still holds it word for word gets the current default
+_FIRST_DEFAULT_PROMPT = (
     "You are a helpful AI assistant. When using tools, always provide a natural, complete response "
     "using the information gathered.\nFormat your response as a short, coherent sentence."
 )
@@ -191,6 +202,9 @@ def migrate(data: Mapping[str, Any]) -> dict[str, Any]:
             if not isinstance(out.get(group), dict):
                 out[group] = {}
             out[group][name] = value
+    loop = out.get("loop")
+    if isinstance(loop, dict) and loop.get("system_prompt") == _FIRST_DEFAULT_PROMPT:
+        del loop["system_prompt"]
     out["version"] = SCHEMA_VERSION
     return out
 

@@ -98,7 +98,7 @@ class MainWindow(QMainWindow):
         self.store = store
         self.secrets = secrets
         self.check_server_on_start = check_server
-        self.session = ChatSession(Conversation())
+        self.session = ChatSession(Conversation(), store or None)
         #: the title shown in the window's title bar (from ChatUpdated events and opened chats)
         self._chat_title = ""
         self.history_panel: QWidget | None = None
@@ -401,6 +401,7 @@ class MainWindow(QMainWindow):
     def _refresh_backend_labels(self) -> None:
         s = self.settings
         self.picker.show_choice(s)
+        self.chat.set_tools_offered(s.tools.enabled)
         where = s.ollama.host if s.backend == "ollama" else s.openai.base_url
         label = dict(BACKENDS)[s.backend]
         self.backend_label.setText(f"{label} · {s.model}")

@@ -76,3 +76,14 @@ def test_stop_works_after_the_guard(make_window, qtbot, ollama_server, ollama_se
     w.send_button.click()
     wait_idle(qtbot, w)
     assert len(ends) == 1
+
+
+def test_empty_chat_suggests_what_the_assistant_can_do(make_window):
+    from desktop_agent.ui.chat.empty_state import EmptyState
+
+    w = make_window(Settings())
+    shown = [b.text() for b in w.chat.empty_state.buttons]
+    assert shown == list(EmptyState.TOOL_SUGGESTIONS) and "tools" in w.chat.empty_state.hint.text()
+    w.apply_settings(Settings(tools_enabled=False))
+    shown = [b.text() for b in w.chat.empty_state.buttons]
+    assert shown == list(EmptyState.PLAIN_SUGGESTIONS) and "Tools are off" in w.chat.empty_state.hint.text()

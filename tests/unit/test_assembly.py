@@ -156,3 +156,23 @@ def test_one_off_backend_uses_the_keys_given_instead_of_the_stored_ones():
     assembly.one_off_backend(s)
     assert factory.built[-1][1].keys == ("sk-stored",)
     assert assembly._backend is None  # one-off backends are never cached
+
+
+def test_default_prompt_speaks_of_tools_only_when_they_are_offered():
+    from desktop_agent.core.assembly import system_prompt
+    from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT, TOOLS_PROMPT
+
+    s = Settings()
+    assert system_prompt(s, True) == f"{DEFAULT_SYSTEM_PROMPT}\n{TOOLS_PROMPT}"
+    assert system_prompt(s, False) == DEFAULT_SYSTEM_PROMPT and "tool" not in DEFAULT_SYSTEM_PROMPT.lower()
+    own = s.updated({"loop.system_prompt": "Answer in French."})
+    assert system_prompt(own, True) == system_prompt(own, False) == "Answer in French."
+
+
+def test_the_first_default_prompt_in_an_old_file_becomes_the_current_default():
+    old = ("You are a helpful AI assistant. When using tools, always provide a natural, complete response "
+           "using the information gathered.\nFormat your response as a short, coherent sentence.")
+    from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT
+
+    assert Settings.model_validate({"system_prompt": old}).loop.system_prompt == DEFAULT_SYSTEM_PROMPT
+    assert Settings.model_validate({"system_prompt": "Mine."}).loop.system_prompt == "Mine."

@@ -14,11 +14,20 @@ class EmptyState(QWidget):
     #: a suggestion was clicked (its text)
     suggestion = Signal(str)
 
-    SUGGESTIONS = (
+    #: prompts the shipped tools answer (the date, the weather, arithmetic)
+    TOOL_SUGGESTIONS = (
         "What day of the week is it today?",
+        "What's the weather in Paris right now?",
+        "What is 17.5% of 2,340?",
+    )
+    #: prompts a model answers on its own
+    PLAIN_SUGGESTIONS = (
         "Explain Python's GIL in three bullet points",
         "Write a shell one-liner that finds the largest files",
+        "Suggest five names for a hiking club",
     )
+    TOOL_HINT = "Ask anything. The assistant can use tools — you'll see each call in the sidebar."
+    PLAIN_HINT = "Ask anything. Tools are off: the assistant answers from the model alone."
 
     def __init__(self):
         super().__init__()
@@ -35,23 +44,32 @@ class EmptyState(QWidget):
         title.setObjectName("emptyTitle")
         title.setAlignment(Qt.AlignmentFlag.AlignCenter)
         lay.addWidget(title)
-        self.hint = QLabel(
-            "Ask anything. The assistant can use tools — you'll see each call in the sidebar."
-        )
+        self.hint = QLabel(self.TOOL_HINT)
         self.hint.setObjectName("emptyHint")
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.hint.setWordWrap(True)
         lay.addWidget(self.hint)
         lay.addSpacing(8)
-        for text in self.SUGGESTIONS:
-            b = QPushButton(text)
+        self.buttons: list[QPushButton] = []
+        for _ in self.TOOL_SUGGESTIONS:
+            b = QPushButton()
             b.setObjectName("suggestion")
             b.setCursor(Qt.CursorShape.PointingHandCursor)
-            b.setAccessibleName(f"Ask: {text}")
-            b.clicked.connect(lambda _=False, t=text: self.suggestion.emit(t))
+            b.clicked.connect(lambda _=False, b=b: self.suggestion.emit(b.text()))
             row = QHBoxLayout()
             row.addStretch(1)
             row.addWidget(b)
             row.addStretch(1)
             lay.addLayout(row)
+            self.buttons.append(b)
+        self.tools_on = True
+        self.set_tools(True)
         lay.addStretch(4)
+
+    def set_tools(self, on: bool) -> None:
+        """Suggest what the assistant can do: prompts for the tools when they are on, others when off."""
+        self.tools_on = on
+        self.hint.setText(self.TOOL_HINT if on else self.PLAIN_HINT)
+        for b, text in zip(self.buttons, self.TOOL_SUGGESTIONS if on else self.PLAIN_SUGGESTIONS, strict=True):
+            b.setText(text)
+            b.setAccessibleName(f"Ask: {text}")

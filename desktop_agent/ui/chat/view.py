@@ -276,6 +276,10 @@ class ChatView(QScrollArea):
         self._after_change()
         return w
 
+    def set_tools_offered(self, on: bool) -> None:
+        """Whether the model is offered tools: the empty chat's hint and suggestions follow it."""
+        self.empty_state.set_tools(on)
+
     def add_user_message(self, text: str) -> UserBubble:
         self._follow = True
         return self._append(self._user_bubble(Message(role="user", content=text)))
