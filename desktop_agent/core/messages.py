@@ -110,8 +110,21 @@ class Message(BaseModel):
         return clean_text(value) if value is not None else None
 
 
+class TurnFailure(BaseModel):
+    """How the last turn of a chat failed, kept with the chat until a later turn of it starts with a new
+    message, answers or is stopped: ``kind`` is the error's class name (e.g. ``"BackendError"``), ``text``
+    its sentence (``str(error)``), ``failed_at`` epoch seconds."""
+
+    kind: str
+    text: str
+    failed_at: float = Field(default_factory=time.time)
+
+
 class Conversation(BaseModel):
-    """A chat: its messages in order (no system prompt; that is added per request)."""
+    """A chat: its messages in order (no system prompt; that is added per request).
+
+    ``last_failure``: how its last turn failed, if it did (saved by the store; not part of chat exports —
+    it describes this installation's backend at that time, not the chat)."""
 
     id: str = Field(default_factory=new_conversation_id)
     title: str = ""
@@ -120,6 +133,7 @@ class Conversation(BaseModel):
     created_at: float = Field(default_factory=time.time)
     updated_at: float = Field(default_factory=time.time)
     messages: list[Message] = Field(default_factory=list)
+    last_failure: TurnFailure | None = None
 
     def default_title(self, limit: int = 60) -> str:
         """The first user message, on one line, shortened to ``limit`` characters."""

@@ -5,6 +5,11 @@ A session runs a turn as an iterator of events (the agent's, plus :class:`~deskt
 after the user's message, so surfaces learn the chat's title and model from events instead of reading a
 shared object). It saves each finished message as the agent reports it (before the next model call), and
 marks a partial answer cut short by quitting the app as ``interrupted`` rather than ``stopped``.
+
+It also keeps how the chat's last turn failed (``Conversation.last_failure``, saved with
+:meth:`~desktop_agent.core.store.ConversationStore.set_failure`), so a chat opened again shows that failure
+and can be retried: recorded when a turn fails, forgotten when a turn adds the user's message, answers or is
+stopped. A retry that is cut short by a crash leaves it in place.
 """
 
 from __future__ import annotations
@@ -14,8 +19,9 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from desktop_agent.core.events import ChatUpdated, Event, MessageAdded, TurnCancelled
-from desktop_agent.core.messages import Conversation, Message
+from desktop_agent.core.errors import StoreError
+from desktop_agent.core.events import AnswerFinished, ChatUpdated, Event, MessageAdded, TurnCancelled, TurnFailed
+from desktop_agent.core.messages import Conversation, Message, TurnFailure
 
 if TYPE_CHECKING:
     from desktop_agent.core.agent import Agent
@@ -60,6 +66,28 @@ class ChatSession:
         if self.store is not None:
             self.store.add_message(conversation, message)
 
+    def _note_outcome(self, event: Event) -> None:
+        """Keep ``conversation.last_failure`` (and the store's copy) in step with ``event``. A store that
+        can't record it only costs the failure card on reopening: it is logged, the turn goes on."""
+        if isinstance(event, TurnFailed):
+            failure = TurnFailure(kind=type(event.error).__name__, text=str(event.error))
+        elif isinstance(event, AnswerFinished | TurnCancelled) or (
+            isinstance(event, MessageAdded) and event.message.role == "user"
+        ):
+            failure = None
+        else:
+            return
+        self.conversation.last_failure = failure
+        if self.store is None:
+            return
+        try:
+            if failure is None:
+                self.store.clear_failure(self.conversation.id)
+            else:
+                self.store.set_failure(self.conversation.id, failure.kind, failure.text)
+        except StoreError:
+            log.warning("could not save the outcome of the turn in chat %s", self.conversation.id, exc_info=True)
+
     def info(self) -> ChatUpdated:
         """The chat's title and the backend and model answering in it, as an event."""
         backend = getattr(self._agent.backend, "name", None) if self._agent else None
@@ -76,6 +104,7 @@ class ChatSession:
             if isinstance(event, TurnCancelled) and self.interrupting.is_set() and event.partial is not None:
                 if event.partial.status == "stopped":
                     event.partial.status = "interrupted"
+            self._note_outcome(event)
             yield event
             if isinstance(event, MessageAdded) and event.message.role == "user":
                 yield self.info()

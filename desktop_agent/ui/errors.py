@@ -4,6 +4,8 @@
   short title, the text (the error's own actionable sentence) and the actions offered next to it
   (Retry; ``Pull <model>`` for a missing Ollama model; ``Use <model>`` for installed alternatives;
   ``Open settings`` for a rejected key…). Expected failures are shown inline in the chat.
+- :func:`describe_saved` does the same for a failure saved with a chat (its class name and text only),
+  shown when the chat is opened again.
 - Anything else is unexpected: :func:`report_unexpected` logs it with its traceback to
   :func:`desktop_agent.core.paths.log_file` and opens :class:`UnexpectedErrorDialog` ("Copy details",
   the log file path). A bare traceback is never shown.
@@ -106,15 +108,18 @@ class _Row:
     icon: str = "error"
     #: the status bar's short label when a server check fails with this error
     status: str = "Server problem"
+    #: the card's title for a saved failure of a row whose title needs the error itself
+    saved_title: str = ""
 
 
 #: core error → card title, actions, icon and status-bar label. The first row whose class matches wins, so
 #: a subclass comes before its base. The card's text is always the error's own sentence.
 TABLE: tuple[_Row, ...] = (
-    _Row(E.BackendUnreachable, _unreachable, icon="warning", status="Server not reachable"),
+    _Row(E.BackendUnreachable, _unreachable, icon="warning", status="Server not reachable",
+         saved_title="Can't reach the server"),
     _Row(E.NoApiKey, "No API key", (lambda: _settings(), _retry), status="No API key"),
     _Row(E.AuthenticationFailed, "API key rejected", (lambda: _settings(), _retry), status="API key rejected"),
-    _Row(E.ModelNotFound, _model_missing),
+    _Row(E.ModelNotFound, _model_missing, saved_title="Model not available"),
     _Row(E.RateLimited, "Rate limited", (_retry,), "warning"),
     _Row(E.AllKeysFailed, "Every API key failed", (_retry, lambda: _settings())),
     _Row(E.ContextTooLong, "Conversation too long", (lambda: ErrorAction(NEW_CHAT, "New chat"), lambda: _settings()),
@@ -160,6 +165,25 @@ def describe(error: BaseException) -> ErrorView:
         [_retry()],
         unexpected=True,
     )
+
+
+def describe_saved(kind: str, text: str) -> ErrorView:
+    """The card of a failed turn saved with a chat (``kind``: the error's class name, ``text``: its sentence),
+    when the chat is opened again. Only the class is known, not the error: the card offers Retry and the
+    actions of that class that need nothing from the error (Open settings, New chat… where the live error
+    would); model-specific ones (Pull, Use <model>) become Retry + Open settings. Never raises."""
+    text = text.strip() or kind
+    cls = getattr(E, kind, None)
+    row = next((r for r in TABLE if isinstance(cls, type) and issubclass(cls, r.kind)), None)
+    if row is None:
+        title = "Unexpected error" if cls is E.UnexpectedError else "Something went wrong"
+        return ErrorView(title, text, [_retry()])
+    if callable(row.title):
+        return ErrorView(row.saved_title or "Something went wrong", text, [_retry(), _settings()], row.icon)
+    actions = [make() for make in row.actions]
+    if not any(a.kind == RETRY for a in actions):
+        actions.insert(0, _retry())
+    return ErrorView(row.title, text, actions, row.icon)
 
 
 def status_label(error: BaseException) -> str:

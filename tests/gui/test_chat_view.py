@@ -190,3 +190,49 @@ def test_jump_to_an_old_message_then_back_to_the_end(qtbot, view):
     assert not view.later.isVisible()
     assert view.blocks[-1].message.content == "new one"
     assert view.blocks[-2].text_content().startswith("answer **999**")
+
+
+def _failed_conversation(n_pairs: int = 1) -> Conversation:
+    from desktop_agent.core.messages import TurnFailure
+
+    conv = _long_conversation(n_pairs)
+    conv.messages.append(Message(role="user", content="and now?"))
+    for i, m in enumerate(conv.messages):
+        m.id = i + 1
+    conv.last_failure = TurnFailure(kind="BackendUnreachable", text="Can't reach Ollama at http://127.0.0.1:1.")
+    return conv
+
+
+def test_a_saved_chat_whose_last_turn_failed_shows_that_error_with_retry(view):
+    view.set_conversation(_failed_conversation())
+    assert [type(b) for b in view.blocks] == [UserBubble, AssistantTurn, UserBubble, ErrorCard]
+    card = view.error_cards()[-1]
+    assert card.title.text() == "Can't reach the server" and "127.0.0.1:1" in card.text.text()
+    assert list(card.buttons) == ["Retry", "Open settings"] and card.buttons["Retry"].isEnabled()
+    clicked = []
+    view.error_action.connect(lambda action, c: clicked.append((action.kind, c)))
+    card.buttons["Retry"].click()
+    assert clicked == [("retry", card)]
+    # the retry's turn replaces the card; it does not come back
+    view.handle(TurnStarted(1, "c", None))
+    assert not view.error_cards()
+    view.handle(AnswerFinished(Message(role="assistant", content="Back.")))
+    view.handle(TurnEnded(1, "finished"))
+    assert not view.error_cards() and isinstance(view.blocks[-1], AssistantTurn)
+    view.set_conversation(_long_conversation(1))  # a chat without a failure: no card
+    assert not view.error_cards()
+
+
+def test_the_saved_error_stays_after_the_newest_block_across_a_jump(view):
+    conv = _failed_conversation(1000)
+    view.set_conversation(conv)
+    assert isinstance(view.blocks[-1], ErrorCard) and len(view.blocks) == ChatView.PAGE + 1
+    view.scroll_to_message(11)  # a jump to an old page: the newest blocks (and the card) are not shown
+    assert not view.error_cards()
+    while view.load_later():
+        pass
+    assert isinstance(view.blocks[-1], ErrorCard) and len(view.error_cards()) == 1
+    assert view.blocks[-2].message.content == "and now?"
+    view.scroll_to_message(11)
+    view.add_user_message("a new message shows the newest page again")  # the card stays above it
+    assert isinstance(view.blocks[-2], ErrorCard) and len(view.error_cards()) == 1

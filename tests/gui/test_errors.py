@@ -137,3 +137,33 @@ def test_server_timed_out_is_a_warning_with_retry_and_settings():
     assert view.title == "No answer from the server" and view.icon == "warning"
     assert [a.kind for a in view.actions] == [ui.RETRY, ui.OPEN_SETTINGS]
     assert "did not answer within 300 s" in view.text
+
+
+@pytest.mark.parametrize(
+    "kind, title, kinds, icon",
+    [
+        ("BackendError", "Server error", ["retry"], "error"),
+        ("ServerTimedOut", "No answer from the server", ["retry", "open_settings"], "warning"),
+        ("BackendUnreachable", "Can't reach the server", ["retry", "open_settings"], "warning"),
+        ("AuthenticationFailed", "API key rejected", ["open_settings", "retry"], "error"),
+        ("ModelNotFound", "Model not available", ["retry", "open_settings"], "error"),  # no Pull: no model known
+        ("MaxStepsExceeded", "Too many steps", ["retry", "open_settings"], "warning"),
+        ("ContextTooLong", "Conversation too long", ["retry", "new_chat", "open_settings"], "warning"),
+        ("EmptyAnswer", "Empty answer", ["retry"], "warning"),
+        ("UnexpectedError", "Unexpected error", ["retry"], "error"),
+        ("SomeErrorOfANewerVersion", "Something went wrong", ["retry"], "error"),
+        ("Path", "Something went wrong", ["retry"], "error"),  # a name in core.errors that is no error
+    ],
+)
+def test_a_saved_failure_is_described_by_its_class_name(kind, title, kinds, icon):
+    view = ui.describe_saved(kind, "  What happened, and how to fix it.  ")
+    assert (view.title, _kinds(view), view.icon) == (title, kinds, icon)
+    assert view.text == "What happened, and how to fix it." and not view.unexpected
+    assert ui.describe_saved("EmptyAnswer", "").text == "EmptyAnswer"
+
+
+def test_a_saved_failure_has_the_live_errors_retry_label():
+    view = ui.describe_saved("MaxStepsExceeded", "The agent did not finish in 8 steps.")
+    assert [a.label for a in view.actions] == ["Continue", "Open settings"]
+    live = ui.describe(E.BackendError("boom", status=500))
+    assert ui.describe_saved("BackendError", str(live.text)).actions == live.actions

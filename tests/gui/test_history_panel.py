@@ -233,6 +233,7 @@ def click_in_message_box(qtbot, button_text: str) -> list[str]:
 def test_delete_asks_first_and_cancel_keeps_the_chat(make_panel, store, sample, qtbot):
     panel = make_panel(store)
     target = sample[1]
+    panel.show_current(sample[3].id)  # the window shows another chat
     panel.select(target.id)
     seen = click_in_message_box(qtbot, "Cancel")
     assert panel.delete_current() is False
@@ -242,7 +243,7 @@ def test_delete_asks_first_and_cancel_keeps_the_chat(make_panel, store, sample, 
     with qtbot.waitSignal(panel.conversation_deleted, timeout=3000):
         assert panel.delete_current() is True
     assert store.count() == 4 and panel.model.row_of(target.id) is None
-    assert panel.current_id() is not None  # the selection moved to a neighbour
+    assert panel.current_id() == sample[3].id  # the highlight went back to the chat the window shows
     assert panel.count_label.text() == "4 chats"
 
 
@@ -390,3 +391,236 @@ def test_refresh_keeps_the_scroll_position(make_panel, store, qtbot):
     assert before > 0
     panel.refresh()
     assert bar.value() == before
+
+
+# ---- search: titles, nothing selected before it is opened ---------------------------------------
+
+
+def test_search_selects_no_result_until_one_is_opened(make_panel, store, sample, qtbot):
+    panel = make_panel(store)
+    panel.search_box.setText("Kyoto")
+    qtbot.waitUntil(lambda: panel.search_model.rowCount() == 3, timeout=3000)
+    assert not panel.results.currentIndex().isValid() and not panel.results.selectionModel().hasSelection()
+    got = record(panel.message_activated)
+    rect = panel.results.visualRect(panel.search_model.index(1))
+    qtbot.mouseClick(panel.results.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert got == [(0, panel.search_model.hits[1].conversation_id, panel.search_model.hits[1].message_id)]
+    assert panel.results.currentIndex().row() == 1  # the opened one is highlighted
+    panel.search_box.setText("Shinkansen")
+    qtbot.waitUntil(lambda: panel.search_model.rowCount() == 1, timeout=3000)
+    assert not panel.results.currentIndex().isValid()
+    panel.search_box.setFocus()
+    qtbot.keyClick(panel.search_box, Qt.Key.Key_Return)  # Enter opens the first result, and highlights it
+    assert panel.results.currentIndex().row() == 0
+
+
+def test_search_finds_a_renamed_chat_by_its_title_and_opens_the_chat(make_panel, store, sample, qtbot):
+    panel = make_panel(store)
+    store.rename(sample[4].id, "Baking notes")
+    panel.search_box.setText("notes")
+    qtbot.waitUntil(lambda: panel.search_model.rowCount() == 1, timeout=3000)
+    hit = panel.search_model.hits[0]
+    assert hit.in_title and hit.conversation_id == sample[4].id and "«notes»" in hit.snippet
+    assert panel.result_label.text() == "1 title found"
+    got = record(panel.conversation_activated, panel.message_activated)
+    panel.search_box.setFocus()
+    qtbot.keyClick(panel.search_box, Qt.Key.Key_Return)
+    assert got == [(0, sample[4].id)]  # a title hit opens the chat (at its end), not at a message
+    store.rename(sample[3].id, "Kyoto itinerary")
+    panel.search_box.setText("kyoto")
+    qtbot.waitUntil(lambda: panel.search_model.rowCount() == 4, timeout=3000)
+    assert panel.result_label.text() == "1 title and 3 messages found"
+    image = panel.grab().toImage()  # a title hit paints like a message hit
+    assert not image.isNull()
+
+
+# ---- the chat the window shows -----------------------------------------------------------------
+
+
+def test_show_current_highlights_the_shown_chat_without_opening_it(make_panel, store, sample):
+    panel = make_panel(store)
+    got = record(panel.conversation_activated, panel.message_activated)
+    panel.show_current(sample[2].id)
+    assert panel.current_id() == sample[2].id
+    assert panel.list.selectionModel().isSelected(panel.model.index(panel.model.row_of(sample[2].id)))
+    panel.show_current(None)  # a new, unsaved chat
+    assert panel.current_id() is None and not panel.list.selectionModel().hasSelection()
+    panel.show_current("not-saved-yet")
+    assert panel.current_id() is None
+    assert got == []
+
+
+def test_after_deleting_the_shown_chat_nothing_is_highlighted(make_panel, store, sample, qtbot):
+    panel = make_panel(store)
+    panel.show_current(sample[1].id)
+    click_in_message_box(qtbot, "Delete")
+    with qtbot.waitSignal(panel.conversation_deleted, timeout=3000):
+        assert panel.delete_current() is True
+    assert panel.current_id() is None and not panel.list.selectionModel().hasSelection()
+    # a neighbour deleted through the context menu: the shown chat stays highlighted
+    panel.show_current(sample[0].id)
+    panel.select(sample[2].id)
+    click_in_message_box(qtbot, "Delete")
+    assert panel.delete_current() is True
+    assert panel.current_id() == sample[0].id
+
+
+def test_show_current_finds_a_far_chat_in_a_long_list(make_panel, store, qtbot):
+    base = at(0, 10)
+    store.add_conversations([
+        Conversation(id=f"c{i:04d}", created_at=base - i * 600, updated_at=base - i * 600,
+                     messages=[Message(role="user", content=f"chat number {i}")]) for i in range(450)])
+    panel = make_panel(store)
+    panel.show_current("not-saved-yet")  # not looked for page after page
+    assert panel.current_id() is None and panel.model.chat_count() == panel.model.PAGE
+    panel.show_current("c0420")
+    assert panel.current_id() == "c0420"
+
+
+def test_a_shown_chat_saved_later_is_highlighted_once_listed(make_panel, store, sample):
+    panel = make_panel(store)
+    conv = Conversation()
+    panel.show_current(conv.id)  # the window shows a chat before its first message is saved
+    assert panel.current_id() is None
+    m = Message(role="user", content="first words")
+    conv.messages.append(m)
+    store.add_message(conv, m)
+    panel.refresh()
+    assert panel.current_id() == conv.id
+
+
+# ---- a new chat appears at its first message ---------------------------------------------------
+
+
+def test_note_saved_adds_a_new_chat_at_the_top_and_moves_a_continued_one(make_panel, store, sample, qtbot):
+    panel = make_panel(store)
+    panel.show_current(sample[2].id)
+    conv = Conversation()
+    first = Message(role="user", content="A brand new question")
+    conv.messages.append(first)
+    store.add_message(conv, first)  # what the session does on the first message
+    panel.note_saved(conv.id)
+    assert panel.model.index(1).data(IdRole) == conv.id and panel.model.index(1).data() == "A brand new question"
+    assert panel.count_label.text() == "6 chats" and panel.model.total == 6
+    assert panel.current_id() == sample[2].id  # the shown chat stays highlighted
+    panel.note_saved(conv.id)  # the next message: already at the top, only its row changes
+    assert rows(panel)[:3] == [("header", "Today"), ("chat", "A brand new question"),
+                               ("chat", "Weather in Paris tomorrow?")]
+    # an old chat continued: it leaves "Older" (and that group, now empty, goes) for the top
+    old = store.load(sample[4].id)
+    m = Message(role="user", content="More about bread")
+    old.messages.append(m)
+    store.add_message(old, m)
+    panel.note_saved(old.id)
+    assert panel.model.index(1).data(IdRole) == old.id
+    assert ("header", "Older") not in rows(panel)
+    assert panel.model.chat_count() == 6 and panel.count_label.text() == "6 chats"
+    assert panel.current_id() == sample[2].id
+    after = rows(panel)
+    panel.refresh()  # what a full reload shows (fixed TODAY: "now" is in the Today group or later)
+    assert rows(panel)[1:3] == after[1:3]
+    assert [r for r in rows(panel) if r[0] == "chat"] == [r for r in after if r[0] == "chat"]
+
+
+def test_note_saved_is_cheap_with_10000_chats_and_the_paging_stays_right(make_panel, store, qtbot):
+    base = at(0, 10)
+    store.add_conversations([
+        Conversation(id=f"c{i:05d}", created_at=base - i * 600, updated_at=base - i * 600,
+                     messages=[Message(role="user", content=f"chat number {i}")]) for i in range(10_000)])
+    panel = make_panel(store)
+    panel.list.scrollToBottom()
+    qtbot.waitUntil(lambda: panel.model.chat_count() > panel.model.PAGE, timeout=3000)
+    for _ in range(20):
+        panel.model.fetchMore()  # a user who scrolled far: 2,000+ chats loaded
+    times = {"refresh": [], "note_saved": []}
+    for i in range(5):
+        conv = Conversation(id=f"new{i}")
+        m = Message(role="user", content=f"new chat {i}")
+        conv.messages.append(m)
+        store.add_message(conv, m)
+        t = time.perf_counter()
+        panel.note_saved(conv.id)
+        times["note_saved"].append(time.perf_counter() - t)
+        t = time.perf_counter()
+        panel.refresh()
+        times["refresh"].append(time.perf_counter() - t)
+    note_ms = 1000 * sorted(times["note_saved"])[2]
+    refresh_ms = 1000 * sorted(times["refresh"])[2]
+    print(f"median with 10,000 chats ({panel.model.chat_count()} listed): note_saved {note_ms:.1f} ms, "
+          f"refresh {refresh_ms:.1f} ms")
+    assert note_ms < 20
+    # paging after note_saved: every chat once, in order
+    conv = Conversation(id="latest")
+    m = Message(role="user", content="the latest")
+    conv.messages.append(m)
+    store.add_message(conv, m)
+    panel.note_saved(conv.id)
+    while panel.model.canFetchMore():
+        panel.model.fetchMore()
+    ids = [panel.model.index(r).data(IdRole) for r in range(panel.model.rowCount())
+           if panel.model.index(r).data(KindRole) == "chat"]
+    assert ids == [s.id for s in store.list(limit=20_000)] and len(ids) == 10_006
+
+
+# ---- importing the same chat again; where the file dialogs open --------------------------------
+
+
+def test_importing_the_same_file_again_asks_first(make_panel, store, tmp_path, qtbot):
+    panel = make_panel(store)
+    seed = tmp_path / "chat_llama3.2_20260615101500.json"
+    seed.write_text(json.dumps([{"human": "What day is it today?", "ai": "Monday."}]), encoding="utf-8")
+    first = panel.import_chat(str(seed))
+    assert first is not None and store.count() == 1
+    seen = click_in_message_box(qtbot, "Cancel")
+    assert panel.import_chat(str(seed)) is None
+    assert len(seen) == 1 and seen[0].startswith("This chat was already imported on ")
+    assert seen[0].endswith(". Import it again as a copy?")
+    assert store.count() == 1
+    seen = click_in_message_box(qtbot, "Import copy")
+    with qtbot.waitSignal(panel.conversation_activated, timeout=2000) as blocker:
+        second = panel.import_chat(str(seed))
+    assert seen and second is not None and second != first and blocker.args == [second]
+    assert store.count() == 2
+
+
+def test_importing_an_export_of_a_chat_saved_here_asks_too(make_panel, store, sample, tmp_path, qtbot):
+    panel = make_panel(store)
+    path = panel.export(sample[0].id, "json", str(tmp_path / "weather.json"))
+    seen = click_in_message_box(qtbot, "Cancel")
+    assert panel.import_chat(str(path)) is None
+    assert seen == ["This chat is already in your history. Import it again as a copy?"]
+    assert store.count() == 5
+
+
+def test_the_import_dialog_opens_where_the_last_export_or_import_went(make_panel, store, sample, tmp_path,
+                                                                      monkeypatch):
+    from pathlib import Path
+
+    panel = make_panel(store)
+    starts = []
+
+    def fake_open(parent, caption, start, filters):
+        starts.append(start)
+        return "", ""
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(fake_open))
+    panel.import_chat()
+    assert starts == [str(Path.home())]
+    exports = tmp_path / "exports"
+    exports.mkdir()
+    panel.export(sample[0].id, "md", str(exports / "weather.md"))
+    panel.import_chat()
+    assert Path(starts[-1]) == exports.resolve()
+    saved = []
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda parent, caption, start, filters: (saved.append(start), ("", ""))[1]))
+    panel.export(sample[1].id, "md")
+    assert Path(saved[-1]).parent == exports.resolve()  # the export dialog too
+    elsewhere = tmp_path / "downloads"
+    elsewhere.mkdir()
+    seed = elsewhere / "chat_llama3.2_20260615101500.json"
+    seed.write_text(json.dumps([{"human": "hi", "ai": "hello"}]), encoding="utf-8")
+    panel.import_chat(str(seed))
+    again = make_panel(store)  # remembered across starts (window.ini)
+    again.import_chat()
+    assert Path(starts[-1]) == elsewhere.resolve()

@@ -87,3 +87,31 @@ def test_empty_chat_suggests_what_the_assistant_can_do(make_window):
     w.apply_settings(Settings(tools_enabled=False))
     shown = [b.text() for b in w.chat.empty_state.buttons]
     assert shown == list(EmptyState.PLAIN_SUGGESTIONS) and "Tools are off" in w.chat.empty_state.hint.text()
+
+
+def test_a_chat_whose_last_turn_failed_shows_the_failure_and_retry_when_reopened(make_window, qtbot, ollama_server,
+                                                                                ollama_settings):
+    from desktop_agent.ui.chat.turn import AssistantTurn
+    from tests.gui.conftest import last_turn_text
+    from tests.servers.ollama import HttpError
+
+    ollama_server.script(HttpError(500, {"error": "out of memory"}))
+    w = make_window(ollama_settings.updated({"tools.enabled": False}))
+    w.send("hello")
+    wait_idle(qtbot, w)
+    chat_id = w.conversation.id
+    w.new_chat()
+    assert not w.chat.blocks
+    w.open_conversation(chat_id)  # e.g. the next day, from the history panel
+    assert [type(b).__name__ for b in w.chat.blocks] == ["UserBubble", "ErrorCard"]
+    card = w.chat.error_cards()[-1]
+    assert card.title.text() == "Server error" and "out of memory" in card.text.text()
+    assert card.buttons["Retry"].isEnabled()
+    card.buttons["Retry"].click()  # the server works again (unscripted: it answers)
+    wait_idle(qtbot, w)
+    assert not w.chat.error_cards() and last_turn_text(w) == "You said: hello"
+    w.new_chat()
+    w.open_conversation(chat_id)
+    assert not w.chat.error_cards()
+    assert [type(b) for b in w.chat.blocks][-1] is AssistantTurn
+    assert w.store.load(chat_id).last_failure is None

@@ -94,6 +94,21 @@ def test_search_prints_marked_snippets(capsys, chats):
     assert [(h["conversation_id"][:8], h["role"]) for h in hits] == [("bbbb3333", "assistant")]
 
 
+def test_search_finds_chat_titles(capsys, chats):
+    a = chats[0]
+    with ConversationStore(paths.store_file()) as store:
+        store.rename(a.id, "Trip notes: Provence")
+    code, out, err = run_cli(capsys, "search", "provence")
+    assert code == 0 and err == ""
+    head, snippet = out.splitlines()
+    assert head.startswith(f"aaaa1111  #{a.messages[0].id} ") and " title " in head
+    assert head.endswith("Trip notes: Provence")
+    assert snippet.strip() == "Trip notes: «Provence»"
+    code, out, _ = run_cli(capsys, "search", "provence", "--json")
+    assert [(h["conversation_id"], h["message_id"], h["role"]) for h in json.loads(out)] == [
+        (a.id, a.messages[0].id, "title")]
+
+
 @pytest.mark.parametrize("query", ['"', "AND NOT", "NEAR(", "*", "nothing-like-this"])
 def test_search_odd_input_is_fine(capsys, chats, query):
     code, out, err = run_cli(capsys, "search", query)

@@ -752,6 +752,7 @@ def test_damage_seen_while_running_raises_and_is_checked_on_next_start(db):
 
 def test_migration_makes_a_backup_first(db, monkeypatch):
     cid = make_store_with_chat(db)
+    n = store_schema.schema_version()  # the version the chat was saved with; one more migration follows
 
     def add_pinned(conn):
         conn.execute("ALTER TABLE conversations ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")
@@ -760,10 +761,10 @@ def test_migration_makes_a_backup_first(db, monkeypatch):
     s = ConversationStore(db)
     try:
         assert s.warnings == []
-        assert s.backup_path is not None and s.backup_path.name.startswith("conversations.sqlite3.v1-backup-")
-        assert other_connection_rows(s.backup_path, "PRAGMA user_version") == [(1,)]
+        assert s.backup_path is not None and s.backup_path.name.startswith(f"conversations.sqlite3.v{n}-backup-")
+        assert other_connection_rows(s.backup_path, "PRAGMA user_version") == [(n,)]
         assert other_connection_rows(s.backup_path, "SELECT id FROM conversations") == [(cid,)]
-        assert s.conn.execute("PRAGMA user_version").fetchone() == (2,)
+        assert s.conn.execute("PRAGMA user_version").fetchone() == (n + 1,)
         assert s.conn.execute("SELECT pinned FROM conversations").fetchall() == [(0,)]
         assert len(s.load(cid).messages) == 3
     finally:
@@ -777,6 +778,7 @@ def test_migration_makes_a_backup_first(db, monkeypatch):
 
 def test_failed_migration_is_rolled_back_and_names_the_backup(db, monkeypatch):
     make_store_with_chat(db)
+    n = store_schema.schema_version()
 
     def broken(conn):
         conn.execute("ALTER TABLE conversations ADD COLUMN pinned INTEGER")
@@ -785,8 +787,8 @@ def test_failed_migration_is_rolled_back_and_names_the_backup(db, monkeypatch):
     monkeypatch.setattr(store_schema, "MIGRATIONS", [*store_schema.MIGRATIONS, broken])
     with pytest.raises(StoreError, match="backup") as info:
         ConversationStore(db)
-    assert "schema 2" in str(info.value)
-    assert other_connection_rows(db, "PRAGMA user_version") == [(1,)]
+    assert f"schema {n + 1}" in str(info.value)
+    assert other_connection_rows(db, "PRAGMA user_version") == [(n,)]
     cols = [r[1] for r in other_connection_rows(db, "PRAGMA table_info(conversations)")]
     assert "pinned" not in cols
 
@@ -823,3 +825,234 @@ def test_a_row_this_version_cannot_read_is_a_store_error(store, db):
     conn.close()
     with pytest.raises(StoreError, match="can't read"):
         store.load(conv.id)
+
+
+# ------------------------------------------------------------------------------- a failed last turn
+
+
+def test_a_failed_turn_is_saved_with_the_chat_replaced_and_cleared(store):
+    conv = save_chat(store, [Message(role="user", content="hello")])
+    before = store.summary(conv.id).updated_at
+    assert store.load(conv.id).last_failure is None
+    store.set_failure(conv.id, "BackendError", "The server reported an error (HTTP 500): boom")
+    failure = store.load(conv.id).last_failure
+    assert (failure.kind, failure.text) == ("BackendError", "The server reported an error (HTTP 500): boom")
+    assert abs(failure.failed_at - time.time()) < 60
+    assert store.summary(conv.id).updated_at == before  # the list order does not change
+    store.set_failure(conv.id, "EmptyAnswer", "The server returned an empty answer.")
+    assert store.load(conv.id).last_failure.kind == "EmptyAnswer"  # one per chat: the latest
+    store.clear_failure(conv.id)
+    assert store.load(conv.id).last_failure is None
+    store.clear_failure(conv.id)  # nothing to clear: fine
+
+
+def test_a_failure_of_an_unsaved_or_deleted_chat_is_not_saved(store, db):
+    store.set_failure("never-saved", "BackendError", "boom")  # the turn failed before its first message
+    assert other_connection_rows(db, "SELECT count(*) FROM turn_failures") == [(0,)]
+    conv = save_chat(store, [Message(role="user", content="hello")])
+    store.set_failure(conv.id, "BackendError", "boom")
+    store.delete(conv.id)
+    assert other_connection_rows(db, "SELECT count(*) FROM turn_failures") == [(0,)]
+    store.set_failure(conv.id, "BackendError", "late")  # a turn still ending in the deleted chat
+    assert other_connection_rows(db, "SELECT count(*) FROM turn_failures") == [(0,)]
+
+
+def test_a_failure_is_not_part_of_an_export(store, tmp_path):
+    conv = save_chat(store, [Message(role="user", content="hello")])
+    store.set_failure(conv.id, "BackendError", "boom at http://localhost:11434")
+    text = store.export(conv.id, "json")
+    assert "boom" not in text and "last_failure" not in text and "boom" not in store.export(conv.id, "md")
+    path = tmp_path / "chat.json"
+    path.write_text(text, encoding="utf-8")
+    with ConversationStore(tmp_path / "other.sqlite3") as other:
+        assert other.load(other.import_file(path)).last_failure is None
+
+
+def _session_events(store, conv, backend, text):
+    from desktop_agent.core.agent import Agent
+    from desktop_agent.core.session import ChatSession
+
+    session = ChatSession(conv, store, Agent(backend))
+    return list(session.run_turn(text))
+
+
+def test_the_chat_session_records_a_failed_turn_and_forgets_it_when_a_turn_answers(store):
+    from desktop_agent.core.errors import BackendError
+    from desktop_agent.core.events import AnswerFinished, TurnFailed
+
+    from .scripted import ScriptedBackend, text
+
+    conv = Conversation()
+    backend = ScriptedBackend(BackendError("boom", status=500), text("Hi!"), BackendError("again", status=500),
+                              text("Still here."))
+    events = _session_events(store, conv, backend, "hello")
+    assert isinstance(events[-1], TurnFailed)
+    saved = store.load(conv.id).last_failure
+    assert (saved.kind, saved.text) == ("BackendError", str(events[-1].error))
+    assert conv.last_failure == saved.model_copy(update={"failed_at": conv.last_failure.failed_at})
+    events = _session_events(store, conv, backend, None)  # Retry
+    assert isinstance(events[-1], AnswerFinished)
+    assert store.load(conv.id).last_failure is None and conv.last_failure is None
+    _session_events(store, conv, backend, "more")
+    assert store.load(conv.id).last_failure.text.endswith("again")
+    # a new message of the user: the old failure is forgotten as soon as that message is saved
+    from desktop_agent.core.events import MessageAdded
+
+    run = iter(_run_lazily(store, conv, ScriptedBackend(text("ok")), "next"))
+    for event in run:
+        if isinstance(event, MessageAdded):
+            break
+    assert store.load(conv.id).last_failure is None
+    assert isinstance(list(run)[-1], AnswerFinished)
+
+
+def _run_lazily(store, conv, backend, text):
+    from desktop_agent.core.agent import Agent
+    from desktop_agent.core.session import ChatSession
+
+    return ChatSession(conv, store, Agent(backend)).run_turn(text)
+
+
+def test_a_stopped_retry_forgets_the_failure_and_a_store_error_does_not_break_the_turn(store, monkeypatch):
+    from desktop_agent.core.errors import BackendError
+    from desktop_agent.core.events import TurnCancelled, TurnFailed
+
+    from .scripted import ScriptedBackend, WaitForCancel
+
+    conv = Conversation()
+    _session_events(store, conv, ScriptedBackend(BackendError("boom", status=500)), "hello")
+    assert store.load(conv.id).last_failure is not None
+    cancel = threading.Event()
+    from desktop_agent.core.agent import Agent
+    from desktop_agent.core.session import ChatSession
+
+    session = ChatSession(conv, store, Agent(ScriptedBackend([lambda c: cancel.set(), WaitForCancel()])))
+    assert isinstance(list(session.run_turn(None, cancel))[-1], TurnCancelled)
+    assert store.load(conv.id).last_failure is None
+
+    def full(*_a):
+        raise StoreError("The disk is full")
+
+    monkeypatch.setattr(store, "set_failure", full)
+    events = _session_events(store, conv, ScriptedBackend(BackendError("boom", status=500)), None)
+    assert isinstance(events[-1], TurnFailed) and conv.last_failure is not None
+
+
+def test_migrating_a_version_1_database_keeps_everything(db, monkeypatch):
+    """A history written by schema 1 (before failures and import records): backed up, migrated in place,
+    every chat, message field, title and search entry kept; the new tables work."""
+    with monkeypatch.context() as m:
+        m.setattr(store_schema, "MIGRATIONS", store_schema.MIGRATIONS[:1])
+        with ConversationStore(db) as old:
+            tools = save_chat(old, tool_turn())
+            plain = save_chat(old, [Message(role="user", content="北京明天的天气怎么样"),
+                                    Message(role="assistant", content="晴", status="stopped", model="qwen3")])
+            old.rename(plain.id, "Beijing weather")
+            listed = old.list()
+            assert old.conn.execute("PRAGMA user_version").fetchone() == (1,)
+    tables = ("conversations", "messages", "message_text")
+    before = {t: other_connection_rows(db, f"SELECT * FROM {t} ORDER BY 1") for t in tables}
+    with ConversationStore(db) as s:
+        assert s.warnings == []
+        assert s.backup_path is not None and s.backup_path.name.startswith("conversations.sqlite3.v1-backup-")
+        assert other_connection_rows(s.backup_path, "SELECT count(*) FROM messages") == [(6,)]
+        assert s.conn.execute("PRAGMA user_version").fetchone() == (store_schema.schema_version(),)
+        assert s.list() == listed
+        for t in tables:
+            assert s.conn.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall() == before[t]
+        loaded = s.load(tools.id)
+        assert [m.model_dump(exclude={"id"}) for m in loaded.messages] == [
+            m.model_dump(exclude={"id"}) for m in tools.messages]
+        assert loaded.last_failure is None and s.load(plain.id).messages[1].status == "stopped"
+        assert s.title_is_custom(plain.id)
+        assert [h.message_id for h in s.search("sunny")] == [tools.messages[3].id, tools.messages[2].id]
+        assert {h.conversation_id for h in s.search("天气")} == {plain.id}
+        assert [h.role for h in s.search("Beijing")] == ["title"]
+        s.set_failure(tools.id, "BackendError", "boom")
+        assert s.load(tools.id).last_failure.text == "boom"
+        m2 = Message(role="user", content="and one more")
+        conv = s.load(plain.id)
+        conv.messages.append(m2)
+        s.add_message(conv, m2)
+        assert len(s.load(plain.id).messages) == 3
+
+
+# ------------------------------------------------------------------------------------ title search
+
+
+def test_search_finds_custom_titles(store):
+    trip = save_chat(store, [Message(role="user", content="Where should I go?"),
+                             Message(role="assistant", content="Kyoto in spring.")])
+    store.rename(trip.id, "Holiday planning 2026")
+    other = save_chat(store, [Message(role="user", content="a planning question")])
+    hits = store.search("PLANNING")
+    assert [(h.conversation_id, h.role) for h in hits] == [(other.id, "user"), (trip.id, "title")]
+    title_hit = hits[1]
+    assert title_hit.in_title and not hits[0].in_title
+    assert title_hit.message_id == trip.messages[0].id  # opening it starts at the chat's first message
+    assert title_hit.title == "Holiday planning 2026" and title_hit.snippet == "Holiday «planning» 2026"
+    assert title_hit.created_at == store.summary(trip.id).updated_at
+    assert [h.role for h in store.search("holiday 2026")] == ["title"]  # every term, in any order
+    assert store.search("holiday spring") == []  # the title and a message do not add up
+    assert [h.role for h in store.search("26")] == ["title"]  # short terms too
+    assert store.search('"planning 2027"') == []
+
+
+def test_a_default_title_is_not_a_second_hit_and_the_placeholder_is_no_title(store):
+    conv = save_chat(store, [Message(role="user", content="Weather in Paris tomorrow?"),
+                             Message(role="assistant", content="Sunny.")])
+    hits = store.search("paris")
+    assert [(h.message_id, h.role) for h in hits] == [(conv.messages[0].id, "user")]  # not also its title
+    # the title is its first message on one line: a phrase across the line break is found in the title only
+    two_lines = save_chat(store, [Message(role="user", content="first line\nsecond line")])
+    assert [(h.conversation_id, h.role) for h in store.search('"line second"')] == [(two_lines.id, "title")]
+    save_chat(store, [Message(role="assistant", content="I start this chat.")])  # titled "New chat"
+    assert store.search("new chat") == []
+
+
+def test_search_of_titles_is_limited_and_newest_first(store):
+    convs = [save_chat(store, [Message(role="user", content=f"question {i}")]) for i in range(6)]
+    for i, conv in enumerate(convs):
+        store.rename(conv.id, f"Project Zeta part {i}")
+    hits = store.search("zeta", limit=4)
+    assert [h.conversation_id for h in hits] == [c.id for c in reversed(convs)][:4]
+
+
+# ------------------------------------------------------------------------------- importing again
+
+
+def test_importing_the_same_file_again_is_noticed(store, tmp_path):
+    from desktop_agent.core.store.chatfiles import read_chat_file
+
+    seed = tmp_path / "chat_llama3.2_20260615101500.json"
+    seed.write_text(json.dumps([{"human": "What day is it?", "ai": "Monday."}]), encoding="utf-8")
+    assert store.previous_import(read_chat_file(seed)) is None
+    first = store.import_file(seed)
+    previous = store.previous_import(read_chat_file(seed))
+    assert previous is not None and previous.conversation_id == first
+    assert previous.title == "What day is it?" and abs(previous.imported_at - time.time()) < 60
+    second = store.import_file(seed)  # importing anyway makes a copy
+    assert second != first and store.count() == 2
+    assert store.previous_import(read_chat_file(seed)).conversation_id == second  # the newest import
+    store.delete(second)
+    store.delete(first)
+    assert store.previous_import(read_chat_file(seed)) is None  # the imported chats are gone
+
+
+def test_another_export_of_an_imported_chat_and_a_chat_saved_here_are_noticed(store, tmp_path):
+    from desktop_agent.core.store.chatfiles import read_chat_file
+
+    conv = save_chat(store, tool_turn())
+    here = tmp_path / "here.json"
+    here.write_text(store.export(conv.id, "json"), encoding="utf-8")
+    previous = store.previous_import(read_chat_file(here))
+    assert previous is not None and (previous.conversation_id, previous.imported_at) == (conv.id, None)
+    with ConversationStore(tmp_path / "other.sqlite3") as other:
+        cid = other.import_file(here)
+        assert cid == conv.id
+        time.sleep(0.01)
+        later = tmp_path / "later.json"
+        later.write_text(store.export(conv.id, "json"), encoding="utf-8")  # other bytes (exported_at)
+        assert later.read_bytes() != here.read_bytes()
+        previous = other.previous_import(read_chat_file(later))
+        assert previous is not None and previous.conversation_id == cid and previous.imported_at is not None

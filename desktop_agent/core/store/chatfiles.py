@@ -3,18 +3,21 @@
 Import reads our own JSON export (:data:`EXPORT_FORMAT`) and the seed script's
 ``chat_<model>_<timestamp>.json`` files (a JSON list of ``{"human": ..., "ai": ...}`` objects); a file
 that is empty, truncated or invalid raises :class:`~desktop_agent.core.errors.ImportFailed`. Nothing here
-touches the database: :class:`~desktop_agent.core.store.ConversationStore` saves what
-:func:`read_chat_file` returns.
+touches the database: :class:`~desktop_agent.core.store.ConversationStore` saves the :class:`ChatFile`
+:func:`read_chat_file` returns (and remembers its :attr:`~ChatFile.sha256` and :attr:`~ChatFile.source_id`,
+so a second import of the same chat can be noticed).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import re
 import tempfile
 import time
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -27,6 +30,21 @@ from desktop_agent.core.store.titles import clip_title, one_line
 EXPORT_FORMAT = "desktop-agent.conversation"
 #: Version of the JSON export format (a newer one is refused on import).
 EXPORT_VERSION = 1
+
+
+@dataclass
+class ChatFile:
+    """A chat file read for import (nothing saved yet).
+
+    ``conversation``: the chat; ``title_is_custom``: whether its title was set by hand; ``sha256``: of the
+    file's bytes; ``source_id``: the chat id written in our JSON export (None for other files) — the id the
+    chat had where it was exported."""
+
+    path: Path
+    conversation: Conversation
+    title_is_custom: bool
+    sha256: str
+    source_id: str | None
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
@@ -118,8 +136,9 @@ def export_markdown(conv: Conversation) -> str:
 _SEED_NAME = re.compile(r"^chat_(?:(?P<model>.+)_)?(?P<ts>\d{14})\.json$", re.IGNORECASE)
 
 
-def read_chat_file(path: str | os.PathLike[str]) -> tuple[Conversation, bool]:
-    """Parse a chat file into a Conversation (not saved) and whether its title is custom.
+def read_chat_file(path: str | os.PathLike[str]) -> ChatFile:
+    """Read and check a chat file to import: the chat (not saved), whether its title is custom, the file's
+    SHA-256 and the export's chat id.
 
     Raises :class:`ImportFailed` with the reason (empty, truncated, not JSON, not a chat, bad message).
     """
@@ -150,7 +169,9 @@ def read_chat_file(path: str | os.PathLike[str]) -> tuple[Conversation, bool]:
         mtime = p.stat().st_mtime
     except OSError:
         mtime = time.time()
-    return _chat_from_data(data, p, mtime)
+    conv, custom = _chat_from_data(data, p, mtime)
+    source = data.get("id") if isinstance(data, dict) else None
+    return ChatFile(p, conv, custom, hashlib.sha256(raw).hexdigest(), conv.id if source == conv.id else None)
 
 
 def _reject_constant(name: str) -> Any:

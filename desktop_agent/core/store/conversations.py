@@ -1,5 +1,9 @@
 """ConversationStore: save, update, list, load, rename, delete saved chats (and search, export, import).
 
+A chat whose last turn failed keeps that failure (:meth:`ConversationStore.set_failure`, returned by
+:meth:`ConversationStore.load` as ``Conversation.last_failure``) until it is cleared; an imported chat keeps
+where it came from, so importing the same chat again can be noticed (:meth:`ConversationStore.previous_import`).
+
 Saving is O(1) in the length of a chat: :meth:`ConversationStore.add_message` inserts one row (and its
 index entry) and updates one conversation row in one short transaction, and commits before it returns.
 
@@ -18,12 +22,19 @@ from dataclasses import dataclass
 from typing import Iterable, Literal
 
 from desktop_agent.core.errors import AmbiguousConversationId, ConversationNotFound, StoreError
-from desktop_agent.core.messages import Conversation, Message, clean_text, new_conversation_id
-from desktop_agent.core.store.chatfiles import export_json, export_markdown, read_chat_file
+from desktop_agent.core.messages import Conversation, Message, TurnFailure, clean_text, new_conversation_id
+from desktop_agent.core.store.chatfiles import ChatFile, export_json, export_markdown, read_chat_file
 from desktop_agent.core.store.database import StoreDatabase, guarded
 from desktop_agent.core.store.opening import QUICK_CHECK_MAX_BYTES
 from desktop_agent.core.store.schema import MESSAGE_COLUMNS
-from desktop_agent.core.store.search import SearchHit, find_matches, parse_query, searchable_text, to_hits
+from desktop_agent.core.store.search import (
+    SearchHit,
+    find_matches,
+    find_title_matches,
+    parse_query,
+    searchable_text,
+    to_hits,
+)
 from desktop_agent.core.store.titles import NEW_CHAT_TITLE, clip_title, one_line, title_for
 
 
@@ -39,6 +50,18 @@ class ConversationSummary:
     updated_at: float
     message_count: int
     title_is_custom: bool = False
+
+
+@dataclass(frozen=True)
+class PreviousImport:
+    """A saved chat that a chat file to import duplicates (see :meth:`ConversationStore.previous_import`).
+
+    ``imported_at`` (epoch seconds): when it was imported; None when the chat was not imported but is the one
+    the file was exported from (same id)."""
+
+    conversation_id: str
+    title: str
+    imported_at: float | None
 
 
 class ConversationStore(StoreDatabase):
@@ -302,7 +325,8 @@ class ConversationStore(StoreDatabase):
 
     @guarded
     def load(self, conversation_id: str) -> Conversation:
-        """The chat with all its messages in order (``message.id`` set). Raises :class:`ConversationNotFound`."""
+        """The chat with all its messages in order (``message.id`` set) and how its last turn failed
+        (``last_failure``, see :meth:`set_failure`). Raises :class:`ConversationNotFound`."""
         with self._lock:
             head = self.conn.execute(
                 "SELECT id, title, backend, model, created_at, updated_at FROM conversations WHERE id = ?",
@@ -314,6 +338,9 @@ class ConversationStore(StoreDatabase):
                 f"SELECT id, {MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY id",
                 (conversation_id,),
             ).fetchall()
+            failure = self.conn.execute(
+                "SELECT kind, text, failed_at FROM turn_failures WHERE conversation_id = ?", (conversation_id,)
+            ).fetchone()
         try:
             messages = [self._message_from_row(r) for r in rows]
         except ValueError as exc:  # pydantic ValidationError: a row this version can't read
@@ -321,6 +348,7 @@ class ConversationStore(StoreDatabase):
         return Conversation(
             id=head[0], title=head[1], backend=head[2], model=head[3], created_at=head[4], updated_at=head[5],
             messages=messages,
+            last_failure=TurnFailure(kind=failure[0], text=failure[1], failed_at=failure[2]) if failure else None,
         )
 
     @guarded
@@ -332,9 +360,12 @@ class ConversationStore(StoreDatabase):
 
     @guarded
     def search(self, text: str, limit: int = 50) -> list[SearchHit]:
-        """Messages containing every term of ``text``: the ``limit`` most recently saved ones, newest first.
+        """Messages containing every term of ``text``, and chats whose title contains every term: the
+        ``limit`` newest, newest first (a title hit is dated by its chat's last message).
 
-        Terms are words separated by spaces or ``"quoted phrases"``; matching is by substring,
+        A title hit (:attr:`SearchHit.in_title`) points at the chat's first message and its snippet is the
+        title; a chat whose title is its first message (the default title) gets no title hit when that message
+        is already a hit. Terms are words separated by spaces or ``"quoted phrases"``; matching is by substring,
         ASCII case-insensitive, so ``C++``, ``AND``, quotes or Chinese text are plain text, never query
         syntax. Terms of 3+ characters use the FTS5 index; shorter ones (e.g. ``天气``) are matched by
         scanning the message text (about 50 ms per 200,000 messages). An empty query returns ``[]``.
@@ -344,7 +375,35 @@ class ConversationStore(StoreDatabase):
             return []
         with self._lock:
             matches = find_matches(self.conn, terms, limit)
-        return to_hits(matches, terms)
+            titles = find_title_matches(self.conn, terms, limit)
+        return to_hits(matches, terms, titles)[: max(0, int(limit))]
+
+    # -- failed turns -------------------------------------------------------------------------------
+
+    @guarded
+    def set_failure(self, conversation_id: str, kind: str, text: str) -> None:
+        """Remember that the last turn of the chat failed: ``kind`` (the error's class name) and ``text``
+        (``str(error)``), now; replaces an earlier failure. Does nothing when the chat is not saved (the turn
+        failed before its first message) or was deleted through this store. Does not change ``updated_at``."""
+        with self._lock:
+            if conversation_id in self._deleted_chats:
+                return
+            with self._write() as conn:
+                conn.execute(
+                    "INSERT OR REPLACE INTO turn_failures (conversation_id, kind, text, failed_at) "
+                    "SELECT id, ?, ?, ? FROM conversations WHERE id = ?",
+                    (clean_text(kind), clean_text(text), time.time(), conversation_id),
+                )
+
+    @guarded
+    def clear_failure(self, conversation_id: str) -> None:
+        """Forget the chat's failed last turn (a later turn started with a new message, answered or was
+        stopped). Writes only when there is one to forget."""
+        with self._lock:
+            if not self._read("SELECT 1 FROM turn_failures WHERE conversation_id = ?", (conversation_id,)):
+                return
+            with self._write() as conn:
+                conn.execute("DELETE FROM turn_failures WHERE conversation_id = ?", (conversation_id,))
 
     # -- changing -----------------------------------------------------------------------------------
 
@@ -395,6 +454,8 @@ class ConversationStore(StoreDatabase):
                     (conversation_id,),
                 )
                 conn.execute("DELETE FROM messages WHERE conversation_id = ?", (conversation_id,))
+                conn.execute("DELETE FROM turn_failures WHERE conversation_id = ?", (conversation_id,))
+                conn.execute("DELETE FROM imports WHERE conversation_id = ?", (conversation_id,))
                 found = conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,)).rowcount > 0
             self._deleted_chats.add(conversation_id)
             self._deleted_message_ids.update(message_ids)
@@ -424,16 +485,42 @@ class ConversationStore(StoreDatabase):
         and checked before anything is written, then saved in one transaction: an empty, truncated or
         invalid file raises :class:`~desktop_agent.core.errors.ImportFailed` and imports nothing (no
         half-imported chat). The file is only read. The chat keeps its id unless a saved chat already has
-        it or a chat with it was deleted through this store.
+        it or a chat with it was deleted through this store. Importing a file again imports it again (as a
+        copy with a new id); :meth:`previous_import` tells whether it was.
         """
-        conv, custom = read_chat_file(path)
-        self._import(conv, custom)
-        return conv.id
+        return self.import_chat(read_chat_file(path))
 
     @guarded
-    def _import(self, conv: Conversation, custom: bool) -> None:
+    def import_chat(self, chat: ChatFile) -> str:
+        """Save a chat file read by :func:`~desktop_agent.core.store.chatfiles.read_chat_file` (see
+        :meth:`import_file`) and remember where it came from; returns the new chat's id."""
+        conv = chat.conversation
         with self._write() as conn:
             self._fresh_id_if_deleted(conv)
             if conn.execute("SELECT 1 FROM conversations WHERE id = ?", (conv.id,)).fetchone():
                 conv.id = new_conversation_id()
-            self._insert_conversation(conn, conv, custom)
+            self._insert_conversation(conn, conv, chat.title_is_custom)
+            conn.execute(
+                "INSERT INTO imports (conversation_id, file_sha256, source_id, imported_at) VALUES (?, ?, ?, ?)",
+                (conv.id, chat.sha256, chat.source_id, time.time()),
+            )
+        return conv.id
+
+    @guarded
+    def previous_import(self, chat: ChatFile) -> PreviousImport | None:
+        """The saved chat that ``chat`` (a file about to be imported) duplicates, or None: the newest chat
+        imported from the same file (same bytes) or from an export of the same chat (same exported id), else
+        the chat the file was exported from if it is saved here (``imported_at`` None)."""
+        rows = self._read(
+            "SELECT c.id, c.title, i.imported_at FROM imports i JOIN conversations c ON c.id = i.conversation_id "
+            "WHERE i.file_sha256 = ? OR (? IS NOT NULL AND i.source_id = ?) "
+            "ORDER BY i.imported_at DESC LIMIT 1",
+            (chat.sha256, chat.source_id, chat.source_id),
+        )
+        if rows:
+            return PreviousImport(rows[0][0], rows[0][1], rows[0][2])
+        if chat.source_id is not None:
+            rows = self._read("SELECT id, title FROM conversations WHERE id = ?", (chat.source_id,))
+            if rows:
+                return PreviousImport(rows[0][0], rows[0][1], None)
+        return None

@@ -8,6 +8,11 @@
 - ``message_text``: each message's searchable text (its content plus the names and arguments of its
   tool calls), row id = message id; ``message_fts`` is an external-content FTS5 index over it
   (``trigram`` tokenizer, so substrings and Chinese text are found), kept in sync by triggers.
+- ``turn_failures`` (schema 2): the failure of a chat's last turn, one row per chat at most —
+  conversation id, ``kind`` (the error's class name), ``text`` (``str(error)``), ``failed_at``.
+- ``imports`` (schema 3): where an imported chat came from — conversation id, ``file_sha256`` (of the file's
+  bytes), ``source_id`` (the chat id written in our JSON export, NULL for other files), ``imported_at``.
+- Rows of both go with their chat (``ON DELETE CASCADE``; the store also deletes them itself).
 - ``PRAGMA user_version`` is the schema version; :data:`MIGRATIONS` lists the functions that bring a
   database from version *n* to *n + 1* (:func:`desktop_agent.core.store.opening.migrate` runs them).
 """
@@ -77,9 +82,33 @@ def _migrate_to_1(conn: sqlite3.Connection) -> None:
     )
 
 
+def _migrate_to_2(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE turn_failures (
+            conversation_id TEXT PRIMARY KEY REFERENCES conversations (id) ON DELETE CASCADE,
+            kind TEXT NOT NULL,
+            text TEXT NOT NULL,
+            failed_at REAL NOT NULL
+        )"""
+    )
+
+
+def _migrate_to_3(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE imports (
+            conversation_id TEXT PRIMARY KEY REFERENCES conversations (id) ON DELETE CASCADE,
+            file_sha256 TEXT NOT NULL,
+            source_id TEXT,
+            imported_at REAL NOT NULL
+        )"""
+    )
+    conn.execute("CREATE INDEX imports_by_file ON imports (file_sha256)")
+    conn.execute("CREATE INDEX imports_by_source ON imports (source_id)")
+
+
 #: ``MIGRATIONS[n]`` brings a database from schema version ``n`` to ``n + 1`` (inside one transaction).
 #: Append a function to change the schema; never edit a released one.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_to_1]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_to_1, _migrate_to_2, _migrate_to_3]
 
 
 def schema_version() -> int:

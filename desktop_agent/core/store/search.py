@@ -1,20 +1,27 @@
-"""Full-text search over saved messages: what text is indexed, query terms, the query, snippets.
+"""Full-text search over saved messages and chat titles: what text is indexed, query terms, the queries,
+snippets.
 
 Each message's searchable text (:func:`searchable_text`) is in ``message_text`` and indexed by the FTS5
-table ``message_fts`` (trigram tokenizer, see :mod:`.schema`). :func:`find_matches` runs a search under
-the store's lock; :func:`to_hits` cuts the snippets afterwards, outside it.
+table ``message_fts`` (trigram tokenizer, see :mod:`.schema`). Titles (at most
+:data:`~.titles.MAX_TITLE_CHARS` characters, one row per chat) are matched by scanning ``conversations``.
+:func:`find_matches` and :func:`find_title_matches` run a search under the store's lock; :func:`to_hits`
+cuts the snippets afterwards, outside it.
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from desktop_agent.core.messages import Message
+from desktop_agent.core.store.titles import NEW_CHAT_TITLE
 
 #: Highlight marks in :attr:`SearchHit.snippet`.
 MARK_START, MARK_END = "«", "»"
+#: :attr:`SearchHit.role` of a hit in a chat's title.
+TITLE_ROLE = "title"
 #: Characters of context a snippet keeps around the first match.
 SNIPPET_CHARS = 64
 # private highlight marks: replaced by spaces in the indexed text, so no saved text can contain them
@@ -23,10 +30,12 @@ _HL_START, _HL_END = "\x02", "\x03"
 
 @dataclass(frozen=True)
 class SearchHit:
-    """One message matching a search.
+    """One message, or one chat title, matching a search.
 
     ``parts`` is the snippet as ``(text, highlighted)`` pieces (for rich rendering); ``snippet`` is the
-    same text on one line with each match between ``«`` and ``»``; ``…`` marks cut text.
+    same text on one line with each match between ``«`` and ``»``; ``…`` marks cut text. A title hit
+    (:attr:`in_title`) has ``role`` :data:`TITLE_ROLE`, the id of the chat's first message, the chat's last
+    update as ``created_at``, and the title as its snippet.
     """
 
     conversation_id: str
@@ -38,6 +47,11 @@ class SearchHit:
     parts: tuple[tuple[str, bool], ...]
 
     @property
+    def in_title(self) -> bool:
+        """The chat's title matched (not one of its messages)."""
+        return self.role == TITLE_ROLE
+
+    @property
     def snippet(self) -> str:
         return "".join(f"{MARK_START}{t}{MARK_END}" if hl else t for t, hl in self.parts)
 
@@ -45,6 +59,21 @@ class SearchHit:
 #: One message found by :func:`find_matches`: message id, conversation id, chat title, role, created_at,
 #: model, searchable text.
 Match = tuple[int, str, str, str, float, str | None, str]
+#: One chat found by :func:`find_title_matches`: conversation id, title, updated_at, model, id of its first message.
+TitleMatch = tuple[str, str, float, str | None, int]
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def contains_all(text: str, terms: list[str]) -> bool:
+    """Whether ``text`` contains every term, ASCII case-insensitive (as the queries match)."""
+    low = text.translate(_ASCII_LOWER)
+    return all(t.translate(_ASCII_LOWER) in low for t in terms)
+
+
+def _like(term: str) -> str:
+    """A LIKE pattern matching ``term`` anywhere (``%``, ``_`` and ``\\`` in it escaped; ESCAPE '\\')."""
+    return "%" + re.sub(r"([%_\\])", r"\\\1", term) + "%"
 
 
 def searchable_text(message: Message) -> str:
@@ -115,7 +144,7 @@ def find_matches(conn: sqlite3.Connection, terms: list[str], limit: int) -> list
         # terms shorter than a trigram can't use the index: scan the text table, newest first
         # (LIKE is ASCII case-insensitive like the index; % _ and \ in the term are escaped)
         where = ["text LIKE ? ESCAPE '\\'"] * len(short_terms)
-        params = ["%" + re.sub(r"([%_\\])", r"\\\1", t) + "%" for t in short_terms]
+        params = [_like(t) for t in short_terms]
         sql = f"SELECT id FROM message_text WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?"
     ids = [r[0] for r in conn.execute(sql, (*params, int(limit))).fetchall()]
     if not ids:
@@ -134,11 +163,40 @@ def find_matches(conn: sqlite3.Connection, terms: list[str], limit: int) -> list
     return [(mid, *info[mid], texts.get(mid, "")) for mid in ids if mid in info]
 
 
-def to_hits(matches: list[Match], terms: list[str]) -> list[SearchHit]:
-    """The matches as :class:`SearchHit` with their snippets, newest message first."""
+def find_title_matches(conn: sqlite3.Connection, terms: list[str], limit: int) -> list[TitleMatch]:
+    """The ``limit`` most recently updated chats whose title contains every term (``terms`` not empty),
+    newest first — matched like messages (substring, ASCII case-insensitive). Run it under the store's lock.
+
+    Left out: a default title (the chat's first user message) when that message contains every term too —
+    its message hit shows the same text; the placeholder title of a chat without a user message; a chat
+    without messages (nothing to open)."""
+    where = " AND ".join(["c.title LIKE ? ESCAPE '\\'"] * len(terms))
+    rows = conn.execute(
+        "SELECT c.id, c.title, c.updated_at, c.model, c.title_is_custom, "
+        "(SELECT m.id FROM messages m WHERE m.conversation_id = c.id ORDER BY m.id LIMIT 1), "
+        "(SELECT t.text FROM messages m JOIN message_text t ON t.id = m.id WHERE m.conversation_id = c.id "
+        " AND m.role = 'user' AND trim(m.content) != '' ORDER BY m.id LIMIT 1) "
+        f"FROM conversations c WHERE {where} AND (c.title_is_custom OR c.title != ?) "
+        "ORDER BY c.updated_at DESC, c.id DESC LIMIT ?",
+        (*(_like(t) for t in terms), NEW_CHAT_TITLE, int(limit)),
+    ).fetchall()
+    return [
+        (cid, title, updated_at, model, first_id)
+        for cid, title, updated_at, model, custom, first_id, first_user_text in rows
+        if first_id is not None and (custom or not contains_all(first_user_text or "", terms))
+    ]
+
+
+def to_hits(matches: list[Match], terms: list[str], titles: Sequence[TitleMatch] = ()) -> list[SearchHit]:
+    """The matches (messages, then chat titles) as :class:`SearchHit` with their snippets, newest first (a
+    title hit dated by its chat's last update)."""
     hits = [
         SearchHit(conv_id, mid, title, role, created_at, model, snippet_parts(text, terms))
         for mid, conv_id, title, role, created_at, model, text in matches
+    ]
+    hits += [
+        SearchHit(conv_id, first_id, title, TITLE_ROLE, updated_at, model, snippet_parts(title, terms))
+        for conv_id, title, updated_at, model, first_id in titles
     ]
     hits.sort(key=lambda h: (h.created_at, h.message_id), reverse=True)
     return hits

@@ -25,7 +25,7 @@ from desktop_agent.ui.chat.empty_state import EmptyState
 from desktop_agent.ui.chat.parts import FRAME_MS
 from desktop_agent.ui.chat.style import chat_style_sheet
 from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
-from desktop_agent.ui.errors import ErrorView, describe
+from desktop_agent.ui.errors import ErrorView, describe, describe_saved
 
 
 def display_blocks(messages: list[Message]) -> list[tuple[str, list[Message]]]:
@@ -115,6 +115,9 @@ class ChatView(QScrollArea):
         self.live: AssistantTurn | None = None
         #: the text of the running turn until its user message arrives (MessageAdded)
         self._unsent: str | None = None
+        #: the card of the loaded chat's failed last turn (``Conversation.last_failure``): shown after the
+        #: newest block whenever the newest page is shown, until a turn starts
+        self._saved_failure: ErrorView | None = None
         self._follow = True
         self._anchor_from_bottom: int | None = None
         bar = self.verticalScrollBar()
@@ -161,6 +164,7 @@ class ChatView(QScrollArea):
     def clear(self) -> None:
         self._tick.stop()
         self.live = None
+        self._saved_failure = None
         self._remove_widgets()
         self._items, self._lo, self._hi = [], 0, 0
         self._update_buttons()
@@ -168,9 +172,12 @@ class ChatView(QScrollArea):
         self._follow = True
 
     def set_conversation(self, conversation: Conversation) -> None:
-        """Show a saved conversation: only the newest :attr:`PAGE` blocks are created now."""
+        """Show a saved conversation: only the newest :attr:`PAGE` blocks are created now. When its last turn
+        failed (``conversation.last_failure``) that error follows, with Retry (:func:`describe_saved`)."""
         self.clear()
         self._items = display_blocks(conversation.messages)
+        failure = conversation.last_failure
+        self._saved_failure = describe_saved(failure.kind, failure.text) if failure is not None else None
         self._show_range(max(0, len(self._items) - self.PAGE), len(self._items))
         self._follow = True
         self._scroll_to_bottom()
@@ -179,6 +186,8 @@ class ChatView(QScrollArea):
         """Create the widgets for items[lo:hi] only (a fresh window onto the conversation)."""
         self._remove_widgets()
         widgets = [self._make_block(kind, msgs) for kind, msgs in self._items[lo:hi]]
+        if hi == len(self._items) and self._saved_failure is not None:
+            widgets.append(self._error_card(self._saved_failure))
         for i, w in enumerate(widgets):
             self.col.insertWidget(2 + i, w)
         self.blocks = widgets
@@ -217,6 +226,10 @@ class ChatView(QScrollArea):
             self.col.insertWidget(2 + len(self.blocks), w)
             self.blocks.append(w)
         self._hi += len(take)
+        if take and self._hi == len(self._items) and self._saved_failure is not None:
+            card = self._error_card(self._saved_failure)
+            self.col.insertWidget(2 + len(self.blocks), card)
+            self.blocks.append(card)
         self._after_change()
         return len(take)
 
@@ -284,10 +297,13 @@ class ChatView(QScrollArea):
         self._follow = True
         return self._append(self._user_bubble(Message(role="user", content=text)))
 
-    def add_error(self, info: ErrorView) -> ErrorCard:
+    def _error_card(self, info: ErrorView) -> ErrorCard:
         card = ErrorCard(self.ctx, info)
         card.error_action.connect(self.error_action)
-        return self._append(card)
+        return card
+
+    def add_error(self, info: ErrorView) -> ErrorCard:
+        return self._append(self._error_card(info))
 
     def remove_block(self, w: QWidget) -> None:
         if w in self.blocks:
@@ -303,6 +319,7 @@ class ChatView(QScrollArea):
     def handle(self, ev: object) -> None:
         """Render one event from :class:`~desktop_agent.ui.agent_runner.AgentRunner`."""
         if isinstance(ev, TurnStarted):
+            self._saved_failure = None  # the new turn answers it, or fails with its own error
             if ev.user_text is None and self.blocks and isinstance(self.blocks[-1], ErrorCard):
                 self.remove_block(self.blocks[-1])  # a Retry: the new turn replaces the error
             for card in self.error_cards():  # a new message after an older error: its actions are stale

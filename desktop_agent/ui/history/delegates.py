@@ -23,6 +23,8 @@ from desktop_agent.ui import theme
 from desktop_agent.ui.history.models import HitRole, KindRole, SummaryRole, date_label
 
 _PAD_X, _PAD_Y, _GAP = 10, 6, 2
+#: how a search hit names where the match is
+_WHO = {"user": "You", "assistant": "Assistant", "tool": "Tool result", "title": "Title"}
 
 
 def _small(font: QFont, delta: float = 1.5) -> QFont:
@@ -60,13 +62,17 @@ class ChatDelegate(_RowDelegate):
     def __init__(self, today: Callable[[], _dt.date], parent=None):
         super().__init__(parent)
         self._today = today
+        #: font key → (header size, chat size): the list asks for every loaded row's size at each layout
+        self._sizes: dict[str, tuple[QSize, QSize]] = {}
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802
-        fm = QFontMetrics(option.font)
-        small = QFontMetrics(_small(option.font))
-        if index.data(KindRole) == "header":
-            return QSize(120, small.height() + 14)
-        return QSize(120, fm.height() + small.height() + 2 * _PAD_Y + _GAP)
+        sizes = self._sizes.get(option.font.key())
+        if sizes is None:
+            fm = QFontMetrics(option.font)
+            small = QFontMetrics(_small(option.font))
+            sizes = (QSize(120, small.height() + 14), QSize(120, fm.height() + small.height() + 2 * _PAD_Y + _GAP))
+            self._sizes[option.font.key()] = sizes
+        return QSize(sizes[0] if index.data(KindRole) == "header" else sizes[1])
 
     def paint(self, painter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         painter.save()
@@ -188,7 +194,7 @@ class HitDelegate(_RowDelegate):
             when_w = sfm.horizontalAdvance(when)
             head = QRect(r.left(), r.top(), r.width(), sfm.height())
             painter.drawText(head, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), when)
-            who = {"user": "You", "assistant": "Assistant", "tool": "Tool result"}.get(hit.role, hit.role)
+            who = _WHO.get(hit.role, hit.role)
             label = f"{hit.title} · {who}"
             painter.drawText(
                 QRect(head.left(), head.top(), max(0, head.width() - when_w - 8), head.height()),

@@ -1,13 +1,16 @@
-"""The history panel's dialogs: where to export a chat, which file to import, confirming a delete."""
+"""The history panel's dialogs: where to export a chat, which file to import, importing a chat again,
+confirming a delete."""
 
 from __future__ import annotations
 
+import datetime as _dt
 import re
 from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from desktop_agent.core.store import ConversationSummary
+from desktop_agent.core.store.conversations import PreviousImport
 
 
 def safe_file_name(title: str) -> str:
@@ -16,18 +19,44 @@ def safe_file_name(title: str) -> str:
     return (name[:60].rstrip() or "chat")
 
 
-def ask_export_path(parent: QWidget, title: str, fmt: str) -> str | None:
-    """Ask where to export the chat ``title`` as ``fmt`` (``"md"`` or ``"json"``); None if cancelled."""
+def ask_export_path(parent: QWidget, title: str, fmt: str, folder: Path) -> str | None:
+    """Ask where to export the chat ``title`` as ``fmt`` (``"md"`` or ``"json"``), starting in ``folder``;
+    None if cancelled."""
     suffix, filt = (".md", "Markdown (*.md)") if fmt == "md" else (".json", "JSON (*.json)")
-    start = str(Path.home() / (safe_file_name(title) + suffix))
+    start = str(folder / (safe_file_name(title) + suffix))
     path, _ = QFileDialog.getSaveFileName(parent, "Export chat", start, f"{filt};;All files (*)")
     return path or None
 
 
-def ask_import_path(parent: QWidget) -> str | None:
-    """Ask which chat file to import; None if cancelled."""
-    path, _ = QFileDialog.getOpenFileName(parent, "Import chat", str(Path.home()), "Chat files (*.json);;All files (*)")
+def ask_import_path(parent: QWidget, folder: Path) -> str | None:
+    """Ask which chat file to import, starting in ``folder``; None if cancelled."""
+    path, _ = QFileDialog.getOpenFileName(parent, "Import chat", str(folder), "Chat files (*.json);;All files (*)")
     return path or None
+
+
+def when_text(ts: float) -> str:
+    """A date and time for a sentence: "3 Nov 2025 at 14:32" (local time)."""
+    d = _dt.datetime.fromtimestamp(ts)
+    return f"{d.day} {d.strftime('%b %Y')} at {d.strftime('%H:%M')}"
+
+
+def confirm_import_again(parent: QWidget, previous: PreviousImport) -> bool:
+    """Ask before importing a chat that is already saved (``previous``); Cancel is the default. True if the
+    user chose to import it again as a copy."""
+    box = QMessageBox(parent)
+    box.setObjectName("historyImportAgain")
+    box.setIcon(QMessageBox.Icon.Question)
+    box.setWindowTitle("Import chat")
+    if previous.imported_at is not None:
+        box.setText(f"This chat was already imported on {when_text(previous.imported_at)}. Import it again as a copy?")
+    else:
+        box.setText("This chat is already in your history. Import it again as a copy?")
+    box.setInformativeText(f"The saved chat: “{previous.title}”.")
+    again = box.addButton("Import copy", QMessageBox.ButtonRole.AcceptRole)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    box.exec()
+    return box.clickedButton() is again
 
 
 def confirm_delete(parent: QWidget, s: ConversationSummary) -> bool:

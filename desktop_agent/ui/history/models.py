@@ -50,11 +50,13 @@ class ChatListModel(QAbstractListModel):
     """Saved chats with group header rows, loaded a page at a time (``fetchMore``).
 
     Rows are ``("header", group)`` or ``("chat", ConversationSummary)``. ``today`` (a callable giving
-    the local date) is a test hook. Store errors are reported through ``failed(str)``.
+    the local date) is a test hook. Store errors are reported through ``failed(str)``; a title edited in the
+    list (``setData``) through ``renamed(str id, str title)``.
     """
 
     PAGE = 100
     failed = Signal(str)
+    renamed = Signal(str, str)
 
     def __init__(self, store, parent=None, today: Callable[[], _dt.date] = _dt.date.today):
         super().__init__(parent)
@@ -120,6 +122,43 @@ class ChatListModel(QAbstractListModel):
             self._rows += rows
             self.endInsertRows()
         self._loaded += len(batch)
+
+    def note_saved(self, s: ConversationSummary) -> None:
+        """Show the chat ``s`` (just saved: the most recently updated) at the top of the list — added if it was
+        not listed, else moved up and updated — without reloading the list: a few row changes, whatever the
+        number of chats."""
+        row = self.row_of(s.id)
+        group = group_of(s.updated_at, self._today())
+        top = 1 if self._rows and self._rows[0] == ("header", group) else None
+        if row is not None and row == top:
+            self._rows[row] = ("chat", s)
+            self.dataChanged.emit(self.index(row), self.index(row))
+            return
+        if row is not None:
+            first = row
+            # its group header goes too when it was the only chat of its group
+            alone = self._rows[row - 1][0] == "header" and (
+                row + 1 == len(self._rows) or self._rows[row + 1][0] == "header"
+            )
+            if alone:
+                first = row - 1
+            self.beginRemoveRows(QModelIndex(), first, row)
+            del self._rows[first : row + 1]
+            self.endRemoveRows()
+        else:
+            self._ids.add(s.id)
+            self._loaded += 1  # every listed chat moved one place down in the store's order
+            try:
+                self._total = self.store.count()  # one more when it is a new chat
+            except StoreError:
+                self._total = max(self._total, self._loaded)
+        if self._rows and self._rows[0] == ("header", group):
+            self.beginInsertRows(QModelIndex(), 1, 1)
+            self._rows.insert(1, ("chat", s))
+        else:
+            self.beginInsertRows(QModelIndex(), 0, 1)
+            self._rows[0:0] = [("header", group), ("chat", s)]
+        self.endInsertRows()
 
     # -- access ------------------------------------------------------------------------------------
 
@@ -192,6 +231,7 @@ class ChatListModel(QAbstractListModel):
             return False
         self._rows[index.row()] = ("chat", new)
         self.dataChanged.emit(index, index)
+        self.renamed.emit(new.id, new.title)
         return True
 
 

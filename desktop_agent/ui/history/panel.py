@@ -5,17 +5,24 @@
 - the chats, most recently updated first, grouped *Today* / *Yesterday* / *Previous 7 days* / *Older*,
   each with its title, model and date. The list model (:class:`~.models.ChatListModel`) loads 100 chats at a
   time as the list scrolls (``canFetchMore``/``fetchMore``), so 10,000 chats open instantly;
-- a search box: full-text search over every message (:meth:`ConversationStore.search`), results with the
-  matching text highlighted; Enter (or a click) opens the chat at that message;
+- a search box: full-text search over every message and chat title (:meth:`ConversationStore.search`),
+  results with the matching text highlighted; Enter (or a click) opens the chat at that message (a title
+  hit opens the chat). No result is selected before one is opened;
 - rename (F2 or double-click: inline editor), delete (Del, after a confirmation), export to Markdown or
   JSON (a file dialog; written atomically), import JSON (our export or the seed's
-  ``chat_<model>_<time>.json``); problems show in a line at the bottom of the panel, never a traceback.
+  ``chat_<model>_<time>.json``; a chat imported before, or exported from this history, is imported again
+  only after asking); problems show in a line at the bottom of the panel, never a traceback. The export
+  and import dialogs open in the folder the last export or import went to (remembered in ``window.ini``).
+
+The window tells the panel which chat it shows (:meth:`HistoryPanel.show_current`; None: a new, unsaved
+chat): that row is highlighted, also after a delete or a refresh. After a message was saved call
+:meth:`HistoryPanel.note_saved` (a few row changes, cheap on every message) or :meth:`HistoryPanel.refresh`
+(reloads the list and re-runs the search).
 
 Signals: ``conversation_activated(str id)`` (open this chat), ``message_activated(str id, int
 message_id)`` (open it at that message — a search hit), ``conversation_deleted(str id)``,
-``conversation_renamed(str id, str title)``, ``status_message(str)`` (for the status bar). Call
-:meth:`HistoryPanel.refresh` after a turn was saved. A chat deleted while its answer still streams stays
-deleted: the store refuses later saves into it.
+``conversation_renamed(str id, str title)``, ``status_message(str)`` (for the status bar). A chat deleted
+while its answer still streams stays deleted: the store refuses later saves into it.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ import datetime as _dt
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import QEvent, QModelIndex, QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QPoint, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -39,12 +46,26 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_agent.core import paths
 from desktop_agent.core.errors import StoreError
-from desktop_agent.core.store.chatfiles import atomic_write_text
+from desktop_agent.core.store.chatfiles import atomic_write_text, read_chat_file
 from desktop_agent.ui import theme
 from desktop_agent.ui.history.delegates import ChatDelegate, HitDelegate
-from desktop_agent.ui.history.dialogs import ask_export_path, ask_import_path, confirm_delete
-from desktop_agent.ui.history.models import ChatListModel, IdRole, KindRole, MessageIdRole, SearchModel
+from desktop_agent.ui.history.dialogs import ask_export_path, ask_import_path, confirm_delete, confirm_import_again
+from desktop_agent.ui.history.models import ChatListModel, HitRole, IdRole, KindRole, SearchModel
+
+#: ``window.ini`` key of the folder the last export or import went to
+LAST_FOLDER_KEY = "history/last_folder"
+
+
+def result_count(hits: list, more: bool = False) -> str:
+    """"3 messages found", "1 title and 2 messages found" (``more``: the list was cut, "2+ messages")."""
+    titles = sum(1 for h in hits if h.in_title)
+    messages = len(hits) - titles
+    counts = [(n, word) for n, word in ((titles, "title"), (messages, "message")) if n]
+    parts = [f"{n}{'+' if more and i == len(counts) - 1 else ''} {word}{'s' if n != 1 else ''}"
+             for i, (n, word) in enumerate(counts)]
+    return " and ".join(parts) + " found"
 
 
 class _ListView(QListView):
@@ -83,6 +104,8 @@ class HistoryPanel(QWidget):
         super().__init__(parent)
         self.store = store
         self._today = today
+        #: the chat the window shows (see show_current)
+        self._shown: str | None = None
         self.setObjectName("historyPanel")
         self.setAccessibleName("Chat history")
         self.setMinimumWidth(200)
@@ -92,7 +115,9 @@ class HistoryPanel(QWidget):
         self.search_box.setAccessibleName("Search all chats")
         self.search_box.setPlaceholderText("Search all chats…")
         self.search_box.setClearButtonEnabled(True)
-        self.search_box.setToolTip("Full-text search over every message. Enter opens the chat at the first result.")
+        self.search_box.setToolTip(
+            "Full-text search over every message and chat title. Enter opens the chat at the first result."
+        )
 
         self.model = ChatListModel(store, self, today=today)
         self.list = _ListView(self)
@@ -235,7 +260,7 @@ class HistoryPanel(QWidget):
         self.model.failed.connect(self.show_error)
         self.model.modelReset.connect(self._update_state)
         self.model.rowsInserted.connect(lambda *_: self._update_state())
-        self.model.dataChanged.connect(self._on_renamed)
+        self.model.renamed.connect(self.conversation_renamed)
 
         self._style()
         self.refresh()
@@ -244,7 +269,7 @@ class HistoryPanel(QWidget):
 
     def refresh(self) -> None:
         """Reload the list from the store (keeps the selection); re-run the search if one is shown."""
-        current = self.current_id()
+        current = self.current_id() or self._shown
         scroll = self.list.verticalScrollBar().value()
         self.model.reload()
         if current is not None:
@@ -255,6 +280,39 @@ class HistoryPanel(QWidget):
         self._update_state()
 
     reload = refresh
+
+    def show_current(self, conversation_id: str | None) -> None:
+        """The window shows this chat (None: a new, unsaved one): highlight its row — loading pages until it
+        is listed — or nothing. Emits nothing (the chat is already open)."""
+        self._shown = conversation_id
+        if conversation_id is None or not self._is_saved(conversation_id) or not self.select(conversation_id):
+            self.list.selectionModel().clear()
+            self.list.setCurrentIndex(QModelIndex())
+        self._update_actions()
+
+    def _is_saved(self, conversation_id: str) -> bool:
+        """Whether the store has the chat (before paging through the whole list looking for it)."""
+        if self.model.row_of(conversation_id) is not None:
+            return True
+        try:
+            self.store.summary(conversation_id)
+        except StoreError:  # ConversationNotFound: not saved yet
+            return False
+        return True
+
+    def note_saved(self, conversation_id: str) -> None:
+        """A message of this chat was saved: show it at the top of the list (added when it is new) without
+        reloading the list — one summary read and a few row changes. The shown chat stays highlighted."""
+        try:
+            s = self.store.summary(conversation_id)
+        except StoreError as exc:  # e.g. deleted meanwhile
+            self.show_error(str(exc))
+            return
+        current = self.current_id()
+        self.model.note_saved(s)
+        if current is not None and current != self.current_id():
+            self.select(current, fetch=False)
+        self._update_state()
 
     def current_id(self) -> str | None:
         """The id of the selected chat in the list (None when nothing is selected)."""
@@ -326,7 +384,6 @@ class HistoryPanel(QWidget):
             return False
         if confirm and not confirm_delete(self, s):
             return False
-        row = self.model.row_of(conversation_id)
         try:
             self.store.delete(conversation_id)
         except StoreError as exc:
@@ -334,11 +391,9 @@ class HistoryPanel(QWidget):
             return False
         self.clear_error()
         self.refresh()
-        if row is not None:  # keep the selection near where it was
-            for r in (row, row - 1, row + 1, row - 2):
-                if self.model.summary(r) is not None:
-                    self.list.setCurrentIndex(self.model.index(r))
-                    break
+        if self._shown == conversation_id:
+            self._shown = None  # the window leaves it (and calls show_current with what it shows next)
+        self.show_current(self._shown)
         self.status_message.emit(f"Deleted “{s.title}”.")
         self.conversation_deleted.emit(conversation_id)
         return True
@@ -356,7 +411,7 @@ class HistoryPanel(QWidget):
             self.show_error(str(exc))
             return None
         if path is None:
-            path = ask_export_path(self, s.title, fmt)
+            path = ask_export_path(self, s.title, fmt, self.last_folder())
             if path is None:
                 return None
         try:
@@ -364,18 +419,26 @@ class HistoryPanel(QWidget):
         except OSError as exc:
             self.show_error(f"Could not write {path}: {exc.strerror or exc}.")
             return None
+        self._remember_folder(Path(path).parent)
         self.clear_error()
         self.status_message.emit(f"Exported “{s.title}” to {path}.")
         return Path(path)
 
     def import_chat(self, path: str | None = None) -> str | None:
-        """Import a chat file (asked with a file dialog when None); opens it and returns its id."""
+        """Import a chat file (asked with a file dialog when None); opens it and returns its id. A chat that
+        was imported before (same file, or an export of the same chat) or that is saved here is imported
+        again, as a copy, only if the user says so (None otherwise)."""
         if path is None:
-            path = ask_import_path(self)
+            path = ask_import_path(self, self.last_folder())
             if path is None:
                 return None
+        self._remember_folder(Path(path).parent)
         try:
-            cid = self.store.import_file(path)
+            chat = read_chat_file(path)
+            previous = self.store.previous_import(chat)
+            if previous is not None and not confirm_import_again(self, previous):
+                return None
+            cid = self.store.import_chat(chat)
             s = self.store.summary(cid)
         except StoreError as exc:  # ImportFailed: empty / truncated / not a chat — nothing was imported
             self.show_error(str(exc))
@@ -387,6 +450,28 @@ class HistoryPanel(QWidget):
         self.status_message.emit(f"Imported “{s.title}” ({s.message_count} messages).")
         self._emit_open(cid)
         return cid
+
+    def last_folder(self) -> Path:
+        """Where the export and import dialogs open: the folder of the last export or import (if it still
+        exists), else the home folder."""
+        try:
+            value = self._settings().value(LAST_FOLDER_KEY, "")
+        except Exception:  # noqa: BLE001 - a damaged window.ini only loses the remembered folder
+            value = ""
+        folder = Path(value) if isinstance(value, str) and value else None
+        return folder if folder is not None and folder.is_dir() else Path.home()
+
+    def _remember_folder(self, folder: Path) -> None:
+        try:
+            qs = self._settings()
+            qs.setValue(LAST_FOLDER_KEY, str(folder.resolve()))
+            qs.sync()
+        except Exception:  # noqa: BLE001 - not remembering the folder must not fail an export or import
+            pass
+
+    @staticmethod
+    def _settings() -> QSettings:
+        return QSettings(str(paths.config_dir() / "window.ini"), QSettings.Format.IniFormat)
 
     # -- internals ---------------------------------------------------------------------------------
 
@@ -465,10 +550,15 @@ class HistoryPanel(QWidget):
             self._emit_open(idx.data(IdRole))
 
     def _open_hit(self, idx: QModelIndex) -> None:
+        """Open a search result (and highlight it): a message hit at its message, a title hit as the chat."""
         if not idx.isValid():
             return
-        cid, mid = idx.data(IdRole), idx.data(MessageIdRole)
-        self.message_activated.emit(cid, int(mid))
+        self.results.setCurrentIndex(idx)
+        hit = idx.data(HitRole)
+        if hit.in_title:
+            self._emit_open(hit.conversation_id)
+        else:
+            self.message_activated.emit(hit.conversation_id, int(hit.message_id))
 
     def _search_enter(self) -> None:
         """Enter in the search box: search now, then open the selected (or first) result."""
@@ -490,11 +580,9 @@ class HistoryPanel(QWidget):
         except StoreError as exc:
             self.show_error(str(exc))
             hits = []
-        self.search_model.set_hits(hits)
+        self.search_model.set_hits(hits)  # (no result is selected before one is opened)
         if hits:
-            n = len(hits)
-            self.result_label.setText(f"{n}{'+' if n >= 100 else ''} message{'s' if n != 1 else ''} found")
-            self.results.setCurrentIndex(self.search_model.index(0))
+            self.result_label.setText(result_count(hits, more=len(hits) >= 100))
         else:
             self.result_label.setText("")
             self.no_results.setText(f"No message contains “{text}”.")
@@ -502,11 +590,6 @@ class HistoryPanel(QWidget):
         self.results.setVisible(bool(hits))
         self.no_results.setVisible(not hits)
         self._update_state()
-
-    def _on_renamed(self, top_left: QModelIndex, _bottom_right: QModelIndex, _roles=None) -> None:
-        s = self.model.summary(top_left.row())
-        if s is not None:
-            self.conversation_renamed.emit(s.id, s.title)
 
     def _context_menu(self, pos: QPoint) -> None:
         idx = self.list.indexAt(pos)
