@@ -12,19 +12,24 @@ The API for tool authors is :func:`tool`::
         return f"Hello, {name}!"
 """
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # type checkers see the real names; at run time __getattr__ imports them on first use
+    from desktop_agent.core.tools.decorator import ToolError, tool
+
 __version__ = "0.1.0"
 
 __all__ = ["ToolError", "__version__", "tool"]
 
 
-def __getattr__(name: str):
-    # Lazy so that `import desktop_agent` stays cheap (pydantic is imported only when tools are used).
+def __getattr__(name: str) -> Any:
+    # Lazy so that `import desktop_agent` stays cheap; the decorator module itself needs no pydantic.
     if name == "tool":
-        from desktop_agent.core.tooling import tool
+        from desktop_agent.core.tools.decorator import tool
 
         return tool
     if name == "ToolError":
-        from desktop_agent.core.tooling import ToolError
+        from desktop_agent.core.tools.decorator import ToolError
 
         return ToolError
     raise AttributeError(name)

@@ -15,8 +15,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from desktop_agent import tool
-from desktop_agent.core.tooling import ToolError
+from desktop_agent import ToolError, tool
 
 #: Longest accepted expression, in characters.
 MAX_LENGTH = 500

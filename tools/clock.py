@@ -13,8 +13,7 @@ from typing import Annotated, Optional
 
 from pydantic import Field
 
-from desktop_agent import tool
-from desktop_agent.core.tooling import ToolError
+from desktop_agent import ToolError, tool
 
 
 def _now(zone: dt.tzinfo | None = None) -> dt.datetime:

@@ -22,8 +22,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from desktop_agent import tool
-from desktop_agent.core.tooling import ToolError
+from desktop_agent import ToolError, tool
 
 GEOCODING_URL = "https://geocoding-api.open-meteo.com/v1/search"
 FORECAST_URL = "https://api.open-meteo.com/v1/forecast"

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from desktop_agent.core.messages import Conversation
     from desktop_agent.core.session import ChatSession
     from desktop_agent.core.settings import Settings
-    from desktop_agent.core.tooling import ToolRegistry
+    from desktop_agent.core.tools.registry import ToolRegistry
 
 #: lines that end the stdin session (case-insensitive)
 QUIT_WORDS = frozenset({"bye", "exit", "quit", "/bye", "/exit", "/quit"})

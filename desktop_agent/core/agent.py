@@ -50,7 +50,7 @@ from desktop_agent.core.textcalls import JsonToolCallGate
 from desktop_agent.core.thinktags import MOVED, TEXT, THINKING, ThinkSplitter, looks_like_reasoning_model
 
 if TYPE_CHECKING:
-    from desktop_agent.core.tooling import ToolRegistry
+    from desktop_agent.core.tools.registry import ToolRegistry
 
 __all__ = ["DEFAULT_SYSTEM_PROMPT", "Agent", "UnexpectedError"]
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from desktop_agent.core.agent import Agent, OnMessage
     from desktop_agent.core.backends.base import ChatBackend
     from desktop_agent.core.secrets import SecretStore
-    from desktop_agent.core.tooling import ToolRegistry
+    from desktop_agent.core.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
 
@@ -219,8 +219,8 @@ def build_registry(settings: Settings, extra_dirs: Iterable[str] = (),
                    approver: Callable[[Any, dict[str, Any]], bool] | None = None) -> tuple[ToolRegistry, list[str]]:
     """The tool registry for ``settings`` (shipped tools, the tools folder, ``settings.tools.dirs`` and
     ``extra_dirs``) and the problems met loading it (one line each)."""
-    from desktop_agent.core.tool_loader import load_tools
-    from desktop_agent.core.tooling import ToolRegistry
+    from desktop_agent.core.tools.loader import load_tools
+    from desktop_agent.core.tools.registry import ToolRegistry
 
     registry = ToolRegistry(timeout_s=settings.tools.timeout_s, output_cap=settings.tools.output_cap,
                             approver=approver)

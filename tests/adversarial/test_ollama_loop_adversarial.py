@@ -14,7 +14,7 @@ from desktop_agent.core.backends.ollama import OllamaBackend
 from desktop_agent.core.events import AnswerFinished, TextDelta, ToolCallStarted, TurnFailed
 from desktop_agent.core.messages import Conversation
 from desktop_agent.core.store import ConversationStore
-from desktop_agent.core.tooling import ToolRegistry
+from desktop_agent.core.tools.registry import ToolRegistry
 
 ran: list[tuple[str, Any]] = []
 

@@ -12,7 +12,8 @@ from typing import Any, Literal, Union
 import pytest
 from pydantic import BaseModel
 
-from desktop_agent.core.tooling import Tool, ToolRegistry
+from desktop_agent.core.tools.definition import Tool
+from desktop_agent.core.tools.registry import ToolRegistry
 
 
 class Inner(BaseModel):

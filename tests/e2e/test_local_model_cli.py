@@ -49,8 +49,8 @@ def saved_titles(run_cli) -> str:
 
 def real_result(name: str, arguments: dict):
     """What the shipped tool really returns for these arguments, run here in-process."""
-    from desktop_agent.core.tool_loader import load_tools
-    from desktop_agent.core.tooling import ToolRegistry
+    from desktop_agent.core.tools.loader import load_tools
+    from desktop_agent.core.tools.registry import ToolRegistry
 
     registry = ToolRegistry()
     load_tools(registry, user_dir=False, entry_points=False)

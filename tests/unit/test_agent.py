@@ -35,7 +35,8 @@ from desktop_agent.core.events import (
 )
 from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT
-from desktop_agent.core.tooling import ToolRegistry, tool
+from desktop_agent.core.tools.decorator import tool
+from desktop_agent.core.tools.registry import ToolRegistry
 
 from .scripted import Pause, ScriptedBackend, WaitForCancel, call, calls, text
 

@@ -8,8 +8,8 @@ CORE_MODULES = [
     "desktop_agent.core.textcalls",
     "desktop_agent.core.arguments",
     "desktop_agent.core.streams",
-    "desktop_agent.core.tooling",
-    "desktop_agent.core.tool_loader",
+    "desktop_agent.core.tools.registry",
+    "desktop_agent.core.tools.loader",
     "desktop_agent.core.store",
     "desktop_agent.core.settings",
     "desktop_agent.core.secrets",
@@ -49,3 +49,20 @@ def test_importing_the_package_is_cheap():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == ""
+
+
+def test_the_tool_author_api_is_light():
+    """`from desktop_agent import tool, ToolError` imports only the decorator: no pydantic, no registry."""
+    code = (
+        "import sys\n"
+        "from desktop_agent import ToolError, tool\n"
+        "@tool(timeout_s=1)\n"
+        "def f() -> str:\n"
+        "    return 'x'\n"
+        "assert issubclass(ToolError, Exception) and f() == 'x'\n"
+        "loaded = [m for m in sys.modules if m == 'pydantic' or m.startswith('desktop_agent.core.')]\n"
+        "print(','.join(sorted(loaded)))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "desktop_agent.core.tools,desktop_agent.core.tools.decorator"

@@ -30,6 +30,11 @@ def test_wheel_contains_shipped_tools_and_resources(wheel):
     assert any(n.startswith("desktop_agent/resources/") for n in names)
 
 
+def test_wheel_marks_the_package_typed(wheel):
+    """Tool authors' type checkers read the hints of `from desktop_agent import tool, ToolError` (PEP 561)."""
+    assert "desktop_agent/py.typed" in zipfile.ZipFile(wheel).namelist()
+
+
 def test_installed_wheel_lists_shipped_tools(wheel, tmp_path):
     """Install the wheel into a separate folder (deps from this venv) and run `desktop-agent tools`
     from outside the checkout, so the repo's tools/ folder cannot be the source."""

@@ -13,8 +13,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from desktop_agent.core.tool_loader import load_tools
-from desktop_agent.core.tooling import ToolRegistry
+from desktop_agent.core.tools.loader import load_tools
+from desktop_agent.core.tools.registry import ToolRegistry
 
 
 @pytest.fixture(scope="module")

@@ -82,7 +82,7 @@ def test_the_tool_layer_imports_no_backend():
     """Tools, argument parsing and the text-call gate must be usable without any backend module."""
     code = (
         "import sys\n"
-        "import desktop_agent.core.tooling, desktop_agent.core.textcalls\n"
+        "import desktop_agent.core.tools.registry, desktop_agent.core.tools.loader, desktop_agent.core.textcalls\n"
         "import desktop_agent.core.arguments, desktop_agent.core.streams\n"
         "print(','.join(m for m in sys.modules if m.startswith('desktop_agent.core.backends')))"
     )

@@ -1,4 +1,4 @@
-"""core/tool_loader.py: shipped tools, the user's folder, extra folders and entry points; one broken
+"""core/tools/loader.py: shipped tools, the user's folder, extra folders and entry points; one broken
 module never stops the others."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from desktop_agent.core import paths
-from desktop_agent.core.tool_loader import load_dir, load_tools, shipped_tools_dir
-from desktop_agent.core.tooling import ToolRegistry
+from desktop_agent.core.tools.loader import load_dir, load_tools, shipped_tools_dir
+from desktop_agent.core.tools.registry import ToolRegistry
 
 SHIPPED = {"today", "day_of_week", "say_hello", "get_current_weather", "calculator"}
 
@@ -166,7 +166,7 @@ def test_imported_tool_is_not_registered_twice(tmp_path):
     registry = ToolRegistry()
     load_tools(registry, shipped=True, user_dir=False, entry_points=False)
     module = sys.modules[registry.get("say_hello").fn.__module__]
-    from desktop_agent.core.tool_loader import register_module
+    from desktop_agent.core.tools.loader import register_module
 
     assert register_module(registry, module, source="again", label="again") == []
     assert registry.get("say_hello").source == "shipped"

@@ -1,4 +1,4 @@
-"""core/tooling.py: the @tool decorator, schemas derived by pydantic, and ToolRegistry.dispatch.
+"""core/tools/: the @tool decorator, schemas derived by pydantic, and ToolRegistry.dispatch.
 
 Shared cases covered here (tool-schema and dispatch parts): 13, 24, 25, 26, 27, 28, 30, 31.
 """
@@ -16,18 +16,12 @@ from typing import Annotated, Literal, Optional
 import pytest
 from pydantic import BaseModel, Field
 
-from desktop_agent.core.tooling import (
-    TOOL_MARKER,
-    Tool,
-    ToolError,
-    ToolRegistry,
-    ToolResult,
-    cap_text,
-    clean_schema,
-    is_tool,
-    parse_docstring,
-    tool,
-)
+from desktop_agent.core.tools.decorator import TOOL_MARKER, ToolError, is_tool, tool
+from desktop_agent.core.tools.definition import Tool
+from desktop_agent.core.tools.docstrings import parse_docstring
+from desktop_agent.core.tools.registry import ToolRegistry
+from desktop_agent.core.tools.results import ToolResult, cap_text
+from desktop_agent.core.tools.schema import clean_schema
 
 
 def walk_keys(node):

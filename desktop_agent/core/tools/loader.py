@@ -31,7 +31,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from desktop_agent.core.tooling import ToolRegistry, is_tool
+from desktop_agent.core.tools.decorator import is_tool
+from desktop_agent.core.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +77,7 @@ def load_tools(
             from desktop_agent.core import paths
 
             folder = paths.user_tools_dir()
-        except Exception as exc:  # unwritable data dir, …
+        except Exception as exc:  # noqa: BLE001 — unwritable data dir, …: reported, the other places still load
             problems.append(f"user tools folder: cannot open it ({type(exc).__name__}: {exc})")
         else:
             problems += load_dir(registry, folder, source="user")
@@ -171,8 +172,9 @@ def register_module(registry: ToolRegistry, module: Any, *, source: str, label: 
             continue
         try:
             registry.register(obj, source=source)
-        except Exception as exc:
-            problems.append(f"{label}: tool '{getattr(obj, '__name__', attr)}' skipped: {_reason(exc, with_type=False)}")
+        except Exception as exc:  # noqa: BLE001 — one bad tool is reported and skipped
+            tool_name = getattr(obj, "__name__", attr)
+            problems.append(f"{label}: tool '{tool_name}' skipped: {_reason(exc, with_type=False)}")
     return problems
 
 
@@ -183,7 +185,7 @@ def load_entry_points(registry: ToolRegistry) -> list[str]:
     problems: list[str] = []
     try:
         found = list(entry_points(group=ENTRY_POINT_GROUP))
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 — broken distribution metadata is reported, not raised
         return [f"entry points {ENTRY_POINT_GROUP}: cannot be listed ({_reason(exc)})"]
     seen: set[str] = set()
     for ep in found:
@@ -193,7 +195,7 @@ def load_entry_points(registry: ToolRegistry) -> list[str]:
         label = f"entry point {ep.name} ({ep.value})"
         try:
             obj = ep.load()
-        except (Exception, SystemExit) as exc:
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 — one broken entry point never stops the others
             problems.append(f"{label}: failed to load ({_reason(exc)})")
             continue
         source = f"entry point {ep.name}"
@@ -204,7 +206,7 @@ def load_entry_points(registry: ToolRegistry) -> list[str]:
                 continue
             try:
                 registry.register(obj, source=source)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 — one bad tool is reported and skipped
                 problems.append(f"{label}: skipped: {_reason(exc, with_type=False)}")
         else:
             problems.append(f"{label}: is neither a module nor a function")

@@ -1,0 +1,64 @@
+"""Tools the model can call: the ``@tool`` decorator, how a function becomes a tool, and running tool calls.
+
+What a tool author writes::
+
+    from typing import Annotated
+    from pydantic import Field
+    from desktop_agent import tool
+
+    @tool
+    def get_current_weather(
+        location: Annotated[str, Field(description="City name, e.g. 'Paris'")],
+        unit: Literal["celsius", "fahrenheit"] = "celsius",
+    ) -> dict:
+        \"\"\"Get the current weather in a given location.
+
+        Args:
+            unit: Temperature unit of the answer.
+        \"\"\"
+
+Everything the model sees is derived from the function (no hand-written schema, no type→schema table):
+
+- **name**: the function name (or ``@tool(name=...)``); must match ``^[A-Za-z0-9_-]{1,64}$`` (the OpenAI
+  rule, which Ollama accepts too).
+- **description**: the docstring's first paragraph (or ``@tool(description=...)``).
+- **parameters**: a JSON schema built by pydantic (``create_model``) from the signature and type hints.
+  A parameter's description comes from ``Annotated[..., Field(description=...)]``, else from the
+  docstring's Google-style ``Args:`` section (``:param name:`` lines work too). The schema is cleaned for
+  picky servers: ``$defs``/``$ref`` are inlined (servers that do not resolve them show the model untyped
+  parameters), ``Optional[X] = None`` becomes the type of ``X`` and is not required (strict servers refuse
+  a property without a top-level ``type``), ``title`` noise is dropped, ``Literal``/``Enum`` become
+  ``enum``, and a tool without parameters gets ``{"type": "object", "properties": {}}``.
+
+Calling conventions for tool authors:
+
+- Return a ``str`` (sent as is) or anything JSON-serialisable (dict, list, number, pydantic model,
+  dataclass…; sent as JSON text with ``ensure_ascii=False`` so non-ASCII text stays readable, not as
+  ``\\uXXXX`` escapes that small models misread).
+- Raise an exception to report a failure: the model gets ``Error: ValueError: <message>`` (no traceback).
+  Raise :class:`ToolError` to send your message alone: ``Error: <message>``.
+- A tool runs in a worker thread with a timeout (``@tool(timeout_s=...)``, else the registry's default of
+  30 s). A tool that never returns is abandoned (its daemon thread keeps running until it ends; the app
+  can still exit). To stop early, declare a parameter ``cancel: threading.Event``: it is not shown to the
+  model, and it is set when the user presses Stop or the timeout expires — check ``cancel.is_set()`` in
+  loops, or use ``cancel.wait(seconds)`` instead of ``time.sleep``.
+- ``@tool(requires_approval=True)``: the registry asks its ``approver(tool, arguments) -> bool`` before
+  running it (the window shows a dialog); without an approver the call is denied.
+
+Wire format: the ``tools=`` payload is the OpenAI Chat Completions shape
+``{"type": "function", "function": {"name", "description", "parameters"}}`` (OpenAI API reference,
+"Function calling"), which Ollama's ``/api/chat`` accepts unchanged (Ollama docs/api.md, "tools").
+
+The modules, one job each (import from them directly; this ``__init__`` stays empty so that
+``from desktop_agent import tool`` imports only :mod:`.decorator`, without pydantic):
+
+- :mod:`.decorator` — ``@tool``, :class:`ToolError`, the options it records, :func:`is_tool`
+- :mod:`.docstrings` — a docstring's description and its ``Args:`` / ``:param:`` descriptions
+- :mod:`.schema` — a signature as a pydantic argument model, and its JSON schema cleaned for servers
+- :mod:`.definition` — :class:`Tool`: one function with its name, description, schema; prepare and invoke
+- :mod:`.results` — :class:`ToolResult`, a return value as text, the output cap
+- :mod:`.dispatch` — one call: arguments decoded and validated, approval, run with timeout and cancel,
+  every failure turned into a result the model can read
+- :mod:`.registry` — :class:`ToolRegistry`: registration, names, lookup; its ``dispatch`` runs a call
+- :mod:`.loader` — shipped tools, the user's folder, extra folders and entry points into a registry
+"""

@@ -1,0 +1,175 @@
+"""Running one tool call: the arguments decoded and validated, approval asked, the function run on a worker
+thread with a timeout and cancel, and every failure turned into a :class:`ToolResult` the model can read."""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from desktop_agent.core.arguments import parse_tool_arguments
+from desktop_agent.core.errors import ToolTimedOut
+from desktop_agent.core.streams import run_watched
+from desktop_agent.core.tools.decorator import ToolError
+from desktop_agent.core.tools.definition import Tool
+from desktop_agent.core.tools.results import DEFAULT_OUTPUT_CAP, ToolResult, cap_text, result_to_text
+
+log = logging.getLogger(__name__)
+
+#: Default timeout of a tool call, in seconds.
+DEFAULT_TIMEOUT_S = 30.0
+
+#: Asked before a tool with ``requires_approval`` runs: ``approver(tool, arguments) -> bool``.
+Approver = Callable[[Tool, dict[str, Any]], bool]
+
+
+def dispatch_call(
+    tools: Mapping[str, Tool],
+    name: str,
+    arguments: str | dict[str, Any] | None,
+    cancel: threading.Event | None = None,
+    *,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    output_cap: int | None = DEFAULT_OUTPUT_CAP,
+    approver: Approver | None = None,
+) -> ToolResult:
+    """Run tool ``name`` of ``tools`` with ``arguments`` and return its :class:`ToolResult`. Never raises.
+
+    ``arguments``: a JSON object as text (OpenAI), a dict (Ollama), or None/"" for none. Failures
+    become results the model can read: unknown tool (lists the available ones), arguments
+    that are not JSON (with the parse error), validation errors (the function is not
+    called), exceptions (``Error: ValueError: …`` without traceback), timeout
+    (``Error: tool 'x' timed out after 1 s``, status ``timeout``), ``cancel`` set while
+    waiting (status ``cancelled``, returns within ~50 ms), approval refused (status ``denied``).
+    ``timeout_s`` applies to tools without their own (None or 0: no timeout, only cancellation);
+    ``output_cap`` caps ``ToolResult.content`` (None or 0: no cap).
+    """
+    start = time.monotonic()
+
+    def elapsed() -> float:
+        return (time.monotonic() - start) * 1000.0
+
+    def fail(message: str, status: str = "error", args: dict[str, Any] | None = None) -> ToolResult:
+        return ToolResult.failure(name, message, status=status, arguments=args, duration_ms=elapsed(),
+                                  output_cap=output_cap)
+
+    try:
+        found = tools.get(name) if isinstance(name, str) else None
+        if found is None:
+            available = ", ".join(tools) or "none"
+            text = f"tool '{name}' does not exist. Available tools: {available}"
+            close = difflib.get_close_matches(str(name), list(tools), n=1)
+            if close:
+                text += f". Did you mean '{close[0]}'?"
+            return fail(text)
+
+        args, problem = decode_arguments(arguments)
+        if problem is not None:
+            return fail(f"the arguments for tool '{name}' could not be read ({problem}); it was not run. "
+                        "Send the arguments as one JSON object.")
+        try:
+            kwargs = found.prepare(args)
+        except ValidationError as exc:
+            return fail(format_validation_error(name, exc), args=args)
+
+        if found.requires_approval:
+            if approver is None:
+                return fail(f"tool '{name}' needs the user's approval and none could be asked; it was not run.",
+                            "denied", args)
+            try:
+                approved = bool(approver(found, dict(args)))
+            except Exception as exc:  # noqa: BLE001 — an approver that fails has not approved
+                log.warning("approver failed for %s: %s", name, exc)
+                approved = False
+            if not approved:
+                return fail(f"the user did not allow tool '{name}' to run.", "denied", args)
+
+        if cancel is not None and cancel.is_set():
+            return fail(f"tool '{name}' was cancelled by the user.", "cancelled", args)
+
+        timeout = found.timeout_s if found.timeout_s is not None else timeout_s
+        status, value = _run(found, kwargs, timeout, cancel)
+        if status == "timeout":
+            return fail(ToolTimedOut(name, float(timeout or 0)).message, "timeout", args)
+        if status == "cancelled":
+            return fail(f"tool '{name}' was cancelled by the user.", "cancelled", args)
+        if status == "error":
+            return fail(describe_exception(value), "error", args)
+        try:
+            text = result_to_text(value)
+        except Exception as exc:  # noqa: BLE001 — whatever the value's serialisation raises goes to the model
+            return fail(f"tool '{name}' returned a value that cannot be sent as text "
+                        f"({type(exc).__name__}: {exc})", "error", args)
+        return ToolResult(name=name, status="ok", content=cap_text(text, output_cap), full=text,
+                          error=None, duration_ms=elapsed(), arguments=args)
+    except Exception as exc:  # a bug here must still not break the agent loop
+        log.exception("dispatch of tool %r failed", name)
+        return fail(f"internal error while running tool '{name}': {describe_exception(exc)}")
+
+
+def _run(found: Tool, kwargs: dict[str, Any], timeout: float | None,
+         cancel: threading.Event | None) -> tuple[str, Any]:
+    """Run the tool in a daemon thread; wait for it, the timeout or ``cancel``.
+
+    Returns ``("ok", value)``, ``("error", exception)``, ``("timeout", None)`` or
+    ``("cancelled", None)``. On timeout or cancel the tool's own ``cancel`` event is set and the
+    thread is abandoned (daemon: it never blocks the app's exit).
+    """
+    stop = threading.Event()  # what the tool sees as `cancel`
+
+    def work() -> Any:
+        try:
+            return found.invoke(dict(kwargs), stop)
+        except BaseException:  # SystemExit in a tool must not kill the worker: run_watched reports it
+            log.info("tool %s raised", found.name, exc_info=True)
+            raise
+
+    status, value = run_watched(work, cancel, timeout_s=timeout, name=f"tool:{found.name}")
+    if status == "cancelled":
+        stop.set()
+    elif status == "timeout":
+        stop.set()
+        log.warning("tool %s timed out after %s s; its thread is abandoned", found.name, timeout)
+    return status, value
+
+
+def decode_arguments(arguments: Any) -> tuple[dict[str, Any], str | None]:
+    """``(arguments as a dict, problem or None)`` from a JSON string, a dict, None or ""."""
+    if isinstance(arguments, BaseModel):
+        arguments = arguments.model_dump()
+    return parse_tool_arguments(arguments)
+
+
+def describe_exception(exc: BaseException) -> str:
+    """An exception as the model reads it: a :class:`ToolError`'s message alone, else ``Type: message``."""
+    if isinstance(exc, ToolError):
+        return str(exc) or "the tool failed"
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def format_validation_error(name: str, exc: ValidationError, max_errors: int = 5) -> str:
+    """One readable line per problem, e.g. ``customer_id: Input should be a valid integer (got
+    'forty-two')`` — no pydantic URLs."""
+    parts = []
+    errors = exc.errors(include_url=False)
+    for err in errors[:max_errors]:
+        loc = ".".join(str(p) for p in err.get("loc", ())) or "arguments"
+        msg = err.get("msg", "invalid value")
+        if err.get("type") == "missing":
+            parts.append(f"{loc}: missing (required)")
+        else:
+            parts.append(f"{loc}: {msg} (got {_short(err.get('input'))})")
+    if len(errors) > max_errors:
+        parts.append(f"and {len(errors) - max_errors} more")
+    return f"invalid arguments for tool '{name}': " + "; ".join(parts)

@@ -1,0 +1,91 @@
+""":class:`ToolRegistry`: the tools available to the agent (registration, names, lookup, the ``tools=`` payload);
+its :meth:`~ToolRegistry.dispatch` runs one call (see :mod:`desktop_agent.core.tools.dispatch`)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from desktop_agent.core.tools.definition import Tool
+from desktop_agent.core.tools.dispatch import DEFAULT_TIMEOUT_S, Approver, dispatch_call
+from desktop_agent.core.tools.results import DEFAULT_OUTPUT_CAP, ToolResult
+
+
+class ToolRegistry:
+    """The tools available to the agent, and the one place where they are run.
+
+    ``timeout_s``: default per-call timeout in seconds (a tool's own ``timeout_s`` wins; None or 0: no
+    timeout, only cancellation). ``output_cap``: maximum characters of ``ToolResult.content`` (None or
+    0: no cap). ``approver(tool, arguments) -> bool`` is asked before running a tool with
+    ``requires_approval``.
+    """
+
+    def __init__(self, timeout_s: float | None = DEFAULT_TIMEOUT_S, output_cap: int | None = DEFAULT_OUTPUT_CAP,
+                 approver: Approver | None = None) -> None:
+        self.timeout_s = timeout_s
+        self.output_cap = output_cap
+        self.approver = approver
+        self._tools: dict[str, Tool] = {}
+        self._lock = threading.Lock()
+
+    # -- registration -------------------------------------------------------------------------------
+
+    def register(self, fn_or_tool: Callable[..., Any] | Tool, *, source: str = "") -> Tool:
+        """Add a tool (a :class:`Tool`, a function marked with ``@tool``, or a plain function).
+
+        Raises ``ValueError`` naming the tool when the name is taken, ``TypeError``/``ValueError`` when
+        the schema cannot be built.
+        """
+        if isinstance(fn_or_tool, Tool):
+            new = fn_or_tool
+            if source:
+                new.source = source
+        elif callable(fn_or_tool):
+            new = Tool.from_function(fn_or_tool, source=source)
+        else:
+            raise TypeError(f"cannot register {type(fn_or_tool).__name__} as a tool")
+        with self._lock:
+            old = self._tools.get(new.name)
+            if old is not None:
+                where = f" (from {old.source})" if old.source else ""
+                raise ValueError(f"a tool named '{new.name}' is already registered{where}")
+            self._tools[new.name] = new
+        return new
+
+    def unregister(self, name: str) -> None:
+        """Remove a tool (no error if absent)."""
+        with self._lock:
+            self._tools.pop(name, None)
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        """Tool names in registration order."""
+        return list(self._tools)
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(list(self._tools.values()))
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def schemas(self) -> list[dict[str, Any]]:
+        """The ``tools=`` payload, the same for Ollama and OpenAI (see :meth:`Tool.schema`)."""
+        return [t.schema() for t in self]
+
+    # -- dispatch -----------------------------------------------------------------------------------
+
+    def dispatch(self, name: str, arguments: str | dict[str, Any] | None,
+                 cancel: threading.Event | None = None) -> ToolResult:
+        """Run tool ``name`` with ``arguments`` and return its :class:`ToolResult`. Never raises.
+
+        With this registry's timeout, output cap and approver; see
+        :func:`~desktop_agent.core.tools.dispatch.dispatch_call` for what each failure becomes.
+        """
+        return dispatch_call(self._tools, name, arguments, cancel, timeout_s=self.timeout_s,
+                             output_cap=self.output_cap, approver=self.approver)

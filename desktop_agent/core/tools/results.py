@@ -1,0 +1,101 @@
+"""What a tool call produced: :class:`ToolResult`, a return value as text, and the cap on what the model gets."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import enum
+import json
+from collections.abc import Iterator
+from pathlib import PurePath
+from typing import Any
+
+from pydantic import BaseModel
+
+from desktop_agent.core.messages import clean_text
+
+#: Default cap, in characters, of a tool result sent to the model.
+DEFAULT_OUTPUT_CAP = 16_000
+
+
+@dataclasses.dataclass
+class ToolResult:
+    """The outcome of one :meth:`ToolRegistry.dispatch`.
+
+    - ``status``: ``ok`` | ``error`` | ``timeout`` | ``cancelled`` | ``denied``; ``ok`` is
+      ``status == "ok"``.
+    - ``content``: the text sent to the model as the ``role="tool"`` message, at most ``output_cap``
+      characters (longer results end with ``[output truncated: N characters total]``).
+    - ``full``: the whole text, uncapped (for the UI).
+    - ``error``: the error text (same as ``content`` for failures, ``Error: …``), None on success.
+    - ``duration_ms``: wall time of the dispatch in milliseconds.
+    - ``arguments``: the decoded arguments (None when they could not be decoded).
+    """
+
+    name: str
+    status: str
+    content: str
+    full: str
+    error: str | None = None
+    duration_ms: float = 0.0
+    arguments: dict[str, Any] | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def truncated(self) -> bool:
+        return self.content != self.full
+
+    @classmethod
+    def failure(cls, name: str, message: str, *, status: str = "error", arguments: dict[str, Any] | None = None,
+                duration_ms: float = 0.0, output_cap: int | None = DEFAULT_OUTPUT_CAP) -> ToolResult:
+        """A failed result; ``message`` gets an ``Error: `` prefix if it has none."""
+        message = clean_text(message)
+        text = message if message.startswith("Error:") else f"Error: {message}"
+        return cls(name=name, status=status, content=cap_text(text, output_cap), full=text, error=text,
+                   duration_ms=duration_ms, arguments=arguments)
+
+
+def cap_text(text: str, cap: int | None) -> str:
+    """``text`` shortened to at most ``cap`` characters, ending with
+    ``\\n[output truncated: 2,000,004 characters total]`` when it was cut (a huge tool output would
+    overflow the model's context). None/0: no cap."""
+    if not cap or len(text) <= cap:
+        return text
+    marker = f"\n[output truncated: {len(text):,} characters total]"
+    return text[: max(0, cap - len(marker))] + marker
+
+
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, BaseModel):
+        return obj.model_dump(mode="json")
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return dataclasses.asdict(obj)
+    if isinstance(obj, (_dt.datetime, _dt.date, _dt.time)):
+        return obj.isoformat()
+    if isinstance(obj, enum.Enum):
+        return obj.value
+    if isinstance(obj, (set, frozenset)):
+        try:
+            return sorted(obj)
+        except TypeError:
+            return list(obj)
+    if isinstance(obj, (bytes, bytearray)):
+        return bytes(obj).decode("utf-8", errors="replace")
+    if isinstance(obj, PurePath):
+        return str(obj)
+    if isinstance(obj, Iterator):
+        return list(obj)
+    return str(obj)
+
+
+def result_to_text(value: Any) -> str:
+    """A tool's return value as text: ``str`` as is, anything else as JSON (``ensure_ascii=False``;
+    pydantic models, dataclasses, dates, enums, sets handled; other objects via ``str``). Lone surrogates
+    (e.g. a non-UTF-8 file name from ``os.listdir``) become U+FFFD so the text can be saved and sent."""
+    if isinstance(value, str):
+        return clean_text(value)
+    return clean_text(json.dumps(value, ensure_ascii=False, default=_json_default))
+
