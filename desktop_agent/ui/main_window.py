@@ -540,6 +540,8 @@ class MainWindow(QMainWindow):
     def _show_session(self, conversation: Conversation) -> None:
         self.session = ChatSession(conversation, self.store or None)
         self._chat_title = conversation.title or (conversation.default_title() if conversation.messages else "")
+        if self.history_panel is not None:  # the list highlights the chat on screen, or nothing for a new one
+            self.history_panel.show_current(conversation.id if conversation.messages else None)
 
     def _start(self, text: str | None) -> None:
         self.chat.live_model = self.settings.model
@@ -561,6 +563,11 @@ class MainWindow(QMainWindow):
             if ev.conversation_id == self.session.id:
                 self._chat_title = ev.title
                 self._update_title()
+            if self.history_panel is not None and self.store:
+                # the chat is saved from its first message on: it is in the list from then, highlighted
+                self.history_panel.note_saved(ev.conversation_id)
+                if ev.conversation_id == self.session.id:
+                    self.history_panel.show_current(ev.conversation_id)
         elif isinstance(ev, AnswerFinished):
             if self.server_label.ok is not True:
                 # the server answers again (or its key works now): list its models and version
@@ -598,8 +605,7 @@ class MainWindow(QMainWindow):
             return
         try:
             panel.refresh()
-            if self.conversation.messages:
-                panel.select(self.conversation.id, False)
+            panel.show_current(self.conversation.id if self.conversation.messages else None)
         except Exception:  # the panel failing must not break the chat
             log.exception("history panel refresh failed")
 

@@ -115,3 +115,26 @@ def test_a_chat_whose_last_turn_failed_shows_the_failure_and_retry_when_reopened
     assert not w.chat.error_cards()
     assert [type(b) for b in w.chat.blocks][-1] is AssistantTurn
     assert w.store.load(chat_id).last_failure is None
+
+
+def test_history_highlights_the_chat_on_screen(make_window, qtbot, ollama_settings):
+    """A new chat is listed at its first message and highlighted; New chat highlights nothing; after
+    deleting another chat the highlighted one is still the one shown."""
+    from desktop_agent.core.store import ConversationStore
+
+    w = make_window(ollama_settings.updated({"tools.enabled": False}))
+    qtbot.waitUntil(lambda: w.history_panel is not None, timeout=5000)
+    panel = w.history_panel
+    w.send("first chat")
+    qtbot.waitUntil(lambda: panel.current_id() == w.conversation.id, timeout=5000)  # before the answer ends
+    wait_idle(qtbot, w)
+    first = w.conversation.id
+    w.new_chat()
+    assert panel.current_id() is None
+    w.send("second chat")
+    wait_idle(qtbot, w)
+    second = w.conversation.id
+    assert panel.current_id() == second
+    assert panel.delete(first, confirm=False)
+    assert panel.current_id() == second == w.conversation.id
+    assert first not in [s.id for s in ConversationStore().list()]
