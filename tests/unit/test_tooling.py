@@ -850,3 +850,24 @@ def test_tool_result_failure_helper():
     r = ToolResult.failure("t", "bad thing", status="denied")
     assert (r.ok, r.status, r.content, r.error) == (False, "denied", "Error: bad thing", "Error: bad thing")
     assert not r.truncated
+
+
+def test_an_expected_tool_error_logs_one_line(caplog):
+    """A tool's own refusal (ToolError) is an expected outcome: one log line, no traceback."""
+    import logging
+
+    from desktop_agent import ToolError, tool
+    from desktop_agent.core.tools.registry import ToolRegistry
+
+    @tool
+    def pick(city: str) -> str:
+        """Pick a city."""
+        raise ToolError(f"no such city: {city}")
+
+    registry = ToolRegistry()
+    registry.register(pick)
+    with caplog.at_level(logging.DEBUG, logger="desktop_agent"):
+        result = registry.dispatch("pick", {"city": "Atlantis"})
+    assert result.status == "error" and "no such city" in (result.error or result.content)
+    records = [r for r in caplog.records if "pick" in r.getMessage()]
+    assert len(records) == 1 and records[0].exc_info is None

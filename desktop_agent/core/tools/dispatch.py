@@ -125,6 +125,9 @@ def _run(found: Tool, kwargs: dict[str, Any], timeout: float | None,
     def work() -> Any:
         try:
             return found.invoke(dict(kwargs), stop)
+        except ToolError as exc:  # the tool's own, expected refusal ("no such city"): one line, no traceback
+            log.info("tool %s: %s", found.name, exc)
+            raise
         except BaseException:  # SystemExit in a tool must not kill the worker: run_watched reports it
             log.info("tool %s raised", found.name, exc_info=True)
             raise
