@@ -28,3 +28,14 @@ def _user_dirs(tmp_path, monkeypatch):
     paths.set_home(None)
     yield home
     paths.set_home(None)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_capabilities():
+    """What an agent learned about a server and model (no streaming, no tools) lives for the process:
+    every test starts without it."""
+    from desktop_agent.core.capabilities import LEARNED
+
+    LEARNED.clear()
+    yield
+    LEARNED.clear()

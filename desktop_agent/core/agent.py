@@ -8,8 +8,11 @@ and the tests consume the same events. Per turn it yields, in order:
   each assistant message with tool calls, each tool result), after ``on_message`` saved it — so every
   finished message is stored before the next model call and a crash loses at most the answer being
   streamed;
-- ``TextDelta`` / ``ThinkingDelta`` / ``Notice`` while the model streams;
-- ``ToolCallStarted`` / ``ToolCallFinished`` around each tool call;
+- ``TextDelta`` / ``ThinkingDelta`` / ``Notice`` while the model streams (a ``Notice`` also when an
+  empty answer is asked again without streaming or without tools, see
+  :mod:`~desktop_agent.core.capabilities`);
+- ``ToolCallStarted`` / ``ToolCallFinished`` around each tool call (when a model asks again for calls
+  it already had the results of in this turn, a ``Notice``, and the rest of the turn offers no tools);
 - exactly one terminal event: ``AnswerFinished(message)`` (the final answer, appended and saved),
   ``TurnFailed(error, partial)`` or ``TurnCancelled(partial)``. A partial answer is appended and saved
   (status ``interrupted`` / ``stopped``) only when some answer text had arrived; no empty assistant
@@ -23,13 +26,24 @@ unexpected client exception, a failing ``on_message``) becomes :class:`Unexpecte
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core.backends.base import ChatBackend
+from desktop_agent.core.capabilities import (
+    LEARNED,
+    TOOLS_LEFT_OUT,
+    Attempt,
+    Capabilities,
+    first_attempt,
+    lesson,
+    next_attempt,
+    retry_notice,
+)
 from desktop_agent.core.context import build_request
 from desktop_agent.core.errors import AgentError, EmptyAnswer, MaxStepsExceeded, UnexpectedError
 from desktop_agent.core.events import (
@@ -55,12 +69,24 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_SYSTEM_PROMPT", "Agent", "UnexpectedError"]
 
 OnMessage = Callable[[Conversation, Message], None]
+#: what one model call gave: (content, thinking, tool calls, error)
+StepOutcome = tuple[str, str, list[ToolCall], AgentError | None]
 
 _FIXED_CHOICES = ("auto", "required", "none")
+
+#: the notice when the model asks again for tool calls it already has the results of
+REPEATED_CALLS = (
+    "The model asked again for a tool call it already had the result of; asking it to answer without tools."
+)
 
 #: backend instance → models seen answering without a lone ``</think>`` (their text need not be held
 #: back any more). Keyed by the backend, not the Agent: the window builds an Agent per turn.
 _LEARNED_NO_LONE_CLOSE: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+
+
+def _call_key(call: ToolCall) -> str:
+    """A tool call's name and arguments, the same for two calls asking for the same thing."""
+    return call.name + "\0" + json.dumps(call.arguments, sort_keys=True, ensure_ascii=False, default=str)
 
 
 # ---- the agent ----------------------------------------------------------------------------------
@@ -74,7 +100,8 @@ class Agent:
     ``none`` or a tool name; it applies to the first model call of a turn only (later calls use
     ``auto``, so a forced tool cannot loop). ``on_message(conversation, message)`` saves a finished
     message (e.g. :meth:`ConversationStore.add_message`); it is called synchronously, before the
-    next model call.
+    next model call. ``capabilities``: what is learned about servers and models (default: the
+    process-wide :data:`~desktop_agent.core.capabilities.LEARNED`).
     """
 
     def __init__(
@@ -87,6 +114,7 @@ class Agent:
         max_history: int = 50,
         tool_choice: str = "auto",
         on_message: OnMessage | None = None,
+        capabilities: Capabilities | None = None,
     ):
         if max_steps < 1:
             raise ValueError("max_steps must be at least 1")
@@ -97,6 +125,7 @@ class Agent:
         self.max_history = max_history
         self.tool_choice = tool_choice or "auto"
         self.on_message = on_message
+        self.capabilities = capabilities if capabilities is not None else LEARNED
         try:
             self._no_lone_close = _LEARNED_NO_LONE_CLOSE.setdefault(backend, set())
         except TypeError:  # backend not weak-referenceable or not hashable: learn per Agent
@@ -198,6 +227,8 @@ class Agent:
         choice, problem = self._first_choice(tools)
         if problem:
             yield Notice(problem)
+        told: set[str] = set()  # notices given once per turn
+        answered: set[str] = set()  # the tool calls run in this turn (name and arguments)
 
         for step in range(self.max_steps):
             if cancel.is_set():
@@ -206,9 +237,7 @@ class Agent:
             if step > 0:
                 choice = "auto"
             request = build_request(conversation.messages, self.system_prompt, self.max_history)
-            # JSON-in-content recovery only when tools may be called in this step
-            gate_names = tool_names if (tools is not None and choice != "none") else set()
-            outcome = yield from self._stream_step(request, tools, choice, gate_names, cancel)
+            outcome = yield from self._model_call(request, tools, choice, tool_names, cancel, told)
             content, thinking, calls, error = outcome
 
             if error is not None or cancel.is_set():
@@ -255,22 +284,65 @@ class Agent:
             self._add(conversation, step_msg)
             yield MessageAdded(step_msg)
 
+            repeated = all(_call_key(c) in answered for c in calls)
+            answered.update(_call_key(c) for c in calls)
             stopped = yield from self._run_tools(conversation, calls, cancel)
             if stopped:
                 yield TurnCancelled(None)
                 return
+            if repeated and tools is not None:
+                # a model asking again for calls whose results it has is stuck (small models do this,
+                # and so do servers that drop tool results from the prompt): the rest of the turn
+                # offers no tools, so that it answers
+                tools, tool_names = None, set()
+                yield Notice(REPEATED_CALLS)
 
         yield TurnFailed(MaxStepsExceeded(self.max_steps))
 
-    def _stream_step(
+    def _model_call(
         self,
         request: list[Message],
         tools: list[dict[str, Any]] | None,
         choice: str,
+        tool_names: set[str],
+        cancel: threading.Event,
+        told: set[str],
+    ) -> Generator[Event, None, StepOutcome]:
+        """One model call: a request, and when its answer is empty at most two more (without
+        streaming, then without tools; see :mod:`~desktop_agent.core.capabilities`). Yields events;
+        returns the ``(content, thinking, calls, error)`` of the last request."""
+        attempt = first = first_attempt(self.capabilities.learned(self.backend), tools, choice)
+        if tools is not None and attempt.tools is None and TOOLS_LEFT_OUT not in told:
+            told.add(TOOLS_LEFT_OUT)
+            yield Notice(TOOLS_LEFT_OUT)
+        for _ in range(3):  # next_attempt ends the chain within two retries; this bounds it anyway
+            # JSON-in-content recovery only when tools may be called in this request
+            gate_names = tool_names if (attempt.tools is not None and choice != "none") else set()
+            outcome = yield from self._stream_step(request, attempt, choice, gate_names, cancel)
+            content, thinking, calls, error = outcome
+            if cancel.is_set():
+                return outcome
+            if content.strip() or thinking or calls:  # an answer (or a partial one and its error)
+                facts = lesson(first, attempt, choice) if error is None else {}
+                if facts:
+                    self.capabilities.learn(self.backend, **facts)
+                return outcome
+            following = next_attempt(attempt, error)
+            if following is None:
+                return outcome
+            yield Notice(retry_notice(attempt, error))
+            attempt = following
+        return outcome
+
+    def _stream_step(
+        self,
+        request: list[Message],
+        attempt: Attempt,
+        choice: str,
         gate_names: set[str],
         cancel: threading.Event,
-    ):
-        """One model call. Yields streaming events; returns ``(content, thinking, calls, error)``
+    ) -> Generator[Event, None, StepOutcome]:
+        """One request. Yields streaming events; returns ``(content, thinking, calls, error)``
         where ``error`` is an AgentError (or None; check ``cancel`` for a stop)."""
         splitter = ThinkSplitter(hold=self._hold_think())
         gate = JsonToolCallGate(gate_names)
@@ -302,7 +374,8 @@ class Agent:
 
         stream = None
         try:
-            stream = self.backend.stream_chat(request, tools=tools, tool_choice=choice, cancel=cancel)
+            stream = self.backend.stream_chat(request, tools=attempt.tools, tool_choice=choice, cancel=cancel,
+                                              stream=attempt.stream)
             for chunk in stream:
                 if cancel.is_set():
                     break  # Stop was pressed while this chunk was on its way: drop it

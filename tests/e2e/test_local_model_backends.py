@@ -175,3 +175,55 @@ def test_ollama_tool_call_round_trip(ollama_backend, ollama_translator):
     wire = ollama_translator.requests[-1]["messages"]
     assert wire[2]["tool_calls"][0]["function"] == {"name": "day_of_week", "arguments": call.arguments}
     assert wire[3] == {"role": "tool", "content": '"Monday"', "tool_name": "day_of_week"}
+
+
+# ---- the agent with the app's default settings (tools on, automatic tool choice) ---------------------
+
+
+def _default_settings(base_url: str):
+    from desktop_agent.core.settings import Settings
+
+    return Settings().updated({"backend": "openai", "openai.base_url": base_url, "openai.model": "smollm2"})
+
+
+def _agent_turn(settings, text: str):
+    """One turn through the agent as the app assembles it; the events."""
+    from desktop_agent.core import assembly
+    from desktop_agent.core.messages import Conversation
+
+    assert settings.tools.enabled and settings.loop.tool_choice == "auto"
+    backend = assembly.build_backend(assembly.backend_spec(settings))
+    registry, problems = assembly.build_registry(settings)
+    assert not problems and len(registry) > 0
+    try:
+        return list(assembly.build_agent(settings, backend, registry).run(Conversation(), text))
+    finally:
+        backend.close()
+
+
+@pytest.mark.timeout(300)
+def test_agent_with_default_settings_answers_although_the_server_cannot_stream_with_tools(llama_server):
+    """This server answers a streamed request offering tools with automatic choice with an empty 200:
+    the agent asks again without streaming (and, if need be, without tools) and gets an answer."""
+    from desktop_agent.core.events import AnswerFinished, Notice
+
+    events = _agent_turn(_default_settings(llama_server), "Say hello")
+    assert isinstance(events[-1], AnswerFinished), events[-1]
+    assert events[-1].message.content.strip()
+    assert any(isinstance(e, Notice) and "asked again without" in e.text for e in events)
+
+
+@pytest.mark.timeout(300)
+def test_a_67_kb_message_is_reported_as_too_long_for_the_context_with_the_servers_reason(llama_server):
+    """n_ctx is 4096: the streamed request comes back as an empty 200 (the server fails after it); the
+    request without streaming gets the server's HTTP 400 and its reason, which the user is shown."""
+    from desktop_agent.core.events import TurnFailed
+
+    pasted = "The quick brown fox jumps over the lazy dog. " * 1500  # ≈ 67 KB
+    assert 60_000 < len(pasted.encode()) < 70_000
+    events = _agent_turn(_default_settings(llama_server), pasted)
+    assert isinstance(events[-1], TurnFailed), events[-1]
+    error = events[-1].error
+    assert isinstance(error, errors.ContextTooLong), error
+    assert "maximum context length is 4096 tokens" in error.detail
+    assert "maximum context length is 4096 tokens" in str(error)

@@ -138,6 +138,25 @@ def test_quirk_auto_tool_choice_stream_may_be_an_empty_200(llama_server):
     assert r.choices[0].message.role == "assistant"
 
 
+def test_quirk_a_prompt_over_the_context_is_an_empty_200_stream_but_a_400_with_the_reason_once(llama_server):
+    """Why the app asks an empty streamed answer again without streaming: this server fails a streamed
+    request longer than its context (n_ctx 4096) after the 200, silently; without streaming it answers
+    HTTP 400 with the reason."""
+    body = {"model": "smollm2", "messages": [{"role": "user", "content": "The quick brown fox. " * 3300}],
+            "temperature": 0}  # fmt: skip
+    with httpx.Client(timeout=60) as c, c.stream("POST", llama_server + "/chat/completions",
+                                                 json={**body, "stream": True}) as r:  # fmt: skip
+        streamed = b"".join(r.iter_bytes())
+        assert r.status_code == 200
+    assert b"data:" not in streamed
+    with httpx.Client(timeout=60) as c:
+        once = c.post(llama_server + "/chat/completions", json={**body, "stream": False})
+    assert once.status_code == 400
+    error = once.json()["error"]
+    assert "maximum context length is 4096 tokens" in error["message"]
+    assert error["code"] == "context_length_exceeded"
+
+
 # ---- the Ollama translator, checked with the official ollama client -------------------------------------
 
 

@@ -449,7 +449,7 @@ class _BrokenBackend:
 
     name, model = "ollama", "broken"
 
-    def stream_chat(self, messages, tools=None, tool_choice="auto", cancel=None):
+    def stream_chat(self, messages, tools=None, tool_choice="auto", cancel=None, stream=True):
         raise ValueError("a bug in the backend")
         yield  # pragma: no cover
 

@@ -37,7 +37,11 @@ With ``strict=True`` (default) requests are checked like strict real servers do,
 empty or missing tool-call ids and unpaired tool results (cases 17, 23), arguments that are not a
 JSON string (cases 12, 13), ``tool_choice`` without tools or naming an unknown tool. With
 ``context_limit_chars`` set, longer request bodies get a context-length error (case 25) in the
-``context_error`` shape ``"openai"`` or ``"llama.cpp"``. ``required_keys``: requests with another
+``context_error`` shape ``"openai"`` or ``"llama.cpp"``, or as ``"llama-cpp-python"`` answers it: a
+streamed request gets a 200 with an empty body, a non-streamed one the ``"openai"`` shape.
+``empty_auto_tool_streams=True`` imitates llama-cpp-python's server: a streamed request that offers
+tools with ``tool_choice`` ``"auto"`` (or none) gets a 200 event stream with an empty body (before any
+scripted reply is used); non-streamed requests are answered. ``required_keys``: requests with another
 bearer key get 401. ``models`` is served at /v1/models; ``strict_models=True`` answers 404 for
 others. ``chunk_delay_s`` pauses before every streamed event.
 
@@ -378,6 +382,7 @@ class OpenAIServer:
         self.null_content_ok = False
         self.context_limit_chars: int | None = None
         self.context_error = "openai"
+        self.empty_auto_tool_streams = False
         self.chunk_delay_s = chunk_delay_s
         #: bodies of POST …/chat/completions, in order (rejected ones included)
         self.requests: list[RecordedRequest] = []
@@ -618,7 +623,14 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_reply(problem, body, stream)
                 return
         if srv.context_limit_chars is not None and len(raw) > srv.context_limit_chars:
-            self._send_reply(context_error(srv.context_error, len(raw) // 4, srv.context_limit_chars // 4), body, stream)
+            if srv.context_error == "llama-cpp-python" and stream:  # it fails after the 200, silently
+                self._send_reply(Raw(b"", complete=True), body, stream)
+                return
+            shape = "openai" if srv.context_error == "llama-cpp-python" else srv.context_error
+            self._send_reply(context_error(shape, len(raw) // 4, srv.context_limit_chars // 4), body, stream)
+            return
+        if srv.empty_auto_tool_streams and stream and body.get("tools") and body.get("tool_choice", "auto") == "auto":
+            self._send_reply(Raw(b"", complete=True), body, stream)
             return
         if srv.strict_models and body.get("model") not in srv.models:
             self._send_json(404, error_body(

@@ -3,7 +3,7 @@
 A reply that is an exception instance (not a list) is raised by ``stream_chat`` itself.
 
 Each call of :meth:`ScriptedBackend.stream_chat` replays the next scripted reply (a list of
-:class:`Chunk`) and records what it was sent (``messages`` deep-copied, ``tools``, ``tool_choice``)
+:class:`Chunk`) and records what it was sent (``messages`` deep-copied, ``tools``, ``tool_choice``, ``stream``)
 plus the value of an optional ``probe()`` at the moment of the call (e.g. how many messages were
 saved by then).
 
@@ -60,6 +60,7 @@ class Request:
     tools: list[dict[str, Any]] | None
     tool_choice: str
     probe: Any = None
+    stream: bool = True
 
     def roles(self) -> list[str]:
         return [m.role for m in self.messages]
@@ -89,6 +90,7 @@ class ScriptedBackend:
         tools: list[dict[str, Any]] | None = None,
         tool_choice: str = "auto",
         cancel: threading.Event | None = None,
+        stream: bool = True,
     ) -> Iterator[Chunk]:
         self.requests.append(
             Request(
@@ -96,6 +98,7 @@ class ScriptedBackend:
                 tools=tools,
                 tool_choice=tool_choice,
                 probe=self.probe() if self.probe is not None else None,
+                stream=stream,
             )
         )
         if not self.replies:

@@ -739,9 +739,12 @@ def test_failing_on_message_still_ends_with_one_terminal_event():
 
 def test_empty_answer_fails_and_saves_nothing():
     saved = Saved()
-    events = drive(Agent(ScriptedBackend(text("", "  ")), on_message=saved), Conversation(), "hi")
+    # the empty streamed answer is asked again once without streaming, which is empty too
+    backend = ScriptedBackend(text("", "  "), text(""))
+    events = drive(Agent(backend, on_message=saved), Conversation(), "hi")
     assert isinstance(events[-1].error, EmptyAnswer)
     assert [m.role for m in saved.messages] == ["user"]
+    assert [r.stream for r in backend.requests] == [True, False]
 
 
 # ---- cancellation --------------------------------------------------------------------------------

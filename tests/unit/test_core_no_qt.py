@@ -5,6 +5,7 @@ import sys
 
 CORE_MODULES = [
     "desktop_agent.core.agent",
+    "desktop_agent.core.capabilities",
     "desktop_agent.core.textcalls",
     "desktop_agent.core.arguments",
     "desktop_agent.core.streams",
@@ -17,6 +18,9 @@ CORE_MODULES = [
     "desktop_agent.core.backends.ollama",
     "desktop_agent.core.backends.openai",
     "desktop_agent.core.backends.keypool",
+    "desktop_agent.core.backends.reasons",
+    "desktop_agent.core.backends.sse",
+    "desktop_agent.core.capabilities",
     "desktop_agent.cli.parser",
     "desktop_agent.cli.errors",
     "desktop_agent.cli.output",

@@ -64,12 +64,17 @@ class ChatBackend(Protocol):
         tools: list[dict[str, Any]] | None = None,
         tool_choice: str = "auto",
         cancel: threading.Event | None = None,
+        stream: bool = True,
     ) -> Iterator[Chunk]:
         """Stream one chat completion for ``messages`` (system prompt included, as the first message).
 
         ``tools`` is the OpenAI-style list ``[{"type": "function", "function": {...}}]``;
         ``tool_choice`` is ``auto``, ``required``, ``none`` or a tool name. Stops early (closing the
-        HTTP stream) when ``cancel`` is set. Raises :class:`~desktop_agent.core.errors.AgentError`.
+        HTTP stream) when ``cancel`` is set. ``stream=False`` asks the server for the whole answer in
+        one response and yields the same chunks from it (for servers whose streams come back empty,
+        see :mod:`desktop_agent.core.capabilities`). Raises
+        :class:`~desktop_agent.core.errors.AgentError`; an error the server reports is raised with
+        the server's own reason.
         """
         ...
 

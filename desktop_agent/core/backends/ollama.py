@@ -36,6 +36,7 @@ from typing import Any
 from desktop_agent.core import errors
 from desktop_agent.core.arguments import make_tool_call
 from desktop_agent.core.backends.base import Chunk, ModelInfo
+from desktop_agent.core.backends.reasons import is_context_reason, one_line, reason_text
 from desktop_agent.core.messages import Message, ToolCall
 from desktop_agent.core.streams import StreamReader
 
@@ -76,29 +77,17 @@ class PullProgress:
 
 
 def _short(text: str) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= _MAX_DETAIL else text[: _MAX_DETAIL - 1] + "…"
+    return one_line(text, _MAX_DETAIL)
 
 
-def _error_text(body: str) -> str:
-    """The ``error`` of a JSON error body (``{"error": "..."}``), else the body itself, shortened."""
-    try:
-        data = json.loads(body)
-    except (ValueError, TypeError):
-        return _short(body) or "no details"
-    if isinstance(data, dict) and data.get("error"):
-        err = data["error"]
-        if isinstance(err, dict):  # OpenAI-style {"error": {"message": ...}} from proxies
-            err = err.get("message") or json.dumps(err, ensure_ascii=False)
-        return _short(str(err))
-    return _short(body) or "no details"
+def _error_text(body: Any, content_type: str = "", status: int | None = None) -> str:
+    """The reason in an error body: the ``error`` of ``{"error": "..."}`` (or an OpenAI-style
+    ``{"error": {"message": ...}}`` from a proxy), else the text itself, one line; a web page is
+    named, not quoted."""
+    return reason_text(body, content_type, status) or "no details"
 
 
 _MODEL_NOT_FOUND = re.compile(r"model\b.*\bnot found", re.I | re.S)
-_CONTEXT = re.compile(
-    r"context (length|window|size)|exceeds? (the )?(maximum )?context|input length exceeds|too many tokens",
-    re.I,
-)
 
 
 class OllamaBackend:
@@ -169,8 +158,12 @@ class OllamaBackend:
         tools: list[dict[str, Any]] | None = None,
         tool_choice: str = "auto",
         cancel: threading.Event | None = None,
+        stream: bool = True,
     ) -> Iterator[Chunk]:
         """Stream one ``POST /api/chat`` (``stream: true``) for ``messages``.
+
+        ``stream=False`` sends ``stream: false`` and yields the same chunks from the one JSON answer
+        (the whole answer arrives at once).
 
         Yields a :class:`Chunk` per NDJSON line with ``text`` (``message.content``) and ``thinking``
         (``message.thinking``), tool calls as ``Chunk(tool_calls=[...])`` with ids assigned and
@@ -196,15 +189,16 @@ class OllamaBackend:
         line mid-stream).
         """
         body = self.build_request(messages, tools, tool_choice)
+        body["stream"] = stream
         saw_tool_calls = False
         if cancel is not None and cancel.is_set():
             return
-        stream = self._stream_lines("POST", "/api/chat", body, cancel, model=self.model)
+        lines = self._stream_lines("POST", "/api/chat", body, cancel, model=self.model, whole=not stream)
         try:
-            for line in stream:
+            for line in lines:
                 data = self._parse_line(line)
                 if data.get("error"):
-                    raise self._error_for_message(_short(str(data["error"])), None, model=self.model)
+                    raise self._error_for_message(_error_text(data["error"]), None, model=self.model)
                 message = data.get("message")
                 if message is None:
                     message = {}
@@ -222,13 +216,13 @@ class OllamaBackend:
                     reason = data.get("done_reason") or "stop"
                     if saw_tool_calls and reason == "stop":
                         reason = "tool_calls"
-                    stream.finish()  # read the end of the body: the connection can be reused
+                    lines.finish()  # read the end of the body: the connection can be reused
                     yield Chunk(text=text, thinking=thinking, tool_calls=calls, done=True, finish_reason=reason)
                     return
                 if text or thinking or calls:
                     yield Chunk(text=text, thinking=thinking, tool_calls=calls)
         finally:
-            stream.close()
+            lines.close()
         if cancel is not None and cancel.is_set():
             return
         raise errors.AnswerCutOff("the stream ended before Ollama said it was done")
@@ -390,7 +384,8 @@ class OllamaBackend:
         except Exception as exc:
             raise self._error_for_transport(exc, started=False) from None
         if r.status_code >= 400:
-            raise self._error_for_message(_error_text(r.text), r.status_code, model=None)
+            raise self._error_for_message(_error_text(r.text, r.headers.get("content-type", ""), r.status_code),
+                                          r.status_code, model=None)
         try:
             return r.json()
         except ValueError:
@@ -406,9 +401,11 @@ class OllamaBackend:
         cancel: threading.Event | None,
         *,
         model: str | None,
+        whole: bool = False,
     ) -> _LineStream:
-        """Send ``body`` and return a :class:`_LineStream` over the NDJSON lines of the answer."""
-        return _LineStream(self, method, path, body, cancel, model)
+        """Send ``body`` and return a :class:`_LineStream` over the NDJSON lines of the answer
+        (``whole``: the answer is one JSON document, given as one item)."""
+        return _LineStream(self, method, path, body, cancel, model, whole)
 
     # ------------------------------------------------------------------ errors
 
@@ -425,7 +422,7 @@ class OllamaBackend:
             return errors.ToolsNotSupported(model or self.model)
         if model and (status == 404 or status is None) and _MODEL_NOT_FOUND.search(message):
             return errors.ModelNotFound(model, available=self._available_names())
-        if _CONTEXT.search(message):
+        if is_context_reason(message):
             return errors.ContextTooLong(message)
         if status == 404 and model:
             # 404 without Ollama's wording: probably not an Ollama server at this URL
@@ -464,9 +461,9 @@ class OllamaBackend:
 class _HttpStatus(Exception):
     """An HTTP error answer (raised in the reader thread, mapped to a typed error by the consumer)."""
 
-    def __init__(self, status: int, text: str):
+    def __init__(self, status: int, text: str, content_type: str = ""):
         super().__init__(status)
-        self.status, self.text = status, text
+        self.status, self.text, self.content_type = status, text, content_type
 
 
 class _LineStream:
@@ -484,8 +481,9 @@ class _LineStream:
     FINISH_WAIT_S = 1.0
 
     def __init__(self, backend: OllamaBackend, method: str, path: str, body: dict[str, Any],
-                 cancel: threading.Event | None, model: str | None):
+                 cancel: threading.Event | None, model: str | None, whole: bool = False):
         self._backend = backend
+        self._whole = whole
         self._cancel = cancel
         self._model = model
         content = json.dumps(body, ensure_ascii=False).encode("utf-8")
@@ -501,7 +499,8 @@ class _LineStream:
                 started = True
                 yield line
         except _HttpStatus as status:
-            raise self._backend._error_for_message(_error_text(status.text), status.status, model=self._model) from None
+            reason = _error_text(status.text, status.content_type, status.status)
+            raise self._backend._error_for_message(reason, status.status, model=self._model) from None
         except Exception as exc:  # noqa: BLE001 — transport errors, mapped to typed errors
             raise self._backend._error_for_transport(exc, started=started) from None
 
@@ -526,7 +525,12 @@ class _LineStream:
                     return
                 if r.status_code >= 400:
                     r.read()
-                    raise _HttpStatus(r.status_code, r.text)
+                    raise _HttpStatus(r.status_code, r.text, r.headers.get("content-type", ""))
+                if self._whole:
+                    data = r.read()
+                    if data.strip():
+                        yield data
+                    return
                 buf = b""
                 for data in r.iter_bytes():
                     buf += data

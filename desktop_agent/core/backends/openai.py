@@ -18,8 +18,15 @@ What real servers do that the spec does not say, and how it is handled here:
 - reasoning arrives as ``reasoning_content`` or ``reasoning`` (servers differ) → ``Chunk.thinking``;
   it is never sent back;
 - ``tool_choice`` is always sent when tools are (some servers ignore tools otherwise);
-- a 200 stream with nothing in it (llama.cpp) → :class:`~desktop_agent.core.errors.EmptyAnswer`;
-- a server that ignores ``stream: true`` and answers one JSON chat completion is understood too.
+- a 200 stream with nothing in it (llama.cpp, llama-cpp-python) →
+  :class:`~desktop_agent.core.errors.EmptyAnswer` (the agent then asks again without streaming,
+  see :mod:`desktop_agent.core.capabilities`); ``stream_chat(..., stream=False)`` asks for one whole
+  ``chat.completion`` and yields the same chunks;
+- a server that ignores ``stream: true`` and answers one JSON chat completion is understood too;
+- the event stream is read with :mod:`~desktop_agent.core.backends.sse` (not the client's decoder), so an
+  error the server reports after the 200 — ``data: {"error": ...}``, ``event: error``, llama.cpp's
+  ``error: {...}`` line — is raised with the server's reason
+  (:mod:`~desktop_agent.core.backends.reasons`: context-window reasons are ContextTooLong).
 
 Keys: :class:`~desktop_agent.core.backends.keypool.KeyPool` (several keys, retries, Retry-After).
 Errors: only :mod:`desktop_agent.core.errors` types leave this module, and no key is ever in them.
@@ -29,6 +36,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -38,6 +46,8 @@ from typing import Any
 from desktop_agent.core.arguments import make_tool_call
 from desktop_agent.core.backends.base import Chunk, ModelInfo
 from desktop_agent.core.backends.keypool import PLACEHOLDER_KEY, Failure, KeyPool, PoolCancelled, scrub
+from desktop_agent.core.backends.reasons import MAX_REASON, is_context_reason, one_line, reason_text
+from desktop_agent.core.backends.sse import sse_events
 from desktop_agent.core.errors import (
     AgentError,
     AnswerCutOff,
@@ -61,20 +71,8 @@ log = logging.getLogger(__name__)
 
 __all__ = ["OpenAIBackend", "ToolCallAssembler", "to_wire_messages"]
 
-#: Lower-case fragments of error codes/types/messages that mean "the request does not fit the context
-#: window" (OpenAI ``context_length_exceeded``; llama.cpp ``exceed_context_size_error``; vLLM; others).
-_CONTEXT_MARKERS = (
-    "context_length_exceeded",
-    "exceed_context_size",
-    "maximum context length",
-    "context length",
-    "context size",
-    "context window",
-    "prompt is too long",
-    "too many tokens",
-    "input is too long",
-)
-#: ... and that mean "this model/server cannot do tools" (Ollama /v1, vLLM without a tool parser).
+#: Lower-case fragments of error messages that mean "this model/server cannot do tools" (Ollama /v1, vLLM
+#: without a tool parser).
 _TOOLS_MARKERS = (
     "does not support tools",
     "does not support tool",
@@ -84,7 +82,7 @@ _TOOLS_MARKERS = (
     "function calling is not supported",
     "enable-auto-tool-choice",
 )
-_MAX_DETAIL = 300
+_MAX_DETAIL = MAX_REASON
 
 
 # ------------------------------------------------------------------------------------------------
@@ -372,21 +370,15 @@ class OpenAIBackend:
 
     # -- errors --------------------------------------------------------------------------------
     def _detail(self, exc: BaseException) -> str:
+        """The server's reason in ``exc`` as one line without keys (never an HTML page pasted)."""
         body = getattr(exc, "body", None)
-        text = ""
-        if isinstance(body, dict):
-            msg = body.get("message")
-            if isinstance(msg, str) and msg:
-                text = msg
-            else:
-                err = body.get("error")
-                text = err if isinstance(err, str) else json.dumps(body, ensure_ascii=False)
-        elif isinstance(body, str) and body.strip():
-            text = body.strip()
+        response = getattr(exc, "response", None)
+        headers = getattr(response, "headers", None)
+        ctype = headers.get("content-type", "") if headers is not None else ""
+        text = reason_text(body, ctype, getattr(exc, "status_code", None))
         if not text:
             text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-        text = " ".join(scrub(text, self.pool.keys).split())
-        return text if len(text) <= _MAX_DETAIL else text[: _MAX_DETAIL - 1] + "…"
+        return one_line(scrub(text, self.pool.keys))
 
     def _markers(self, exc: BaseException, detail: str) -> str:
         body = getattr(exc, "body", None)
@@ -439,7 +431,7 @@ class OpenAIBackend:
                 wait = self.pool.retry_after(headers)
                 return Failure("retry", RateLimited(wait, detail), retry_after_s=wait, status=status,
                                reason="rate limited")
-            if any(m in markers for m in _CONTEXT_MARKERS):
+            if is_context_reason(markers):
                 return Failure("fatal", ContextTooLong(detail), status=status)
             if any(m in markers for m in _TOOLS_MARKERS):
                 return Failure("fatal", ToolsNotSupported(self.model), status=status)
@@ -462,7 +454,7 @@ class OpenAIBackend:
         if isinstance(exc, openai.APIError):  # e.g. an error event inside the stream
             detail = self._detail(exc)
             markers = self._markers(exc, detail)
-            if any(m in markers for m in _CONTEXT_MARKERS):
+            if is_context_reason(markers):
                 return Failure("fatal", ContextTooLong(detail))
             if any(m in markers for m in _TOOLS_MARKERS):
                 return Failure("fatal", ToolsNotSupported(self.model))
@@ -504,13 +496,14 @@ class OpenAIBackend:
 
     # -- chat ----------------------------------------------------------------------------------
     def _request(
-        self, messages: list[Message], tools: list[dict[str, Any]] | None, tool_choice: str | None
+        self, messages: list[Message], tools: list[dict[str, Any]] | None, tool_choice: str | None,
+        stream: bool = True,
     ) -> dict[str, Any]:
         params: dict[str, Any] = {
             "model": self.model,
             "messages": to_wire_messages(messages, self.null_tool_content),
             "temperature": self.temperature,
-            "stream": True,
+            "stream": stream,
         }
         if tools:
             params["tools"] = tools
@@ -523,6 +516,7 @@ class OpenAIBackend:
         tools: list[dict[str, Any]] | None = None,
         tool_choice: str = "auto",
         cancel: threading.Event | None = None,
+        stream: bool = True,
     ) -> Iterator[Chunk]:
         """Stream one chat completion as :class:`Chunk` objects.
 
@@ -534,28 +528,36 @@ class OpenAIBackend:
         sends nothing (before the first event, or stalled mid-answer): the stream is read on a
         :class:`~desktop_agent.core.streams.StreamReader` thread whose socket is shut down.
 
+        ``stream=False`` sends ``stream: false`` and yields the same chunks from the one
+        ``chat.completion`` the server answers (the whole answer arrives at once; ``timeout_s`` is
+        then the wait for all of it). An error the server reports inside a 200 answer — an ``error``
+        object in a JSON body or in a stream event, an ``event: error``, llama.cpp's ``error:`` line
+        — is raised with the server's reason, never as an empty answer.
+
         Raises :class:`NoApiKey`, :class:`AuthenticationFailed`, :class:`RateLimited`,
         :class:`AllKeysFailed`, :class:`BackendUnreachable` (no connection; retried),
         :class:`ServerTimedOut` (connected, but no answer within ``timeout_s``; not retried),
         :class:`ModelNotFound`, :class:`ContextTooLong`, :class:`ToolsNotSupported`, :class:`EmptyAnswer`,
         :class:`OutputLimitReached` / :class:`AnswerCutOff`, :class:`BackendError`.
         """
-        params = self._request(messages, tools, tool_choice)
+        params = self._request(messages, tools, tool_choice, stream)
         if cancel is not None and cancel.is_set():
             return
 
         def request(index: int, key: str) -> tuple[Any, Iterator[Any]]:
             client = self._client(index, key)
-            stream = client.chat.completions.create(**params)
-            events = self._events(stream)
+            if not stream:
+                return _Answered(), iter(self._answer_events(client.chat.completions.create(**params)))
+            response = client.chat.completions.create(**params)
+            events = self._events(response)
             try:
                 first = next(events)
             except StopIteration:
-                return stream, iter(())
+                return response, iter(())
             except BaseException:
-                stream.close()
+                response.close()
                 raise
-            return stream, _prepend(first, events)
+            return response, _prepend(first, events)
 
         def attempt(index: int, key: str) -> tuple[Any, Iterator[Any]]:
             # a server loading a model sends nothing (not even headers) for a long time: Stop must
@@ -569,7 +571,7 @@ class OpenAIBackend:
                 try:
                     wait = next(runner)
                 except StopIteration as stop:
-                    stream, events = stop.value
+                    answer, events = stop.value
                     break
                 yield Chunk(notice=wait.notice())
         except (PoolCancelled, WaitCancelled):
@@ -577,39 +579,84 @@ class OpenAIBackend:
         finally:
             runner.close()
 
+        if not stream:  # the whole answer is here already
+            yield from self._read(answer, events, cancel)
+            return
         # The rest of the stream is read on a reader thread too: a server going silent mid-answer
         # must not hold Stop until its next chunk or the read timeout.
-        reader: StreamReader[Any] = StreamReader(_closing(events, stream), cancel, name="openai-stream")
-        reader.watch(getattr(stream, "response", None))
+        reader: StreamReader[Any] = StreamReader(_closing(events, answer), cancel, name="openai-stream")
+        reader.watch(getattr(answer, "response", None))
         reader.start()
         try:
-            yield from self._read(stream, reader, cancel)
+            yield from self._read(answer, iter(reader), cancel)  # returns as soon as cancel is set
         finally:
             reader.close()  # wakes the reader thread, which closes the stream
 
+    def _reported_error(self, payload: Any, status: int | None = None) -> AgentError:
+        """An error the server reported inside a 200 answer (``payload``: the ``error`` value, or the
+        event's data) as a typed error carrying the server's reason."""
+        inner = payload.get("error") if isinstance(payload, dict) else None
+        inner = inner if isinstance(inner, dict) else payload
+        detail = one_line(scrub(reason_text(payload) or "no reason given", self.pool.keys))
+        bits = [detail]
+        if isinstance(inner, dict):
+            bits += [str(inner.get("code") or ""), str(inner.get("type") or "")]
+        markers = " ".join(bits).lower()
+        if is_context_reason(markers):
+            return ContextTooLong(detail)
+        if any(m in markers for m in _TOOLS_MARKERS):
+            return ToolsNotSupported(self.model)
+        return BackendError(detail, status)
+
+    def _answer_events(self, answer: Any) -> list[Any]:
+        """The events of a non-streamed answer: the ``chat.completion`` itself; a server that streamed
+        anyway gives its events; an ``error`` object is raised with the server's reason."""
+        if isinstance(answer, (str, bytes)):  # not JSON: the client hands over the body as text
+            raw = answer.encode() if isinstance(answer, str) else answer
+            if b"data:" in raw or b"error:" in raw:
+                return list(self._sse_data(iter([raw])))
+            raise BackendError(reason_text(raw, status=200) or "the server sent an empty body instead of an answer")
+        error = _field(answer, "error")
+        if error:
+            raise self._reported_error(error)
+        return [answer]
+
     def _events(self, stream: Any) -> Iterator[Any]:
-        """The stream's chunks; a server that answered one JSON document instead gives that."""
+        """The stream's chunks (JSON objects); a server that answered one JSON document instead gives
+        that. The event stream is read here (see :mod:`~desktop_agent.core.backends.sse`)."""
         response = getattr(stream, "response", None)
-        ctype = response.headers.get("content-type", "") if response is not None else ""
+        if response is None:  # pragma: no cover — the openai client always gives the response
+            yield from stream
+            return
+        ctype = response.headers.get("content-type", "")
         if "json" in ctype and "event-stream" not in ctype:
             body = json.loads(response.read() or b"null")
             if isinstance(body, dict) and body.get("error"):
-                import openai
-
-                err = body["error"]
-                msg = err.get("message") if isinstance(err, dict) else str(err)
-                raise openai.APIError(str(msg or "error"), response.request, body=err)
+                raise self._reported_error(body["error"])
             if isinstance(body, dict):
                 yield body
             return
-        yield from stream
+        yield from self._sse_data(_response_bytes(response))
 
-    def _read(self, stream: Any, reader: StreamReader[Any], cancel: threading.Event | None) -> Iterator[Chunk]:
+    def _sse_data(self, chunks: Iterator[bytes]) -> Iterator[Any]:
+        """The JSON objects of an event stream, until ``[DONE]``; error events and lines are raised."""
+        for event in sse_events(chunks):
+            if event.event == "error":
+                raise self._reported_error(_maybe_json(event.data))
+            if event.data.startswith("[DONE]"):
+                return
+            if not event.data.strip():
+                continue
+            data = json.loads(event.data)
+            if isinstance(data, dict) and data.get("error"):
+                raise self._reported_error(data["error"])
+            yield data
+
+    def _read(self, stream: Any, events: Iterator[Any], cancel: threading.Event | None) -> Iterator[Chunk]:
         calls = ToolCallAssembler()
         finish_reason: str | None = None
         got_text = False
         got_thinking = False
-        events = iter(reader)  # returns as soon as cancel is set, even while the server is silent
         while True:
             try:
                 event = next(events)
@@ -622,7 +669,8 @@ class OpenAIBackend:
             if choice is None:
                 continue
             delta = _field(choice, "delta")
-            if delta is None:
+            whole = delta is None
+            if whole:
                 delta = _field(choice, "message")  # a whole (non-streamed) chat completion
             thinking = ""
             for name in ("reasoning_content", "reasoning"):
@@ -636,9 +684,12 @@ class OpenAIBackend:
             if isinstance(refusal, str) and refusal and not text:
                 text = refusal
             delta_calls = _field(delta, "tool_calls") or []
-            for tc in delta_calls:
+            for i, tc in enumerate(delta_calls):
                 fn = _field(tc, "function")
-                calls.add(_field(tc, "index"), _field(tc, "id"), _field(fn, "name"), _field(fn, "arguments"))
+                index = _field(tc, "index")
+                if whole and index is None:
+                    index = i  # a whole message lists each call once, in order
+                calls.add(index, _field(tc, "id"), _field(fn, "name"), _field(fn, "arguments"))
             # The legacy field only when there are no tool_calls: llama-cpp-python sends both, with the
             # same pieces, on every delta (its arguments would be doubled).
             legacy = None if delta_calls else _field(delta, "function_call")
@@ -693,6 +744,50 @@ def _errno_free(text: str) -> str:
     import re
 
     return re.sub(r"\[Errno -?\d+\]\s*", "", text).strip()
+
+
+class _Answered:
+    """Stands in for the stream of a non-streamed answer, which has nothing left to close."""
+
+    response = None
+
+    def close(self) -> None:
+        pass
+
+
+def _maybe_json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _http_errors() -> tuple[tuple[type[BaseException], ...], tuple[type[BaseException], ...]]:
+    """The timeout and request exception classes of ``httpx`` and, when the openai client uses it,
+    ``httpx2``."""
+    import httpx
+
+    timeouts: list[type[BaseException]] = [httpx.TimeoutException]
+    requests: list[type[BaseException]] = [httpx.RequestError]
+    httpx2 = sys.modules.get("httpx2")
+    if httpx2 is not None:
+        timeouts.append(httpx2.TimeoutException)
+        requests.append(httpx2.RequestError)
+    return tuple(timeouts), tuple(requests)
+
+
+def _response_bytes(response: Any) -> Iterator[bytes]:
+    """The body of a streamed response; transport failures become the openai client's own
+    ``APITimeoutError`` / ``APIConnectionError`` (as its stream decoder raises them)."""
+    import openai
+
+    timeouts, requests = _http_errors()
+    try:
+        yield from response.iter_bytes()
+    except timeouts as exc:
+        raise openai.APITimeoutError(request=response.request) from exc
+    except requests as exc:
+        raise openai.APIConnectionError(request=response.request) from exc
 
 
 def _prepend(first: Any, rest: Iterator[Any]) -> Iterator[Any]:

@@ -1,0 +1,160 @@
+"""What the app learns, while it runs, about what a server and model can do, and the requests one
+model call makes because of it.
+
+Some servers answer HTTP 200 and then nothing: llama-cpp-python's server cannot stream when tools are
+offered with automatic tool choice (its stream is empty), a small model may answer nothing at all
+when offered tools, and a server may fail a streamed request silently where the same request without
+streaming gets its reason (a prompt longer than the context window). So a model call whose answer
+comes back empty — no text, no reasoning, no tool call — is asked again, at most twice:
+
+1. the same request without streaming, when it was streamed;
+2. then, when it offered tools and that answer is empty too (or fails in a way tools may cause),
+   the same request without tools.
+
+Each retry is announced with one notice. What worked is remembered for that server and model — keyed
+by (backend name, URL, model) — for the life of the process (:data:`LEARNED`), so that later calls
+go without streaming, or without tools, at once. Only a call with automatic tool choice learns to
+leave the tools out: a forced choice (a tool's name, ``required``) always offers them.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, replace
+from typing import Any
+
+from desktop_agent.core.errors import (
+    AgentError,
+    AnswerCutOff,
+    BackendError,
+    EmptyAnswer,
+    MalformedToolCall,
+    OutputLimitReached,
+    ServerTimedOut,
+    ToolsNotSupported,
+)
+
+__all__ = [
+    "LEARNED",
+    "TOOLS_LEFT_OUT",
+    "Attempt",
+    "Capabilities",
+    "Learned",
+    "first_attempt",
+    "lesson",
+    "next_attempt",
+    "retry_notice",
+    "server_key",
+]
+
+#: the notice of a turn whose model calls leave the tools out because of what was learned
+TOOLS_LEFT_OUT = "Tools are not offered to this model on this server: it answered nothing when offered them."
+
+ServerKey = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class Learned:
+    """What one server and model showed. ``stream_with_tools``: a streamed request that offers tools
+    gets an answer. ``auto_tools``: offering tools with automatic choice gets an answer at all."""
+
+    stream_with_tools: bool = True
+    auto_tools: bool = True
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One request of a model call: the tools it offers (None: none) and whether it streams."""
+
+    tools: list[dict[str, Any]] | None
+    stream: bool = True
+
+
+def server_key(backend: Any) -> ServerKey:
+    """(backend name, URL, model) of ``backend``; the URL is its ``base_url`` (OpenAI-compatible) or
+    ``host`` (Ollama)."""
+    url = getattr(backend, "base_url", None) or getattr(backend, "host", None) or ""
+    return (str(getattr(backend, "name", "") or ""), str(url).rstrip("/"), str(getattr(backend, "model", "") or ""))
+
+
+class Capabilities:
+    """What was learned per server and model. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._learned: dict[ServerKey, Learned] = {}
+        self._lock = threading.Lock()
+
+    def learned(self, backend: Any) -> Learned:
+        """What is known about ``backend``'s server and model (all capabilities until shown otherwise)."""
+        with self._lock:
+            return self._learned.get(server_key(backend), Learned())
+
+    def learn(self, backend: Any, **facts: bool) -> None:
+        """Remember ``facts`` (fields of :class:`Learned`) for ``backend``'s server and model."""
+        key = server_key(backend)
+        with self._lock:
+            self._learned[key] = replace(self._learned.get(key, Learned()), **facts)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._learned.clear()
+
+
+#: what this process has learned; every agent shares it (the window builds an agent per turn)
+LEARNED = Capabilities()
+
+
+def first_attempt(learned: Learned, tools: list[dict[str, Any]] | None, choice: str) -> Attempt:
+    """The first request of a model call that would offer ``tools`` with ``choice``."""
+    if not tools:
+        return Attempt(None, True)
+    if choice == "auto" and not learned.auto_tools:
+        return Attempt(None, True)
+    return Attempt(tools, learned.stream_with_tools)
+
+
+def _tools_may_cause(error: AgentError) -> bool:
+    """A failure that asking without tools may avoid (not: no connection, a key, a timeout, a prompt
+    too long, a cut-off answer at the output limit)."""
+    if isinstance(error, (EmptyAnswer, ToolsNotSupported, MalformedToolCall)):
+        return True
+    if isinstance(error, ServerTimedOut | OutputLimitReached):
+        return False
+    return type(error) in (BackendError, AnswerCutOff)
+
+
+def next_attempt(previous: Attempt, error: AgentError | None) -> Attempt | None:
+    """The request to make after ``previous`` came back empty (``error`` None or
+    :class:`EmptyAnswer`) or failed with ``error``; None: report the outcome as it is."""
+    empty = error is None or isinstance(error, EmptyAnswer)
+    if empty and previous.stream:
+        return Attempt(previous.tools, False)
+    if previous.tools is not None and not previous.stream and (
+        empty or (error is not None and _tools_may_cause(error))
+    ):
+        return Attempt(None, False)
+    return None
+
+
+def retry_notice(previous: Attempt, error: AgentError | None) -> str:
+    """The one line that says why ``previous`` is asked again, and how."""
+    empty = error is None or isinstance(error, EmptyAnswer)
+    if previous.stream:
+        if previous.tools is not None:
+            return "This server sent an empty streamed answer when offered tools; asked again without streaming."
+        return "The server sent an empty streamed answer; asked again without streaming."
+    if empty:
+        return "The server sent an empty answer when offered tools; asked again without tools."
+    what = error.what if error is not None else ""
+    return f"The server failed when offered tools ({what.rstrip('.')}); asked again without tools."
+
+
+def lesson(first: Attempt, answered: Attempt, choice: str) -> dict[str, bool]:
+    """What to remember when ``answered`` got an answer where ``first`` came back empty."""
+    if first.tools is None or answered == first:
+        return {}
+    if answered.tools is None:
+        return {"auto_tools": False} if choice == "auto" else {}
+    if first.stream and not answered.stream:
+        return {"stream_with_tools": False}
+    return {}
