@@ -15,7 +15,7 @@ from desktop_agent.core.capabilities import LEARNED, TOOLS_LEFT_OUT, Learned
 from desktop_agent.core.errors import ContextTooLong, EmptyAnswer
 from desktop_agent.core.events import AnswerFinished, Notice, ToolCallFinished, TurnFailed
 from desktop_agent.core.messages import Conversation
-from desktop_agent.core.tooling import ToolRegistry
+from desktop_agent.core.tools.registry import ToolRegistry
 from tests.servers.openai import Json, Raw
 
 NO_STREAM_NOTICE = "This server sent an empty streamed answer when offered tools; asked again without streaming."

@@ -29,7 +29,8 @@ from desktop_agent.core.errors import (
 )
 from desktop_agent.core.events import AnswerFinished, Notice, TurnCancelled, TurnFailed
 from desktop_agent.core.messages import Conversation
-from desktop_agent.core.tooling import ToolRegistry, tool
+from desktop_agent import tool
+from desktop_agent.core.tools.registry import ToolRegistry
 
 from .scripted import ScriptedBackend, call, calls, text
 
