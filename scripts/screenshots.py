@@ -7,7 +7,8 @@
 
 Shots: empty.png (a new chat), main.png (markdown, a code block, thinking and two tool calls),
 tool-call.png (a tool still running, live duration in the sidebar), error.png (a missing model with
-its Pull action), dark.png (main.png in the dark palette). The replies are scripted, so the pictures
+its Pull action), settings.png (the Settings dialog pulling a model), dark.png (main.png in the dark
+palette). The replies are scripted, so the pictures
 are the same on every run (except the clock in the message headers).
 """
 
@@ -231,18 +232,50 @@ def shot_error(app, server, settings, out):
     server.strict_models = False
 
 
+def shot_settings(app, server, settings, out):
+    """The Settings dialog at its default size: connected to Ollama, three models installed, a pull at
+    about half way."""
+    from desktop_agent.core.secrets import SecretStore
+    from desktop_agent.ui.settings.dialog import SettingsDialog
+    from tests.keyrings import DictKeyring
+    from tests.servers.ollama import model_entry
+
+    installed = list(server.models)
+    server.models = [model_entry("llama3.2:latest"), model_entry("qwen3:8b", size=5_225_376_047),
+                     model_entry("mistral-small3.2:24b", size=15_177_384_862)]
+    server.pull_steps, server.pull_delay_s = 40, 0.25
+    dialog = SettingsDialog(settings, SecretStore(keyring_backend=DictKeyring()))
+    try:
+        dialog.show()
+        dialog.ollama_page.test_connection()
+        wait_until(app, lambda: "Connected" in dialog.ollama_page.status.text())
+        dialog.ollama_page.models.table.selectRow(0)
+        dialog.start_pull("qwen3:0.6b")
+        wait_until(app, lambda: dialog.ollama_page.pull.progress.value() >= 550)
+        spin(app, 0.1)
+        dialog.grab().save(str(out / "settings.png"))
+        print(f"wrote {out / 'settings.png'}")
+    finally:
+        dialog.cancel_pull()
+        dialog.shutdown()
+        dialog.close()
+        dialog.deleteLater()
+        server.models, server.pull_steps, server.pull_delay_s = installed, 5, 0.0
+
+
 SHOTS = {
     "empty": shot_empty,
     "main": shot_main,
     "tool-call": shot_tool_call,
     "error": shot_error,
+    "settings": shot_settings,
 }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
-    parser.add_argument("--only", default="", help="comma-separated: empty,main,tool-call,error,dark")
+    parser.add_argument("--only", default="", help="comma-separated: empty,main,tool-call,error,settings,dark")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

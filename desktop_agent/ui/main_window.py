@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QHBoxLayout,
     QLabel,
@@ -433,7 +434,9 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Model: {name} (from the next message)", 4000)
 
     def apply_settings(self, settings: Settings) -> None:
-        """New settings from the dialog: used from the next turn on."""
+        """New settings from the dialog: used from the next turn on (a new theme at once)."""
+        if settings.appearance.theme != self.settings.appearance.theme:
+            theme.apply(QApplication.instance(), settings.appearance.theme)
         self.settings = settings
         self.saved = settings
         self._refresh_backend_labels()

@@ -110,12 +110,15 @@ class TaskRunner(QObject):
                 result = fn(task)
             except BaseException as exc:  # delivered to on_done, which decides what to show
                 error = exc
-            finally:
-                task.finished.set()
             try:
-                self._done.emit(task, on_done, result, error)
+                if not self._closed:  # after close() nothing is delivered: leave a closing runner alone
+                    self._done.emit(task, on_done, result, error)
             except RuntimeError:  # the runner is gone (the app is exiting)
                 pass
+            finally:
+                # only now: once wait() has seen every task finished, no thread touches the runner any more,
+                # and its owner (a closing dialog) may be deleted
+                task.finished.set()
 
         threading.Thread(target=body, name=f"task-{key or 'background'}", daemon=True).start()
         return task

@@ -655,3 +655,256 @@ def test_the_ollama_host_note_reads_the_variable_as_ollama_does(dialogs, monkeyp
     note = dialog.ollama_page.host_note
     assert not note.isHidden() and shown in note.text() and value in note.text()
     assert note.property("kind") == kind
+
+
+# ---- Tools, Generation extras, Appearance ------------------------------------------------------------
+
+
+def test_tools_page_round_trips(dialogs, qtbot, tmp_path):
+    kept, dropped, added = tmp_path / "kept", tmp_path / "dropped", tmp_path / "added"
+    for folder in (kept, dropped, added):
+        folder.mkdir()
+    start = Settings().updated({"tools.enabled": False, "tools.timeout_s": 12.5, "tools.output_cap": 5000,
+                                "tools.dirs": [str(kept), str(dropped)]})
+    dialog = dialogs(start)
+    page = dialog.tools_page
+    assert dialog.tabs.widget(3).isAncestorOf(page.enabled) and dialog.tabs.tabText(3) == "Tools"
+    assert not page.enabled.isChecked() and page.enabled.text().replace("&", "") == "Use tools"
+    assert (page.timeout.text(), page.output_cap.value(), page.folders()) == ("12.5", 5000, [str(kept), str(dropped)])
+    assert not page.timeout.isEnabled() and not page.add_button.isEnabled()  # tools off: nothing else applies
+    page.enabled.setChecked(True)
+    assert page.timeout.isEnabled() and page.output_cap.isEnabled() and page.add_button.isEnabled()
+    page.timeout.setText("45,5")
+    page.output_cap.setValue(20_000)
+    page.dirs.setCurrentRow(1)
+    qtbot.mouseClick(page.remove_button, Qt.MouseButton.LeftButton)
+    page.add_folder(str(added))
+    page.add_folder(str(added))  # already listed: selected, not added twice
+    assert page.folders() == [str(kept), str(added)]
+    with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS) as saved:
+        dialog.save_button.click()
+    s = saved.args[0]
+    assert (s.tools.enabled, s.tools.timeout_s, s.tools.output_cap, s.tools.dirs) == (
+        True, 45.5, 20_000, [str(kept), str(added)])
+    loaded, warnings = Settings.load()
+    assert warnings == [] and loaded == s
+    again = dialogs(loaded).tools_page
+    assert again.enabled.isChecked() and again.timeout.text() == "45.5" and again.output_cap.value() == 20_000
+    assert again.folders() == [str(kept), str(added)]
+
+
+def test_tools_off_is_saved(dialogs, qtbot):
+    dialog = dialogs()
+    assert dialog.tools_page.enabled.isChecked()
+    dialog.tools_page.enabled.setChecked(False)
+    with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS) as saved:
+        dialog.save_button.click()
+    assert saved.args[0].tools.enabled is False
+    assert Settings.load()[0].tools.enabled is False
+
+
+def test_add_folder_asks_for_a_folder_and_warns_about_a_missing_one(dialogs, qtbot, monkeypatch, tmp_path):
+    from PySide6.QtWidgets import QFileDialog
+
+    asked: list[str] = []
+
+    def pick(parent, caption, start):
+        asked.append(caption)
+        return str(tmp_path)
+
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", staticmethod(pick))
+    dialog = dialogs(Settings().updated({"tools.dirs": [str(tmp_path / "gone")]}))
+    dialog.tabs.setCurrentIndex(3)
+    page = dialog.tools_page
+    note = page.dirs_note
+    assert not note.isHidden() and str(tmp_path / "gone") in note.text() and note.property("kind") == "warn"
+    assert dialog.save_button.isEnabled()  # a missing folder is skipped when tools load: a warning only
+    qtbot.mouseClick(page.add_button, Qt.MouseButton.LeftButton)
+    assert asked == ["Add a tool folder"] and page.folders() == [str(tmp_path / "gone"), str(tmp_path)]
+    page.dirs.setCurrentRow(0)
+    page.dirs.setFocus()
+    qtbot.keyClick(page.dirs, Qt.Key.Key_Delete)
+    assert page.folders() == [str(tmp_path)] and note.isHidden()
+
+
+def test_the_tools_folder_is_shown_and_opens_in_the_file_manager(dialogs, qtbot, monkeypatch):
+    from PySide6.QtGui import QDesktopServices
+
+    opened: list[str] = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", staticmethod(lambda url: opened.append(url.toLocalFile()) or True))
+    dialog = dialogs()
+    page = dialog.tools_page
+    assert page.tools_folder.isReadOnly() and page.tools_folder.text() == str(paths.user_tools_dir())
+    qtbot.mouseClick(page.open_button, Qt.MouseButton.LeftButton)
+    assert opened == [str(paths.user_tools_dir())]
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [("0", "greater than 0"), ("-3", "greater than 0"), ("soon", "number of seconds"), ("", "number of seconds")],
+)
+def test_invalid_tool_timeout_is_shown_inline_and_blocks_save(dialogs, value, message):
+    dialog = dialogs()
+    page = dialog.tools_page
+    page.timeout.setText(value)
+    assert not page.timeout_error.isHidden() and message in page.timeout_error.text()
+    assert not dialog.save_button.isEnabled()
+    assert "Tool timeout (Tools tab)" in dialog.status_label.text()
+    dialog._save()
+    assert not paths.settings_file().exists()
+    page.timeout.setText("30")
+    assert page.timeout_error.isHidden() and dialog.save_button.isEnabled()
+
+
+def test_output_cap_below_256_is_shown_inline_and_blocks_save(dialogs):
+    dialog = dialogs()
+    page = dialog.tools_page
+    page.output_cap.setValue(255)
+    assert not page.output_cap_error.isHidden() and "256" in page.output_cap_error.text()
+    assert not dialog.save_button.isEnabled()
+    assert "Output cap (Tools tab)" in dialog.status_label.text()
+    dialog._save()
+    assert not paths.settings_file().exists()
+    page.output_cap.setValue(256)
+    assert page.output_cap_error.isHidden() and dialog.save_button.isEnabled()
+
+
+@pytest.mark.parametrize(("think", "shown"), [(None, "Model default"), (True, "On"), (False, "Off")])
+@pytest.mark.parametrize("fmt", [None, "json"])
+def test_json_format_and_think_load(dialogs, think, shown, fmt):
+    page = dialogs(Settings().updated({"generation.think": think, "generation.format": fmt})).generation_page
+    assert page.think.currentText() == shown
+    assert page.json_format.isChecked() is (fmt == "json")
+
+
+@pytest.mark.parametrize(("choice", "think"), [("Model default", None), ("On", True), ("Off", False)])
+def test_json_format_and_think_round_trip(dialogs, qtbot, choice, think):
+    dialog = dialogs(Settings().updated({"generation.think": not think if think is not None else True}))
+    page = dialog.generation_page
+    page.json_format.setChecked(think is not False)
+    page.think.setCurrentText(choice)
+    with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS) as saved:
+        dialog.save_button.click()
+    s = saved.args[0]
+    assert s.generation.think is think
+    assert s.generation.format == ("json" if think is not False else None)
+    loaded, warnings = Settings.load()
+    assert warnings == [] and loaded == s
+    again = dialogs(loaded).generation_page
+    assert again.think.currentText() == choice and again.json_format.isChecked() is (think is not False)
+
+
+def test_json_format_says_it_is_ollamas_format(dialogs):
+    page = dialogs().generation_page
+    assert page.json_format_hint.textFormat() == Qt.TextFormat.RichText
+    assert "Ollama" in page.json_format_hint.text() and "<code>format</code>" in page.json_format_hint.text()
+    assert "<code>think</code>" in page.think_hint.text()
+
+
+@pytest.mark.parametrize("theme_name", ["light", "dark", "system"])
+def test_appearance_round_trips(dialogs, qtbot, theme_name):
+    other = "dark" if theme_name != "dark" else "light"
+    dialog = dialogs(Settings().updated({"appearance.theme": other}))
+    page = dialog.appearance_page
+    assert dialog.tabs.tabText(4) == "Appearance" and dialog.tabs.widget(4).isAncestorOf(page)
+    assert page.theme_buttons[other].isChecked()
+    page.theme_buttons[theme_name].setChecked(True)
+    with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS) as saved:
+        dialog.save_button.click()
+    assert saved.args[0].appearance.theme == theme_name
+    loaded, warnings = Settings.load()
+    assert warnings == [] and loaded.appearance.theme == theme_name
+    assert dialogs(loaded).appearance_page.theme_buttons[theme_name].isChecked()
+
+
+def test_the_theme_is_applied_when_saved(make_window, qtbot, monkeypatch):
+    from PySide6.QtGui import QPalette
+    from PySide6.QtWidgets import QApplication
+
+    from desktop_agent.ui import theme
+
+    monkeypatch.delenv("DESKTOP_AGENT_THEME", raising=False)
+    monkeypatch.setenv("QT_STYLE_OVERRIDE", "fusion")  # keep the test session's style as it is
+    app = QApplication.instance()
+    before = QPalette(app.palette())
+    window_color = lambda: app.palette().color(QPalette.ColorRole.Window).name()  # noqa: E731
+    try:
+        app.setPalette(theme.light_palette())
+        w = make_window(Settings().updated({"appearance.theme": "light"}), saved=Settings(),
+                        secrets=SecretStore(keyring_backend=DictKeyring()))
+        for choice, palette in (("dark", theme.dark_palette()), ("light", theme.light_palette())):
+            w.open_settings()
+            dialog = w.settings_dialog
+            qtbot.waitUntil(lambda d=dialog: d.openai_page.keys.loaded, timeout=WAIT_MS)
+            dialog.appearance_page.theme_buttons[choice].setChecked(True)
+            with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS):
+                dialog.save_button.click()
+            assert window_color() == palette.color(QPalette.ColorRole.Window).name()
+            assert w.settings.appearance.theme == choice
+            qtbot.waitUntil(lambda: w.settings_dialog is None, timeout=WAIT_MS)
+    finally:
+        app.setPalette(before)
+
+
+def test_the_theme_variable_is_said_to_win(dialogs, monkeypatch):
+    monkeypatch.setenv("DESKTOP_AGENT_THEME", "dark")
+    note = dialogs().appearance_page.override_note
+    assert not note.isHidden() and "dark" in note.text() and "<code>DESKTOP_AGENT_THEME</code>" in note.text()
+
+
+@pytest.mark.parametrize("preset", [*OPENAI_PRESETS, "Custom"])
+def test_choosing_a_preset_chooses_the_openai_provider(dialogs, qtbot, preset):
+    dialog = dialogs(Settings(backend="ollama"))
+    assert dialog.ollama_radio.isChecked()
+    dialog.tabs.setCurrentIndex(1)
+    combo = dialog.openai_page.preset
+    combo.setCurrentText(preset)
+    combo.activated.emit(combo.currentIndex())
+    assert dialog.openai_radio.isChecked() and dialog.backend() == "openai"
+    assert dialog.tabs.currentIndex() == 1
+    assert dialog.generation_page.model_label.text() == "&Model (OpenAI-compatible):"
+    if preset == "Custom":
+        return
+    with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS) as saved:
+        dialog._save()
+    assert (saved.args[0].backend, saved.args[0].openai.base_url) == ("openai", OPENAI_PRESETS[preset])
+
+
+def test_no_text_shows_literal_backticks(dialogs, monkeypatch):
+    """A name written in backticks in a label, hint or note is shown as code on every page."""
+    from PySide6.QtWidgets import QLabel
+
+    monkeypatch.setenv("DESKTOP_AGENT_THEME", "dark")  # the note that names the variable, shown
+    dialog = dialogs()
+    dialog.tools_page.timeout.setText("0")
+    coded = 0
+    for label in dialog.findChildren(QLabel):
+        text = label.text()
+        if label.textFormat() == Qt.TextFormat.RichText or "<code>" in text:
+            assert label.textFormat() == Qt.TextFormat.RichText, text
+            coded += "<code>" in text
+        assert "`" not in text, text
+    for widget in dialog.findChildren(QAbstractButton) + dialog.findChildren(QLineEdit):
+        assert "`" not in widget.text() + widget.toolTip(), widget.text()
+    assert coded >= 5  # format, think, @tool twice, DESKTOP_AGENT_THEME
+
+
+def test_every_page_fits_at_the_minimum_size(dialogs, qtbot):
+    """At the dialog's minimum size every page shows whole (no scroll bar, no wrapped text squeezed under
+    the field below it) while no error is shown."""
+    from PySide6.QtWidgets import QApplication, QLabel, QScrollArea
+
+    dialog = dialogs(Settings().updated({"tools.dirs": ["/nonexistent/tools"]}))
+    minimum = dialog.minimumSize()
+    assert 480 <= minimum.width() <= 760 and 400 <= minimum.height() <= 680
+    dialog.resize(minimum)
+    for index in range(dialog.tabs.count()):
+        dialog.tabs.setCurrentIndex(index)
+        QApplication.processEvents()
+        area = dialog.tabs.widget(index)
+        assert isinstance(area, QScrollArea)
+        assert area.verticalScrollBar().maximum() == 0 and area.horizontalScrollBar().maximum() == 0, index
+        page = area.widget()
+        for label in page.findChildren(QLabel):
+            if label.isVisible() and label.wordWrap() and label.text():
+                assert label.height() >= label.heightForWidth(label.width()), (index, label.text())

@@ -33,3 +33,32 @@ def test_wait_and_active_follow_the_threads_after_close(qtbot):
     assert tasks.wait(5) and tasks.active == 0
     qtbot.wait(50)
     assert delivered == []  # nothing is delivered after close
+
+
+def test_a_finished_task_no_longer_touches_the_runner(qtbot):
+    """A task was marked finished before it handed its result to the runner: a dialog that waited for its
+    tasks and was then deleted could be emitted on by a thread still on its way out (a segfault)."""
+    from PySide6.QtCore import Qt
+
+    tasks = TaskRunner()
+    finished_at_emit: list[bool] = []
+    tasks._done.connect(lambda t, *_: finished_at_emit.append(t.finished.is_set()),
+                        Qt.ConnectionType.DirectConnection)  # runs on the task's thread, at the emit
+    tasks.run(lambda _t: "ok", lambda r, e: None)
+    assert tasks.wait(5)
+    assert finished_at_emit == [False]  # handed over first, finished after
+
+
+def test_a_task_ending_after_close_emits_nothing(qtbot):
+    from PySide6.QtCore import Qt
+
+    tasks = TaskRunner()
+    release = threading.Event()
+    emitted: list[object] = []
+    tasks._done.connect(lambda *args: emitted.append(args), Qt.ConnectionType.DirectConnection)
+    tasks.run(lambda _t: release.wait(5), lambda r, e: None)
+    tasks.close()
+    release.set()
+    assert tasks.wait(5)
+    qtbot.wait(50)
+    assert emitted == []

@@ -12,7 +12,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QBoxLayout, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from desktop_agent.core.settings import Settings
 
@@ -92,7 +92,7 @@ class ActionLineEdit(QLineEdit):
         super().keyPressEvent(event)
 
 
-def form_row(form: QFormLayout, text: str, field: QWidget | QHBoxLayout, *notes: QWidget,
+def form_row(form: QFormLayout, text: str, field: QWidget | QBoxLayout, *notes: QWidget,
              buddy: QWidget | None = None, left: bool = False) -> QWidget:
     """Add a form row: ``field`` with its (usually hidden) notes right under it, so that a hidden
     error takes no space. The label's mnemonic focuses ``buddy`` (default: ``field``)."""
@@ -120,6 +120,26 @@ def form_row(form: QFormLayout, text: str, field: QWidget | QHBoxLayout, *notes:
     return box
 
 
+def set_text(label: QLabel, text: str) -> None:
+    """Put ``text`` in ``label``; a name written in backticks (`ollama serve`, Ollama's `format`) is shown
+    as code, without the backticks. Other text stays plain (no markup is read from it)."""
+    if _CODE.search(text):
+        label.setTextFormat(Qt.TextFormat.RichText)
+        label.setText(_CODE.sub(lambda m: f"<code>{m.group(1)}</code>", html.escape(text, quote=False)))
+    else:
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        label.setText(text)
+
+
+def hint_label(text: str) -> QLabel:
+    """A greyed, word-wrapped hint beside or under a field (a hint, not a value); backticks show as code."""
+    label = QLabel()
+    label.setWordWrap(True)
+    label.setEnabled(False)
+    set_text(label, text)
+    return label
+
+
 def note_label(accessible: str) -> QLabel:
     """A hidden, word-wrapped, selectable label for an error, a warning or a status under a field."""
     label = QLabel()
@@ -143,13 +163,7 @@ def show(label: QLabel, text: str | None, kind: str = "info") -> None:
     color = {"ok": t.ok, "warn": t.warn, "err": t.err}.get(kind)
     mark = {"ok": "✓ ", "warn": "⚠ ", "err": "✗ "}.get(kind, "")
     label.setStyleSheet(f"color: {color};" if color else "")
-    if _CODE.search(text):
-        label.setTextFormat(Qt.TextFormat.RichText)
-        body = _CODE.sub(lambda m: f"<code>{m.group(1)}</code>", html.escape(mark + text, quote=False))
-        label.setText(body)
-    else:
-        label.setTextFormat(Qt.TextFormat.PlainText)
-        label.setText(mark + text)
+    set_text(label, mark + text)
     label.setProperty("kind", kind)
     label.setVisible(True)
 

@@ -1,5 +1,7 @@
 """The Settings dialog (Ctrl+,): the provider, then one tab per page — Ollama (:mod:`.ollama_page`),
-OpenAI-compatible (:mod:`.openai_page`), Generation (:mod:`.generation_page`) — Save and Cancel.
+OpenAI-compatible (:mod:`.openai_page`), Generation (:mod:`.generation_page`), Tools (:mod:`.tools_page`),
+Appearance (:mod:`.appearance_page`) — Save and Cancel. Choosing a preset on the OpenAI-compatible tab
+chooses that provider too.
 
 Use::
 
@@ -27,15 +29,18 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QSize, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QButtonGroup,
     QDialog,
     QDialogButtonBox,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QRadioButton,
+    QScrollArea,
+    QStyle,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -45,15 +50,27 @@ from desktop_agent.core.assembly import Assembly
 from desktop_agent.core.secrets import SecretStore
 from desktop_agent.core.settings import Settings
 from desktop_agent.ui.pull import PullController
+from desktop_agent.ui.settings.appearance_page import AppearancePage
 from desktop_agent.ui.settings.common import SettingsPage, field_message, note_label, show
 from desktop_agent.ui.settings.generation_page import GenerationPage
 from desktop_agent.ui.settings.ollama_page import OllamaPage
 from desktop_agent.ui.settings.openai_page import OpenAIPage
+from desktop_agent.ui.settings.tools_page import ToolsPage
 from desktop_agent.ui.tasks import TaskRunner
 
 #: how long closing the dialog waits for its running background calls (they are cancelled first)
 SHUTDOWN_WAIT_S = 3.0
-OLLAMA_TAB, OPENAI_TAB, GENERATION_TAB = 0, 1, 2
+OLLAMA_TAB, OPENAI_TAB, GENERATION_TAB, TOOLS_TAB, APPEARANCE_TAB = 0, 1, 2, 3, 4
+
+
+def _scrolling(page: QWidget) -> QScrollArea:
+    """``page`` in a frameless scroll area: a page taller than the dialog (many errors shown at once)
+    scrolls instead of being squeezed, wrapped notes drawn over the fields below them."""
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidget(page)
+    return area
 
 
 def _dotted(loc: tuple[Any, ...]) -> str:
@@ -113,6 +130,7 @@ class SettingsDialog(QDialog):
         self._build()
         self._load(settings)
         self._loading = False
+        self._fit_pages()
         self._validate()
         if auto_refresh and settings.ollama.host:
             self.ollama_page.refresh_models(quiet=True)
@@ -141,12 +159,17 @@ class SettingsDialog(QDialog):
         self.ollama_page = OllamaPage(self._assembly, self.tasks, self._pull)
         self.openai_page = OpenAIPage(self._assembly, self._secrets, self.tasks)
         self.generation_page = GenerationPage()
-        self.pages: list[SettingsPage] = [self.ollama_page, self.openai_page, self.generation_page]
+        self.tools_page = ToolsPage()
+        self.appearance_page = AppearancePage()
+        self.pages: list[SettingsPage] = [
+            self.ollama_page, self.openai_page, self.generation_page, self.tools_page, self.appearance_page,
+        ]
         self.tabs = QTabWidget()
         self.tabs.setAccessibleName("Settings sections")
-        self.tabs.addTab(self.ollama_page, "Ollama")
-        self.tabs.addTab(self.openai_page, "OpenAI-compatible")
-        self.tabs.addTab(self.generation_page, "Generation")
+        self._areas = [_scrolling(page) for page in self.pages]
+        for area, title in zip(self._areas, ("Ollama", "OpenAI-compatible", "Generation", "Tools", "Appearance"),
+                               strict=True):
+            self.tabs.addTab(area, title)
         root.addWidget(self.tabs, 1)
 
         self.status_label = note_label("Settings status")
@@ -167,9 +190,19 @@ class SettingsDialog(QDialog):
         self.ollama_page.models_listed.connect(self._ollama_models_listed)
         self.openai_page.model_chosen.connect(self._openai_model_chosen)
         self.openai_page.models_listed.connect(self._openai_models_listed)
+        self.openai_page.preset_chosen.connect(self._openai_preset_chosen)
         self.ollama_radio.toggled.connect(self._provider_toggled)
         save = QShortcut(QKeySequence("Ctrl+S"), self)
         save.activated.connect(self._save)
+
+    def _fit_pages(self) -> None:
+        """The dialog's minimum size: every page fits whole, at the widest page's narrowest width, while it
+        shows no error (wrapped hints counted at that width)."""
+        width = max(page.minimumSizeHint().width() for page in self.pages)
+        bar = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+        for area, page in zip(self._areas, self.pages, strict=True):
+            height = page.heightForWidth(width) if page.hasHeightForWidth() else page.sizeHint().height()
+            area.setMinimumSize(QSize(width + bar, max(height, page.minimumSizeHint().height())))
 
     def _load(self, s: Settings) -> None:
         (self.ollama_radio if s.backend == "ollama" else self.openai_radio).setChecked(True)
@@ -188,7 +221,7 @@ class SettingsDialog(QDialog):
             return
         current = self.backend()
         self.generation_page.show_backend(current)
-        if self.tabs.currentIndex() != GENERATION_TAB:
+        if self.tabs.currentIndex() in (OLLAMA_TAB, OPENAI_TAB):  # the chosen provider's own tab
             self.tabs.setCurrentIndex(OLLAMA_TAB if current == "ollama" else OPENAI_TAB)
         self._validate()
 
@@ -199,6 +232,9 @@ class SettingsDialog(QDialog):
     def _openai_model_chosen(self, name: str) -> None:
         self.generation_page.set_model("openai", name)
         self._validate()
+
+    def _openai_preset_chosen(self, _name: str) -> None:
+        self.openai_radio.setChecked(True)  # a preset is a provider to use, not just a URL to fill in
 
     def _ollama_models_listed(self, names: list[str]) -> None:
         self.generation_page.set_choices("ollama", names)

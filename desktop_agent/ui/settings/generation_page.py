@@ -1,12 +1,15 @@
 """The Settings dialog's Generation page: the model chats use (one per provider: the box shows the chosen
-provider's), temperature, Ollama's keep alive, history and step limits, the system prompt."""
+provider's), temperature, Ollama's keep alive, JSON output (``format``) and thinking (``think``), history and
+step limits, the system prompt."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
+from PySide6.QtCore import QSize
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
@@ -18,9 +21,21 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core.settings import Settings
-from desktop_agent.ui.settings.common import SettingsPage, form_row, note_label
+from desktop_agent.ui.settings.common import SettingsPage, form_row, hint_label, note_label
 
 MODEL_LABELS = {"ollama": "&Model (Ollama):", "openai": "&Model (OpenAI-compatible):"}
+#: the Think choices: what the combo shows → ``generation.think``
+THINK_CHOICES: tuple[tuple[str, bool | None], ...] = (("Model default", None), ("On", True), ("Off", False))
+
+
+class PromptEdit(QPlainTextEdit):
+    """The system prompt's editor: a few lines high by default (it grows with the dialog)."""
+
+    def sizeHint(self) -> QSize:  # Qt's name
+        hint = super().sizeHint()
+        margins = self.contentsMargins()
+        lines = 6 * self.fontMetrics().lineSpacing() + 2 * self.document().documentMargin()
+        return QSize(hint.width(), round(lines) + margins.top() + margins.bottom())
 
 
 class GenerationPage(SettingsPage):
@@ -58,12 +73,24 @@ class GenerationPage(SettingsPage):
         )
         self.keep_alive.setFixedWidth(110)
         self.keep_alive_error = note_label("Keep alive error")
-        self.keep_alive_hint = QLabel("seconds (-1 = keep loaded, 0 = unload at once) or a duration like 5m")
-        self.keep_alive_hint.setEnabled(False)  # greyed: a hint, not a value
+        self.keep_alive_hint = hint_label("seconds (-1 = keep loaded, 0 = unload at once) or a duration like 5m")
         ka_row = QHBoxLayout()
         ka_row.addWidget(self.keep_alive)
         ka_row.addWidget(self.keep_alive_hint, 1)
         form_row(form, "&Keep alive (Ollama):", ka_row, self.keep_alive_error, buddy=self.keep_alive)
+
+        self.json_format = QCheckBox("Ask for &JSON")
+        self.json_format.setAccessibleName("JSON output (Ollama format)")
+        self.json_format_hint = hint_label('Ollama\'s `format` set to `"json"`: every reply is one JSON object.')
+        form_row(form, "JSON output (Ollama):", self.json_format, self.json_format_hint, left=True)
+
+        self.think = QComboBox()
+        for text, value in THINK_CHOICES:
+            self.think.addItem(text, value)
+        self.think.setAccessibleName("Think (Ollama)")
+        self.think.setFixedWidth(140)
+        self.think_hint = hint_label("Ollama's `think`: whether a reasoning model thinks before it answers.")
+        form_row(form, "Th&ink (Ollama):", self.think, self.think_hint, left=True)
 
         self.max_history = QSpinBox()
         self.max_history.setRange(2, 100_000)
@@ -76,7 +103,7 @@ class GenerationPage(SettingsPage):
         self.max_steps.setFixedWidth(110)
         form_row(form, "Max &steps per turn:", self.max_steps, left=True)
 
-        self.system_prompt = QPlainTextEdit()
+        self.system_prompt = PromptEdit()
         self.system_prompt.setAccessibleName("System prompt")
         self.system_prompt.setTabChangesFocus(True)
         form_row(form, "S&ystem prompt:", self.system_prompt)
@@ -87,6 +114,8 @@ class GenerationPage(SettingsPage):
         ]
         self.model.editTextChanged.connect(self.changed)
         self.keep_alive.textChanged.connect(self.changed)
+        self.json_format.toggled.connect(self.changed)
+        self.think.currentIndexChanged.connect(self.changed)
 
     # ---- values in and out -----------------------------------------------------------------------
 
@@ -94,6 +123,8 @@ class GenerationPage(SettingsPage):
         self._models = {"ollama": settings.ollama.model, "openai": settings.openai.model}
         self.temperature.setValue(settings.generation.temperature)
         self.keep_alive.setText(str(settings.ollama.keep_alive))
+        self.json_format.setChecked(settings.generation.format == "json")
+        self.think.setCurrentIndex(next(i for i, (_t, v) in enumerate(THINK_CHOICES) if v is settings.generation.think))
         self.max_history.setValue(settings.loop.max_history_messages)
         self.max_steps.setValue(settings.loop.max_steps)
         self.system_prompt.setPlainText(settings.loop.system_prompt)
@@ -107,6 +138,8 @@ class GenerationPage(SettingsPage):
             "openai.model": self._models["openai"],
             "generation.temperature": round(self.temperature.value(), 2),
             "ollama.keep_alive": self.keep_alive.text().strip(),
+            "generation.format": "json" if self.json_format.isChecked() else None,
+            "generation.think": self.think.currentData(),
             "loop.max_history_messages": self.max_history.value(),
             "loop.max_steps": self.max_steps.value(),
             "loop.system_prompt": self.system_prompt.toPlainText(),
@@ -148,4 +181,5 @@ class GenerationPage(SettingsPage):
         self.model.blockSignals(False)
         if self.model_label is not None:
             self.model_label.setText(MODEL_LABELS[self._backend])
-        self.keep_alive.setEnabled(self._backend == "ollama")
+        for widget in (self.keep_alive, self.json_format, self.think):  # only Ollama reads them
+            widget.setEnabled(self._backend == "ollama")

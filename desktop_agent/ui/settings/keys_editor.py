@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core.secrets import SESSION_ONLY, SYSTEM_KEYRING, SecretStore, api_key_problem, mask_key
 from desktop_agent.ui.errors import one_line
-from desktop_agent.ui.settings.common import ActionLineEdit, on_delete_key
+from desktop_agent.ui.settings.common import ActionLineEdit, on_delete_key, set_text
 from desktop_agent.ui.tasks import Task, TaskRunner
 
 #: milliseconds without typing in the base URL before the keys list follows it
@@ -198,7 +198,7 @@ class KeysEditor(QWidget):
             item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsSelectable)
             item.setToolTip("Read from the OPENAI_API_KEY environment variable; change it there.")
             self.list.addItem(item)
-        self.where.setText(self._where_text)
+        set_text(self.where, self._where_text)
         self._update_buttons()
 
     def _update_buttons(self) -> None:

@@ -13,13 +13,21 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import ValidationError
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton, QVBoxLayout
+from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLineEdit, QMessageBox, QPushButton, QVBoxLayout
 
 from desktop_agent.core.assembly import Assembly, parse_ollama_host
 from desktop_agent.core.settings import Settings, check_url
 from desktop_agent.ui.errors import one_line
 from desktop_agent.ui.pull import PullController
-from desktop_agent.ui.settings.common import TEST_TIMEOUT_S, SettingsPage, form_row, note_label, parse_seconds, show
+from desktop_agent.ui.settings.common import (
+    TEST_TIMEOUT_S,
+    SettingsPage,
+    form_row,
+    hint_label,
+    note_label,
+    parse_seconds,
+    show,
+)
 from desktop_agent.ui.settings.models_box import ModelsBox
 from desktop_agent.ui.settings.pull_box import PullBox
 from desktop_agent.ui.tasks import Task, TaskRunner
@@ -84,8 +92,7 @@ class OllamaPage(SettingsPage):
         )
         self.timeout.setFixedWidth(110)
         self.timeout_error = note_label("Answer timeout error")
-        self.timeout_hint = QLabel("seconds without data before an answer fails, e.g. 300")
-        self.timeout_hint.setEnabled(False)  # greyed: a hint, not a value
+        self.timeout_hint = hint_label("seconds without data before an answer fails, e.g. 300")
         timeout_row = QHBoxLayout()
         timeout_row.addWidget(self.timeout)
         timeout_row.addWidget(self.timeout_hint, 1)

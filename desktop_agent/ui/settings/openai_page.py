@@ -34,10 +34,12 @@ CUSTOM_PRESET = "Custom"
 
 class OpenAIPage(SettingsPage):
     """``model_chosen(name)``: the user picked one of the server's models for chats;
-    ``models_listed(names)``: the models the server offers, from Test connection."""
+    ``models_listed(names)``: the models the server offers, from Test connection;
+    ``preset_chosen(name)``: the user picked a preset (or Custom): they mean to use this provider."""
 
     model_chosen = Signal(str)
     models_listed = Signal(list)
+    preset_chosen = Signal(str)
 
     def __init__(self, assembly: Assembly, secrets: SecretStore, tasks: TaskRunner):
         super().__init__()
@@ -193,6 +195,7 @@ class OpenAIPage(SettingsPage):
         else:
             self.base_url.setFocus()
             self.base_url.selectAll()
+        self.preset_chosen.emit(name)
 
     def _base_url_edited(self) -> None:
         self._sync_preset()

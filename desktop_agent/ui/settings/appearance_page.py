@@ -1,0 +1,62 @@
+"""The Settings dialog's Appearance page: the colour theme (light, dark, or the desktop's), applied by the
+window as soon as the settings are saved."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from PySide6.QtWidgets import QButtonGroup, QFormLayout, QRadioButton, QVBoxLayout
+
+from desktop_agent.core.settings import Settings
+from desktop_agent.ui.settings.common import SettingsPage, form_row, hint_label, note_label, show
+
+#: the theme choices: ``appearance.theme`` → the radio button's text
+THEMES: tuple[tuple[str, str], ...] = (
+    ("light", "&Light"), ("dark", "&Dark"), ("system", "S&ystem (follow the desktop)"),
+)
+
+
+def theme_override_note(environ: Mapping[str, str]) -> str | None:
+    """The note saying ``DESKTOP_AGENT_THEME`` is set and wins over the choice (None when it is not set)."""
+    value = environ.get("DESKTOP_AGENT_THEME", "").strip()
+    if not value:
+        return None
+    return f"`DESKTOP_AGENT_THEME` is set ({value}): it wins over this choice while it is set."
+
+
+class AppearancePage(SettingsPage):
+    """``appearance.theme`` as three radio buttons."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        outer = QVBoxLayout(self)
+        form = QFormLayout()
+        outer.addLayout(form)
+        outer.addStretch(1)
+
+        self.theme_group = QButtonGroup(self)
+        self.theme_buttons: dict[str, QRadioButton] = {}
+        box = QVBoxLayout()
+        for value, text in THEMES:
+            button = QRadioButton(text)
+            button.setAccessibleName(f"Theme: {text.replace('&', '')}")
+            self.theme_group.addButton(button)
+            self.theme_buttons[value] = button
+            box.addWidget(button)
+            button.toggled.connect(self.changed)
+        self.override_note = note_label("Theme override note")
+        form_row(form, "Theme:", box, hint_label("applied as soon as you save"), self.override_note,
+                 buddy=self.theme_buttons["light"])
+
+    def load(self, settings: Settings) -> None:
+        self.theme_buttons[settings.appearance.theme].setChecked(True)
+        show(self.override_note, theme_override_note(os.environ), "info")
+
+    def values(self) -> dict[str, Any]:
+        return {"appearance.theme": self.theme()}
+
+    def theme(self) -> str:
+        """The theme chosen: ``"light"``, ``"dark"`` or ``"system"``."""
+        return next((v for v, b in self.theme_buttons.items() if b.isChecked()), "system")
