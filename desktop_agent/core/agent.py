@@ -59,7 +59,7 @@ from desktop_agent.core.events import (
     TurnFailed,
 )
 from desktop_agent.core.messages import Conversation, Message, ToolCall
-from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT, Settings
+from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT
 from desktop_agent.core.textcalls import JsonToolCallGate
 from desktop_agent.core.thinktags import MOVED, TEXT, THINKING, ThinkSplitter, looks_like_reasoning_model
 
@@ -130,22 +130,6 @@ class Agent:
             self._no_lone_close = _LEARNED_NO_LONE_CLOSE.setdefault(backend, set())
         except TypeError:  # backend not weak-referenceable or not hashable: learn per Agent
             self._no_lone_close = set()
-
-    @classmethod
-    def from_settings(
-        cls, backend: ChatBackend, registry: ToolRegistry | None, settings: Settings,
-        on_message: OnMessage | None = None,
-    ) -> Agent:
-        """An agent with the loop settings of ``settings`` (system prompt, max steps, history, tool choice)."""
-        return cls(
-            backend,
-            registry,
-            system_prompt=settings.loop.system_prompt,
-            max_steps=settings.loop.max_steps,
-            max_history=settings.loop.max_history_messages,
-            tool_choice=settings.loop.tool_choice,
-            on_message=on_message,
-        )
 
     # ---- public ---------------------------------------------------------------------------------
 
