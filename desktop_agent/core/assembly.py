@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from desktop_agent.core.agent import Agent, OnMessage
     from desktop_agent.core.backends.base import ChatBackend
     from desktop_agent.core.secrets import SecretStore
+    from desktop_agent.core.tools.definition import Tool
     from desktop_agent.core.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -230,15 +231,18 @@ def build_registry(settings: Settings, extra_dirs: Iterable[str] = (),
 
 def build_agent(settings: Settings, backend: ChatBackend, registry: ToolRegistry | None,
                 on_message: OnMessage | None = None) -> Agent:
-    """The agent loop for ``settings`` around ``backend`` and ``registry``."""
+    """The agent loop for ``settings`` around ``backend`` and ``registry``; the tools named in
+    ``settings.tools.disabled`` are not offered."""
     from desktop_agent.core.agent import Agent
 
     loop = settings.loop
+    if registry is not None and settings.tools.disabled:
+        registry = registry.without(settings.tools.disabled)
     tools = registry if registry is not None and len(registry) else None
     return Agent(
         backend, tools,
-        system_prompt=system_prompt(settings, tools is not None), max_steps=loop.max_steps, max_history=loop.max_history_messages,
-        tool_choice=loop.tool_choice, on_message=on_message,
+        system_prompt=system_prompt(settings, tools is not None), max_steps=loop.max_steps,
+        max_history=loop.max_history_messages, tool_choice=loop.tool_choice, on_message=on_message,
     )
 
 
@@ -272,6 +276,7 @@ class Assembly:
     _registry_key: tuple[Any, ...] | None = field(default=None, init=False, repr=False)
     _approver: Callable[[Any, dict[str, Any]], bool] | None = field(default=None, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    _registry_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def backend(self, settings: Settings) -> ChatBackend:
         keys = api_keys(settings, self.secrets)
@@ -289,16 +294,26 @@ class Assembly:
         return backend
 
     def registry(self, settings: Settings) -> ToolRegistry | None:
+        """The tool registry for ``settings`` (None when tools are off), loaded once per tool folders, timeout
+        and output cap — which tools are left out (``tools.disabled``) is decided per turn by :func:`build_agent`.
+        Thread-safe (the worker and the window's background tasks both ask)."""
         if self.registry_override is not None:
             return self.registry_override
         if not settings.tools.enabled:
             return None
-        key = (settings.tools, self.extra_tool_dirs)
-        if self._registry is None or key != self._registry_key:
-            registry, problems = build_registry(settings, self.extra_tool_dirs, self._approve)
-            self.pending_problems.extend(problems)
-            self._registry, self._registry_key = registry, key
-        return self._registry  # type: ignore[no-any-return]
+        key = (settings.tools.model_copy(update={"disabled": []}), self.extra_tool_dirs)
+        with self._registry_lock:
+            if self._registry is None or key != self._registry_key:
+                registry, problems = build_registry(settings, self.extra_tool_dirs, self._approve)
+                self.pending_problems.extend(problems)
+                self._registry, self._registry_key = registry, key
+            return self._registry  # type: ignore[no-any-return]
+
+    def available_tools(self, settings: Settings) -> list[Tool]:
+        """Every tool a chat can choose from with ``settings`` — also when tools are off or some are left
+        out. Loads the tools the first time (call it off the GUI thread)."""
+        registry = self.registry(settings.updated({"tools.enabled": True, "tools.disabled": []}))
+        return list(registry) if registry is not None else []
 
     def one_off_backend(self, settings: Settings, *, timeout_s: float | None = None,
                         probe: bool = False, keys: Iterable[str] | None = None) -> ChatBackend:

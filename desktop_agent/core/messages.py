@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from desktop_agent.core.settings import chat_options
+
 Role = Literal["system", "user", "assistant", "tool"]
 
 #: How a message ended. ``complete``: normally; ``stopped``: the user pressed Stop (partial answer);
@@ -124,7 +126,11 @@ class Conversation(BaseModel):
     """A chat: its messages in order (no system prompt; that is added per request).
 
     ``last_failure``: how its last turn failed, if it did (saved by the store; not part of chat exports —
-    it describes this installation's backend at that time, not the chat)."""
+    it describes this installation's backend at that time, not the chat).
+
+    ``options``: the chat's own setting overrides, dotted keys limited to
+    :data:`~desktop_agent.core.settings.CHAT_OPTION_KEYS` (tools on/off, tools not offered, temperature,
+    think, JSON format); empty = the chat uses Settings. Saved with the chat and part of its export."""
 
     id: str = Field(default_factory=new_conversation_id)
     title: str = ""
@@ -134,6 +140,12 @@ class Conversation(BaseModel):
     updated_at: float = Field(default_factory=time.time)
     messages: list[Message] = Field(default_factory=list)
     last_failure: TurnFailure | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("options", mode="before")
+    @classmethod
+    def _known_options(cls, value: Any) -> dict[str, Any]:
+        return chat_options(value)
 
     def default_title(self, limit: int = 60) -> str:
         """The first user message, on one line, shortened to ``limit`` characters."""

@@ -10,6 +10,9 @@ It also keeps how the chat's last turn failed (``Conversation.last_failure``, sa
 :meth:`~desktop_agent.core.store.ConversationStore.set_failure`), so a chat opened again shows that failure
 and can be retried: recorded when a turn fails, forgotten when a turn adds the user's message, answers or is
 stopped. A retry that is cut short by a crash leaves it in place.
+
+A chat may override a few settings for itself (``Conversation.options``: tools, temperature, think, JSON
+format); :meth:`ChatSession.effective` gives the settings its turns use.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import TYPE_CHECKING
 from desktop_agent.core.errors import StoreError
 from desktop_agent.core.events import AnswerFinished, ChatUpdated, Event, MessageAdded, TurnCancelled, TurnFailed
 from desktop_agent.core.messages import Conversation, Message, TurnFailure
+from desktop_agent.core.settings import Settings, chat_options
 
 if TYPE_CHECKING:
     from desktop_agent.core.agent import Agent
@@ -58,6 +62,12 @@ class ChatSession:
     def agent(self, agent: Agent) -> None:
         agent.on_message = self._save
         self._agent = agent
+
+    def effective(self, settings: Settings) -> Settings:
+        """``settings`` (the defaults every chat starts from) with this chat's own options applied: what its
+        turns use."""
+        options = chat_options(self.conversation.options)
+        return settings.updated(options) if options else settings
 
     def _save(self, conversation: Conversation, message: Message) -> None:
         """The agent's ``on_message``: runs on the thread that runs the turn."""

@@ -155,6 +155,8 @@ class LoopSettings(_Group):
 
 class ToolSettings(_Group):
     enabled: bool = True
+    #: names of tools not offered to the model (the others still are)
+    disabled: list[str] = Field(default_factory=list)
     dirs: list[str] = Field(default_factory=list)
     timeout_s: float = Field(30.0, gt=0)
     output_cap: int = Field(16_000, ge=256)
@@ -391,6 +393,32 @@ def _reason(exc: Exception) -> str:
         return f"not valid JSON: {exc.msg} at line {exc.lineno}"
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
+
+
+#: The settings one chat may override (the window's quick options for that chat); everything else comes from
+#: Settings for every chat.
+CHAT_OPTION_KEYS: tuple[str, ...] = (
+    "tools.enabled", "tools.disabled", "generation.temperature", "generation.think", "generation.format",
+)
+
+
+def chat_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``options`` (a chat's setting overrides, dotted keys) limited to :data:`CHAT_OPTION_KEYS` and to values
+    the settings accept, normalised (``1`` → ``1.0``; tool names without repeats). Anything else is dropped: a
+    chat file can never change where requests go or what the system prompt says."""
+    out: dict[str, Any] = {}
+    if not isinstance(options, Mapping):
+        return out
+    base = Settings()
+    for key in CHAT_OPTION_KEYS:
+        if key not in options:
+            continue
+        try:
+            value = base.updated({key: options[key]}).get(key)
+        except (ValidationError, TypeError, ValueError):
+            continue
+        out[key] = list(dict.fromkeys(value)) if isinstance(value, list) else value
+    return out
 
 
 def is_loopback_url(url: str) -> bool:

@@ -2,7 +2,8 @@
 
 :class:`AgentRunner` owns a :class:`QThread` and a worker :class:`QObject` moved to it. A turn is queued to
 the worker, which asks the :class:`~desktop_agent.core.assembly.Assembly` for the agent of the turn's settings
-(the heavy client imports happen there, never in the GUI thread), iterates the session's ``run_turn`` and
+— the window's with the chat's own options applied (:meth:`~desktop_agent.core.session.ChatSession.effective`);
+the heavy client imports happen there, never in the GUI thread —, iterates the session's ``run_turn`` and
 re-emits every event through ONE signal, :attr:`AgentRunner.event` (``Signal(object)``), delivered queued in
 the GUI thread. No widget is touched from the worker, and no widget method runs there.
 
@@ -130,7 +131,8 @@ class _Worker(QObject):
     def run_turn(self, job: _Job) -> None:
         outcome = "ended"
         try:
-            job.session.agent = self.assembly.agent(job.settings, approver=self._approver(job))
+            settings = job.session.effective(job.settings)  # the chat's own options over the defaults
+            job.session.agent = self.assembly.agent(settings, approver=self._approver(job))
             while self.assembly.pending_problems:
                 self.event.emit(Notice(self.assembly.pending_problems.pop(0)))
             for ev in job.session.run_turn(job.user_text, job.cancel):

@@ -1,6 +1,7 @@
 """The main window and :func:`run_gui`.
 
-Layout: the chat (:class:`~desktop_agent.ui.chat_view.ChatView`) and the composer in the centre; the
+Layout: the chat (:class:`~desktop_agent.ui.chat_view.ChatView`), the chat's quick options
+(:class:`~desktop_agent.ui.chat_options.ChatOptions`) and the composer in the centre; the
 tool-activity sidebar as a right dock (View → Tool activity, Ctrl+Shift+T); the history panel as a left
 dock when :mod:`desktop_agent.ui.history` is present; a toolbar with New chat (Ctrl+N), backend and model
 pickers (models listed in the background) and Settings (Ctrl+,); a status bar with backend, model and
@@ -35,7 +36,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core import paths
 from desktop_agent.core.assembly import Assembly
-from desktop_agent.core.errors import AgentError, AuthenticationFailed, BackendUnreachable, NoApiKey
+from desktop_agent.core.errors import AgentError, AuthenticationFailed, BackendUnreachable, NoApiKey, StoreError
 from desktop_agent.core.events import (
     AnswerFinished,
     ChatUpdated,
@@ -56,6 +57,7 @@ from desktop_agent.ui.agent_runner import (
 )
 from desktop_agent.ui.chat.cards import ErrorCard
 from desktop_agent.ui.chat.view import ChatView
+from desktop_agent.ui.chat_options import ChatOptions
 from desktop_agent.ui.compose import Composer
 from desktop_agent.ui.errors import ErrorAction
 from desktop_agent.ui.model_listing import ModelListing
@@ -155,13 +157,23 @@ class MainWindow(QMainWindow):
         self.input = self.composer.input
         self.send_button = self.composer.button
 
+        self.chat_options = ChatOptions(self.assembly, self.tasks)  # this chat's quick options, above the composer
+        self.chat_options.options_changed.connect(self._set_chat_options)
+
         bottom = QWidget()
         bottom.setObjectName("composerArea")
         bl = QHBoxLayout(bottom)
         bl.setContentsMargins(16, 4, 16, 12)
         bl.addStretch(1)
-        self.composer.setMaximumWidth(880)
-        bl.addWidget(self.composer, 100)
+        column = QVBoxLayout()
+        column.setSpacing(6)
+        column.addWidget(self.chat_options)
+        column.addWidget(self.composer)
+        holder = QWidget()
+        holder.setMaximumWidth(880)
+        holder.setLayout(column)
+        column.setContentsMargins(0, 0, 0, 0)
+        bl.addWidget(holder, 100)
         bl.addStretch(1)
 
         central = QWidget()
@@ -402,11 +414,27 @@ class MainWindow(QMainWindow):
     def _refresh_backend_labels(self) -> None:
         s = self.settings
         self.picker.show_choice(s)
-        self.chat.set_tools_offered(s.tools.enabled)
+        self._show_chat_options()
         where = s.ollama.host if s.backend == "ollama" else s.openai.base_url
         label = dict(BACKENDS)[s.backend]
         self.backend_label.setText(f"{label} · {s.model}")
         self.backend_label.setToolTip(f"{label} at {where}, model {s.model}")
+
+    def _show_chat_options(self) -> None:
+        """The strip shows the chat's options over the settings; the empty chat's hints follow its tools."""
+        self.chat_options.show_options(self.settings, self.conversation.options)
+        self.chat.set_tools_offered(self.session.effective(self.settings).tools.enabled)
+
+    def _set_chat_options(self, options: dict[str, Any]) -> None:
+        """The user changed the chat's options: used from its next turn, saved with it (a new chat's are
+        saved with its first message)."""
+        self.conversation.options = options
+        self.chat.set_tools_offered(self.session.effective(self.settings).tools.enabled)
+        if self.store:
+            try:
+                self.store.set_options(self.conversation.id, options)
+            except StoreError as exc:
+                self.statusBar().showMessage(f"Could not save this chat's options: {exc}", 8000)
 
     def _update_settings(self, changes: dict[str, Any]) -> None:
         """Change settings for the next turn and save the same change to the settings file (command-line
@@ -543,6 +571,7 @@ class MainWindow(QMainWindow):
     def _show_session(self, conversation: Conversation) -> None:
         self.session = ChatSession(conversation, self.store or None)
         self._chat_title = conversation.title or (conversation.default_title() if conversation.messages else "")
+        self._show_chat_options()
         if self.history_panel is not None:  # the list highlights the chat on screen, or nothing for a new one
             self.history_panel.show_current(conversation.id if conversation.messages else None)
 
@@ -792,6 +821,7 @@ class MainWindow(QMainWindow):
         self._style_central()
         self._set_busy(self.busy)
         self.sidebar.restyle()
+        self.chat_options.restyle()
         self.chat.restyle()
         self.server_label.restyle()
         for a, name in ((self.new_chat_action, "new-chat"), (self.settings_action, "settings"),

@@ -67,7 +67,8 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
 
 
 def export_json(conv: Conversation, *, title_is_custom: bool = False) -> str:
-    """Our JSON export (UTF-8 text, non-ASCII kept literally)."""
+    """Our JSON export (UTF-8 text, non-ASCII kept literally), with the chat's options (its own setting
+    overrides; importing restores them)."""
     data = {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
@@ -79,6 +80,7 @@ def export_json(conv: Conversation, *, title_is_custom: bool = False) -> str:
         "model": conv.model,
         "created_at": conv.created_at,
         "updated_at": conv.updated_at,
+        "options": conv.options,
         "messages": [m.model_dump(mode="json", exclude={"id"}) for m in conv.messages],
     }
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
@@ -215,6 +217,8 @@ def _chat_from_data(data: Any, p: Path, mtime: float) -> tuple[Conversation, boo
                 fields[key] = float(data[key])
         fields.setdefault("created_at", messages[0].created_at)
         fields.setdefault("updated_at", max(m.created_at for m in messages))
+        if isinstance(data.get("options"), dict):  # only the keys a chat may override are kept
+            fields["options"] = data["options"]
         if isinstance(data.get("id"), str) and re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", data["id"]):
             fields["id"] = data["id"]
         conv = Conversation(**fields)

@@ -1,8 +1,9 @@
 """ConversationStore: save, update, list, load, rename, delete saved chats (and search, export, import).
 
-A chat whose last turn failed keeps that failure (:meth:`ConversationStore.set_failure`, returned by
-:meth:`ConversationStore.load` as ``Conversation.last_failure``) until it is cleared; an imported chat keeps
-where it came from, so importing the same chat again can be noticed (:meth:`ConversationStore.previous_import`).
+A chat keeps its own options (:meth:`ConversationStore.set_options`). A chat whose last turn failed keeps that
+failure (:meth:`ConversationStore.set_failure`, returned by :meth:`ConversationStore.load` as
+``Conversation.last_failure``) until it is cleared; an imported chat keeps where it came from, so importing the
+same chat again can be noticed (:meth:`ConversationStore.previous_import`).
 
 Saving is O(1) in the length of a chat: :meth:`ConversationStore.add_message` inserts one row (and its
 index entry) and updates one conversation row in one short transaction, and commits before it returns.
@@ -23,6 +24,7 @@ from typing import Iterable, Literal
 
 from desktop_agent.core.errors import AmbiguousConversationId, ConversationNotFound, StoreError
 from desktop_agent.core.messages import Conversation, Message, TurnFailure, clean_text, new_conversation_id
+from desktop_agent.core.settings import chat_options
 from desktop_agent.core.store.chatfiles import ChatFile, export_json, export_markdown, read_chat_file
 from desktop_agent.core.store.database import StoreDatabase, guarded
 from desktop_agent.core.store.opening import QUICK_CHECK_MAX_BYTES
@@ -140,6 +142,25 @@ class ConversationStore(StoreDatabase):
             conn.execute("INSERT INTO message_text (id, text) VALUES (?, ?)", (mid, text))
         return mid
 
+    @staticmethod
+    def _write_options(conn: sqlite3.Connection, conversation_id: str, options: dict) -> None:
+        """Save a chat's options (its ``chat_options`` row; no row when it has none)."""
+        options = chat_options(options)
+        if options:
+            conn.execute(
+                "INSERT OR REPLACE INTO chat_options (conversation_id, options) VALUES (?, ?)",
+                (conversation_id, json.dumps(options, ensure_ascii=False)),
+            )
+        else:
+            conn.execute("DELETE FROM chat_options WHERE conversation_id = ?", (conversation_id,))
+
+    @staticmethod
+    def _options_from_json(text: str | None) -> dict:
+        try:
+            return chat_options(json.loads(text)) if text else {}
+        except ValueError:  # a damaged value costs only the chat's options
+            return {}
+
     def _insert_conversation(self, conn: sqlite3.Connection, conversation: Conversation, title_is_custom: bool) -> None:
         conn.execute(
             "INSERT INTO conversations (id, title, title_is_custom, backend, model, created_at, updated_at) "
@@ -154,6 +175,8 @@ class ConversationStore(StoreDatabase):
                 conversation.updated_at,
             ),
         )
+        if conversation.options:
+            self._write_options(conn, conversation.id, conversation.options)
         for message in conversation.messages:
             message.id = self._insert_message(conn, conversation.id, message)
 
@@ -164,7 +187,8 @@ class ConversationStore(StoreDatabase):
         """Save ``message`` as the next message of ``conversation`` and commit before returning.
 
         The chat row is created with the first message (title: ``conversation.title`` if the caller set
-        one, else :meth:`Conversation.default_title`, filled in from the first user message). Sets
+        one, else :meth:`Conversation.default_title`, filled in from the first user message; its options:
+        ``conversation.options`` as they are then — later changes go through :meth:`set_options`). Sets
         ``message.id``; bumps the chat's ``updated_at`` (and its model/backend to the message's).
         A message that already has an id saved in this chat is updated instead (see
         :meth:`update_message`). Cost is independent of the chat's length. Does nothing when the chat
@@ -200,6 +224,8 @@ class ConversationStore(StoreDatabase):
                             now,
                         ),
                     )
+                    if conversation.options:
+                        self._write_options(conn, conversation.id, conversation.options)
                 else:
                     title, custom = row[0], bool(row[1])
                     if not custom and title == NEW_CHAT_TITLE and message.role == "user" and message.content.strip():
@@ -325,8 +351,9 @@ class ConversationStore(StoreDatabase):
 
     @guarded
     def load(self, conversation_id: str) -> Conversation:
-        """The chat with all its messages in order (``message.id`` set) and how its last turn failed
-        (``last_failure``, see :meth:`set_failure`). Raises :class:`ConversationNotFound`."""
+        """The chat with all its messages in order (``message.id`` set), its options (see :meth:`set_options`)
+        and how its last turn failed (``last_failure``, see :meth:`set_failure`). Raises
+        :class:`ConversationNotFound`."""
         with self._lock:
             head = self.conn.execute(
                 "SELECT id, title, backend, model, created_at, updated_at FROM conversations WHERE id = ?",
@@ -341,13 +368,16 @@ class ConversationStore(StoreDatabase):
             failure = self.conn.execute(
                 "SELECT kind, text, failed_at FROM turn_failures WHERE conversation_id = ?", (conversation_id,)
             ).fetchone()
+            options = self.conn.execute(
+                "SELECT options FROM chat_options WHERE conversation_id = ?", (conversation_id,)
+            ).fetchone()
         try:
             messages = [self._message_from_row(r) for r in rows]
         except ValueError as exc:  # pydantic ValidationError: a row this version can't read
             raise StoreError(f"Chat {conversation_id} has a message this version can't read: {exc}") from exc
         return Conversation(
             id=head[0], title=head[1], backend=head[2], model=head[3], created_at=head[4], updated_at=head[5],
-            messages=messages,
+            messages=messages, options=self._options_from_json(options[0] if options else None),
             last_failure=TurnFailure(kind=failure[0], text=failure[1], failed_at=failure[2]) if failure else None,
         )
 
@@ -405,6 +435,23 @@ class ConversationStore(StoreDatabase):
             with self._write() as conn:
                 conn.execute("DELETE FROM turn_failures WHERE conversation_id = ?", (conversation_id,))
 
+    # -- options ------------------------------------------------------------------------------------
+
+    @guarded
+    def set_options(self, conversation_id: str, options: dict) -> bool:
+        """Save a chat's options (:attr:`Conversation.options`: its own setting overrides; only the keys of
+        :data:`~desktop_agent.core.settings.CHAT_OPTION_KEYS` are kept). Returns False and does nothing when
+        the chat is not saved (a new chat's options are saved with its first message) or was deleted through
+        this store. Does not change ``updated_at``."""
+        with self._lock:
+            if conversation_id in self._deleted_chats:
+                return False
+            with self._write() as conn:
+                if not conn.execute("SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)).fetchone():
+                    return False
+                self._write_options(conn, conversation_id, options)
+            return True
+
     # -- changing -----------------------------------------------------------------------------------
 
     @guarded
@@ -456,6 +503,7 @@ class ConversationStore(StoreDatabase):
                 conn.execute("DELETE FROM messages WHERE conversation_id = ?", (conversation_id,))
                 conn.execute("DELETE FROM turn_failures WHERE conversation_id = ?", (conversation_id,))
                 conn.execute("DELETE FROM imports WHERE conversation_id = ?", (conversation_id,))
+                conn.execute("DELETE FROM chat_options WHERE conversation_id = ?", (conversation_id,))
                 found = conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,)).rowcount > 0
             self._deleted_chats.add(conversation_id)
             self._deleted_message_ids.update(message_ids)

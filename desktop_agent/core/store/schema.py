@@ -12,7 +12,11 @@
   conversation id, ``kind`` (the error's class name), ``text`` (``str(error)``), ``failed_at``.
 - ``imports`` (schema 3): where an imported chat came from — conversation id, ``file_sha256`` (of the file's
   bytes), ``source_id`` (the chat id written in our JSON export, NULL for other files), ``imported_at``.
-- Rows of both go with their chat (``ON DELETE CASCADE``; the store also deletes them itself).
+- ``chat_options`` (schema 4): a chat's own setting overrides
+  (:attr:`~desktop_agent.core.messages.Conversation.options`) — conversation id, ``options`` (a JSON object);
+  no row = none.
+- Rows of ``turn_failures``, ``imports`` and ``chat_options`` go with their chat (``ON DELETE CASCADE``; the
+  store also deletes them itself).
 - ``PRAGMA user_version`` is the schema version; :data:`MIGRATIONS` lists the functions that bring a
   database from version *n* to *n + 1* (:func:`desktop_agent.core.store.opening.migrate` runs them).
 """
@@ -106,9 +110,18 @@ def _migrate_to_3(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX imports_by_source ON imports (source_id)")
 
 
+def _migrate_to_4(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE chat_options (
+            conversation_id TEXT PRIMARY KEY REFERENCES conversations (id) ON DELETE CASCADE,
+            options TEXT NOT NULL
+        )"""
+    )
+
+
 #: ``MIGRATIONS[n]`` brings a database from schema version ``n`` to ``n + 1`` (inside one transaction).
 #: Append a function to change the schema; never edit a released one.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_to_1, _migrate_to_2, _migrate_to_3]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_to_1, _migrate_to_2, _migrate_to_3, _migrate_to_4]
 
 
 def schema_version() -> int:

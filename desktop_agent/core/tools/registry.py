@@ -4,7 +4,7 @@ its :meth:`~ToolRegistry.dispatch` runs one call (see :mod:`desktop_agent.core.t
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from desktop_agent.core.tools.definition import Tool
@@ -73,6 +73,23 @@ class ToolRegistry:
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools
+
+    def subset(self, names: Iterable[str]) -> ToolRegistry:
+        """A registry of only the tools named in ``names`` (unknown names are ignored), in this registry's
+        order, sharing the same :class:`Tool` objects, timeout, output cap and approver: nothing is loaded
+        again."""
+        wanted = set(names)
+        return self._sharing([t for t in self._tools.values() if t.name in wanted])
+
+    def without(self, names: Iterable[str]) -> ToolRegistry:
+        """A registry of every tool but those named in ``names`` (see :meth:`subset`)."""
+        unwanted = set(names)
+        return self._sharing([t for t in self._tools.values() if t.name not in unwanted])
+
+    def _sharing(self, tools: list[Tool]) -> ToolRegistry:
+        other = ToolRegistry(timeout_s=self.timeout_s, output_cap=self.output_cap, approver=self.approver)
+        other._tools = {t.name: t for t in tools}
+        return other
 
     def schemas(self) -> list[dict[str, Any]]:
         """The ``tools=`` payload, the same for Ollama and OpenAI (see :meth:`Tool.schema`)."""

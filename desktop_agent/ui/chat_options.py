@@ -1,0 +1,463 @@
+"""The chat's quick options, one line above the composer: tools on/off, which tools, temperature, think, JSON.
+
+:class:`ChatOptions` shows the options of the chat on screen over the defaults from Settings
+(:meth:`ChatOptions.show_options`) and says what the user changed through ONE signal,
+``options_changed(dict)``: the chat's whole option dict (dotted setting keys, see
+:data:`~desktop_agent.core.settings.CHAT_OPTION_KEYS`). A control shows the default while the chat has no
+override of it, and setting it back to the default removes the override, so a chat follows later changes of
+Settings in everything it did not change itself. It changes no settings and saves nothing itself.
+
+The tools menu lists the tools the assembly loads for the current settings; they are listed on a background
+thread (the window's :class:`~desktop_agent.ui.tasks.TaskRunner`) the first time the menu opens, and again
+only when the tool settings (folders, limits) change.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QActionGroup, QKeyEvent, QMouseEvent, QResizeEvent
+from PySide6.QtWidgets import (
+    QDoubleSpinBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QMenu,
+    QSizePolicy,
+    QSpacerItem,
+    QToolButton,
+    QWidget,
+)
+
+from desktop_agent.core.assembly import Assembly
+from desktop_agent.core.settings import Settings, chat_options
+from desktop_agent.ui import icons, theme
+from desktop_agent.ui.tasks import Task, TaskRunner
+
+log = logging.getLogger(__name__)
+
+#: the Think choices: label, value of ``generation.think``
+THINK_CHOICES: tuple[tuple[str, bool | None], ...] = (("Model default", None), ("On", True), ("Off", False))
+
+
+class _TemperatureBox(QDoubleSpinBox):
+    """0 to 2 in steps of 0.1, shown without trailing zeros (0.7, 0.25, 1.0)."""
+
+    def textFromValue(self, value: float) -> str:
+        text = self.locale().toString(float(value), "f", self.decimals())
+        point = self.locale().decimalPoint()
+        if point in text:
+            whole, _, frac = text.partition(point)
+            text = f"{whole}{point}{frac.rstrip('0') or '0'}"
+        return text
+
+
+class _ToolsMenu(QMenu):
+    """A menu whose check boxes can be ticked one after the other: ticking one leaves the menu open."""
+
+    def _toggle(self, action: QAction | None) -> bool:
+        if action is None or not action.isCheckable() or not action.isEnabled():
+            return False
+        action.trigger()
+        return True
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if self._toggle(self.actionAt(event.position().toPoint())):
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Space, Qt.Key.Key_Return, Qt.Key.Key_Enter) and self._toggle(
+            self.activeAction()
+        ):
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+
+class ChatOptions(QWidget):
+    """The strip of per-chat options (see the module docstring). ``assembly`` lists the tools, ``tasks`` runs
+    that listing off the GUI thread."""
+
+    #: the chat's option dict after the user changed one (dotted keys; empty = all defaults)
+    options_changed = Signal(dict)
+    #: the tools menu got its list of tools (names), or an empty list when listing them failed
+    tools_listed = Signal(list)
+
+    def __init__(self, assembly: Assembly, tasks: TaskRunner, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("chatOptions")
+        self.setAccessibleName("Chat options")
+        self.assembly = assembly
+        self.tasks = tasks
+        self._defaults = Settings()
+        self._options: dict[str, Any] = {}
+        #: the tools to choose from: (name, description), None until listed
+        self._tools: list[tuple[str, str]] | None = None
+        self._tools_key: Any = None
+        self._tools_error = ""
+        self.tool_actions: dict[str, QAction] = {}
+
+        self.tools_button = QToolButton()
+        self.tools_button.setObjectName("chatToolsToggle")
+        self.tools_button.setText("Tools")
+        self.tools_button.setCheckable(True)
+        self.tools_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.tools_button.setAccessibleName("Tools")
+        self.tools_button.toggled.connect(lambda on: self._change("tools.enabled", on))
+
+        self.tools_menu = _ToolsMenu(self)
+        self.tools_menu.setToolTipsVisible(True)
+        self.tools_menu.aboutToShow.connect(self._menu_opening)
+        self.tools_menu_button = QToolButton()
+        self.tools_menu_button.setObjectName("chatToolsMenu")
+        self.tools_menu_button.setMenu(self.tools_menu)
+        self.tools_menu_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.tools_menu_button.setAccessibleName("Choose the tools")
+        self.tools_menu_button.setToolTip("Choose which tools this chat offers the model")
+
+        self.temperature = _TemperatureBox()
+        self.temperature.setObjectName("chatTemperature")
+        self.temperature.setRange(0.0, 2.0)
+        self.temperature.setSingleStep(0.1)
+        self.temperature.setDecimals(2)
+        self.temperature.setKeyboardTracking(False)  # one change per step or finished edit, not per keystroke
+        self.temperature.setButtonSymbols(QDoubleSpinBox.ButtonSymbols.NoButtons)  # minus and plus buttons beside it
+        self.temperature.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.temperature.setAccessibleName("Temperature")
+        self.temperature.setFixedWidth(self.temperature.fontMetrics().horizontalAdvance("0.00") + 12)
+        self.temperature.valueChanged.connect(lambda v: self._change("generation.temperature", round(v, 2)))
+        self.temperature.installEventFilter(self)
+        self.cooler = self._step_button("\u2212", "Lower the temperature by 0.1", self.temperature.stepDown)
+        self.warmer = self._step_button("+", "Raise the temperature by 0.1", self.temperature.stepUp)
+        self.temperature_box = QFrame()
+        self.temperature_box.setObjectName("chatTemperatureBox")
+        box = QHBoxLayout(self.temperature_box)
+        box.setContentsMargins(2, 0, 2, 0)
+        box.setSpacing(0)
+        for w in (self.cooler, self.temperature, self.warmer):
+            box.addWidget(w)
+        temperature_label = QLabel("Temperature")
+        temperature_label.setBuddy(self.temperature)
+
+        self.think_menu = QMenu(self)
+        group = QActionGroup(self.think_menu)
+        self.think_actions: dict[bool | None, QAction] = {}
+        for label, value in THINK_CHOICES:
+            action = self.think_menu.addAction(label)
+            action.setCheckable(True)
+            group.addAction(action)
+            action.triggered.connect(lambda _on=False, v=value: self._change("generation.think", v))
+            self.think_actions[value] = action
+        self.think = QToolButton()
+        self.think.setObjectName("chatThink")
+        self.think.setMenu(self.think_menu)
+        self.think.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        think_label = QLabel("Think")
+        think_label.setBuddy(self.think)
+
+        self.json_button = QToolButton()
+        self.json_button.setObjectName("chatJson")
+        self.json_button.setText("JSON")
+        self.json_button.setCheckable(True)
+        self.json_button.setAccessibleName("JSON format")
+        self.json_button.toggled.connect(lambda on: self._change("generation.format", "json" if on else None))
+
+        self.labels = (temperature_label, think_label)
+        row = self._row = QHBoxLayout(self)
+        row.setContentsMargins(4, 0, 4, 0)
+        row.setSpacing(4)
+        row.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)  # narrow: see minimumSizeHint and _fit
+        self._gaps = [QSpacerItem(12, 0, QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Minimum) for _ in range(3)]
+        row.addWidget(self.tools_button)
+        row.addWidget(self.tools_menu_button)
+        row.addSpacerItem(self._gaps[0])
+        row.addWidget(temperature_label)
+        row.addWidget(self.temperature_box)
+        row.addSpacerItem(self._gaps[1])
+        row.addWidget(think_label)
+        row.addWidget(self.think)
+        row.addSpacerItem(self._gaps[2])
+        row.addWidget(self.json_button)
+        row.addStretch(1)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        for w in (self.tools_button, self.tools_menu_button, self.temperature, self.think, self.json_button):
+            w.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # reachable with Tab
+        QWidget.setTabOrder(self.tools_button, self.tools_menu_button)
+        QWidget.setTabOrder(self.tools_menu_button, self.temperature)
+        QWidget.setTabOrder(self.temperature, self.think)
+        QWidget.setTabOrder(self.think, self.json_button)
+        self.restyle()
+        self._display()
+
+    # ---- size: one line; in a narrow window the labels give way first, then the controls on the right ----
+
+    #: how far the strip is folded: 0 = everything shown … 5 = only the tools buttons
+    FOLDS = 5
+
+    def _fold(self, level: int) -> None:
+        """Show the strip folded to ``level`` (see :attr:`FOLDS`)."""
+        for label in self.labels:
+            label.setHidden(level >= 1)
+        self.tools_button.setToolButtonStyle(
+            Qt.ToolButtonStyle.ToolButtonIconOnly if level >= 2 else Qt.ToolButtonStyle.ToolButtonTextBesideIcon
+        )
+        for gap in self._gaps:
+            gap.changeSize(4 if level >= 2 else 12, 0, QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Minimum)
+        self.json_button.setHidden(level >= 3)
+        self.think.setHidden(level >= 4)
+        self.temperature_box.setHidden(level >= 5)
+        self._show_think(self.effective().generation.think)
+        self._row.invalidate()
+
+    def _fit(self) -> None:
+        """The least folded strip that fits in the width it has."""
+        for level in range(self.FOLDS + 1):
+            self._fold(level)
+            if self._row.sizeHint().width() <= self.width():
+                return
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        margins = self._row.contentsMargins()
+        width = self.tools_button.iconSize().width() + self.tools_menu_button.sizeHint().width() * 2
+        return QSize(width + margins.left() + margins.right(), hint.height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _show_think(self, value: bool | None) -> None:
+        """The Think button's text: the choice, and "Think" itself when its label gave way."""
+        choice = dict((v, k) for k, v in THINK_CHOICES)[value]
+        short = "default" if value is None else choice.lower()
+        shown = f"Think: {short}" if self.labels[1].isHidden() else choice
+        self.think.setText(f"{shown} ▾")
+        self.think.setAccessibleName(f"Think: {choice}")
+
+    def _step_button(self, text: str, tip: str, step: Any) -> QToolButton:
+        button = QToolButton()
+        button.setObjectName("chatStep")
+        button.setText(text)
+        button.setToolTip(tip)
+        button.setAccessibleName(tip)
+        button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keyboard steps with Up and Down in the box
+        button.setAutoRepeat(True)
+        button.clicked.connect(step)
+        return button
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.temperature and event.type() in (QEvent.Type.FocusIn, QEvent.Type.FocusOut):
+            self._repolish(self.temperature_box, "focused", event.type() == QEvent.Type.FocusIn)
+        return super().eventFilter(watched, event)
+
+    @staticmethod
+    def _repolish(widget: QWidget, name: str, value: bool) -> None:
+        if widget.property(name) != value:
+            widget.setProperty(name, value)
+            widget.style().unpolish(widget)
+            widget.style().polish(widget)
+
+    # ---- showing ---------------------------------------------------------------------------------
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The chat's options as shown (a copy)."""
+        return dict(self._options)
+
+    def show_options(self, settings: Settings, options: dict[str, Any]) -> None:
+        """Show the chat's ``options`` over ``settings`` (the defaults every chat starts from); emits nothing."""
+        self._defaults = settings
+        self._options = chat_options(options)
+        self._display()
+
+    def effective(self) -> Settings:
+        """The settings the chat's next turn uses, as shown."""
+        return self._defaults.updated(self._options) if self._options else self._defaults
+
+    def _display(self) -> None:
+        eff = self.effective()
+        gen = eff.generation
+        widgets: tuple[QWidget, ...] = (self.tools_button, self.temperature, self.json_button)
+        for w in widgets:
+            w.blockSignals(True)
+        try:
+            self.tools_button.setChecked(eff.tools.enabled)
+            self.temperature.setValue(gen.temperature)
+            self.json_button.setChecked(gen.format == "json")
+        finally:
+            for w in widgets:
+                w.blockSignals(False)
+        self.think_actions[gen.think].setChecked(True)
+        self._show_think(gen.think)
+        self._update_tool_checks()
+        ollama = eff.backend == "ollama"
+        self.think.setEnabled(ollama)
+        self.json_button.setEnabled(ollama)
+        d = self._defaults
+        self._mark(self.tools_button, "tools.enabled",
+                   "Offer tools to the model in this chat" if eff.tools.enabled else "Tools are off in this chat",
+                   "on" if d.tools.enabled else "off")
+        disabled = eff.tools.disabled
+        self._mark(self.tools_menu_button, "tools.disabled",
+                   "Choose which tools this chat offers the model"
+                   + (f" ({len(disabled)} left out)" if disabled else ""),
+                   ", ".join(d.tools.disabled) + " left out" if d.tools.disabled else "all tools")
+        self._mark(self.temperature, "generation.temperature",
+                   "Temperature of the answers in this chat: 0 = focused, higher = more varied",
+                   self.temperature.textFromValue(d.generation.temperature))
+        only_ollama = "" if ollama else " — Ollama only; the OpenAI-compatible backend does not use it"
+        self._mark(self.think, "generation.think",
+                   "Whether the model thinks before it answers (models that can)" + only_ollama,
+                   dict((v, k) for k, v in THINK_CHOICES)[d.generation.think].lower())
+        self._mark(self.json_button, "generation.format",
+                   "Ask the model to answer in JSON (Ollama's format: json)" + only_ollama,
+                   "on" if d.generation.format == "json" else "off")
+
+    def _mark(self, widget: QWidget, key: str, tip: str, default: str) -> None:
+        """Tooltip and look of a control: whether the chat overrides the default, and what the default is."""
+        overridden = key in self._options
+        if overridden:
+            widget.setToolTip(f"{tip}\nThis chat only; Settings say {default}.")
+        else:
+            widget.setToolTip(f"{tip}\nThe default from Settings ({default}).")
+        self._repolish(widget, "override", overridden)
+
+    # ---- changing --------------------------------------------------------------------------------
+
+    def _change(self, key: str, value: Any) -> None:
+        """The user set ``key`` to ``value``: an override, or none when it is the default again."""
+        default = self._defaults.get(key)
+        if key == "tools.disabled":
+            same = set(value) == set(default)
+        elif key == "generation.temperature":
+            same = abs(float(value) - float(default)) < 1e-9
+        else:
+            same = value == default
+        options = dict(self._options)
+        if same:
+            options.pop(key, None)
+        else:
+            options[key] = value
+        options = chat_options(options)
+        if options == self._options:
+            return
+        self._options = options
+        self._display()
+        self.options_changed.emit(dict(options))
+
+    def _tool_toggled(self, name: str, offered: bool) -> None:
+        disabled = [n for n in self.effective().tools.disabled if n != name]
+        if not offered:
+            disabled.append(name)
+        order = [n for n, _ in self._tools or ()]
+        disabled.sort(key=lambda n: order.index(n) if n in order else len(order))
+        self._change("tools.disabled", disabled)
+
+    def _offer_all(self) -> None:
+        self._change("tools.disabled", [])
+
+    # ---- the tools menu --------------------------------------------------------------------------
+
+    def _tool_settings_key(self) -> Any:
+        return self._defaults.tools.model_copy(update={"enabled": True, "disabled": []})
+
+    def _menu_opening(self) -> None:
+        if self._tools is None or self._tools_key != self._tool_settings_key():
+            self.list_tools()
+        self._fill_menu()
+
+    def list_tools(self) -> None:
+        """List the tools for the current settings in the background; the menu fills in when they arrive."""
+        key = self._tool_settings_key()
+        settings = self._defaults
+        self._tools_error = ""
+
+        def work(_task: Task) -> list[tuple[str, str]]:
+            return [(t.name, _first_line(t.description)) for t in self.assembly.available_tools(settings)]
+
+        def done(result: list[tuple[str, str]] | None, error: BaseException | None) -> None:
+            if error is not None:
+                log.warning("could not list the tools", exc_info=error)
+                self._tools_error = str(error) or type(error).__name__
+                self._tools = None
+            else:
+                self._tools, self._tools_key = list(result or []), key
+            self._fill_menu()
+            self.tools_listed.emit([n for n, _ in self._tools or ()])
+
+        if self._tools is None or self._tools_key != key:
+            self._tools = None
+        self.tasks.run(work, done, key="chat-options-tools")
+
+    def _fill_menu(self) -> None:
+        menu = self.tools_menu
+        menu.clear()
+        self.tool_actions = {}
+        if self._tools is None:
+            text = f"Could not list the tools: {self._tools_error}" if self._tools_error else "Listing the tools…"
+            menu.addAction(text).setEnabled(False)
+            return
+        if not self._tools:
+            menu.addAction("No tools are installed").setEnabled(False)
+            return
+        title = menu.addAction("Tools this chat offers")
+        title.setEnabled(False)
+        for name, description in self._tools:
+            action = menu.addAction(name)
+            action.setCheckable(True)
+            action.setToolTip(description or name)
+            action.toggled.connect(lambda on, n=name: self._tool_toggled(n, on))
+            self.tool_actions[name] = action
+        menu.addSeparator()
+        menu.addAction("Offer all tools", self._offer_all)
+        self._update_tool_checks()
+
+    def _update_tool_checks(self) -> None:
+        disabled = set(self.effective().tools.disabled)
+        for name, action in self.tool_actions.items():
+            action.blockSignals(True)
+            action.setChecked(name not in disabled)
+            action.blockSignals(False)
+
+    # ---- look ------------------------------------------------------------------------------------
+
+    def restyle(self) -> None:
+        th = theme.current()
+        self.tools_button.setIcon(icons.icon("tool", th.muted))
+        self.tools_menu_button.setIcon(icons.icon("chevron-down", th.muted))
+        self.setStyleSheet(
+            f"""
+            QWidget#chatOptions QLabel {{ color: {th.muted}; }}
+            QWidget#chatOptions QToolButton {{ color: {th.muted}; background: transparent;
+                border: 1px solid {th.assistant_border}; border-radius: 8px; padding: 2px 8px; }}
+            QWidget#chatOptions QToolButton#chatToolsMenu {{ padding: 2px 3px; }}
+            QWidget#chatOptions QToolButton#chatToolsMenu::menu-indicator {{ image: none; width: 0; }}
+            QWidget#chatOptions QToolButton:hover {{ border-color: {th.user_border}; }}
+            QWidget#chatOptions QToolButton:checked {{ color: {th.text}; background: {th.user_bubble};
+                border-color: {th.user_border}; }}
+            QWidget#chatOptions QToolButton:focus {{ border-color: {th.accent}; }}
+            QWidget#chatOptions QToolButton:disabled {{ color: {th.faint}; border-color: {th.faint}; }}
+            QWidget#chatOptions QToolButton#chatThink {{ color: {th.text}; padding: 2px 8px; }}
+            QWidget#chatOptions QToolButton#chatThink::menu-indicator {{ image: none; width: 0; }}
+            QWidget#chatOptions QFrame#chatTemperatureBox {{ border: 1px solid {th.assistant_border};
+                border-radius: 8px; }}
+            QWidget#chatOptions QFrame#chatTemperatureBox:hover {{ border-color: {th.user_border}; }}
+            QWidget#chatOptions QFrame#chatTemperatureBox[focused="true"] {{ border-color: {th.accent}; }}
+            QWidget#chatOptions QDoubleSpinBox {{ color: {th.text}; background: transparent; border: none;
+                padding: 2px 0; }}
+            QWidget#chatOptions QDoubleSpinBox::up-button, QWidget#chatOptions QDoubleSpinBox::down-button {{
+                width: 0; height: 0; border: none; subcontrol-origin: margin; }}
+            QWidget#chatOptions QToolButton#chatStep {{ border: none; padding: 0 5px; color: {th.muted}; }}
+            QWidget#chatOptions QToolButton#chatStep:hover {{ color: {th.text}; }}
+            QWidget#chatOptions *[override="true"] {{ font-weight: 600; }}
+            """
+        )
+
+
+def _first_line(text: str) -> str:
+    return (text or "").strip().split("\n", 1)[0]
