@@ -270,10 +270,15 @@ class Settings(BaseModel):
         if not path.exists():
             return cls(), []
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not damage
+        except OSError as exc:  # unreadable right now (permissions): the file itself may be fine — leave it
+            return cls(), [f"The settings file {path} could not be read ({_reason(exc)}); defaults are used for "
+                           "this session and the file is left as it is."]
+        try:
+            data = json.loads(text)
             if not isinstance(data, dict):
                 raise ValueError("the file does not hold a JSON object")
-        except (OSError, ValueError) as exc:
+        except (ValueError, RecursionError) as exc:
             where = _move_aside(path)
             return cls(), [f"The settings file could not be read ({_reason(exc)}); defaults are used and {where}."]
         if isinstance(data.get("version"), int) and data["version"] > SCHEMA_VERSION:
@@ -295,9 +300,13 @@ class Settings(BaseModel):
         return settings, warnings
 
     def save(self, path: Path | None = None) -> Path:
-        """Write atomically (temporary file in the same folder, then ``os.replace``)."""
+        """Write atomically (temporary file in the same folder, then ``os.replace``). A file written by a newer
+        version is never replaced: :class:`NewerSettingsFile` (an OSError) says so."""
         path = path or paths.settings_file()
         path.parent.mkdir(parents=True, exist_ok=True)
+        newer = _file_version(path)
+        if newer is not None and newer > SCHEMA_VERSION:
+            raise NewerSettingsFile(path, newer)
         text = json.dumps(self.model_dump(mode="json"), indent=2, ensure_ascii=False)
         fd, tmp = tempfile.mkstemp(prefix=".settings-", dir=path.parent)
         try:
@@ -310,6 +319,25 @@ class Settings(BaseModel):
         return path
 
 
+class NewerSettingsFile(OSError):
+    """The settings file was written by a newer version of the app: this one does not overwrite it."""
+
+    def __init__(self, path: Path, version: int):
+        super().__init__(f"{path} was written by a newer version of desktop-agent (settings schema {version}); "
+                         "it is not overwritten — changes apply to this session only")
+        self.path, self.version = path, version
+
+
+def _file_version(path: Path) -> int | None:
+    """The schema version of the settings file at ``path``, or None when there is none to read."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    version = data.get("version") if isinstance(data, dict) else None
+    return version if isinstance(version, int) else None
+
+
 def _validate_keeping_good_values(data: dict[str, Any]) -> tuple[Settings, list[str]]:
     """Validate ``data``; each invalid value is dropped (its default is used) with a warning naming it."""
     warnings: list[str] = []
@@ -320,15 +348,21 @@ def _validate_keeping_good_values(data: dict[str, Any]) -> tuple[Settings, list[
             dropped = False
             for err in exc.errors():
                 loc = [str(p) for p in err.get("loc", ())]
-                if not loc or not _drop(data, loc):
+                found = _drop(data, loc) if loc else None
+                if found is None:
                     continue
                 dropped = True
-                name = ".".join(loc)
-                default = Settings().get(name) if _has_default(name) else None
-                shown = f" to its default ({json.dumps(default, ensure_ascii=False)})" if _has_default(name) else ""
-                warnings.append(
-                    f"The setting {name} was reset{shown}: {_clean(str(err.get('msg', 'invalid value')))}."
-                )
+                name, item = found
+                why = _clean(str(err.get("msg", "invalid value")))
+                if item is not None:
+                    warnings.append(f"Entry {item + 1} of the setting {name} was dropped: {why}.")
+                    continue
+                shown = ""
+                if _has_default(name):
+                    default = Settings().get(name)
+                    shown = " to its defaults" if isinstance(default, BaseModel) else \
+                        f" to its default ({json.dumps(default, ensure_ascii=False)})"
+                warnings.append(f"The setting {name} was reset{shown}: {why}.")
             if not dropped:
                 break
     return Settings(), [*warnings, "The settings file could not be read; defaults are used."]
@@ -342,17 +376,32 @@ def _has_default(name: str) -> bool:
     return True
 
 
-def _drop(data: dict[str, Any], loc: list[str]) -> bool:
-    """Remove the value at ``loc`` (the first key found along it); True when something was removed."""
+def _drop(data: dict[str, Any], loc: list[str]) -> tuple[str, int | None] | None:
+    """Remove the value that ``loc`` (a validation error's location) points into: the deepest key or list entry
+    that exists along it. Returns (the setting's dotted name, the list index when one entry was removed), or
+    None when nothing matched."""
     node: Any = data
+    path: list[str] = []
     for i, key in enumerate(loc):
+        last = i == len(loc) - 1
+        if isinstance(node, list):
+            if not key.isdigit() or int(key) >= len(node):
+                return None
+            del node[int(key)]
+            return ".".join(path), int(key)
         if not isinstance(node, dict) or key not in node:
-            return False
-        if i == len(loc) - 1 or not isinstance(node[key], dict):
+            return None
+        child = node[key]
+        following = None if last else loc[i + 1]
+        deeper = following is not None and (
+            (isinstance(child, dict) and following in child)
+            or (isinstance(child, list) and following.isdigit()))
+        if not deeper:
             del node[key]
-            return True
-        node = node[key]
-    return False
+            return ".".join([*path, key]), None
+        node = child
+        path.append(key)
+    return None
 
 
 def _clean(text: str) -> str:
@@ -387,8 +436,10 @@ def _copy_aside(path: Path) -> Path | None:
         return None
 
 
-def _reason(exc: Exception) -> str:
+def _reason(exc: BaseException) -> str:
     """One line on why a settings file was rejected."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
     if isinstance(exc, json.JSONDecodeError):
         return f"not valid JSON: {exc.msg} at line {exc.lineno}"
     text = str(exc).strip().splitlines()
