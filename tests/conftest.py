@@ -4,7 +4,7 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import pytest  # noqa: E402
+import pytest
 
 pytest_plugins = ["tests.servers.ollama", "tests.servers.openai", "tests.keyrings"]
 

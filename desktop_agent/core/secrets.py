@@ -36,7 +36,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from desktop_agent.core.backends.keypool import mask_key  # one masking rule for the whole app
 
-__all__ = ["SecretStore", "mask_key", "normalize_base_url", "forget_session_keys", "api_key_problem"]
+__all__ = ["SecretStore", "api_key_problem", "forget_session_keys", "mask_key", "normalize_base_url"]
 
 log = logging.getLogger(__name__)
 

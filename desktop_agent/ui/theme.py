@@ -138,7 +138,7 @@ class ContrastStyle(QProxyStyle):
     def __init__(self, base: str = "Fusion"):
         super().__init__(base)
 
-    def drawPrimitive(self, element, option, painter, widget=None) -> None:  # noqa: N802 (Qt name)
+    def drawPrimitive(self, element, option, painter, widget=None) -> None:
         super().drawPrimitive(element, option, painter, widget)
         if element not in self._INDICATORS:
             return

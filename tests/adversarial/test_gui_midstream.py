@@ -4,15 +4,14 @@ Ollama protocol server; windows are held and closed by ``make_window`` (tests/gu
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt, QTimer
 
-from PySide6.QtCore import QTimer, Qt
-
-from desktop_agent.ui.compose import STOP_GUARD_MS
 from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.store import ConversationStore
 from desktop_agent.ui.chat.parts import TextPart
 from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
+from desktop_agent.ui.compose import STOP_GUARD_MS
 from tests.gui.conftest import (  # noqa: F401 - fixtures
     confirm_stop,
     free_port,

@@ -11,7 +11,7 @@ import pytest
 
 from desktop_agent.core.agent import Agent
 from desktop_agent.core.backends.ollama import OllamaBackend
-from desktop_agent.core.events import AnswerFinished, TextDelta, ToolCallStarted, TurnFailed
+from desktop_agent.core.events import AnswerFinished, TextDelta, ToolCallStarted
 from desktop_agent.core.messages import Conversation
 from desktop_agent.core.store import ConversationStore
 from desktop_agent.core.tools.registry import ToolRegistry

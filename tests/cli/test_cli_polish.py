@@ -340,7 +340,7 @@ def test_readme_tool_example_loads_without_a_warning(home):
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     line = next(ln for ln in proc.stdout.splitlines() if ln.split()[0] == name)
     assert " ".join(line.split()) in " ".join(section.split())  # the listing line the README shows
-    assert SHIPPED_TOOLS <= {ln.split()[0] for ln in proc.stdout.splitlines()}
+    assert {ln.split()[0] for ln in proc.stdout.splitlines()} >= SHIPPED_TOOLS
 
 
 # ---- (8) error texts that name the command-line fix ------------------------------------------------

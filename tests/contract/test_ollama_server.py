@@ -168,6 +168,5 @@ def test_standalone_prints_its_url_and_serves():
 
 
 def test_context_manager():
-    with OllamaServer() as server:
-        with urllib.request.urlopen(server.url + "/", timeout=5) as r:
-            assert r.read() == b"Ollama is running"
+    with OllamaServer() as server, urllib.request.urlopen(server.url + "/", timeout=5) as r:
+        assert r.read() == b"Ollama is running"

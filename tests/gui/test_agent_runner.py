@@ -8,12 +8,12 @@ import threading
 import pytest
 from PySide6.QtCore import QThread
 
+from desktop_agent.core.assembly import Assembly
 from desktop_agent.core.events import Notice, TextDelta
 from desktop_agent.core.messages import Conversation
+from desktop_agent.core.session import ChatSession
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.store import ConversationStore
-from desktop_agent.core.assembly import Assembly
-from desktop_agent.core.session import ChatSession
 from desktop_agent.ui.agent_runner import AgentRunner, ApprovalRequest, TurnEnded, TurnStarted
 from desktop_agent.ui.chat.cards import ApprovalCard
 from tests.gui.conftest import last_turn_text, tool_call_lines, wait_idle

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QAbstractButton, QApplication, QFileDialog, QLineEdit, QMessageBox
 
-from desktop_agent.core.messages import Conversation, Message, ToolCall
+from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.store import ConversationStore
 from desktop_agent.ui.history.models import GROUPS, IdRole, KindRole, MessageIdRole, SummaryRole
 from desktop_agent.ui.history.panel import HistoryPanel

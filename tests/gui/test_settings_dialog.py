@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import socket
+from datetime import UTC
 from pathlib import Path
 
 import keyring
@@ -32,9 +33,9 @@ from desktop_agent.core.secrets import SERVICE, SESSION_ONLY, SYSTEM_KEYRING, Se
 from desktop_agent.core.settings import OPENAI_PRESETS, Settings
 from desktop_agent.ui.settings.common import human_size, human_time
 from desktop_agent.ui.settings.dialog import SettingsDialog
+from tests.keyrings import DictKeyring, RaisingKeyring
 from tests.servers.ollama import ollama_server  # noqa: F401 (fixture)
 from tests.servers.openai import OpenAIServer
-from tests.keyrings import DictKeyring, RaisingKeyring
 
 KEY = "sk-gui-test-0123456789abcdefXYZ"
 KEY2 = "sk-gui-second-9876543210fedcbaQRS"
@@ -512,11 +513,11 @@ def test_every_control_has_an_accessible_name(dialogs):
 
 
 def test_human_readable_sizes_and_times():
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     assert human_size(2_019_393_189) == "2.0 GB"
     assert human_size(512) == "512 B" and human_size(None) == ""
-    now = datetime(2026, 1, 10, 12, 0, tzinfo=timezone.utc)
+    now = datetime(2026, 1, 10, 12, 0, tzinfo=UTC)
     assert human_time("2026-01-10T11:57:00Z", now) == "3 minutes ago"
     assert human_time("2026-01-08T11:00:00.123456789+00:00", now) == "2 days ago"
     assert human_time("2025-06-01T00:00:00Z", now).startswith("2025-0")

@@ -36,7 +36,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -56,7 +56,7 @@ class HttpError:
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat().replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
 
 
 def model_entry(name: str, size: int = 2_019_393_189, family: str = "llama", params: str = "3.2B") -> dict[str, Any]:
@@ -346,7 +346,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     # ---------------------------------------------------------------- routes
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self.owner.requests.append((self.path, None))
         self.owner.raw_requests.append(("GET", self.path, b""))
         self.owner.peers.append(self.client_address)
@@ -361,10 +361,10 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_text(404, "404 page not found")
 
-    def do_HEAD(self) -> None:  # noqa: N802
+    def do_HEAD(self) -> None:
         self._send_empty(200 if self.path in ("/", "") else 404)
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         _raw, body = self._read_body()
         if not isinstance(body, dict):
             self._send_json(400, {"error": "invalid JSON body"})
@@ -394,7 +394,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_text(404, "404 page not found")
 
-    def do_DELETE(self) -> None:  # noqa: N802
+    def do_DELETE(self) -> None:
         _raw, body = self._read_body()
         if self.path != "/api/delete":
             self._send_text(404, "404 page not found")

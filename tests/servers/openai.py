@@ -498,7 +498,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "openai-test-server/1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 — silence
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def setup(self) -> None:
@@ -580,7 +580,7 @@ class _Handler(BaseHTTPRequestHandler):
         return False
 
     # -- routes --------------------------------------------------------------------------------
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         srv = self.owner
         path = self.path.split("?", 1)[0].rstrip("/")
         req = RecordedRequest({}, "GET", path, self._headers())
@@ -597,7 +597,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_json(404, error_body(f"Invalid URL (GET {path})"))
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         srv = self.owner
         path = self.path.split("?", 1)[0].rstrip("/")
         raw = self._read_body()

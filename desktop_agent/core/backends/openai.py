@@ -214,9 +214,7 @@ class ToolCallAssembler:
             cur = self._current
             if call_id and call_id in self._by_id:
                 target = self._by_id[call_id]
-            elif cur is None:
-                target = self._new()
-            elif call_id and cur.id and call_id != cur.id:
+            elif cur is None or (call_id and cur.id and call_id != cur.id):
                 target = self._new()
             elif name and not call_id and cur.name and cur.arguments_complete() and (name != cur.name or not cur.id):
                 target = self._new()  # index-less and id-less servers: a name after a finished call

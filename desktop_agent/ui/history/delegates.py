@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import html
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import QModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QIcon, QPalette, QTextDocument
@@ -65,7 +65,7 @@ class ChatDelegate(_RowDelegate):
         #: font key → (header size, chat size): the list asks for every loaded row's size at each layout
         self._sizes: dict[str, tuple[QSize, QSize]] = {}
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         sizes = self._sizes.get(option.font.key())
         if sizes is None:
             fm = QFontMetrics(option.font)
@@ -121,14 +121,14 @@ class ChatDelegate(_RowDelegate):
             sfm.elidedText(left, Qt.TextElideMode.ElideRight, max(0, line.width() - when_w - 8)),
         )
 
-    def updateEditorGeometry(self, editor: QWidget, option: QStyleOptionViewItem, index: QModelIndex) -> None:  # noqa: N802
+    def updateEditorGeometry(self, editor: QWidget, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         fm = QFontMetrics(option.font)
         r = option.rect
         editor.setGeometry(
             QRect(r.left() + _PAD_X - 4, r.top() + _PAD_Y - 3, r.width() - 2 * _PAD_X + 8, fm.height() + 6)
         )
 
-    def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: QModelIndex) -> QWidget:  # noqa: N802
+    def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: QModelIndex) -> QWidget:
         editor = QLineEdit(parent)
         editor.setAccessibleName("New chat title")
         editor.setPlaceholderText("Title (empty: first message)")
@@ -172,7 +172,7 @@ class HitDelegate(_RowDelegate):
         doc = self._doc(option, hit, width, QColor("black"), QColor("yellow"))
         return min(int(doc.size().height()) + 1, fm.lineSpacing() * self.MAX_LINES)
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         hit: SearchHit = index.data(HitRole)
         view = self.parent()
         width = (view.viewport().width() if isinstance(view, QListView) else 240) - 2 * _PAD_X

@@ -7,7 +7,8 @@ the same way.
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt, Signal
 
@@ -101,10 +102,10 @@ class ChatListModel(QAbstractListModel):
         self._rows += self._new_rows(batch)
         self._loaded += len(batch)
 
-    def canFetchMore(self, parent=QModelIndex()) -> bool:  # noqa: N802 (Qt API)
+    def canFetchMore(self, parent=QModelIndex()) -> bool:
         return not parent.isValid() and self._loaded < self._total
 
-    def fetchMore(self, parent=QModelIndex()) -> None:  # noqa: N802
+    def fetchMore(self, parent=QModelIndex()) -> None:
         if parent.isValid():
             return
         try:
@@ -181,7 +182,7 @@ class ChatListModel(QAbstractListModel):
             return self._rows[row][1]
         return None
 
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+    def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._rows)
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -216,7 +217,7 @@ class ChatListModel(QAbstractListModel):
             return Qt.ItemFlag.NoItemFlags
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
 
-    def setData(self, index: QModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+    def setData(self, index: QModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
         s = self.summary(index.row()) if index.isValid() else None
         if s is None or role != Qt.ItemDataRole.EditRole:
             return False
@@ -247,7 +248,7 @@ class SearchModel(QAbstractListModel):
         self.hits = list(hits)
         self.endResetModel()
 
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+    def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.hits)
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

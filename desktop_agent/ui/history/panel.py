@@ -28,8 +28,8 @@ while its answer still streams stays deleted: the store refuses later saves into
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from PySide6.QtCore import QEvent, QModelIndex, QPoint, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -74,7 +74,7 @@ class _ListView(QListView):
     enter_pressed = Signal(QModelIndex)
     delete_pressed = Signal(QModelIndex)
 
-    def keyPressEvent(self, event) -> None:  # noqa: N802
+    def keyPressEvent(self, event) -> None:
         key = event.key()
         idx = self.currentIndex()
         if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.state() != QAbstractItemView.State.EditingState:
@@ -494,12 +494,12 @@ class HistoryPanel(QWidget):
             """
         )
 
-    def changeEvent(self, event) -> None:  # noqa: N802
+    def changeEvent(self, event) -> None:
         if event.type() == QEvent.Type.PaletteChange:
             self._style()
         super().changeEvent(event)
 
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802
+    def eventFilter(self, obj, event) -> bool:
         if (obj is self.search_box and event.type() == QEvent.Type.ShortcutOverride
                 and event.key() == Qt.Key.Key_Escape and self.search_box.text()):
             # claim Esc before window shortcuts (the main window's Esc = Stop) swallow it: with text in
