@@ -26,6 +26,7 @@ unexpected client exception, a failing ``on_message``) becomes :class:`Unexpecte
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -404,10 +405,8 @@ class Agent:
         finally:
             close = getattr(stream, "close", None)
             if close is not None:
-                try:
+                with contextlib.suppress(Exception):  # closing a broken stream must not mask the outcome
                     close()
-                except Exception:  # noqa: BLE001 - closing a broken stream must not mask the outcome
-                    pass
 
         yield from route(splitter.flush())
         rest, recovered = gate.finish()

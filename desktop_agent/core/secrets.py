@@ -27,6 +27,7 @@ ladder. After a failure the keyring is not asked again (no repeated unlock promp
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -392,10 +393,8 @@ class SecretStore:
     def _delete_entry(self, backend: Any, provider: str) -> None:
         from keyring.errors import PasswordDeleteError
 
-        try:
+        with contextlib.suppress(PasswordDeleteError):  # nothing stored: nothing to delete
             backend.delete_password(SERVICE, self._username(provider))
-        except PasswordDeleteError:
-            pass  # nothing stored: nothing to delete
 
     def describe(self, base_url: str | None = None) -> str:
         """One sentence for the settings dialog: where the keys live and, when the keyring cannot be

@@ -11,6 +11,7 @@ cancelled by :meth:`Task.cancel` still delivers, so its caller can show that it 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -138,10 +139,8 @@ class TaskRunner(QObject):
 
     def _emit_progress(self, task: Task, value: Any) -> None:
         if not self._closed:
-            try:
+            with contextlib.suppress(RuntimeError):
                 self._progress.emit(task, value)
-            except RuntimeError:
-                pass
 
     @Slot(object, object, object, object)
     def _deliver_done(self, task: Task, on_done: Any, result: Any, error: Any) -> None:

@@ -8,6 +8,7 @@ Without a reachable Secret Service these tests skip — except under with-keyrin
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import subprocess
@@ -67,10 +68,8 @@ def base_url():
 
     url = f"http://127.0.0.1:9/{uuid.uuid4().hex[:8]}/v1"
     yield url
-    try:
+    with contextlib.suppress(Exception):
         keyring.delete_password("desktop-agent", f"api-keys:{url}")
-    except Exception:
-        pass
 
 
 def _new_process_keys(base_url: str) -> list[str]:

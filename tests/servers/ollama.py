@@ -29,6 +29,7 @@ Standalone: ``python -m tests.servers.ollama --port 11434`` prints the URL and s
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import socket
@@ -439,10 +440,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if isinstance(reply, (bytes, bytearray)):
             self._start_stream()
-            try:
+            with contextlib.suppress(DISCONNECT_ERRORS):
                 self._write_chunk(bytes(reply))
-            except DISCONNECT_ERRORS:
-                pass
             self._drop()
             return
         if isinstance(reply, dict):

@@ -51,6 +51,7 @@ Standalone: ``python -m tests.servers.openai --port 8080`` (Ctrl-C to stop).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import select
 import socket
@@ -421,10 +422,8 @@ class OpenAIServer:
         with self._lock:
             connections, self._connections = list(self._connections), set()
         for conn in connections:  # keep-alive connections die with the server, as with a real one
-            try:
+            with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         if self._thread is not None:
             self._thread.join(timeout=5)
 
@@ -555,14 +554,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _drop(self) -> None:
         self.close_connection = True
-        try:
+        with contextlib.suppress(OSError):
             self.wfile.flush()
-        except OSError:
-            pass
-        try:
+        with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
 
     def _client_left_within(self, seconds: float) -> bool:
         """Stay silent up to ``seconds``; True as soon as the client closes the connection (EOF)."""

@@ -25,6 +25,7 @@ Every failure is raised as a :mod:`desktop_agent.core.errors` type, never a clie
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import socket
@@ -147,10 +148,8 @@ class OllamaBackend:
 
     def close(self) -> None:
         """Close the HTTP connection pool. The backend cannot be used afterwards."""
-        try:
+        with contextlib.suppress(Exception):  # closing twice, or a half-broken pool: nothing useful to report
             self._http.close()
-        except Exception:  # closing twice, or a half-broken pool: nothing useful to report
-            pass
 
     def stream_chat(
         self,

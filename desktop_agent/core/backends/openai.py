@@ -34,6 +34,7 @@ Errors: only :mod:`desktop_agent.core.errors` types leave this module, and no ke
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sys
@@ -361,10 +362,8 @@ class OpenAIBackend:
         if self._http_client is not None:
             return
         for client in clients:
-            try:
+            with contextlib.suppress(Exception):
                 client.close()
-            except Exception:  # noqa: BLE001
-                pass
 
     # -- errors --------------------------------------------------------------------------------
     def _detail(self, exc: BaseException) -> str:
