@@ -123,7 +123,7 @@ def _is_refused(backend: Any) -> str | None:
         return "no keyring backend is available"
     try:
         priority = float(cls.priority)
-    except Exception as exc:  # priority raises RuntimeError when the backend is not viable
+    except Exception as exc:  # noqa: BLE001 - priority raises RuntimeError when the backend is not viable
         return f"the keyring backend is not usable ({_first_line(exc)})"
     if priority < 1:
         return f"the keyring backend {cls.__name__} is not a recommended, secure one"
@@ -177,12 +177,12 @@ class SecretStore:
                     import keyring  # lazy: ≈ 0.3 s with its backend detection
 
                     backend = keyring.get_keyring()
-            except Exception as exc:  # a broken keyring config or backend import must not crash us
+            except Exception as exc:  # noqa: BLE001 - a broken keyring config or backend import must not crash us
                 self._set_problem(f"{NO_KEYRING_TEXT} (the keyring could not be loaded: {_first_line(exc)}).")
                 return None
             try:
                 backend = self._pick_secure(backend)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a keyring that fails in any way is reported, not raised
                 self._fail(exc)
                 return None
             self._backend = backend
@@ -221,7 +221,7 @@ class SecretStore:
     def _explain(exc: BaseException) -> str:
         try:
             from keyring import errors as kerr
-        except Exception:  # keyring not even importable
+        except Exception:  # noqa: BLE001 - keyring not even importable
             return f"{NO_KEYRING_TEXT} (the keyring library could not be loaded: {_first_line(exc)})."
         if isinstance(exc, kerr.NoKeyringError):
             return f"{NO_KEYRING_TEXT}."
@@ -264,7 +264,7 @@ class SecretStore:
             return None
         try:
             return str(type(backend).name)
-        except Exception:
+        except Exception:  # noqa: BLE001 - a backend without a usable name is named by its class
             return type(backend).__name__
 
     # ---- keys ---------------------------------------------------------------------------------
@@ -283,7 +283,7 @@ class SecretStore:
             return None
         try:
             raw = backend.get_password(SERVICE, self._username(provider))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a keyring that fails in any way is reported, not raised
             self._fail(exc)
             return None
         if raw is None:
@@ -372,7 +372,7 @@ class SecretStore:
                             _session_keys[provider] = clean
                         return SESSION_ONLY
                     return where
-                except Exception as exc:
+                except Exception as exc:  # noqa: BLE001 - a keyring that fails in any way is reported, not raised
                     self._fail(exc)
             # no usable keyring: environment or memory, never a file
             env = self._env_key()

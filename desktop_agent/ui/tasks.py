@@ -109,7 +109,7 @@ class TaskRunner(QObject):
             result, error = None, None
             try:
                 result = fn(task)
-            except BaseException as exc:  # delivered to on_done, which decides what to show
+            except BaseException as exc:  # noqa: BLE001 - delivered to on_done, which decides what to show
                 error = exc
             try:
                 if not self._closed:  # after close() nothing is delivered: leave a closing runner alone

@@ -32,7 +32,7 @@ def _secret_service_problem() -> str | None:
         from keyring.backends import SecretService
 
         priority = SecretService.Keyring.priority  # raises RuntimeError when not reachable
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any failure means the test skips with its reason
         return f"the Secret Service is not reachable: {exc}"
     if priority < 1:
         return f"the Secret Service backend has priority {priority}"
