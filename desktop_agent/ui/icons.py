@@ -84,7 +84,7 @@ def icon(name: str, color: str | QColor | None = None, disabled: str | QColor | 
         return cached
     result = QIcon()
     if name == "desktop-agent":
-        for size in _SIZES + (64, 128):
+        for size in (*_SIZES, 64, 128):
             result.addPixmap(pixmap(name, size, col))
     else:
         for size in _SIZES:

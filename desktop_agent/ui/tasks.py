@@ -82,10 +82,7 @@ class TaskRunner(QObject):
         """Block until every running task's function has returned, at most ``timeout_s`` in all (a dialog
         closing after cancelling its tasks, tests). True when they all did."""
         deadline = time.monotonic() + timeout_s
-        for task in list(self._running):
-            if not task.finished.wait(max(0.0, deadline - time.monotonic())):
-                return False
-        return True
+        return all(task.finished.wait(max(0.0, deadline - time.monotonic())) for task in list(self._running))
 
     def is_running(self, key: str) -> bool:
         task = self._latest.get(key)

@@ -82,7 +82,7 @@ def scrub(text: str, keys: Sequence[str]) -> str:
 def format_seconds(seconds: float) -> str:
     """``2.0`` → ``"2"``, ``0.25`` → ``"0.2"``, ``1.5`` → ``"1.5"`` (for notices)."""
     if seconds >= 10 or float(seconds).is_integer():
-        return str(int(round(seconds)))
+        return str(round(seconds))
     return f"{seconds:.1f}".rstrip("0").rstrip(".") or "0"
 
 

@@ -77,12 +77,12 @@ class _ListView(QListView):
     def keyPressEvent(self, event) -> None:
         key = event.key()
         idx = self.currentIndex()
-        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.state() != QAbstractItemView.State.EditingState:
-            if idx.isValid():
-                self.enter_pressed.emit(idx)
-                event.accept()
-                return
-        if key == Qt.Key.Key_Delete and idx.isValid() and self.state() != QAbstractItemView.State.EditingState:
+        editing = self.state() == QAbstractItemView.State.EditingState
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not editing and idx.isValid():
+            self.enter_pressed.emit(idx)
+            event.accept()
+            return
+        if key == Qt.Key.Key_Delete and idx.isValid() and not editing:
             self.delete_pressed.emit(idx)
             event.accept()
             return
