@@ -1,6 +1,6 @@
 """The real main window while an answer streams: new chat, backend switch, opening or deleting a chat,
 Retry pressed twice, Stop-then-Enter, huge tool results and huge answers. Offscreen, against the local
-Ollama protocol server; windows are held and closed by ``make_window`` (tests/gui/conftest.py)."""
+Ollama protocol server; windows are held and closed by ``make_window`` (tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -12,15 +12,7 @@ from desktop_agent.core.store import ConversationStore
 from desktop_agent.ui.chat.parts import TextPart
 from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
 from desktop_agent.ui.compose import STOP_GUARD_MS
-from tests.gui.conftest import (  # noqa: F401 - fixtures
-    confirm_stop,
-    free_port,
-    last_turn_text,
-    make_window,
-    ollama_settings,
-    text_lines,
-    wait_idle,
-)
+from tests.gui.conftest import confirm_stop, free_port, last_turn_text, text_lines, wait_idle
 from tests.servers.ollama import OllamaServer
 
 WORDS = [f"word{i} " for i in range(80)]
