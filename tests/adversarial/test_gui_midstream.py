@@ -38,7 +38,9 @@ def _no_old_words(w) -> bool:
     return not any("word" in (b.text_content() if isinstance(b, AssistantTurn) else "") for b in w.chat.blocks)
 
 
-def test_new_chat_while_streaming_keeps_old_partial_and_new_chat_is_clean(qtbot, make_window, ollama_server, ollama_settings):
+def test_new_chat_while_streaming_keeps_old_partial_and_new_chat_is_clean(
+    qtbot, make_window, ollama_server, ollama_settings
+):
     w = make_window(ollama_settings)
     old_id = _start_streaming(qtbot, w, ollama_server)
     w.new_chat_action.trigger()
@@ -178,7 +180,8 @@ def test_two_mb_tool_result_and_200_tool_calls_stay_responsive(qtbot, make_windo
     for i in range(200):
         call = ToolCall(id=f"c{i}", name="echo", arguments={"i": i})
         store.add_message(conv, Message(role="assistant", content="", tool_calls=[call]))
-        store.add_message(conv, Message(role="tool", content=big if i == 7 else f"r{i}", tool_call_id=f"c{i}", tool_name="echo", tool_status="ok"))
+        store.add_message(conv, Message(role="tool", content=big if i == 7 else f"r{i}", tool_call_id=f"c{i}",
+                                        tool_name="echo", tool_status="ok"))
     store.add_message(conv, Message(role="assistant", content="all done"))
     w = make_window(ollama_settings)
     timer, beats = _heartbeat()

@@ -491,7 +491,7 @@ def test_ctrl_c_mid_turn_with_piped_input_ends_the_session_with_130(home, ollama
         wait_for(lambda: len(ollama_server.chat_requests) == 1)
         time.sleep(0.3)
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=20)
+        _out, err = proc.communicate(timeout=20)
     finally:
         proc.kill()
     assert proc.returncode == 130, err.decode()

@@ -98,7 +98,8 @@ def test_runner_events_arrive_in_gui_thread_and_turn_ends(qtbot, ollama_server):
 
     runner.event.connect(on_event)
     try:
-        runner.start_turn(ChatSession(Conversation()), "ping", Settings(ollama_host=ollama_server.url, tools_enabled=False))
+        settings = Settings(ollama_host=ollama_server.url, tools_enabled=False)
+        runner.start_turn(ChatSession(Conversation()), "ping", settings)
         assert runner.busy
         qtbot.waitUntil(lambda: not runner.busy, timeout=5000)
         assert isinstance(events[0], TurnStarted) and isinstance(events[-1], TurnEnded)

@@ -167,7 +167,8 @@ def test_pull_progress_bar_follows_the_stream(dialogs, qtbot, ollama_server):  #
     assert len(partial) >= 2 and partial == sorted(partial)
     assert dialog.ollama_page.pull.progress.value() == 1000
     assert ("/api/pull", {"model": "qwen3:0.6b", "stream": True}) in ollama_server.requests
-    names = [dialog.ollama_page.models.table.item(r, 0).text() for r in range(dialog.ollama_page.models.table.rowCount())]
+    table = dialog.ollama_page.models.table
+    names = [table.item(r, 0).text() for r in range(table.rowCount())]
     assert "qwen3:0.6b" in names
     assert dialog.ollama_page.pull.pull_button.isEnabled() is False  # the name field was cleared
 
@@ -308,7 +309,9 @@ def test_values_round_trip_through_the_dialog(dialogs, qtbot):
     assert warnings == [] and loaded == s
     assert (s.backend, s.openai.base_url, s.openai.model) == ("openai", OPENAI_PRESETS["DeepSeek"], "deepseek-chat")
     assert (s.openai.timeout_s, s.openai.retries_per_key, s.openai.retry_interval_s) == (30, 4, 2.5)
-    assert (s.generation.temperature, s.ollama.keep_alive, s.loop.max_history_messages, s.loop.max_steps) == (0.7, "5m", 20, 5)
+    assert (s.generation.temperature, s.ollama.keep_alive, s.loop.max_history_messages, s.loop.max_steps) == (
+        0.7, "5m", 20, 5
+    )
     assert s.loop.system_prompt == "Réponds brièvement. 简短回答。"
     assert s.ollama.model == "llama3.2"  # the other provider's model is kept
 
@@ -428,7 +431,8 @@ def test_keys_follow_the_provider(dialogs, qtbot):
     dialog.openai_page.keys.add_key()
     dialog.openai_page.preset.setCurrentText("DeepSeek")
     dialog.openai_page.preset.activated.emit(dialog.openai_page.preset.currentIndex())
-    qtbot.waitUntil(lambda: dialog.openai_page.keys.loaded and dialog.openai_page.keys.api_keys() == [KEY2], timeout=WAIT_MS)
+    keys = dialog.openai_page.keys
+    qtbot.waitUntil(lambda: keys.loaded and keys.api_keys() == [KEY2], timeout=WAIT_MS)
     assert "system keyring" in dialog.openai_page.keys.list.item(0).text()
     dialog.openai_page.preset.setCurrentText("OpenAI")
     dialog.openai_page.preset.activated.emit(dialog.openai_page.preset.currentIndex())

@@ -19,9 +19,10 @@ Use::
     server.stop()
 
 A scripted reply is one of: a list of NDJSON lines to stream (dicts — missing ``model`` /
-``created_at`` are filled in, nothing else is changed — or raw ``bytes`` lines sent as they are), :class:`HttpError` (status + JSON body), or
-``bytes`` (a broken stream: sent as one chunk after a 200, then the connection is dropped without
-ending the chunked body). Unscripted chat requests are answered by ``tests/servers/fake_model.plan()``.
+``created_at`` are filled in, nothing else is changed — or raw ``bytes`` lines sent as they are),
+:class:`HttpError` (status + JSON body), or ``bytes`` (a broken stream: sent as one chunk after a 200, then the
+connection is dropped without ending the chunked body). Unscripted chat requests are answered by
+``tests/servers/fake_model.plan()``.
 
 Standalone: ``python -m tests.servers.ollama --port 11434`` prints the URL and serves until Ctrl-C.
 """

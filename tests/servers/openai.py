@@ -281,7 +281,9 @@ def check_request(body: dict[str, Any], null_content_ok: bool = False) -> HttpEr
                 + ", ".join(pending), param="messages"))
         if "content" in m and m["content"] is None and not null_content_ok:
             # shared case 18 (LM Studio's wording)
-            return HttpError(400, {"error": "Invalid 'content': 'content' field must be a string or an array of objects."})
+            return HttpError(
+                400, {"error": "Invalid 'content': 'content' field must be a string or an array of objects."}
+            )
         if role == "assistant" and m.get("tool_calls"):
             for tc in m["tool_calls"]:
                 if not isinstance(tc, dict) or not tc.get("id") or not isinstance(tc.get("id"), str):
@@ -486,7 +488,8 @@ class OpenAIServer:
         elif isinstance(choice, dict):
             forced = (choice.get("function") or {}).get("name")
         p = plan(body.get("messages") or [], names, forced)
-        if choice == "required" and names and not p.tool_calls and (body.get("messages") or [{}])[-1].get("role") != "tool":
+        last_role = (body.get("messages") or [{}])[-1].get("role")
+        if choice == "required" and names and not p.tool_calls and last_role != "tool":
             p = plan(body.get("messages") or [], names, names[0])
         model = body.get("model") or "local-model"
         return plan_to_chunks(p, model) if stream else plan_to_completion(p, model)

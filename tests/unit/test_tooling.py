@@ -427,7 +427,7 @@ def test_register_duplicate_name_raises_value_error_naming_it():
     def other(name: str) -> str:
         return name
 
-    with pytest.raises(ValueError, match="'_greet'.*shipped"):
+    with pytest.raises(ValueError, match=r"'_greet'.*shipped"):
         registry.register(tool(name="_greet")(other))
     assert len(registry) == 1
 
@@ -775,7 +775,10 @@ class Reading(BaseModel):
         ([1, "二"], '[1, "二"]'),
         (Point(1, 2), '{"x": 1, "y": 2}'),
         (Reading(sensor="t", value=1.5), '{"sensor": "t", "value": 1.5}'),
-        ({"when": __import__("datetime").date(2024, 2, 29), "color": Color.RED}, '{"when": "2024-02-29", "color": "red"}'),
+        (
+            {"when": __import__("datetime").date(2024, 2, 29), "color": Color.RED},
+            '{"when": "2024-02-29", "color": "red"}',
+        ),
         ({"tags": {"b", "a"}}, '{"tags": ["a", "b"]}'),
     ],
 )
