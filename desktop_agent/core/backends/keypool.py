@@ -317,9 +317,10 @@ class KeyPool:
         last = failures[-1]
         if all(f.auth for f in failures):
             return AuthenticationFailed(self.base_url, last.status, keys_tried=tried)
-        if all(isinstance(f.error, RateLimited) for f in failures):
-            waits = [f.error.retry_after_s for f in failures if f.error.retry_after_s is not None]
-            detail = last.error.detail
+        limited = [f.error for f in failures if isinstance(f.error, RateLimited)]
+        if len(limited) == len(failures):
+            waits = [e.retry_after_s for e in limited if e.retry_after_s is not None]
+            detail = limited[-1].detail
             if tried > 1:
                 detail = (detail + " " if detail else "") + f"(all {tried} keys are rate limited)"
             return RateLimited(min(waits) if waits else None, detail)

@@ -201,9 +201,9 @@ class ToolCallAssembler:
                     target = self._new()
                 self._by_index[index] = target
             elif target is None:
-                unindexed = self._current is not None and all(v is not self._current for v in self._by_index.values())
-                if not call_id and not name and unindexed:
-                    target = self._current  # continuation of an index-less start
+                cur = self._current
+                if cur is not None and not call_id and not name and all(v is not cur for v in self._by_index.values()):
+                    target = cur  # continuation of an index-less start
                 elif call_id and call_id in self._by_id and all(
                     v is not self._by_id[call_id] for v in self._by_index.values()
                 ):
@@ -434,8 +434,8 @@ class OpenAIBackend:
                 return Failure("fatal", ToolsNotSupported(self.model), status=status)
             if status == 404:
                 if "model" in markers:
-                    err = ModelNotFound(self.model, backend="openai", available=self._served_models())
-                    return Failure("fatal", err, status=status)
+                    missing = ModelNotFound(self.model, backend="openai", available=self._served_models())
+                    return Failure("fatal", missing, status=status)
                 if self.base_url.endswith("/v1"):
                     hint = f"Is {self.base_url} an OpenAI-compatible server?"
                     cli_hint = f"Is {self.base_url} an OpenAI-compatible server? (--base-url)"
