@@ -54,7 +54,7 @@ def current(palette: QPalette | None = None) -> Theme:
     """The theme for ``palette`` (default: the application palette)."""
     if palette is None:
         app = QApplication.instance()
-        palette = app.palette() if app else QPalette()
+        palette = app.palette() if isinstance(app, QApplication) else QPalette()
     base = palette.color(QPalette.ColorRole.Base)
     text = palette.color(QPalette.ColorRole.Text)
     accent = palette.color(QPalette.ColorRole.Highlight)

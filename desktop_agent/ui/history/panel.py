@@ -245,7 +245,7 @@ class HistoryPanel(QWidget):
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(self.SEARCH_DELAY_MS)
         self._search_timer.timeout.connect(self._run_search)
-        self.search_box.textChanged.connect(lambda _t: (self.clear_error(), self._search_timer.start()))
+        self.search_box.textChanged.connect(self._search_changed)
         self.search_box.returnPressed.connect(self._search_enter)
         self.search_box.installEventFilter(self)
 
@@ -347,6 +347,10 @@ class HistoryPanel(QWidget):
     def clear_error(self) -> None:
         self.error_label.clear()
         self.error_label.hide()
+
+    def _search_changed(self, _text: str) -> None:
+        self.clear_error()
+        self._search_timer.start()
 
     def start_rename(self) -> None:
         """Open the inline title editor on the selected chat (Enter saves, Esc cancels)."""
@@ -512,8 +516,8 @@ class HistoryPanel(QWidget):
                 if view.model().rowCount() > 0:
                     view.setFocus()
                     if not view.currentIndex().isValid():
-                        first = next((view.model().index(r) for r in range(view.model().rowCount())
-                                      if view.model().index(r).flags() & Qt.ItemFlag.ItemIsSelectable), None)
+                        first = next((view.model().index(r, 0) for r in range(view.model().rowCount())
+                                      if view.model().index(r, 0).flags() & Qt.ItemFlag.ItemIsSelectable), None)
                         if first is not None:
                             view.setCurrentIndex(first)
                     return True
