@@ -33,12 +33,17 @@ sys.path.insert(0, str(ROOT))
 from desktop_agent.core.messages import Conversation, Message, ToolCall  # noqa: E402
 from desktop_agent.core.store import ConversationStore  # noqa: E402
 
-COMMON = (
-    "the a to of and in is it you that for on with this can be as are have not your will or if at by from "
-    "weather file model tool answer question code python error time today city list data run result please "
-    "thanks help need want make use find show get set open read write first next last new good"
-).split()
-CHINESE = "天气 北京 上海 明天 今天 工具 模型 问题 代码 文件 时间 帮助 谢谢 请问 结果 北京明天的天气 上海今天下雨".split()
+COMMON = [
+    "the", "a", "to", "of", "and", "in", "is", "it", "you", "that", "for", "on", "with", "this", "can", "be", "as",
+    "are", "have", "not", "your", "will", "or", "if", "at", "by", "from", "weather", "file", "model", "tool", "answer",
+    "question", "code", "python", "error", "time", "today", "city", "list", "data", "run", "result", "please", "thanks",
+    "help", "need", "want", "make", "use", "find", "show", "get", "set", "open", "read", "write", "first", "next",
+    "last", "new", "good",
+]
+CHINESE = [
+    "天气", "北京", "上海", "明天", "今天", "工具", "模型", "问题", "代码",
+    "文件", "时间", "帮助", "谢谢", "请问", "结果", "北京明天的天气", "上海今天下雨",
+]
 RARE_WORD = "quetzalcoatl"  # put into ~0.05 % of messages
 START_UP_CODE = (
     "from desktop_agent.core.store import ConversationStore\n"
@@ -104,7 +109,7 @@ def build(path: Path, chats: int, messages: int, rnd: random.Random) -> tuple[st
     store = ConversationStore(path)
     store.conn.execute("PRAGMA synchronous = OFF")
     batch: list[Conversation] = []
-    for i, n in enumerate(counts):
+    for n in counts:
         batch.append(make_chat(rnd, vocab, n, now - rnd.uniform(3600, 2 * 365 * 86400)))
         if len(batch) == 250:
             store.add_conversations(batch)
@@ -168,7 +173,8 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(f"{label:<44} {figure:<34} {target:<14} {ok}")
 
         first, med, _ = timed(lambda: store.list(50), 30)
-        row("list first page (50 chats)", f"first {first:.1f} ms, median {med:.2f} ms", "<= 200 ms", verdict(max(first, med), 200))
+        row("list first page (50 chats)", f"first {first:.1f} ms, median {med:.2f} ms", "<= 200 ms",
+            verdict(max(first, med), 200))
         _, med_p, _ = timed(lambda: store.list(50, offset=5000), 10)
         row("list page at offset 5,000", f"median {med_p:.2f} ms")
 
@@ -198,7 +204,8 @@ def main(argv: list[str] | None = None) -> int:
                 sink.append((time.perf_counter() - t) * 1000)
         med_small, med_big = statistics.median(t_small), statistics.median(t_big)
         p95 = lambda xs: sorted(xs)[int(len(xs) * 0.95)]  # noqa: E731
-        row("save 1 message into a 2,000-message chat", f"median {med_big:.2f} ms, p95 {p95(t_big):.2f} ms", "<= 5 ms", verdict(med_big, 5))
+        row("save 1 message into a 2,000-message chat", f"median {med_big:.2f} ms, p95 {p95(t_big):.2f} ms", "<= 5 ms",
+            verdict(med_big, 5))
         row("save 1 message into a 200-message chat", f"median {med_small:.2f} ms, p95 {p95(t_small):.2f} ms")
         row("  ratio 2,000 / 200 (flat = ~1)", f"{med_big / med_small:.2f}")
         first, med, _ = timed(lambda: store.load(big_id), 5)

@@ -115,7 +115,7 @@ class Runner:
 
     def wall(self, argv: list[str]) -> float:
         start = time.perf_counter()
-        proc = subprocess.run(argv, cwd=ROOT, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        proc = subprocess.run(argv, cwd=ROOT, env=self.env, capture_output=True, timeout=120)
         took = time.perf_counter() - start
         if proc.returncode != 0:
             raise RuntimeError(f"{' '.join(argv)} exited {proc.returncode}:\n{proc.stderr.decode(errors='replace')}")
@@ -188,9 +188,9 @@ def main(argv: list[str] | None = None) -> int:
           f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, QT_QPA_PLATFORM=offscreen")
 
     commands = {
-        "python -c pass": py + ["-c", "pass"],
-        "python -m desktop_agent --version": py + ["-m", "desktop_agent", "--version"],
-        "python -m desktop_agent tools": py + ["-m", "desktop_agent", "tools"],
+        "python -c pass": [*py, "-c", "pass"],
+        "python -m desktop_agent --version": [*py, "-m", "desktop_agent", "--version"],
+        "python -m desktop_agent tools": [*py, "-m", "desktop_agent", "tools"],
     }
     if FROZEN.is_file() and not args.no_frozen:
         commands["frozen: desktop-agent --version"] = [str(FROZEN), "--version"]
@@ -211,8 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     results["window: process start → painted (grab)"] = [r["painted_s"] for r in window_runs]
     results["bare QWidget: process start → shown"] = [r["shown_s"] for r in bare_runs]
     results["bare QWidget: process start → painted (grab)"] = [r["painted_s"] for r in bare_runs]
-    ratios_shown = [w["shown_s"] / b["shown_s"] for w, b in zip(window_runs, bare_runs)]
-    ratios_painted = [w["painted_s"] / b["painted_s"] for w, b in zip(window_runs, bare_runs)]
+    ratios_shown = [w["shown_s"] / b["shown_s"] for w, b in zip(window_runs, bare_runs, strict=True)]
+    ratios_painted = [w["painted_s"] / b["painted_s"] for w, b in zip(window_runs, bare_runs, strict=True)]
 
     print("\nwhole-process wall time")
     for label in commands:

@@ -19,6 +19,7 @@ Usage: ``python packaging/smoke.py [--app PATH] [--grab PNG] [--seconds S]``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -165,10 +166,8 @@ class Smoke:
         took = time.perf_counter() - start
         events = []
         for ln in p.stdout.splitlines():
-            try:
+            with contextlib.suppress(ValueError):
                 events.append(json.loads(ln))
-            except ValueError:
-                pass
         tools_called = [e.get("name") for e in events if e.get("type") == "ToolCallStarted"]
         finished = [e for e in events if e.get("type") == "AnswerFinished"]
         self.check(p.returncode == 0 and bool(finished), f"chat -p 'what day is it?' answers ({took:.2f} s)",

@@ -29,6 +29,8 @@ os.environ["DESKTOP_AGENT_HOME"] = tempfile.mkdtemp(prefix="da-shots-")
 os.environ.pop("OLLAMA_HOST", None)
 
 import desktop_agent.ui  # noqa: E402,F401  (PySide6 6.12 refcount guard first)
+
+# isort: split
 from PySide6.QtCore import QEventLoop  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
@@ -100,10 +102,10 @@ def fresh_home() -> None:
 
 
 def seed_history() -> None:
+    from unittest import mock
+
     from desktop_agent.core.messages import Conversation, Message
     from desktop_agent.core.store import ConversationStore
-
-    from unittest import mock
 
     store = ConversationStore()
     now = time.time()
@@ -280,8 +282,6 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     only = {s for s in args.only.split(",") if s}
-
-    from desktop_agent.ui import theme
 
     app = QApplication([sys.argv[0]])
     app.setApplicationName("desktop-agent")

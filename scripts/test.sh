@@ -3,8 +3,9 @@
 #   1. system packages (when run as root and missing): a real Secret Service (gnome-keyring, D-Bus),
 #      Xvfb and the xcb libraries for real-window screenshots, a CJK font;
 #   2. a virtual environment (.venv) with the app and its test dependencies;
-#   3. the small local model and its llama.cpp server (scripts/local-model.sh, a built wheel is reused);
-#   4. pytest, inside a D-Bus session with an unlocked gnome-keyring (scripts/with-keyring.sh).
+#   3. ruff and mypy (any finding fails the run);
+#   4. the small local model and its llama.cpp server (scripts/local-model.sh, a built wheel is reused);
+#   5. pytest, inside a D-Bus session with an unlocked gnome-keyring (scripts/with-keyring.sh).
 # Extra arguments go to pytest, e.g. `scripts/test.sh tests/unit -x`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +32,10 @@ VENV=${VENV:-.venv}
 echo "== installing the app and test dependencies into $VENV"
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q -e ".[dev]"
+
+echo "== lint and types"
+"$VENV/bin/ruff" check desktop_agent tools tests bench scripts packaging
+"$VENV/bin/mypy"
 
 echo "== installing the local test model and server"
 start=$(date +%s)

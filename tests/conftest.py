@@ -4,7 +4,7 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import pytest  # noqa: E402
+import pytest
 
 pytest_plugins = ["tests.servers.ollama", "tests.servers.openai", "tests.keyrings"]
 
@@ -39,3 +39,41 @@ def _fresh_capabilities():
     LEARNED.clear()
     yield
     LEARNED.clear()
+
+
+@pytest.fixture
+def make_window(qtbot):
+    """``make_window(settings=None, **kwargs) -> MainWindow`` shown offscreen; all closed afterwards.
+
+    Windows are held here and closed at the end (``qtbot.addWidget`` keeps only a weak reference, and a
+    window owning a running QThread must be closed — cancel + wait — before it is destroyed)."""
+    from desktop_agent.core.settings import Settings
+    from desktop_agent.ui.main_window import MainWindow
+
+    windows = []
+
+    def make(settings: Settings | None = None, size: tuple[int, int] | None = (1100, 760), **kwargs):
+        kwargs.setdefault("check_server", False)
+        w = MainWindow(settings or Settings(), **kwargs)
+        windows.append(w)
+        if size:
+            w.resize(*size)
+        w.show()
+        qtbot.waitExposed(w)
+        qtbot.waitUntil(lambda: w.store is not None, timeout=5000)  # late init ran
+        return w
+
+    yield make
+    for w in windows:
+        w.close()
+        assert not w.runner.busy or w.runner._closed
+    for w in windows:
+        w.deleteLater()
+
+
+@pytest.fixture
+def ollama_settings(ollama_server):
+    """Settings for the local Ollama protocol server (shipped tools on, no retries)."""
+    from desktop_agent.core.settings import Settings
+
+    return Settings(backend="ollama", ollama_host=ollama_server.url, ollama_model="llama3.2")

@@ -65,7 +65,7 @@ class PlaintextLikeKeyring(DictKeyring):
     """Looks like keyrings.alt's file backend: must never receive a key."""
 
     @properties.classproperty
-    def priority(cls):
+    def priority(cls):  # noqa: N805 - a keyring classproperty receives the class
         return 0.5
 
     def set_password(self, service, username, password):  # pragma: no cover - must not be reached

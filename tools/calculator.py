@@ -66,9 +66,9 @@ _SYMBOLS = {"×": "*", "·": "*", "÷": "/", "−": "-", "–": "-", "^": "**", 
 def _power(base: float, exponent: float) -> float:
     if isinstance(exponent, (int, float)) and abs(exponent) > MAX_EXPONENT:
         raise ToolError(f"exponent {exponent:g} is too large (the limit is {MAX_EXPONENT})")
-    if isinstance(base, int) and isinstance(exponent, int) and exponent > 0 and abs(base) > 1:
-        if exponent * math.log10(abs(base)) > MAX_DIGITS:
-            raise ToolError(f"the result would have more than {MAX_DIGITS} digits")
+    big_int = isinstance(base, int) and isinstance(exponent, int) and exponent > 0 and abs(base) > 1
+    if big_int and exponent * math.log10(abs(base)) > MAX_DIGITS:
+        raise ToolError(f"the result would have more than {MAX_DIGITS} digits")
     result = base**exponent
     if isinstance(result, complex):
         raise ToolError("the result is not a real number (a negative number to a fractional power)")

@@ -9,7 +9,7 @@ Raise ``ToolError`` (or any exception) to tell the model what went wrong.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Optional
+from typing import Annotated
 
 from pydantic import Field
 
@@ -37,7 +37,7 @@ def _utc_offset(moment: dt.datetime) -> str:
 @tool
 def today(
     timezone: Annotated[
-        Optional[str],
+        str | None,
         Field(description="IANA time zone name such as 'Europe/Paris' or 'America/New_York'. "
                           "Leave it out for the user's own time zone."),
     ] = None,

@@ -26,6 +26,7 @@ unexpected client exception, a failing ``on_message``) becomes :class:`Unexpecte
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -61,7 +62,7 @@ from desktop_agent.core.events import (
 from desktop_agent.core.messages import Conversation, Message, ToolCall
 from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT
 from desktop_agent.core.textcalls import JsonToolCallGate
-from desktop_agent.core.thinktags import MOVED, TEXT, THINKING, ThinkSplitter, looks_like_reasoning_model
+from desktop_agent.core.thinktags import MOVED, TEXT, THINKING, Piece, ThinkSplitter, looks_like_reasoning_model
 
 if TYPE_CHECKING:
     from desktop_agent.core.tools.registry import ToolRegistry
@@ -196,7 +197,9 @@ class Agent:
         model = self._model or ""
         return model not in self._no_lone_close and looks_like_reasoning_model(model)
 
-    def _run(self, conversation: Conversation, user_text: str | None, cancel: threading.Event) -> Iterator[Event]:
+    def _run(
+        self, conversation: Conversation, user_text: str | None, cancel: threading.Event
+    ) -> Generator[Event, None, None]:
         if self._backend_name:
             conversation.backend = self._backend_name
         if self._model:
@@ -337,7 +340,7 @@ class Agent:
         separate_thinking = False
         error: AgentError | None = None
 
-        def route(pieces):
+        def route(pieces: list[Piece]) -> Iterator[Event]:
             for kind, s in pieces:
                 if kind == THINKING:
                     thinking_parts.append(s)
@@ -388,10 +391,8 @@ class Agent:
         finally:
             close = getattr(stream, "close", None)
             if close is not None:
-                try:
+                with contextlib.suppress(Exception):  # closing a broken stream must not mask the outcome
                     close()
-                except Exception:  # noqa: BLE001 - closing a broken stream must not mask the outcome
-                    pass
 
         yield from route(splitter.flush())
         rest, recovered = gate.finish()
@@ -416,12 +417,15 @@ class Agent:
             yield Notice("The answer reached the model's output length limit and may be incomplete.")
         return content, thinking, calls, error
 
-    def _run_tools(self, conversation: Conversation, calls: list[ToolCall], cancel: threading.Event):
+    def _run_tools(
+        self, conversation: Conversation, calls: list[ToolCall], cancel: threading.Event
+    ) -> Generator[Event, None, bool]:
         """Run every call in order and append one tool result per call id, directly after the
         assistant message (servers refuse a history where a call has no result, or a result
         comes later). After a Stop, the remaining calls are answered as cancelled
         without running, so the history stays valid. Returns True when stopped."""
         stopped = False
+        err: str | None
         for call in calls:
             yield ToolCallStarted(call.id, call.name, dict(call.arguments))
             if stopped or cancel.is_set():

@@ -175,7 +175,7 @@ class MalformedToolCall(AgentError):
 class EmptyAnswer(AgentError):
     """The server ended the stream without any content or tool call."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__("The server returned an empty answer. Try again, or try another model.")
 
 
@@ -301,7 +301,7 @@ class NoApiKey(AgentError):
 class OutputLimitReached(AnswerCutOff):
     """The model stopped at its output-token limit (``finish_reason: "length"``) before answering."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.detail = "finish_reason: length"
         AgentError.__init__(
             self,

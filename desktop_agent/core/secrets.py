@@ -27,6 +27,7 @@ ladder. After a failure the keyring is not asked again (no repeated unlock promp
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -36,7 +37,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from desktop_agent.core.backends.keypool import mask_key  # one masking rule for the whole app
 
-__all__ = ["SecretStore", "mask_key", "normalize_base_url", "forget_session_keys", "api_key_problem"]
+__all__ = ["SecretStore", "api_key_problem", "forget_session_keys", "mask_key", "normalize_base_url"]
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +123,7 @@ def _is_refused(backend: Any) -> str | None:
         return "no keyring backend is available"
     try:
         priority = float(cls.priority)
-    except Exception as exc:  # priority raises RuntimeError when the backend is not viable
+    except Exception as exc:  # noqa: BLE001 - priority raises RuntimeError when the backend is not viable
         return f"the keyring backend is not usable ({_first_line(exc)})"
     if priority < 1:
         return f"the keyring backend {cls.__name__} is not a recommended, secure one"
@@ -176,12 +177,12 @@ class SecretStore:
                     import keyring  # lazy: ≈ 0.3 s with its backend detection
 
                     backend = keyring.get_keyring()
-            except Exception as exc:  # a broken keyring config or backend import must not crash us
+            except Exception as exc:  # noqa: BLE001 - a broken keyring config or backend import must not crash us
                 self._set_problem(f"{NO_KEYRING_TEXT} (the keyring could not be loaded: {_first_line(exc)}).")
                 return None
             try:
                 backend = self._pick_secure(backend)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a keyring that fails in any way is reported, not raised
                 self._fail(exc)
                 return None
             self._backend = backend
@@ -220,7 +221,7 @@ class SecretStore:
     def _explain(exc: BaseException) -> str:
         try:
             from keyring import errors as kerr
-        except Exception:  # keyring not even importable
+        except Exception:  # noqa: BLE001 - keyring not even importable
             return f"{NO_KEYRING_TEXT} (the keyring library could not be loaded: {_first_line(exc)})."
         if isinstance(exc, kerr.NoKeyringError):
             return f"{NO_KEYRING_TEXT}."
@@ -263,7 +264,7 @@ class SecretStore:
             return None
         try:
             return str(type(backend).name)
-        except Exception:
+        except Exception:  # noqa: BLE001 - a backend without a usable name is named by its class
             return type(backend).__name__
 
     # ---- keys ---------------------------------------------------------------------------------
@@ -282,7 +283,7 @@ class SecretStore:
             return None
         try:
             raw = backend.get_password(SERVICE, self._username(provider))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a keyring that fails in any way is reported, not raised
             self._fail(exc)
             return None
         if raw is None:
@@ -371,7 +372,7 @@ class SecretStore:
                             _session_keys[provider] = clean
                         return SESSION_ONLY
                     return where
-                except Exception as exc:
+                except Exception as exc:  # noqa: BLE001 - a keyring that fails in any way is reported, not raised
                     self._fail(exc)
             # no usable keyring: environment or memory, never a file
             env = self._env_key()
@@ -392,10 +393,8 @@ class SecretStore:
     def _delete_entry(self, backend: Any, provider: str) -> None:
         from keyring.errors import PasswordDeleteError
 
-        try:
+        with contextlib.suppress(PasswordDeleteError):  # nothing stored: nothing to delete
             backend.delete_password(SERVICE, self._username(provider))
-        except PasswordDeleteError:
-            pass  # nothing stored: nothing to delete
 
     def describe(self, base_url: str | None = None) -> str:
         """One sentence for the settings dialog: where the keys live and, when the keyring cannot be

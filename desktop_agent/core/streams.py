@@ -15,6 +15,7 @@ No backend and no client library is imported here: the tool layer uses this modu
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import socket
 import threading
@@ -124,10 +125,8 @@ def until_cancelled(
 
 
 def _quietly(fn: Callable[[Any], Any], value: Any) -> None:
-    try:
+    with contextlib.suppress(Exception):  # closing an abandoned result must not raise anywhere
         fn(value)
-    except Exception:  # noqa: BLE001 — closing an abandoned result must not raise anywhere
-        pass
 
 
 class StreamReader(Generic[T]):
@@ -228,10 +227,8 @@ class StreamReader(Generic[T]):
         finally:
             close = getattr(it, "close", None)
             if close is not None:
-                try:
+                with contextlib.suppress(Exception):  # nobody is listening any more
                     close()  # a generator source: its finally/with blocks close the response here
-                except Exception:  # noqa: BLE001 — nobody is listening any more
-                    pass
             self.watch(None)
 
 

@@ -127,7 +127,7 @@ class JsonToolCallGate:
             return None
         return calls  # type: ignore[return-value]
 
-    def _sequence(self, body: str, *, complete: bool, fenced: bool = False) -> list[ToolCall] | None | bool:
+    def _sequence(self, body: str, *, complete: bool, fenced: bool = False) -> list[ToolCall] | bool | None:
         """Read ``body`` as JSON values separated by whitespace, ``,`` or ``;``.
 
         ``complete``: the list of calls, or None when it is not only calls. Streaming

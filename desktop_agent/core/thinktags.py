@@ -1,4 +1,5 @@
-"""Split streamed assistant content into visible text and ``<think>`` reasoning (models that write their thinking into the content).
+"""Split streamed assistant content into visible text and ``<think>`` reasoning (models that write their
+thinking into the content).
 
 Reasoning models put their thoughts in the content in three shapes:
 
@@ -30,7 +31,8 @@ Streaming policy (latency vs. leaking):
 
 Only a ``<think>`` at the very start of the content (after whitespace) opens a block, and only the
 first ``</think>`` closes one; a ``</think>`` is "lone" only when no ``<think>`` came before it. Tags
-later in the answer are left as literal text (a model explaining the tags is not mangled). Whitespace around the reasoning and right after ``</think>`` is dropped.
+later in the answer are left as literal text (a model explaining the tags is not mangled). Whitespace around
+the reasoning and right after ``</think>`` is dropped.
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ def guard_emit_refcount() -> bool:
         return False
     try:
         leaked = _leaked_singletons()
-    except Exception:  # no usable QtCore: nothing to guard
+    except Exception:  # noqa: BLE001 - no usable QtCore: nothing to guard
         return False
     if not leaked:
         return False

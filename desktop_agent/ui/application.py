@@ -9,7 +9,7 @@ import logging
 import os
 import sys
 import threading
-from typing import Any
+from typing import Any, cast
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMainWindow
@@ -91,7 +91,11 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
         if problem:
             print(f"desktop-agent: {problem}", file=sys.stderr)
             return 1
-    app = QApplication.instance() or QApplication(list(argv) if argv else [sys.argv[0] if sys.argv else APP_NAME])
+    # an existing instance is this program's (or a test's) QApplication
+    app = cast(
+        QApplication,
+        QApplication.instance() or QApplication(list(argv) if argv else [sys.argv[0] if sys.argv else APP_NAME]),
+    )
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(APP_NAME)
     app.setApplicationDisplayName(APP_DISPLAY_NAME)

@@ -36,8 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_agent.core import errors as E
-from desktop_agent.core import paths
+from desktop_agent.core import errors, paths
 from desktop_agent.core.logs import setup_logging  # noqa: F401 - the window calls it from here
 
 log = logging.getLogger("desktop_agent.ui")
@@ -79,12 +78,12 @@ def _settings(label: str = "Open settings") -> ErrorAction:
     return ErrorAction(OPEN_SETTINGS, label)
 
 
-def _unreachable(error: E.BackendUnreachable) -> tuple[str, list[ErrorAction]]:
+def _unreachable(error: errors.BackendUnreachable) -> tuple[str, list[ErrorAction]]:
     title = "Can't reach Ollama" if error.backend == "ollama" else "Can't reach the server"
     return title, [_retry(), _settings()]
 
 
-def _model_missing(error: E.ModelNotFound) -> tuple[str, list[ErrorAction]]:
+def _model_missing(error: errors.ModelNotFound) -> tuple[str, list[ErrorAction]]:
     actions: list[ErrorAction] = []
     if error.backend == "ollama":
         title = f"Model '{error.model}' is not installed"
@@ -115,26 +114,26 @@ class _Row:
 #: core error → card title, actions, icon and status-bar label. The first row whose class matches wins, so
 #: a subclass comes before its base. The card's text is always the error's own sentence.
 TABLE: tuple[_Row, ...] = (
-    _Row(E.BackendUnreachable, _unreachable, icon="warning", status="Server not reachable",
+    _Row(errors.BackendUnreachable, _unreachable, icon="warning", status="Server not reachable",
          saved_title="Can't reach the server"),
-    _Row(E.NoApiKey, "No API key", (lambda: _settings(), _retry), status="No API key"),
-    _Row(E.AuthenticationFailed, "API key rejected", (lambda: _settings(), _retry), status="API key rejected"),
-    _Row(E.ModelNotFound, _model_missing, saved_title="Model not available"),
-    _Row(E.RateLimited, "Rate limited", (_retry,), "warning"),
-    _Row(E.AllKeysFailed, "Every API key failed", (_retry, lambda: _settings())),
-    _Row(E.ContextTooLong, "Conversation too long", (lambda: ErrorAction(NEW_CHAT, "New chat"), lambda: _settings()),
-         "warning"),
-    _Row(E.ToolsNotSupported, "This model can't use tools", (lambda: _settings(),), "warning"),
-    _Row(E.MalformedToolCall, "Unreadable tool call", (_retry,)),
-    _Row(E.EmptyAnswer, "Empty answer", (_retry,), "warning"),
-    _Row(E.AnswerCutOff, "Answer cut off", (_retry,), "warning"),
-    _Row(E.MaxStepsExceeded, "Too many steps", (lambda: _retry("Continue"), lambda: _settings()), "warning"),
-    _Row(E.SettingsError, "Settings problem", (lambda: _settings(),)),
-    _Row(E.ServerTimedOut, "No answer from the server", (_retry, lambda: _settings()), "warning",
+    _Row(errors.NoApiKey, "No API key", (lambda: _settings(), _retry), status="No API key"),
+    _Row(errors.AuthenticationFailed, "API key rejected", (lambda: _settings(), _retry), status="API key rejected"),
+    _Row(errors.ModelNotFound, _model_missing, saved_title="Model not available"),
+    _Row(errors.RateLimited, "Rate limited", (_retry,), "warning"),
+    _Row(errors.AllKeysFailed, "Every API key failed", (_retry, lambda: _settings())),
+    _Row(errors.ContextTooLong, "Conversation too long",
+         (lambda: ErrorAction(NEW_CHAT, "New chat"), lambda: _settings()), "warning"),
+    _Row(errors.ToolsNotSupported, "This model can't use tools", (lambda: _settings(),), "warning"),
+    _Row(errors.MalformedToolCall, "Unreadable tool call", (_retry,)),
+    _Row(errors.EmptyAnswer, "Empty answer", (_retry,), "warning"),
+    _Row(errors.AnswerCutOff, "Answer cut off", (_retry,), "warning"),
+    _Row(errors.MaxStepsExceeded, "Too many steps", (lambda: _retry("Continue"), lambda: _settings()), "warning"),
+    _Row(errors.SettingsError, "Settings problem", (lambda: _settings(),)),
+    _Row(errors.ServerTimedOut, "No answer from the server", (_retry, lambda: _settings()), "warning",
          status="Server not responding"),
-    _Row(E.BackendError, "Server error", (_retry,)),
-    _Row(E.StoreDamaged, "Chat history damaged", (lambda: ErrorAction(OPEN_DATA_FOLDER, "Open data folder"),)),
-    _Row(E.StoreError, "Chat history problem", (lambda: ErrorAction(OPEN_DATA_FOLDER, "Open data folder"),)),
+    _Row(errors.BackendError, "Server error", (_retry,)),
+    _Row(errors.StoreDamaged, "Chat history damaged", (lambda: ErrorAction(OPEN_DATA_FOLDER, "Open data folder"),)),
+    _Row(errors.StoreError, "Chat history problem", (lambda: ErrorAction(OPEN_DATA_FOLDER, "Open data folder"),)),
 )
 
 
@@ -157,7 +156,7 @@ def describe(error: BaseException) -> ErrorView:
             else:
                 title, actions = row.title, [make() for make in row.actions]
             return ErrorView(title, text, actions, row.icon, status=row.status)
-    if isinstance(error, E.AgentError):
+    if isinstance(error, errors.AgentError):
         return ErrorView("Something went wrong", text, [_retry()] if error.retryable else [])
     return ErrorView(
         "Unexpected error",
@@ -173,10 +172,10 @@ def describe_saved(kind: str, text: str) -> ErrorView:
     actions of that class that need nothing from the error (Open settings, New chat… where the live error
     would); model-specific ones (Pull, Use <model>) become Retry + Open settings. Never raises."""
     text = text.strip() or kind
-    cls = getattr(E, kind, None)
+    cls = getattr(errors, kind, None)
     row = next((r for r in TABLE if isinstance(cls, type) and issubclass(cls, r.kind)), None)
     if row is None:
-        title = "Unexpected error" if cls is E.UnexpectedError else "Something went wrong"
+        title = "Unexpected error" if cls is errors.UnexpectedError else "Something went wrong"
         return ErrorView(title, text, [_retry()])
     if callable(row.title):
         return ErrorView(row.saved_title or "Something went wrong", text, [_retry(), _settings()], row.icon)
@@ -200,7 +199,7 @@ def one_line(error: BaseException, secret_words: Sequence[str] = ()) -> str:
     from desktop_agent.core.backends.keypool import scrub
 
     text = str(error).strip() or type(error).__name__
-    if not isinstance(error, E.AgentError):
+    if not isinstance(error, errors.AgentError):
         text = f"{type(error).__name__}: {text}"
     return scrub(text, secret_words) if secret_words else text
 

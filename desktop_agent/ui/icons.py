@@ -41,7 +41,7 @@ def _svg_bytes(name: str) -> bytes:
 
 def _text_color() -> str:
     app = QApplication.instance()
-    if app is None:
+    if not isinstance(app, QApplication):
         return "#333333"
     return app.palette().color(QPalette.ColorRole.WindowText).name()
 
@@ -73,7 +73,7 @@ def icon(name: str, color: str | QColor | None = None, disabled: str | QColor | 
         app = QApplication.instance()
         dis = (
             app.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.WindowText).name()
-            if app
+            if isinstance(app, QApplication)
             else "#999999"
         )
     else:
@@ -84,7 +84,7 @@ def icon(name: str, color: str | QColor | None = None, disabled: str | QColor | 
         return cached
     result = QIcon()
     if name == "desktop-agent":
-        for size in _SIZES + (64, 128):
+        for size in (*_SIZES, 64, 128):
             result.addPixmap(pixmap(name, size, col))
     else:
         for size in _SIZES:

@@ -373,7 +373,7 @@ class MainWindow(QMainWindow):
             return
         self.set_history_panel(panel)
 
-    def set_history_panel(self, panel: "HistoryPanel") -> None:
+    def set_history_panel(self, panel: HistoryPanel) -> None:
         """Put ``panel`` in the left dock (View → History, Ctrl+H) and connect its signals."""
         if self.history_dock is None:
             dock = QDockWidget("History", self)

@@ -170,13 +170,14 @@ def style_sheet(c: Colors) -> str:
 def render(text: str, colors: Colors | None = None, *, copied: int | None = None) -> Rendered:
     """Render a markdown message. ``copied`` marks that code block's link as ``Copied ✓``."""
     c = colors or Colors()
-    env = {"colors": c, "codes": [], "copied": copied}
+    codes: list[str] = []
+    env = {"colors": c, "codes": codes, "copied": copied}
     out = _parser().render(text, env).rstrip("\n")
     if out.endswith("</p>"):  # no gap under the last paragraph (the bubble has its own padding)
         i = out.rfind(_P_OPEN)
         if i >= 0:
             out = out[:i] + _P_LAST + out[i + len(_P_OPEN):]
-    return Rendered(html=out, codes=env["codes"])
+    return Rendered(html=out, codes=codes)
 
 
 def warm_up() -> None:

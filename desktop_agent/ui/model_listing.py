@@ -59,7 +59,7 @@ class ModelListing(QObject):
                 if callable(version_of):
                     try:
                         version = str(version_of())
-                    except Exception:  # an old server without /api/version still lists its models
+                    except Exception:  # noqa: BLE001 - an old server without /api/version still lists its models
                         version = ""
                 return models, version
             finally:

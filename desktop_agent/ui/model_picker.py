@@ -37,7 +37,9 @@ class ModelPicker(QWidget):
         self.model_combo.setAccessibleName("Model")
         self.model_combo.setToolTip(MODEL_TIP)
         self.model_combo.activated.connect(lambda _i: self._model_chosen())
-        self.model_combo.lineEdit().editingFinished.connect(self._model_chosen)
+        line_edit = self.model_combo.lineEdit()
+        assert line_edit is not None  # the combo is editable
+        line_edit.editingFinished.connect(self._model_chosen)
         backend_label = QLabel("  Backend ")
         model_label = QLabel("  Model ")
         backend_label.setBuddy(self.backend_combo)

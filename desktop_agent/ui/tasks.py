@@ -11,6 +11,7 @@ cancelled by :meth:`Task.cancel` still delivers, so its caller can show that it 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -81,10 +82,7 @@ class TaskRunner(QObject):
         """Block until every running task's function has returned, at most ``timeout_s`` in all (a dialog
         closing after cancelling its tasks, tests). True when they all did."""
         deadline = time.monotonic() + timeout_s
-        for task in list(self._running):
-            if not task.finished.wait(max(0.0, deadline - time.monotonic())):
-                return False
-        return True
+        return all(task.finished.wait(max(0.0, deadline - time.monotonic())) for task in list(self._running))
 
     def is_running(self, key: str) -> bool:
         task = self._latest.get(key)
@@ -108,7 +106,7 @@ class TaskRunner(QObject):
             result, error = None, None
             try:
                 result = fn(task)
-            except BaseException as exc:  # delivered to on_done, which decides what to show
+            except BaseException as exc:  # noqa: BLE001 - delivered to on_done, which decides what to show
                 error = exc
             try:
                 if not self._closed:  # after close() nothing is delivered: leave a closing runner alone
@@ -138,10 +136,8 @@ class TaskRunner(QObject):
 
     def _emit_progress(self, task: Task, value: Any) -> None:
         if not self._closed:
-            try:
+            with contextlib.suppress(RuntimeError):
                 self._progress.emit(task, value)
-            except RuntimeError:
-                pass
 
     @Slot(object, object, object, object)
     def _deliver_done(self, task: Task, on_done: Any, result: Any, error: Any) -> None:

@@ -54,7 +54,7 @@ def current(palette: QPalette | None = None) -> Theme:
     """The theme for ``palette`` (default: the application palette)."""
     if palette is None:
         app = QApplication.instance()
-        palette = app.palette() if app else QPalette()
+        palette = app.palette() if isinstance(app, QApplication) else QPalette()
     base = palette.color(QPalette.ColorRole.Base)
     text = palette.color(QPalette.ColorRole.Text)
     accent = palette.color(QPalette.ColorRole.Highlight)
@@ -88,6 +88,9 @@ def current(palette: QPalette | None = None) -> Theme:
     )
 
 
+_R = QPalette.ColorRole
+
+
 def _palette(colors: dict[QPalette.ColorRole, str], disabled_text: str) -> QPalette:
     pal = QPalette()
     for role, value in colors.items():
@@ -98,28 +101,26 @@ def _palette(colors: dict[QPalette.ColorRole, str], disabled_text: str) -> QPale
 
 
 def dark_palette() -> QPalette:
-    R = QPalette.ColorRole
     return _palette(
         {
-            R.Window: "#1f2125", R.WindowText: "#e6e6e6", R.Base: "#17181b", R.AlternateBase: "#1c1e22",
-            R.ToolTipBase: "#2b2d31", R.ToolTipText: "#e6e6e6", R.PlaceholderText: "#8b8f96",
-            R.Text: "#e6e6e6", R.Button: "#2a2c31", R.ButtonText: "#e6e6e6", R.BrightText: "#ff6b6b",
-            R.Highlight: "#4c7dea", R.HighlightedText: "#ffffff", R.Link: "#7aa2f7",
-            R.Light: "#3a3d43", R.Midlight: "#30333a", R.Mid: "#26282d", R.Dark: "#111214", R.Shadow: "#000000",
+            _R.Window: "#1f2125", _R.WindowText: "#e6e6e6", _R.Base: "#17181b", _R.AlternateBase: "#1c1e22",
+            _R.ToolTipBase: "#2b2d31", _R.ToolTipText: "#e6e6e6", _R.PlaceholderText: "#8b8f96",
+            _R.Text: "#e6e6e6", _R.Button: "#2a2c31", _R.ButtonText: "#e6e6e6", _R.BrightText: "#ff6b6b",
+            _R.Highlight: "#4c7dea", _R.HighlightedText: "#ffffff", _R.Link: "#7aa2f7",
+            _R.Light: "#3a3d43", _R.Midlight: "#30333a", _R.Mid: "#26282d", _R.Dark: "#111214", _R.Shadow: "#000000",
         },
         "#6e727a",
     )
 
 
 def light_palette() -> QPalette:
-    R = QPalette.ColorRole
     return _palette(
         {
-            R.Window: "#f3f4f6", R.WindowText: "#1f2328", R.Base: "#ffffff", R.AlternateBase: "#f6f8fa",
-            R.ToolTipBase: "#ffffff", R.ToolTipText: "#1f2328", R.PlaceholderText: "#7d848c",
-            R.Text: "#1f2328", R.Button: "#f6f7f9", R.ButtonText: "#1f2328", R.BrightText: "#cf222e",
-            R.Highlight: "#3b6fd8", R.HighlightedText: "#ffffff", R.Link: "#2f5fc4",
-            R.Light: "#ffffff", R.Midlight: "#eceef1", R.Mid: "#c9ced6", R.Dark: "#9aa1ab", R.Shadow: "#5a606a",
+            _R.Window: "#f3f4f6", _R.WindowText: "#1f2328", _R.Base: "#ffffff", _R.AlternateBase: "#f6f8fa",
+            _R.ToolTipBase: "#ffffff", _R.ToolTipText: "#1f2328", _R.PlaceholderText: "#7d848c",
+            _R.Text: "#1f2328", _R.Button: "#f6f7f9", _R.ButtonText: "#1f2328", _R.BrightText: "#cf222e",
+            _R.Highlight: "#3b6fd8", _R.HighlightedText: "#ffffff", _R.Link: "#2f5fc4",
+            _R.Light: "#ffffff", _R.Midlight: "#eceef1", _R.Mid: "#c9ced6", _R.Dark: "#9aa1ab", _R.Shadow: "#5a606a",
         },
         "#9aa1ab",
     )
@@ -138,7 +139,7 @@ class ContrastStyle(QProxyStyle):
     def __init__(self, base: str = "Fusion"):
         super().__init__(base)
 
-    def drawPrimitive(self, element, option, painter, widget=None) -> None:  # noqa: N802 (Qt name)
+    def drawPrimitive(self, element, option, painter, widget=None) -> None:
         super().drawPrimitive(element, option, painter, widget)
         if element not in self._INDICATORS:
             return

@@ -87,7 +87,7 @@ def test_ctrl_c_while_starting_up_exits_130_without_traceback(tmp_path, home, ol
     try:
         wait_for(ready.exists)
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=20)
+        _out, err = proc.communicate(timeout=20)
     finally:
         proc.kill()
     assert proc.returncode == 130, err.decode()
@@ -111,7 +111,7 @@ def test_ctrl_c_while_the_openai_server_has_not_answered_yet(openai_server, home
     try:
         assert arrived.wait(30)
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=20)  # the server stays silent for 60 s: this is a hang check
+        _out, err = proc.communicate(timeout=20)  # the server stays silent for 60 s: this is a hang check
     finally:
         release.set()
         proc.kill()

@@ -55,7 +55,10 @@ def test_script_and_raw_html_in_an_answer_stay_text(qtbot):
 
     from desktop_agent.ui import markdown
 
-    text = "<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n<style>body{display:none}</style>\n\n[x](javascript:alert(1))"
+    text = (
+        "<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n<style>body{display:none}</style>\n\n"
+        "[x](javascript:alert(1))"
+    )
     out = markdown.render(text)
     assert "<script" not in out.html and "<style" not in out.html and "<img" not in out.html
     assert 'href="javascript:' not in out.html

@@ -1,27 +1,18 @@
 """The real main window while an answer streams: new chat, backend switch, opening or deleting a chat,
 Retry pressed twice, Stop-then-Enter, huge tool results and huge answers. Offscreen, against the local
-Ollama protocol server; windows are held and closed by ``make_window`` (tests/gui/conftest.py)."""
+Ollama protocol server; windows are held and closed by ``make_window`` (tests/conftest.py)."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt, QTimer
 
-from PySide6.QtCore import QTimer, Qt
-
-from desktop_agent.ui.compose import STOP_GUARD_MS
 from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.store import ConversationStore
 from desktop_agent.ui.chat.parts import TextPart
 from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
-from tests.gui.conftest import (  # noqa: F401 - fixtures
-    confirm_stop,
-    free_port,
-    last_turn_text,
-    make_window,
-    ollama_settings,
-    text_lines,
-    wait_idle,
-)
+from desktop_agent.ui.compose import STOP_GUARD_MS
+from tests.gui.conftest import confirm_stop, free_port, last_turn_text, text_lines, wait_idle
 from tests.servers.ollama import OllamaServer
 
 WORDS = [f"word{i} " for i in range(80)]
@@ -47,7 +38,9 @@ def _no_old_words(w) -> bool:
     return not any("word" in (b.text_content() if isinstance(b, AssistantTurn) else "") for b in w.chat.blocks)
 
 
-def test_new_chat_while_streaming_keeps_old_partial_and_new_chat_is_clean(qtbot, make_window, ollama_server, ollama_settings):
+def test_new_chat_while_streaming_keeps_old_partial_and_new_chat_is_clean(
+    qtbot, make_window, ollama_server, ollama_settings
+):
     w = make_window(ollama_settings)
     old_id = _start_streaming(qtbot, w, ollama_server)
     w.new_chat_action.trigger()
@@ -187,7 +180,8 @@ def test_two_mb_tool_result_and_200_tool_calls_stay_responsive(qtbot, make_windo
     for i in range(200):
         call = ToolCall(id=f"c{i}", name="echo", arguments={"i": i})
         store.add_message(conv, Message(role="assistant", content="", tool_calls=[call]))
-        store.add_message(conv, Message(role="tool", content=big if i == 7 else f"r{i}", tool_call_id=f"c{i}", tool_name="echo", tool_status="ok"))
+        store.add_message(conv, Message(role="tool", content=big if i == 7 else f"r{i}", tool_call_id=f"c{i}",
+                                        tool_name="echo", tool_status="ok"))
     store.add_message(conv, Message(role="assistant", content="all done"))
     w = make_window(ollama_settings)
     timer, beats = _heartbeat()

@@ -11,7 +11,7 @@ import pytest
 
 from desktop_agent.core.agent import Agent
 from desktop_agent.core.backends.ollama import OllamaBackend
-from desktop_agent.core.events import AnswerFinished, TextDelta, ToolCallStarted, TurnFailed
+from desktop_agent.core.events import AnswerFinished, TextDelta, ToolCallStarted
 from desktop_agent.core.messages import Conversation
 from desktop_agent.core.store import ConversationStore
 from desktop_agent.core.tools.registry import ToolRegistry
@@ -160,7 +160,7 @@ def test_case13_kind_non_json_numbers_never_poison_the_history(run_turn, ollama_
     events, conv, _ = run_turn([line("", tool_calls=[call]), done()], FOLLOW_UP)
     assert ran == []
     assert conv.messages[2].role == "tool" and "not valid JSON" in conv.messages[2].content
-    for method, path, body in ollama_server.raw_requests:
+    for _method, path, body in ollama_server.raw_requests:
         if path == "/api/chat":
             strict_json(body)
     assert isinstance(events[-1], AnswerFinished)
@@ -175,7 +175,7 @@ def test_case01_kind_null_arguments_mean_no_arguments(run_turn):
         return "pong"
 
     call = {"function": {"name": "ping", "arguments": "null"}}
-    events, conv, _ = run_turn([line("", tool_calls=[call]), done()], FOLLOW_UP, tools=(ping,))
+    _events, conv, _ = run_turn([line("", tool_calls=[call]), done()], FOLLOW_UP, tools=(ping,))
     assert ran == [("ping", None)]
     assert conv.messages[2].content == "pong"
 
@@ -249,7 +249,7 @@ def test_case03_json_call_in_content_with_nan_is_answered_not_replayed(run_turn,
     events, conv, _ = run_turn([line('{"name": "get_weather", "parameters": {"city": NaN}}'), done()], FOLLOW_UP)
     assert ran == []
     assert conv.messages[2].role == "tool" and "not valid JSON" in conv.messages[2].content
-    for method, path, body in ollama_server.raw_requests:
+    for _method, path, body in ollama_server.raw_requests:
         if path == "/api/chat":
             strict_json(body)
     assert isinstance(events[-1], AnswerFinished)

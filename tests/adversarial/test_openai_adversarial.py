@@ -8,7 +8,7 @@ import pytest
 
 from desktop_agent.core.agent import Agent
 from desktop_agent.core.backends.openai import OpenAIBackend
-from desktop_agent.core.events import AnswerFinished, ThinkingDelta, TextDelta
+from desktop_agent.core.events import AnswerFinished, TextDelta, ThinkingDelta
 from desktop_agent.core.messages import Conversation
 from desktop_agent.core.tools.registry import ToolRegistry
 from tests.servers.openai import chunk

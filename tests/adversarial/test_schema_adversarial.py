@@ -7,7 +7,7 @@ from __future__ import annotations
 import decimal
 import json
 import math
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 import pytest
 from pydantic import BaseModel
@@ -25,7 +25,7 @@ def union_simple(x: int | str) -> str:
     return repr(x)
 
 
-def union_model(x: Union[Inner, str]) -> str:
+def union_model(x: Inner | str) -> str:
     """Union of a model and a string."""
     return repr(x)
 

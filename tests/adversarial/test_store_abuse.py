@@ -35,7 +35,9 @@ def test_search_in_a_huge_repetitive_message_is_linear(store, monkeypatch):
     assert "«===" in hits[0].snippet and len(hits[0].snippet) < 200
 
 
-@pytest.mark.parametrize("query", ['"', "*", "NEAR", "NEAR(a b)", "-", ":", "a:b", '"open', "^x", "text:abc", "(", "\x00"])
+@pytest.mark.parametrize(
+    "query", ['"', "*", "NEAR", "NEAR(a b)", "-", ":", "a:b", '"open', "^x", "text:abc", "(", "\x00"]
+)
 def test_fts_syntax_in_search_is_plain_text(store, query):
     conv = Conversation()
     store.add_message(conv, Message(role="user", content=f"literal {query} here"))
@@ -106,7 +108,9 @@ def test_seed_format_with_missing_keys_and_non_string_values(store, tmp_path):
 
 def test_title_is_custom_must_be_a_boolean(store, tmp_path):
     p = tmp_path / "c.json"
-    p.write_text(json.dumps({"title": "x" * 500, "title_is_custom": "no", "messages": [{"role": "user", "content": "q"}]}))
+    p.write_text(
+        json.dumps({"title": "x" * 500, "title_is_custom": "no", "messages": [{"role": "user", "content": "q"}]})
+    )
     cid = store.import_file(p)
     assert len(store.summary(cid).title) <= MAX_TITLE_CHARS
 
@@ -149,4 +153,5 @@ def test_two_stores_on_one_file_write_interleaved(tmp_path):
         b.add_message(cb, Message(role="user", content=f"b{i}"))
     assert {s.id for s in a.list()} == {ca.id, cb.id} == {s.id for s in b.list()}
     assert len(b.load(ca.id).messages) == 20
-    a.close(); b.close()
+    a.close()
+    b.close()

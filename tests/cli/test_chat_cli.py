@@ -134,7 +134,9 @@ def test_bad_usage_exits_2(args, home, ollama_server):
 
 
 def test_stdin_loop_until_bye_keeps_history(ollama_server, home):
-    proc = run_cli(home, "chat", "--host", ollama_server.url, "--no-tools", stdin="first line\nsecond line\nbye\nnever sent\n")
+    proc = run_cli(
+        home, "chat", "--host", ollama_server.url, "--no-tools", stdin="first line\nsecond line\nbye\nnever sent\n"
+    )
     assert proc.returncode == 0, proc.stderr
     assert "You said: first line" in proc.stdout and "You said: second line" in proc.stdout
     assert "Bye" in proc.stdout and "never sent" not in proc.stdout

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_agent.core import errors as E
+from desktop_agent.core import errors
 from desktop_agent.core.store import ConversationStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -340,7 +340,7 @@ def test_readme_tool_example_loads_without_a_warning(home):
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     line = next(ln for ln in proc.stdout.splitlines() if ln.split()[0] == name)
     assert " ".join(line.split()) in " ".join(section.split())  # the listing line the README shows
-    assert SHIPPED_TOOLS <= {ln.split()[0] for ln in proc.stdout.splitlines()}
+    assert {ln.split()[0] for ln in proc.stdout.splitlines()} >= SHIPPED_TOOLS
 
 
 # ---- (8) error texts that name the command-line fix ------------------------------------------------
@@ -411,15 +411,15 @@ def test_wrong_server_behind_a_v1_url_is_not_told_to_end_it_in_v1(home, ollama_s
 @pytest.mark.parametrize(
     "error, window, terminal",
     [
-        (E.AuthenticationFailed("http://h/v1"), "Settings → OpenAI-compatible", "OPENAI_API_KEY"),
-        (E.NoApiKey("http://h/v1"), "turn off 'needs a key'", "--no-api-key"),
-        (E.MaxStepsExceeded(3), "'max steps' in Settings", "--max-steps N"),
-        (E.ContextTooLong(), "in Settings", "without --chat"),
-        (E.ToolsNotSupported("tiny"), "Choose a model with tool support.", "--no-tools"),
-        (E.ModelNotFound("gpt-x", "openai"), "Choose another model.", "--model NAME"),
-        (E.ServerTimedOut("http://h/v1", 60, "openai"), "timeout in Settings", "--timeout SECONDS"),
-        (E.BackendUnreachable("http://h/v1", "openai", "Connection refused"), "Check the base URL", "--base-url"),
-        (E.BackendUnreachable("http://h:11434"), "ollama serve", "--host URL or OLLAMA_HOST"),
+        (errors.AuthenticationFailed("http://h/v1"), "Settings → OpenAI-compatible", "OPENAI_API_KEY"),
+        (errors.NoApiKey("http://h/v1"), "turn off 'needs a key'", "--no-api-key"),
+        (errors.MaxStepsExceeded(3), "'max steps' in Settings", "--max-steps N"),
+        (errors.ContextTooLong(), "in Settings", "without --chat"),
+        (errors.ToolsNotSupported("tiny"), "Choose a model with tool support.", "--no-tools"),
+        (errors.ModelNotFound("gpt-x", "openai"), "Choose another model.", "--model NAME"),
+        (errors.ServerTimedOut("http://h/v1", 60, "openai"), "timeout in Settings", "--timeout SECONDS"),
+        (errors.BackendUnreachable("http://h/v1", "openai", "Connection refused"), "Check the base URL", "--base-url"),
+        (errors.BackendUnreachable("http://h:11434"), "ollama serve", "--host URL or OLLAMA_HOST"),
     ],
 )
 def test_errors_carry_a_window_hint_and_a_command_line_hint(error, window, terminal):
@@ -427,7 +427,7 @@ def test_errors_carry_a_window_hint_and_a_command_line_hint(error, window, termi
     for_terminal() names flags and environment variables instead. Both start with the same fact."""
     assert window in str(error) and terminal not in str(error)
     assert terminal in error.for_terminal()
-    assert "Settings" not in error.for_terminal() or isinstance(error, E.AuthenticationFailed)
+    assert "Settings" not in error.for_terminal() or isinstance(error, errors.AuthenticationFailed)
     assert str(error).startswith(error.what) and error.for_terminal().startswith(error.what)
 
 
@@ -491,7 +491,7 @@ def test_ctrl_c_mid_turn_with_piped_input_ends_the_session_with_130(home, ollama
         wait_for(lambda: len(ollama_server.chat_requests) == 1)
         time.sleep(0.3)
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=20)
+        _out, err = proc.communicate(timeout=20)
     finally:
         proc.kill()
     assert proc.returncode == 130, err.decode()

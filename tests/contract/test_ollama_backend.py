@@ -119,7 +119,10 @@ def test_tool_calls_with_object_arguments_get_ids(backend, ollama_server):
         ]
     )
     _, _, calls, chunks = collect(backend.stream_chat(user("weather?"), tools=[WEATHER_TOOL]))
-    assert [(c.name, c.arguments) for c in calls] == [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Rome"})]
+    assert [(c.name, c.arguments) for c in calls] == [
+        ("get_weather", {"city": "Paris"}),
+        ("get_weather", {"city": "Rome"}),
+    ]
     assert all(c.id.startswith("call_") for c in calls)
     assert len({c.id for c in calls}) == 2
     assert all(c.arguments_error is None for c in calls)
@@ -284,7 +287,8 @@ def test_case05_separate_thinking_field_goes_to_chunk_thinking(backend, ollama_s
 def test_case05_thinking_is_never_sent_back(backend, ollama_server):
     """Shared case 05-ollama-think-tags-in-content.json: the thinking text is not replayed as
     assistant content in later requests."""
-    history = user("hi") + [
+    history = [
+        *user("hi"),
         Message(role="assistant", content="Hello! How can I help?", thinking="User greets me."),
         Message(role="user", content="bye"),
     ]
@@ -313,7 +317,8 @@ def test_case23_history_with_two_tool_results_is_sent_in_order(backend, ollama_s
     each with tool_name='get_weather'; the failing call's error text is sent, not omitted."""
     c1 = ToolCall(id="call_p1", name="get_weather", arguments={"city": "Paris"})
     c2 = ToolCall(id="call_p2", name="get_weather", arguments={"city": "Rome"})
-    history = user("Weather in Paris and Rome?") + [
+    history = [
+        *user("Weather in Paris and Rome?"),
         Message(role="assistant", content="", thinking="two cities", tool_calls=[c1, c2]),
         Message(role="tool", content='"Sunny"', tool_call_id="call_p1", tool_name="get_weather"),
         # tool_name missing: looked up from the matching call id
@@ -340,7 +345,9 @@ def test_to_wire_messages_sends_unparseable_arguments_as_an_empty_object():
     """Ollama wants an object: a call whose arguments could not be decoded is sent with {}."""
     bad = ToolCall(name="get_weather", arguments={}, raw_arguments="{oops", arguments_error="not JSON")
     wire = to_wire_messages([Message(role="assistant", content="", tool_calls=[bad])])
-    assert wire == [{"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "get_weather", "arguments": {}}}]}]
+    assert wire == [
+        {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "get_weather", "arguments": {}}}]}
+    ]
 
 
 @pytest.mark.parametrize("arguments", [{"city": "北京"}, '{"city": "北京"}', '{"city": "\\u5317\\u4eac"}'])

@@ -118,9 +118,11 @@ def test_client_going_away_mid_stream_is_quiet(ollama_server, capfd):
 def test_broken_stream_reply_drops_the_connection(ollama_server):
     ollama_server.script(b'{"message": {"role": "assistant", "content": "Hel')
     with httpx.Client(base_url=ollama_server.url, timeout=5) as http:
-        with pytest.raises(httpx.RemoteProtocolError):
-            with http.stream("POST", "/api/chat", json={"model": "m", "messages": []}) as r:
-                r.read()
+        with (
+            pytest.raises(httpx.RemoteProtocolError),
+            http.stream("POST", "/api/chat", json={"model": "m", "messages": []}) as r,
+        ):
+            r.read()
         assert http.get("/api/version").status_code == 200
 
 
@@ -168,6 +170,5 @@ def test_standalone_prints_its_url_and_serves():
 
 
 def test_context_manager():
-    with OllamaServer() as server:
-        with urllib.request.urlopen(server.url + "/", timeout=5) as r:
-            assert r.read() == b"Ollama is running"
+    with OllamaServer() as server, urllib.request.urlopen(server.url + "/", timeout=5) as r:
+        assert r.read() == b"Ollama is running"

@@ -370,7 +370,7 @@ def test_case15_kind_tool_call_delta_layouts(openai_server, deltas, expected):
     openai_server.script(events)
     calls = collect(make_backend(openai_server).stream_chat(user("weather"), tools=[WEATHER])).calls
     assert [c.arguments for c in calls] == [args for _, args in expected]
-    for call, (call_id, _) in zip(calls, expected):
+    for call, (call_id, _) in zip(calls, expected, strict=True):
         assert call.name == "get_weather"
         assert call.id == call_id if call_id else re.fullmatch(r"call_[0-9a-f]{24}", call.id)
     assert len({c.id for c in calls}) == len(calls)
@@ -445,7 +445,8 @@ def test_case18_null_content_is_a_per_backend_setting(openai_server):
     openai_server.null_content_ok = True
     backend = make_backend(openai_server, null_tool_content=True)
     call = ToolCall(id="call_s1", name="get_secret_number")
-    msgs = user("secret?") + [
+    msgs = [
+        *user("secret?"),
         Message(role="assistant", content="", tool_calls=[call]),
         Message(role="tool", tool_call_id="call_s1", tool_name="get_secret_number", content="42"),
     ]
@@ -477,7 +478,8 @@ def test_case19_reasoning_fields_become_thinking_and_are_never_sent_back(openai_
     result = collect(backend.stream_chat(history))
     assert result.thinking == "The user wants 2+2. That is 4."
     assert result.text == "4"
-    collect(backend.stream_chat(history + [
+    collect(backend.stream_chat([
+        *history,
         Message(role="assistant", content=result.text, thinking=result.thinking),
         Message(role="user", content="thanks"),
     ]))
@@ -556,8 +558,8 @@ def test_case25_server_rule_by_request_size(openai_server, shape):
     openai_server.context_error = shape
     backend = make_backend(openai_server)
     call = ToolCall(id="call_b1", name="read_file", arguments={"path": "big.log"})
-    big = user("read big.log") + [Message(role="assistant", tool_calls=[call]),
-                                  Message(role="tool", tool_call_id="call_b1", content="x" * 2_000_000 + "\nEND")]
+    big = [*user("read big.log"), Message(role="assistant", tool_calls=[call]),
+           Message(role="tool", tool_call_id="call_b1", content="x" * 2_000_000 + "\nEND")]
     with pytest.raises(ContextTooLong):
         collect(backend.stream_chat(big, tools=[tool("read_file", path="string")]))
     big[-1].content = "x" * 16_000 + "\n[output truncated: 2,000,004 characters total]"
@@ -622,7 +624,8 @@ def test_tool_choice_defaults_to_auto_and_is_absent_without_tools(openai_server)
 
 def test_forced_tool_choice_makes_the_model_call_that_tool(openai_server):
     backend = make_backend(openai_server)
-    calls = collect(backend.stream_chat(user("tell me a joke"), tools=[TODAY, WEATHER], tool_choice="get_weather")).calls
+    stream = backend.stream_chat(user("tell me a joke"), tools=[TODAY, WEATHER], tool_choice="get_weather")
+    calls = collect(stream).calls
     assert [c.name for c in calls] == ["get_weather"]
     calls = collect(backend.stream_chat(user("tell me a joke"), tools=[TODAY, WEATHER], tool_choice="required")).calls
     assert len(calls) == 1

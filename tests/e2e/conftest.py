@@ -160,7 +160,7 @@ def e2e_metrics(request: pytest.FixtureRequest) -> dict:
     return request.config.stash.setdefault(_METRICS_KEY, {})
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ARG001
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     metrics = config.stash.get(_METRICS_KEY, None)
     if metrics:
         terminalreporter.section("local model measurements")

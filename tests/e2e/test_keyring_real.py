@@ -8,6 +8,7 @@ Without a reachable Secret Service these tests skip — except under with-keyrin
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import subprocess
@@ -31,7 +32,7 @@ def _secret_service_problem() -> str | None:
         from keyring.backends import SecretService
 
         priority = SecretService.Keyring.priority  # raises RuntimeError when not reachable
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any failure means the test skips with its reason
         return f"the Secret Service is not reachable: {exc}"
     if priority < 1:
         return f"the Secret Service backend has priority {priority}"
@@ -67,10 +68,8 @@ def base_url():
 
     url = f"http://127.0.0.1:9/{uuid.uuid4().hex[:8]}/v1"
     yield url
-    try:
+    with contextlib.suppress(Exception):
         keyring.delete_password("desktop-agent", f"api-keys:{url}")
-    except Exception:
-        pass
 
 
 def _new_process_keys(base_url: str) -> list[str]:

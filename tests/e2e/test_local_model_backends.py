@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from desktop_agent.core import errors
@@ -88,7 +90,7 @@ def test_openai_list_models(openai_backend):
 def test_openai_forced_tool_choice_gives_a_well_formed_call(openai_backend):
     """The server streams each tool-call delta with the id, the name and a legacy ``function_call``
     copy: the call must come out once, with its name once and its arguments once."""
-    texts, calls, done = _collect(
+    _texts, calls, done = _collect(
         openai_backend.stream_chat([SYSTEM, ASK_DAY], tools=[DAY_OF_WEEK], tool_choice="day_of_week")
     )
     _assert_day_of_week_call(calls)
@@ -100,7 +102,7 @@ def test_openai_auto_tool_choice_stream_is_an_answer_or_empty_answer(openai_back
     becomes :class:`errors.EmptyAnswer` ("the server returned an empty answer"), never a silent
     empty reply or a client-library exception."""
     try:
-        texts, calls, done = _collect(openai_backend.stream_chat([SYSTEM, ASK_DAY], tools=[DAY_OF_WEEK]))
+        texts, _calls, done = _collect(openai_backend.stream_chat([SYSTEM, ASK_DAY], tools=[DAY_OF_WEEK]))
     except errors.EmptyAnswer as exc:
         assert "the server returned an empty answer" in str(exc).lower()
         assert exc.retryable
@@ -119,7 +121,7 @@ def test_openai_tool_call_history_is_accepted(openai_backend):
         Message(role="tool", content='"Monday"', tool_call_id=call.id, tool_name="day_of_week"),
     ]
     try:
-        texts, calls, done = _collect(openai_backend.stream_chat(history))  # no tools: a plain answer
+        _texts, _calls, done = _collect(openai_backend.stream_chat(history))  # no tools: a plain answer
     except errors.EmptyAnswer:
         pass  # the model may say nothing; the request itself was accepted
     else:
@@ -129,10 +131,8 @@ def test_openai_tool_call_history_is_accepted(openai_backend):
 def test_openai_retry_after_empty_answer_works_on_the_same_backend(openai_backend):
     """After the empty 200 (whose pooled connection the server may break), the next request on the
     same backend still works: what the Retry button does."""
-    try:
+    with contextlib.suppress(errors.EmptyAnswer):
         _collect(openai_backend.stream_chat([SYSTEM, ASK_DAY], tools=[DAY_OF_WEEK]))
-    except errors.EmptyAnswer:
-        pass
     texts, _calls, done = _collect(openai_backend.stream_chat([Message(role="user", content=SHORT_PROMPT)]))
     assert "".join(texts).strip() and done
 
@@ -158,7 +158,7 @@ def test_ollama_plain_streaming_gives_several_deltas(ollama_backend, ollama_tran
 
 def test_ollama_tool_call_round_trip(ollama_backend, ollama_translator):
     with ollama_translator.forcing_tool("day_of_week"):
-        texts, calls, done = _collect(
+        _texts, calls, done = _collect(
             ollama_backend.stream_chat([SYSTEM, ASK_DAY], tools=[DAY_OF_WEEK], tool_choice="auto")
         )
     _assert_day_of_week_call(calls)
@@ -170,7 +170,7 @@ def test_ollama_tool_call_round_trip(ollama_backend, ollama_translator):
         Message(role="assistant", content="", tool_calls=[call]),
         Message(role="tool", content='"Monday"', tool_call_id=call.id, tool_name="day_of_week"),
     ]
-    texts, calls2, done = _collect(ollama_backend.stream_chat(history))
+    _texts, _calls2, done = _collect(ollama_backend.stream_chat(history))
     assert done
     wire = ollama_translator.requests[-1]["messages"]
     assert wire[2]["tool_calls"][0]["function"] == {"name": "day_of_week", "arguments": call.arguments}

@@ -32,6 +32,7 @@ def drive(base_url: str, out_png: str, prompt: str = PROMPT, timeout_s: float = 
     import time
 
     import desktop_agent.ui  # noqa: F401  (PySide6 guard before any Qt use)
+    # isort: split
     from PySide6.QtWidgets import QApplication
 
     from desktop_agent.core.events import AnswerFinished, TextDelta, TurnFailed

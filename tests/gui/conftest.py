@@ -1,7 +1,6 @@
-"""Fixtures for the window tests: real widgets offscreen, real backends against the local protocol servers.
-
-Windows are held by the fixture and closed at the end (``qtbot.addWidget`` keeps only a weak reference,
-and a window owning a running QThread must be closed — cancel + wait — before it is destroyed).
+"""Fixtures and helpers for the window tests: real widgets offscreen, real backends against the local protocol
+servers. ``make_window`` and ``ollama_settings`` are in tests/conftest.py (the adversarial window tests use
+them too).
 """
 
 from __future__ import annotations
@@ -13,39 +12,6 @@ from pathlib import Path
 import pytest
 
 import desktop_agent.ui  # noqa: F401  (applies the PySide6 6.12 refcount guard before any Qt use)
-from desktop_agent.core.settings import Settings
-
-
-@pytest.fixture
-def make_window(qtbot):
-    """``make_window(settings=None, **kwargs) -> MainWindow`` shown offscreen; all closed afterwards."""
-    from desktop_agent.ui.main_window import MainWindow
-
-    windows = []
-
-    def make(settings: Settings | None = None, size: tuple[int, int] | None = (1100, 760), **kwargs):
-        kwargs.setdefault("check_server", False)
-        w = MainWindow(settings or Settings(), **kwargs)
-        windows.append(w)
-        if size:
-            w.resize(*size)
-        w.show()
-        qtbot.waitExposed(w)
-        qtbot.waitUntil(lambda: w.store is not None, timeout=5000)  # late init ran
-        return w
-
-    yield make
-    for w in windows:
-        w.close()
-        assert not w.runner.busy or w.runner._closed
-    for w in windows:
-        w.deleteLater()
-
-
-@pytest.fixture
-def ollama_settings(ollama_server):
-    """Settings for the local Ollama protocol server (shipped tools on, no retries)."""
-    return Settings(backend="ollama", ollama_host=ollama_server.url, ollama_model="llama3.2")
 
 
 def wait_idle(qtbot, window, timeout: int = 10_000) -> None:

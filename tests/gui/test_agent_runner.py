@@ -8,12 +8,12 @@ import threading
 import pytest
 from PySide6.QtCore import QThread
 
+from desktop_agent.core.assembly import Assembly
 from desktop_agent.core.events import Notice, TextDelta
 from desktop_agent.core.messages import Conversation
+from desktop_agent.core.session import ChatSession
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.store import ConversationStore
-from desktop_agent.core.assembly import Assembly
-from desktop_agent.core.session import ChatSession
 from desktop_agent.ui.agent_runner import AgentRunner, ApprovalRequest, TurnEnded, TurnStarted
 from desktop_agent.ui.chat.cards import ApprovalCard
 from tests.gui.conftest import last_turn_text, tool_call_lines, wait_idle
@@ -98,7 +98,8 @@ def test_runner_events_arrive_in_gui_thread_and_turn_ends(qtbot, ollama_server):
 
     runner.event.connect(on_event)
     try:
-        runner.start_turn(ChatSession(Conversation()), "ping", Settings(ollama_host=ollama_server.url, tools_enabled=False))
+        settings = Settings(ollama_host=ollama_server.url, tools_enabled=False)
+        runner.start_turn(ChatSession(Conversation()), "ping", settings)
         assert runner.busy
         qtbot.waitUntil(lambda: not runner.busy, timeout=5000)
         assert isinstance(events[0], TurnStarted) and isinstance(events[-1], TurnEnded)

@@ -7,8 +7,7 @@ import logging
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from desktop_agent.core import errors as E
-from desktop_agent.core import paths
+from desktop_agent.core import errors, paths
 from desktop_agent.core.agent import UnexpectedError
 from desktop_agent.ui import errors as ui
 
@@ -31,18 +30,19 @@ def _kinds(view):
 @pytest.mark.parametrize(
     "error, title, kinds",
     [
-        (E.BackendUnreachable("http://127.0.0.1:59999"), "Can't reach Ollama", ["retry", "open_settings"]),
-        (E.BackendUnreachable("http://x/v1", backend="openai"), "Can't reach the server", ["retry", "open_settings"]),
-        (E.AuthenticationFailed("https://api.example/v1"), "API key rejected", ["open_settings", "retry"]),
-        (E.RateLimited(3600, "Daily request limit reached."), "Rate limited", ["retry"]),
-        (E.ContextTooLong(), "Conversation too long", ["new_chat", "open_settings"]),
-        (E.EmptyAnswer(), "Empty answer", ["retry"]),
-        (E.AnswerCutOff("connection reset"), "Answer cut off", ["retry"]),
-        (E.BackendError("boom", 500), "Server error", ["retry"]),
-        (E.MaxStepsExceeded(8), "Too many steps", ["retry", "open_settings"]),
-        (E.ToolsNotSupported("tiny"), "This model can't use tools", ["open_settings"]),
-        (E.AllKeysFailed(2, "429"), "Every API key failed", ["retry", "open_settings"]),
-        (E.SettingsError("bad URL"), "Settings problem", ["open_settings"]),
+        (errors.BackendUnreachable("http://127.0.0.1:59999"), "Can't reach Ollama", ["retry", "open_settings"]),
+        (errors.BackendUnreachable("http://x/v1", backend="openai"), "Can't reach the server",
+         ["retry", "open_settings"]),
+        (errors.AuthenticationFailed("https://api.example/v1"), "API key rejected", ["open_settings", "retry"]),
+        (errors.RateLimited(3600, "Daily request limit reached."), "Rate limited", ["retry"]),
+        (errors.ContextTooLong(), "Conversation too long", ["new_chat", "open_settings"]),
+        (errors.EmptyAnswer(), "Empty answer", ["retry"]),
+        (errors.AnswerCutOff("connection reset"), "Answer cut off", ["retry"]),
+        (errors.BackendError("boom", 500), "Server error", ["retry"]),
+        (errors.MaxStepsExceeded(8), "Too many steps", ["retry", "open_settings"]),
+        (errors.ToolsNotSupported("tiny"), "This model can't use tools", ["open_settings"]),
+        (errors.AllKeysFailed(2, "429"), "Every API key failed", ["retry", "open_settings"]),
+        (errors.SettingsError("bad URL"), "Settings problem", ["open_settings"]),
     ],
 )
 def test_core_errors_map_to_text_and_actions(error, title, kinds):
@@ -55,7 +55,7 @@ def test_core_errors_map_to_text_and_actions(error, title, kinds):
 
 def test_model_not_found_offers_pull_and_installed_models():
     """Shared case 06-ollama-model-not-found-404.json."""
-    view = ui.describe(E.ModelNotFound("llama2", available=["qwen3:8b", "llama3.2:3b"]))
+    view = ui.describe(errors.ModelNotFound("llama2", available=["qwen3:8b", "llama3.2:3b"]))
     assert view.title == "Model 'llama2' is not installed"
     assert "ollama pull llama2" in view.text
     assert [(a.kind, a.label, a.payload) for a in view.actions] == [
@@ -63,13 +63,13 @@ def test_model_not_found_offers_pull_and_installed_models():
         ("use_model", "Use qwen3:8b", "qwen3:8b"),
         ("use_model", "Use llama3.2:3b", "llama3.2:3b"),
     ]
-    openai = ui.describe(E.ModelNotFound("gpt-x", backend="openai", available=["local-model"]))
+    openai = ui.describe(errors.ModelNotFound("gpt-x", backend="openai", available=["local-model"]))
     assert _kinds(openai) == ["use_model", "open_settings"]
 
 
 def test_rate_limit_long_wait_text():
     """Shared case 20 (long wait variant): the provider message and 'about 60 minutes'."""
-    view = ui.describe(E.RateLimited(3600, "Daily request limit reached."))
+    view = ui.describe(errors.RateLimited(3600, "Daily request limit reached."))
     assert "about 60 minutes" in view.text and "Daily request limit reached." in view.text
 
 
@@ -165,5 +165,5 @@ def test_a_saved_failure_is_described_by_its_class_name(kind, title, kinds, icon
 def test_a_saved_failure_has_the_live_errors_retry_label():
     view = ui.describe_saved("MaxStepsExceeded", "The agent did not finish in 8 steps.")
     assert [a.label for a in view.actions] == ["Continue", "Open settings"]
-    live = ui.describe(E.BackendError("boom", status=500))
+    live = ui.describe(errors.BackendError("boom", status=500))
     assert ui.describe_saved("BackendError", str(live.text)).actions == live.actions

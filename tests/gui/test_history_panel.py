@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QAbstractButton, QApplication, QFileDialog, QLineEdit, QMessageBox
 
-from desktop_agent.core.messages import Conversation, Message, ToolCall
+from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.store import ConversationStore
 from desktop_agent.ui.history.models import GROUPS, IdRole, KindRole, MessageIdRole, SummaryRole
 from desktop_agent.ui.history.panel import HistoryPanel
@@ -27,7 +27,9 @@ def at(days_ago: float, hour: int = 12) -> float:
 def chat(title_msg: str, when: float, model: str = "llama3.2", extra: list[Message] | None = None) -> Conversation:
     msgs = [Message(role="user", content=title_msg, created_at=when),
             Message(role="assistant", content=f"Answer to: {title_msg}", model=model, created_at=when + 1)]
-    return Conversation(model=model, backend="ollama", created_at=when, updated_at=when + 1, messages=msgs + (extra or []))
+    return Conversation(
+        model=model, backend="ollama", created_at=when, updated_at=when + 1, messages=msgs + (extra or [])
+    )
 
 
 @pytest.fixture
@@ -63,7 +65,9 @@ def sample(store):
         chat("北京明天的天气怎么样？", at(1), model="qwen3"),
         chat("Plan a trip to Kyoto", at(4), model="gpt-4o-mini", extra=[
             Message(role="user", content="Which train goes from Tokyo to Kyoto?", created_at=at(4) + 5),
-            Message(role="assistant", content="Take the Shinkansen Nozomi; it takes about two hours.", created_at=at(4) + 6),
+            Message(
+                role="assistant", content="Take the Shinkansen Nozomi; it takes about two hours.", created_at=at(4) + 6
+            ),
         ]),
         chat("How do I bake sourdough bread?", at(40)),
     ]
@@ -305,7 +309,9 @@ def test_import_seed_file_lists_and_opens_it(make_panel, store, tmp_path, monkey
 
 
 @pytest.mark.parametrize("content", ["", '[{"human": "hi", "ai": "Hel'])
-def test_import_empty_or_truncated_file_shows_a_clear_error_and_imports_nothing(make_panel, store, sample, tmp_path, content):
+def test_import_empty_or_truncated_file_shows_a_clear_error_and_imports_nothing(
+    make_panel, store, sample, tmp_path, content
+):
     """shared case 36-storage-empty-or-truncated-chat-file.json (window side): the good chats stay listed, the bad
     file gives a readable message, nothing is imported and the file is left alone."""
     panel = make_panel(store)
@@ -313,7 +319,8 @@ def test_import_empty_or_truncated_file_shows_a_clear_error_and_imports_nothing(
     bad.write_text(content, encoding="utf-8")
     assert panel.import_chat(str(bad)) is None
     assert panel.error_label.isVisible()
-    assert panel.error_label.text().startswith(f"Can't import {bad}") and "Nothing was imported" in panel.error_label.text()
+    error = panel.error_label.text()
+    assert error.startswith(f"Can't import {bad}") and "Nothing was imported" in error
     assert store.count() == 5 and panel.model.chat_count() == 5
     assert bad.read_text(encoding="utf-8") == content
 

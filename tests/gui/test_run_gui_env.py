@@ -42,6 +42,6 @@ def test_ctrl_c_in_the_terminal_closes_the_window_cleanly(tmp_path):
         time.sleep(0.1)
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=20)
+    _out, err = proc.communicate(timeout=20)
     assert proc.returncode == 0, err
     assert "Traceback" not in err and "propagateSizeHints" not in err

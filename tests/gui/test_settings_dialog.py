@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import socket
+from datetime import UTC
 from pathlib import Path
 
 import keyring
@@ -32,9 +33,9 @@ from desktop_agent.core.secrets import SERVICE, SESSION_ONLY, SYSTEM_KEYRING, Se
 from desktop_agent.core.settings import OPENAI_PRESETS, Settings
 from desktop_agent.ui.settings.common import human_size, human_time
 from desktop_agent.ui.settings.dialog import SettingsDialog
+from tests.keyrings import DictKeyring, RaisingKeyring
 from tests.servers.ollama import ollama_server  # noqa: F401 (fixture)
 from tests.servers.openai import OpenAIServer
-from tests.keyrings import DictKeyring, RaisingKeyring
 
 KEY = "sk-gui-test-0123456789abcdefXYZ"
 KEY2 = "sk-gui-second-9876543210fedcbaQRS"
@@ -166,7 +167,8 @@ def test_pull_progress_bar_follows_the_stream(dialogs, qtbot, ollama_server):  #
     assert len(partial) >= 2 and partial == sorted(partial)
     assert dialog.ollama_page.pull.progress.value() == 1000
     assert ("/api/pull", {"model": "qwen3:0.6b", "stream": True}) in ollama_server.requests
-    names = [dialog.ollama_page.models.table.item(r, 0).text() for r in range(dialog.ollama_page.models.table.rowCount())]
+    table = dialog.ollama_page.models.table
+    names = [table.item(r, 0).text() for r in range(table.rowCount())]
     assert "qwen3:0.6b" in names
     assert dialog.ollama_page.pull.pull_button.isEnabled() is False  # the name field was cleared
 
@@ -307,7 +309,9 @@ def test_values_round_trip_through_the_dialog(dialogs, qtbot):
     assert warnings == [] and loaded == s
     assert (s.backend, s.openai.base_url, s.openai.model) == ("openai", OPENAI_PRESETS["DeepSeek"], "deepseek-chat")
     assert (s.openai.timeout_s, s.openai.retries_per_key, s.openai.retry_interval_s) == (30, 4, 2.5)
-    assert (s.generation.temperature, s.ollama.keep_alive, s.loop.max_history_messages, s.loop.max_steps) == (0.7, "5m", 20, 5)
+    assert (s.generation.temperature, s.ollama.keep_alive, s.loop.max_history_messages, s.loop.max_steps) == (
+        0.7, "5m", 20, 5
+    )
     assert s.loop.system_prompt == "Réponds brièvement. 简短回答。"
     assert s.ollama.model == "llama3.2"  # the other provider's model is kept
 
@@ -427,7 +431,8 @@ def test_keys_follow_the_provider(dialogs, qtbot):
     dialog.openai_page.keys.add_key()
     dialog.openai_page.preset.setCurrentText("DeepSeek")
     dialog.openai_page.preset.activated.emit(dialog.openai_page.preset.currentIndex())
-    qtbot.waitUntil(lambda: dialog.openai_page.keys.loaded and dialog.openai_page.keys.api_keys() == [KEY2], timeout=WAIT_MS)
+    keys = dialog.openai_page.keys
+    qtbot.waitUntil(lambda: keys.loaded and keys.api_keys() == [KEY2], timeout=WAIT_MS)
     assert "system keyring" in dialog.openai_page.keys.list.item(0).text()
     dialog.openai_page.preset.setCurrentText("OpenAI")
     dialog.openai_page.preset.activated.emit(dialog.openai_page.preset.currentIndex())
@@ -512,11 +517,11 @@ def test_every_control_has_an_accessible_name(dialogs):
 
 
 def test_human_readable_sizes_and_times():
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     assert human_size(2_019_393_189) == "2.0 GB"
     assert human_size(512) == "512 B" and human_size(None) == ""
-    now = datetime(2026, 1, 10, 12, 0, tzinfo=timezone.utc)
+    now = datetime(2026, 1, 10, 12, 0, tzinfo=UTC)
     assert human_time("2026-01-10T11:57:00Z", now) == "3 minutes ago"
     assert human_time("2026-01-08T11:00:00.123456789+00:00", now) == "2 days ago"
     assert human_time("2025-06-01T00:00:00Z", now).startswith("2025-0")

@@ -19,9 +19,10 @@ Use::
     server.stop()
 
 A scripted reply is one of: a list of NDJSON lines to stream (dicts — missing ``model`` /
-``created_at`` are filled in, nothing else is changed — or raw ``bytes`` lines sent as they are), :class:`HttpError` (status + JSON body), or
-``bytes`` (a broken stream: sent as one chunk after a 200, then the connection is dropped without
-ending the chunked body). Unscripted chat requests are answered by ``tests/servers/fake_model.plan()``.
+``created_at`` are filled in, nothing else is changed — or raw ``bytes`` lines sent as they are),
+:class:`HttpError` (status + JSON body), or ``bytes`` (a broken stream: sent as one chunk after a 200, then the
+connection is dropped without ending the chunked body). Unscripted chat requests are answered by
+``tests/servers/fake_model.plan()``.
 
 Standalone: ``python -m tests.servers.ollama --port 11434`` prints the URL and serves until Ctrl-C.
 """
@@ -29,6 +30,7 @@ Standalone: ``python -m tests.servers.ollama --port 11434`` prints the URL and s
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import socket
@@ -36,7 +38,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -56,7 +58,7 @@ class HttpError:
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat().replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
 
 
 def model_entry(name: str, size: int = 2_019_393_189, family: str = "llama", params: str = "3.2B") -> dict[str, Any]:
@@ -346,7 +348,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     # ---------------------------------------------------------------- routes
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self.owner.requests.append((self.path, None))
         self.owner.raw_requests.append(("GET", self.path, b""))
         self.owner.peers.append(self.client_address)
@@ -361,10 +363,10 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_text(404, "404 page not found")
 
-    def do_HEAD(self) -> None:  # noqa: N802
+    def do_HEAD(self) -> None:
         self._send_empty(200 if self.path in ("/", "") else 404)
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         _raw, body = self._read_body()
         if not isinstance(body, dict):
             self._send_json(400, {"error": "invalid JSON body"})
@@ -394,7 +396,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_text(404, "404 page not found")
 
-    def do_DELETE(self) -> None:  # noqa: N802
+    def do_DELETE(self) -> None:
         _raw, body = self._read_body()
         if self.path != "/api/delete":
             self._send_text(404, "404 page not found")
@@ -439,10 +441,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if isinstance(reply, (bytes, bytearray)):
             self._start_stream()
-            try:
+            with contextlib.suppress(DISCONNECT_ERRORS):
                 self._write_chunk(bytes(reply))
-            except DISCONNECT_ERRORS:
-                pass
             self._drop()
             return
         if isinstance(reply, dict):

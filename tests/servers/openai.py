@@ -51,6 +51,7 @@ Standalone: ``python -m tests.servers.openai --port 8080`` (Ctrl-C to stop).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import select
 import socket
@@ -280,7 +281,9 @@ def check_request(body: dict[str, Any], null_content_ok: bool = False) -> HttpEr
                 + ", ".join(pending), param="messages"))
         if "content" in m and m["content"] is None and not null_content_ok:
             # shared case 18 (LM Studio's wording)
-            return HttpError(400, {"error": "Invalid 'content': 'content' field must be a string or an array of objects."})
+            return HttpError(
+                400, {"error": "Invalid 'content': 'content' field must be a string or an array of objects."}
+            )
         if role == "assistant" and m.get("tool_calls"):
             for tc in m["tool_calls"]:
                 if not isinstance(tc, dict) or not tc.get("id") or not isinstance(tc.get("id"), str):
@@ -421,10 +424,8 @@ class OpenAIServer:
         with self._lock:
             connections, self._connections = list(self._connections), set()
         for conn in connections:  # keep-alive connections die with the server, as with a real one
-            try:
+            with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         if self._thread is not None:
             self._thread.join(timeout=5)
 
@@ -487,7 +488,8 @@ class OpenAIServer:
         elif isinstance(choice, dict):
             forced = (choice.get("function") or {}).get("name")
         p = plan(body.get("messages") or [], names, forced)
-        if choice == "required" and names and not p.tool_calls and (body.get("messages") or [{}])[-1].get("role") != "tool":
+        last_role = (body.get("messages") or [{}])[-1].get("role")
+        if choice == "required" and names and not p.tool_calls and last_role != "tool":
             p = plan(body.get("messages") or [], names, names[0])
         model = body.get("model") or "local-model"
         return plan_to_chunks(p, model) if stream else plan_to_completion(p, model)
@@ -498,7 +500,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "openai-test-server/1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 — silence
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def setup(self) -> None:
@@ -555,14 +557,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _drop(self) -> None:
         self.close_connection = True
-        try:
+        with contextlib.suppress(OSError):
             self.wfile.flush()
-        except OSError:
-            pass
-        try:
+        with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
 
     def _client_left_within(self, seconds: float) -> bool:
         """Stay silent up to ``seconds``; True as soon as the client closes the connection (EOF)."""
@@ -580,7 +578,7 @@ class _Handler(BaseHTTPRequestHandler):
         return False
 
     # -- routes --------------------------------------------------------------------------------
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         srv = self.owner
         path = self.path.split("?", 1)[0].rstrip("/")
         req = RecordedRequest({}, "GET", path, self._headers())
@@ -597,7 +595,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_json(404, error_body(f"Invalid URL (GET {path})"))
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         srv = self.owner
         path = self.path.split("?", 1)[0].rstrip("/")
         raw = self._read_body()

@@ -46,7 +46,7 @@ def text(*pieces: str, finish: str = "stop") -> list[Chunk]:
 def calls(*tool_calls: ToolCall, content: str = "") -> list[Chunk]:
     """A reply asking for ``tool_calls`` (optionally with some content first)."""
     out = [Chunk(text=content)] if content else []
-    return out + [Chunk(tool_calls=list(tool_calls), done=True, finish_reason="tool_calls")]
+    return [*out, Chunk(tool_calls=list(tool_calls), done=True, finish_reason="tool_calls")]
 
 
 def call(name: str, arguments: Any = None, call_id: str | None = None) -> ToolCall:

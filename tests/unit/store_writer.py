@@ -15,7 +15,10 @@ import sys
 from desktop_agent.core.messages import Conversation, Message, ToolCall
 from desktop_agent.core.store import ConversationStore
 
-WORDS = "weather paris tool call result answer 天气 北京 明天 sunny rain model stream chunk".split()
+WORDS = [
+    "weather", "paris", "tool", "call", "result", "answer", "天气", "北京", "明天", "sunny", "rain", "model", "stream",
+    "chunk",
+]
 
 
 def digest(text: str) -> str:

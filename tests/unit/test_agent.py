@@ -663,7 +663,9 @@ def test_default_max_steps_is_8():
 
 
 def test_history_window_is_bounded():
-    conv = Conversation(messages=[Message(role="user" if i % 2 == 0 else "assistant", content=str(i)) for i in range(80)])
+    conv = Conversation(
+        messages=[Message(role="user" if i % 2 == 0 else "assistant", content=str(i)) for i in range(80)]
+    )
     backend = ScriptedBackend(text("ok"))
     drive(Agent(backend, max_history=10), conv, "last")
     req = backend.requests[0].messages

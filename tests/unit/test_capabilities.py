@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 
+from desktop_agent import tool
 from desktop_agent.core.agent import Agent
 from desktop_agent.core.backends.base import Chunk
 from desktop_agent.core.capabilities import (
@@ -29,7 +30,6 @@ from desktop_agent.core.errors import (
 )
 from desktop_agent.core.events import AnswerFinished, Notice, TurnCancelled, TurnFailed
 from desktop_agent.core.messages import Conversation
-from desktop_agent import tool
 from desktop_agent.core.tools.registry import ToolRegistry
 
 from .scripted import ScriptedBackend, call, calls, text

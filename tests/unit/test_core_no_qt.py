@@ -47,7 +47,8 @@ def test_importing_the_package_is_cheap():
     """`import desktop_agent.app` must not pull the LLM clients, keyring or Qt (start-up cost)."""
     code = (
         "import sys, desktop_agent.app\n"
-        "heavy = [m for m in ('openai', 'ollama', 'keyring', 'PySide6', 'markdown_it', 'pygments') if m in sys.modules]\n"
+        "heavy = [m for m in ('openai', 'ollama', 'keyring', 'PySide6', 'markdown_it', 'pygments')\n"
+        "         if m in sys.modules]\n"
         "print(','.join(heavy))"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -64,7 +64,8 @@ def test_list_shows_newest_first_with_short_id_model_count_and_title(capsys, cha
     assert code == 0 and err == ""
     lines = out.splitlines()
     assert lines[0].split() == ["ID", "UPDATED", "MODEL", "MSGS", "TITLE"]
-    assert lines[1].startswith("bbbb3333  ") and "gpt-4o-mini" in lines[1] and lines[1].endswith("3  What time is it in C++ land?")
+    assert lines[1].startswith("bbbb3333  ") and "gpt-4o-mini" in lines[1]
+    assert lines[1].endswith("3  What time is it in C++ land?")
     assert lines[2].startswith("bbbb2222  ") and "qwen3" in lines[2] and lines[2].endswith("2  北京明天的天气怎么样？")
     assert lines[3].startswith("aaaa1111  ") and "llama3.2" in lines[3] and "Weather in Paris?" in lines[3]
 
@@ -147,7 +148,7 @@ def test_export_to_stdout_and_to_a_file_then_import_it(capsys, chats, tmp_path):
 
 
 def test_export_into_a_missing_folder_fails_cleanly(capsys, chats, tmp_path):
-    code, out, err = run_cli(capsys, "export", "aaaa", "-o", str(tmp_path / "no" / "such" / "dir" / "x.md"))
+    code, _out, err = run_cli(capsys, "export", "aaaa", "-o", str(tmp_path / "no" / "such" / "dir" / "x.md"))
     assert code == 1 and err.startswith("desktop-agent: ") and err.count("\n") == 1
 
 
@@ -178,7 +179,7 @@ def test_import_empty_or_truncated_file_exits_1_and_imports_nothing(capsys, tmp_
     ["search"], ["show"], ["export", "aaaa", "--format", "html"], ["import"],
 ])
 def test_bad_usage_exits_2(capsys, argv):
-    code, out, err = run_cli(capsys, *argv)
+    code, _out, err = run_cli(capsys, *argv)
     assert code == 2 and err
 
 

@@ -63,11 +63,15 @@ def classify(exc: BaseException) -> Failure:
 
 
 def rate_limited(after: float | None = None) -> Fail:
-    return Fail(Failure("retry", RateLimited(after, "slow down"), retry_after_s=after, status=429, reason="rate limited"))
+    return Fail(
+        Failure("retry", RateLimited(after, "slow down"), retry_after_s=after, status=429, reason="rate limited")
+    )
 
 
 def auth(status: int = 401) -> Fail:
-    return Fail(Failure("next_key", AuthenticationFailed(BASE, status), auth=True, status=status, reason="key rejected"))
+    return Fail(
+        Failure("next_key", AuthenticationFailed(BASE, status), auth=True, status=status, reason="key rejected")
+    )
 
 
 def unreachable() -> Fail:

@@ -9,6 +9,7 @@ import socket
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -164,7 +165,7 @@ class OpenMeteoHandler(BaseHTTPRequestHandler):
 
     server: OpenMeteoServer
 
-    PLACES = [
+    PLACES: ClassVar[list[dict]] = [
         {"id": 4250542, "name": "Springfield", "latitude": 37.21533, "longitude": -93.29824,
          "country_code": "US", "country": "United States", "admin1": "Missouri", "timezone": "America/Chicago"},
         {"id": 4250543, "name": "Springfield", "latitude": 39.80172, "longitude": -89.64371,
@@ -184,7 +185,7 @@ class OpenMeteoHandler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def do_GET(self):  # noqa: N802
+    def do_GET(self):
         url = urlsplit(self.path)
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         self.server.requests.append((url.path, query))

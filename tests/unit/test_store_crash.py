@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 
 from desktop_agent.core.store import ConversationStore
-
 from tests.unit.store_writer import digest
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ import enum
 import json
 import threading
 import time
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Literal
 
 import pytest
 from pydantic import BaseModel, Field
@@ -190,7 +190,7 @@ def test_case_31_optional_default_none_gets_a_type_and_is_not_required():
     """shared case 31-schema-optional-default-none.json: country has top-level type string, no anyOf,
     not required; num_results is {type: integer, default: 3}; only query is required; no title."""
 
-    def google_search(query: str, num_results: int = 3, country: Optional[str] = None) -> str:
+    def google_search(query: str, num_results: int = 3, country: str | None = None) -> str:
         """Search the web.
 
         Args:
@@ -219,7 +219,7 @@ def test_case_31_calls_get_defaults_and_explicit_nulls():
     """shared case 31-schema-optional-default-none.json: the three model calls."""
     calls = []
 
-    def google_search(query: str, num_results: int = 3, country: Optional[str] = None) -> str:
+    def google_search(query: str, num_results: int = 3, country: str | None = None) -> str:
         """Search the web."""
         calls.append((query, num_results, country))
         return "results"
@@ -379,7 +379,7 @@ def test_unsupported_parameter_type_raises_type_error_naming_it():
 
 
 def test_unresolvable_type_hint_raises_type_error():
-    def f(x: "NoSuchType") -> str:  # noqa: F821
+    def f(x: NoSuchType) -> str:  # noqa: F821
         """F."""
         return ""
 
@@ -427,7 +427,7 @@ def test_register_duplicate_name_raises_value_error_naming_it():
     def other(name: str) -> str:
         return name
 
-    with pytest.raises(ValueError, match="'_greet'.*shipped"):
+    with pytest.raises(ValueError, match=r"'_greet'.*shipped"):
         registry.register(tool(name="_greet")(other))
     assert len(registry) == 1
 
@@ -775,7 +775,10 @@ class Reading(BaseModel):
         ([1, "二"], '[1, "二"]'),
         (Point(1, 2), '{"x": 1, "y": 2}'),
         (Reading(sensor="t", value=1.5), '{"sensor": "t", "value": 1.5}'),
-        ({"when": __import__("datetime").date(2024, 2, 29), "color": Color.RED}, '{"when": "2024-02-29", "color": "red"}'),
+        (
+            {"when": __import__("datetime").date(2024, 2, 29), "color": Color.RED},
+            '{"when": "2024-02-29", "color": "red"}',
+        ),
         ({"tags": {"b", "a"}}, '{"tags": ["a", "b"]}'),
     ],
 )

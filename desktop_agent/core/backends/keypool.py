@@ -82,7 +82,7 @@ def scrub(text: str, keys: Sequence[str]) -> str:
 def format_seconds(seconds: float) -> str:
     """``2.0`` → ``"2"``, ``0.25`` → ``"0.2"``, ``1.5`` → ``"1.5"`` (for notices)."""
     if seconds >= 10 or float(seconds).is_integer():
-        return str(int(round(seconds)))
+        return str(round(seconds))
     return f"{seconds:.1f}".rstrip("0").rstrip(".") or "0"
 
 
@@ -317,9 +317,10 @@ class KeyPool:
         last = failures[-1]
         if all(f.auth for f in failures):
             return AuthenticationFailed(self.base_url, last.status, keys_tried=tried)
-        if all(isinstance(f.error, RateLimited) for f in failures):
-            waits = [f.error.retry_after_s for f in failures if f.error.retry_after_s is not None]
-            detail = last.error.detail
+        limited = [f.error for f in failures if isinstance(f.error, RateLimited)]
+        if len(limited) == len(failures):
+            waits = [e.retry_after_s for e in limited if e.retry_after_s is not None]
+            detail = limited[-1].detail
             if tried > 1:
                 detail = (detail + " " if detail else "") + f"(all {tried} keys are rate limited)"
             return RateLimited(min(waits) if waits else None, detail)

@@ -25,6 +25,7 @@ Every failure is raised as a :mod:`desktop_agent.core.errors` type, never a clie
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import socket
@@ -147,10 +148,8 @@ class OllamaBackend:
 
     def close(self) -> None:
         """Close the HTTP connection pool. The backend cannot be used afterwards."""
-        try:
+        with contextlib.suppress(Exception):  # closing twice, or a half-broken pool: nothing useful to report
             self._http.close()
-        except Exception:  # closing twice, or a half-broken pool: nothing useful to report
-            pass
 
     def stream_chat(
         self,
@@ -307,7 +306,7 @@ class OllamaBackend:
             if exc.status_code == 404:
                 raise errors.ModelNotFound(name, available=self._available_names()) from None
             raise self._error_for_message(_short(str(exc.error)), exc.status_code, model=name) from None
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - any transport failure becomes a typed AgentError
             raise self._error_for_transport(exc, started=False) from None
 
     # ------------------------------------------------------------------ request building
@@ -381,7 +380,7 @@ class OllamaBackend:
     def _get_json(self, path: str) -> Any:
         try:
             r = self._http.get(path)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - any transport failure becomes a typed AgentError
             raise self._error_for_transport(exc, started=False) from None
         if r.status_code >= 400:
             raise self._error_for_message(_error_text(r.text, r.headers.get("content-type", ""), r.status_code),
@@ -412,7 +411,7 @@ class OllamaBackend:
     def _available_names(self) -> list[str]:
         try:
             return [m.name for m in self.list_models()]
-        except Exception:
+        except Exception:  # noqa: BLE001 - the list of names is only a hint in another error
             return []
 
     def _error_for_message(self, message: str, status: int | None, *, model: str | None) -> errors.AgentError:

@@ -34,6 +34,7 @@ Errors: only :mod:`desktop_agent.core.errors` types leave this module, and no ke
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sys
@@ -200,9 +201,9 @@ class ToolCallAssembler:
                     target = self._new()
                 self._by_index[index] = target
             elif target is None:
-                unindexed = self._current is not None and all(v is not self._current for v in self._by_index.values())
-                if not call_id and not name and unindexed:
-                    target = self._current  # continuation of an index-less start
+                cur = self._current
+                if cur is not None and not call_id and not name and all(v is not cur for v in self._by_index.values()):
+                    target = cur  # continuation of an index-less start
                 elif call_id and call_id in self._by_id and all(
                     v is not self._by_id[call_id] for v in self._by_index.values()
                 ):
@@ -214,9 +215,7 @@ class ToolCallAssembler:
             cur = self._current
             if call_id and call_id in self._by_id:
                 target = self._by_id[call_id]
-            elif cur is None:
-                target = self._new()
-            elif call_id and cur.id and call_id != cur.id:
+            elif cur is None or (call_id and cur.id and call_id != cur.id):
                 target = self._new()
             elif name and not call_id and cur.name and cur.arguments_complete() and (name != cur.name or not cur.id):
                 target = self._new()  # index-less and id-less servers: a name after a finished call
@@ -363,10 +362,8 @@ class OpenAIBackend:
         if self._http_client is not None:
             return
         for client in clients:
-            try:
+            with contextlib.suppress(Exception):
                 client.close()
-            except Exception:  # noqa: BLE001
-                pass
 
     # -- errors --------------------------------------------------------------------------------
     def _detail(self, exc: BaseException) -> str:
@@ -437,8 +434,8 @@ class OpenAIBackend:
                 return Failure("fatal", ToolsNotSupported(self.model), status=status)
             if status == 404:
                 if "model" in markers:
-                    err = ModelNotFound(self.model, backend="openai", available=self._served_models())
-                    return Failure("fatal", err, status=status)
+                    missing = ModelNotFound(self.model, backend="openai", available=self._served_models())
+                    return Failure("fatal", missing, status=status)
                 if self.base_url.endswith("/v1"):
                     hint = f"Is {self.base_url} an OpenAI-compatible server?"
                     cli_hint = f"Is {self.base_url} an OpenAI-compatible server? (--base-url)"

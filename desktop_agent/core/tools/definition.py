@@ -45,7 +45,7 @@ class Tool:
         self.name: str = name or fn_name
         if not _NAME_RE.match(self.name or ""):
             raise ValueError(
-                f"invalid tool name {self.name!r}: use 1–64 letters, digits, '_' or '-' "  # noqa: RUF001 — shown as is
+                f"invalid tool name {self.name!r}: use 1–64 letters, digits, '_' or '-' "
                 "(give one with @tool(name=...))"
             )
         doc_description, doc_params = parse_docstring(inspect.getdoc(fn))

@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QWidget
 
-from desktop_agent.ui import theme
+from desktop_agent.ui.theme import Theme
 
 
 def markdown_module():
@@ -20,7 +20,7 @@ def markdown_module():
     return markdown
 
 
-def markdown_colors(th: theme.Theme):
+def markdown_colors(th: Theme):
     """The markdown renderer's colours for theme ``th``."""
     md = markdown_module()
     mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
@@ -46,7 +46,7 @@ class ChatContext:
     """Shared by the view and every block and part it creates. The view owns it and calls
     :meth:`set_theme` on a light/dark switch, so parts always read the current theme from here."""
 
-    theme: theme.Theme
+    theme: Theme
     #: called after each render of a text part (the view counts renders)
     on_render: Callable[[QWidget], None] = _ignore_render
     _md_colors: Any = field(default=None, repr=False)
@@ -57,6 +57,6 @@ class ChatContext:
             self._md_colors = markdown_colors(self.theme)
         return self._md_colors
 
-    def set_theme(self, th: theme.Theme) -> None:
+    def set_theme(self, th: Theme) -> None:
         self.theme = th
         self._md_colors = None

@@ -42,7 +42,7 @@ class TextPart(AutoHeightBrowser):
         self.plain = False
         self.anchorClicked.connect(self._on_link)
         if text:
-            self.render()
+            self.render_text()
 
     def append(self, text: str) -> None:
         self.buffer += text
@@ -71,7 +71,7 @@ class TextPart(AutoHeightBrowser):
         cursor.insertText(PLAIN_TEXT_NOTE + "\n", fmt)
         self.codes = []
 
-    def render(self) -> None:
+    def render_text(self) -> None:
         t0 = time.perf_counter()
         self._rendered = self.buffer
         if len(self.buffer) > PLAIN_TEXT_LIMIT:
@@ -100,7 +100,7 @@ class TextPart(AutoHeightBrowser):
             except (ValueError, IndexError):
                 return
             self._copied = n
-            self.render()
+            self.render_text()
             self.status_message.emit("Code copied to the clipboard")
             QTimer.singleShot(1500, self._uncopy)
         elif url.scheme() in ("http", "https", "mailto"):
@@ -108,7 +108,7 @@ class TextPart(AutoHeightBrowser):
 
     def _uncopy(self) -> None:
         self._copied = None
-        self.render()
+        self.render_text()
 
 
 class ThinkingPart(QWidget):

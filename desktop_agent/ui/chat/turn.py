@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, TypeVar
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QApplication, QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
@@ -16,6 +16,8 @@ from desktop_agent.ui.chat.cards import ApprovalCard
 from desktop_agent.ui.chat.context import ChatContext
 from desktop_agent.ui.chat.parts import TextPart, ThinkingPart
 from desktop_agent.ui.chat.widgets import AutoHeightBrowser, CopyButton, ToolChip, ToolsPart, time_text
+
+W = TypeVar("W", bound=QWidget)
 
 
 class UserBubble(QWidget):
@@ -150,7 +152,7 @@ class AssistantTurn(QFrame):
         bits = [b for b in (model, time_text(ts)) if b]
         self.meta.setText("  ·  ".join(bits))
 
-    def _add(self, part: QWidget) -> QWidget:
+    def _add(self, part: W) -> W:
         self.typing.setVisible(False)
         self.parts.append(part)
         self.body.insertWidget(self.body.count() - 1, part)
@@ -201,7 +203,7 @@ class AssistantTurn(QFrame):
         self.copy.restyle(self.ctx)
         for p in self.parts:
             if isinstance(p, TextPart):
-                p.render()
+                p.render_text()
             elif isinstance(p, ThinkingPart):
                 p.update_label()
             elif isinstance(p, ToolsPart):
@@ -259,7 +261,7 @@ class AssistantTurn(QFrame):
         now = now or time.monotonic()
         for p in self.parts:
             if isinstance(p, TextPart) and (p.dirty if force else p.due(now)):
-                p.render()
+                p.render_text()
 
     def finish(self, message: Message | None = None, status: str | None = None) -> None:
         """The turn is over. ``message``: the final assistant message (authoritative text)."""

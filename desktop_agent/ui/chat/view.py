@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
@@ -26,6 +28,8 @@ from desktop_agent.ui.chat.parts import FRAME_MS
 from desktop_agent.ui.chat.style import chat_style_sheet
 from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
 from desktop_agent.ui.errors import ErrorView, describe, describe_saved
+
+W = TypeVar("W", bound=QWidget)
 
 
 def display_blocks(messages: list[Message]) -> list[tuple[str, list[Message]]]:
@@ -274,7 +278,7 @@ class ChatView(QScrollArea):
         QTimer.singleShot(0, lambda: self.ensureWidgetVisible(target, 0, 60))
         return target
 
-    def _append(self, w: QWidget) -> QWidget:
+    def _append(self, w: W) -> W:
         if self._later:  # new messages go at the end: show the newest page again first
             self._show_range(max(0, len(self._items) - self.PAGE), len(self._items))
         self.col.insertWidget(2 + len(self.blocks), w)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import html
-from typing import Callable
+from collections.abc import Callable
 
-from PySide6.QtCore import QModelIndex, QRect, QSize, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QIcon, QPalette, QTextDocument
 from PySide6.QtWidgets import (
     QApplication,
@@ -38,7 +38,9 @@ def _small(font: QFont, delta: float = 1.5) -> QFont:
 class _RowDelegate(QStyledItemDelegate):
     """Draws the standard item background (selection, hover, focus) then lets subclasses draw text."""
 
-    def _background(self, painter, option: QStyleOptionViewItem, index: QModelIndex) -> QStyleOptionViewItem:
+    def _background(
+        self, painter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> QStyleOptionViewItem:
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
         opt.text = ""
@@ -65,7 +67,7 @@ class ChatDelegate(_RowDelegate):
         #: font key → (header size, chat size): the list asks for every loaded row's size at each layout
         self._sizes: dict[str, tuple[QSize, QSize]] = {}
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         sizes = self._sizes.get(option.font.key())
         if sizes is None:
             fm = QFontMetrics(option.font)
@@ -74,7 +76,7 @@ class ChatDelegate(_RowDelegate):
             self._sizes[option.font.key()] = sizes
         return QSize(sizes[0] if index.data(KindRole) == "header" else sizes[1])
 
-    def paint(self, painter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def paint(self, painter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         painter.save()
         try:
             if index.data(KindRole) == "header":
@@ -121,14 +123,18 @@ class ChatDelegate(_RowDelegate):
             sfm.elidedText(left, Qt.TextElideMode.ElideRight, max(0, line.width() - when_w - 8)),
         )
 
-    def updateEditorGeometry(self, editor: QWidget, option: QStyleOptionViewItem, index: QModelIndex) -> None:  # noqa: N802
+    def updateEditorGeometry(
+        self, editor: QWidget, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
         fm = QFontMetrics(option.font)
         r = option.rect
         editor.setGeometry(
             QRect(r.left() + _PAD_X - 4, r.top() + _PAD_Y - 3, r.width() - 2 * _PAD_X + 8, fm.height() + 6)
         )
 
-    def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: QModelIndex) -> QWidget:  # noqa: N802
+    def createEditor(
+        self, parent: QWidget, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> QWidget:
         editor = QLineEdit(parent)
         editor.setAccessibleName("New chat title")
         editor.setPlaceholderText("Title (empty: first message)")
@@ -172,14 +178,14 @@ class HitDelegate(_RowDelegate):
         doc = self._doc(option, hit, width, QColor("black"), QColor("yellow"))
         return min(int(doc.size().height()) + 1, fm.lineSpacing() * self.MAX_LINES)
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         hit: SearchHit = index.data(HitRole)
         view = self.parent()
         width = (view.viewport().width() if isinstance(view, QListView) else 240) - 2 * _PAD_X
         small = QFontMetrics(_small(option.font))
         return QSize(120, small.height() + _GAP + self._snippet_height(option, hit, width) + 2 * _PAD_Y)
 
-    def paint(self, painter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def paint(self, painter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         painter.save()
         try:
             self._background(painter, option, index)

@@ -7,12 +7,15 @@ the same way.
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from desktop_agent.core.errors import StoreError
 from desktop_agent.core.store import ConversationSummary, SearchHit
+
+_NO_PARENT = QModelIndex()  # the invalid index: "no parent" in a flat list
 
 IdRole = Qt.ItemDataRole.UserRole + 1
 KindRole = Qt.ItemDataRole.UserRole + 2  # "header" | "chat" | "hit"
@@ -101,10 +104,10 @@ class ChatListModel(QAbstractListModel):
         self._rows += self._new_rows(batch)
         self._loaded += len(batch)
 
-    def canFetchMore(self, parent=QModelIndex()) -> bool:  # noqa: N802 (Qt API)
+    def canFetchMore(self, parent: QModelIndex | QPersistentModelIndex = _NO_PARENT) -> bool:
         return not parent.isValid() and self._loaded < self._total
 
-    def fetchMore(self, parent=QModelIndex()) -> None:  # noqa: N802
+    def fetchMore(self, parent: QModelIndex | QPersistentModelIndex = _NO_PARENT) -> None:
         if parent.isValid():
             return
         try:
@@ -181,10 +184,10 @@ class ChatListModel(QAbstractListModel):
             return self._rows[row][1]
         return None
 
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = _NO_PARENT) -> int:
         return 0 if parent.isValid() else len(self._rows)
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
         kind, value = self._rows[index.row()]
@@ -209,14 +212,16 @@ class ChatListModel(QAbstractListModel):
             return f"{s.title}, {s.model or 'unknown model'}, {date_label(s.updated_at, self._today())}"
         return None
 
-    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
         if self._rows[index.row()][0] == "header":
             return Qt.ItemFlag.NoItemFlags
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
 
-    def setData(self, index: QModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+    def setData(
+        self, index: QModelIndex | QPersistentModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole
+    ) -> bool:
         s = self.summary(index.row()) if index.isValid() else None
         if s is None or role != Qt.ItemDataRole.EditRole:
             return False
@@ -247,10 +252,10 @@ class SearchModel(QAbstractListModel):
         self.hits = list(hits)
         self.endResetModel()
 
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = _NO_PARENT) -> int:
         return 0 if parent.isValid() else len(self.hits)
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self.hits):
             return None
         h = self.hits[index.row()]
@@ -269,5 +274,5 @@ class SearchModel(QAbstractListModel):
             return f"{h.title}: {plain}"
         return None
 
-    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable if index.isValid() else Qt.ItemFlag.NoItemFlags

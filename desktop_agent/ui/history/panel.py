@@ -28,8 +28,8 @@ while its answer still streams stays deleted: the store refuses later saves into
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from PySide6.QtCore import QEvent, QModelIndex, QPoint, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -74,15 +74,15 @@ class _ListView(QListView):
     enter_pressed = Signal(QModelIndex)
     delete_pressed = Signal(QModelIndex)
 
-    def keyPressEvent(self, event) -> None:  # noqa: N802
+    def keyPressEvent(self, event) -> None:
         key = event.key()
         idx = self.currentIndex()
-        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.state() != QAbstractItemView.State.EditingState:
-            if idx.isValid():
-                self.enter_pressed.emit(idx)
-                event.accept()
-                return
-        if key == Qt.Key.Key_Delete and idx.isValid() and self.state() != QAbstractItemView.State.EditingState:
+        editing = self.state() == QAbstractItemView.State.EditingState
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not editing and idx.isValid():
+            self.enter_pressed.emit(idx)
+            event.accept()
+            return
+        if key == Qt.Key.Key_Delete and idx.isValid() and not editing:
             self.delete_pressed.emit(idx)
             event.accept()
             return
@@ -245,7 +245,7 @@ class HistoryPanel(QWidget):
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(self.SEARCH_DELAY_MS)
         self._search_timer.timeout.connect(self._run_search)
-        self.search_box.textChanged.connect(lambda _t: (self.clear_error(), self._search_timer.start()))
+        self.search_box.textChanged.connect(self._search_changed)
         self.search_box.returnPressed.connect(self._search_enter)
         self.search_box.installEventFilter(self)
 
@@ -347,6 +347,10 @@ class HistoryPanel(QWidget):
     def clear_error(self) -> None:
         self.error_label.clear()
         self.error_label.hide()
+
+    def _search_changed(self, _text: str) -> None:
+        self.clear_error()
+        self._search_timer.start()
 
     def start_rename(self) -> None:
         """Open the inline title editor on the selected chat (Enter saves, Esc cancels)."""
@@ -494,12 +498,12 @@ class HistoryPanel(QWidget):
             """
         )
 
-    def changeEvent(self, event) -> None:  # noqa: N802
+    def changeEvent(self, event) -> None:
         if event.type() == QEvent.Type.PaletteChange:
             self._style()
         super().changeEvent(event)
 
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802
+    def eventFilter(self, obj, event) -> bool:
         if (obj is self.search_box and event.type() == QEvent.Type.ShortcutOverride
                 and event.key() == Qt.Key.Key_Escape and self.search_box.text()):
             # claim Esc before window shortcuts (the main window's Esc = Stop) swallow it: with text in
@@ -512,8 +516,8 @@ class HistoryPanel(QWidget):
                 if view.model().rowCount() > 0:
                     view.setFocus()
                     if not view.currentIndex().isValid():
-                        first = next((view.model().index(r) for r in range(view.model().rowCount())
-                                      if view.model().index(r).flags() & Qt.ItemFlag.ItemIsSelectable), None)
+                        first = next((view.model().index(r, 0) for r in range(view.model().rowCount())
+                                      if view.model().index(r, 0).flags() & Qt.ItemFlag.ItemIsSelectable), None)
                         if first is not None:
                             view.setCurrentIndex(first)
                     return True
