@@ -173,7 +173,12 @@ class Agent:
         if message.role == "user" and not conversation.title:
             conversation.title = conversation.default_title()  # before the store creates the chat row
         if self.on_message is not None:
-            self.on_message(conversation, message)
+            try:
+                self.on_message(conversation, message)
+            except BaseException:
+                if message.role == "user":  # not saved: not part of the chat either (the turn fails, the text
+                    conversation.messages.remove(message)  # goes back to the user, nothing is doubled)
+                raise
 
     def _tools(self) -> list[dict[str, Any]] | None:
         if self.registry is None or len(self.registry) == 0:

@@ -51,6 +51,8 @@ def parse_ollama_host(value: str) -> str:
     ``"https://gpu-box"`` → ``https://gpu-box:443``. Raises ValueError for a port that is not a number.
     """
     text = value.strip().strip("\"'").strip()
+    if text.count(":") > 1 and "[" not in text and "://" not in text:
+        text = f"[{text}]"  # a bare IPv6 address ("::1"), as Ollama reads it
     scheme, sep, rest = text.partition("://")
     if not sep:
         scheme, rest, port = "http", text, OLLAMA_DEFAULT_PORT

@@ -271,6 +271,9 @@ class Settings(BaseModel):
             return cls(), []
         try:
             text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not damage
+        except UnicodeDecodeError as exc:  # not text: damaged
+            where = _move_aside(path)
+            return cls(), [f"The settings file could not be read ({_reason(exc)}); defaults are used and {where}."]
         except OSError as exc:  # unreadable right now (permissions): the file itself may be fine — leave it
             return cls(), [f"The settings file {path} could not be read ({_reason(exc)}); defaults are used for "
                            "this session and the file is left as it is."]
@@ -377,31 +380,26 @@ def _has_default(name: str) -> bool:
 
 
 def _drop(data: dict[str, Any], loc: list[str]) -> tuple[str, int | None] | None:
-    """Remove the value that ``loc`` (a validation error's location) points into: the deepest key or list entry
-    that exists along it. Returns (the setting's dotted name, the list index when one entry was removed), or
-    None when nothing matched."""
-    node: Any = data
-    path: list[str] = []
-    for i, key in enumerate(loc):
-        last = i == len(loc) - 1
-        if isinstance(node, list):
-            if not key.isdigit() or int(key) >= len(node):
-                return None
-            del node[int(key)]
-            return ".".join(path), int(key)
-        if not isinstance(node, dict) or key not in node:
-            return None
-        child = node[key]
-        following = None if last else loc[i + 1]
-        deeper = following is not None and (
-            (isinstance(child, dict) and following in child)
-            or (isinstance(child, list) and following.isdigit()))
-        if not deeper:
-            del node[key]
-            return ".".join([*path, key]), None
-        node = child
-        path.append(key)
-    return None
+    """Remove the value a validation error's location points at, following the schema's shape: a top-level
+    field, a group (when it is not an object), or a field inside a group — or one entry of a list field.
+    Returns (the setting's dotted name, the list index when one entry was removed), or None when the value
+    is gone already (another error about the same value)."""
+    head, rest = loc[0], loc[1:]
+    if head not in data:
+        return None
+    group = data[head]
+    if not rest or not isinstance(group, dict):
+        del data[head]
+        return head, None
+    name = rest[0]
+    if name not in group:
+        return None
+    value = group[name]
+    if isinstance(value, list) and len(rest) > 1 and rest[1].isdigit() and int(rest[1]) < len(value):
+        del value[int(rest[1])]
+        return f"{head}.{name}", int(rest[1])
+    del group[name]
+    return f"{head}.{name}", None
 
 
 def _clean(text: str) -> str:

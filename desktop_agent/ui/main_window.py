@@ -462,10 +462,13 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Model: {name} (from the next message)", 4000)
 
     def apply_settings(self, settings: Settings) -> None:
-        """New settings from the dialog: used from the next turn on (a new theme at once)."""
+        """New saved settings (from the dialog): layered again with the environment (one layering, in
+        core.assembly) and used from the next turn on; a new theme at once."""
+        from desktop_agent.core.assembly import layer
+
         if settings.appearance.theme != self.settings.appearance.theme:
             theme.apply(QApplication.instance(), settings.appearance.theme)
-        self.settings = settings
+        self.settings = layer(settings).effective
         self.saved = settings
         self._refresh_backend_labels()
         self.refresh_models()
@@ -478,7 +481,9 @@ class MainWindow(QMainWindow):
             self.settings_dialog.raise_()
             self.settings_dialog.activateWindow()
             return
-        dlg = SettingsDialog(self._settings_for_dialog(), self.secrets, self, assembly=self.assembly, pull=self.pull)
+        saved_host = (self.saved or self.settings).ollama.host
+        dlg = SettingsDialog(self._settings_for_dialog(), self.secrets, self, assembly=self.assembly, pull=self.pull,
+                             file_host=saved_host if saved_host != self.settings.ollama.host else None)
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.settings_saved.connect(self._on_settings_saved)
         dlg.destroyed.connect(lambda *_: setattr(self, "settings_dialog", None))
@@ -745,22 +750,26 @@ class MainWindow(QMainWindow):
 
     def pull_model(self, name: str, card: ErrorCard | None = None) -> None:
         """``ollama pull`` through the window's one pull controller, with progress and Cancel on the error
-        card; the turn is retried when the model is there."""
+        card; the turn is retried when the model is there — if its chat is still the one shown."""
         if not self.pull.start(self.settings, name):
             self.statusBar().showMessage(f"Another model is being pulled ({self.pull.model}).", 5000)
             return
+        chat_id = self.session.id
+        shown: list[ErrorCard] = [card] if card is not None else []  # emptied when the card goes away
+        if card is not None:
+            card.destroyed.connect(lambda *_: shown.clear())
         connections: list[Any] = []
 
         def progress(status: str, done: int | None, total: int | None) -> None:
-            if card is not None:
+            for c in shown:
                 pct = f" {100 * (done or 0) / total:.0f}%" if total else ""
-                card.set_progress(f"{status}{pct}", done, total)
+                c.set_progress(f"{status}{pct}", done, total)
 
         def end(text: str, then: Any = None) -> None:
             for signal, slot in connections:
                 signal.disconnect(slot)
-            if card is not None:
-                card.set_busy(False)
+            for c in shown:
+                c.set_busy(False)
             self.statusBar().showMessage(text, 8000)
             if then is not None:
                 then()
@@ -768,9 +777,10 @@ class MainWindow(QMainWindow):
         def finished(model: str) -> None:
             def retry() -> None:
                 self._update_settings({"ollama.model": model})
-                # list the models first: the retried turn then uses the name the server lists
-                # ("name:latest"), the one the picker and the status bar show
-                self.refresh_models(then=self.retry)
+                if self.session.id == chat_id and shown:
+                    # list the models first: the retried turn then uses the name the server lists
+                    # ("name:latest"), the one the picker and the status bar show
+                    self.refresh_models(then=self.retry)
 
             end(f"Pulled {model}.", retry)
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tests.gui.conftest import make_window  # noqa: F401 - fixture
+
 
 from desktop_agent.core.settings import Settings
 
@@ -148,15 +148,12 @@ def _raw_server(body: bytes, ctype: str):
     return sock, f"http://127.0.0.1:{sock.getsockname()[1]}"
 
 
-@pytest.mark.parametrize("body,ctype", [(b"", "application/x-ndjson"),
-                                        (b"<html><body>Sign in to the Wi-Fi</body></html>", "text/html")],
-                         ids=["empty-200", "html-200"])
-def test_ollama_200_without_an_answer_is_not_called_a_broken_connection(body, ctype):
+def test_ollama_200_with_a_web_page_is_named_not_pasted():
     from desktop_agent.core.backends.ollama import OllamaBackend
     from desktop_agent.core.errors import AgentError, AnswerCutOff
     from desktop_agent.core.messages import Message
 
-    sock, url = _raw_server(body, ctype)
+    sock, url = _raw_server(b"<html><body>Sign in to the Wi-Fi</body></html>", "text/html")
     backend = OllamaBackend(url, "m", timeout_s=5)
     try:
         with pytest.raises(AgentError) as info:
@@ -164,9 +161,25 @@ def test_ollama_200_without_an_answer_is_not_called_a_broken_connection(body, ct
     finally:
         backend.close()
         sock.close()
-    # FAULT: AnswerCutOff "the connection to the server broke mid-answer (... b'<html><body>Sign in ...')"
     assert not isinstance(info.value, AnswerCutOff), str(info.value)
-    assert "<html" not in str(info.value)
+    assert "<html" not in str(info.value) and "web page" in str(info.value)
+
+
+def test_ollama_200_with_no_data_is_an_empty_answer_not_a_broken_connection():
+    from desktop_agent.core.assembly import build_agent
+    from desktop_agent.core.backends.ollama import OllamaBackend
+    from desktop_agent.core.errors import EmptyAnswer
+    from desktop_agent.core.events import TurnFailed
+    from desktop_agent.core.messages import Conversation
+
+    sock, url = _raw_server(b"", "application/x-ndjson")
+    backend = OllamaBackend(url, "m", timeout_s=5)
+    try:
+        events = list(build_agent(Settings(), backend, None).run(Conversation(), "hi"))
+    finally:
+        backend.close()
+        sock.close()
+    assert isinstance(events[-1], TurnFailed) and isinstance(events[-1].error, EmptyAnswer), events[-1]
 
 
 def test_sse_reader_is_linear_in_a_long_line_split_into_small_chunks():

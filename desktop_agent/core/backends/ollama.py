@@ -37,7 +37,7 @@ from typing import Any
 from desktop_agent.core import errors
 from desktop_agent.core.arguments import make_tool_call
 from desktop_agent.core.backends.base import Chunk, ModelInfo
-from desktop_agent.core.backends.reasons import is_context_reason, one_line, reason_text
+from desktop_agent.core.backends.reasons import is_context_reason, looks_like_html, one_line, reason_text
 from desktop_agent.core.messages import Message, ToolCall
 from desktop_agent.core.streams import StreamReader
 
@@ -193,8 +193,14 @@ class OllamaBackend:
         if cancel is not None and cancel.is_set():
             return
         lines = self._stream_lines("POST", "/api/chat", body, cancel, model=self.model, whole=not stream)
+        seen = 0
         try:
             for line in lines:
+                seen += 1
+                if seen == 1 and looks_like_html(line.decode("utf-8", "replace")):
+                    raise errors.BackendError(
+                        "The server answered with a web page, not Ollama's API (a proxy or a sign-in page?). "
+                        "Check the Ollama host.", status=200)
                 data = self._parse_line(line)
                 if data.get("error"):
                     raise self._error_for_message(_error_text(data["error"]), None, model=self.model)
@@ -224,6 +230,8 @@ class OllamaBackend:
             lines.close()
         if cancel is not None and cancel.is_set():
             return
+        if seen == 0:
+            return  # HTTP 200 and no data at all: an empty answer (the agent says so, or asks again)
         raise errors.AnswerCutOff("the stream ended before Ollama said it was done")
 
     def list_models(self) -> list[ModelInfo]:

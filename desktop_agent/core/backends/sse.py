@@ -12,6 +12,8 @@ ignored; several ``data`` lines of one event are joined with newlines (the SSE f
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -26,9 +28,13 @@ class SseEvent:
     event: str | None = None
 
 
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+
+
 def _lines(chunks: Iterable[bytes]) -> Iterator[str]:
-    """The lines of a byte stream, decoded as UTF-8 (a decoding error is a ``ValueError``)."""
-    buffer = b""
+    """The lines of a byte stream, decoded as UTF-8 (a decoding error is a ``ValueError``). Each chunk is
+    scanned once, so a long line arriving in small pieces costs time in proportion to its length."""
+    pending = bytearray()
     skip_lf = False
     for chunk in chunks:
         if not chunk:
@@ -36,24 +42,17 @@ def _lines(chunks: Iterable[bytes]) -> Iterator[str]:
         if skip_lf and chunk[:1] == b"\n":
             chunk = chunk[1:]
         skip_lf = False
-        buffer += chunk
         start = 0
-        n = len(buffer)
-        i = 0
-        while i < n:
-            byte = buffer[i]
-            if byte in (10, 13):  # LF or CR
-                yield buffer[start:i].decode("utf-8")
-                if byte == 13:
-                    if i + 1 < n and buffer[i + 1] == 10:
-                        i += 1
-                    elif i + 1 == n:
-                        skip_lf = True  # a CRLF split across two chunks
-                start = i + 1
-            i += 1
-        buffer = buffer[start:]
-    if buffer:
-        yield buffer.decode("utf-8")
+        for end in _LINE_END.finditer(chunk):
+            pending += chunk[start:end.start()]
+            yield pending.decode("utf-8")
+            pending.clear()
+            start = end.end()
+            if end.group() == b"\r" and start == len(chunk):
+                skip_lf = True  # a CRLF split across two chunks
+        pending += chunk[start:]
+    if pending:
+        yield pending.decode("utf-8")
 
 
 def sse_events(chunks: Iterable[bytes]) -> Iterator[SseEvent]:

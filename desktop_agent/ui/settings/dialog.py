@@ -107,6 +107,7 @@ class SettingsDialog(QDialog):
         pull: PullController | None = None,
         settings_path: Path | None = None,
         auto_refresh: bool = True,
+        file_host: str | None = None,
     ):
         super().__init__(parent)
         self.setWindowTitle("Settings")
@@ -118,6 +119,9 @@ class SettingsDialog(QDialog):
         self._secrets = secrets
         self._assembly = assembly if assembly is not None else Assembly(secrets=secrets)
         self._original = settings
+        #: the Ollama host the settings file holds, when the dialog shows the one OLLAMA_HOST gives: an
+        #: unchanged host field writes this one back, so the environment never lands in the file
+        self._file_host = file_host
         self._settings_path = settings_path
         self.saved_settings: Settings | None = None
         self.key_locations: dict[str, str] = {}
@@ -320,6 +324,8 @@ class SettingsDialog(QDialog):
         settings = self._validate()
         if settings is None:
             return
+        if self._file_host and settings.ollama.host == self._original.ollama.host:
+            settings = settings.updated({"ollama.host": self._file_host})
         try:
             settings.save(self._settings_path)
         except OSError as exc:
