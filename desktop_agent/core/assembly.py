@@ -285,7 +285,7 @@ class Assembly:
         key = (backend_spec(settings, keys), keys.fingerprint)
         with self._lock:
             if self._backend is not None and key == self._backend_key:
-                return self._backend  # type: ignore[no-any-return]
+                return self._backend
         self._close_backend()
         if self.backend_factory is not None:
             backend = self.backend_factory(settings, keys)
@@ -309,7 +309,7 @@ class Assembly:
                 registry, problems = build_registry(settings, self.extra_tool_dirs, self._approve)
                 self.pending_problems.extend(problems)
                 self._registry, self._registry_key = registry, key
-            return self._registry  # type: ignore[no-any-return]
+            return self._registry
 
     def available_tools(self, settings: Settings) -> list[Tool]:
         """Every tool a chat can choose from with ``settings`` — also when tools are off or some are left

@@ -57,7 +57,8 @@ class ToolCall(BaseModel):
 
     ``arguments`` is always a dict (what the tool gets). When the model sent arguments that were not
     valid JSON, ``arguments`` is ``{}``, ``raw_arguments`` keeps the text and ``arguments_error`` says
-    why (a model may send arguments that are not valid JSON): the call is then answered with an error instead of being run.
+    why (a model may send arguments that are not valid JSON): the call is then answered with an error
+    instead of being run.
     """
 
     id: str = Field(default_factory=new_call_id)

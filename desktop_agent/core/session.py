@@ -111,9 +111,9 @@ class ChatSession:
         if text is None:
             yield self.info()
         for event in self.agent.run(self.conversation, text, cancel):
-            if isinstance(event, TurnCancelled) and self.interrupting.is_set() and event.partial is not None:
-                if event.partial.status == "stopped":
-                    event.partial.status = "interrupted"
+            if (isinstance(event, TurnCancelled) and self.interrupting.is_set() and event.partial is not None
+                    and event.partial.status == "stopped"):
+                event.partial.status = "interrupted"
             self._note_outcome(event)
             yield event
             if isinstance(event, MessageAdded) and event.message.role == "user":

@@ -4,7 +4,7 @@
 the worker, which asks the :class:`~desktop_agent.core.assembly.Assembly` for the agent of the turn's settings
 — the window's with the chat's own options applied (:meth:`~desktop_agent.core.session.ChatSession.effective`);
 the heavy client imports happen there, never in the GUI thread —, iterates the session's ``run_turn`` and
-re-emits every event through ONE signal, :attr:`AgentRunner.event` (``Signal(object)``), delivered queued in
+re-emits every event through ONE signal, :attr:`AgentRunner.turn_event` (``Signal(object)``), delivered queued in
 the GUI thread. No widget is touched from the worker, and no widget method runs there.
 
 Besides the core events (:mod:`desktop_agent.core.events`) the signal carries the runner's own:
@@ -108,7 +108,7 @@ class _Job:
 class _Worker(QObject):
     """Lives in the runner's QThread. Emits every event through :attr:`event`; touches no widget."""
 
-    event = Signal(object)
+    turn_event = Signal(object)
 
     def __init__(self, assembly: Assembly):
         super().__init__()
@@ -119,7 +119,7 @@ class _Worker(QObject):
             req = ApprovalRequest(
                 getattr(tool, "name", str(tool)), dict(arguments or {}), getattr(tool, "description", "")
             )
-            self.event.emit(req)
+            self.turn_event.emit(req)
             while not req._done.wait(0.1):
                 if job.cancel.is_set():
                     req.answer(False)
@@ -134,9 +134,9 @@ class _Worker(QObject):
             settings = job.session.effective(job.settings)  # the chat's own options over the defaults
             job.session.agent = self.assembly.agent(settings, approver=self._approver(job))
             while self.assembly.pending_problems:
-                self.event.emit(Notice(self.assembly.pending_problems.pop(0)))
+                self.turn_event.emit(Notice(self.assembly.pending_problems.pop(0)))
             for ev in job.session.run_turn(job.user_text, job.cancel):
-                self.event.emit(ev)
+                self.turn_event.emit(ev)
                 if isinstance(ev, AnswerFinished):
                     outcome = "finished"
                 elif isinstance(ev, TurnFailed):
@@ -145,19 +145,19 @@ class _Worker(QObject):
                     outcome = "cancelled"
         except AgentError as exc:  # e.g. SettingsError while building the backend
             outcome = "failed"
-            self.event.emit(TurnFailed(exc))
-        except Exception as exc:  # a bug: the window shows the error dialog, the log has the traceback
+            self.turn_event.emit(TurnFailed(exc))
+        except Exception as exc:  # noqa: BLE001 - a bug: the window shows the error dialog, the log its traceback
             outcome = "crashed"
             details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
             log.error("the turn crashed\n%s", details)
-            self.event.emit(TurnCrashed(exc, details))
+            self.turn_event.emit(TurnCrashed(exc, details))
         finally:
-            self.event.emit(TurnEnded(job.turn_id, outcome))
+            self.turn_event.emit(TurnEnded(job.turn_id, outcome))
 
 
 # ---- the runner (GUI thread) ------------------------------------------------------------------------
 
-_orphans: list[tuple[QThread, QObject]] = []
+_orphans: list[tuple[QThread, QObject | None]] = []
 
 
 def orphaned_threads() -> int:
@@ -169,7 +169,7 @@ def orphaned_threads() -> int:
 class AgentRunner(QObject):
     """Runs turns on a worker thread. ``event`` carries every event (core + runner), in the GUI thread."""
 
-    event = Signal(object)
+    turn_event = Signal(object)
     _submit = Signal(object)
 
     def __init__(self, assembly: Assembly | None = None, parent: QObject | None = None):
@@ -200,7 +200,7 @@ class AgentRunner(QObject):
         self._worker = _Worker(self.assembly)
         self._worker.moveToThread(self._thread)
         self._submit.connect(self._worker.run_turn, Qt.ConnectionType.QueuedConnection)
-        self._worker.event.connect(self._relay, Qt.ConnectionType.QueuedConnection)
+        self._worker.turn_event.connect(self._relay, Qt.ConnectionType.QueuedConnection)
         self._thread.start()
 
     def start_turn(
@@ -218,7 +218,7 @@ class AgentRunner(QObject):
         self._ensure_thread()
         job = _Job(next(self._ids), session, user_text, settings)
         self._job = job
-        self.event.emit(TurnStarted(job.turn_id, session.id, user_text))
+        self.turn_event.emit(TurnStarted(job.turn_id, session.id, user_text))
         self._submit.emit(job)
         return job.turn_id
 
@@ -233,7 +233,7 @@ class AgentRunner(QObject):
             return
         if isinstance(ev, TurnEnded) and self._job is not None and ev.turn_id == self._job.turn_id:
             self._job = None
-        self.event.emit(ev)
+        self.turn_event.emit(ev)
 
     def shutdown(self, timeout_s: float = 2.5) -> bool:
         """Cancel, ``quit()``, ``wait()`` at most ``timeout_s``; never ``terminate()``. Returns True when

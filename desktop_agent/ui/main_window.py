@@ -17,7 +17,7 @@ All background work goes through :mod:`desktop_agent.ui.agent_runner`.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QSizePolicy,
     QToolBar,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -69,6 +70,7 @@ from desktop_agent.ui.tool_sidebar import ToolSidebar
 
 if TYPE_CHECKING:
     from desktop_agent.ui.history.panel import HistoryPanel
+    from desktop_agent.ui.settings.dialog import SettingsDialog
 
 log = logging.getLogger(__name__)
 
@@ -80,8 +82,8 @@ class MainWindow(QMainWindow):
     """The desktop window. ``settings``: the effective settings (file + command-line overrides);
     ``saved``: what the settings file holds (picker changes are saved there, overrides are not).
 
-    Test hooks: ``assembly`` (an :class:`~desktop_agent.core.assembly.Assembly`), ``store`` (a ConversationStore or None to use the
-    default one; pass ``store=False`` for no saving), ``secrets``."""
+    Test hooks: ``assembly`` (an :class:`~desktop_agent.core.assembly.Assembly`), ``store`` (a ConversationStore
+    or None to use the default one; pass ``store=False`` for no saving), ``secrets``."""
 
     def __init__(
         self,
@@ -104,8 +106,8 @@ class MainWindow(QMainWindow):
         self.session = ChatSession(Conversation(), store or None)
         #: the title shown in the window's title bar (from ChatUpdated events and opened chats)
         self._chat_title = ""
-        self.history_panel: QWidget | None = None
-        self.settings_dialog: QWidget | None = None
+        self.history_panel: HistoryPanel | None = None
+        self.settings_dialog: SettingsDialog | None = None
         #: the question "stop the answer and …?" while it is open
         self.confirm_stop: QMessageBox | None = None
         self._after_turn: list = []
@@ -121,7 +123,7 @@ class MainWindow(QMainWindow):
 
         self.assembly = assembly or Assembly(secrets=secrets)
         self.runner = AgentRunner(self.assembly, self)
-        self.runner.event.connect(self._on_event)
+        self.runner.turn_event.connect(self._on_event)
         self.tasks = TaskRunner(self)
         self.listing = ModelListing(self.assembly, self.tasks, lambda: self.settings, lambda: self.runner.busy, self)
         self.listing.started.connect(lambda: self.server_label.show_checking())
@@ -184,11 +186,12 @@ class MainWindow(QMainWindow):
         lay.addWidget(self.chat, 1)
         lay.addWidget(bottom, 0)
         self.setCentralWidget(central)
+        self.central = central
         self._style_central()
 
     def _style_central(self) -> None:
         th = theme.current()
-        self.centralWidget().setStyleSheet(
+        self.central.setStyleSheet(
             f"""
             QWidget#central, QWidget#composerArea {{ background: {th.base}; }}
             QFrame#composer {{ background: {th.base}; border: 1px solid {th.assistant_border}; border-radius: 14px; }}
@@ -219,7 +222,8 @@ class MainWindow(QMainWindow):
         if shortcut:
             a.setShortcut(QKeySequence(shortcut))
             a.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        a.setToolTip(f"{tip or text.replace('&', '').rstrip('…')}" + (f" ({QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText)})" if shortcut else ""))
+        keys = QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText) if shortcut else ""
+        a.setToolTip(f"{tip or text.replace('&', '').rstrip('…')}" + (f" ({keys})" if keys else ""))
         a.triggered.connect(slot)
         return a
 
@@ -228,7 +232,8 @@ class MainWindow(QMainWindow):
         self.settings_action = self._action("&Settings…", "settings", "Ctrl+,", self.open_settings, "Settings")
         self.quit_action = self._action("&Quit", "quit", "Ctrl+Q", self.close, "Quit")
         self.focus_action = self._action("Focus the &input", None, "Ctrl+L", self.focus_input)
-        self.refresh_action = self._action("Refresh &models", "refresh", "F5", lambda: self.refresh_models(), "List the server's models again")
+        self.refresh_action = self._action("Refresh &models", "refresh", "F5", lambda: self.refresh_models(),
+                                           "List the server's models again")
         self.stop_action = self._action("&Stop", "stop", None, self.stop, "Stop the answer")
         self.toggle_tools_action = self.tool_dock.toggleViewAction()
         self.toggle_tools_action.setText("&Tool activity")
@@ -264,7 +269,7 @@ class MainWindow(QMainWindow):
         tb.addAction(self.settings_action)
         for a in (self.refresh_action,):
             btn = tb.widgetForAction(a)
-            if btn is not None:
+            if isinstance(btn, QToolButton):
                 btn.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
         self.toolbar = tb
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, tb)
@@ -467,7 +472,9 @@ class MainWindow(QMainWindow):
         from desktop_agent.core.assembly import layer
 
         if settings.appearance.theme != self.settings.appearance.theme:
-            theme.apply(QApplication.instance(), settings.appearance.theme)
+            app = QApplication.instance()
+            if isinstance(app, QApplication):
+                theme.apply(app, settings.appearance.theme)
         self.settings = layer(settings).effective
         self.saved = settings
         self._refresh_backend_labels()
@@ -477,7 +484,7 @@ class MainWindow(QMainWindow):
         """Open the settings dialog (window-modal, non-blocking); saved settings apply from the next turn."""
         from desktop_agent.ui.settings.dialog import SettingsDialog  # after the window shows
 
-        if getattr(self, "settings_dialog", None) is not None:
+        if self.settings_dialog is not None:
             self.settings_dialog.raise_()
             self.settings_dialog.activateWindow()
             return
@@ -872,7 +879,7 @@ class MainWindow(QMainWindow):
     #: below this chat width the side docks give way (each shrinks to its share of the window)
     MIN_CHAT_WIDTH = 440
     #: the share of the window each side dock keeps when the window is narrow
-    DOCK_SHARE = {"historyDock": 0.22, "toolDock": 0.27}
+    DOCK_SHARE: ClassVar[dict[str, float]] = {"historyDock": 0.22, "toolDock": 0.27}
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -884,7 +891,7 @@ class MainWindow(QMainWindow):
         """Keep the chat usable in a small window: a dock keeps its width (the user's choice) while
         the chat is wide enough; once the chat is narrower than :attr:`MIN_CHAT_WIDTH`, the side docks
         shrink to their share of the window (never below their minimum width)."""
-        if self._closing or self.centralWidget().width() >= self.MIN_CHAT_WIDTH:
+        if self._closing or self.central.width() >= self.MIN_CHAT_WIDTH:
             return
         docks, widths = [], []
         for dock in (self.history_dock, self.tool_dock):

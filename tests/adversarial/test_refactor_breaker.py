@@ -8,8 +8,6 @@ import time
 
 import pytest
 
-
-
 from desktop_agent.core.settings import Settings
 
 # ---- 1. settings file ------------------------------------------------------------------------------
@@ -225,8 +223,8 @@ def test_new_chat_during_the_error_cards_pull(qtbot, make_window, ollama_server)
 def test_saving_the_settings_dialog_does_not_write_ollama_host_into_the_file(qtbot, make_window, monkeypatch):
     from desktop_agent.core import paths
     from desktop_agent.core.assembly import load_settings
-    from tests.keyrings import DictKeyring
     from desktop_agent.core.secrets import SecretStore
+    from tests.keyrings import DictKeyring
 
     Settings().updated({"ollama.host": "http://saved-box:11434", "generation.temperature": 0.1}).save()
     monkeypatch.setenv("OLLAMA_HOST", "gpu-box:11500")

@@ -48,7 +48,7 @@ def drive(base_url: str, out_png: str, prompt: str = PROMPT, timeout_s: float = 
     w.resize(*SIZE)
     w.show()
     seen: list = []
-    w.runner.event.connect(seen.append)
+    w.runner.turn_event.connect(seen.append)
     deadline = time.monotonic() + 10
     while w.store is None and time.monotonic() < deadline:  # late init (store, history panel)
         app.processEvents()

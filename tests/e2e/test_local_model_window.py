@@ -44,7 +44,7 @@ def window(qtbot, llama_server, monkeypatch):
 
 def _record_events(w) -> list:
     seen: list = []
-    w.runner.event.connect(seen.append)
+    w.runner.turn_event.connect(seen.append)
     return seen
 
 

@@ -77,7 +77,7 @@ def test_openai_backend_rate_limit_notice_then_answer(qtbot, make_window, openai
                         openai_needs_key=False, openai_retry_interval_s=0.1, tools_enabled=False)
     w = make_window(settings)
     seen: list[object] = []
-    w.runner.event.connect(seen.append)
+    w.runner.turn_event.connect(seen.append)
     w.send("hi")
     wait_idle(qtbot, w, 10_000)
     notices = [e.text for e in seen if isinstance(e, Notice)]
@@ -96,7 +96,7 @@ def test_runner_events_arrive_in_gui_thread_and_turn_ends(qtbot, ollama_server):
         threads.append(QThread.currentThread() == runner.thread())  # the GUI thread
         events.append(ev)
 
-    runner.event.connect(on_event)
+    runner.turn_event.connect(on_event)
     try:
         settings = Settings(ollama_host=ollama_server.url, tools_enabled=False)
         runner.start_turn(ChatSession(Conversation()), "ping", settings)

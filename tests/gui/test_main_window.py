@@ -3,6 +3,7 @@ and store (issue 3). Offscreen; windows are closed by the ``make_window`` fixtur
 
 from __future__ import annotations
 
+import itertools
 import time
 
 from PySide6.QtCore import QEventLoop, Qt, QTimer
@@ -196,7 +197,7 @@ def test_window_never_blocks_while_backend_is_slow(qtbot, make_window, ollama_se
     wait_idle(qtbot, w)
     beat.stop()
     assert last_turn_text(w) == "You said: a slow answer please"
-    gaps = [b - a for a, b in zip(stamps, stamps[1:])]
+    gaps = [b - a for a, b in itertools.pairwise(stamps)]
     assert len(stamps) >= 30  # ≈ 1 s of 20 ms beats
     assert max(gaps) < 0.5  # generous: the loop never stalled
 
@@ -343,7 +344,8 @@ def test_server_down_status_when_listing_fails(qtbot, make_window):
 
 def test_broken_stream_is_an_inline_error_and_keeps_the_partial(qtbot, make_window, ollama_server, ollama_settings):
     ollama_server.script(
-        b'{"model":"llama3.2","created_at":"2025-01-01T00:00:00Z","message":{"role":"assistant","content":"Half an "},"done":false}\n'
+        b'{"model":"llama3.2","created_at":"2025-01-01T00:00:00Z",'
+        b'"message":{"role":"assistant","content":"Half an "},"done":false}\n'
     )
     w = make_window(ollama_settings)
     w.send("x")

@@ -21,7 +21,8 @@ GOOD, BAD = "sk-good-0123456789abcdef", "sk-bad-0123456789abcdef"
 
 def _turn_outcomes(window) -> list[object]:
     events: list[object] = []
-    window.runner.event.connect(lambda ev: events.append(ev) if isinstance(ev, AnswerFinished | TurnFailed) else None)
+    window.runner.turn_event.connect(
+        lambda ev: events.append(ev) if isinstance(ev, AnswerFinished | TurnFailed) else None)
     return events
 
 
@@ -47,7 +48,7 @@ def test_a_fixed_key_is_used_by_retry(make_window, qtbot, openai_server):
     secrets.set_api_keys([GOOD], openai_server.url)  # what Settings → OpenAI-compatible → Save does
     w.apply_settings(settings)
     wait_idle(qtbot, w)
-    with qtbot.waitSignal(w.runner.event, check_params_cb=lambda ev: isinstance(ev, TurnEnded), timeout=10_000):
+    with qtbot.waitSignal(w.runner.turn_event, check_params_cb=lambda ev: isinstance(ev, TurnEnded), timeout=10_000):
         w.retry()
     assert isinstance(outcomes[-1], AnswerFinished), outcomes[-1]
     assert openai_server.requests[-1].headers["authorization"] == f"Bearer {GOOD}"

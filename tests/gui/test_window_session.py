@@ -19,7 +19,7 @@ def test_user_bubble_is_the_saved_message(make_window, qtbot, ollama_settings, t
     store = ConversationStore(tmp_path / "chats.sqlite3")
     w = make_window(ollama_settings.updated({"tools.enabled": False}), store=store)
     updates: list[ChatUpdated] = []
-    w.runner.event.connect(lambda ev: updates.append(ev) if isinstance(ev, ChatUpdated) else None)
+    w.runner.turn_event.connect(lambda ev: updates.append(ev) if isinstance(ev, ChatUpdated) else None)
     w.send("What is the capital of France?")
     wait_idle(qtbot, w)
     bubbles = [b for b in w.chat.blocks if isinstance(b, UserBubble)]
@@ -53,7 +53,7 @@ def test_double_click_on_send_sends_once_and_does_not_stop(make_window, qtbot, o
     ollama_server.chunk_delay_s = 0.05
     w = make_window(ollama_settings.updated({"tools.enabled": False}))
     ends: list[object] = []
-    w.runner.event.connect(lambda ev: ends.append(ev) if isinstance(ev, AnswerFinished | TurnCancelled) else None)
+    w.runner.turn_event.connect(lambda ev: ends.append(ev) if isinstance(ev, AnswerFinished | TurnCancelled) else None)
     w.input.setPlainText("one two three four five six")
     qtbot.mouseDClick(w.send_button, Qt.MouseButton.LeftButton)
     w.send_button.click()  # a third, quick click: still within the guard
@@ -70,7 +70,7 @@ def test_stop_works_after_the_guard(make_window, qtbot, ollama_server, ollama_se
     ollama_server.chunk_delay_s = 0.2
     w = make_window(ollama_settings.updated({"tools.enabled": False}))
     ends: list[object] = []
-    w.runner.event.connect(lambda ev: ends.append(ev) if isinstance(ev, TurnCancelled) else None)
+    w.runner.turn_event.connect(lambda ev: ends.append(ev) if isinstance(ev, TurnCancelled) else None)
     w.send(" ".join(f"w{i}" for i in range(40)))
     qtbot.wait(STOP_GUARD_MS + 100)
     w.send_button.click()

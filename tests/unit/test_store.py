@@ -89,7 +89,8 @@ def test_add_message_round_trips_every_field_and_commits(store, db):
 
 def test_chinese_text_is_stored_literally(store, db):
     conv = save_chat(store, [Message(role="user", content="北京明天的天气怎么样？"),
-                             Message(role="assistant", tool_calls=[ToolCall(name="weather", arguments={"city": "北京"})])])
+                             Message(role="assistant",
+                                     tool_calls=[ToolCall(name="weather", arguments={"city": "北京"})])])
     raw = other_connection_rows(db, "SELECT content, tool_calls FROM messages ORDER BY id")
     assert raw[0][0] == "北京明天的天气怎么样？"
     assert '"北京"' in raw[1][1] and "\\u" not in raw[1][1]
@@ -100,7 +101,8 @@ def test_chinese_text_is_stored_literally(store, db):
 def test_first_message_creates_the_chat_row_and_later_ones_bump_updated_at(store):
     conv = Conversation()
     assert store.count() == 0
-    first = Message(role="user", content="  Tell me\na story about a very long journey across the sea and the mountains, please  ")
+    first = Message(role="user",
+                    content="  Tell me\na story about a very long journey across the sea and the mountains, please  ")
     conv.messages.append(first)
     store.add_message(conv, first)
     assert store.count() == 1
@@ -189,7 +191,7 @@ def test_store_is_safe_from_several_threads(store):
                 m = Message(role="user" if i % 2 == 0 else "assistant", content=f"{conv.id} line {i}")
                 conv.messages.append(m)
                 store.add_message(conv, m)
-        except BaseException as exc:  # pragma: no cover - reported below
+        except BaseException as exc:  # noqa: BLE001 - the thread's failure is reported below  # pragma: no cover
             errors.append(exc)
 
     threads = [threading.Thread(target=writer, args=(c,)) for c in convs]
@@ -305,7 +307,7 @@ def test_deleting_a_chat_while_another_thread_keeps_saving_into_it_keeps_it_dele
                 saving.set()
                 if deleted.is_set():
                     after_delete["rounds"] += 1
-        except BaseException as exc:  # pragma: no cover - reported below
+        except BaseException as exc:  # noqa: BLE001 - the thread's failure is reported below  # pragma: no cover
             errors.append(exc)
 
     t = threading.Thread(target=worker)
@@ -363,7 +365,8 @@ def test_search_finds_a_word_from_the_middle_of_a_chat_with_marked_snippet(store
     hits = store.search("Vienna")
     assert len(hits) == 1
     hit = hits[0]
-    assert (hit.conversation_id, hit.message_id, hit.title, hit.role) == (conv.id, conv.messages[1].id, "Let's plan the trip.", "assistant")
+    assert (hit.conversation_id, hit.message_id, hit.title, hit.role) == (
+        conv.id, conv.messages[1].id, "Let's plan the trip.", "assistant")
     assert "«Vienna»" in hit.snippet and "night train" in hit.snippet
     assert ("Vienna", True) in hit.parts
 
@@ -392,7 +395,8 @@ def test_search_finds_tool_calls_and_tool_results(store):
 
 @pytest.mark.parametrize("query", [
     "C++", '"', '""', '"unbalanced', 'say "hi', "AND", "OR", "NOT", "NEAR(a b)", "a AND", "*", "^start",
-    "col:value", "(", ")", "{x}", "-minus", "'", "%", "_", "\\", "\x00", "   ", "", "😀", "a" * 500, "'; DROP TABLE messages; --",
+    "col:value", "(", ")", "{x}", "-minus", "'", "%", "_", "\\", "\x00", "   ", "", "😀", "a" * 500,
+    "'; DROP TABLE messages; --",
 ])
 def test_search_never_raises_on_user_input(store, query):
     save_chat(store, [Message(role="user", content="I write C++ AND Python; 100% sure (really) 😀 ^_^ col:value")])
@@ -508,7 +512,8 @@ def test_import_plain_chat_object_with_role_messages(store, tmp_path):
     """The shape of shared case 36's good.json: {"id", "title", "messages": [{"role", "content"}]}."""
     f = tmp_path / "good.json"
     f.write_text(json.dumps({"id": "c1", "title": "Paris weather",
-                             "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello!"}]}))
+                             "messages": [{"role": "user", "content": "hi"},
+                                          {"role": "assistant", "content": "Hello!"}]}))
     assert store.import_file(f) == "c1"
     assert store.summary("c1").title == "Paris weather"
     assert [m.content for m in store.load("c1").messages] == ["hi", "Hello!"]
@@ -523,7 +528,8 @@ BAD_FILES = {
     "number.json": ("42", "not a chat file"),
     "empty_list.json": ("[]", "no messages"),
     "no_messages.json": ('{"format": "desktop-agent.conversation", "version": 1, "messages": []}', "no messages"),
-    "bad_role.json": ('{"messages": [{"role": "user", "content": "ok"}, {"role": "wizard", "content": "x"}]}', "message 2"),
+    "bad_role.json": ('{"messages": [{"role": "user", "content": "ok"}, {"role": "wizard", "content": "x"}]}',
+                      "message 2"),
     "bad_item.json": ('[{"human": "ok", "ai": "fine"}, "just a string"]', "item 2"),
     "bad_types.json": ('[{"human": "ok", "ai": "fine"}, {"human": 3, "ai": null}]', "item 2"),
     "newer.json": ('{"format": "desktop-agent.conversation", "version": 99, "messages": [{"role": "user"}]}', "newer"),
@@ -663,7 +669,7 @@ def test_locked_database_is_an_error_not_damage(db):
     other.execute("BEGIN EXCLUSIVE")
     other.execute("UPDATE conversations SET title = 'locked'")
     try:
-        with pytest.raises(StoreError, match="locked|busy"):
+        with pytest.raises(StoreError, match=r"locked|busy"):
             ConversationStore(db, busy_timeout_s=0.1)
     finally:
         other.execute("ROLLBACK")
@@ -801,7 +807,8 @@ def test_fresh_store_has_current_schema_and_no_backup(db):
 
 
 def test_busy_write_fails_cleanly_and_the_store_keeps_working(store, db):
-    """A write that cannot get the lock (another process writes) fails with a StoreError and leaves no open transaction."""
+    """A write that cannot get the lock (another process writes) fails with a StoreError and leaves no open
+    transaction."""
     conv = save_chat(store, [Message(role="user", content="first")])
     store.conn.execute("PRAGMA busy_timeout = 50")
     other = sqlite3.connect(db, isolation_level=None)

@@ -13,7 +13,6 @@ ignored; several ``data`` lines of one event are joined with newlines (the SSE f
 from __future__ import annotations
 
 import re
-
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 

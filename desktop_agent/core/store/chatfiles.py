@@ -106,7 +106,7 @@ def export_markdown(conv: Conversation) -> str:
     meta.append(f"- Started: {_when(conv.created_at)}")
     meta.append(f"- Last message: {_when(conv.updated_at)}")
     meta.append(f"- Messages: {len(conv.messages)}")
-    out += meta + [""]
+    out += [*meta, ""]
     for m in conv.messages:
         if m.role == "user":
             out += [f"## You — {_when(m.created_at)}", "", m.content, ""]
@@ -189,7 +189,7 @@ def _check_messages(items: list, p: Path) -> list[Message]:
         try:
             messages.append(Message.model_validate(item))
         except ValueError as exc:  # pydantic ValidationError is a ValueError
-            errs = getattr(exc, "errors", lambda: [])()
+            errs: list[dict[str, Any]] = list(getattr(exc, "errors", list)())
             detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errs[:2]) or str(exc)
             raise ImportFailed(p, f"message {i} is not valid ({detail})") from None
     return messages

@@ -15,12 +15,14 @@ the store's lock, so no save can land between the delete and a later one.
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import sqlite3
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Literal
+from typing import Any, Literal
 
 from desktop_agent.core.errors import AmbiguousConversationId, ConversationNotFound, StoreError
 from desktop_agent.core.messages import Conversation, Message, TurnFailure, clean_text, new_conversation_id
@@ -52,6 +54,11 @@ class ConversationSummary:
     updated_at: float
     message_count: int
     title_is_custom: bool = False
+
+
+def _summary(r: tuple[Any, ...]) -> ConversationSummary:
+    """A list row from ``(id, title, model, backend, created_at, updated_at, message count, title_is_custom)``."""
+    return ConversationSummary(r[0], r[1], r[2], r[3], r[4], r[5], r[6], title_is_custom=bool(r[7]))
 
 
 @dataclass(frozen=True)
@@ -136,7 +143,7 @@ class ConversationStore(StoreDatabase):
             f"INSERT INTO messages (conversation_id, {MESSAGE_COLUMNS}) VALUES (?{', ?' * 13})",
             (conversation_id, *self._message_row(message)),
         )
-        mid = int(cur.lastrowid)
+        mid = int(cur.lastrowid or 0)
         text = searchable_text(message)
         if text:
             conn.execute("INSERT INTO message_text (id, text) VALUES (?, ?)", (mid, text))
@@ -312,7 +319,7 @@ class ConversationStore(StoreDatabase):
             "FROM conversations c ORDER BY c.updated_at DESC, c.id DESC LIMIT ? OFFSET ?",
             (int(limit), int(offset)),
         )
-        return [ConversationSummary(*r[:7], title_is_custom=bool(r[7])) for r in rows]
+        return [_summary(r) for r in rows]
 
     @guarded
     def summary(self, conversation_id: str) -> ConversationSummary:
@@ -326,7 +333,7 @@ class ConversationStore(StoreDatabase):
         if not rows:
             raise ConversationNotFound(conversation_id)
         r = rows[0]
-        return ConversationSummary(*r[:7], title_is_custom=bool(r[7]))
+        return _summary(r)
 
     @guarded
     def resolve(self, ref: str) -> str:
@@ -389,7 +396,7 @@ class ConversationStore(StoreDatabase):
         return bool(rows[0][0])
 
     @guarded
-    def search(self, text: str, limit: int = 50) -> list[SearchHit]:
+    def search(self, text: str, limit: int = 50) -> builtins.list[SearchHit]:
         """Messages containing every term of ``text``, and chats whose title contains every term: the
         ``limit`` newest, newest first (a title hit is dated by its chat's last message).
 

@@ -14,8 +14,9 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, ParamSpec, Self, TypeVar
+from typing import Any, ParamSpec, Self, TypeVar
 
 from desktop_agent.core import paths
 from desktop_agent.core.errors import StoreDamaged, StoreError

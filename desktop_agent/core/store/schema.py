@@ -24,7 +24,7 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import Callable
+from collections.abc import Callable
 
 #: The columns of ``messages`` after its id and conversation id, in the order the store reads and writes them.
 MESSAGE_COLUMNS = (
