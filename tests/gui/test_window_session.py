@@ -138,3 +138,29 @@ def test_history_highlights_the_chat_on_screen(make_window, qtbot, ollama_settin
     assert panel.delete(first, confirm=False)
     assert panel.current_id() == second == w.conversation.id
     assert first not in [s.id for s in ConversationStore().list()]
+
+
+def test_at_the_minimum_size_the_chat_rewraps_instead_of_running_off(make_window, qtbot):
+    """A long tool chip used to set the chat column's minimum width: in a small window the answer ran off the
+    right edge. Now each block fits the visible width and the text re-wraps."""
+    from desktop_agent.core.messages import Conversation, Message, ToolCall
+    from desktop_agent.ui.chat.turn import AssistantTurn
+
+    w = make_window(Settings(), store=False)
+    c = Conversation()
+    c.messages += [
+        Message(role="user", content="How warm is it?"),
+        Message(role="assistant", content="", tool_calls=[ToolCall(id="1", name="get_current_weather",
+                                                                   arguments={"location": "Paris, France"})]),
+        Message(role="tool", content='{"temp": 12}', tool_call_id="1", tool_name="get_current_weather",
+                tool_status="ok"),
+        Message(role="assistant", content="It is 12 °C in Paris. " * 8),
+    ]
+    w.chat.set_conversation(c)
+    size = w.minimumSizeHint()
+    w.resize(size.width(), size.height())
+    qtbot.waitUntil(lambda: w.width() <= size.width() + 8, timeout=3000)
+    qtbot.wait(100)
+    turn = next(b for b in w.chat.blocks if isinstance(b, AssistantTurn) and b.text_content())
+    assert turn.minimumSizeHint().width() < 220
+    assert w.chat.column.width() <= w.chat.viewport().width()

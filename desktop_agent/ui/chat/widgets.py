@@ -8,7 +8,7 @@ from datetime import datetime
 
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QTextOption
-from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
 from desktop_agent.ui import icons
 from desktop_agent.ui.chat.context import ChatContext
@@ -117,6 +117,12 @@ class ToolChip(QToolButton):
         self.status, self.duration_ms = status, duration_ms
         self.refresh()
 
+    def minimumSizeHint(self) -> QSize:
+        """A narrow window may squeeze the chip (its text is cut; the tooltip and the sidebar have it all),
+        so the chat column can re-wrap instead of running off the edge."""
+        hint = super().minimumSizeHint()
+        return QSize(min(hint.width(), 96), hint.height())
+
     def refresh(self) -> None:
         icon_name, label = STATUS.get(self.status, ("info", self.status))
         color = status_color(self.status, self.ctx.theme)
@@ -155,7 +161,14 @@ class ToolsPart(QWidget):
         chip = ToolChip(self.ctx, call_id, name, arguments)
         chip.tool_clicked.connect(self.tool_clicked)
         self.chips[call_id] = chip
-        self.lay.addWidget(chip, 0, Qt.AlignmentFlag.AlignLeft)
+        # left-aligned by its size policy, not by a layout alignment (which would make its full width the
+        # part's minimum and stop a narrow chat from re-wrapping)
+        chip.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(chip, 1)
+        row.addStretch(0)
+        self.lay.addLayout(row)
         return chip
 
     def refresh(self, only_running: bool = False) -> None:
