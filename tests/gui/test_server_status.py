@@ -52,3 +52,17 @@ def test_a_silent_server_is_not_responding_within_the_probe_time(make_window, qt
         listener.close()
         for s in held:
             s.close()
+
+
+def test_an_unreachable_openai_url_is_reported_fast_and_logged_once(make_window, qtbot, caplog):
+    import logging
+
+    w = make_window(Settings(backend="openai", openai_base_url="http://127.0.0.1:9/v1"), check_server=False)
+    started = time.monotonic()
+    with caplog.at_level(logging.INFO), qtbot.waitSignal(w.listing.failed, timeout=15_000):
+        w.refresh_models()
+    assert time.monotonic() - started < assembly.PROBE_TIMEOUT_S
+    assert "not reachable" in w.server_label.text()
+    # one line about the server (the keyring's own note about this test machine is not about the URL)
+    noisy = [r for r in caplog.records if r.levelno >= logging.INFO and r.name != "desktop_agent.core.secrets"]
+    assert len(noisy) == 1 and "can't reach the server" in noisy[0].getMessage(), [r.getMessage() for r in noisy]
