@@ -619,6 +619,7 @@ class MainWindow(QMainWindow):
                 if not self._closing:
                     self.refresh_models()  # the turn is still running: this listing waits for its end
         elif isinstance(ev, TurnFailed):
+            self.statusBar().clearMessage()  # a "retrying in 1 s" notice is over: the card says how it ended
             if isinstance(ev.error, BackendUnreachable | AuthenticationFailed | NoApiKey):
                 self.server_label.show_problem(ui_errors.status_label(ev.error), str(ev.error))
             elif ui_errors.describe(ev.error).unexpected:
@@ -630,6 +631,8 @@ class MainWindow(QMainWindow):
             ui_errors.report_unexpected(ev.error, "the agent", ev.error.__traceback__)
         elif isinstance(ev, TurnEnded):
             self._set_busy(False)
+            if self.confirm_stop is not None:  # the answer ended while "stop it?" was asked: nothing to stop
+                self.confirm_stop.stop_button.click()
             self._refresh_history()
             pending, self._after_turn = self._after_turn, []
             for fn in pending:

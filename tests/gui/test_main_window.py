@@ -574,3 +574,19 @@ def test_new_chat_during_a_turn_can_keep_the_answer(qtbot, make_window, ollama_s
     assert w.conversation.id == old
     saved = ConversationStore().load(old)
     assert saved.messages[-1].status == "complete" and "w19" in saved.messages[-1].content
+
+
+def test_the_stop_question_goes_away_when_the_answer_ends_first(qtbot, make_window, ollama_server, ollama_settings):
+    """New chat asked "stop the answer?" but the answer ended before the user replied: the question closes and
+    the new chat starts (nothing is left to stop)."""
+    ollama_server.chunk_delay_s = 0.05
+    ollama_server.script(text_lines([f"w{i} " for i in range(10)]))
+    w = make_window(ollama_settings)
+    w.send("short one")
+    qtbot.waitUntil(lambda: "w1" in _live_buffer(w), timeout=5000)
+    old = w.conversation.id
+    w.new_chat_action.trigger()
+    qtbot.waitUntil(lambda: w.confirm_stop is not None, timeout=3000)
+    wait_idle(qtbot, w, 10_000)
+    qtbot.waitUntil(lambda: w.confirm_stop is None and w.conversation.id != old, timeout=3000)
+    assert ConversationStore().load(old).messages[-1].status == "complete"
