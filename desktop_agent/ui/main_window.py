@@ -78,6 +78,19 @@ APP_NAME = "desktop-agent"
 APP_DISPLAY_NAME = "Desktop Agent"
 
 
+class StopQuestion(QMessageBox):
+    """"The assistant is still answering. Stop the answer and …?" — asked before an action that would end it."""
+
+    def __init__(self, what: str, parent: QWidget):
+        super().__init__(QMessageBox.Icon.Question, "An answer is being written",
+                         f"The assistant is still answering. Stop the answer and {what}?",
+                         QMessageBox.StandardButton.NoButton, parent)
+        self.stop_button = self.addButton(f"Stop and {what}", QMessageBox.ButtonRole.AcceptRole)
+        self.addButton("Keep the answer", QMessageBox.ButtonRole.RejectRole)
+        self.setDefaultButton(self.stop_button)
+        self.setWindowModality(Qt.WindowModality.WindowModal)
+
+
 class MainWindow(QMainWindow):
     """The desktop window. ``settings``: the effective settings (file + command-line overrides);
     ``saved``: what the settings file holds (picker changes are saved there, overrides are not).
@@ -109,7 +122,7 @@ class MainWindow(QMainWindow):
         self.history_panel: HistoryPanel | None = None
         self.settings_dialog: SettingsDialog | None = None
         #: the question "stop the answer and …?" while it is open
-        self.confirm_stop: QMessageBox | None = None
+        self.confirm_stop: StopQuestion | None = None
         self._after_turn: list = []
         self._closing = False
         self._layout_restored = False
@@ -669,14 +682,8 @@ class MainWindow(QMainWindow):
             return
         if self.confirm_stop is not None:
             self.confirm_stop.close()
-        box = QMessageBox(QMessageBox.Icon.Question, "An answer is being written",
-                          f"The assistant is still answering. Stop the answer and {what}?",
-                          QMessageBox.StandardButton.NoButton, self)
-        stop = box.addButton(f"Stop and {what}", QMessageBox.ButtonRole.AcceptRole)
-        box.addButton("Keep the answer", QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(stop)
-        box.setWindowModality(Qt.WindowModality.WindowModal)
-        box.stop_button = stop  # type: ignore[attr-defined]
+        box = StopQuestion(what, self)
+        stop = box.stop_button
 
         def answered(button) -> None:
             self.confirm_stop = None
