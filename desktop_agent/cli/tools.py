@@ -24,9 +24,10 @@ def run_tools(args: argparse.Namespace, out: TextIO | Output | None = None,
     registry = build_registry(settings, args.tools_dir, err)
     tools = sorted(registry, key=lambda t: t.name)
     width = max((len(t.name) for t in tools), default=4)
+    source_width = max((len(str(t.source)) + 2 for t in tools), default=0)  # descriptions line up
     for t in tools:
         first = (t.description or "").strip().splitlines()[0] if t.description else ""
-        out.write(f"{t.name:<{width}}  [{t.source}]  {first}\n")
+        out.write(f"{t.name:<{width}}  {f'[{t.source}]':<{source_width}}  {first}\n")
     if not tools:
         out.write("no tools loaded\n")
     if out.error is not None:

@@ -214,3 +214,20 @@ def test_ollama_host_environment_variable_is_honoured(ollama_server, home):
     proc = run_cli(home, "chat", "--no-tools", "-p", "hi", env={"OLLAMA_HOST": host})
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "You said: hi"
+
+
+def test_tools_listing_lines_up_its_descriptions(tmp_path):
+    """`desktop-agent tools`: a tool from another folder no longer shifts its description out of line."""
+    import argparse
+    import io
+
+    from desktop_agent.cli.tools import run_tools
+
+    (tmp_path / "shout.py").write_text(
+        "from desktop_agent import tool\n\n@tool\ndef shout(text: str) -> str:\n"
+        '    """Repeat a text in capital letters."""\n    return text.upper()\n', encoding="utf-8")
+    out = io.StringIO()
+    assert run_tools(argparse.Namespace(tools_dir=[str(tmp_path)]), out=out, err=io.StringIO()) == 0
+    lines = out.getvalue().splitlines()
+    starts = {line.index(line.split("]", 1)[1].strip()) for line in lines}
+    assert len(lines) >= 2 and len(starts) == 1, lines
