@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core import paths
 from desktop_agent.core.assembly import Assembly
-from desktop_agent.core.errors import AgentError, AuthenticationFailed, BackendUnreachable, NoApiKey, StoreError
+from desktop_agent.core.errors import AuthenticationFailed, BackendUnreachable, NoApiKey, StoreError
 from desktop_agent.core.events import (
     AnswerFinished,
     ChatUpdated,
@@ -525,10 +525,6 @@ class MainWindow(QMainWindow):
 
     # ---- models and the server status (background) ------------------------------------------------
 
-    def _make_backend(self, settings: Settings):
-        """A fresh backend for a one-off call (runs on a background thread; imports the client there)."""
-        return self.assembly.one_off_backend(settings)
-
     def refresh_models(self, then=None) -> None:
         """List the server's models in the background (see :mod:`desktop_agent.ui.model_listing`); ``then``
         runs on the GUI thread once the listing has ended, whether it worked or not."""
@@ -543,13 +539,11 @@ class MainWindow(QMainWindow):
             current = f"{current}:latest"
             self.settings = self.settings.updated({self.settings.model_field: current})
         self.picker.fill(models, current)
-        self.available_models = models
         self.server_label.show_online(version)
         self._refresh_backend_labels()
 
     def _on_listing_failed(self, error: BaseException) -> None:
-        text = str(error) if isinstance(error, AgentError) else f"{type(error).__name__}: {error}"
-        self.server_label.show_problem(ui_errors.status_label(error), text)
+        self.server_label.show_problem(ui_errors.status_label(error), ui_errors.one_line(error))
 
     def _recheck(self) -> None:
         if not self._closing and not self.runner.busy:

@@ -590,10 +590,13 @@ class _RecordingAssembly(Assembly):
         super().__init__(**kwargs)
         self.calls: list[tuple[str, str, float | None, list[str] | None]] = []
 
-    def one_off_backend(self, settings, *, timeout_s=None, keys=None):
+    def one_off_backend(self, settings, *, timeout_s=None, probe=False, keys=None):
+        from desktop_agent.core.assembly import PROBE_TIMEOUT_S
+
         url = settings.ollama.host if settings.backend == "ollama" else settings.openai.base_url
-        self.calls.append((settings.backend, url, timeout_s, None if keys is None else list(keys)))
-        return super().one_off_backend(settings, timeout_s=timeout_s, keys=keys)
+        waits = timeout_s or (PROBE_TIMEOUT_S if probe else None)  # what the backend is built to wait
+        self.calls.append((settings.backend, url, waits, None if keys is None else list(keys)))
+        return super().one_off_backend(settings, timeout_s=timeout_s, probe=probe, keys=keys)
 
 
 def test_every_backend_comes_from_the_assembly_with_the_edited_host(dialogs, qtbot, ollama_server, openai_server):  # noqa: F811

@@ -16,9 +16,6 @@ from PySide6.QtWidgets import QBoxLayout, QFormLayout, QLabel, QLineEdit, QVBoxL
 
 from desktop_agent.core.settings import Settings
 
-#: seconds allowed for Test connection / model list requests (connecting is capped lower by the backends)
-TEST_TIMEOUT_S = 10.0
-
 _CODE = re.compile(r"`([^`\n]+)`")
 
 

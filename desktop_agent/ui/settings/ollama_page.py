@@ -20,7 +20,6 @@ from desktop_agent.core.settings import Settings, check_url
 from desktop_agent.ui.errors import one_line
 from desktop_agent.ui.pull import PullController
 from desktop_agent.ui.settings.common import (
-    TEST_TIMEOUT_S,
     SettingsPage,
     form_row,
     hint_label,
@@ -38,7 +37,7 @@ if TYPE_CHECKING:
 
 def _ollama(assembly: Assembly, target: Settings) -> OllamaBackend:
     """A one-off Ollama backend for ``target`` (Test connection, listing, deleting: seconds, not minutes)."""
-    return cast("OllamaBackend", assembly.one_off_backend(target, timeout_s=TEST_TIMEOUT_S))
+    return cast("OllamaBackend", assembly.one_off_backend(target, probe=True))
 
 
 def ollama_host_note(environ: Mapping[str, str]) -> tuple[str | None, str]:

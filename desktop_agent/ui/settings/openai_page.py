@@ -21,11 +21,11 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from desktop_agent.core.assembly import Assembly
+from desktop_agent.core.assembly import PROBE_TIMEOUT_S, Assembly
 from desktop_agent.core.secrets import SecretStore, normalize_base_url
 from desktop_agent.core.settings import OPENAI_PRESETS, Settings, check_url
 from desktop_agent.ui.errors import one_line
-from desktop_agent.ui.settings.common import TEST_TIMEOUT_S, SettingsPage, form_row, note_label, parse_seconds, show
+from desktop_agent.ui.settings.common import SettingsPage, form_row, note_label, parse_seconds, show
 from desktop_agent.ui.settings.keys_editor import KeysEditor
 from desktop_agent.ui.tasks import Task, TaskRunner
 
@@ -225,10 +225,10 @@ class OpenAIPage(SettingsPage):
         keys = self.keys.api_keys() or ([env_key] if env_key else [])
         secret_words = self.keys.all_keys()
         base_url, assembly = target.openai.base_url, self._assembly
-        timeout = min(target.openai.timeout_s, TEST_TIMEOUT_S)
+        timeout = min(target.openai.timeout_s, PROBE_TIMEOUT_S)
 
         def work(_task: Task) -> list[Any]:
-            backend = assembly.one_off_backend(target, timeout_s=timeout, keys=keys)
+            backend = assembly.one_off_backend(target, timeout_s=timeout, probe=True, keys=keys)
             try:
                 return backend.list_models()
             finally:
