@@ -30,6 +30,8 @@ class ToolOptions:
     description: str | None = None
     requires_approval: bool = False
     timeout_s: float | None = None
+    read_only: bool = False
+    destructive: bool = False
 
 
 @overload
@@ -44,6 +46,8 @@ def tool(
     description: str | None = None,
     requires_approval: bool = False,
     timeout_s: float | None = None,
+    read_only: bool = False,
+    destructive: bool = False,
 ) -> Callable[[F], F]: ...
 
 
@@ -54,12 +58,16 @@ def tool(
     description: str | None = None,
     requires_approval: bool = False,
     timeout_s: float | None = None,
+    read_only: bool = False,
+    destructive: bool = False,
 ) -> Any:
     """Mark a function as a tool; returns the function unchanged (still callable directly, e.g. in tests).
 
     Use bare (``@tool``) or with options (``@tool(name="x", description="…", requires_approval=True,
     timeout_s=5)``). ``timeout_s`` is in seconds (None: the registry's default; 0: no timeout, the call
-    ends only when the tool returns or the user presses Stop). Nothing is registered
+    ends only when the tool returns or the user presses Stop). ``read_only=True`` declares that the tool
+    changes nothing (it may be allowed by default); ``destructive=True`` that it changes or deletes things
+    (its calls always ask unless the user made a rule for exactly that). Nothing is registered
     here: the loader (or ``ToolRegistry.register``) finds marked functions and builds the schema
     then, so type hints may refer to names defined later in the module.
 
@@ -71,11 +79,13 @@ def tool(
             raise TypeError(f"@tool must decorate a function, not {type(func).__name__}")
         if timeout_s is not None and timeout_s < 0:
             raise ValueError("timeout_s must be >= 0 seconds")
+        if read_only and destructive:
+            raise ValueError("a tool cannot be both read_only and destructive")
         setattr(
             func,
             TOOL_MARKER,
             ToolOptions(name=name, description=description, requires_approval=requires_approval,
-                        timeout_s=timeout_s),
+                        timeout_s=timeout_s, read_only=read_only, destructive=destructive),
         )
         return func
 

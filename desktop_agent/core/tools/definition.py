@@ -22,7 +22,8 @@ class Tool:
     """A function the model can call, with its schema and its pydantic argument model.
 
     Attributes: ``name``, ``description``, ``parameters`` (the JSON schema dict), ``fn``,
-    ``requires_approval``, ``timeout_s`` (seconds, None = the registry default), ``source`` (where it
+    ``requires_approval``, ``read_only`` / ``destructive`` (what the tool declares it does), ``timeout_s``
+    (seconds, None = the registry default), ``source`` (where it
     was loaded from: "shipped", "user", a folder, "entry point NAME"), ``model`` (the pydantic model
     validating arguments), ``accepts_cancel`` (the function takes ``cancel: threading.Event``).
 
@@ -39,6 +40,8 @@ class Tool:
         requires_approval: bool = False,
         timeout_s: float | None = None,
         source: str = "",
+        read_only: bool = False,
+        destructive: bool = False,
     ) -> None:
         self.fn = fn
         fn_name: str = getattr(fn, "__name__", "")
@@ -53,6 +56,10 @@ class Tool:
         self.requires_approval = bool(requires_approval)
         self.timeout_s = timeout_s
         self.source = source
+        if read_only and destructive:
+            raise ValueError(f"tool {self.name!r} cannot be both read_only and destructive")
+        self.read_only = bool(read_only)
+        self.destructive = bool(destructive)
         arguments = build_argument_model(fn, self.name, doc_params)
         self.model = arguments.model
         self.accepts_cancel = arguments.accepts_cancel
@@ -72,7 +79,8 @@ class Tool:
         if not isinstance(opts, ToolOptions):
             opts = ToolOptions()
         return cls(fn, name=opts.name, description=opts.description, requires_approval=opts.requires_approval,
-                   timeout_s=opts.timeout_s, source=source)
+                   timeout_s=opts.timeout_s, source=source, read_only=opts.read_only,
+                   destructive=opts.destructive)
 
     def schema(self) -> dict[str, Any]:
         """``{"type": "function", "function": {"name", "description", "parameters"}}`` (a fresh copy)."""
