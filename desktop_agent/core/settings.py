@@ -160,6 +160,8 @@ class ToolSettings(_Group):
     dirs: list[str] = Field(default_factory=list)
     timeout_s: float = Field(30.0, gt=0)
     output_cap: int = Field(16_000, ge=256)
+    #: folders the file and shell tools may work in (none by default: they refuse until the user adds one)
+    allowed_folders: list[str] = Field(default_factory=list)
 
 
 class AppearanceSettings(_Group):
@@ -320,6 +322,21 @@ class Settings(BaseModel):
             Path(tmp).unlink(missing_ok=True)
             raise
         return path
+
+
+def read_saved(path: Path | None = None) -> Settings:
+    """The saved settings as they are now, for a reader that must change nothing (a tool asking for its
+    allowed folders, possibly in another process): a bad value costs only itself, a damaged or missing file
+    gives the defaults, and — unlike :meth:`Settings.load` — no file is ever moved, copied or rewritten."""
+    path = path or paths.settings_file()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, ValueError, RecursionError):
+        return Settings()
+    if not isinstance(data, dict) or (isinstance(data.get("version"), int) and data["version"] > SCHEMA_VERSION):
+        return Settings()
+    settings, _warnings = _validate_keeping_good_values(migrate(data))
+    return settings
 
 
 class NewerSettingsFile(OSError):
