@@ -231,6 +231,12 @@ def build_registry(settings: Settings, extra_dirs: Iterable[str] = (),
     return registry, list(problems or [])
 
 
+def tool_load_key(settings: Settings) -> Any:
+    """What loading the tools depends on: the tool settings without those read per turn or per call (the
+    tools left out, the folders file tools may use)."""
+    return settings.tools.model_copy(update={"disabled": [], "allowed_folders": []})
+
+
 def build_agent(settings: Settings, backend: ChatBackend, registry: ToolRegistry | None,
                 on_message: OnMessage | None = None) -> Agent:
     """The agent loop for ``settings`` around ``backend`` and ``registry``; the tools named in
@@ -272,6 +278,8 @@ class Assembly:
     extra_tool_dirs: tuple[str, ...] = ()
     #: problems from tool loading not yet shown to the user
     pending_problems: list[str] = field(default_factory=list)
+    #: counts :meth:`reload_tools` calls: a list of tools made before a reload is out of date
+    tools_generation: int = field(default=0, init=False)
     _backend: Any = field(default=None, init=False, repr=False)
     _backend_key: tuple[BackendSpec, str] | None = field(default=None, init=False, repr=False)
     _registry: Any = field(default=None, init=False, repr=False)
@@ -303,7 +311,7 @@ class Assembly:
             return self.registry_override
         if not settings.tools.enabled:
             return None
-        key = (settings.tools.model_copy(update={"disabled": []}), self.extra_tool_dirs)
+        key = (tool_load_key(settings), self.extra_tool_dirs)
         with self._registry_lock:
             if self._registry is None or key != self._registry_key:
                 registry, problems = build_registry(settings, self.extra_tool_dirs, self._approve)
@@ -316,6 +324,20 @@ class Assembly:
         out. Loads the tools the first time (call it off the GUI thread)."""
         registry = self.registry(settings.updated({"tools.enabled": True, "tools.disabled": []}))
         return list(registry) if registry is not None else []
+
+    def reload_tools(self, settings: Settings) -> tuple[list[Tool], list[str]]:
+        """Load every tool again from its files, now (no restart): a file added, changed or removed in a tools
+        folder counts from the next turn on. Returns the tools (as :meth:`available_tools`) and the problems
+        met — given to the caller to show, not queued for the next turn; each broken file's traceback goes to
+        the log once. A broken file costs only its own tools. Call it off the GUI thread."""
+        if self.registry_override is not None:
+            return list(self.registry_override), []
+        every = settings.updated({"tools.enabled": True, "tools.disabled": []})
+        registry, problems = build_registry(every, self.extra_tool_dirs, self._approve)
+        with self._registry_lock:
+            self._registry, self._registry_key = registry, (tool_load_key(every), self.extra_tool_dirs)
+            self.tools_generation += 1
+        return list(registry), problems
 
     def one_off_backend(self, settings: Settings, *, timeout_s: float | None = None,
                         probe: bool = False, keys: Iterable[str] | None = None) -> ChatBackend:

@@ -1,11 +1,12 @@
 """The Settings dialog's Tools page: whether the model may use tools, how long a tool may run, how much of its
-output is sent to the model, extra tool folders, and where the user tools folder is (with a button that opens
-it in the file manager)."""
+output is sent to the model, the folders file and command tools may use, extra tool folders, where the user
+tools folder is (with a button that opens it in the file manager), and every installed tool with its switch
+(:mod:`.tool_list`, with Reload tools)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
@@ -14,6 +15,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QListWidget,
     QPushButton,
@@ -32,18 +34,26 @@ from desktop_agent.ui.settings.common import (
     parse_seconds,
     show,
 )
+from desktop_agent.ui.settings.folder_list import FolderList
+from desktop_agent.ui.settings.tool_list import ToolList
+
+if TYPE_CHECKING:
+    from desktop_agent.core.assembly import Assembly
+    from desktop_agent.ui.tasks import TaskRunner
 
 #: the largest output cap the field takes (characters); the settings accept any number from 256 up
 MAX_OUTPUT_CAP = 100_000_000
 
 
 class ToolsPage(SettingsPage):
-    """``tools.enabled``, ``tools.timeout_s``, ``tools.output_cap`` and ``tools.dirs``; the user tools folder
-    is shown, not edited (it is where the app's data lives)."""
+    """``tools.enabled``, ``tools.timeout_s``, ``tools.output_cap``, ``tools.allowed_folders``, ``tools.dirs``
+    and ``tools.disabled``; the user tools folder is shown, not edited (it is where the app's data lives).
+    ``assembly`` and ``tasks`` list and reload the tools (without them the list stays empty)."""
 
-    def __init__(self) -> None:
+    def __init__(self, assembly: Assembly | None = None, tasks: TaskRunner | None = None) -> None:
         super().__init__()
         self._tools_folder: Path | None = None
+        self._settings = Settings()
         outer = QVBoxLayout(self)
         form = QFormLayout()
         outer.addLayout(form)
@@ -72,6 +82,14 @@ class ToolsPage(SettingsPage):
         form_row(form, "Output &cap (characters):", self.output_cap, self.output_cap_error,
                  hint_label("Characters of a tool's output sent to the model, at least 256; longer output is "
                             "cut (Tool activity shows all of it)."), left=True)
+
+        self.allowed = FolderList("Folders tools may use", add_text="&Add folder…",
+                                  dialog_title="Allow tools to use a folder",
+                                  missing_text="Not found, file tools cannot use:")
+        form_row(form, "Folders tools may u&se:", self.allowed,
+                 hint_label("The file tools (list, read, search, write) and shell commands work only inside these "
+                            "folders and their sub-folders; none by default. Writes and commands ask first."),
+                 buddy=self.allowed.list)
 
         self.tools_folder = QLineEdit()
         self.tools_folder.setReadOnly(True)
@@ -106,7 +124,14 @@ class ToolsPage(SettingsPage):
         dirs_row.addLayout(buttons)
         self.dirs_note = note_label("Extra tool folders note")
         form_row(form, "Extra tool &folders:", dirs_row, self.dirs_note, buddy=self.dirs)
-        outer.addStretch(1)
+
+        self.tool_list = ToolList(assembly, tasks, self._listing_settings)
+        installed = QLabel("&Installed tools (untick one to keep it from the model; expand a row for its "
+                           "parameters):")
+        installed.setWordWrap(True)
+        installed.setBuddy(self.tool_list.tree)
+        outer.addWidget(installed)
+        outer.addWidget(self.tool_list, 1)
 
         self.fields = [
             (("tools.timeout_s",), self.timeout_error, "Tool timeout (Tools tab)"),
@@ -118,6 +143,8 @@ class ToolsPage(SettingsPage):
         self.add_button.clicked.connect(lambda: self.add_folder())
         self.remove_button.clicked.connect(self.remove_folder)
         self.open_button.clicked.connect(self.open_tools_folder)
+        self.allowed.changed.connect(self.changed)
+        self.tool_list.changed.connect(self.changed)
         self.dirs.itemSelectionChanged.connect(self._update_buttons)
         on_delete_key(self.dirs, self.remove_folder)
 
@@ -125,7 +152,10 @@ class ToolsPage(SettingsPage):
 
     def load(self, settings: Settings) -> None:
         tools = settings.tools
+        self._settings = settings
         self.enabled.setChecked(tools.enabled)
+        self.allowed.set_folders(list(tools.allowed_folders))
+        self.tool_list.set_disabled(list(tools.disabled))
         self.timeout.setText(f"{tools.timeout_s:g}")
         self.output_cap.setValue(min(tools.output_cap, MAX_OUTPUT_CAP))
         self.dirs.clear()
@@ -133,12 +163,15 @@ class ToolsPage(SettingsPage):
         self._show_tools_folder()
         self._enabled_toggled(tools.enabled)
         self._check_folders()
+        self.tool_list.refresh()
 
     def values(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "tools.enabled": self.enabled.isChecked(),
             "tools.output_cap": self.output_cap.value(),
             "tools.dirs": self.folders(),
+            "tools.allowed_folders": self.allowed.folders(),
+            "tools.disabled": self.tool_list.disabled(),
         }
         timeout, _problem = parse_seconds(self.timeout, "30")
         if timeout is not None:
@@ -148,6 +181,10 @@ class ToolsPage(SettingsPage):
     def input_errors(self) -> dict[str, str]:
         _timeout, problem = parse_seconds(self.timeout, "30")
         return {"tools.timeout_s": problem} if problem else {}
+
+    def _listing_settings(self) -> Settings:
+        """The settings the tool list loads with: the saved ones with the tool folders as edited here."""
+        return self._settings.updated({"tools.dirs": self.folders()})
 
     # ---- extra tool folders ----------------------------------------------------------------------
 
