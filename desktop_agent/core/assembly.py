@@ -234,7 +234,7 @@ def build_registry(settings: Settings, extra_dirs: Iterable[str] = (),
 def tool_load_key(settings: Settings) -> Any:
     """What loading the tools depends on: the tool settings without those read per turn or per call (the
     tools left out, the folders file tools may use)."""
-    return settings.tools.model_copy(update={"disabled": [], "allowed_folders": []})
+    return settings.tools.model_copy(update={"enabled": True, "disabled": [], "allowed_folders": []})
 
 
 def build_agent(settings: Settings, backend: ChatBackend, registry: ToolRegistry | None,
