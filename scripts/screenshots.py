@@ -7,7 +7,8 @@
 
 Shots: empty.png (a new chat), main.png (markdown, a code block, thinking and two tool calls),
 tool-call.png (a tool still running, live duration in the sidebar), error.png (a missing model with
-its Pull action), settings.png (the Settings dialog pulling a model), dark.png (main.png in the dark
+its Pull action), settings.png (the Settings dialog pulling a model), settings-tools.png (Settings → Tools:
+the installed tools and the folders tools may use), dark.png (main.png in the dark
 palette). The replies are scripted, so the pictures
 are the same on every run (except the clock in the message headers).
 """
@@ -265,19 +266,46 @@ def shot_settings(app, server, settings, out):
         server.models, server.pull_steps, server.pull_delay_s = installed, 5, 0.0
 
 
+def shot_settings_tools(app, server, settings, out):
+    """Settings → Tools: a folder the file tools may use, a tool switched off, one tool expanded to its
+    parameters."""
+    from desktop_agent.core import paths
+    from desktop_agent.ui.settings.dialog import TOOLS_TAB, SettingsDialog
+
+    docs = Path(os.environ["DESKTOP_AGENT_HOME"]) / "Documents"
+    docs.mkdir(exist_ok=True)
+    s = settings.updated({"tools.allowed_folders": [str(docs)], "tools.disabled": ["run_shell_command"]})
+    dialog = SettingsDialog(s, auto_refresh=False, settings_path=paths.config_dir() / "unused.json")
+    try:
+        dialog.tabs.setCurrentIndex(TOOLS_TAB)
+        dialog.resize(760, 920)
+        dialog.show()
+        tool_list = dialog.tools_page.tool_list
+        wait_until(app, lambda: tool_list.tree.topLevelItemCount() > 0)
+        tool_list.item("today").setExpanded(True)
+        spin(app, 0.1)
+        dialog.grab().save(str(out / "settings-tools.png"))
+        print(f"wrote {out / 'settings-tools.png'}")
+    finally:
+        dialog.shutdown()
+        dialog.close()
+        dialog.deleteLater()
+
+
 SHOTS = {
     "empty": shot_empty,
     "main": shot_main,
     "tool-call": shot_tool_call,
     "error": shot_error,
     "settings": shot_settings,
+    "settings-tools": shot_settings_tools,
 }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
-    parser.add_argument("--only", default="", help="comma-separated: empty,main,tool-call,error,settings,dark")
+    parser.add_argument("--only", default="", help="comma-separated: empty,main,tool-call,error,settings,settings-tools,dark")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
