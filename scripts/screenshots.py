@@ -305,7 +305,8 @@ SHOTS = {
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
-    parser.add_argument("--only", default="", help="comma-separated: empty,main,tool-call,error,settings,settings-tools,dark")
+    parser.add_argument("--only", default="",
+                        help="comma-separated: empty,main,tool-call,error,settings,settings-tools,dark")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -11,6 +11,7 @@ the exit status instead of raising for a non-zero one (the model wants to see wh
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -55,10 +56,8 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
             proc.wait(wait_s)
         except subprocess.TimeoutExpired:
             continue
-        try:  # the shell ended; its children may still run in the group
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # the shell ended; its children may not
             os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         return
 
 
@@ -107,10 +106,9 @@ def run_shell_command(
             break
     status = proc.wait()
     if not ended_by and sys.platform != "win32":
-        try:  # what the command left running in the background would keep the output open: it ends too
+        # what the command left running in the background would keep the output open: it ends too
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
     reader.join(GRACE_S)
     output = kept.decode("utf-8", errors="replace")
     if ended_by == "cancelled":

@@ -62,22 +62,22 @@ def fetch_url(
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ToolError(f"{url!r} is not an http:// or https:// address")
     try:
-        with httpx.Client(follow_redirects=True, timeout=TIMEOUT_S, headers={"User-Agent": USER_AGENT}) as client:
-            with client.stream("GET", url.strip()) as response:
-                if response.status_code >= 400:
-                    raise ToolError(f"the server answered HTTP {response.status_code} "
-                                    f"{response.reason_phrase} for {response.url}")
-                body = bytearray()
-                cut = False
-                for chunk in response.iter_bytes():
-                    body.extend(chunk)
-                    if len(body) > MAX_BYTES:
-                        del body[MAX_BYTES:]
-                        cut = True
-                        break
-                final_url = str(response.url)
-                content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
-                encoding = response.charset_encoding  # None: the page's own <meta charset> decides
+        with httpx.Client(follow_redirects=True, timeout=TIMEOUT_S, headers={"User-Agent": USER_AGENT}) as client, \
+                client.stream("GET", url.strip()) as response:
+            if response.status_code >= 400:
+                raise ToolError(f"the server answered HTTP {response.status_code} "
+                                f"{response.reason_phrase} for {response.url}")
+            body = bytearray()
+            cut = False
+            for chunk in response.iter_bytes():
+                body.extend(chunk)
+                if len(body) > MAX_BYTES:
+                    del body[MAX_BYTES:]
+                    cut = True
+                    break
+            final_url = str(response.url)
+            content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+            encoding = response.charset_encoding  # None: the page's own <meta charset> decides
     except httpx.TimeoutException:
         raise ToolError(f"{url} did not answer within {TIMEOUT_S:g} s") from None
     except httpx.HTTPError as exc:

@@ -53,7 +53,8 @@ def test_the_file_tools_declare_what_they_do(registry):
 
 def test_with_no_folder_allowed_every_file_tool_asks_the_user_to_add_one(registry, tmp_path):
     (tmp_path / "a.txt").write_text("x", encoding="utf-8")
-    for name, args in (("list_directory", {"path": str(tmp_path)}), ("read_text_file", {"path": str(tmp_path / "a.txt")}),
+    for name, args in (("list_directory", {"path": str(tmp_path)}),
+                       ("read_text_file", {"path": str(tmp_path / "a.txt")}),
                        ("search_files", {"path": str(tmp_path)}),
                        ("write_text_file", {"path": str(tmp_path / "b.txt"), "content": "y"})):
         result = registry.dispatch(name, args)
@@ -70,7 +71,7 @@ def test_the_allowed_folders_come_from_the_saved_settings_at_each_call(registry,
     Settings().updated({"tools.allowed_folders": [str(folder), str(tmp_path / "missing")]}).save()
     assert read_saved().tools.allowed_folders == [str(folder), str(tmp_path / "missing")]
     assert allowed_folders() == [folder.resolve()]  # a folder that does not exist is left out
-    result, data = call(registry, "read_text_file", path="note.txt")
+    _result, data = call(registry, "read_text_file", path="note.txt")
     assert data["content"] == "from the settings"
 
 

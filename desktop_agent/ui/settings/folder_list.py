@@ -65,7 +65,8 @@ class FolderList(QWidget):
         """Add ``folder`` (default: ask for one); a folder already listed is selected instead."""
         if folder is None:
             known = self.folders()
-            folder = QFileDialog.getExistingDirectory(self, self._dialog_title, known[-1] if known else str(Path.home()))
+            start = known[-1] if known else str(Path.home())
+            folder = QFileDialog.getExistingDirectory(self, self._dialog_title, start)
         if not folder:
             return
         known = self.folders()

@@ -116,15 +116,15 @@ class ToolList(QWidget):
         """The tools not offered to the model, in a stable order (saved ones first)."""
         return list(self._disabled)
 
+    def _items(self) -> list[QTreeWidgetItem]:
+        tree = self.tree
+        return [it for i in range(tree.topLevelItemCount()) if (it := tree.topLevelItem(i)) is not None]
+
     def names(self) -> list[str]:
-        return [self.tree.topLevelItem(i).text(NAME_COL) for i in range(self.tree.topLevelItemCount())]
+        return [it.text(NAME_COL) for it in self._items()]
 
     def item(self, name: str) -> QTreeWidgetItem | None:
-        for i in range(self.tree.topLevelItemCount()):
-            it = self.tree.topLevelItem(i)
-            if it.text(NAME_COL) == name:
-                return it
-        return None
+        return next((it for it in self._items() if it.text(NAME_COL) == name), None)
 
     def set_enabled_tool(self, name: str, on: bool) -> None:
         """Tick (``on``) or untick the switch of tool ``name``."""
@@ -177,8 +177,7 @@ class ToolList(QWidget):
         self.listed.emit([t.name for t in tools])
 
     def _fill(self, tools: list[Tool]) -> None:
-        expanded = {self.tree.topLevelItem(i).text(NAME_COL) for i in range(self.tree.topLevelItemCount())
-                    if self.tree.topLevelItem(i).isExpanded()}
+        expanded = {it.text(NAME_COL) for it in self._items() if it.isExpanded()}
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self._filling = True
         try:
@@ -205,8 +204,7 @@ class ToolList(QWidget):
     def _apply_checks(self) -> None:
         self._filling = True
         try:
-            for i in range(self.tree.topLevelItemCount()):
-                it = self.tree.topLevelItem(i)
+            for it in self._items():
                 off = it.text(NAME_COL) in self._disabled
                 it.setCheckState(NAME_COL, Qt.CheckState.Unchecked if off else Qt.CheckState.Checked)
         finally:
