@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core.assembly import PROBE_TIMEOUT_S, Assembly
 from desktop_agent.core.secrets import SecretStore, normalize_base_url
-from desktop_agent.core.settings import OPENAI_PRESETS, Settings, check_url
+from desktop_agent.core.settings import OPENAI_PRESETS, Settings, check_url, is_loopback_url
 from desktop_agent.ui.errors import one_line
 from desktop_agent.ui.settings.common import SettingsPage, form_row, note_label, parse_seconds, show
 from desktop_agent.ui.settings.keys_editor import KeysEditor
@@ -158,8 +158,11 @@ class OpenAIPage(SettingsPage):
         return errors
 
     def key_warning(self, settings: Settings) -> str | None:
-        """The warning for the dialog's status line when ``settings`` need a key and none is listed."""
+        """The warning for the dialog's status line when ``settings`` need a key and none is listed. A local
+        server (a loopback base URL) is used without a key when none is set, so it gets no warning."""
         if settings.backend != "openai" or not settings.openai.needs_key or not self.keys.loaded:
+            return None
+        if is_loopback_url(settings.openai.base_url):
             return None
         if self.keys.api_keys() or self.keys.environment_key:
             return None
