@@ -3,9 +3,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.store import ConversationStore
-from tests.cli.test_chat_cli import home, run_cli  # noqa: F401 (fixture)
+from tests.cli.test_chat_cli import run_cli
+
+
+@pytest.fixture
+def home(tmp_path) -> Path:
+    return tmp_path / "app-home"
 
 
 def _chat_with_failed_turn(home) -> str:
