@@ -214,7 +214,7 @@ def search_files(
     return out
 
 
-@tool(destructive=True)
+@tool(destructive=True, requires_approval=True)  # asks before each write, with or without the permission rules
 def write_text_file(
     path: Annotated[str, Field(description="The file to write, relative to the first allowed folder or absolute; "
                                            "missing folders on the way are created.")],

@@ -61,7 +61,7 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         return
 
 
-@tool(destructive=True, timeout_s=MAX_TIMEOUT_S + 3 * GRACE_S)
+@tool(destructive=True, requires_approval=True, timeout_s=MAX_TIMEOUT_S + 3 * GRACE_S)
 def run_shell_command(
     command: Annotated[str, Field(description="The command line to run, e.g. 'ls -la' or 'git status'. "
                                               "It runs in the system shell (/bin/sh on Linux).")],

@@ -147,3 +147,31 @@ def test_the_folders_tools_may_use_are_edited_and_saved(make_window, qtbot, olla
     qtbot.waitUntil(lambda: w.settings_dialog is None, timeout=5000)
     assert Settings.load(tmp_path / "settings.json")[0].tools.allowed_folders == [str(docs)]
     assert w.saved.tools.allowed_folders == [str(docs)]
+
+
+def test_a_file_tool_refused_for_want_of_a_folder_offers_to_allow_one(make_window, qtbot, ollama_server,
+                                                                      ollama_settings, tmp_path):
+    """The first use asks to add a folder: the bar's folder is saved, and the model's next call works."""
+    w = make_window(ollama_settings, saved=ollama_settings)
+    assert w.folder_offer.isHidden()
+    ollama_server.script(tool_call_lines("list_directory", {}), text_lines(["I need a folder."]))
+    w.send("what is in my documents?")
+    wait_idle(qtbot, w)
+    refused = ollama_server.chat_requests[-1]["messages"][-1]
+    assert refused["role"] == "tool" and "no folder is allowed" in refused["content"]
+    assert w.folder_offer.isVisible()
+
+    docs = tmp_path / "Documents"
+    docs.mkdir()
+    (docs / "plan.txt").write_text("x", encoding="utf-8")
+    w.folder_offer.choose(str(docs))
+    assert w.folder_offer.isHidden()
+    assert Settings.load()[0].tools.allowed_folders == [str(docs)]  # saved: the tools read it there
+    assert w.settings.tools.allowed_folders == [str(docs)]
+
+    ollama_server.script(tool_call_lines("list_directory", {}), text_lines(["You have plan.txt."]))
+    w.send("and now?")
+    wait_idle(qtbot, w)
+    listed = json.loads(ollama_server.chat_requests[-1]["messages"][-1]["content"])
+    assert [e["name"] for e in listed["entries"]] == ["plan.txt"]
+    assert w.folder_offer.isHidden()

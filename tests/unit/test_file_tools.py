@@ -18,7 +18,7 @@ from desktop_agent.toolkit import ALLOWED_FOLDERS_ENV, allowed_folders, allowed_
 
 @pytest.fixture(scope="module")
 def registry() -> ToolRegistry:
-    reg = ToolRegistry(timeout_s=10)
+    reg = ToolRegistry(timeout_s=10, approver=lambda tool, arguments: True)  # the user allows every call here
     assert load_tools(reg, user_dir=False, entry_points=False) == []
     return reg
 
@@ -43,9 +43,18 @@ def test_the_file_tools_declare_what_they_do(registry):
     for name in ("list_directory", "read_text_file", "search_files"):
         assert registry.get(name).read_only and not registry.get(name).destructive
     write = registry.get("write_text_file")
-    assert write.destructive and not write.read_only
+    assert write.destructive and not write.read_only and write.requires_approval
     assert registry.get("search_files").accepts_cancel
     assert "cancel" not in registry.get("search_files").parameters["properties"]
+
+
+def test_a_write_nobody_approved_does_not_happen(allowed):
+    alone = ToolRegistry(timeout_s=10)  # no one to ask (a run without a terminal)
+    assert load_tools(alone, user_dir=False, entry_points=False) == []
+    result = alone.dispatch("write_text_file", {"path": "a.txt", "content": "x"})
+    assert result.status == "denied" and not (allowed / "a.txt").exists()
+    result = alone.dispatch("run_shell_command", {"command": "touch b.txt"})
+    assert result.status == "denied" and not (allowed / "b.txt").exists()
 
 
 # ---- no folder allowed yet ---------------------------------------------------------------------------

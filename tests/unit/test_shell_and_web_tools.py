@@ -20,7 +20,7 @@ from desktop_agent.toolkit import ALLOWED_FOLDERS_ENV
 
 @pytest.fixture(scope="module")
 def registry() -> ToolRegistry:
-    reg = ToolRegistry(timeout_s=10)
+    reg = ToolRegistry(timeout_s=10, approver=lambda tool, arguments: True)  # the user allows every call here
     assert load_tools(reg, user_dir=False, entry_points=False) == []
     return reg
 
@@ -49,7 +49,7 @@ def alive(pid: int) -> bool:
 
 def test_the_shell_tool_is_destructive_and_cancellable(registry):
     t = registry.get("run_shell_command")
-    assert t.destructive and t.accepts_cancel
+    assert t.destructive and t.requires_approval and t.accepts_cancel
     assert set(t.parameters["properties"]) == {"command", "folder", "timeout_s"}
 
 
