@@ -62,12 +62,12 @@ from desktop_agent.ui.chat_options import ChatOptions
 from desktop_agent.ui.compose import Composer
 from desktop_agent.ui.dock_fit import DockFitter
 from desktop_agent.ui.errors import ErrorAction
+from desktop_agent.ui.folder_offer import FolderOffer
 from desktop_agent.ui.model_listing import ModelListing
 from desktop_agent.ui.model_picker import BACKENDS, ModelPicker
 from desktop_agent.ui.pull import PullController
 from desktop_agent.ui.server_status import ServerStatus
 from desktop_agent.ui.tasks import TaskRunner
-from desktop_agent.ui.folder_offer import FolderOffer
 from desktop_agent.ui.tool_sidebar import ToolSidebar
 
 if TYPE_CHECKING:
