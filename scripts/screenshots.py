@@ -282,6 +282,7 @@ def shot_settings_tools(app, server, settings, out):
         dialog.show()
         tool_list = dialog.tools_page.tool_list
         wait_until(app, lambda: tool_list.tree.topLevelItemCount() > 0)
+        dialog.tools_page.sections.setCurrentIndex(1)  # the installed tools
         tool_list.item("today").setExpanded(True)
         spin(app, 0.1)
         dialog.grab().save(str(out / "settings-tools.png"))

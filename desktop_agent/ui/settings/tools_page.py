@@ -15,12 +15,13 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QListWidget,
     QPushButton,
     QSpinBox,
+    QTabWidget,
     QVBoxLayout,
+    QWidget,
 )
 
 from desktop_agent.core import paths
@@ -55,8 +56,15 @@ class ToolsPage(SettingsPage):
         self._tools_folder: Path | None = None
         self._settings = Settings()
         outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        #: the page's two parts: options (limits and folders), and the installed tools
+        self.sections = QTabWidget()
+        self.sections.setAccessibleName("Tools sections")
+        outer.addWidget(self.sections)
+        options = QWidget()
+        options_layout = QVBoxLayout(options)
         form = QFormLayout()
-        outer.addLayout(form)
+        options_layout.addLayout(form)
 
         self.enabled = QCheckBox("&Use tools")
         self.enabled.setAccessibleName("Use tools")
@@ -125,13 +133,17 @@ class ToolsPage(SettingsPage):
         self.dirs_note = note_label("Extra tool folders note")
         form_row(form, "Extra tool &folders:", dirs_row, self.dirs_note, buddy=self.dirs)
 
+        options_layout.addStretch(1)
+        self.sections.addTab(options, "&Options")
+
         self.tool_list = ToolList(assembly, tasks, self._listing_settings)
-        installed = QLabel("&Installed tools (untick one to keep it from the model; expand a row for its "
-                           "parameters):")
-        installed.setWordWrap(True)
-        installed.setBuddy(self.tool_list.tree)
-        outer.addWidget(installed)
-        outer.addWidget(self.tool_list, 1)
+        installed = QWidget()
+        installed_layout = QVBoxLayout(installed)
+        installed_layout.addWidget(hint_label("Untick a tool to keep it from the model (a chat can also choose its "
+                                              "own, in the Tools menu above the message box); expand a row for "
+                                              "its description and parameters."))
+        installed_layout.addWidget(self.tool_list, 1)
+        self.sections.addTab(installed, "&Installed tools")
 
         self.fields = [
             (("tools.timeout_s",), self.timeout_error, "Tool timeout (Tools tab)"),
