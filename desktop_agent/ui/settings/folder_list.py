@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QEvent, Signal
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QListWidget, QPushButton, QVBoxLayout, QWidget
 
 from desktop_agent.ui.settings.common import note_label, on_delete_key, show
@@ -16,7 +16,8 @@ class FolderList(QWidget):
 
     changed = Signal()
 
-    def __init__(self, name: str, *, add_text: str = "A&dd folder…", dialog_title: str = "Add a folder",
+    def __init__(self, name: str, *, add_text: str = "A&dd folder…", remove_text: str = "Remo&ve",
+                 add_name: str = "", remove_name: str = "", dialog_title: str = "Add a folder",
                  missing_text: str = "Not found, skipped:", parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._dialog_title = dialog_title
@@ -26,10 +27,10 @@ class FolderList(QWidget):
         self.list.setMinimumHeight(60)
         self.list.setMaximumHeight(96)  # a few folders; the list scrolls beyond them
         self.add_button = QPushButton(add_text)
-        self.add_button.setAccessibleName(f"{name}: add a folder")
+        self.add_button.setAccessibleName(add_name or f"{name}: add a folder")
         self.add_button.setAutoDefault(False)
-        self.remove_button = QPushButton("Remo&ve")
-        self.remove_button.setAccessibleName(f"{name}: remove the selected folder")
+        self.remove_button = QPushButton(remove_text)
+        self.remove_button.setAccessibleName(remove_name or f"{name}: remove the selected folder")
         self.remove_button.setAutoDefault(False)
         self.remove_button.setEnabled(False)
         buttons = QVBoxLayout()
@@ -85,6 +86,11 @@ class FolderList(QWidget):
         self.list.takeItem(self.list.row(item))
         self._check()
         self.changed.emit()
+
+    def changeEvent(self, event: QEvent) -> None:  # Qt's: enabled or disabled as a whole
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.EnabledChange:
+            self._update_buttons()
 
     def _check(self) -> None:
         missing = [f for f in self.folders() if not Path(f).expanduser().is_dir()]

@@ -12,11 +12,9 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLineEdit,
-    QListWidget,
     QPushButton,
     QSpinBox,
     QTabWidget,
@@ -31,7 +29,6 @@ from desktop_agent.ui.settings.common import (
     form_row,
     hint_label,
     note_label,
-    on_delete_key,
     parse_seconds,
     show,
 )
@@ -113,25 +110,15 @@ class ToolsPage(SettingsPage):
                  hint_label("Python files with `@tool` functions put here are loaded with the shipped tools."),
                  self.tools_folder_status, buddy=self.tools_folder)
 
-        self.dirs = QListWidget()
-        self.dirs.setAccessibleName("Extra tool folders")
-        self.dirs.setMinimumHeight(60)
-        self.dirs.setMaximumHeight(96)  # a few folders; the list scrolls beyond them
-        self.add_button = QPushButton("A&dd folder…")
-        self.add_button.setAccessibleName("Add a tool folder")
-        self.add_button.setAutoDefault(False)
-        self.remove_button = QPushButton("&Remove")
-        self.remove_button.setAccessibleName("Remove the selected tool folder")
-        self.remove_button.setAutoDefault(False)
-        buttons = QVBoxLayout()
-        buttons.addWidget(self.add_button)
-        buttons.addWidget(self.remove_button)
-        buttons.addStretch(1)
-        dirs_row = QHBoxLayout()
-        dirs_row.addWidget(self.dirs, 1)
-        dirs_row.addLayout(buttons)
-        self.dirs_note = note_label("Extra tool folders note")
-        form_row(form, "Extra tool &folders:", dirs_row, self.dirs_note, buddy=self.dirs)
+        self.extra_dirs = FolderList("Extra tool folders", add_text="A&dd folder…", remove_text="&Remove",
+                                     add_name="Add a tool folder", remove_name="Remove the selected tool folder",
+                                     dialog_title="Add a tool folder",
+                                     missing_text="Not found, skipped when tools load:")
+        self.dirs = self.extra_dirs.list
+        self.add_button, self.remove_button = self.extra_dirs.add_button, self.extra_dirs.remove_button
+        self.dirs_note = self.extra_dirs.note
+        self.dirs_note.setAccessibleName("Extra tool folders note")
+        form_row(form, "Extra tool &folders:", self.extra_dirs, buddy=self.dirs)
 
         options_layout.addStretch(1)
         self.sections.addTab(options, "&Options")
@@ -152,13 +139,10 @@ class ToolsPage(SettingsPage):
         self.enabled.toggled.connect(self._enabled_toggled)
         self.timeout.textChanged.connect(self.changed)
         self.output_cap.valueChanged.connect(self.changed)
-        self.add_button.clicked.connect(lambda: self.add_folder())
-        self.remove_button.clicked.connect(self.remove_folder)
         self.open_button.clicked.connect(self.open_tools_folder)
+        self.extra_dirs.changed.connect(self.changed)
         self.allowed.changed.connect(self.changed)
         self.tool_list.changed.connect(self.changed)
-        self.dirs.itemSelectionChanged.connect(self._update_buttons)
-        on_delete_key(self.dirs, self.remove_folder)
 
     # ---- values in and out -----------------------------------------------------------------------
 
@@ -170,11 +154,9 @@ class ToolsPage(SettingsPage):
         self.tool_list.set_disabled(list(tools.disabled))
         self.timeout.setText(f"{tools.timeout_s:g}")
         self.output_cap.setValue(min(tools.output_cap, MAX_OUTPUT_CAP))
-        self.dirs.clear()
-        self.dirs.addItems(tools.dirs)
+        self.extra_dirs.set_folders(list(tools.dirs))
         self._show_tools_folder()
         self._enabled_toggled(tools.enabled)
-        self._check_folders()
         self.tool_list.refresh()
 
     def values(self) -> dict[str, Any]:
@@ -198,56 +180,24 @@ class ToolsPage(SettingsPage):
         """The settings the tool list loads with: the saved ones with the tool folders as edited here."""
         return self._settings.updated({"tools.dirs": self.folders()})
 
-    # ---- extra tool folders ----------------------------------------------------------------------
+    # ---- extra tool folders (a FolderList) -----------------------------------------------------------
 
     def folders(self) -> list[str]:
         """The extra tool folders, in the list's order."""
-        return [self.dirs.item(i).text() for i in range(self.dirs.count())]
+        return self.extra_dirs.folders()
 
     def add_folder(self, folder: str | None = None) -> None:
         """Add ``folder`` (default: ask for one) to the extra tool folders; a folder already listed is
         selected instead."""
-        if folder is None:
-            folder = self._ask_folder()
-        if not folder:
-            return
-        known = self.folders()
-        if folder not in known:
-            self.dirs.addItem(folder)
-            known.append(folder)
-        self.dirs.setCurrentRow(known.index(folder))
-        self._check_folders()
-        self.changed.emit()
-
-    def _ask_folder(self) -> str:
-        start = self.folders()[-1] if self.dirs.count() else str(Path.home())
-        return QFileDialog.getExistingDirectory(self, "Add a tool folder", start)
+        self.extra_dirs.add_folder(folder)
 
     def remove_folder(self) -> None:
         """Remove the selected folder from the list (the folder itself is left alone)."""
-        row = self.dirs.currentRow()
-        item = self.dirs.currentItem()
-        if item is None or not item.isSelected():
-            return
-        self.dirs.takeItem(row)
-        self._check_folders()
-        self.changed.emit()
-
-    def _check_folders(self) -> None:
-        missing = [f for f in self.folders() if not Path(f).expanduser().is_dir()]
-        if missing:
-            show(self.dirs_note, "Not found, skipped when tools load: " + ", ".join(missing), "warn")
-        else:
-            show(self.dirs_note, None)
-
-    def _update_buttons(self) -> None:
-        item = self.dirs.currentItem()
-        self.remove_button.setEnabled(self.enabled.isChecked() and item is not None and item.isSelected())
+        self.extra_dirs.remove_selected()
 
     def _enabled_toggled(self, on: bool) -> None:
-        for widget in (self.timeout, self.output_cap, self.dirs, self.add_button):
+        for widget in (self.timeout, self.output_cap, self.extra_dirs, self.allowed):
             widget.setEnabled(on)
-        self._update_buttons()
         self.changed.emit()
 
     # ---- the user tools folder -------------------------------------------------------------------
