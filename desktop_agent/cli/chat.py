@@ -145,6 +145,8 @@ def run_chat(args: argparse.Namespace, out: TextIO | Output | None = None, err: 
             raise UsageError(f"--tool-choice {args.tool_choice} needs tools: drop --no-tools")
         settings = load_settings(args, err)
         registry = None if args.no_tools else build_registry(settings, args.tools_dir, err)
+        if registry is not None and registry.host is not None and len(registry):
+            registry.host.warm()  # its process loads while the model is asked
         choice = settings.loop.tool_choice
         if registry is not None and choice not in ("auto", "required", "none") and registry.get(choice) is None:
             raise UsageError(
@@ -185,6 +187,8 @@ def run_chat(args: argparse.Namespace, out: TextIO | Output | None = None, err: 
         return code
     finally:
         session.agent.backend.close()
+        if registry is not None:
+            registry.close()  # the tool host's processes end with the command
         _close(store)
 
 

@@ -225,8 +225,13 @@ def build_registry(settings: Settings, extra_dirs: Iterable[str] = (),
     from desktop_agent.core.tools.loader import load_tools
     from desktop_agent.core.tools.registry import ToolRegistry
 
+    host = None
+    if settings.tools.isolated:
+        from desktop_agent.core.tools.host import ToolHost
+
+        host = ToolHost()
     registry = ToolRegistry(timeout_s=settings.tools.timeout_s, output_cap=settings.tools.output_cap,
-                            approver=approver)
+                            approver=approver, host=host)
     problems = load_tools(registry, [*settings.tools.dirs, *extra_dirs])
     return registry, list(problems or [])
 
@@ -308,6 +313,10 @@ class Assembly:
             if self._registry is None or key != self._registry_key:
                 registry, problems = build_registry(settings, self.extra_tool_dirs, self._approve)
                 self.pending_problems.extend(problems)
+                if self._registry is not None:
+                    self._registry.close()  # its tool host's processes; calls still running end as errors
+                if registry.host is not None and len(registry):
+                    registry.host.warm()  # its first process loads in the background, before the first call
                 self._registry, self._registry_key = registry, key
             return self._registry
 
@@ -362,3 +371,7 @@ class Assembly:
 
     def close(self) -> None:
         self._close_backend()
+        with self._registry_lock:
+            registry, self._registry, self._registry_key = self._registry, None, None
+        if registry is not None:
+            registry.close()  # the tool host's processes end with the app

@@ -160,6 +160,8 @@ class ToolSettings(_Group):
     dirs: list[str] = Field(default_factory=list)
     timeout_s: float = Field(30.0, gt=0)
     output_cap: int = Field(16_000, ge=256)
+    #: run Python tools in a separate tool-host process (a crashing or hanging tool cannot take the app down)
+    isolated: bool = True
 
 
 class AppearanceSettings(_Group):

@@ -219,6 +219,7 @@ class MainWindow(QMainWindow):
     def _build_docks(self) -> None:
         self.sidebar = ToolSidebar()
         self.sidebar.setMinimumWidth(200)
+        self.sidebar.cancel_requested.connect(self.runner.cancel_tool_call)
         self.chat.tool_clicked.connect(self._show_tool_call)
         self.tool_dock = QDockWidget("Tool activity", self)
         self.tool_dock.setObjectName("toolDock")
@@ -863,6 +864,7 @@ class MainWindow(QMainWindow):
         self._save_state()
         clean = self.runner.shutdown(2.5)
         self.tasks.close()
+        self.assembly.close()  # the tool host's processes end with the window
         if clean and self.store:
             try:
                 self.store.close()
