@@ -56,6 +56,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--tool-host"]:  # the frozen app started as its own tool host (see core.tools.host)
+        from desktop_agent.core.tools.host_main import main as host_main
+
+        host_main()
+        return 0
     parser = build_parser()
     args, extras = parser.parse_known_args(argv)
     # the parser of the (sub-)command the arguments were meant for: its usage, its name

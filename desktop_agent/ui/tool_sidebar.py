@@ -3,8 +3,9 @@
 Columns: status (running / ok / error / timed out / cancelled / denied), tool name, short arguments,
 duration (live while running, from a 100 ms timer that only runs while a call is running). Selecting a
 row shows the pretty-printed arguments and the full (uncapped) result or error below, read-only and
-copyable. Fed by :meth:`ToolSidebar.handle` with core events, or :meth:`ToolSidebar.load` with a saved
-conversation.
+copyable; a running call has a "Cancel" button above them (Delete in the list does the same): that call
+alone is stopped and the turn goes on. Fed by :meth:`ToolSidebar.handle` with core events, or
+:meth:`ToolSidebar.load` with a saved conversation.
 """
 
 from __future__ import annotations
@@ -253,6 +254,7 @@ class ToolSidebar(QWidget):
             lab.setStyleSheet(f"color: {th.muted}; font-weight: 600;")
         for b in (self.copy_args, self.copy_result):
             b.setIcon(icons.icon("copy", th.muted))
+        self.cancel_call.setIcon(icons.icon("stop", th.err))
         for run in self.runs.values():
             self._paint(run)
 
@@ -413,7 +415,7 @@ class ToolSidebar(QWidget):
         running = run.status == "running"
         self.cancel_call.setVisible(running)
         self.cancel_call.setEnabled(running and not run.cancelling)
-        self.cancel_call.setText("Cancelling…" if running and run.cancelling else "Cancel call")
+        self.cancel_call.setText("Cancelling…" if running and run.cancelling else f"Cancel {run.name}")
         self.args_view.setPlainText(pretty_json(run.arguments) if run.arguments else "{}")
         if run.status == "running":
             self.result_label.setText("Result")

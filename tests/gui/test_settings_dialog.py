@@ -916,3 +916,15 @@ def test_every_page_fits_at_the_minimum_size(dialogs, qtbot):
         for label in page.findChildren(QLabel):
             if label.isVisible() and label.wordWrap() and label.text():
                 assert label.height() >= label.heightForWidth(label.width()), (index, label.text())
+
+
+def test_running_tools_apart_from_the_app_can_be_turned_off_and_on(dialogs, qtbot):
+    dialog = dialogs()
+    page = dialog.tools_page
+    assert page.isolated.isChecked()  # on by default
+    page.isolated.setChecked(False)
+    with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS) as saved:
+        dialog.save_button.click()
+    assert saved.args[0].tools.isolated is False and Settings.load()[0].tools.isolated is False
+    again = dialogs(Settings.load()[0]).tools_page
+    assert not again.isolated.isChecked()

@@ -67,10 +67,16 @@ class _Worker:
     """One child process, its pipes and its capture file."""
 
     def __init__(self) -> None:
-        self.capture: IO[bytes] = tempfile.TemporaryFile(prefix="desktop-agent-tool-output-")
+        # what the tool prints: read after each call, closed with the worker
+        self.capture: IO[bytes] = tempfile.TemporaryFile(prefix="desktop-agent-tool-output-")  # noqa: SIM115
         env = dict(os.environ)
         env["DESKTOP_AGENT_HOST_PATH"] = json.dumps([p for p in sys.path if p])
         env["PYTHONIOENCODING"] = "utf-8"
+        from desktop_agent.core import paths
+
+        home = paths.home_override()
+        if home is not None:  # --data-dir: a tool that reads the app's settings or data finds the same ones
+            env["DESKTOP_AGENT_HOME"] = str(home)
         kwargs: dict[str, Any] = {}
         if os.name == "posix":
             kwargs["start_new_session"] = True  # its own process group: killed with what the tool started
@@ -165,10 +171,8 @@ class _Worker:
         with contextlib.suppress(OSError, ValueError):
             if self.proc.stdin is not None:
                 self.proc.stdin.close()
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(1)
-        except subprocess.TimeoutExpired:
-            pass
         self.kill()
 
     def _release(self) -> None:

@@ -48,6 +48,7 @@ def _die_with_parent() -> None:
 def main() -> None:
     proto_fd = _take_stdout()
     _die_with_parent()
+    import contextlib
     import json
     import logging
     import queue
@@ -74,7 +75,7 @@ def main() -> None:
             proto.flush()
 
     calls: queue.Queue[dict[str, Any] | None] = queue.Queue()
-    current: dict[str, Any] = {}
+    current: dict[Any, threading.Event] = {}
 
     def read() -> None:
         for line in sys.stdin:
@@ -105,10 +106,8 @@ def main() -> None:
         finally:
             current.pop(call_id, None)
             for stream in (sys.stdout, sys.stderr):
-                try:
+                with contextlib.suppress(Exception):  # a tool may have closed or replaced them
                     stream.flush()
-                except Exception:  # noqa: BLE001 — a tool may have closed or replaced them
-                    pass
         reply["id"] = call_id
         send(reply)
 

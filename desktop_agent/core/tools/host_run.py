@@ -87,7 +87,7 @@ def run_one(finder: ToolFinder, origin: Any, arguments: dict[str, Any], stop: th
 
     try:
         found = finder.find(origin)
-    except BaseException as exc:  # noqa: BLE001 — a module that fails to load, or exits while loading
+    except BaseException as exc:  # a module that fails to load, or exits while loading
         log.warning("tool host: cannot load %s: %s", origin, exc, exc_info=True)
         return {"status": "error", "message": f"the tool could not be loaded in the tool host: "
                                               f"{describe_exception(exc)}"}
@@ -100,7 +100,7 @@ def run_one(finder: ToolFinder, origin: Any, arguments: dict[str, Any], stop: th
     except ToolError as exc:
         log.info("tool %s: %s", found.name, exc)
         return {"status": "error", "message": describe_exception(exc)}
-    except BaseException as exc:  # noqa: BLE001 — SystemExit, KeyboardInterrupt too: the host carries on
+    except BaseException as exc:  # SystemExit, KeyboardInterrupt too: the host carries on
         log.info("tool %s raised", found.name, exc_info=True)
         return {"status": "error", "message": describe_exception(exc)}
     try:
