@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from desktop_agent.core.backends.base import ChatBackend
     from desktop_agent.core.secrets import SecretStore
     from desktop_agent.core.tools.definition import Tool
+    from desktop_agent.core.tools.host import ToolHost
     from desktop_agent.core.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -219,14 +220,18 @@ def build_backend(spec: BackendSpec, keys: KeySet = KeySet()) -> ChatBackend:
 
 
 def build_registry(settings: Settings, extra_dirs: Iterable[str] = (),
-                   approver: Callable[[Any, dict[str, Any]], bool] | None = None) -> tuple[ToolRegistry, list[str]]:
+                   approver: Callable[[Any, dict[str, Any]], bool] | None = None, *,
+                   host: ToolHost | None = None) -> tuple[ToolRegistry, list[str]]:
     """The tool registry for ``settings`` (shipped tools, the tools folder, ``settings.tools.dirs`` and
-    ``extra_dirs``) and the problems met loading it (one line each)."""
+    ``extra_dirs``) and the problems met loading it (one line each). With ``tools.isolated`` its calls run in
+    ``host`` (a new :class:`~desktop_agent.core.tools.host.ToolHost` if None; the caller closes it with
+    :meth:`ToolRegistry.close`)."""
     from desktop_agent.core.tools.loader import load_tools
     from desktop_agent.core.tools.registry import ToolRegistry
 
-    host = None
-    if settings.tools.isolated:
+    if not settings.tools.isolated:
+        host = None
+    elif host is None:
         from desktop_agent.core.tools.host import ToolHost
 
         host = ToolHost()
@@ -281,6 +286,7 @@ class Assembly:
     _backend_key: tuple[BackendSpec, str] | None = field(default=None, init=False, repr=False)
     _registry: Any = field(default=None, init=False, repr=False)
     _registry_key: tuple[Any, ...] | None = field(default=None, init=False, repr=False)
+    _host: Any = field(default=None, init=False, repr=False)
     _approver: Callable[[Any, dict[str, Any]], bool] | None = field(default=None, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _registry_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -311,14 +317,22 @@ class Assembly:
         key = (settings.tools.model_copy(update={"disabled": []}), self.extra_tool_dirs)
         with self._registry_lock:
             if self._registry is None or key != self._registry_key:
-                registry, problems = build_registry(settings, self.extra_tool_dirs, self._approve)
+                registry, problems = build_registry(settings, self.extra_tool_dirs, self._approve,
+                                                    host=self._tool_host())
                 self.pending_problems.extend(problems)
-                if self._registry is not None:
-                    self._registry.close()  # its tool host's processes; calls still running end as errors
                 if registry.host is not None and len(registry):
                     registry.host.warm()  # its first process loads in the background, before the first call
                 self._registry, self._registry_key = registry, key
             return self._registry
+
+    def _tool_host(self) -> ToolHost:
+        """The one tool host of this assembly: it addresses tools by file and function, so the registries built
+        one after the other (other folders, a reload) share it, and a call running meanwhile is not touched."""
+        if self._host is None:
+            from desktop_agent.core.tools.host import ToolHost
+
+            self._host = ToolHost()
+        return self._host
 
     def available_tools(self, settings: Settings) -> list[Tool]:
         """Every tool a chat can choose from with ``settings`` — also when tools are off or some are left
@@ -372,6 +386,6 @@ class Assembly:
     def close(self) -> None:
         self._close_backend()
         with self._registry_lock:
-            registry, self._registry, self._registry_key = self._registry, None, None
-        if registry is not None:
-            registry.close()  # the tool host's processes end with the app
+            host, self._host, self._registry, self._registry_key = self._host, None, None, None
+        if host is not None:
+            host.close()  # the tool host's processes end with the app

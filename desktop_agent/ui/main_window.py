@@ -864,7 +864,6 @@ class MainWindow(QMainWindow):
         self._save_state()
         clean = self.runner.shutdown(2.5)
         self.tasks.close()
-        self.assembly.close()  # the tool host's processes end with the window
         if clean and self.store:
             try:
                 self.store.close()

@@ -226,3 +226,26 @@ def test_close_stops_every_worker(registry):
     assert gone(pid) and registry.host.pids() == []
     result = registry.dispatch("add", {"a": 1, "b": 1})
     assert result.status == "error" and "tool host" in result.content
+
+
+def test_a_changed_tool_file_is_loaded_again_by_the_host(tmp_path):
+    """Reload tools in the app: the host's process runs the new code, not the module it loaded first."""
+    from desktop_agent.core.tools.loader import load_dir
+
+    folder = tmp_path / "tools"
+    folder.mkdir()
+    source = folder / "versioned.py"
+    template = "from desktop_agent import tool\n\n@tool\ndef version() -> str:\n    \"\"\"Say which.\"\"\"\n    return {!r}\n"
+    source.write_text(template.format("one"), encoding="utf-8")
+    host = ToolHost()
+    try:
+        first = ToolRegistry(host=host)
+        assert load_dir(first, folder, source="test") == []
+        assert first.dispatch("version", {}).content == "one"
+        source.write_text(template.format("two"), encoding="utf-8")
+        os.utime(source, ns=(time.time_ns(), time.time_ns() + 1_000_000_000))
+        second = ToolRegistry(host=host)
+        assert load_dir(second, folder, source="test") == []
+        assert second.dispatch("version", {}).content == "two"
+    finally:
+        host.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import sys
 import threading
 from pathlib import Path
@@ -44,10 +45,12 @@ def origin_of(tool: Tool) -> Origin | None:
 
 
 class ToolFinder:
-    """Tools by origin, each module loaded once (the host child keeps one)."""
+    """Tools by origin, each module loaded once — a tool file is loaded again when it changed on disk (the app
+    reloaded its tools) — the host child keeps one."""
 
     def __init__(self) -> None:
-        self._tools: dict[tuple[str, str, str], Tool] = {}
+        self._tools: dict[tuple[str, str, str], tuple[Tool, int]] = {}
+        self._files: dict[str, int] = {}  # tool file → its modification time when loaded
 
     def find(self, origin: Any) -> Tool:
         """The :class:`Tool` at ``origin``; raises ``LookupError`` with a readable reason."""
@@ -56,17 +59,19 @@ class ToolFinder:
         except (TypeError, ValueError):
             raise LookupError(f"not a tool address: {origin!r}") from None
         key = (kind, where, attr)
-        found = self._tools.get(key)
-        if found is not None:
-            return found
+        version = _mtime(where) if kind == "file" else 0
+        cached = self._tools.get(key)
+        if cached is not None and cached[1] == version:
+            return cached[0]
         if kind == "file":
             from desktop_agent.core.tools.loader import _module_name, load_module_file
 
             module = sys.modules.get(_module_name(Path(where)))
-            if module is None:
+            if module is None or self._files.get(where) != version:
                 module, problem = load_module_file(Path(where))
                 if module is None:
                     raise LookupError(problem or f"{where}: cannot be loaded")
+                self._files[where] = version
         elif kind == "module":
             module = importlib.import_module(where)
         else:
@@ -74,8 +79,16 @@ class ToolFinder:
         fn = getattr(module, attr, None)
         if not callable(fn):
             raise LookupError(f"{where} has no function {attr!r} any more")
-        found = self._tools[key] = Tool.from_function(fn)
+        found = Tool.from_function(fn)
+        self._tools[key] = (found, version)
         return found
+
+
+def _mtime(path: str) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return -1
 
 
 def run_one(finder: ToolFinder, origin: Any, arguments: dict[str, Any], stop: threading.Event) -> dict[str, Any]:
