@@ -256,6 +256,14 @@ class ToolHostCrashed(AgentError):
                          "The tool host was restarted for the next call.")
 
 
+class ToolPrintedTooMuch(AgentError):
+    """A tool printed more than the tool host keeps for one call; it was stopped. Used for tool results."""
+
+    def __init__(self, name: str, limit_mb: int):
+        self.name, self.limit_mb = name, limit_mb
+        super().__init__(f"Error: tool '{name}' printed more than {limit_mb} MB and was stopped.")
+
+
 class ToolHostUnavailable(AgentError):
     """The process that runs tools could not be started. Used for tool results."""
 

@@ -70,6 +70,7 @@ def segfault() -> str:
 @tool(timeout_s=60)
 def spin() -> str:
     """Burn a core forever, ignoring any cancel."""
+    print("spinning", flush=True)
     while True:
         pass
 
@@ -102,3 +103,11 @@ def make_closure():
         return f"in-process {os.getpid()}"
 
     return inner
+
+
+@tool
+def flood() -> str:
+    """Print without end."""
+    line = "x" * 4095 + "\n"
+    while True:
+        sys.stdout.write(line)

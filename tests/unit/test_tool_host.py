@@ -112,6 +112,7 @@ def test_a_spinning_tool_is_killed_at_its_timeout(registry):
     registry.get("spin").timeout_s = 0.5
     result = registry.dispatch("spin", {})
     assert result.status == "timeout" and "timed out after 0.5 s" in result.content
+    assert "spinning" in result.output  # what it printed before it was killed is kept
     assert gone(pid)
     assert pid not in registry.host.pids()
     assert registry.dispatch("add", {"a": 1, "b": 1}).content == "2"
@@ -235,7 +236,8 @@ def test_a_changed_tool_file_is_loaded_again_by_the_host(tmp_path):
     folder = tmp_path / "tools"
     folder.mkdir()
     source = folder / "versioned.py"
-    template = "from desktop_agent import tool\n\n@tool\ndef version() -> str:\n    \"\"\"Say which.\"\"\"\n    return {!r}\n"
+    template = ("from desktop_agent import tool\n\n@tool\ndef version() -> str:\n"
+                "    \"\"\"Say which.\"\"\"\n    return {!r}\n")
     source.write_text(template.format("one"), encoding="utf-8")
     host = ToolHost()
     try:
@@ -249,3 +251,34 @@ def test_a_changed_tool_file_is_loaded_again_by_the_host(tmp_path):
         assert second.dispatch("version", {}).content == "two"
     finally:
         host.close()
+
+
+def test_the_app_itself_can_be_the_host(monkeypatch):
+    """A frozen build has no ``python -m``: it starts itself with ``--tool-host`` (here through ``python -m
+    desktop_agent``, the same entry point)."""
+    from desktop_agent.core.tools import host as host_module
+
+    monkeypatch.setattr(host_module, "host_command", lambda: [sys.executable, "-m", "desktop_agent", "--tool-host"])
+    reg = ToolRegistry(host=ToolHost())
+    reg.register(host_tools.chatty)
+    try:
+        result = reg.dispatch("chatty", {"text": "frozen"})
+        assert result.ok and result.content == "said frozen" and "to stdout: frozen" in result.output
+    finally:
+        reg.close()
+
+
+def test_a_tool_that_prints_without_end_is_stopped(registry, monkeypatch):
+    from desktop_agent.core.tools import host as host_module
+
+    monkeypatch.setattr(host_module, "OUTPUT_LIMIT", 2 * 1024 * 1024)
+    monkeypatch.setattr(host_module, "CAPTURE_RESET", 64 * 1024)
+    registry.register(host_tools.flood)
+    pid = worker_pid(registry)
+    result = registry.dispatch("flood", {})
+    assert result.status == "error" and "printed more than" in result.content
+    assert len(result.output) <= host_module.OUTPUT_CAP + 10 and result.output.startswith("[…]")
+    assert gone(pid)
+    # a later call's output starts afresh (the capture file of a worker is emptied between calls)
+    chatty = registry.dispatch("chatty", {"text": "after"})
+    assert chatty.output.startswith("to stdout: after")

@@ -28,7 +28,7 @@ import weakref
 from dataclasses import dataclass
 from typing import IO, Any
 
-from desktop_agent.core.errors import ToolHostCrashed, ToolHostUnavailable
+from desktop_agent.core.errors import ToolHostCrashed, ToolHostUnavailable, ToolPrintedTooMuch
 from desktop_agent.core.tools.decorator import ToolError
 from desktop_agent.core.tools.host_run import Origin
 
@@ -40,6 +40,10 @@ CANCEL_GRACE_S = 0.3
 START_TIMEOUT_S = 30.0
 #: characters of captured output kept per call (the end of it)
 OUTPUT_CAP = 64_000
+#: bytes a call may print before it is stopped (a tool printing in a loop would fill the disk)
+OUTPUT_LIMIT = 64 * 1024 * 1024
+#: the capture file is emptied between calls once it is this big
+CAPTURE_RESET = 1024 * 1024
 #: idle workers kept for later calls
 MAX_IDLE = 2
 POLL_S = 0.02
@@ -69,6 +73,11 @@ class _Worker:
     def __init__(self) -> None:
         # what the tool prints: read after each call, closed with the worker
         self.capture: IO[bytes] = tempfile.TemporaryFile(prefix="desktop-agent-tool-output-")  # noqa: SIM115
+        if os.name == "posix":  # the child appends: the file can be emptied between calls
+            import fcntl
+
+            fd = self.capture.fileno()
+            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
         env = dict(os.environ)
         env["DESKTOP_AGENT_HOST_PATH"] = json.dumps([p for p in sys.path if p])
         env["PYTHONIOENCODING"] = "utf-8"
@@ -131,6 +140,12 @@ class _Worker:
         except OSError:
             return 0
 
+    def reset_output(self) -> None:
+        """Empty the capture file when it grew big (between calls: nothing of a call is lost)."""
+        if os.name == "posix" and self.output_size() > CAPTURE_RESET:
+            with contextlib.suppress(OSError, ValueError):
+                os.ftruncate(self.capture.fileno(), 0)
+
     def output_since(self, offset: int) -> str:
         try:
             size = self.output_size()
@@ -164,7 +179,16 @@ class _Worker:
                     self.proc.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(5)
-        self._release()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            with contextlib.suppress(OSError, ValueError):
+                if stream is not None:
+                    stream.close()
+
+    def release(self) -> None:
+        """Kill it if needed and drop its capture file (what it printed is gone after this)."""
+        self.kill()
+        with contextlib.suppress(OSError):
+            self.capture.close()
 
     def close(self) -> None:
         """Ask it to end (stdin closes: it exits at once), then make sure."""
@@ -173,15 +197,7 @@ class _Worker:
                 self.proc.stdin.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(1)
-        self.kill()
-
-    def _release(self) -> None:
-        for stream in (self.proc.stdin, self.proc.stdout):
-            with contextlib.suppress(OSError, ValueError):
-                if stream is not None:
-                    stream.close()
-        with contextlib.suppress(OSError):
-            self.capture.close()
+        self.release()
 
 
 _HOSTS: weakref.WeakSet[ToolHost] = weakref.WeakSet()
@@ -236,7 +252,7 @@ class ToolHost:
                 if worker.alive():
                     self._busy.add(worker)
                     return worker
-                worker.kill()
+                worker.release()
         worker = _Worker()
         with self._lock:
             self._busy.add(worker)
@@ -252,7 +268,7 @@ class ToolHost:
             worker.close()
 
     def _discard(self, worker: _Worker) -> None:
-        worker.kill()
+        worker.release()
         with self._lock:
             self._busy.discard(worker)
         self.warm()  # the next call should not wait for a new worker to load
@@ -301,6 +317,7 @@ class ToolHost:
             return HostOutcome("error", ToolError(text.removeprefix("Error: ")), output)
 
         call_id = next(self._ids)
+        worker.reset_output()
         offset = worker.output_size()
         worker.send({"op": "call", "id": call_id, "origin": list(origin), "arguments": arguments})
         ended = ""
@@ -313,6 +330,8 @@ class ToolHost:
                     ended = "cancelled"
                 elif deadline is not None and time.monotonic() >= deadline:
                     ended = "timeout"
+                elif worker.output_size() - offset > OUTPUT_LIMIT:
+                    ended = "flooded"
                 if not ended:
                     continue
                 reply = self._stop(worker, call_id)
@@ -323,7 +342,7 @@ class ToolHost:
                 why = worker.exit_description()
                 self._discard(worker)
                 if ended:
-                    return HostOutcome(ended, None, output)
+                    return self._ended(name, ended, output)
                 return HostOutcome("error", ToolError(ToolHostCrashed(name, why).message.removeprefix("Error: ")),
                                    output)
             if reply.get("id") != call_id:
@@ -332,7 +351,7 @@ class ToolHost:
             self._log_output(name, output)
             self._give_back(worker)
             if ended:
-                return HostOutcome(ended, None, output)
+                return self._ended(name, ended, output)
             if reply.get("status") == "ok":
                 return HostOutcome("ok", str(reply.get("text", "")), output)
             return HostOutcome("error", ToolError(str(reply.get("message") or "the tool failed")), output)
@@ -351,6 +370,13 @@ class ToolHost:
         log.info("killing tool-host worker %s", worker.pid)
         worker.kill()
         return None
+
+    @staticmethod
+    def _ended(name: str, ended: str, output: str) -> HostOutcome:
+        if ended == "flooded":
+            text = ToolPrintedTooMuch(name, OUTPUT_LIMIT // (1024 * 1024)).message.removeprefix("Error: ")
+            return HostOutcome("error", ToolError(text), output)
+        return HostOutcome(ended, None, output)
 
     @staticmethod
     def _log_output(name: str, output: str) -> None:
