@@ -282,3 +282,24 @@ def test_a_tool_that_prints_without_end_is_stopped(registry, monkeypatch):
     # a later call's output starts afresh (the capture file of a worker is emptied between calls)
     chatty = registry.dispatch("chatty", {"text": "after"})
     assert chatty.output.startswith("to stdout: after")
+
+
+def test_a_tool_package_with_relative_imports_runs_in_the_host(tmp_path):
+    from desktop_agent.core.tools.loader import load_dir
+
+    package = tmp_path / "tools" / "mypack"
+    package.mkdir(parents=True)
+    (package / "helpers.py").write_text("def twice(x):\n    return 2 * x\n", encoding="utf-8")
+    (package / "impl.py").write_text(
+        "import os\nfrom desktop_agent import tool\nfrom .helpers import twice\n\n@tool\n"
+        "def doubled(x: int) -> dict:\n    \"\"\"Double x.\"\"\"\n    return {'value': twice(x), 'pid': os.getpid()}\n",
+        encoding="utf-8")
+    (package / "__init__.py").write_text("from .impl import doubled\n", encoding="utf-8")
+    reg = ToolRegistry(host=ToolHost())
+    try:
+        assert load_dir(reg, tmp_path / "tools", source="test") == []
+        result = reg.dispatch("doubled", {"x": 21})
+        assert result.ok, result.content
+        assert '"value": 42' in result.content and f'"pid": {os.getpid()}' not in result.content
+    finally:
+        reg.close()

@@ -37,6 +37,10 @@ def origin_of(tool: Tool) -> Origin | None:
     if module is None or getattr(module, qualname, None) is not fn:
         return None
     if module_name.startswith(LOADED_PREFIX):
+        if "." in module_name:  # a file of a tool package: the package is loaded, and re-exports the tool
+            module = sys.modules.get(module_name.split(".", 1)[0])
+            if module is None or getattr(module, qualname, None) is not fn:
+                return None
         path = getattr(module, "__file__", None)
         return ("file", str(path), qualname) if path else None
     if module_name == "__main__":
