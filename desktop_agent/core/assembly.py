@@ -29,6 +29,7 @@ from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT, TOOLS_PROMPT, Set
 if TYPE_CHECKING:
     from desktop_agent.core.agent import Agent, OnMessage
     from desktop_agent.core.backends.base import ChatBackend
+    from desktop_agent.core.mcp.manager import McpManager
     from desktop_agent.core.secrets import SecretStore
     from desktop_agent.core.tools.definition import Tool
     from desktop_agent.core.tools.host import ToolHost
@@ -242,6 +243,34 @@ def build_registry(settings: Settings, extra_dirs: Iterable[str] = (),
     return registry, list(problems or [])
 
 
+def start_mcp(settings: Settings, secrets: SecretStore | None = None) -> McpManager | None:
+    """The MCP servers of ``settings`` (the enabled ones), starting in the background; None when MCP is off or
+    no server is enabled. The caller closes it."""
+    if not settings.mcp.enabled or not any(s.enabled for s in settings.mcp.servers):
+        return None
+    from desktop_agent.core.mcp.manager import McpManager
+
+    manager = McpManager(settings.mcp.servers, secrets, start_timeout_s=settings.mcp.start_timeout_s,
+                         call_timeout_s=settings.tools.timeout_s)
+    manager.start()
+    return manager
+
+
+def with_mcp_tools(registry: ToolRegistry | None, manager: McpManager | None,
+                   settings: Settings) -> ToolRegistry | None:
+    """``registry`` plus the tools of ``manager``'s ready servers (None: tools are off)."""
+    if manager is None or not settings.tools.enabled:
+        return registry
+    tools = manager.tools(taken=set(registry.names()) if registry is not None else set())
+    if not tools:
+        return registry
+    if registry is None:
+        from desktop_agent.core.tools.registry import ToolRegistry
+
+        registry = ToolRegistry(timeout_s=settings.tools.timeout_s, output_cap=settings.tools.output_cap)
+    return registry.with_tools(tools)
+
+
 def build_agent(settings: Settings, backend: ChatBackend, registry: ToolRegistry | None,
                 on_message: OnMessage | None = None) -> Agent:
     """The agent loop for ``settings`` around ``backend`` and ``registry``; the tools named in
@@ -291,6 +320,8 @@ class Assembly:
     _registry_key: tuple[Any, ...] | None = field(default=None, init=False, repr=False)
     _host: Any = field(default=None, init=False, repr=False)
     _approver: Callable[[Any, dict[str, Any]], bool] | None = field(default=None, init=False, repr=False)
+    _mcp: Any = field(default=None, init=False, repr=False)
+    _mcp_key: Any = field(default=None, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _registry_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
@@ -326,7 +357,25 @@ class Assembly:
                 if registry.host is not None and len(registry):
                     registry.host.warm()  # its first process loads in the background, before the first call
                 self._registry, self._registry_key = registry, key
-            return self._registry
+            registry = self._registry
+        return with_mcp_tools(registry, self.mcp(settings), settings)
+
+    def mcp(self, settings: Settings) -> McpManager | None:
+        """The MCP servers of ``settings``, started (in the background) the first time and again when their
+        settings change; None when there are none."""
+        if self.registry_override is not None:
+            return None
+        key = settings.mcp
+        with self._lock:
+            if self._mcp_key == key:
+                return self._mcp
+            old, self._mcp, self._mcp_key = self._mcp, None, key
+        if old is not None:
+            old.close()
+        manager = start_mcp(settings, self.secrets)
+        with self._lock:
+            self._mcp = manager
+        return manager
 
     def _tool_host(self) -> ToolHost:
         """The one tool host of this assembly: it addresses tools by file and function, so the registries built
@@ -392,3 +441,7 @@ class Assembly:
             host, self._host, self._registry, self._registry_key = self._host, None, None, None
         if host is not None:
             host.close()  # the tool host's processes end with the app
+        with self._lock:
+            manager, self._mcp, self._mcp_key = self._mcp, None, None
+        if manager is not None:
+            manager.close()

@@ -91,6 +91,12 @@ class ToolRegistry:
         unwanted = set(names)
         return self._sharing([t for t in self._tools.values() if t.name not in unwanted])
 
+    def with_tools(self, tools: Iterable[Tool]) -> ToolRegistry:
+        """A registry of this registry's tools followed by ``tools`` (an MCP server's; a name already taken is
+        skipped), sharing the same timeout, output cap and approver."""
+        extra = [t for t in tools if t.name not in self._tools]
+        return self._sharing([*self._tools.values(), *extra])
+
     def _sharing(self, tools: list[Tool]) -> ToolRegistry:
         other = ToolRegistry(timeout_s=self.timeout_s, output_cap=self.output_cap, approver=self.approver,
                              host=self.host)
