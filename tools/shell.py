@@ -1,7 +1,8 @@
 """A shell command tool: run one command line in a folder the user allows, with a timeout and capped output.
 
 The command runs in its own process group (a new session on Linux and macOS), so a timeout or the user's
-Stop ends the command *and* everything it started (``sleep 100 &`` included). It is declared
+Stop ends the command *and* everything it started (``sleep 100 &`` included): on Stop at once (SIGKILL), on a
+timeout politely first (SIGTERM, then SIGKILL). It is declared
 ``destructive=True``: a command can change anything the user can, so the app asks before each one.
 
 An example to copy for a tool that runs a program: take ``cancel: threading.Event`` (the app sets it when the
@@ -42,12 +43,14 @@ def _drain(stream: IO[bytes], keep: bytearray, limit: int, total: list[int]) -> 
             keep.extend(chunk[:room])
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """End the command and everything it started: SIGTERM to its process group, SIGKILL after a grace time."""
+def _kill_group(proc: subprocess.Popen[bytes], graceful: bool = True) -> None:
+    """End the command and everything it started: SIGTERM to its process group, SIGKILL after a grace time
+    (``graceful=False``: SIGKILL at once — the user pressed Stop, and the app does not wait long for a tool)."""
     if sys.platform == "win32":
         proc.kill()
         return
-    for sig, wait_s in ((signal.SIGTERM, GRACE_S), (signal.SIGKILL, GRACE_S)):
+    steps = ((signal.SIGTERM, GRACE_S), (signal.SIGKILL, GRACE_S)) if graceful else ((signal.SIGKILL, GRACE_S),)
+    for sig, wait_s in steps:
         try:
             os.killpg(proc.pid, sig)
         except (ProcessLookupError, PermissionError):  # the whole group is gone
@@ -102,7 +105,7 @@ def run_shell_command(
         elif time.monotonic() >= deadline:
             ended_by = "timeout"
         if ended_by:
-            _kill_group(proc)
+            _kill_group(proc, graceful=ended_by == "timeout")
             break
     status = proc.wait()
     if not ended_by and sys.platform != "win32":

@@ -225,6 +225,7 @@ class MainWindow(QMainWindow):
     def _build_docks(self) -> None:
         self.sidebar = ToolSidebar()
         self.sidebar.setMinimumWidth(200)
+        self.sidebar.cancel_requested.connect(self.runner.cancel_tool_call)
         self.chat.tool_clicked.connect(self._show_tool_call)
         self.tool_dock = QDockWidget("Tool activity", self)
         self.tool_dock.setObjectName("toolDock")

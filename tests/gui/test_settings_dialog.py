@@ -918,6 +918,18 @@ def test_every_page_fits_at_the_minimum_size(dialogs, qtbot):
                 assert label.height() >= label.heightForWidth(label.width()), (index, label.text())
 
 
+def test_running_tools_apart_from_the_app_can_be_turned_off_and_on(dialogs, qtbot):
+    dialog = dialogs()
+    page = dialog.tools_page
+    assert page.isolated.isChecked()  # on by default
+    page.isolated.setChecked(False)
+    with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS) as saved:
+        dialog.save_button.click()
+    assert saved.args[0].tools.isolated is False and Settings.load()[0].tools.isolated is False
+    again = dialogs(Settings.load()[0]).tools_page
+    assert not again.isolated.isChecked()
+
+
 def test_test_connection_picks_a_listed_model_when_the_chosen_one_is_not_there(dialogs, qtbot, openai_server):
     """A new user tested the README's local server: the models were listed, but chats still went to
     gpt-4o-mini, which that server does not have. Now the first listed model is used (and the user is told)."""

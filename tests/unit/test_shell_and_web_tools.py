@@ -218,3 +218,51 @@ def test_fetch_url_reports_a_server_that_is_not_there(registry):
         port = s.getsockname()[1]
     result = registry.dispatch("fetch_url", {"url": f"http://127.0.0.1:{port}/"})
     assert result.status == "error" and "could not be fetched" in result.content
+
+
+# ---- the same tools in the tool host (how the app runs them) -----------------------------------------
+
+
+@pytest.fixture
+def hosted():
+    from desktop_agent.core.tools.host import ToolHost
+
+    reg = ToolRegistry(timeout_s=10, approver=lambda tool, arguments: True, host=ToolHost())
+    assert load_tools(reg, user_dir=False, entry_points=False) == []
+    yield reg
+    reg.close()
+
+
+def test_in_the_tool_host_the_allowed_folders_and_the_saved_settings_are_seen(hosted, tmp_path):
+    from desktop_agent.core.settings import Settings
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    refused = hosted.dispatch("write_text_file", {"path": str(docs / "a.txt"), "content": "x"})
+    assert refused.status == "error" and "Settings → Tools" in refused.content
+    Settings().updated({"tools.allowed_folders": [str(docs)]}).save()  # the child reads the same file
+    written = hosted.dispatch("write_text_file", {"path": "a.txt", "content": "from the host"})
+    assert written.ok, written.content
+    assert (docs / "a.txt").read_text(encoding="utf-8") == "from the host"
+    outside = hosted.dispatch("write_text_file", {"path": str(tmp_path / "b.txt"), "content": "x"})
+    assert outside.status == "error" and not (tmp_path / "b.txt").exists()
+
+
+def test_in_the_tool_host_stop_kills_a_command_that_ignores_sigterm(hosted, allowed):
+    pidfile = allowed / "stubborn.pid"
+    command = f"trap '' TERM; echo $$ > {pidfile}; while :; do sleep 0.1; done"  # the shell itself ignores TERM
+    cancel = threading.Event()
+    outcome: list = []
+    worker = threading.Thread(target=lambda: outcome.append(
+        hosted.dispatch("run_shell_command", {"command": command}, cancel)))
+    worker.start()
+    while not (pidfile.exists() and pidfile.read_text().strip()):
+        time.sleep(0.02)
+    stubborn = int(pidfile.read_text())
+    cancel.set()
+    worker.join(30)
+    assert outcome[0].status == "cancelled"
+    deadline = time.monotonic() + 10
+    while alive(stubborn) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not alive(stubborn)

@@ -44,9 +44,9 @@ MAX_OUTPUT_CAP = 100_000_000
 
 
 class ToolsPage(SettingsPage):
-    """``tools.enabled``, ``tools.timeout_s``, ``tools.output_cap``, ``tools.allowed_folders``, ``tools.dirs``
-    and ``tools.disabled``; the user tools folder is shown, not edited (it is where the app's data lives).
-    ``assembly`` and ``tasks`` list and reload the tools (without them the list stays empty)."""
+    """``tools.enabled``, ``tools.timeout_s``, ``tools.isolated``, ``tools.output_cap``, ``tools.allowed_folders``,
+    ``tools.dirs`` and ``tools.disabled``; the user tools folder is shown, not edited (it is where the app's data
+    lives). ``assembly`` and ``tasks`` list and reload the tools (without them the list stays empty)."""
 
     def __init__(self, assembly: Assembly | None = None, tasks: TaskRunner | None = None) -> None:
         super().__init__()
@@ -76,6 +76,13 @@ class ToolsPage(SettingsPage):
         form_row(form, "Tool &timeout (s):", self.timeout, self.timeout_error,
                  hint_label("Seconds a tool may run before it is stopped, e.g. 30 (a tool can set its own "
                             "with `@tool(timeout_s=...)`)."), left=True)
+
+        self.isolated = QCheckBox("&Isolate tools in their own process")
+        self.isolated.setAccessibleName("Run tools in a separate process")
+        form_row(form, "", self.isolated,
+                 hint_label("A tool that crashes, hangs or prints cannot take the app down: timeout and cancel "
+                            "stop it for real, and what it prints is shown with its result. Off: tools run "
+                            "inside the app (a little faster to start)."), left=True)
 
         self.output_cap = QSpinBox()
         self.output_cap.setRange(0, MAX_OUTPUT_CAP)
@@ -130,7 +137,7 @@ class ToolsPage(SettingsPage):
                                               "own, in the Tools menu above the message box); expand a row for "
                                               "its description and parameters."))
         installed_layout.addWidget(self.tool_list, 1)
-        self.sections.addTab(installed, "&Installed tools")
+        self.sections.addTab(installed, "I&nstalled tools")
 
         self.fields = [
             (("tools.timeout_s",), self.timeout_error, "Tool timeout (Tools tab)"),
@@ -139,6 +146,7 @@ class ToolsPage(SettingsPage):
         self.enabled.toggled.connect(self._enabled_toggled)
         self.timeout.textChanged.connect(self.changed)
         self.output_cap.valueChanged.connect(self.changed)
+        self.isolated.toggled.connect(self.changed)
         self.open_button.clicked.connect(self.open_tools_folder)
         self.extra_dirs.changed.connect(self.changed)
         self.allowed.changed.connect(self.changed)
@@ -153,6 +161,7 @@ class ToolsPage(SettingsPage):
         self.allowed.set_folders(list(tools.allowed_folders))
         self.tool_list.set_disabled(list(tools.disabled))
         self.timeout.setText(f"{tools.timeout_s:g}")
+        self.isolated.setChecked(tools.isolated)
         self.output_cap.setValue(min(tools.output_cap, MAX_OUTPUT_CAP))
         self.extra_dirs.set_folders(list(tools.dirs))
         self._show_tools_folder()
@@ -163,6 +172,7 @@ class ToolsPage(SettingsPage):
         out: dict[str, Any] = {
             "tools.enabled": self.enabled.isChecked(),
             "tools.output_cap": self.output_cap.value(),
+            "tools.isolated": self.isolated.isChecked(),
             "tools.dirs": self.folders(),
             "tools.allowed_folders": self.allowed.folders(),
             "tools.disabled": self.tool_list.disabled(),
@@ -196,7 +206,7 @@ class ToolsPage(SettingsPage):
         self.extra_dirs.remove_selected()
 
     def _enabled_toggled(self, on: bool) -> None:
-        for widget in (self.timeout, self.output_cap, self.extra_dirs, self.allowed):
+        for widget in (self.timeout, self.isolated, self.output_cap, self.extra_dirs, self.allowed):
             widget.setEnabled(on)
         self.changed.emit()
 
