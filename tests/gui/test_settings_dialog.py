@@ -722,8 +722,11 @@ def test_add_folder_asks_for_a_folder_and_warns_about_a_missing_one(dialogs, qtb
 
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", staticmethod(pick))
     dialog = dialogs(Settings().updated({"tools.dirs": [str(tmp_path / "gone")]}))
+    from desktop_agent.ui.settings.tools_page import INSTALLED_SECTION
+
     dialog.tabs.setCurrentIndex(3)
     page = dialog.tools_page
+    page.sections.setCurrentIndex(INSTALLED_SECTION)  # the extra folders are beside the installed tools
     note = page.dirs_note
     assert not note.isHidden() and str(tmp_path / "gone") in note.text() and note.property("kind") == "warn"
     assert dialog.save_button.isEnabled()  # a missing folder is skipped when tools load: a warning only

@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from desktop_agent.core.assembly import Assembly
     from desktop_agent.ui.tasks import TaskRunner
 
+#: the page's sections (``ToolsPage.sections``)
+OPTIONS_SECTION, INSTALLED_SECTION = 0, 1
 #: the largest output cap the field takes (characters); the settings accept any number from 256 up
 MAX_OUTPUT_CAP = 100_000_000
 
@@ -54,7 +56,8 @@ class ToolsPage(SettingsPage):
         self._settings = Settings()
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
-        #: the page's two parts: options (limits and folders), and the installed tools
+        #: the page's two parts: options (limits, the folders tools may use), and the installed tools with the
+        #: folders they come from
         self.sections = QTabWidget()
         self.sections.setAccessibleName("Tools sections")
         outer.addWidget(self.sections)
@@ -103,6 +106,11 @@ class ToolsPage(SettingsPage):
                             "folders and their sub-folders; none by default. Writes and commands ask first."),
                  buddy=self.allowed.list)
 
+        options_layout.addStretch(1)
+        self.sections.addTab(options, "&Options")
+
+        # where tools come from, beside the tools they gave
+        sources = QFormLayout()
         self.tools_folder = QLineEdit()
         self.tools_folder.setReadOnly(True)
         self.tools_folder.setAccessibleName("Your tools folder")
@@ -113,7 +121,7 @@ class ToolsPage(SettingsPage):
         folder_row.addWidget(self.tools_folder, 1)
         folder_row.addWidget(self.open_button)
         self.tools_folder_status = note_label("Tools folder status")
-        form_row(form, "Your tools folder:", folder_row,
+        form_row(sources, "Your tools folder:", folder_row,
                  hint_label("Python files with `@tool` functions put here are loaded with the shipped tools."),
                  self.tools_folder_status, buddy=self.tools_folder)
 
@@ -125,10 +133,7 @@ class ToolsPage(SettingsPage):
         self.add_button, self.remove_button = self.extra_dirs.add_button, self.extra_dirs.remove_button
         self.dirs_note = self.extra_dirs.note
         self.dirs_note.setAccessibleName("Extra tool folders note")
-        form_row(form, "Extra tool &folders:", self.extra_dirs, buddy=self.dirs)
-
-        options_layout.addStretch(1)
-        self.sections.addTab(options, "&Options")
+        form_row(sources, "Extra tool &folders:", self.extra_dirs, buddy=self.dirs)
 
         self.tool_list = ToolList(assembly, tasks, self._listing_settings)
         installed = QWidget()
@@ -137,6 +142,7 @@ class ToolsPage(SettingsPage):
                                               "own, in the Tools menu above the message box); expand a row for "
                                               "its description and parameters."))
         installed_layout.addWidget(self.tool_list, 1)
+        installed_layout.addLayout(sources)
         self.sections.addTab(installed, "I&nstalled tools")
 
         self.fields = [
