@@ -385,6 +385,9 @@ class MainWindow(QMainWindow):
             log.warning(w)
         if self.check_server_on_start:
             self.refresh_models()
+        if self.settings.mcp.enabled and self.settings.mcp.servers:  # MCP servers start after the window shows
+            settings, assembly = self.settings, self.assembly
+            self.tasks.run(lambda _task: assembly.mcp(settings), key="mcp-start")
 
     def _install_history_panel(self) -> None:
         if not self.store:
