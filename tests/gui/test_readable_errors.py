@@ -101,3 +101,54 @@ def test_a_local_server_asking_for_the_locked_away_key_says_unlock_it(qtbot, mak
     card = only_card(qtbot, w)
     assert card.title.text() == "Keyring locked" and "unlock it" in card.text.text()
     assert "No API key" not in card.text.text()
+
+
+# ---- base URLs as people paste them (Settings dialog) -----------------------------------------------------------
+
+
+@pytest.fixture
+def dialog(qtbot, clean_keyring_state):
+    from desktop_agent.ui.settings.dialog import SettingsDialog
+    from tests.keyrings import DictKeyring
+
+    made = SettingsDialog(Settings(), SecretStore(keyring_backend=DictKeyring()), auto_refresh=False)
+    qtbot.addWidget(made)
+    made.show()
+    qtbot.waitUntil(lambda: made.openai_page.keys.loaded, timeout=10_000)
+    yield made
+    made.shutdown()
+    made.close()
+
+
+def test_a_pasted_endpoint_is_saved_as_its_base_url_and_the_dialog_says_so(qtbot, dialog):
+    page = dialog.openai_page
+    dialog.openai_radio.setChecked(True)
+    page.base_url.setText("  http://localhost:8080/v1/chat/completions  ")
+    assert page.base_url_used.isVisible() and page.base_url_used.text().endswith("Using http://localhost:8080/v1")
+    assert not page.base_url_error.isVisible()
+    page.base_url.setText("http://localhost:8080/v1")
+    assert not page.base_url_used.isVisible()  # nothing to fix, nothing said
+    page.base_url.setText("localhost:1234/v1/")
+    assert page.base_url_used.text().endswith("Using http://localhost:1234/v1")
+    dialog.grab().save("/tmp/settings-using-url.png")
+    with qtbot.waitSignal(dialog.settings_saved, timeout=10_000) as saved:
+        dialog.save_button.click()
+    assert saved.args[0].openai.base_url == "http://localhost:1234/v1"
+    assert Settings.load()[0].openai.base_url == "http://localhost:1234/v1"
+
+
+def test_an_ollama_host_form_is_used_as_ollama_reads_it(qtbot, dialog):
+    page = dialog.ollama_page
+    page.host.setText("gpu-box:11434")
+    assert page.host_used.text().endswith("Using http://gpu-box:11434")
+    page.host.setText("http://localhost:11434/api/chat")
+    assert page.host_used.text().endswith("Using http://localhost:11434")
+    with qtbot.waitSignal(dialog.settings_saved, timeout=10_000) as saved:
+        dialog.save_button.click()
+    assert saved.args[0].ollama.host == "http://localhost:11434"
+
+
+def test_a_pasted_preset_endpoint_is_recognised_as_the_preset(dialog):
+    page = dialog.openai_page
+    page.base_url.setText("http://localhost:1234/v1/chat/completions")
+    assert page.preset.currentText() == "LM Studio"

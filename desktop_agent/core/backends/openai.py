@@ -428,7 +428,8 @@ class OpenAIBackend:
             headers = exc.response.headers if exc.response is not None else None
             page = self._web_page(exc)
             if page is not None:  # a proxy's 502, a 404 page, a sign-in page: named, never pasted
-                return Failure("retry" if status >= 500 else "fatal", page, status=status, reason=f"web page (HTTP {status})",
+                return Failure("retry" if status >= 500 else "fatal", page, status=status,
+                               reason=f"web page (HTTP {status})",
                                retry_after_s=self.pool.retry_after(headers) if status >= 500 else None)
             if status in (401, 403) and self.pool.keys == (PLACEHOLDER_KEY,):
                 # no key was configured (a local server was assumed not to need one): say that,
