@@ -220,6 +220,7 @@ def build_agent(settings: Settings, backend: ChatBackend, registry: ToolRegistry
         backend, tools,
         system_prompt=system_prompt(settings, tools is not None), max_steps=loop.max_steps,
         max_history=loop.max_history_messages, tool_choice=loop.tool_choice, on_message=on_message,
+        max_offered=settings.tools.max_offered or None,
     )
 
 

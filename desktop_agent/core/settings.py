@@ -146,6 +146,9 @@ class ToolSettings(_Group):
     dirs: list[str] = Field(default_factory=list)
     timeout_s: float = Field(30.0, gt=0)
     output_cap: int = Field(16_000, ge=256)
+    #: with more tools than this, a turn offers the most relevant ones and find_tools for the rest (small models
+    #: stop calling tools when offered dozens); 0 = always offer all
+    max_offered: int = Field(12, ge=0, le=1000)
 
 
 class AppearanceSettings(_Group):
