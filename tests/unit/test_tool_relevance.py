@@ -50,12 +50,16 @@ def _tool(name: str, description: str):
     return fn
 
 
-@pytest.fixture
-def registry() -> ToolRegistry:
+def registry_of(catalogue) -> ToolRegistry:
     reg = ToolRegistry()
-    for name, description in CATALOGUE:
+    for name, description in catalogue:
         reg.register(_tool(name, description))
     return reg
+
+
+@pytest.fixture
+def registry() -> ToolRegistry:
+    return registry_of(CATALOGUE)
 
 
 def offered_names(schemas) -> list[str]:
@@ -74,18 +78,11 @@ def test_words_split_names_and_stem():
 
 
 def test_bm25_ranks_the_tool_whose_words_match():
-    index = ToolIndex(ToolRegistry_from(CATALOGUE))
+    index = ToolIndex(registry_of(CATALOGUE))
     scores = index.scores(Counter(words("what is the weather like in Lyon")))
     assert max(scores, key=scores.__getitem__) == "get_current_weather"
     scores = index.scores(Counter(words("commit my changes to git")))
     assert sorted(scores, key=lambda n: -scores[n])[:2] == ["git_commit", "git_status"]
-
-
-def ToolRegistry_from(catalogue):  # noqa: N802 - reads like the class it builds
-    reg = ToolRegistry()
-    for name, description in catalogue:
-        reg.register(_tool(name, description))
-    return reg
 
 
 def test_the_most_relevant_tools_and_find_tools_are_offered(registry):
