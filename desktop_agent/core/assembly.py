@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from desktop_agent.core import paths
 from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT, TOOLS_PROMPT, Settings, check_url, is_loopback_url
 from desktop_agent.core.urls import OLLAMA_DEFAULT_PORT as OLLAMA_DEFAULT_PORT  # re-exported: the URL rules
 from desktop_agent.core.urls import parse_ollama_host as parse_ollama_host  # live in core/urls.py
@@ -211,7 +212,9 @@ def build_agent(settings: Settings, backend: ChatBackend, registry: ToolRegistry
     """The agent loop for ``settings`` around ``backend`` and ``registry``; the tools named in
     ``settings.tools.disabled`` are not offered."""
     from desktop_agent.core.agent import Agent
+    from desktop_agent.core.capabilities import LEARNED
 
+    LEARNED.use_file(paths.cache_dir() / "capabilities.json")
     loop = settings.loop
     if registry is not None and settings.tools.disabled:
         registry = registry.without(settings.tools.disabled)
