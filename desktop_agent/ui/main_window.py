@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core import paths
 from desktop_agent.core.assembly import Assembly
-from desktop_agent.core.errors import AuthenticationFailed, BackendUnreachable, NoApiKey, StoreError
+from desktop_agent.core.errors import AuthenticationFailed, BackendUnreachable, KeyringLocked, NoApiKey, StoreError
 from desktop_agent.core.events import (
     AnswerFinished,
     ChatUpdated,
@@ -638,7 +638,7 @@ class MainWindow(QMainWindow):
                     self.refresh_models()  # the turn is still running: this listing waits for its end
         elif isinstance(ev, TurnFailed):
             self.statusBar().clearMessage()  # a "retrying in 1 s" notice is over: the card says how it ended
-            if isinstance(ev.error, BackendUnreachable | AuthenticationFailed | NoApiKey):
+            if isinstance(ev.error, BackendUnreachable | AuthenticationFailed | NoApiKey | KeyringLocked):
                 self.server_label.show_problem(ui_errors.status_label(ev.error), str(ev.error))
             elif ui_errors.describe(ev.error).unexpected:
                 cause = ui_errors.unexpected_cause(ev.error)
