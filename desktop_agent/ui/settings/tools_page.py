@@ -46,9 +46,10 @@ MAX_OUTPUT_CAP = 100_000_000
 
 
 class ToolsPage(SettingsPage):
-    """``tools.enabled``, ``tools.timeout_s``, ``tools.isolated``, ``tools.output_cap``, ``tools.allowed_folders``,
-    ``tools.dirs`` and ``tools.disabled``; the user tools folder is shown, not edited (it is where the app's data
-    lives). ``assembly`` and ``tasks`` list and reload the tools (without them the list stays empty)."""
+    """``tools.enabled``, ``tools.timeout_s``, ``tools.isolated``, ``tools.output_cap``, ``tools.max_offered``,
+    ``tools.allowed_folders``, ``tools.dirs`` and ``tools.disabled``; the user tools folder is shown, not edited (it
+    is where the app's data lives). ``assembly`` and ``tasks`` list and reload the tools (without them the list
+    stays empty)."""
 
     def __init__(self, assembly: Assembly | None = None, tasks: TaskRunner | None = None) -> None:
         super().__init__()
@@ -97,6 +98,16 @@ class ToolsPage(SettingsPage):
         form_row(form, "Output &cap (characters):", self.output_cap, self.output_cap_error,
                  hint_label("Characters of a tool's output sent to the model, at least 256; longer output is "
                             "cut (Tool activity shows all of it)."), left=True)
+
+        self.max_offered = QSpinBox()
+        self.max_offered.setRange(0, 1000)
+        self.max_offered.setSpecialValueText("all")
+        self.max_offered.setAccessibleName("Most tools offered at once")
+        self.max_offered.setFixedWidth(110)
+        form_row(form, "Offer at &most (tools):", self.max_offered,
+                 hint_label("With more tools than this, each message offers the model the most relevant ones and a "
+                            "find_tools tool for the rest (small models stop calling tools when offered dozens). "
+                            "0 = all."), left=True)
 
         self.allowed = FolderList("Folders tools may use", add_text="&Add folder…",
                                   dialog_title="Allow tools to use a folder",
@@ -153,6 +164,7 @@ class ToolsPage(SettingsPage):
         self.timeout.textChanged.connect(self.changed)
         self.output_cap.valueChanged.connect(self.changed)
         self.isolated.toggled.connect(self.changed)
+        self.max_offered.valueChanged.connect(self.changed)
         self.open_button.clicked.connect(self.open_tools_folder)
         self.extra_dirs.changed.connect(self.changed)
         self.allowed.changed.connect(self.changed)
@@ -169,6 +181,7 @@ class ToolsPage(SettingsPage):
         self.timeout.setText(f"{tools.timeout_s:g}")
         self.isolated.setChecked(tools.isolated)
         self.output_cap.setValue(min(tools.output_cap, MAX_OUTPUT_CAP))
+        self.max_offered.setValue(tools.max_offered)
         self.extra_dirs.set_folders(list(tools.dirs))
         self._show_tools_folder()
         self._enabled_toggled(tools.enabled)
@@ -179,6 +192,7 @@ class ToolsPage(SettingsPage):
             "tools.enabled": self.enabled.isChecked(),
             "tools.output_cap": self.output_cap.value(),
             "tools.isolated": self.isolated.isChecked(),
+            "tools.max_offered": self.max_offered.value(),
             "tools.dirs": self.folders(),
             "tools.allowed_folders": self.allowed.folders(),
             "tools.disabled": self.tool_list.disabled(),
@@ -212,7 +226,7 @@ class ToolsPage(SettingsPage):
         self.extra_dirs.remove_selected()
 
     def _enabled_toggled(self, on: bool) -> None:
-        for widget in (self.timeout, self.isolated, self.output_cap, self.extra_dirs, self.allowed):
+        for widget in (self.timeout, self.isolated, self.output_cap, self.max_offered, self.extra_dirs, self.allowed):
             widget.setEnabled(on)
         self.changed.emit()
 
