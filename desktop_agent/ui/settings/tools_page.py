@@ -112,6 +112,7 @@ class ToolsPage(SettingsPage):
         self.allowed = FolderList("Folders tools may use", add_text="&Add folder…",
                                   dialog_title="Allow tools to use a folder",
                                   missing_text="Not found, file tools cannot use:")
+        self.allowed.list.setMaximumHeight(72)  # two or three folders in view; it scrolls beyond them
         form_row(form, "Folders tools may u&se:", self.allowed,
                  hint_label("The file tools (list, read, search, write) and shell commands work only inside these "
                             "folders and their sub-folders; none by default. Writes and commands ask first."),
