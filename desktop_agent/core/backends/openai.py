@@ -182,6 +182,9 @@ class ToolCallAssembler:
     without ``index`` continues the open call, unless it brings a new non-empty id, or a name
     while the open call already has a name and complete arguments. Empty-string ids and names never
     start a call when one is open. ``arguments`` may be string pieces or a whole object.
+
+    A delta that repeats a call already complete — the same id (or index), name and arguments, as some
+    servers send again in the final chunk — is dropped: the call runs once.
     """
 
     def __init__(self) -> None:
@@ -193,6 +196,8 @@ class ToolCallAssembler:
     def add(self, index: Any, call_id: Any, name: Any, arguments: Any) -> None:
         call_id = call_id if isinstance(call_id, str) else ""
         name = name if isinstance(name, str) else ""
+        if self._repeats(index, call_id, name, arguments):
+            return
         target: _PartialCall | None = None
         if isinstance(index, int) and not isinstance(index, bool):
             target = self._by_index.get(index)
@@ -234,6 +239,32 @@ class ToolCallAssembler:
             target.parts.append(arguments)
         elif arguments is not None:
             target.parts.append(json.dumps(arguments, ensure_ascii=False))
+
+    def _repeats(self, index: Any, call_id: str, name: str, arguments: Any) -> bool:
+        """Whether this delta restates a complete call whole (same id or index, name and arguments)."""
+        if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
+            return False
+        if call_id and call_id in self._by_id:
+            known = self._by_id[call_id]
+        elif isinstance(index, int) and not isinstance(index, bool) and index in self._by_index and not call_id:
+            known = self._by_index[index]
+        else:
+            return False
+        if not known.arguments_complete() or (name and known.name and name != known.name):
+            return False
+        if isinstance(arguments, str):
+            try:
+                restated = json.loads(arguments)
+            except ValueError:
+                return False  # a piece of the arguments, not a whole restatement
+        else:
+            restated = arguments
+        raw = known.raw_arguments()
+        try:
+            current = raw if isinstance(raw, dict) else json.loads(raw)
+        except ValueError:
+            return False
+        return bool(restated == current)
 
     def _new(self) -> _PartialCall:
         call = _PartialCall()
