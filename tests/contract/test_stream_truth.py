@@ -206,7 +206,7 @@ def test_ollama_empty_frames_are_not_progress_a_stall_keeps_the_partial(ollama_s
     empty = (json.dumps(line("")) + "\n").encode()
     ollama_server.script([line("Hello, "), Pause(30, keepalive=b"\n" + empty)])
     backend = ollama_backend(ollama_server, timeout_s=30.0, next_data_timeout_s=0.5)
-    events, session = run_session(backend, tmp_path)
+    events, _ = run_session(backend, tmp_path)
     failed = events[-1]
     assert isinstance(failed, TurnFailed) and isinstance(failed.error, errors.ServerStoppedResponding)
     assert failed.partial is not None and failed.partial.content == "Hello, "
