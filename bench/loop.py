@@ -90,10 +90,12 @@ def ollama_replies(steps: int) -> list[Any]:
 
 # ---- the two loops ------------------------------------------------------------------------------------------
 
+REGISTRY = ToolRegistry()  # built once, as the app's assembly keeps it between turns
+REGISTRY.register(step)
+
+
 def agent_turn(backend: Any, steps: int) -> str:
-    registry = ToolRegistry()
-    registry.register(step)
-    agent = Agent(backend, registry, max_steps=steps + 1, system_prompt="bench")
+    agent = Agent(backend, REGISTRY, max_steps=steps + 1, system_prompt="bench")
     events = list(agent.run(Conversation(), "go", threading.Event()))
     return type(events[-1]).__name__
 

@@ -153,50 +153,62 @@ class Watch:
             if self.reason is not None:
                 return
             self.reason = reason
-            reading, response = self._reading, self._response
-        _shutdown_stream(reading)
+            response = self._response
+        _shutdown_stream(self._reading)
         shutdown_socket(response)
 
     # -- the tracked stream's side -----------------------------------------------------------
+    # No lock here (this runs for every read and write): the reading thread sets ``_reading`` and then
+    # looks at ``reason``; :meth:`fire` sets ``reason`` and then looks at ``_reading``. Whatever the
+    # interleaving, either the thread sees the reason or the watchdog sees the stream.
     def _enter_read(self, stream: Any) -> None:
-        with self._lock:
-            self._reading = stream
-            fired = self.reason is not None
-        if fired:  # fired between two reads: this read must not block
+        self._reading = stream
+        if self.reason is not None:  # fired between two reads: this read must not block
             _shutdown_stream(stream)
 
     def _leave_read(self) -> None:
-        with self._lock:
-            self._reading = None
+        self._reading = None
 
 
 class _Watchdog:
-    """The one thread that fires watches; it sleeps while no watch is open."""
+    """The one thread that fires watches. It looks every :data:`POLL_S` seconds while watches are open,
+    and for :attr:`LINGER_S` seconds after the last one closed (the next request of a tool turn then
+    costs it no wake-up); then it sleeps until a watch opens."""
+
+    LINGER_S = 2.0
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
         self._watches: set[Watch] = set()
         self._thread: threading.Thread | None = None
+        self._asleep = False
 
     def add(self, watch: Watch) -> None:
         with self._cond:
             self._watches.add(watch)
-            if self._thread is None or not self._thread.is_alive():
+            if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="stream-watchdog", daemon=True)
                 self._thread.start()
-            self._cond.notify()
+            elif self._asleep:
+                self._cond.notify()
 
     def discard(self, watch: Watch) -> None:
         with self._cond:
             self._watches.discard(watch)
 
     def _run(self) -> None:
+        last_active = time.monotonic()
         while True:
             with self._cond:
-                while not self._watches:
-                    self._cond.wait()
+                if not self._watches and time.monotonic() - last_active > self.LINGER_S:
+                    self._asleep = True
+                    while not self._watches:
+                        self._cond.wait()
+                    self._asleep = False
                 watches = list(self._watches)
             now = time.monotonic()
+            if watches:
+                last_active = now
             for watch in watches:
                 reason = watch.due(now)
                 if reason is not None:
