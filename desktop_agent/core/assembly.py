@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
+from desktop_agent.core import paths
 from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT, TOOLS_PROMPT, Settings, check_url, is_loopback_url
 
 if TYPE_CHECKING:
@@ -236,7 +237,9 @@ def build_agent(settings: Settings, backend: ChatBackend, registry: ToolRegistry
     """The agent loop for ``settings`` around ``backend`` and ``registry``; the tools named in
     ``settings.tools.disabled`` are not offered."""
     from desktop_agent.core.agent import Agent
+    from desktop_agent.core.capabilities import LEARNED
 
+    LEARNED.use_file(paths.cache_dir() / "capabilities.json")
     loop = settings.loop
     if registry is not None and settings.tools.disabled:
         registry = registry.without(settings.tools.disabled)
