@@ -182,8 +182,8 @@ class BackendSpec:
 def backend_spec(settings: Settings, keys: KeySet = KeySet(), *, timeout_s: float | None = None,
                  retries: int | None = None) -> BackendSpec:
     """The spec of the backend ``settings`` ask for; ``timeout_s`` replaces both waits (first data, next data)
-    and ``retries`` the retries per key (a probe — Test connection, the window's model listing — waits seconds, not minutes,
-    and does not retry)."""
+    and ``retries`` the retries per key (a probe — Test connection, the window's model listing — waits seconds,
+    not minutes, and does not retry)."""
     gen = settings.generation
     if settings.backend == "ollama":
         o = settings.ollama
