@@ -3,7 +3,8 @@
     python bench/loop.py [--runs 9] [--steps 10]
 
 A 10-step tool turn (9 model calls asking for a tool, then the answer) against an instant local server
-speaking the exact wire protocol (the tests' OpenAI and Ollama servers, every reply scripted), run by
+speaking the exact wire protocol (the tests' OpenAI and Ollama servers, in a child process so that they
+do not compete for this process's GIL; their fake model asks for ``step(n)`` until n = 8), run by
 our ``Agent`` and by a plain loop on the official SDK doing the same requests and tool calls; medians of
 ``--runs`` alternating runs, and the threads our turn starts (the servers' own threads not counted).
 Goal: our Agent / the SDK loop <= 1.05, no thread started per turn.
@@ -15,6 +16,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -32,8 +34,8 @@ from desktop_agent.core.messages import Conversation  # noqa: E402
 from desktop_agent.core.tools.registry import ToolRegistry  # noqa: E402
 from tests.servers import ollama as ollama_server  # noqa: E402
 from tests.servers import openai as openai_server  # noqa: E402
-from tests.servers.ollama import OllamaServer, done_line  # noqa: E402
-from tests.servers.openai import OpenAIServer, chunk  # noqa: E402
+from tests.servers.ollama import OllamaServer  # noqa: E402
+from tests.servers.openai import OpenAIServer  # noqa: E402
 
 # "instant": the servers write headers and chunks separately; with Nagle's algorithm each request would
 # wait for the client's delayed ACK (~40 ms) and hide the loop's own cost
@@ -56,36 +58,43 @@ TOOL_SCHEMA = {
 }
 
 
-# ---- scripted replies ---------------------------------------------------------------------------------------
+# ---- the server (a child process) -------------------------------------------------------------------------
 
-def openai_replies(steps: int) -> list[Any]:
-    out: list[Any] = []
-    for i in range(steps - 1):
-        cid = f"chatcmpl-{i}"
-        out.append([
-            chunk(cid, MODEL, {"role": "assistant", "content": ""}),
-            chunk(cid, MODEL, {"tool_calls": [{"index": 0, "id": f"call_{i}", "type": "function",
-                                               "function": {"name": "step", "arguments": ""}}]}),
-            chunk(cid, MODEL, {"tool_calls": [{"index": 0, "function": {"arguments": json.dumps({"n": i})}}]}),
-            chunk(cid, MODEL, {}, "tool_calls"),
-        ])
-    out.append([chunk("chatcmpl-end", MODEL, {"role": "assistant", "content": ""})]
-               + [chunk("chatcmpl-end", MODEL, {"content": w}) for w in ("All ", "steps ", "done.")]
-               + [chunk("chatcmpl-end", MODEL, {}, "stop")])
-    return out
+def serve(kind: str, steps: int) -> None:
+    """The child: a server whose fake model asks for ``step(n)`` until the turn has ``steps - 1`` tool
+    results, then answers. Prints its URL, serves until stdin closes."""
+    from tests.servers import fake_model
+
+    def bench_plan(messages: list[dict[str, Any]], tool_names: list[str], forced: str | None = None) -> Any:
+        done = sum(1 for m in messages if m.get("role") == "tool")
+        if done < steps - 1:
+            return fake_model.Plan(tool_calls=[("step", {"n": done})])
+        return fake_model.Plan(chunks=["All ", "steps ", "done."])
+
+    fake_model.plan = bench_plan  # type: ignore[assignment]
+    openai_server.plan = bench_plan  # type: ignore[assignment]
+    server: Any = OpenAIServer(strict=False) if kind == "openai" else OllamaServer(models=[MODEL])
+    server.start()
+    print(server.url, flush=True)
+    sys.stdin.read()
+    server.stop()
 
 
-def ollama_replies(steps: int) -> list[Any]:
-    out: list[Any] = []
-    for i in range(steps - 1):
-        out.append([
-            {"message": {"role": "assistant", "content": "",
-                         "tool_calls": [{"function": {"name": "step", "arguments": {"n": i}}}]}, "done": False},
-            done_line(MODEL),
-        ])
-    out.append([{"message": {"role": "assistant", "content": w}, "done": False} for w in ("All ", "steps ", "done.")]
-               + [done_line(MODEL)])
-    return out
+class Child:
+    """The server process, started and stopped by the parent."""
+
+    def __init__(self, kind: str, steps: int) -> None:
+        self.proc = subprocess.Popen([sys.executable, __file__, "--serve", kind, "--steps", str(steps)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+        assert self.proc.stdout is not None
+        self.url = self.proc.stdout.readline().strip()
+        if not self.url:
+            raise SystemExit("the bench server did not start")
+
+    def stop(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(10)
 
 
 # ---- the two loops ------------------------------------------------------------------------------------------
@@ -148,7 +157,7 @@ def sdk_ollama_turn(client: Any, steps: int) -> str:
 # ---- measuring ----------------------------------------------------------------------------------------------
 
 class ThreadCounter:
-    """Counts threads started from this (the measuring) thread."""
+    """Counts the threads started while a turn runs, from the measuring thread."""
 
     def __init__(self) -> None:
         self.count = 0
@@ -170,8 +179,7 @@ class ThreadCounter:
         threading.Thread.start = self._start  # type: ignore[method-assign]
 
 
-def timed(fn: Callable[[], str], script: Callable[[], None]) -> float:
-    script()
+def timed(fn: Callable[[], str]) -> float:
     start = time.perf_counter()
     outcome = fn()
     elapsed = time.perf_counter() - start
@@ -185,30 +193,24 @@ def bench(kind: str, runs: int, steps: int) -> str:
     import ollama
     import openai
 
-    if kind == "openai":
-        server: Any = OpenAIServer(strict=False).start()
-        ours: Any = OpenAIBackend(server.url, MODEL, [], needs_key=False, retries_per_key=0)
-        sdk = openai.OpenAI(base_url=server.url, api_key="not-needed", max_retries=0)
-        replies: Callable[[int], list[Any]] = openai_replies
-        sdk_turn: Callable[[Any, int], str] = sdk_openai_turn
-    else:
-        server = OllamaServer(models=[MODEL]).start()
-        ours = OllamaBackend(server.url, MODEL, timeout_s=60)
-        sdk = ollama.Client(host=server.url, timeout=httpx.Timeout(60, connect=5))
-        replies, sdk_turn = ollama_replies, sdk_ollama_turn
+    server = Child(kind, steps)
     try:
-        def script() -> None:
-            server.script(*replies(steps))
-
+        if kind == "openai":
+            ours: Any = OpenAIBackend(server.url, MODEL, [], needs_key=False, retries_per_key=0)
+            sdk: Any = openai.OpenAI(base_url=server.url, api_key="not-needed", max_retries=0)
+            sdk_turn: Callable[[Any, int], str] = sdk_openai_turn
+        else:
+            ours = OllamaBackend(server.url, MODEL, timeout_s=60)
+            sdk = ollama.Client(host=server.url, timeout=httpx.Timeout(60, connect=5))
+            sdk_turn = sdk_ollama_turn
         ours_times, sdk_times = [], []
         for _ in range(2):  # warm both (imports, connections)
-            timed(lambda: agent_turn(ours, steps), script)
-            timed(lambda: sdk_turn(sdk, steps), script)
+            timed(lambda: agent_turn(ours, steps))
+            timed(lambda: sdk_turn(sdk, steps))
         for i in range(runs):
             pair = [("ours", lambda: agent_turn(ours, steps)), ("sdk", lambda: sdk_turn(sdk, steps))]
             for name, fn in pair if i % 2 == 0 else pair[::-1]:
-                (ours_times if name == "ours" else sdk_times).append(timed(fn, script))
-        script()
+                (ours_times if name == "ours" else sdk_times).append(timed(fn))
         with ThreadCounter() as counter:
             agent_turn(ours, steps)
     finally:
@@ -225,7 +227,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--backend", choices=["openai", "ollama", "both"], default="both")
+    parser.add_argument("--serve", choices=["openai", "ollama"], help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.serve:
+        serve(args.serve, args.steps)
+        return 0
     os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
     for kind in (["openai", "ollama"] if args.backend == "both" else [args.backend]):
         print(bench(kind, max(7, args.runs), args.steps), flush=True)
