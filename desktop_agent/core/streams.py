@@ -87,9 +87,12 @@ class Watch:
 
     # -- the backend's side ------------------------------------------------------------------
     def restart(self) -> None:
-        """A new attempt (a retry): the first-data wait starts again."""
+        """A new attempt (a retry): the first-data wait starts again (a wait that ran out meanwhile, say
+        during a Retry-After pause, is forgotten; a Stop is not)."""
         self.started = False
         self._deadline = time.monotonic() + self.first_s if self.first_s else None
+        if self.reason == "stalled":
+            self.reason = None
 
     def progress(self, within_s: float | None = None) -> None:
         """Meaningful data arrived: the next-data wait (or ``within_s`` seconds) starts now."""

@@ -288,3 +288,14 @@ def test_ndjson_with_blank_lines_and_crlf(ollama_server):
     ollama_server.script(lines)
     chunks = list(ollama_backend(ollama_server).stream_chat(user("hi")))
     assert "".join(c.text for c in chunks) == "Hello" and chunks[-1].done
+
+
+def test_a_retry_after_pause_longer_than_the_first_data_wait_does_not_cut_the_retry(openai_server):
+    """429 with Retry-After 1 s while the first-data wait is 0.5 s: the retry gets its own wait and answers."""
+    from tests.servers.openai import HttpError
+
+    openai_server.script(HttpError(429, headers={"Retry-After": "1"}))
+    backend = OpenAIBackend(openai_server.url, MODEL, [], needs_key=False, retries_per_key=1, timeout_s=0.5)
+    chunks = list(backend.stream_chat(user("again")))
+    assert chunks[-1].done and "".join(c.text for c in chunks) == "You said: again"
+    assert len(openai_server.requests) == 2

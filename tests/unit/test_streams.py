@@ -117,6 +117,25 @@ def test_a_watch_fires_when_the_next_data_does_not_come():
     assert watch.reason == "stalled" and watch.started and watch.waited_s == 0.3
 
 
+def test_a_retry_after_a_long_pause_gets_a_fresh_first_data_wait():
+    """A wait that ran out while no request was open (a Retry-After pause between attempts) does not
+    cut the next attempt; a Stop stays a Stop."""
+    cancel = threading.Event()
+    with Watch(cancel, first_s=0.05) as watch:
+        deadline = time.monotonic() + 10
+        while watch.reason is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert watch.reason == "stalled"
+        watch.restart()
+        assert watch.reason is None and not watch.started
+        cancel.set()
+        deadline = time.monotonic() + 10
+        while watch.reason is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        watch.restart()
+        assert watch.reason == "cancelled"
+
+
 def test_the_tool_layer_imports_no_backend():
     """Tools, argument parsing and the text-call gate must be usable without any backend module."""
     code = (

@@ -604,6 +604,7 @@ class OpenAIBackend:
         def attempt(index: int, key: str) -> tuple[Any, Iterator[Any]]:
             # read in this thread: the watch shuts the socket down on Stop (a server loading a model
             # sends nothing, not even headers, for a long time) and when the first-data wait runs out
+            self._client(index, key)  # made first: importing the client library is not the server's time
             watch.restart()
             if watch.cancelled:
                 raise WaitCancelled()
