@@ -257,7 +257,8 @@ def test_use_installed_model_for_chats(dialogs, qtbot, ollama_server):  # noqa: 
     ("widget", "value", "label", "message"),
     [
         ("openai_page.base_url", "api.openai.com/v1", "openai_page.base_url_error", "http:// or https://"),
-        ("ollama_page.host", "localhost:11434", "ollama_page.host_error", "http:// or https://"),
+        # "localhost:11434" is an Ollama host form, used as Ollama reads it (issue 13): not an error any more
+        ("ollama_page.host", "ftp://localhost:11434", "ollama_page.host_error", "http:// or https://"),
         ("openai_page.timeout", "-5", "openai_page.timeout_error", "greater than 0"),
         ("openai_page.timeout", "soon", "openai_page.timeout_error", "number of seconds"),
         ("ollama_page.timeout", "0", "ollama_page.timeout_error", "greater than 0"),
@@ -933,6 +934,18 @@ def test_every_page_fits_at_the_minimum_size(dialogs, qtbot):
         for label in page.findChildren(QLabel):
             if label.isVisible() and label.wordWrap() and label.text():
                 assert label.height() >= label.heightForWidth(label.width()), (index, label.text())
+
+
+def test_running_tools_apart_from_the_app_can_be_turned_off_and_on(dialogs, qtbot):
+    dialog = dialogs()
+    page = dialog.tools_page
+    assert page.isolated.isChecked()  # on by default
+    page.isolated.setChecked(False)
+    with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS) as saved:
+        dialog.save_button.click()
+    assert saved.args[0].tools.isolated is False and Settings.load()[0].tools.isolated is False
+    again = dialogs(Settings.load()[0]).tools_page
+    assert not again.isolated.isChecked()
 
 
 def test_test_connection_picks_a_listed_model_when_the_chosen_one_is_not_there(dialogs, qtbot, openai_server):
