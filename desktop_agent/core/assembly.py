@@ -158,23 +158,23 @@ class BackendSpec:
 
 def backend_spec(settings: Settings, keys: KeySet = KeySet(), *, timeout_s: float | None = None,
                  retries: int | None = None) -> BackendSpec:
-    """The spec of the backend ``settings`` ask for; ``timeout_s`` replaces the answer timeout and ``retries``
-    the retries per key (a probe — Test connection, the window's model listing — waits seconds, not minutes,
-    and does not retry)."""
+    """The spec of the backend ``settings`` ask for; ``timeout_s`` replaces both waits (first data, next data)
+    and ``retries`` the retries per key (a probe — Test connection, the window's model listing — waits seconds,
+    not minutes, and does not retry)."""
     gen = settings.generation
     if settings.backend == "ollama":
         o = settings.ollama
         return BackendSpec("ollama", (
             ("host", o.host), ("model", o.model), ("temperature", gen.temperature),
             ("keep_alive", o.keep_alive), ("format", gen.format), ("think", gen.think),
-            ("timeout_s", timeout_s or o.timeout_s),
+            ("timeout_s", timeout_s or o.timeout_s), ("next_data_timeout_s", timeout_s or o.next_data_timeout_s),
         ))
     a = settings.openai
     # a local server (LM Studio, llama.cpp, vLLM on loopback) gets a placeholder key when none is set
     needs_key = a.needs_key and not (not keys.keys and is_loopback_url(a.base_url))
     return BackendSpec("openai", (
         ("base_url", a.base_url), ("model", a.model), ("temperature", gen.temperature),
-        ("timeout_s", timeout_s or a.timeout_s),
+        ("timeout_s", timeout_s or a.timeout_s), ("next_data_timeout_s", timeout_s or a.next_data_timeout_s),
         ("retries_per_key", a.retries_per_key if retries is None else retries),
         ("retry_interval_s", a.retry_interval_s), ("needs_key", needs_key),
         ("null_tool_content", a.null_tool_content), ("keyring_locked", keys.locked),

@@ -92,9 +92,12 @@ class OllamaSettings(_Group):
     model: str = "llama3.2"
     #: seconds (int, -1 = keep loaded forever) or an Ollama duration string ("5m")
     keep_alive: int | str = -1
-    #: seconds to wait for Ollama's next data (the first chunk includes loading the model); then the
-    #: turn fails with "did not answer within N s" instead of waiting forever on a stuck server
+    #: seconds to wait for the first data of an answer (it includes loading the model); then the turn
+    #: fails with "did not answer within N s" instead of waiting forever on a stuck server
     timeout_s: float = Field(300.0, gt=0)
+    #: seconds to wait for the next data once the answer streams (keep-alives do not count); then the
+    #: turn ends with the partial answer kept and "the server stopped responding"
+    next_data_timeout_s: float = Field(60.0, gt=0)
 
     @field_validator("host")
     @classmethod
@@ -112,7 +115,10 @@ class OpenAISettings(_Group):
     model: str = "gpt-4o-mini"
     #: whether the provider needs an API key (local servers don't: a placeholder key is sent)
     needs_key: bool = True
+    #: seconds to wait for the first data of an answer (connecting included)
     timeout_s: float = Field(60.0, gt=0)
+    #: seconds to wait for the next data once the answer streams (keep-alive comments do not count)
+    next_data_timeout_s: float = Field(60.0, gt=0)
     retries_per_key: int = Field(2, ge=0, le=10)
     retry_interval_s: float = Field(1.0, ge=0)
     #: send content null (instead of "") on assistant tool-call messages (some servers insist on it)
