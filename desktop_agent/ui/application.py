@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication, QMainWindow
 from desktop_agent.ui import errors as ui_errors
 from desktop_agent.ui import icons, theme
 from desktop_agent.ui.agent_runner import orphaned_threads
+from desktop_agent.ui.first_frame import after_first_frame
 from desktop_agent.ui.main_window import APP_DISPLAY_NAME, APP_NAME, MainWindow
 
 log = logging.getLogger(__name__)
@@ -116,6 +117,7 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
     app.aboutToQuit.connect(window.shutdown)
     _close_on_sigint(window)
     window.show()
+    after_first_frame(window, lambda: None)
     code = app.exec()
     window.shutdown()
     if orphaned_threads():
