@@ -1,7 +1,8 @@
 """Command-line entry point: ``desktop-agent`` (the window), ``desktop-agent chat`` (terminal chat),
 ``desktop-agent tools`` (list tools), ``desktop-agent history ...`` (saved chats).
 
-Only ``argparse`` is imported at start-up; each sub-command imports what it needs. ``--data-dir`` is
+Only ``argparse`` is imported at start-up, and without arguments not even the parsers are built: the window
+starts at once. Each sub-command imports what it needs. ``--data-dir`` is
 accepted before or after the sub-command. Bad usage prints the usage of the (sub-)command it
 concerns and exits 2.
 """
@@ -56,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv:  # the window: no parser to build (the sub-commands' parsers cost start-up time)
+        return _run_window()
     parser = build_parser()
     args, extras = parser.parse_known_args(argv)
     # the parser of the (sub-)command the arguments were meant for: its usage, its name
@@ -77,6 +80,10 @@ def _main(argv: list[str] | None) -> int:
 
         return run_history(args)
 
+    return _run_window()
+
+
+def _run_window() -> int:
     from desktop_agent.ui.application import run_gui
 
     return run_gui([sys.argv[0]], {})

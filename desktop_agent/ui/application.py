@@ -20,7 +20,6 @@ from desktop_agent.ui import errors as ui_errors
 from desktop_agent.ui import icons, theme
 from desktop_agent.ui.agent_runner import orphaned_threads
 from desktop_agent.ui.cursor_blink import BlinkTimeout
-from desktop_agent.ui.first_frame import after_first_frame
 from desktop_agent.ui.main_window import APP_DISPLAY_NAME, APP_NAME, MainWindow
 
 log = logging.getLogger(__name__)
@@ -146,8 +145,7 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
     app.aboutToQuit.connect(window.shutdown)
     restore_sigint = _close_on_sigint(window)
     BlinkTimeout(app, window).watch(window.input)
-    window.show()
-    after_first_frame(window, lambda: None)
+    window.show()  # the window notes its first frame for the bench (ui/first_frame.py)
     try:
         code = app.exec()
     finally:

@@ -42,16 +42,28 @@ def note_for_bench(moment: float | None = None) -> None:
 
 class _FirstFrame(QObject):
     """Filters a ``QWindow``'s events until the first expose or paint event during which its widget was
-    painted: handles that event itself (the frame is painted and flushed), then calls ``then`` and goes
-    away. Platforms differ in which of the two events paints (offscreen: the expose)."""
+    painted: handles that event itself (the frame is painted and flushed), then calls what waits for it and
+    goes away. Platforms differ in which of the two events paints (offscreen: the expose)."""
 
-    def __init__(self, widget: QWidget, window: QWindow, then: Callable[[], None]):
+    def __init__(self, widget: QWidget, window: QWindow):
         super().__init__(window)
         self._widget = widget
-        self._then: Callable[[], None] | None = then
+        self._then: list[Callable[[], None]] | None = []
         self._painted = False
         widget.installEventFilter(self)
         window.installEventFilter(self)
+
+    @classmethod
+    def of(cls, widget: QWidget, window: QWindow) -> _FirstFrame:
+        """The one watcher of ``window`` (a second filter would see no expose: the first one handles it)."""
+        for child in window.findChildren(cls):
+            if child._then is not None:
+                return child
+        return cls(widget, window)
+
+    def add(self, then: Callable[[], None]) -> None:
+        if self._then is not None:
+            self._then.append(then)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         kind = event.type()
@@ -68,22 +80,21 @@ class _FirstFrame(QObject):
         if self._painted:
             watched.removeEventFilter(self)
             self._widget.removeEventFilter(self)
-            then, self._then = self._then, None
+            waiting, self._then = self._then, None
             self.deleteLater()
-            then()
+            for then in waiting:
+                then()
         return True  # handled above
 
 
 def after_first_frame(widget: QWidget, then: Callable[[], None]) -> None:
     """Call ``then`` once the top-level ``widget``'s first frame has been painted (call it right after
-    ``show()``, before the event loop runs again). The moment is noted for the bench (see :func:`note_for_bench`)."""
-
-    def done() -> None:
-        note_for_bench()
-        then()
-
+    ``show()``, or from the first ``showEvent``). The moment is noted for the bench (:func:`note_for_bench`)."""
     handle = widget.windowHandle()
-    if handle is None:  # pragma: no cover - a top-level widget always has one once created
-        done()
+    if handle is None:  # pragma: no cover - a shown top-level widget always has one
+        then()
         return
-    _FirstFrame(widget, handle, done)
+    watcher = _FirstFrame.of(widget, handle)
+    if watcher._then == []:
+        watcher.add(note_for_bench)
+    watcher.add(then)
