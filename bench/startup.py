@@ -22,6 +22,10 @@ Measures, each in a fresh process of this Python, with ``DESKTOP_AGENT_HOME`` in
   first shows — each should be absent: they are imported after the window is up;
 - the PyInstaller build's ``--version`` and ``tools`` when ``packaging/dist/desktop-agent`` exists.
 
+The section "the app and a bare window as they really run" holds what ``bench/start_first_frame.py``,
+``start_rss.py`` and ``start_wakeups.py`` share: they run ``python -m desktop_agent`` itself, which notes its
+first frame painted (``DESKTOP_AGENT_BENCH_FIRST_PAINT``), against a bare QMainWindow + QTextBrowser.
+
 ``--importtime`` adds one window run under ``python -X importtime`` and prints the slowest imports
 (cumulative) before the window shows.
 """
@@ -131,6 +135,7 @@ def bench_env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("DESKTOP_AGENT_", "OLLAMA_", "OPENAI_", "QT_", "PYTHONPROFILE"))}
     env.update(DESKTOP_AGENT_HOME=str(home), QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: byte code cached (the warm-up run writes it)
     return env
 
 
