@@ -360,6 +360,7 @@ class MainWindow(QMainWindow):
         if self._closing or self._late_started:
             return
         self._late_started = True
+        QTimer.singleShot(0, self._become_ready)  # right after this work — also if a part of it fails
         if self.secrets is None:
             from desktop_agent.core.secrets import SecretStore  # keyring: after the window shows
 
@@ -384,9 +385,12 @@ class MainWindow(QMainWindow):
             log.warning(w)
         if self.check_server_on_start:
             self.refresh_models()
+
+    def _become_ready(self) -> None:
+        """The deferred start-up work has run: a message sent meanwhile goes; markdown is warmed up."""
         self.ready = True
         text, self._waiting_text = self._waiting_text, ""
-        if text:
+        if text and not self._closing:
             self._send_text(text)
         QTimer.singleShot(0, self._warm_up_markdown)
 

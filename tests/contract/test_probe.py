@@ -202,3 +202,35 @@ def test_the_assemblys_probe_keeps_its_test_hook():
     made = []
     assembly = Assembly(backend_factory=lambda s, k: made.append(k) or "scripted")
     assert assembly.one_off_backend(Settings(), probe=True) == "scripted" and len(made) == 1
+
+
+def _self_signed(tmp_path) -> tuple[Path, Path]:
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True, timeout=60)
+    return cert, key
+
+
+def test_https_trusts_what_the_clients_trust(tmp_path, monkeypatch):
+    """Over https the probe trusts the certificates httpx does (SSL_CERT_FILE, else certifi's bundle): a
+    server the chat can reach is one the check reaches, and a certificate nobody trusts fails in both."""
+    import ssl
+
+    cert, key = _self_signed(tmp_path)
+    server = Scripted(200, {"object": "list", "data": [{"id": "tls-model", "owned_by": "me"}]})
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(cert, key)
+    server.httpd.socket = tls.wrap_socket(server.httpd.socket, server_side=True)
+    url = server.url.replace("http://", "https://") + "/v1"
+    try:
+        monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+        monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+        probe, backend = _openai(url, ["sk-x"])
+        mine, theirs = _outcome(probe.list_models), _outcome(backend.list_models)
+        assert mine[0] is theirs[0] is BackendUnreachable and "CERTIFICATE_VERIFY_FAILED" in mine[1]
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+        probe, backend = _openai(url, ["sk-x"])
+        assert [m.name for m in probe.list_models()] == ["tls-model"] == [m.name for m in backend.list_models()]
+    finally:
+        server.stop()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import ssl
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
@@ -71,8 +72,10 @@ def get(url: str, headers: dict[str, str], timeout_s: float) -> Answer:
     :class:`NoAnswer` or :class:`Broken`."""
     request = urllib.request.Request(url, headers={"Accept": "application/json", "User-Agent": USER_AGENT,
                                                    **headers})
+    context = _tls_context() if url.lower().startswith("https:") else None
     try:
-        response = urllib.request.urlopen(request, timeout=timeout_s)  # http(s) URLs only: checked by Settings
+        # http(s) URLs only: checked by Settings
+        response = urllib.request.urlopen(request, timeout=timeout_s, context=context)
     except urllib.error.HTTPError as answer:
         with answer:
             return Answer(answer.code, answer.read(_MAX_BODY), answer.headers.get("content-type", ""),
@@ -98,6 +101,20 @@ def get(url: str, headers: dict[str, str], timeout_s: float) -> Answer:
 
 def _lower(items: Any) -> dict[str, str]:
     return {str(k).lower(): str(v) for k, v in items}
+
+
+def _tls_context() -> ssl.SSLContext:
+    """The certificates httpx (and so the official clients) trust: ``SSL_CERT_FILE``, ``SSL_CERT_DIR``, else
+    certifi's bundle — not only the system's, which a frozen build may not find."""
+    if os.environ.get("SSL_CERT_FILE"):
+        return ssl.create_default_context(cafile=os.environ["SSL_CERT_FILE"])
+    if os.environ.get("SSL_CERT_DIR"):
+        return ssl.create_default_context(capath=os.environ["SSL_CERT_DIR"])
+    try:
+        import certifi
+    except ImportError:  # pragma: no cover - certifi comes with httpx
+        return ssl.create_default_context()
+    return ssl.create_default_context(cafile=certifi.where())
 
 
 class OllamaProbe:
