@@ -246,37 +246,12 @@ class OllamaBackend:
         """Installed models from ``GET /api/tags``: name, ``size`` in bytes, ``modified_at`` (ISO 8601
         text as sent), ``details`` (format, family, parameter_size, quantization_level…).
         Raises :class:`~desktop_agent.core.errors.AgentError`."""
-        data = self._get_json("/api/tags")
-        if not isinstance(data, dict) or "models" not in data:
-            raise errors.NotAnApi(self.host + "/api/tags", "ollama", "JSON of another kind")
-        models = data.get("models")
-        out: list[ModelInfo] = []
-        for m in models or []:
-            if not isinstance(m, dict):
-                continue
-            name = m.get("name") or m.get("model")
-            if not name:
-                continue
-            size = m.get("size")
-            details = m.get("details")
-            out.append(
-                ModelInfo(
-                    name=str(name),
-                    size=int(size) if isinstance(size, (int, float)) else None,
-                    modified_at=str(m["modified_at"]) if m.get("modified_at") else None,
-                    details=dict(details) if isinstance(details, dict) else {},
-                )
-            )
-        return out
+        return models_from_tags(self._get_json("/api/tags"), self.host + "/api/tags")
 
     def server_version(self) -> str:
         """The server's version from ``GET /api/version`` (``{"version": "0.5.1"}``).
         Raises :class:`~desktop_agent.core.errors.AgentError`."""
-        data = self._get_json("/api/version")
-        version = data.get("version") if isinstance(data, dict) else None
-        if not version:
-            raise errors.BackendError(f"{self.host} did not report a version — is it an Ollama server?")
-        return str(version)
+        return version_from(self._get_json("/api/version"), self.host)
 
     def pull_model(self, name: str, cancel: threading.Event | None = None) -> Iterator[PullProgress]:
         """Download ``name`` with ``POST /api/pull`` (streamed), yielding one :class:`PullProgress`
@@ -633,6 +608,41 @@ def _call_identity(item: Any, call: ToolCall) -> tuple[Any, ...]:
         if isinstance(index, int):
             return ("index", index, call.name, content)
     return ("content", call.name, content)
+
+
+def models_from_tags(data: Any, url: str) -> list[ModelInfo]:
+    """The models in an ``/api/tags`` answer from ``url``: ``name`` (or ``model``, as older servers send),
+    ``size`` in bytes, ``modified_at`` as sent, ``details``; entries without a name are skipped. An answer that
+    is not a model list raises :class:`~desktop_agent.core.errors.NotAnApi`."""
+    if not isinstance(data, dict) or "models" not in data:
+        raise errors.NotAnApi(url, "ollama", "JSON of another kind")
+    models = data.get("models")
+    out: list[ModelInfo] = []
+    for m in models or []:
+        if not isinstance(m, dict):
+            continue
+        name = m.get("name") or m.get("model")
+        if not name:
+            continue
+        size = m.get("size")
+        details = m.get("details")
+        out.append(
+            ModelInfo(
+                name=str(name),
+                size=int(size) if isinstance(size, (int, float)) else None,
+                modified_at=str(m["modified_at"]) if m.get("modified_at") else None,
+                details=dict(details) if isinstance(details, dict) else {},
+            )
+        )
+    return out
+
+
+def version_from(data: Any, host: str) -> str:
+    """The version in an ``/api/version`` answer (``{"version": "0.5.1"}``); BackendError without one."""
+    version = data.get("version") if isinstance(data, dict) else None
+    if not version:
+        raise errors.BackendError(f"{host} did not report a version — is it an Ollama server?")
+    return str(version)
 
 
 def to_wire_messages(messages: list[Message]) -> list[dict[str, Any]]:

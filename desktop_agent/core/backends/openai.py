@@ -461,52 +461,15 @@ class OpenAIBackend:
             err = BackendUnreachable(self.base_url, backend="openai", detail=detail)
             return Failure("retry", err, rotate=False, reason="can't reach the server")
         if isinstance(exc, openai.APIStatusError):
-            status = exc.status_code
             detail = self._detail(exc)
-            markers = self._markers(exc, detail)
             headers = exc.response.headers if exc.response is not None else None
             page = self._web_page(exc)
             if page is not None:  # a proxy's 502, a 404 page, a sign-in page: named, never pasted
+                status = exc.status_code
                 return Failure("retry" if status >= 500 else "fatal", page, status=status,
                                reason=f"web page (HTTP {status})",
                                retry_after_s=self.pool.retry_after(headers) if status >= 500 else None)
-            if status in (401, 403) and self.pool.keys == (PLACEHOLDER_KEY,):
-                # no key was configured (a local server was assumed not to need one): say that,
-                # not "your key was rejected", which sends the user looking for a key they never entered
-                no_key = (KeyringLocked if self.keyring_locked else NoApiKey)(self.base_url, status)
-                return Failure("fatal", no_key, auth=True, status=status, reason="key required")
-            if status in (401, 403):
-                return Failure(
-                    "next_key", AuthenticationFailed(self.base_url, status), auth=True, status=status,
-                    reason="key rejected",
-                )
-            if status == 429:
-                if "insufficient_quota" in markers:
-                    return Failure("next_key", RateLimited(None, detail), status=status, reason="quota used up")
-                wait = self.pool.retry_after(headers)
-                return Failure("retry", RateLimited(wait, detail), retry_after_s=wait, status=status,
-                               reason="rate limited")
-            if is_context_reason(markers):
-                return Failure("fatal", ContextTooLong(detail), status=status)
-            if any(m in markers for m in _TOOLS_MARKERS):
-                return Failure("fatal", ToolsNotSupported(self.model), status=status)
-            if status == 404:
-                if "model" in markers:
-                    missing = ModelNotFound(self.model, backend="openai", available=self._served_models())
-                    return Failure("fatal", missing, status=status)
-                if self.base_url.endswith("/v1"):
-                    hint = f"Is {self.base_url} an OpenAI-compatible server?"
-                    cli_hint = f"Is {self.base_url} an OpenAI-compatible server? (--base-url)"
-                else:
-                    fix = suggest_v1(self.base_url)
-                    hint = f"Check the base URL {self.base_url} (it usually ends in /v1): try {fix}."
-                    cli_hint = f"Check --base-url {self.base_url} (it usually ends in /v1): try {fix}."
-                return Failure("fatal", BackendError(detail, status, hint, cli_hint), status=status)
-            if status >= 500:
-                wait = self.pool.retry_after(headers)
-                return Failure("retry", BackendError(detail, status), retry_after_s=wait, status=status,
-                               reason=f"server error (HTTP {status})")
-            return Failure("fatal", BackendError(detail, status), status=status)
+            return self.classify_status(exc.status_code, detail, self._markers(exc, detail), headers)
         if isinstance(exc, openai.APIError):  # e.g. an error event inside the stream
             detail = self._detail(exc)
             markers = self._markers(exc, detail)
@@ -555,6 +518,50 @@ class OpenAIBackend:
             seen = "JSON of another kind"
         fix = "" if self.base_url.endswith("/v1") else suggest_v1(self.base_url)
         return NotAnApi(url, "openai", seen, fix)
+
+    def classify_status(self, status: int, detail: str, markers: str, headers: Any, *,
+                        listing: bool = False) -> Failure:
+        """An HTTP error answer as a :class:`Failure` for the pool: ``detail`` is the server's reason (one line,
+        no key), ``markers`` the lower-case text its kind is recognised by (reason, code, type), ``headers``
+        the answer's (``Retry-After``). Shared by the chat requests and the model listing probe (``listing``:
+        a 404 of the model list is about the base URL, never "model not found")."""
+        if status in (401, 403) and self.pool.keys == (PLACEHOLDER_KEY,):
+            # no key was configured (a local server was assumed not to need one): say that,
+            # not "your key was rejected", which sends the user looking for a key they never entered
+            no_key = (KeyringLocked if self.keyring_locked else NoApiKey)(self.base_url, status)
+            return Failure("fatal", no_key, auth=True, status=status, reason="key required")
+        if status in (401, 403):
+            return Failure(
+                "next_key", AuthenticationFailed(self.base_url, status), auth=True, status=status,
+                reason="key rejected",
+            )
+        if status == 429:
+            if "insufficient_quota" in markers:
+                return Failure("next_key", RateLimited(None, detail), status=status, reason="quota used up")
+            wait = self.pool.retry_after(headers)
+            return Failure("retry", RateLimited(wait, detail), retry_after_s=wait, status=status,
+                           reason="rate limited")
+        if is_context_reason(markers):
+            return Failure("fatal", ContextTooLong(detail), status=status)
+        if any(m in markers for m in _TOOLS_MARKERS):
+            return Failure("fatal", ToolsNotSupported(self.model), status=status)
+        if status == 404:
+            if "model" in markers and not listing:
+                missing = ModelNotFound(self.model, backend="openai", available=self._served_models())
+                return Failure("fatal", missing, status=status)
+            if self.base_url.endswith("/v1"):
+                hint = f"Is {self.base_url} an OpenAI-compatible server?"
+                cli_hint = f"Is {self.base_url} an OpenAI-compatible server? (--base-url)"
+            else:
+                fix = suggest_v1(self.base_url)
+                hint = f"Check the base URL {self.base_url} (it usually ends in /v1): try {fix}."
+                cli_hint = f"Check --base-url {self.base_url} (it usually ends in /v1): try {fix}."
+            return Failure("fatal", BackendError(detail, status, hint, cli_hint), status=status)
+        if status >= 500:
+            wait = self.pool.retry_after(headers)
+            return Failure("retry", BackendError(detail, status), retry_after_s=wait, status=status,
+                           reason=f"server error (HTTP {status})")
+        return Failure("fatal", BackendError(detail, status), status=status)
 
     def _served_models(self) -> list[str]:
         """The model ids from ``GET {base_url}/models`` (for a "choose one of" hint); ``[]`` when the
