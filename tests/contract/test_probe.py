@@ -21,7 +21,9 @@ from desktop_agent.core.errors import (
     BackendError,
     BackendUnreachable,
     NoApiKey,
+    NotAnApi,
     ServerTimedOut,
+    WebPageAnswer,
 )
 from desktop_agent.core.settings import Settings
 from tests.servers.openai import OpenAIServer
@@ -132,7 +134,8 @@ def test_ollama_probe_errors_read_as_the_backends(status, body):
             mine = _outcome(getattr(probe, call))
             theirs = _outcome(getattr(backend, call))
             assert mine == theirs
-            assert isinstance(mine, tuple) and issubclass(mine[0], BackendError)
+            # an error the user can act on (a web page and "not an API" are named, not pasted)
+            assert isinstance(mine, tuple) and issubclass(mine[0], (BackendError, NotAnApi, WebPageAnswer))
     finally:
         backend.close()
         server.stop()

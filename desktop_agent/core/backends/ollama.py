@@ -30,7 +30,7 @@ import json
 import re
 import socket
 import threading
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -392,16 +392,8 @@ class OllamaBackend:
                 r = self._http.get(path)
         except Exception as exc:  # noqa: BLE001 - any transport failure becomes a typed AgentError
             raise self._error_for_transport(exc, started=False) from None
-        ctype = r.headers.get("content-type", "")
-        if r.status_code >= 400:
-            if looks_like_html(r.text, ctype):
-                raise errors.WebPageAnswer(self.host + path, r.status_code, "ollama")
-            raise self._error_for_message(_error_text(r.text, ctype, r.status_code), r.status_code, model=None)
-        try:
-            return r.json()
-        except ValueError:
-            seen = "a web page" if looks_like_html(r.text, ctype) else "text that is not JSON"
-            raise errors.NotAnApi(self.host + path, "ollama", seen) from None
+        return json_answer(self.host + path, r.status_code, r.text, r.headers.get("content-type", ""),
+                           lambda text, status: self._error_for_message(text, status, model=None))
 
     def _stream_lines(
         self,
@@ -608,6 +600,22 @@ def _call_identity(item: Any, call: ToolCall) -> tuple[Any, ...]:
         if isinstance(index, int):
             return ("index", index, call.name, content)
     return ("content", call.name, content)
+
+
+def json_answer(url: str, status: int, text: str, ctype: str,
+                error_for: Callable[[str, int], Exception]) -> Any:
+    """The JSON of an answer from ``url``: an error status becomes :class:`~desktop_agent.core.errors.WebPageAnswer`
+    (a web page, never pasted) or ``error_for(reason, status)``; a 200 that is not JSON is ``NotAnApi``. Shared
+    by the backend and the probe."""
+    if status >= 400:
+        if looks_like_html(text, ctype):
+            raise errors.WebPageAnswer(url, status, "ollama")
+        raise error_for(_error_text(text, ctype, status), status)
+    try:
+        return json.loads(text)
+    except ValueError:
+        seen = "a web page" if looks_like_html(text, ctype) else "text that is not JSON"
+        raise errors.NotAnApi(url, "ollama", seen) from None
 
 
 def models_from_tags(data: Any, url: str) -> list[ModelInfo]:

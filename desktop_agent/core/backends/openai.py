@@ -484,8 +484,9 @@ class OpenAIBackend:
         detail = scrub(f"{type(exc).__name__}: {exc}", self.pool.keys)[:_MAX_DETAIL]
         return Failure("fatal", BackendError(detail))
 
-    def _web_page(self, exc: Any) -> WebPageAnswer | None:
-        """The error status ``exc`` as a :class:`WebPageAnswer` when its body is a web page, else None."""
+    def _web_page(self, exc: Any, path: str = "/chat/completions") -> WebPageAnswer | None:
+        """The error status ``exc`` as a :class:`WebPageAnswer` when its body is a web page, else None (``path``:
+        what was asked for, when ``exc`` does not say)."""
         response = getattr(exc, "response", None)
         headers = getattr(response, "headers", None)
         ctype = headers.get("content-type", "") if headers is not None else ""
@@ -495,7 +496,7 @@ class OpenAIBackend:
             return None
         status = int(getattr(exc, "status_code", 0) or 0)
         fix = suggest_v1(self.base_url) if status == 404 and not self.base_url.endswith("/v1") else ""
-        return WebPageAnswer(self._url_of(response), status, "openai", fix)
+        return WebPageAnswer(self._url_of(response, path), status, "openai", fix)
 
     def _url_of(self, response: Any, path: str = "/chat/completions") -> str:
         """The URL ``response`` came from (without its query), else the base URL and ``path``."""
@@ -872,6 +873,24 @@ class OpenAIBackend:
         yield Chunk(tool_calls=tool_calls, done=True, finish_reason=finish_reason)
 
     # -- models --------------------------------------------------------------------------------
+    def models_from_listing(self, url: str, text: str, ctype: str) -> list[ModelInfo]:
+        """The models of a ``GET /models`` answer's body (``text``, from ``url``); a web page, text or JSON of
+        another kind raises :class:`NotAnApi`. Shared with the model listing probe."""
+        data = _maybe_json(text) if not looks_like_html(text, ctype) else text
+        models = data.get("data") if isinstance(data, dict) else None
+        if not isinstance(models, list):
+            raise self._not_an_api(url, data, ctype)
+        out = []
+        for m in models:
+            if not isinstance(m, dict):
+                continue
+            mid = _field(m, "id")
+            if not mid:
+                continue
+            details = {k: _field(m, k) for k in ("owned_by", "created") if _field(m, k) is not None}
+            out.append(ModelInfo(name=str(mid), details=details))
+        return out
+
     def list_models(self) -> list[ModelInfo]:
         """``GET {base_url}/models`` → :class:`ModelInfo` (``name`` = model id; ``details`` has
         ``owned_by`` / ``created`` when given). Same key pool and errors as :meth:`stream_chat`."""
@@ -882,21 +901,8 @@ class OpenAIBackend:
                 response = raw.http_response
                 text = response.text
             # read here, not by the client (which fails with an AttributeError on a web page)
-            ctype = response.headers.get("content-type", "")
-            data = _maybe_json(text) if not looks_like_html(text, ctype) else text
-            models = data.get("data") if isinstance(data, dict) else None
-            if not isinstance(models, list):  # a web page, text or JSON of another kind
-                raise self._not_an_api(self._url_of(response, "/models"), data, ctype)
-            out = []
-            for m in models:
-                if not isinstance(m, dict):
-                    continue
-                mid = _field(m, "id")
-                if not mid:
-                    continue
-                details = {k: _field(m, k) for k in ("owned_by", "created") if _field(m, k) is not None}
-                out.append(ModelInfo(name=str(mid), details=details))
-            return out
+            return self.models_from_listing(self._url_of(response, "/models"), text,
+                                            response.headers.get("content-type", ""))
 
         try:
             return self.pool.call(attempt, self.classify)

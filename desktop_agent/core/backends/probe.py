@@ -148,7 +148,7 @@ class OllamaProbe:
         return version_from(self._get_json("/api/version"), self.host)
 
     def _get_json(self, path: str) -> Any:
-        from desktop_agent.core.backends.ollama import _connect_detail, _error_text
+        from desktop_agent.core.backends.ollama import _connect_detail, json_answer
 
         try:
             answer = get(self.host + path, self._headers, self.timeout_s)
@@ -159,14 +159,8 @@ class OllamaProbe:
         except Broken as exc:
             detail = one_line(str(exc))
             raise errors.BackendError(f"the connection to {self.host} broke before an answer: {detail}") from None
-        if answer.status >= 400:
-            text = _error_text(answer.body, answer.content_type, answer.status)
-            raise errors.BackendError(text, answer.status)
-        try:
-            return answer.json()
-        except ValueError:
-            raise errors.BackendError(
-                f"{self.host}{path} did not answer with JSON — is it an Ollama server?", answer.status) from None
+        return json_answer(self.host + path, answer.status, answer.body.decode("utf-8-sig", "replace"),
+                           answer.content_type, errors.BackendError)
 
 
 class _StatusAnswer(Exception):
@@ -218,21 +212,18 @@ class OpenAIProbe:
         answer = get(f"{self.base_url}/models", headers, self._backend.timeout_s)
         if answer.status >= 400:
             raise _StatusAnswer(answer)
-        data = answer.json()  # ValueError: classified below
-        items = data.get("data") if isinstance(data, dict) else data
-        out = []
-        for m in items if isinstance(items, list) else []:
-            mid = m.get("id") if isinstance(m, dict) else None
-            if not mid:
-                continue
-            details = {k: m[k] for k in ("owned_by", "created") if m.get(k) is not None}
-            out.append(ModelInfo(name=str(mid), details=details))
-        return out
+        return self._backend.models_from_listing(f"{self.base_url}/models", answer.body.decode("utf-8-sig", "replace"),
+                                                 answer.content_type)
 
     def _classify(self, exc: BaseException) -> Failure:
         backend, keys = self._backend, self.pool.keys
         where, timeout = self.base_url, backend.timeout_s
         if isinstance(exc, _StatusAnswer):
+            page = backend._web_page(exc, "/models")
+            if page is not None:  # a proxy's 502, a 404 page: named, never pasted — as the backend says it
+                status = exc.status_code
+                return Failure("retry" if status >= 500 else "fatal", page, status=status,
+                               reason=f"web page (HTTP {status})")
             detail = backend._detail(exc)
             headers = exc.response.headers
             return backend.classify_status(exc.status_code, detail, backend._markers(exc, detail), headers,
