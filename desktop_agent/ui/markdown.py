@@ -86,6 +86,8 @@ def highlight_code(code: str, language: str, style: str = "default") -> str:
 #: Qt ignores most margins from the default style sheet on <p>; inline them.
 _P_OPEN = '<p style="margin-top:0px; margin-bottom:10px;">'
 _P_LAST = '<p style="margin-top:0px; margin-bottom:0px;">'
+#: how a rendered paragraph starts (a fragment starting with it has no top margin)
+PARAGRAPH_OPEN = _P_OPEN
 
 
 class _QtRenderer(RendererHTML):

@@ -173,3 +173,27 @@ def test_finished_prefix_follows_the_block_map():
     assert markdown.finished_prefix("```py\ncode\n```\n") == (len("```py\ncode\n```\n"), False)
     assert markdown.finished_prefix("[a]: http://x\n\ntext") is None
     assert markdown.finished_prefix("a\r\n\r\nb") is None
+
+
+def test_a_long_answer_seals_finished_blocks_into_chunks_that_look_the_same(qtbot, view, monkeypatch):
+    from desktop_agent.ui.chat import parts
+
+    monkeypatch.setattr(parts, "SEAL_CHARS", 600)
+    text = "\n\n".join(f"## Part {i}\n\n{TRICKY}" for i in range(6))
+    part, rendered = _stream(view, text, 23, monkeypatch)
+    full = _full(view, text)
+    assert len(part.sealed) >= 3  # several chunks, each its own small document
+    assert max(rendered) < len(text) / 6
+    assert all(len(chunk.source) < len(text) / 3 for chunk in part.sealed)
+    texts = [chunk.toPlainText() for chunk in part.sealed] + [part.toPlainText()]
+    assert "\n".join(texts) == full.toPlainText()
+    assert part.codes == full.codes
+    qtbot.wait(50)  # the layouts settle
+    assert part.column.height() == full.column.height() > 2000
+    assert part.column.grab().toImage() == full.column.grab().toImage()  # pixel for pixel
+    # a code block's copy link in a sealed chunk copies that block
+    from PySide6.QtCore import QUrl
+    from PySide6.QtWidgets import QApplication
+
+    part.sealed[0].anchorClicked.emit(QUrl("copy:1"))
+    assert QApplication.clipboard().text() == full.codes[1]

@@ -35,6 +35,29 @@ FRAME_MS = 33
 PLAIN_TEXT_LIMIT = 100_000
 PLAIN_TEXT_NOTE = "Shown as plain text (too large to format)."
 
+#: a streaming part moves its finished blocks into a sealed chunk of their own once they hold this many
+#: characters: Qt draws and edits a document in time proportional to its size, so one growing document
+#: would make each frame slower; a chunk is drawn only while it is on screen
+SEAL_CHARS = 6000
+
+
+class SealedText(AutoHeightBrowser):
+    """Finished blocks of a streamed answer, moved out of its :class:`TextPart` (rendered once)."""
+
+    def __init__(self, part: TextPart, html: str, source: str):
+        super().__init__()
+        self.setObjectName("assistantText")
+        self.setAccessibleName("Assistant message")
+        self.source = source
+        self.document().setUndoRedoEnabled(False)
+        self.document().setDefaultStyleSheet(part.document().defaultStyleSheet())
+        self.setHtml(html)
+        # in one document the gap under these blocks is their last margin (the next chunk starts with a
+        # paragraph, whose top margin is 0); a document's height leaves that margin out
+        self.extra_height = self.document().lastBlock().blockFormat().bottomMargin()
+        self._fit()
+        self.anchorClicked.connect(part._on_link)
+
 
 class TextPart(AutoHeightBrowser):
     """A markdown part of an assistant turn. ``append`` buffers text; ``flush`` renders if changed."""
@@ -57,7 +80,17 @@ class TextPart(AutoHeightBrowser):
         self._frozen_len = 0
         self._doc_end: int | None = None
         self._frozen_codes: list[str] = []
+        #: finished blocks sealed in their own widgets (above this one in :attr:`column`): buffer[:_sealed_len]
+        self.sealed: list[SealedText] = []
+        self._sealed_len = 0
+        self._doc_frozen: list[str] = []  # HTML of the frozen fragments in this document, since the last seal
         self.document().setUndoRedoEnabled(False)  # frames edit the document: keep no undo history
+        #: what the turn puts in its layout: the sealed chunks, then this part, with no gap between them
+        self.column = QWidget()
+        column = QVBoxLayout(self.column)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self)
         self._render_ms = 0.0
         self._last = 0.0
         self._copied: int | None = None
@@ -100,7 +133,12 @@ class TextPart(AutoHeightBrowser):
         self.codes = []
 
     def _reset_frozen(self) -> None:
-        self._frozen_len, self._doc_end, self._frozen_codes = 0, None, []
+        self._frozen_len, self._doc_end, self._frozen_codes, self._doc_frozen = 0, None, [], []
+        self._sealed_len = 0
+        for chunk in self.sealed:
+            chunk.setParent(None)
+            chunk.deleteLater()
+        self.sealed = []
 
     def render_text(self) -> None:
         """Render the whole text at once (a saved message, a theme change, a copy marker)."""
@@ -146,31 +184,47 @@ class TextPart(AutoHeightBrowser):
         highlight = final or not open_fence
         self.plain = False
         doc = self.document()
-        if self._doc_end is None:
-            codes: list[str] = []
+        frozen_html = md.render_fragment(tail[:boundary], colors, self._frozen_codes, last=False) if boundary else ""
+        seal = (self._doc_end is not None and frozen_html.startswith(md.PARAGRAPH_OPEN)
+                and self._frozen_len - self._sealed_len >= SEAL_CHARS)
+        if seal:
+            self._seal(frozen_html, boundary)
+        if self._doc_end is None or seal:
             doc.setDefaultStyleSheet(md.style_sheet(colors))
-            if boundary == 0:  # nothing finished yet: the whole text is the open block
+            if not frozen_html:  # nothing finished yet: the whole text is the open block
+                codes = list(self._frozen_codes)
                 self.setHtml(md.render_fragment(tail, colors, codes, highlight=highlight))
-                self._set_rendered(buffer, codes, final or not open_fence, t0)
+                self._set_rendered(buffer, codes, highlight, t0)
                 return
-            self.setHtml(md.render_fragment(tail[:boundary], colors, codes, last=False))
-            self._frozen_codes, self._frozen_len = codes, boundary
-            self._doc_end = doc.characterCount() - 1
+            self.setHtml(frozen_html)
         else:
             cursor = QTextCursor(doc)
             cursor.setPosition(self._doc_end)
             cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
             cursor.removeSelectedText()
-            if boundary:
-                html = md.render_fragment(tail[:boundary], colors, self._frozen_codes, last=False)
-                self._append_fragment(html)
-                self._frozen_len += boundary
-                self._doc_end = doc.characterCount() - 1
+            if frozen_html:
+                self._append_fragment(frozen_html)
+        if frozen_html:
+            self._doc_frozen.append(frozen_html)
+            self._frozen_len += boundary
+            self._doc_end = doc.characterCount() - 1
         codes = list(self._frozen_codes)
         rest = tail[boundary:]
         if rest.strip():
             self._append_fragment(md.render_fragment(rest, colors, codes, highlight=highlight))
         self._set_rendered(buffer, codes, highlight, t0)
+
+    def _seal(self, next_html: str, boundary: int) -> None:
+        """Move the frozen blocks of this document into a :class:`SealedText` above it; the document starts
+        again with the next finished blocks (``next_html``, a paragraph first: no margin is lost between)."""
+        source = self.buffer[self._sealed_len:self._frozen_len]
+        chunk = SealedText(self, "\n".join(self._doc_frozen), source)
+        layout = self.column.layout()
+        layout.insertWidget(layout.indexOf(self), chunk)
+        self.sealed.append(chunk)
+        self._sealed_len = self._frozen_len
+        self._doc_frozen = []
+        self._doc_end = None
 
     def _append_fragment(self, html: str) -> None:
         """Append ``html`` (whole blocks) at the end of the document, each block keeping its own format, as

@@ -155,7 +155,8 @@ class AssistantTurn(QFrame):
     def _add(self, part: W) -> W:
         self.typing.setVisible(False)
         self.parts.append(part)
-        self.body.insertWidget(self.body.count() - 1, part)
+        # a text part sits in its column (its sealed chunks above it, ``TextPart.column``)
+        self.body.insertWidget(self.body.count() - 1, part.column if isinstance(part, TextPart) else part)
         return part
 
     def last(self, kind: type) -> Any:
