@@ -188,7 +188,8 @@ def test_a_long_answer_seals_finished_blocks_into_chunks_that_look_the_same(qtbo
     texts = [chunk.toPlainText() for chunk in part.sealed] + [part.toPlainText()]
     assert "\n".join(texts) == full.toPlainText()
     assert part.codes == full.codes
-    qtbot.wait(50)  # the layouts settle
+    view.content.layout().activate()  # the layouts settle
+    qtbot.waitUntil(lambda: all(c.height() == c.sizeHint().height() for c in (part.column, full.column)), timeout=3000)
     assert part.column.height() == full.column.height() > 2000
     assert part.column.grab().toImage() == full.column.grab().toImage()  # pixel for pixel
     # a code block's copy link in a sealed chunk copies that block

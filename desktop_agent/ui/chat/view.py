@@ -25,6 +25,7 @@ from desktop_agent.ui.chat.cards import ErrorCard
 from desktop_agent.ui.chat.context import ChatContext
 from desktop_agent.ui.chat.empty_state import EmptyState
 from desktop_agent.ui.chat.parts import FRAME_MS
+from desktop_agent.ui.chat.placeholders import rebuild, settle
 from desktop_agent.ui.chat.style import chat_style_sheet
 from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
 from desktop_agent.ui.errors import ErrorView, describe, describe_saved
@@ -130,6 +131,11 @@ class ChatView(QScrollArea):
         self._tick = QTimer(self)
         self._tick.setInterval(FRAME_MS)
         self._tick.timeout.connect(self._on_tick)
+        # releases blocks far from the viewport and rebuilds near ones (placeholders.settle), after scrolling
+        self._settle_timer = QTimer(self)
+        self._settle_timer.setSingleShot(True)
+        self._settle_timer.setInterval(0)
+        self._settle_timer.timeout.connect(self._settle)
         self.restyle()
 
     # ---- theme
@@ -259,9 +265,17 @@ class ChatView(QScrollArea):
         return turn
 
     def _make_block(self, kind: str, msgs: list[Message]) -> QWidget:
+        block: QWidget
         if kind == "user":
-            return self._user_bubble(msgs[0])
-        return self._connect_turn(AssistantTurn.from_saved(self.ctx, msgs))
+            block = self._user_bubble(msgs[0])
+        else:
+            block = self._connect_turn(AssistantTurn.from_saved(self.ctx, msgs))
+        block.source = (kind, msgs)  # type: ignore[attr-defined]  # it can be released and rebuilt
+        return block
+
+    def _settle(self) -> None:
+        settle(self, self.col, self.blocks, self._make_block)
+        self._fit_bubbles()
 
     def scroll_to_message(self, message_id: int) -> QWidget | None:
         """Show the block holding the saved message ``message_id``. An old message is reached by a
@@ -273,7 +287,7 @@ class ChatView(QScrollArea):
         if not (self._lo <= k < self._hi):
             lo = max(0, k - 5)
             self._show_range(lo, min(len(self._items), lo + self.PAGE))
-        target = self.blocks[k - self._lo]
+        target = rebuild(self.col, self.blocks, k - self._lo, self._make_block)
         self._follow = False
         QTimer.singleShot(0, lambda: self.ensureWidgetVisible(target, 0, 60))
         return target
@@ -391,6 +405,7 @@ class ChatView(QScrollArea):
         bar.setValue(bar.maximum())
 
     def _on_range(self, _lo: int, hi: int) -> None:
+        self._settle_timer.start()
         bar = self.verticalScrollBar()
         if self._anchor_from_bottom is not None:
             bar.setValue(max(0, hi - self._anchor_from_bottom))
@@ -399,6 +414,7 @@ class ChatView(QScrollArea):
             bar.setValue(hi)
 
     def _on_scroll(self, value: int) -> None:
+        self._settle_timer.start()
         bar = self.verticalScrollBar()
         self._follow = value >= bar.maximum() - 24
         if value == 0 and self._pending and bar.maximum() > 0:
