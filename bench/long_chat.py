@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         runs = []
         for r in range(args.runs):
             proc = subprocess.run([sys.executable, __file__, "--child", str(db), cid], env=env, cwd=ROOT,
-                                  capture_output=True, text=True, timeout=300)
+                                  capture_output=True, text=True, timeout=900)
             lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
             if proc.returncode != 0 or not lines:
                 raise RuntimeError(f"child exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr[-3000:]}")

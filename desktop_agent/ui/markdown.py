@@ -133,10 +133,8 @@ def _code_table(code: str, language: str, env: dict) -> str:
     n = len(codes)
     text = code[:-1] if code.endswith("\n") else code
     codes.append(text)
-    if env.get("highlight", True):
-        body = highlight_code(text, language, c.pygments_style)
-    else:  # an open fence while streaming: highlighted once it closes
-        body = escape(text)
+    # an open fence while streaming is highlighted once it closes
+    body = highlight_code(text, language, c.pygments_style) if env.get("highlight", True) else escape(text)
     copied = env.get("copied") == n
     label = "Copied ✓" if copied else "Copy"
     lang = escape(language) if language else "code"

@@ -184,7 +184,7 @@ def test_a_long_answer_seals_finished_blocks_into_chunks_that_look_the_same(qtbo
     full = _full(view, text)
     assert len(part.sealed) >= 3  # several chunks, each its own small document
     assert max(rendered) < len(text) / 6
-    assert all(len(chunk.source) < len(text) / 3 for chunk in part.sealed)
+    assert all(len(chunk.markdown_text) < len(text) / 3 for chunk in part.sealed)
     texts = [chunk.toPlainText() for chunk in part.sealed] + [part.toPlainText()]
     assert "\n".join(texts) == full.toPlainText()
     assert part.codes == full.codes

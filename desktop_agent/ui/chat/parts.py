@@ -48,7 +48,8 @@ class SealedText(AutoHeightBrowser):
         super().__init__()
         self.setObjectName("assistantText")
         self.setAccessibleName("Assistant message")
-        self.source = source
+        #: the markdown these blocks were rendered from
+        self.markdown_text = source
         self.document().setUndoRedoEnabled(False)
         self.document().setDefaultStyleSheet(part.document().defaultStyleSheet())
         self.setHtml(html)
@@ -87,10 +88,10 @@ class TextPart(AutoHeightBrowser):
         self.document().setUndoRedoEnabled(False)  # frames edit the document: keep no undo history
         #: what the turn puts in its layout: the sealed chunks, then this part, with no gap between them
         self.column = QWidget()
-        column = QVBoxLayout(self.column)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(0)
-        column.addWidget(self)
+        self._column_layout = QVBoxLayout(self.column)
+        self._column_layout.setContentsMargins(0, 0, 0, 0)
+        self._column_layout.setSpacing(0)
+        self._column_layout.addWidget(self)
         self._render_ms = 0.0
         self._last = 0.0
         self._copied: int | None = None
@@ -188,7 +189,7 @@ class TextPart(AutoHeightBrowser):
         seal = (self._doc_end is not None and frozen_html.startswith(md.PARAGRAPH_OPEN)
                 and self._frozen_len - self._sealed_len >= SEAL_CHARS)
         if seal:
-            self._seal(frozen_html, boundary)
+            self._seal()
         if self._doc_end is None or seal:
             doc.setDefaultStyleSheet(md.style_sheet(colors))
             if not frozen_html:  # nothing finished yet: the whole text is the open block
@@ -214,13 +215,12 @@ class TextPart(AutoHeightBrowser):
             self._append_fragment(md.render_fragment(rest, colors, codes, highlight=highlight))
         self._set_rendered(buffer, codes, highlight, t0)
 
-    def _seal(self, next_html: str, boundary: int) -> None:
+    def _seal(self) -> None:
         """Move the frozen blocks of this document into a :class:`SealedText` above it; the document starts
-        again with the next finished blocks (``next_html``, a paragraph first: no margin is lost between)."""
+        again with the next finished blocks (a paragraph first: no margin is lost between)."""
         source = self.buffer[self._sealed_len:self._frozen_len]
         chunk = SealedText(self, "\n".join(self._doc_frozen), source)
-        layout = self.column.layout()
-        layout.insertWidget(layout.indexOf(self), chunk)
+        self._column_layout.insertWidget(self._column_layout.indexOf(self), chunk)
         self.sealed.append(chunk)
         self._sealed_len = self._frozen_len
         self._doc_frozen = []

@@ -47,7 +47,10 @@ def _trim_heap() -> None:
         return
 
 
-def rebuild(column: QVBoxLayout, blocks: list[QWidget], i: int, build: Callable[[str, list[Message]], QWidget]) -> QWidget:
+Builder = Callable[[str, list[Message]], QWidget]
+
+
+def rebuild(column: QVBoxLayout, blocks: list[QWidget], i: int, build: Builder) -> QWidget:
     """Put a rebuilt block in place of the placeholder ``blocks[i]``; returns the block."""
     w = blocks[i]
     if not isinstance(w, Placeholder):
@@ -60,8 +63,7 @@ def rebuild(column: QVBoxLayout, blocks: list[QWidget], i: int, build: Callable[
     return fresh
 
 
-def settle(area: QScrollArea, column: QVBoxLayout, blocks: list[QWidget],
-           build: Callable[[str, list[Message]], QWidget]) -> None:
+def settle(area: QScrollArea, column: QVBoxLayout, blocks: list[QWidget], build: Builder) -> None:
     """Release far blocks and rebuild near placeholders. ``blocks`` are the blocks in ``column`` (the list is
     updated in place); ``build(kind, messages)`` makes a block."""
     if not blocks:
@@ -73,6 +75,8 @@ def settle(area: QScrollArea, column: QVBoxLayout, blocks: list[QWidget],
     keep = KEEP_SCREENS * view_h
     top, bottom = bar.value() - keep, bar.value() + view_h + keep
     content = area.widget()
+    if content is None:
+        return
     released = 0
     shift = 0  # height change of rebuilt blocks above the shown part: scroll by it to keep the view still
     for i, w in enumerate(blocks):

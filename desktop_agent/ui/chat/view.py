@@ -134,8 +134,9 @@ class ChatView(QScrollArea):
         # releases blocks far from the viewport and rebuilds near ones (placeholders.settle), after scrolling
         self._settle_timer = QTimer(self)
         self._settle_timer.setSingleShot(True)
-        self._settle_timer.setInterval(0)
+        self._settle_timer.setInterval(30)  # after the scrolling and the layouts it causes have settled
         self._settle_timer.timeout.connect(self._settle)
+        self._settled_at: tuple[int, int] | None = None  # (scroll value, block count) at the last pass
         self.restyle()
 
     # ---- theme
@@ -194,6 +195,7 @@ class ChatView(QScrollArea):
 
     def _show_range(self, lo: int, hi: int) -> None:
         """Create the widgets for items[lo:hi] only (a fresh window onto the conversation)."""
+        self._settled_at = None
         self._remove_widgets()
         widgets = [self._make_block(kind, msgs) for kind, msgs in self._items[lo:hi]]
         if hi == len(self._items) and self._saved_failure is not None:
@@ -270,11 +272,18 @@ class ChatView(QScrollArea):
             block = self._user_bubble(msgs[0])
         else:
             block = self._connect_turn(AssistantTurn.from_saved(self.ctx, msgs))
-        block.source = (kind, msgs)  # type: ignore[attr-defined]  # it can be released and rebuilt
+        setattr(block, "source", (kind, msgs))  # noqa: B010 - it can be released and rebuilt from these
         return block
 
     def _settle(self) -> None:
+        # a pass looks at every block: skip it while the view moved less than half a screen (a streaming
+        # answer growing at the bottom) and no block came or went
+        value, screen = self.verticalScrollBar().value(), self.viewport().height()
+        last = self._settled_at
+        if last is not None and last[1] == len(self.blocks) and abs(value - last[0]) < screen / 2:
+            return
         settle(self, self.col, self.blocks, self._make_block)
+        self._settled_at = (self.verticalScrollBar().value(), len(self.blocks))
         self._fit_bubbles()
 
     def scroll_to_message(self, message_id: int) -> QWidget | None:

@@ -31,7 +31,7 @@ class AutoHeightBrowser(QTextBrowser):
         self.natural_width = natural_width
         #: pixels added under the text (a sealed chunk keeps its last block's bottom margin, which Qt leaves
         #: out of a document's height)
-        self.extra_height = 0
+        self.extra_height: float = 0
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
