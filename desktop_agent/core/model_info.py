@@ -109,6 +109,11 @@ class FactsCache:
             self._facts[key] = (facts, expires)
         return facts
 
+    def put(self, key: FactsKey, facts: ModelFacts) -> None:
+        """Keep ``facts`` learned on the way (a model listing that carries them)."""
+        with self._lock:
+            self._facts[key] = (facts, None)
+
     def peek(self, key: FactsKey) -> ModelFacts | None:
         with self._lock:
             known = self._facts.get(key)

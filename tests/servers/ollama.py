@@ -461,9 +461,12 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_json(404, {"error": f"model '{model}' not found, try pulling it first"})
                 return
             messages = body.get("messages") or []
-            tokens = prompt_tokens(messages)
+            tools_tokens = len(json.dumps(body.get("tools") or [])) // 4
+            tokens = prompt_tokens(messages) + tools_tokens
             if owner.truncate_to_num_ctx:
-                messages, tokens = truncate(messages, int((body.get("options") or {}).get("num_ctx") or 2048))
+                num_ctx = int((body.get("options") or {}).get("num_ctx") or 2048)
+                messages, tokens = truncate(messages, max(1, num_ctx - tools_tokens))
+                tokens += tools_tokens
             p = fake_model.plan(messages, fake_model.tool_names_of(body.get("tools")))
             reply = plan_to_lines(p, model)
             reply[-1]["prompt_eval_count"] = tokens
