@@ -156,6 +156,8 @@ class Agent:
         self.on_message = on_message
         self.capabilities = capabilities if capabilities is not None else LEARNED
         self.tools_anyway = tools_anyway
+        #: summarise earlier messages before a turn when the chat outgrew the window (read by ChatSession)
+        self.auto_compact = False
         self.calibration = calibration if calibration is not None else CALIBRATION
         #: what the last request did: prompt tokens the server reported, whether it offered the tools
         self._prompt_tokens: int | None = None

@@ -246,12 +246,14 @@ def build_agent(settings: Settings, backend: ChatBackend, registry: ToolRegistry
     if registry is not None and settings.tools.disabled:
         registry = registry.without(settings.tools.disabled)
     tools = registry if registry is not None and len(registry) else None
-    return Agent(
+    agent = Agent(
         backend, tools,
         system_prompt=system_prompt(settings, tools is not None), max_steps=loop.max_steps,
         max_history=loop.max_history_messages, tool_choice=loop.tool_choice, on_message=on_message,
         tools_anyway=settings.model in settings.models.tools_anyway,
     )
+    agent.auto_compact = settings.models.auto_compact
+    return agent
 
 
 def system_prompt(settings: Settings, tools_offered: bool) -> str:

@@ -212,10 +212,9 @@ def choose(messages: Sequence[Message], *, budget: int | None, fixed_tokens: int
                     last_user = _unit(unit_messages, False)
                 continue
             unit = _unit(unit_messages, trimmable=have_user)
-            if chosen and count_limit is not None and count + len(unit_messages) > count_limit:
-                full = True
-            elif chosen and budget is not None and used + unit.trimmed > budget:
-                full = True
+            over_count = count_limit is not None and count + len(unit_messages) > count_limit
+            over_budget = budget is not None and used + unit.trimmed > budget
+            full = bool(chosen) and (over_count or over_budget)
             if full:
                 left_out += len(unit_messages)
                 if is_user and not have_user:

@@ -17,7 +17,6 @@ from desktop_agent.core.settings import CHAT_OPTION_KEYS, Settings, chat_options
 from desktop_agent.core.store import ConversationStore
 from desktop_agent.core.store import schema as store_schema
 from desktop_agent.core.tools.registry import ToolRegistry
-
 from tests.store_versions import messages_sql, schema_of_version
 
 from .scripted import ScriptedBackend, text
@@ -213,17 +212,16 @@ def test_options_are_exported_and_imported_with_the_chat(db, tmp_path):
 def test_migrating_a_version_3_database_keeps_everything(db, monkeypatch, tmp_path):
     """A history written by schema 3 (before chat options): backed up, migrated in place; every chat, message,
     failure, import record and search entry kept; options can be saved from then on."""
-    with schema_of_version(monkeypatch, 3):
-        with ConversationStore(db) as old:
-            first = _chat(old, n=4)
-            second = _chat(old, Conversation(title="Kept title"), n=2)
-            old.rename(second.id, "Renamed")
-            old.set_failure(first.id, "BackendError", "boom")
-            seed = tmp_path / "chat_llama3.2_20250101120000.json"
-            seed.write_text(json.dumps([{"human": "hi", "ai": "hello"}]), encoding="utf-8")
-            imported = old.import_file(seed)
-            listed = old.list()
-            assert old.conn.execute("PRAGMA user_version").fetchone() == (3,)
+    with schema_of_version(monkeypatch, 3), ConversationStore(db) as old:
+        first = _chat(old, n=4)
+        second = _chat(old, Conversation(title="Kept title"), n=2)
+        old.rename(second.id, "Renamed")
+        old.set_failure(first.id, "BackendError", "boom")
+        seed = tmp_path / "chat_llama3.2_20250101120000.json"
+        seed.write_text(json.dumps([{"human": "hi", "ai": "hello"}]), encoding="utf-8")
+        imported = old.import_file(seed)
+        listed = old.list()
+        assert old.conn.execute("PRAGMA user_version").fetchone() == (3,)
     tables = {t: f"SELECT * FROM {t} ORDER BY 1" for t in ("conversations", "message_text", "turn_failures", "imports")}
     tables["messages"] = messages_sql(3)  # schema 5 added columns
     conn = sqlite3.connect(db)

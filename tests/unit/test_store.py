@@ -949,14 +949,13 @@ def test_a_stopped_retry_forgets_the_failure_and_a_store_error_does_not_break_th
 def test_migrating_a_version_1_database_keeps_everything(db, monkeypatch):
     """A history written by schema 1 (before failures and import records): backed up, migrated in place,
     every chat, message field, title and search entry kept; the new tables work."""
-    with schema_of_version(monkeypatch, 1):
-        with ConversationStore(db) as old:
-            tools = save_chat(old, tool_turn())
-            plain = save_chat(old, [Message(role="user", content="北京明天的天气怎么样"),
-                                    Message(role="assistant", content="晴", status="stopped", model="qwen3")])
-            old.rename(plain.id, "Beijing weather")
-            listed = old.list()
-            assert old.conn.execute("PRAGMA user_version").fetchone() == (1,)
+    with schema_of_version(monkeypatch, 1), ConversationStore(db) as old:
+        tools = save_chat(old, tool_turn())
+        plain = save_chat(old, [Message(role="user", content="北京明天的天气怎么样"),
+                                Message(role="assistant", content="晴", status="stopped", model="qwen3")])
+        old.rename(plain.id, "Beijing weather")
+        listed = old.list()
+        assert old.conn.execute("PRAGMA user_version").fetchone() == (1,)
     tables = {t: f"SELECT * FROM {t} ORDER BY 1" for t in ("conversations", "message_text")}
     tables["messages"] = messages_sql(1)  # schema 5 added columns
     before = {t: other_connection_rows(db, sql) for t, sql in tables.items()}

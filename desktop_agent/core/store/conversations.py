@@ -277,10 +277,9 @@ class ConversationStore(StoreDatabase):
         for a message that was never saved or is gone already."""
         if message.id is None:
             return
-        with self._lock:
-            with self._write() as conn:
-                conn.execute("DELETE FROM message_text WHERE id = ?", (message.id,))
-                conn.execute("DELETE FROM messages WHERE id = ?", (message.id,))
+        with self._lock, self._write() as conn:
+            conn.execute("DELETE FROM message_text WHERE id = ?", (message.id,))
+            conn.execute("DELETE FROM messages WHERE id = ?", (message.id,))
 
     @guarded
     def update_message(self, message: Message) -> None:
