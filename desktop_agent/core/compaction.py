@@ -5,7 +5,8 @@ chat's first N messages), appended to the chat and saved like any other; the mes
 the chat and the store — shown, searchable, exported — but :mod:`~desktop_agent.core.context` no longer sends
 them. :func:`undo` removes the summary, and they are sent again.
 
-What is summarised: everything but the newest messages (the last turns, up to a quarter of the window), at a
+What is summarised: everything but the newest messages (the last turns, up to a quarter of the window and a third of
+the messages since the last summary), at a
 boundary that never parts a tool call from its results. When the part to summarise is larger than one request
 can hold, it is summarised piece by piece, each piece together with the summary so far.
 """
@@ -70,6 +71,7 @@ def _boundary(messages: Sequence[Message], keep_tokens: int) -> int:
                 j += 1
         positions.append((i, sum(estimate_message(m) for m in messages[i:j])))
         i = j
+    keep_tokens = min(keep_tokens, sum(t for _, t in positions) // 3)  # a long window: still summarise most
     kept = 0
     cut = n
     for index, tokens in reversed(positions):
