@@ -229,7 +229,7 @@ def choose(messages: Sequence[Message], *, budget: int | None, fixed_tokens: int
             have_user = have_user or is_user
         if full and have_user:
             break
-    left_out += sum(1 for m in messages[stop:i] if m.role != "system")
+    left_out += i - stop  # (never walked: counted, not looked at)
     if budget is not None:
         # a summary found late may not fit with everything chosen before it: the oldest units go first
         while used > budget and len(chosen) > 1:

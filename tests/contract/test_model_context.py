@@ -5,7 +5,7 @@ without tools or thinking answer without them, OpenAI-compatible usage and /mode
 from __future__ import annotations
 
 from desktop_agent.core.agent import Agent
-from desktop_agent.core.assembly import build_agent, build_backend, backend_spec
+from desktop_agent.core.assembly import backend_spec, build_agent, build_backend
 from desktop_agent.core.backends.ollama import OllamaBackend
 from desktop_agent.core.backends.openai import OpenAIBackend
 from desktop_agent.core.capabilities import cannot_use

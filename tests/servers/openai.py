@@ -43,7 +43,9 @@ streamed request gets a 200 with an empty body, a non-streamed one the ``"openai
 tools with ``tool_choice`` ``"auto"`` (or none) gets a 200 event stream with an empty body (before any
 scripted reply is used); non-streamed requests are answered. ``required_keys``: requests with another
 bearer key get 401. ``models`` is served at /v1/models; ``strict_models=True`` answers 404 for
-others; ``model_meta[name]`` adds fields to a model's entry (``max_model_len``, ``meta``…). ``chunk_delay_s`` pauses before every streamed event.
+others;
+``model_meta[name]`` adds fields to a model's entry (``max_model_len``, ``meta``…). ``chunk_delay_s`` pauses
+before every streamed event.
 
 Standalone: ``python -m tests.servers.openai --port 8080`` (Ctrl-C to stop).
 """

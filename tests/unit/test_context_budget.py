@@ -44,7 +44,7 @@ def test_estimates_are_offline_rules_of_thumb():
 
 
 def test_a_long_chat_keeps_system_prompt_tools_and_new_turn_within_the_budget():
-    history = long_chat(300) + [Message(role="user", content="the new question")]
+    history = [*long_chat(300), Message(role="user", content="the new question")]
     budget = budget_for(2048)
     sel = plan_request(history, "SYSTEM PROMPT", budget=budget, tools=TOOLS)
     request = request_for(sel, "SYSTEM PROMPT")
@@ -57,7 +57,7 @@ def test_a_long_chat_keeps_system_prompt_tools_and_new_turn_within_the_budget():
 
 
 def test_a_tool_call_is_never_sent_without_its_results():
-    history = long_chat(120, tool_every=1, result_chars=300) + [Message(role="user", content="next")]
+    history = [*long_chat(120, tool_every=1, result_chars=300), Message(role="user", content="next")]
     for budget in (300, 700, 1500, 4000):
         msgs = plan_request(history, "S", budget=budget).messages
         assert msgs[0].role != "tool"
@@ -70,7 +70,7 @@ def test_a_tool_call_is_never_sent_without_its_results():
 
 
 def test_old_tool_results_are_trimmed_before_any_message_is_left_out():
-    history = long_chat(6, tool_every=2, result_chars=4000) + [Message(role="user", content="now")]
+    history = [*long_chat(6, tool_every=2, result_chars=4000), Message(role="user", content="now")]
     full = plan_request(history, "S", budget=None)
     assert full.trimmed == 0
     budget = full.tokens - 1500  # everything fits only with some results trimmed
@@ -166,7 +166,7 @@ def test_a_server_counting_far_fewer_prompt_tokens_than_sent_is_said():
 def test_a_servers_own_count_calibrates_later_estimates():
     conv = Conversation(messages=long_chat(10, tool_every=0))
     backend = WindowBackend(text("one"), text("two"), window=8192)
-    first = [e for e in Agent(backend).run(conv, "a") if isinstance(e, ContextUsage)][0]
+    first = next(e for e in Agent(backend).run(conv, "a") if isinstance(e, ContextUsage))
     backend.reported = int(first.used * 1.5)
     list(Agent(backend).run(conv, "b"))
     assert abs(CALIBRATION.ratio(("scripted", "", "scripted-model")) - 1.5) < 0.05
