@@ -41,6 +41,7 @@ from desktop_agent.core.errors import AuthenticationFailed, BackendUnreachable, 
 from desktop_agent.core.events import (
     AnswerFinished,
     ChatUpdated,
+    ContextUsage,
     Notice,
     TurnCancelled,
     TurnFailed,
@@ -57,6 +58,7 @@ from desktop_agent.ui.agent_runner import (
     TurnStarted,
 )
 from desktop_agent.ui.chat.cards import ErrorCard
+from desktop_agent.ui.chat.context_meter import ContextMeter, confirm_oversized, oversized
 from desktop_agent.ui.chat.view import ChatView
 from desktop_agent.ui.chat_options import ChatOptions
 from desktop_agent.ui.compose import Composer
@@ -165,6 +167,7 @@ class MainWindow(QMainWindow):
         self.chat.error_action.connect(self._on_error_action)
         self.chat.suggestion.connect(self._send_text)
         self.chat.unsent_text.connect(self._give_back_text)
+        self.chat.undo_summary.connect(self._undo_summary)
 
         self.composer = Composer()
         self.composer.send_requested.connect(self._send_text)
@@ -248,6 +251,8 @@ class MainWindow(QMainWindow):
         self.refresh_action = self._action("Refresh &models", "refresh", "F5", lambda: self.refresh_models(),
                                            "List the server's models again")
         self.stop_action = self._action("&Stop", "stop", None, self.stop, "Stop the answer")
+        self.compact_action = self._action("Summarise &earlier messages", None, None, self.compact_chat,
+                                           "The model summarises the chat so far; the summary is sent instead")
         self.toggle_tools_action = self.tool_dock.toggleViewAction()
         self.toggle_tools_action.setText("&Tool activity")
         self.toggle_tools_action.setIcon(icons.icon("sidebar"))
@@ -298,6 +303,7 @@ class MainWindow(QMainWindow):
         chat_menu = mb.addMenu("&Chat")
         chat_menu.addAction(self.focus_action)
         chat_menu.addAction(self.stop_action)
+        chat_menu.addAction(self.compact_action)
         chat_menu.addAction(self.refresh_action)
         self.view_menu = mb.addMenu("&View")
         self.view_menu.addAction(self.toggle_tools_action)
@@ -312,6 +318,10 @@ class MainWindow(QMainWindow):
         self.backend_label.setAccessibleName("Backend and model")
         self.server_label = ServerStatus()
         self.server_label.recheck_due.connect(self._recheck)
+        self.context_meter = ContextMeter()
+        self.context_meter.compact_requested.connect(self.compact_chat)
+        self.context_meter.show_chat(self.session.id)
+        sb.addPermanentWidget(self.context_meter)
         sb.addPermanentWidget(self.backend_label)
         sb.addPermanentWidget(self.server_label)
 
@@ -554,6 +564,7 @@ class MainWindow(QMainWindow):
     def _set_busy(self, busy: bool) -> None:
         self.composer.set_busy(busy)
         self.stop_action.setEnabled(busy)
+        self.compact_action.setEnabled(not busy)
 
     @property
     def busy(self) -> bool:
@@ -564,6 +575,9 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Wait for the answer, or press Stop (Esc).", 3000)
             return
         if not text.strip():
+            return
+        tokens = oversized(text, self.settings.loop.system_prompt, self.context_meter.window_tokens())
+        if tokens is not None and not confirm_oversized(self, tokens, self.context_meter.window_tokens() or 0):
             return
         self.input.clear()
         self._start(text)
@@ -591,12 +605,31 @@ class MainWindow(QMainWindow):
         self.session = ChatSession(conversation, self.store or None)
         self._chat_title = conversation.title or (conversation.default_title() if conversation.messages else "")
         self._show_chat_options()
+        self.context_meter.show_chat(conversation.id)
         if self.history_panel is not None:  # the list highlights the chat on screen, or nothing for a new one
             self.history_panel.show_current(conversation.id if conversation.messages else None)
 
     def _start(self, text: str | None) -> None:
         self.chat.live_model = self.settings.model
         self.runner.start_turn(self.session, text, self.settings)
+
+    def compact_chat(self) -> None:
+        """Summarise the chat's earlier messages (the model writes the summary; it is sent instead of them)."""
+        if self.busy:
+            self.statusBar().showMessage("Wait for the answer, or press Stop (Esc).", 3000)
+            return
+        self.runner.start_turn(self.session, None, self.settings, compact=True)
+
+    def _undo_summary(self, summary: object) -> None:
+        if self.busy:
+            self.statusBar().showMessage("Wait for the answer, or press Stop (Esc).", 3000)
+            return
+        try:
+            self._on_event(self.session.undo_compaction(summary))  # type: ignore[arg-type]
+        except StoreError as exc:
+            self.statusBar().showMessage(f"Could not undo the summary: {exc}", 8000)
+            return
+        self.statusBar().showMessage("Summary undone: the earlier messages are sent again.", 5000)
 
     def stop(self) -> None:
         if self.busy:
@@ -610,6 +643,8 @@ class MainWindow(QMainWindow):
             self._set_busy(True)
         elif isinstance(ev, Notice):
             self.statusBar().showMessage(ev.text, 8000)
+        elif isinstance(ev, ContextUsage):
+            self.context_meter.note((self.runner.session or self.session).id, ev)
         elif isinstance(ev, ChatUpdated):
             if ev.conversation_id == self.session.id:
                 self._chat_title = ev.title

@@ -75,6 +75,8 @@ def test_unticking_a_tool_leaves_it_out_and_the_menu_stays_open(make_window, qtb
 
 
 def test_temperature_think_and_json_go_into_the_request(make_window, qtbot, ollama_server, ollama_settings):
+    # (a model that can think, as /api/show says: issue 13 sends think only to those)
+    ollama_server.model_facts["llama3.2"] = (131072, ["completion", "tools", "thinking"])
     w = make_window(ollama_settings)
     strip = w.chat_options
     _send(qtbot, w)
