@@ -63,6 +63,7 @@ from desktop_agent.ui.chat.view import ChatView
 from desktop_agent.ui.chat_options import ChatOptions
 from desktop_agent.ui.compose import Composer
 from desktop_agent.ui.errors import ErrorAction
+from desktop_agent.ui.model_capabilities import ModelCapabilities
 from desktop_agent.ui.model_listing import ModelListing
 from desktop_agent.ui.model_picker import BACKENDS, ModelPicker
 from desktop_agent.ui.pull import PullController
@@ -143,6 +144,7 @@ class MainWindow(QMainWindow):
         self.listing = ModelListing(self.assembly, self.tasks, lambda: self.settings, lambda: self.runner.busy, self)
         self.listing.started.connect(lambda: self.server_label.show_checking())
         self.listing.listed.connect(self._on_models_listed)
+        self.listing.facts.connect(self._on_model_facts)
         self.listing.failed.connect(self._on_listing_failed)
         #: pulls an Ollama model (the Settings dialog's Pull)
         self.pull = PullController(self.assembly, self.tasks, self)
@@ -275,9 +277,12 @@ class MainWindow(QMainWindow):
         self.picker = ModelPicker()
         self.picker.backend_picked.connect(self._on_backend_picked)
         self.picker.model_picked.connect(self._on_model_picked)
+        self.capabilities = ModelCapabilities()
+        self.capabilities.anyway_changed.connect(self._on_anyway_changed)
         self.backend_combo = self.picker.backend_combo
         self.model_combo = self.picker.model_combo
         tb.addWidget(self.picker)
+        tb.addWidget(self.capabilities)
         tb.addAction(self.refresh_action)
         spacer = QWidget()
         spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
@@ -488,6 +493,21 @@ class MainWindow(QMainWindow):
             return
         self._update_settings({self.settings.model_field: name})
         self.statusBar().showMessage(f"Model: {name} (from the next message)", 4000)
+        self._show_capabilities()
+
+    def _on_model_facts(self, facts: dict) -> None:
+        self.capabilities.set_facts(facts)
+        self._show_capabilities()
+
+    def _show_capabilities(self) -> None:
+        m = self.settings.models
+        self.capabilities.show_model(self.settings.model, m.tools_anyway, m.think_anyway)
+
+    def _on_anyway_changed(self, what: str, model: str, on: bool) -> None:
+        key = "models.tools_anyway" if what == "tools" else "models.think_anyway"
+        names = [n for n in self.settings.get(key) if n != model] + ([model] if on else [])
+        self._update_settings({key: names})
+        self._show_capabilities()
 
     def apply_settings(self, settings: Settings) -> None:
         """New saved settings (from the dialog): layered again with the environment (one layering, in

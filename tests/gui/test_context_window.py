@@ -104,3 +104,29 @@ def test_a_message_that_cannot_fit_is_warned_about_before_sending(make_window, q
     assert asked and asked[0][1] == 1024 and asked[0][0] > 1024
     assert len(ollama_server.chat_requests) == sent and w.input.toPlainText() == huge, "nothing lost"
     assert context_meter.oversized("short", "", 1024) is None
+
+
+def test_the_picker_shows_what_the_model_can_do_and_tools_can_be_turned_back_on(make_window, qtbot, ollama_server,
+                                                                                ollama_settings):
+    """Done when: a model without tool support answers with a notice instead of failing; the user can turn
+    tools back on for it (remembered in the settings)."""
+    ollama_server.model_facts["llama3.2"] = (8192, ["completion"])
+    w = make_window(ollama_settings)
+    w.refresh_models()
+    qtbot.waitUntil(lambda: w.capabilities.label.text() == "no tools", timeout=10000)
+    assert w.capabilities.button.isVisible() and w.capabilities.tools_anyway.isVisible()
+    assert "✗ tools" in w.capabilities.toolTip()
+    w.send("what day is it?")
+    wait_idle(qtbot, w)
+    assert "tools" not in ollama_server.chat_requests[-1]
+    assert "can't use tools" in w.chat.blocks[-1].notice.text()
+
+    w.capabilities.tools_anyway.trigger()
+    assert w.settings.models.tools_anyway == [w.settings.model] == ["llama3.2:latest"]
+    w.send("what day is it?")
+    wait_idle(qtbot, w)
+    assert ollama_server.chat_requests[-1]["tools"]
+
+    w._on_model_picked("qwen3:8b")
+    qtbot.waitUntil(lambda: w.capabilities.label.text() == "tools · thinking", timeout=10000)
+    assert not w.capabilities.button.isVisible()
