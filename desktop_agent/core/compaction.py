@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +37,8 @@ INSTRUCTIONS = (
 MESSAGE_CHARS = 2000
 #: the fewest messages worth summarising
 MIN_MESSAGES = 4
+#: a summary longer than this many characters per word asked for is cut off (small models ramble)
+MAX_CHARS_PER_WORD = 8
 
 
 class NothingToCompact(AgentError):
@@ -112,6 +115,26 @@ def _pieces(lines: list[str], budget: int) -> list[list[str]]:
     return [p for p in out if p]
 
 
+class _either(threading.Event):  # noqa: N801 - used like a function
+    """An event that is set when ``first`` (if any) or ``second`` is."""
+
+    def __init__(self, first: threading.Event | None, second: threading.Event):
+        super().__init__()
+        self._first, self._second = first, second
+
+    def is_set(self) -> bool:
+        return self._second.is_set() or (self._first is not None and self._first.is_set())
+
+    def wait(self, timeout: float | None = None) -> bool:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.is_set():
+            left = 0.05 if deadline is None else min(0.05, deadline - time.monotonic())
+            if left <= 0:
+                return False
+            self._second.wait(left)
+        return True
+
+
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.S | re.I)
 
 
@@ -119,16 +142,29 @@ def _ask(backend: Any, transcript: str, words: int, cancel: threading.Event | No
     request = [Message(role="system", content=INSTRUCTIONS.format(words=words)),
                Message(role="user", content=f"The conversation:\n\n{transcript}\n\nThe summary:")]
     parts: list[str] = []
-    stream = backend.stream_chat(request, tools=None, tool_choice="auto", cancel=cancel)
+    enough = threading.Event()  # a model that goes on past the length asked for is cut off there
+    stop = _either(cancel, enough)
+    limited = hasattr(backend, "max_answer_tokens")
+    limit = getattr(backend, "max_answer_tokens", None)
+    if limited:  # the server stops there too (some go on generating after the client left)
+        backend.max_answer_tokens = words * 2
+    stream = backend.stream_chat(request, tools=None, tool_choice="auto", cancel=stop)
+    size = 0
     try:
         for chunk in stream:
             if cancel is not None and cancel.is_set():
                 break
             parts.append(chunk.text)
+            size += len(chunk.text)
+            if size > words * MAX_CHARS_PER_WORD:
+                enough.set()
+                break
     finally:
         close = getattr(stream, "close", None)
         if close is not None:
             close()
+        if limited:
+            backend.max_answer_tokens = limit
     text = _THINK.sub("", "".join(parts)).strip()
     if not text and not (cancel is not None and cancel.is_set()):
         raise EmptyAnswer()

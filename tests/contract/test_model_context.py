@@ -194,3 +194,22 @@ def test_openai_window_from_the_model_listing(openai_server):
                              window=2048).context_window() == 2048
     finally:
         backend.close()
+
+
+def test_a_summary_request_is_bounded_and_the_limit_is_not_kept(ollama_server, openai_server):
+    from desktop_agent.core.compaction import summarise
+
+    conv = Conversation(messages=long_chat(10, tool_every=0))
+    ollama = OllamaBackend(ollama_server.url, "llama3.2", timeout_s=10)
+    openai = OpenAIBackend(openai_server.url, "local-model", [], needs_key=False, retries_per_key=0)
+    try:
+        for backend in (ollama, openai):
+            assert summarise(conv, backend, 4096) is not None
+            assert backend.max_answer_tokens is None
+        assert ollama_server.chat_requests[-1]["options"]["num_predict"] > 0
+        assert openai_server.requests[-1]["max_tokens"] > 0
+        list(openai.stream_chat([Message(role="user", content="hi")]))
+        assert "max_tokens" not in openai_server.requests[-1]
+    finally:
+        ollama.close()
+        openai.close()

@@ -131,6 +131,8 @@ class OllamaBackend:
         self.default_window = default_window
         #: send ``think`` even when the server says the model cannot think (the user's choice)
         self.force_think = force_think
+        #: at most this many answer tokens (``options.num_predict``); None: the model's own limit
+        self.max_answer_tokens: int | None = None
         self.temperature = temperature
         self.keep_alive = keep_alive
         self.format = format
@@ -385,6 +387,8 @@ class OllamaBackend:
             # num_ctx always: without it Ollama uses its small default and cuts the prompt without a word
             "options": {"temperature": self.temperature, "num_ctx": self.context_window()},
         }
+        if self.max_answer_tokens:
+            body["options"]["num_predict"] = self.max_answer_tokens
         if self.keep_alive is not None:
             body["keep_alive"] = self.keep_alive
         if self.format:

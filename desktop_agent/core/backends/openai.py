@@ -320,6 +320,8 @@ class OpenAIBackend:
         #: ask streams for their token usage (``stream_options.include_usage``); turned off for a server
         #: that refuses the option
         self.stream_usage = stream_usage
+        #: at most this many answer tokens (``max_tokens``); None: the server's own limit
+        self.max_answer_tokens: int | None = None
         self.model = model
         self.temperature = temperature
         self.timeout_s = timeout_s
@@ -513,6 +515,8 @@ class OpenAIBackend:
             "temperature": self.temperature,
             "stream": stream,
         }
+        if self.max_answer_tokens:
+            params["max_tokens"] = self.max_answer_tokens
         if stream and self.stream_usage:
             params["stream_options"] = {"include_usage": True}  # the prompt tokens, to check nothing was cut
         if tools:
