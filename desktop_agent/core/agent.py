@@ -78,6 +78,7 @@ from desktop_agent.core.tokens import CALIBRATION, Calibration, estimate_tools
 
 if TYPE_CHECKING:
     from desktop_agent.core.tools.registry import ToolRegistry
+    from desktop_agent.core.tools.relevance import ToolOffer
 
 __all__ = ["DEFAULT_SYSTEM_PROMPT", "Agent", "UnexpectedError"]
 
@@ -128,7 +129,9 @@ class Agent:
     next model call. ``capabilities``: what is learned about servers and models (default: the
     process-wide :data:`~desktop_agent.core.capabilities.LEARNED`). ``tools_anyway``: offer tools although the
     server says the model cannot use them (the user's choice). ``calibration``: token counts learned from the
-    servers (default: :data:`~desktop_agent.core.tokens.CALIBRATION`).
+    servers (default: :data:`~desktop_agent.core.tokens.CALIBRATION`). ``max_offered``: with more tools than
+    this, each turn offers the most relevant ones and ``find_tools`` (:mod:`~desktop_agent.core.tools.relevance`;
+    None or 0: always all).
     """
 
     def __init__(
@@ -144,6 +147,7 @@ class Agent:
         capabilities: Capabilities | None = None,
         tools_anyway: bool = False,
         calibration: Calibration | None = None,
+        max_offered: int | None = None,
     ):
         if max_steps < 1:
             raise ValueError("max_steps must be at least 1")
@@ -162,6 +166,9 @@ class Agent:
         #: what the last request did: prompt tokens the server reported, whether it offered the tools
         self._prompt_tokens: int | None = None
         self._sent_tools = True
+        #: call id → the cancel event of that one call, while its step runs (see :meth:`cancel_tool_call`)
+        self._call_cancels: dict[str, threading.Event] = {}
+        self.max_offered = max_offered
         try:
             self._no_lone_close = _LEARNED_NO_LONE_CLOSE.setdefault(backend, set())
         except TypeError:  # backend not weak-referenceable or not hashable: learn per Agent
@@ -192,6 +199,16 @@ class Agent:
         # the loop always ends with a terminal event; this is a safety net
         yield TurnFailed(UnexpectedError(RuntimeError("the turn ended without a result")))
 
+    def cancel_tool_call(self, call_id: str) -> bool:
+        """Cancel one tool call of the running turn (any thread): the call is stopped (in the tool host its
+        process is killed), the model gets "cancelled by the user" as its result, and the turn goes on.
+        Returns False when no call of that id is running or waiting in the current step."""
+        event = self._call_cancels.get(call_id)
+        if event is None:
+            return False
+        event.set()
+        return True
+
     # ---- internals ------------------------------------------------------------------------------
 
     @property
@@ -219,6 +236,18 @@ class Agent:
         if self.registry is None or len(self.registry) == 0:
             return None
         return self.registry.schemas() or None
+
+    def _offer(self, conversation: Conversation, tools: list[dict[str, Any]] | None, choice: str) -> ToolOffer | None:
+        """The turn's :class:`ToolOffer` when there are more tools than ``max_offered`` (the user's named
+        ``tool_choice`` is always offered); None: every tool is offered."""
+        if tools is None or self.registry is None or not self.max_offered or len(self.registry) <= self.max_offered:
+            return None
+        if choice == "none":
+            return None
+        from desktop_agent.core.tools.relevance import ToolOffer
+
+        pinned = [choice] if choice not in _FIXED_CHOICES else []
+        return ToolOffer(self.registry, self.max_offered, conversation.messages, pinned)
 
     def _first_choice(self, tools: list[dict[str, Any]] | None) -> tuple[str, str | None]:
         """The tool_choice for the first call and a notice when the configured one cannot be used."""
@@ -313,10 +342,14 @@ class Agent:
         tools, notes = self._supported(tools)
         for note in notes:
             yield Notice(note)
-        tool_names = set(self.registry.names()) if tools is not None and self.registry is not None else set()
         choice, problem = self._first_choice(tools)
         if problem:
             yield Notice(problem)
+        offer = self._offer(conversation, tools, choice)
+        registry = offer.registry if offer is not None else self.registry
+        if offer is not None:
+            tools = offer.schemas()
+        tool_names = set(registry.names()) if tools is not None and registry is not None else set()
         window = self._window()
         told: set[str] = set()  # notices given once per turn
         answered: set[str] = set()  # the tool calls run in this turn (name and arguments)
@@ -327,6 +360,8 @@ class Agent:
                 return
             if step > 0:
                 choice = "auto"
+                if offer is not None and tools is not None:
+                    tools = offer.schemas()  # with the tools find_tools found in the last step
             shortened = False
             while True:
                 selection = plan_request(conversation.messages, self.system_prompt, budget=self._budget(window),
@@ -395,7 +430,7 @@ class Agent:
 
             repeated = all(_call_key(c) in answered for c in calls)
             answered.update(_call_key(c) for c in calls)
-            stopped = yield from self._run_tools(conversation, calls, cancel)
+            stopped = yield from self._run_tools(conversation, calls, cancel, registry)
             if stopped:
                 yield TurnCancelled(None)
                 return
@@ -545,51 +580,86 @@ class Agent:
         return content, thinking, calls, error
 
     def _run_tools(
-        self, conversation: Conversation, calls: list[ToolCall], cancel: threading.Event
+        self, conversation: Conversation, calls: list[ToolCall], cancel: threading.Event,
+        registry: ToolRegistry | None = None,
     ) -> Generator[Event, None, bool]:
         """Run every call in order and append one tool result per call id, directly after the
         assistant message (servers refuse a history where a call has no result, or a result
         comes later). After a Stop, the remaining calls are answered as cancelled
         without running, so the history stays valid. Returns True when stopped."""
         stopped = False
-        err: str | None
-        for call in calls:
-            yield ToolCallStarted(call.id, call.name, dict(call.arguments))
-            if stopped or cancel.is_set():
-                stopped = True
-                content = full = "Error: cancelled by the user before the tool ran."
-                ok, status, err, duration = False, "cancelled", "cancelled by the user", 0.0
-            elif call.arguments_error and (self.registry is not None and self.registry.get(call.name)):
-                raw = (call.raw_arguments or "")[:500]
-                content = full = (
-                    f"Error: the arguments for tool '{call.name}' were not valid JSON "
-                    f"({call.arguments_error}). The tool was not run. Call it again with the arguments "
-                    f"as one JSON object. Arguments received: {raw}"
-                )
-                ok, status, err, duration = False, "error", f"invalid JSON arguments: {call.arguments_error}", 0.0
-            elif self.registry is None or len(self.registry) == 0:
-                content = full = f"Error: tool '{call.name}' does not exist; no tools are available."
-                ok, status, err, duration = False, "error", f"unknown tool '{call.name}'", 0.0
-            else:
-                try:
-                    result = self.registry.dispatch(call.name, call.arguments, cancel=cancel)
-                    content, full = result.content, result.full
-                    ok, status, err, duration = result.ok, result.status, result.error, result.duration_ms
-                except Exception as exc:  # noqa: BLE001 - dispatch should never raise; be safe anyway
-                    content = full = f"Error: {type(exc).__name__}: {exc}"
-                    ok, status, err, duration = False, "error", content[7:], 0.0
-                if status == "cancelled" or cancel.is_set():
-                    stopped = True
-            yield ToolCallFinished(call.id, call.name, ok, full, err, duration, status)
-            result_msg = Message(
-                role="tool",
-                content=content,
-                tool_call_id=call.id,
-                tool_name=call.name,
-                tool_status=status,
-                duration_ms=duration,
-                full_content=full if full != content else None,
-            )
-            self._add(conversation, result_msg)
-            yield MessageAdded(result_msg)
+        registry = registry if registry is not None else self.registry
+        own = {call.id: _CallCancel(cancel) for call in calls}  # each call can be cancelled on its own
+        self._call_cancels = dict(own)
+        try:
+            for call in calls:
+                stopped = yield from self._run_tool(conversation, call, cancel, own[call.id], stopped, registry)
+        finally:
+            self._call_cancels = {}
         return stopped
+
+    def _run_tool(self, conversation: Conversation, call: ToolCall, cancel: threading.Event,
+                  call_cancel: _CallCancel, stopped: bool,
+                  registry: ToolRegistry | None) -> Generator[Event, None, bool]:
+        """Run one call of :meth:`_run_tools` with ``registry`` (the tools offered this step), or answer it as
+        cancelled; returns whether the turn is stopped."""
+        err: str | None
+        output = ""
+        yield ToolCallStarted(call.id, call.name, dict(call.arguments))
+        if stopped or cancel.is_set():
+            stopped = True
+            content = full = "Error: cancelled by the user before the tool ran."
+            ok, status, err, duration = False, "cancelled", "cancelled by the user", 0.0
+        elif call_cancel.own():
+            content = full = f"Error: tool '{call.name}' was cancelled by the user before it ran."
+            ok, status, err, duration = False, "cancelled", "cancelled by the user", 0.0
+        elif call.arguments_error and (registry is not None and registry.get(call.name)):
+            raw = (call.raw_arguments or "")[:500]
+            content = full = (
+                f"Error: the arguments for tool '{call.name}' were not valid JSON "
+                f"({call.arguments_error}). The tool was not run. Call it again with the arguments "
+                f"as one JSON object. Arguments received: {raw}"
+            )
+            ok, status, err, duration = False, "error", f"invalid JSON arguments: {call.arguments_error}", 0.0
+        elif registry is None or len(registry) == 0:
+            content = full = f"Error: tool '{call.name}' does not exist; no tools are available."
+            ok, status, err, duration = False, "error", f"unknown tool '{call.name}'", 0.0
+        else:
+            try:
+                result = registry.dispatch(call.name, call.arguments, cancel=call_cancel)
+                content, full, output = result.content, result.full, result.output
+                ok, status, err, duration = result.ok, result.status, result.error, result.duration_ms
+            except Exception as exc:  # noqa: BLE001 - dispatch should never raise; be safe anyway
+                content = full = f"Error: {type(exc).__name__}: {exc}"
+                ok, status, err, duration = False, "error", content[7:], 0.0
+            if cancel.is_set() or (status == "cancelled" and not call_cancel.own()):
+                stopped = True
+        yield ToolCallFinished(call.id, call.name, ok, full, err, duration, status, output)
+        result_msg = Message(
+            role="tool",
+            content=content,
+            tool_call_id=call.id,
+            tool_name=call.name,
+            tool_status=status,
+            duration_ms=duration,
+            full_content=full if full != content else None,
+        )
+        self._add(conversation, result_msg)
+        yield MessageAdded(result_msg)
+        return stopped
+
+
+class _CallCancel(threading.Event):
+    """The cancel event one tool call sees: set by :meth:`Agent.cancel_tool_call` for this call alone, and
+    seen as set when the whole turn is stopped."""
+
+    def __init__(self, turn: threading.Event) -> None:
+        super().__init__()
+        self._turn = turn
+
+    def own(self) -> bool:
+        """Cancelled on its own (not by a Stop of the turn)."""
+        return super().is_set()
+
+    def is_set(self) -> bool:
+        return super().is_set() or self._turn.is_set()

@@ -19,56 +19,27 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
+from desktop_agent.core import paths
 from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT, TOOLS_PROMPT, Settings, check_url, is_loopback_url
+from desktop_agent.core.urls import OLLAMA_DEFAULT_PORT as OLLAMA_DEFAULT_PORT  # re-exported: the URL rules
+from desktop_agent.core.urls import parse_ollama_host as parse_ollama_host  # live in core/urls.py
 
 if TYPE_CHECKING:
     from desktop_agent.core.agent import Agent, OnMessage
     from desktop_agent.core.backends.base import ChatBackend
+    from desktop_agent.core.mcp.manager import McpManager
     from desktop_agent.core.secrets import SecretStore
     from desktop_agent.core.tools.definition import Tool
+    from desktop_agent.core.tools.host import ToolHost
     from desktop_agent.core.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
 
-OLLAMA_DEFAULT_PORT = 11434
 #: how long a probe of a server (Test connection, the window's server check and model listing) waits
 PROBE_TIMEOUT_S = 10.0
-
-
-# ---- OLLAMA_HOST ------------------------------------------------------------------------------------
-
-
-def parse_ollama_host(value: str) -> str:
-    """An ``OLLAMA_HOST``-style value as the URL Ollama itself connects to.
-
-    As in Ollama: surrounding spaces and quotes are ignored; no scheme means ``http``; no host means
-    ``127.0.0.1``; no port means 11434 — unless a scheme was given, then the scheme's port (80, 443); a
-    path is kept. ``":11500"`` → ``http://127.0.0.1:11500``, ``"gpu-box"`` → ``http://gpu-box:11434``,
-    ``"https://gpu-box"`` → ``https://gpu-box:443``. Raises ValueError for a port that is not a number.
-    """
-    text = value.strip().strip("\"'").strip()
-    if text.count(":") > 1 and "[" not in text and "://" not in text:
-        text = f"[{text}]"  # a bare IPv6 address ("::1"), as Ollama reads it
-    scheme, sep, rest = text.partition("://")
-    if not sep:
-        scheme, rest, port = "http", text, OLLAMA_DEFAULT_PORT
-    else:
-        port = {"http": 80, "https": 443}.get(scheme.lower(), OLLAMA_DEFAULT_PORT)
-    parts = urlsplit(f"{scheme}://{rest}")
-    try:
-        given_port = parts.port
-    except ValueError:
-        raise ValueError(f"'{value.strip()}' has an invalid port") from None
-    host = parts.hostname or "127.0.0.1"
-    if ":" in host:  # an IPv6 address loses its brackets in urlsplit
-        host = f"[{host}]"
-    url = f"{scheme}://{host}:{given_port or port}"
-    path = parts.path.strip("/")
-    return f"{url}/{path}" if path else url
 
 
 # ---- layering ---------------------------------------------------------------------------------------
@@ -147,6 +118,8 @@ class KeySet:
 
     keys: tuple[str, ...] = ()
     source: str | None = None
+    #: no key was found and the system keyring is locked: a key saved there can't be read now
+    locked: bool = False
 
     @property
     def fingerprint(self) -> str:
@@ -155,13 +128,18 @@ class KeySet:
         return digest[:16] if self.keys else ""
 
 
-def api_keys(settings: Settings, secrets: SecretStore | None) -> KeySet:
-    """The OpenAI-compatible keys ``settings`` need (none for Ollama or without a secret store)."""
+def api_keys(settings: Settings, secrets: SecretStore | None, *, retry_locked: bool = False) -> KeySet:
+    """The OpenAI-compatible keys ``settings`` need (none for Ollama or without a secret store). ``retry_locked``:
+    a keyring found locked earlier is asked again (a turn, after the user was told to unlock it)."""
     if settings.backend != "openai" or secrets is None:
         return KeySet()
     base_url = settings.openai.base_url
+    locked = bool(getattr(secrets, "locked", False))
+    if retry_locked and locked:
+        secrets.retry_keyring()
     keys = tuple(secrets.get_api_keys(base_url))
-    return KeySet(keys, secrets.where(base_url) if keys else None)
+    locked = not keys and bool(getattr(secrets, "locked", False))
+    return KeySet(keys, secrets.where(base_url) if keys else None, locked=locked)
 
 
 # ---- backends ---------------------------------------------------------------------------------------
@@ -202,7 +180,7 @@ def backend_spec(settings: Settings, keys: KeySet = KeySet(), *, timeout_s: floa
         ("timeout_s", timeout_s or a.timeout_s),
         ("retries_per_key", a.retries_per_key if retries is None else retries),
         ("retry_interval_s", a.retry_interval_s), ("needs_key", needs_key),
-        ("null_tool_content", a.null_tool_content),
+        ("null_tool_content", a.null_tool_content), ("keyring_locked", keys.locked),
         ("window", models.window_setting(a.model)), ("default_window", models.default_window),
         ("stream_usage", True),
     ))
@@ -224,16 +202,53 @@ def build_backend(spec: BackendSpec, keys: KeySet = KeySet()) -> ChatBackend:
 
 
 def build_registry(settings: Settings, extra_dirs: Iterable[str] = (),
-                   approver: Callable[[Any, dict[str, Any]], bool] | None = None) -> tuple[ToolRegistry, list[str]]:
+                   approver: Callable[[Any, dict[str, Any]], bool] | None = None, *,
+                   host: ToolHost | None = None) -> tuple[ToolRegistry, list[str]]:
     """The tool registry for ``settings`` (shipped tools, the tools folder, ``settings.tools.dirs`` and
-    ``extra_dirs``) and the problems met loading it (one line each)."""
+    ``extra_dirs``) and the problems met loading it (one line each). With ``tools.isolated`` its calls run in
+    ``host`` (a new :class:`~desktop_agent.core.tools.host.ToolHost` if None; the caller closes it with
+    :meth:`ToolRegistry.close`)."""
     from desktop_agent.core.tools.loader import load_tools
     from desktop_agent.core.tools.registry import ToolRegistry
 
+    if not settings.tools.isolated:
+        host = None
+    elif host is None:
+        from desktop_agent.core.tools.host import ToolHost
+
+        host = ToolHost()
     registry = ToolRegistry(timeout_s=settings.tools.timeout_s, output_cap=settings.tools.output_cap,
-                            approver=approver)
+                            approver=approver, host=host)
     problems = load_tools(registry, [*settings.tools.dirs, *extra_dirs])
     return registry, list(problems or [])
+
+
+def start_mcp(settings: Settings, secrets: SecretStore | None = None) -> McpManager | None:
+    """The MCP servers of ``settings`` (the enabled ones), starting in the background; None when MCP is off or
+    no server is enabled. The caller closes it."""
+    if not settings.mcp.enabled or not any(s.enabled for s in settings.mcp.servers):
+        return None
+    from desktop_agent.core.mcp.manager import McpManager
+
+    manager = McpManager(settings.mcp.servers, secrets, start_timeout_s=settings.mcp.start_timeout_s,
+                         call_timeout_s=settings.tools.timeout_s)
+    manager.start()
+    return manager
+
+
+def with_mcp_tools(registry: ToolRegistry | None, manager: McpManager | None,
+                   settings: Settings) -> ToolRegistry | None:
+    """``registry`` plus the tools of ``manager``'s ready servers (None: tools are off)."""
+    if manager is None or not settings.tools.enabled:
+        return registry
+    tools = manager.tools(taken=set(registry.names()) if registry is not None else set())
+    if not tools:
+        return registry
+    if registry is None:
+        from desktop_agent.core.tools.registry import ToolRegistry
+
+        registry = ToolRegistry(timeout_s=settings.tools.timeout_s, output_cap=settings.tools.output_cap)
+    return registry.with_tools(tools)
 
 
 def build_agent(settings: Settings, backend: ChatBackend, registry: ToolRegistry | None,
@@ -241,7 +256,9 @@ def build_agent(settings: Settings, backend: ChatBackend, registry: ToolRegistry
     """The agent loop for ``settings`` around ``backend`` and ``registry``; the tools named in
     ``settings.tools.disabled`` are not offered."""
     from desktop_agent.core.agent import Agent
+    from desktop_agent.core.capabilities import LEARNED
 
+    LEARNED.use_file(paths.cache_dir() / "capabilities.json")
     loop = settings.loop
     if registry is not None and settings.tools.disabled:
         registry = registry.without(settings.tools.disabled)
@@ -251,6 +268,7 @@ def build_agent(settings: Settings, backend: ChatBackend, registry: ToolRegistry
         system_prompt=system_prompt(settings, tools is not None), max_steps=loop.max_steps,
         max_history=loop.max_history_messages, tool_choice=loop.tool_choice, on_message=on_message,
         tools_anyway=settings.model in settings.models.tools_anyway,
+        max_offered=settings.tools.max_offered or None,
     )
     agent.auto_compact = settings.models.auto_compact
     return agent
@@ -284,12 +302,15 @@ class Assembly:
     _backend_key: tuple[BackendSpec, str] | None = field(default=None, init=False, repr=False)
     _registry: Any = field(default=None, init=False, repr=False)
     _registry_key: tuple[Any, ...] | None = field(default=None, init=False, repr=False)
+    _host: Any = field(default=None, init=False, repr=False)
     _approver: Callable[[Any, dict[str, Any]], bool] | None = field(default=None, init=False, repr=False)
+    _mcp: Any = field(default=None, init=False, repr=False)
+    _mcp_key: Any = field(default=None, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _registry_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def backend(self, settings: Settings) -> ChatBackend:
-        keys = api_keys(settings, self.secrets)
+        keys = api_keys(settings, self.secrets, retry_locked=True)
         key = (backend_spec(settings, keys), keys.fingerprint)
         with self._lock:
             if self._backend is not None and key == self._backend_key:
@@ -314,10 +335,40 @@ class Assembly:
         key = (settings.tools.model_copy(update={"disabled": []}), self.extra_tool_dirs)
         with self._registry_lock:
             if self._registry is None or key != self._registry_key:
-                registry, problems = build_registry(settings, self.extra_tool_dirs, self._approve)
+                registry, problems = build_registry(settings, self.extra_tool_dirs, self._approve,
+                                                    host=self._tool_host())
                 self.pending_problems.extend(problems)
+                if registry.host is not None and len(registry):
+                    registry.host.warm()  # its first process loads in the background, before the first call
                 self._registry, self._registry_key = registry, key
-            return self._registry
+            registry = self._registry
+        return with_mcp_tools(registry, self.mcp(settings), settings)
+
+    def mcp(self, settings: Settings) -> McpManager | None:
+        """The MCP servers of ``settings``, started (in the background) the first time and again when their
+        settings change; None when there are none."""
+        if self.registry_override is not None:
+            return None
+        key = settings.mcp
+        with self._lock:
+            if self._mcp_key == key:
+                return self._mcp
+            old, self._mcp, self._mcp_key = self._mcp, None, key
+        if old is not None:
+            old.close()
+        manager = start_mcp(settings, self.secrets)
+        with self._lock:
+            self._mcp = manager
+        return manager
+
+    def _tool_host(self) -> ToolHost:
+        """The one tool host of this assembly: it addresses tools by file and function, so the registries built
+        one after the other (other folders, a reload) share it, and a call running meanwhile is not touched."""
+        if self._host is None:
+            from desktop_agent.core.tools.host import ToolHost
+
+            self._host = ToolHost()
+        return self._host
 
     def available_tools(self, settings: Settings) -> list[Tool]:
         """Every tool a chat can choose from with ``settings`` — also when tools are off or some are left
@@ -370,3 +421,11 @@ class Assembly:
 
     def close(self) -> None:
         self._close_backend()
+        with self._registry_lock:
+            host, self._host, self._registry, self._registry_key = self._host, None, None, None
+        if host is not None:
+            host.close()  # the tool host's processes end with the app
+        with self._lock:
+            manager, self._mcp, self._mcp_key = self._mcp, None, None
+        if manager is not None:
+            manager.close()

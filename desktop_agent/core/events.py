@@ -77,7 +77,7 @@ class ToolCallStarted:
 class ToolCallFinished:
     """A tool call ended. ``result`` is the full result (uncapped) for the UI; ``error`` is set when
     ``ok`` is false. ``status`` is one of ok / error / timeout / cancelled / denied; ``duration_ms`` in
-    milliseconds."""
+    milliseconds; ``output`` what the tool printed."""
 
     call_id: str
     name: str
@@ -86,6 +86,8 @@ class ToolCallFinished:
     error: str | None
     duration_ms: float
     status: str = "ok"
+    #: what the tool printed (stdout/stderr) while it ran in the tool host; not sent to the model
+    output: str = ""
 
 
 @dataclass(frozen=True)

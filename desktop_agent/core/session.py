@@ -84,6 +84,8 @@ class ChatSession:
         """``settings`` (the defaults every chat starts from) with this chat's own options applied: what its
         turns use."""
         options = chat_options(self.conversation.options)
+        if "tools.disabled" in options:  # the user chose this chat's tools: they are all offered, however many
+            options["tools.max_offered"] = 0
         return settings.updated(options) if options else settings
 
     def _save(self, conversation: Conversation, message: Message) -> None:
@@ -159,6 +161,12 @@ class ChatSession:
         if tools:
             fixed += estimate_tools(tools)
         return compaction.outgrown(self.conversation, agent._window(), fixed)
+
+    def cancel_tool_call(self, call_id: str) -> bool:
+        """Cancel one running tool call of this chat's turn (any thread); the turn goes on. False when no such
+        call is running (see :meth:`Agent.cancel_tool_call`)."""
+        agent = self._agent
+        return agent.cancel_tool_call(call_id) if agent is not None else False
 
     def run_turn(self, text: str | None, cancel: threading.Event | None = None) -> Iterator[Event]:
         """One turn: ``text`` None = retry/continue from the history. Ends with exactly one terminal event;

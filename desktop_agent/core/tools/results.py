@@ -30,6 +30,7 @@ class ToolResult:
     - ``error``: the error text (same as ``content`` for failures, ``Error: …``), None on success.
     - ``duration_ms``: wall time of the dispatch in milliseconds.
     - ``arguments``: the decoded arguments (None when they could not be decoded).
+    - ``output``: what the tool printed (stdout and stderr) while it ran in the tool host; not sent to the model.
     """
 
     name: str
@@ -39,6 +40,7 @@ class ToolResult:
     error: str | None = None
     duration_ms: float = 0.0
     arguments: dict[str, Any] | None = None
+    output: str = ""
 
     @property
     def ok(self) -> bool:

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLineEdit, QMessageBox, 
 
 from desktop_agent.core.assembly import Assembly, parse_ollama_host
 from desktop_agent.core.settings import Settings, check_url
+from desktop_agent.core.urls import clean_ollama_host
 from desktop_agent.ui.errors import one_line
 from desktop_agent.ui.pull import PullController
 from desktop_agent.ui.settings.common import (
@@ -26,6 +27,7 @@ from desktop_agent.ui.settings.common import (
     note_label,
     parse_seconds,
     show,
+    show_cleaned_url,
 )
 from desktop_agent.ui.settings.models_box import ModelsBox
 from desktop_agent.ui.settings.pull_box import PullBox
@@ -55,14 +57,17 @@ def ollama_host_note(environ: Mapping[str, str]) -> tuple[str | None, str]:
 
 
 class OllamaPage(SettingsPage):
-    """``model_chosen(name)``: the user picked an installed model for chats; ``models_listed(names)``:
+    """``model_chosen(name)``: the user picked an installed model for chats; ``connection_tested(names)``: Test
+    connection worked and ``names`` are installed; ``models_listed(names)``:
     the installed models, as listed by the server."""
 
     model_chosen = Signal(str)
     models_listed = Signal(list)
+    connection_tested = Signal(list)
 
     def __init__(self, assembly: Assembly, tasks: TaskRunner, pull: PullController):
         super().__init__()
+        self._connected = ""  # the last Test connection's result
         self._assembly = assembly
         self._tasks = tasks
         self._base = Settings()
@@ -82,7 +87,9 @@ class OllamaPage(SettingsPage):
         self.host_error = note_label("Ollama host error")
         self.status = note_label("Ollama connection status")
         self.host_note = note_label("Ollama host note")
-        form_row(form, "&Host:", host_row, self.host_error, self.host_note, self.status, buddy=self.host)
+        self.host_used = note_label("Ollama host in use")
+        form_row(form, "&Host:", host_row, self.host_error, self.host_used, self.host_note, self.status,
+                 buddy=self.host)
         self.timeout = QLineEdit()
         self.timeout.setAccessibleName("Answer timeout in seconds")
         self.timeout.setToolTip(
@@ -156,6 +163,7 @@ class OllamaPage(SettingsPage):
             return None
 
     def _host_edited(self) -> None:
+        show_cleaned_url(self.host_used, self.host.text(), clean_ollama_host)
         self.changed.emit()
         if not self._loading:
             for key in ("ollama-test", "ollama-list"):  # a result about another host would mislead
@@ -189,8 +197,9 @@ class OllamaPage(SettingsPage):
             version, models = result
             self._fill(models)
             n = len(models)
-            show(self.status,
-                 f"Connected to Ollama {version} at {host} — {n} model{'s' if n != 1 else ''} installed.", "ok")
+            self._connected = f"Connected to Ollama {version} at {host} — {n} model{'s' if n != 1 else ''} installed."
+            show(self.status, self._connected, "ok")
+            self.connection_tested.emit([m.name for m in models])
 
         self.test_button.setEnabled(False)
         show(self.status, f"Connecting to {host}…", "info")
@@ -228,6 +237,11 @@ class OllamaPage(SettingsPage):
     def _fill(self, models: list[Any]) -> None:
         self.models.fill(models)
         self.models_listed.emit([m.name for m in models])
+
+    def model_replaced(self, old: str, new: str) -> None:
+        """Say that the model ``old`` is not installed on the server just tested, so chats will use ``new``."""
+        show(self.status, f"{self._connected} “{old}” is not installed: chats will use {new} "
+                          f"(after Save), or pull {old} below.", "ok")
 
     def _use_model(self, name: str) -> None:
         show(self.status, f"Chats will use {name} (after Save).", "ok")
