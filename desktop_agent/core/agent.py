@@ -27,6 +27,7 @@ unexpected client exception, a failing ``on_message``) becomes :class:`Unexpecte
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import threading
 import time
@@ -455,7 +456,10 @@ class Agent:
         """One model call: a request, and when its answer is empty at most two more (without
         streaming, then without tools; see :mod:`~desktop_agent.core.capabilities`). Yields events;
         returns the ``(content, thinking, calls, error)`` of the last request."""
-        attempt = first = first_attempt(self.capabilities.learned(self.backend), tools, choice)
+        learned = self.capabilities.learned(self.backend)
+        if self.tools_anyway:  # the user's choice outweighs what was learned
+            learned = dataclasses.replace(learned, auto_tools=True, tools=True)
+        attempt = first = first_attempt(learned, tools, choice)
         if tools is not None and attempt.tools is None and TOOLS_LEFT_OUT not in told:
             told.add(TOOLS_LEFT_OUT)
             yield Notice(TOOLS_LEFT_OUT)
