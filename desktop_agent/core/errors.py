@@ -145,7 +145,8 @@ class ContextTooLong(AgentError):
         self.detail = detail
         super().__init__(
             "This conversation is too long for the model's context window" + (f" ({detail})." if detail else "."),
-            "Summarise earlier messages (Chat menu), start a new chat, or pick a model with a larger context.",
+            "Summarise earlier messages (Chat menu), start a new chat, or pick a model with a larger context "
+            "in Settings.",
             "Type /compact to summarise earlier messages, start a new chat (without --chat), or pick a model with "
             "a larger context (--model).",
         )

@@ -159,6 +159,7 @@ class OllamaBackend:
         self._http = http
         if own:  # its first data is awaited within timeout_s, even from a server that trickles it
             bound_reads(http)
+            bound_reads(self._show_client._client)
         if host and "://" in host:
             self.host = host.rstrip("/")
         else:  # what ollama.Client made of it (OLLAMA_HOST, "localhost:11434", ...)
@@ -293,7 +294,8 @@ class OllamaBackend:
 
         name = model or self.model
         try:
-            shown = self._show_client.show(name)
+            with first_data_within(SHOW_TIMEOUT_S):  # also from a server that trickles its answer
+                shown = self._show_client.show(name)
         except ollama.ResponseError as exc:
             if exc.status_code == 404:
                 raise errors.ModelNotFound(name) from None
