@@ -33,13 +33,17 @@ def _user_dirs(tmp_path, monkeypatch):
 
 @pytest.fixture(autouse=True)
 def _fresh_capabilities():
-    """What an agent learned about a server and model (no streaming, no tools) lives for the process:
-    every test starts without it."""
+    """What an agent learned about a server and model (no streaming, no tools; its window and capabilities;
+    token calibration) lives for the process: every test starts without it."""
     from desktop_agent.core.capabilities import LEARNED
+    from desktop_agent.core.model_info import FACTS
+    from desktop_agent.core.tokens import CALIBRATION
 
-    LEARNED.clear()
+    for learned in (LEARNED, FACTS, CALIBRATION):
+        learned.clear()
     yield
-    LEARNED.clear()
+    for learned in (LEARNED, FACTS, CALIBRATION):
+        learned.clear()
 
 
 @pytest.fixture

@@ -6,7 +6,8 @@ the stdin loop. This is also the scripting surface:
 - ``--events``: JSON Lines on stdout: first ``{"type": "Chat", "id": <chat id>, "new": <bool>}`` (a
   line of the terminal chat, not a core event), then one core event per line
   (``core.events.event_to_dict``; a ``TurnFailed`` error's ``message`` is the terminal text).
-- Without ``-p``: reads lines from stdin until ``bye`` (``exit``, ``quit``) or end of input.
+- Without ``-p``: reads lines from stdin until ``bye`` (``exit``, ``quit``) or end of input; ``/compact``
+  summarises the chat's earlier messages (the model gets the summary instead of them).
 
 stdout carries only the answer (or the events); everything else — errors, warnings, ``[stopped]``,
 retry notices, the prompt — goes to stderr. Retry notices (``[… — retrying in 1 s]``) and the chat id
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
 
 #: lines that end the stdin session (case-insensitive)
 QUIT_WORDS = frozenset({"bye", "exit", "quit", "/bye", "/exit", "/quit"})
+#: summarise the chat's earlier messages instead of sending a message
+COMPACT_WORDS = frozenset({"/compact"})
 
 
 # ---- the session's parts --------------------------------------------------------------------------
@@ -240,7 +243,8 @@ def _chat_loop(session: ChatSession, args, out: Output, err: Output, inp: TextIO
             if not args.events:
                 write_line(out, "Bye")
             break
-        result = run_turn(session, text, events=args.events, out=out, err=err)
+        result = run_turn(session, text, events=args.events, out=out, err=err,
+                          compact=text.lower() in COMPACT_WORDS)
         if result == EXIT_FAILED:
             failed = True
         if out.closed:

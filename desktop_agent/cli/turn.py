@@ -58,7 +58,7 @@ def _retries(n: int) -> str:
 
 
 def run_turn(session: ChatSession, text: str, *, events: bool, out: TextIO | Output,
-             err: TextIO | Output) -> int:
+             err: TextIO | Output, compact: bool = False) -> int:
     """Run one turn on a worker thread (so Ctrl+C can cancel it cleanly) and print its events.
 
     Plain text: on a terminal the answer streams as it arrives; to a pipe or file only the final
@@ -66,7 +66,8 @@ def run_turn(session: ChatSession, text: str, *, events: bool, out: TextIO | Out
     terminal gets corrected after the fact but a file could not). Retry notices go to stderr only
     when it is a terminal; otherwise a failure line ends with "(gave up after N retries)". Returns
     the exit code: 130 when stopped by Ctrl+C, 0 when the reader of stdout went away, 1 when stdout
-    could not be written (reported on stderr).
+    could not be written (reported on stderr). ``compact``: instead of a turn, summarise the chat's earlier
+    messages (``/compact`` in the chat loop).
     """
     from desktop_agent.core import events as ev
 
@@ -78,7 +79,7 @@ def run_turn(session: ChatSession, text: str, *, events: bool, out: TextIO | Out
 
     def work() -> None:
         try:
-            for event in session.run_turn(text, cancel):
+            for event in (session.compact(cancel) if compact else session.run_turn(text, cancel)):
                 q.put(event)
         except BaseException as exc:  # noqa: BLE001 — the agent yields failures as events; this is a bug guard
             q.put(exc)
@@ -144,6 +145,11 @@ def run_turn(session: ChatSession, text: str, *, events: bool, out: TextIO | Out
                     write_line(err, f"[{item.text}]")
             elif isinstance(item, ev.ToolCallStarted) and not events and err.isatty():
                 write_line(err, f"[tool] {item.name}({json.dumps(item.arguments, ensure_ascii=False)})")
+            elif isinstance(item, ev.ChatCompacted):
+                code = EXIT_OK if compact else code
+                if not events:
+                    n = item.summary.covers or 0
+                    write_line(err, f"[the first {n} messages are summarised: the model gets the summary instead]")
             elif isinstance(item, ev.AnswerFinished):
                 code = EXIT_OK
                 if not events:

@@ -27,6 +27,7 @@ unexpected client exception, a failing ``on_message``) becomes :class:`Unexpecte
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import threading
 import time
@@ -40,15 +41,25 @@ from desktop_agent.core.capabilities import (
     TOOLS_LEFT_OUT,
     Attempt,
     Capabilities,
+    cannot_use,
     first_attempt,
     lesson,
     next_attempt,
     retry_notice,
+    server_key,
 )
-from desktop_agent.core.context import build_request
-from desktop_agent.core.errors import AgentError, EmptyAnswer, MaxStepsExceeded, UnexpectedError
+from desktop_agent.core.context import Selection, budget_for, plan_request, request_for
+from desktop_agent.core.errors import (
+    AgentError,
+    ContextTooLong,
+    EmptyAnswer,
+    MaxStepsExceeded,
+    ToolsNotSupported,
+    UnexpectedError,
+)
 from desktop_agent.core.events import (
     AnswerFinished,
+    ContextUsage,
     Event,
     MessageAdded,
     Notice,
@@ -60,9 +71,11 @@ from desktop_agent.core.events import (
     TurnFailed,
 )
 from desktop_agent.core.messages import Conversation, Message, ToolCall
+from desktop_agent.core.model_info import ModelFacts
 from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT
 from desktop_agent.core.textcalls import JsonToolCallGate
 from desktop_agent.core.thinktags import MOVED, TEXT, THINKING, Piece, ThinkSplitter, looks_like_reasoning_model
+from desktop_agent.core.tokens import CALIBRATION, Calibration, estimate_tools
 
 if TYPE_CHECKING:
     from desktop_agent.core.tools.registry import ToolRegistry
@@ -81,6 +94,17 @@ REPEATED_CALLS = (
     "The model asked again for a tool call it already had the result of; asking it to answer without tools."
 )
 
+#: the notice when a server counted far fewer prompt tokens than were sent (it cut the prompt)
+PROMPT_CUT = ("The server read only about {reported} of the about {sent} tokens sent: the answer may have missed "
+              "the start of the chat (a smaller context window than it says?).")
+#: the notice when the request is asked again with fewer earlier messages
+SHORTER = "The chat was too long for the model's context window; asked again with fewer earlier messages."
+#: the notice when even the system prompt, the tools and the new message do not fit
+TOO_BIG = ("The system prompt, the tools and the new message alone (about {tokens} tokens) do not fit the model's "
+           "context window ({window} tokens); the answer may miss part of them.")
+#: a server's count this much below ours means it cut the prompt
+CUT_RATIO = 0.6
+
 #: backend instance → models seen answering without a lone ``</think>`` (their text need not be held
 #: back any more). Keyed by the backend, not the Agent: the window builds an Agent per turn.
 _LEARNED_NO_LONE_CLOSE: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
@@ -97,13 +121,16 @@ def _call_key(call: ToolCall) -> str:
 class Agent:
     """Runs turns of a conversation with a backend and (optionally) a tool registry.
 
-    ``max_steps``: model calls per turn (each may ask for tools). ``max_history``: history messages
-    sent per call (see :mod:`desktop_agent.core.context`). ``tool_choice``: ``auto``, ``required``,
+    ``max_steps``: model calls per turn (each may ask for tools). ``max_history``: at most this many
+    history messages per call (0: no count limit); the history is chosen by the model's context window
+    (``backend.context_window()``, see :mod:`desktop_agent.core.context`). ``tool_choice``: ``auto``, ``required``,
     ``none`` or a tool name; it applies to the first model call of a turn only (later calls use
     ``auto``, so a forced tool cannot loop). ``on_message(conversation, message)`` saves a finished
     message (e.g. :meth:`ConversationStore.add_message`); it is called synchronously, before the
     next model call. ``capabilities``: what is learned about servers and models (default: the
-    process-wide :data:`~desktop_agent.core.capabilities.LEARNED`). ``max_offered``: with more tools than
+    process-wide :data:`~desktop_agent.core.capabilities.LEARNED`). ``tools_anyway``: offer tools although the
+    server says the model cannot use them (the user's choice). ``calibration``: token counts learned from the
+    servers (default: :data:`~desktop_agent.core.tokens.CALIBRATION`). ``max_offered``: with more tools than
     this, each turn offers the most relevant ones and ``find_tools`` (:mod:`~desktop_agent.core.tools.relevance`;
     None or 0: always all).
     """
@@ -119,6 +146,8 @@ class Agent:
         tool_choice: str = "auto",
         on_message: OnMessage | None = None,
         capabilities: Capabilities | None = None,
+        tools_anyway: bool = False,
+        calibration: Calibration | None = None,
         max_offered: int | None = None,
     ):
         if max_steps < 1:
@@ -131,6 +160,13 @@ class Agent:
         self.tool_choice = tool_choice or "auto"
         self.on_message = on_message
         self.capabilities = capabilities if capabilities is not None else LEARNED
+        self.tools_anyway = tools_anyway
+        #: summarise earlier messages before a turn when the chat outgrew the window (read by ChatSession)
+        self.auto_compact = False
+        self.calibration = calibration if calibration is not None else CALIBRATION
+        #: what the last request did: prompt tokens the server reported, whether it offered the tools
+        self._prompt_tokens: int | None = None
+        self._sent_tools = True
         #: call id → the cancel event of that one call, while its step runs (see :meth:`cancel_tool_call`)
         self._call_cancels: dict[str, threading.Event] = {}
         self.max_offered = max_offered
@@ -231,6 +267,66 @@ class Agent:
         model = self._model or ""
         return model not in self._no_lone_close and looks_like_reasoning_model(model)
 
+    def _supported(self, tools: list[dict[str, Any]] | None) -> tuple[list[dict[str, Any]] | None, list[str]]:
+        """``tools`` unless the model cannot use them (its server says so, or said so in an error), and the
+        notices for what this turn goes without (tools, thinking)."""
+        notes: list[str] = []
+        model = self._model or "?"
+        known = getattr(self.backend, "model_facts", None)
+        facts = known() if callable(known) else ModelFacts()
+        if tools is not None and not self.tools_anyway and (
+            not facts.can("tools") or not self.capabilities.learned(self.backend).tools
+        ):
+            tools = None
+            notes.append(cannot_use("tools", model))
+        thinks = getattr(self.backend, "thinks", None)
+        if getattr(self.backend, "think", None) is True and callable(thinks) and not thinks():
+            notes.append(cannot_use("thinking", model))
+        return tools, notes
+
+    def _window(self) -> int | None:
+        """The model's context window in tokens (None: the backend cannot say)."""
+        window = getattr(self.backend, "context_window", None)
+        if not callable(window):
+            return None
+        try:
+            value = window()
+        except Exception:  # noqa: BLE001 - the window is a help; a turn never fails for it
+            return None
+        return value if isinstance(value, int) and value > 0 else None
+
+    def _scaled(self, raw: int) -> int:
+        """A raw token estimate as this model's server counts tokens."""
+        return self.calibration.scale(server_key(self.backend), raw)
+
+    def _budget(self, window: int | None) -> int | None:
+        """The prompt budget in raw (uncalibrated) estimated tokens; None: no limit known."""
+        key = server_key(self.backend)
+        budget = budget_for(window) if window else None
+        limit = self.calibration.limit(key)
+        if limit:
+            below = max(1, int(limit * 0.8))
+            budget = below if budget is None else min(budget, below)
+        if budget is None:
+            return None
+        return max(1, int(budget / self.calibration.ratio(key)))
+
+    def _usage(self, selection: Selection, tools: list[dict[str, Any]] | None,
+               window: int | None) -> Iterator[Event]:
+        """After a model call: check the server's prompt count against what was sent (a cut prompt is said),
+        learn from it, and report the context used."""
+        key = server_key(self.backend)
+        raw = selection.tokens - (0 if self._sent_tools else estimate_tools(tools))
+        sent = self.calibration.scale(key, raw)
+        reported = self._prompt_tokens
+        if reported:
+            if sent >= 200 and reported < CUT_RATIO * sent:
+                yield Notice(PROMPT_CUT.format(reported=reported, sent=sent))
+            else:
+                self.calibration.observe(key, raw, reported)
+        if window is not None:  # (a backend that cannot say its window has no meter)
+            yield ContextUsage(reported or sent, window, bool(reported), selection.left_out, selection.trimmed)
+
     def _run(
         self, conversation: Conversation, user_text: str | None, cancel: threading.Event
     ) -> Generator[Event, None, None]:
@@ -244,6 +340,9 @@ class Agent:
             yield MessageAdded(user)
 
         tools = self._tools()
+        tools, notes = self._supported(tools)
+        for note in notes:
+            yield Notice(note)
         choice, problem = self._first_choice(tools)
         if problem:
             yield Notice(problem)
@@ -252,6 +351,7 @@ class Agent:
         if offer is not None:
             tools = offer.schemas()
         tool_names = set(registry.names()) if tools is not None and registry is not None else set()
+        window = self._window()
         told: set[str] = set()  # notices given once per turn
         answered: set[str] = set()  # the tool calls run in this turn (name and arguments)
 
@@ -263,9 +363,27 @@ class Agent:
                 choice = "auto"
                 if offer is not None and tools is not None:
                     tools = offer.schemas()  # with the tools find_tools found in the last step
-            request = build_request(conversation.messages, self.system_prompt, self.max_history)
-            outcome = yield from self._model_call(request, tools, choice, tool_names, cancel, told)
-            content, thinking, calls, error = outcome
+            shortened = False
+            while True:
+                selection = plan_request(conversation.messages, self.system_prompt, budget=self._budget(window),
+                                         tools=tools, max_history=self.max_history)
+                if not selection.fits and window and "too big" not in told:
+                    told.add("too big")
+                    yield Notice(TOO_BIG.format(tokens=self._scaled(selection.tokens), window=window))
+                request = request_for(selection, self.system_prompt)
+                self._prompt_tokens, self._sent_tools = None, True
+                outcome = yield from self._model_call(request, tools, choice, tool_names, cancel, told)
+                content, thinking, calls, error = outcome
+                if (isinstance(error, ContextTooLong) and not shortened and not content.strip()
+                        and not cancel.is_set() and len(selection.messages) > 1):
+                    # once: with fewer earlier messages (and remembered, so later requests stay below it)
+                    shortened = True
+                    self.calibration.refused(server_key(self.backend), self._scaled(selection.tokens))
+                    yield Notice(SHORTER)
+                    continue
+                break
+            if error is None and not cancel.is_set():
+                yield from self._usage(selection, tools, window)
 
             if error is not None or cancel.is_set():
                 partial = None
@@ -338,15 +456,21 @@ class Agent:
         """One model call: a request, and when its answer is empty at most two more (without
         streaming, then without tools; see :mod:`~desktop_agent.core.capabilities`). Yields events;
         returns the ``(content, thinking, calls, error)`` of the last request."""
-        attempt = first = first_attempt(self.capabilities.learned(self.backend), tools, choice)
+        learned = self.capabilities.learned(self.backend)
+        if self.tools_anyway:  # the user's choice outweighs what was learned
+            learned = dataclasses.replace(learned, auto_tools=True, tools=True)
+        attempt = first = first_attempt(learned, tools, choice)
         if tools is not None and attempt.tools is None and TOOLS_LEFT_OUT not in told:
             told.add(TOOLS_LEFT_OUT)
             yield Notice(TOOLS_LEFT_OUT)
         for _ in range(3):  # next_attempt ends the chain within two retries; this bounds it anyway
             # JSON-in-content recovery only when tools may be called in this request
             gate_names = tool_names if (attempt.tools is not None and choice != "none") else set()
+            self._sent_tools = attempt.tools is not None or not tools
             outcome = yield from self._stream_step(request, attempt, choice, gate_names, cancel)
             content, thinking, calls, error = outcome
+            if isinstance(error, ToolsNotSupported) and not self.tools_anyway:
+                self.capabilities.learn(self.backend, tools=False)  # the next turns go without tools at once
             if cancel.is_set():
                 return outcome
             if content.strip() or thinking or calls:  # an answer (or a partial one and its error)
@@ -420,6 +544,8 @@ class Agent:
                     calls.extend(chunk.tool_calls)
                 if chunk.finish_reason:
                     finish_reason = chunk.finish_reason
+                if chunk.prompt_tokens:
+                    self._prompt_tokens = chunk.prompt_tokens
                 if cancel.is_set():
                     break
         except AgentError as exc:

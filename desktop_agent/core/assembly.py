@@ -163,12 +163,15 @@ def backend_spec(settings: Settings, keys: KeySet = KeySet(), *, timeout_s: floa
     and ``retries`` the retries per key (a probe — Test connection, the window's model listing — waits seconds,
     not minutes, and does not retry)."""
     gen = settings.generation
+    models = settings.models
     if settings.backend == "ollama":
         o = settings.ollama
         return BackendSpec("ollama", (
             ("host", o.host), ("model", o.model), ("temperature", gen.temperature),
             ("keep_alive", o.keep_alive), ("format", gen.format), ("think", gen.think),
             ("timeout_s", timeout_s or o.timeout_s), ("next_data_timeout_s", timeout_s or o.next_data_timeout_s),
+            ("max_window", models.max_window), ("window", models.window_setting(o.model)),
+            ("default_window", models.default_window), ("force_think", o.model in models.think_anyway),
         ))
     a = settings.openai
     # a local server (LM Studio, llama.cpp, vLLM on loopback) gets a placeholder key when none is set
@@ -179,6 +182,8 @@ def backend_spec(settings: Settings, keys: KeySet = KeySet(), *, timeout_s: floa
         ("retries_per_key", a.retries_per_key if retries is None else retries),
         ("retry_interval_s", a.retry_interval_s), ("needs_key", needs_key),
         ("null_tool_content", a.null_tool_content), ("keyring_locked", keys.locked),
+        ("window", models.window_setting(a.model)), ("default_window", models.default_window),
+        ("stream_usage", True),
     ))
 
 
@@ -278,12 +283,15 @@ def build_agent(settings: Settings, backend: ChatBackend, registry: ToolRegistry
     if registry is not None and settings.tools.disabled:
         registry = registry.without(settings.tools.disabled)
     tools = registry if registry is not None and len(registry) else None
-    return Agent(
+    agent = Agent(
         backend, tools,
         system_prompt=system_prompt(settings, tools is not None), max_steps=loop.max_steps,
         max_history=loop.max_history_messages, tool_choice=loop.tool_choice, on_message=on_message,
+        tools_anyway=settings.model in settings.models.tools_anyway,
         max_offered=settings.tools.max_offered or None,
     )
+    agent.auto_compact = settings.models.auto_compact
+    return agent
 
 
 def system_prompt(settings: Settings, tools_offered: bool) -> str:

@@ -45,6 +45,7 @@ __all__ = [
     "Attempt",
     "Capabilities",
     "Learned",
+    "cannot_use",
     "first_attempt",
     "lesson",
     "next_attempt",
@@ -63,10 +64,13 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class Learned:
     """What one server and model showed. ``stream_with_tools``: a streamed request that offers tools
-    gets an answer. ``auto_tools``: offering tools with automatic choice gets an answer at all."""
+    gets an answer. ``auto_tools``: offering tools with automatic choice gets an answer at all. ``tools``:
+    the model can use tools at all."""
 
     stream_with_tools: bool = True
     auto_tools: bool = True
+    #: False once the server said the model cannot use tools (a "does not support tools" error)
+    tools: bool = True
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,16 @@ class Attempt:
 
     tools: list[dict[str, Any]] | None
     stream: bool = True
+
+
+def cannot_use(what: str, model: str) -> str:
+    """The one-line notice of a turn sent without ``what`` (``tools`` / ``thinking``) because the model cannot
+    use it."""
+    if what == "tools":
+        return (f"The model '{model}' can't use tools, so it answers without them "
+                "(to offer them anyway: the model picker).")
+    return (f"The model '{model}' can't think step by step, so it answers without thinking "
+            "(to ask anyway: the model picker).")
 
 
 def server_key(backend: Any) -> ServerKey:
@@ -171,6 +185,8 @@ def next_attempt(previous: Attempt, error: AgentError | None) -> Attempt | None:
     """The request to make after ``previous`` came back empty (``error`` None or
     :class:`EmptyAnswer`) or failed with ``error``; None: report the outcome as it is."""
     empty = error is None or isinstance(error, EmptyAnswer)
+    if isinstance(error, ToolsNotSupported) and previous.tools is not None:
+        return Attempt(None, previous.stream)  # the same request without tools, at once
     if empty and previous.stream:
         return Attempt(previous.tools, False)
     if previous.tools is not None and not previous.stream and (
@@ -182,6 +198,8 @@ def next_attempt(previous: Attempt, error: AgentError | None) -> Attempt | None:
 
 def retry_notice(previous: Attempt, error: AgentError | None) -> str:
     """The one line that says why ``previous`` is asked again, and how."""
+    if isinstance(error, ToolsNotSupported) and previous.tools is not None:
+        return cannot_use("tools", error.model)
     empty = error is None or isinstance(error, EmptyAnswer)
     if previous.stream:
         if previous.tools is not None:

@@ -1,4 +1,5 @@
-"""Which history goes to the model: the system prompt plus a bounded window of the conversation.
+"""Which history goes to the model: the system prompt, the tool schemas and as much of the conversation as fits
+the model's context window — chosen by a token budget (and, when set, a message count).
 
 Seed 000 keeps a bounded memory (a deque of 50 messages) and sends its system prompt first on every
 request. :func:`build_request` does the same on our :class:`~desktop_agent.core.messages.Message`
@@ -17,17 +18,33 @@ history, with the rules chat-completion servers enforce for tool calls (several 
   (thinking is not replayed; only the capped result of a tool goes to the model);
 - assistant messages with neither content nor tool calls are skipped (some servers reject them).
 
+Choosing by tokens (:func:`choose`, estimates from :mod:`~desktop_agent.core.tokens`): the system prompt, the
+tool schemas and the newest unit (the new turn's question at least) always go; older units are added newest
+first while they fit. Before any message is left out, the results of tool calls of earlier turns are trimmed to
+their first lines (the full result stays in the chat); then, newest first, trimmed results get their full text
+back while it fits. A summary of earlier messages (``Message.kind == "summary"``, see
+:mod:`~desktop_agent.core.compaction`) replaces the first ``covers`` messages of the chat: it is added to the
+system prompt and those messages are not sent. The walk goes from the newest message back and stops when the
+budget is full, so its cost does not grow with the length of the chat.
+
 The conversation itself is never modified (nothing is deleted from the history).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 from desktop_agent.core.messages import Message
+from desktop_agent.core.tokens import estimate_message, estimate_text, estimate_tools
 
 #: Content of the synthetic result for a stored tool call that has no result.
 NOT_RUN_TEXT = "Error: this tool call was not run (the turn was interrupted before it ran)."
+#: characters of an earlier turn's tool result kept when it is trimmed to fit the window
+TRIMMED_KEEP = 300
+#: how the summary of earlier messages is introduced in the system prompt
+SUMMARY_HEADING = "Summary of the earlier part of this conversation (those messages are not shown):"
 
 
 def _groups(messages: Sequence[Message]) -> list[list[Message]]:
@@ -37,7 +54,7 @@ def _groups(messages: Sequence[Message]) -> list[list[Message]]:
     i, n = 0, len(messages)
     while i < n:
         m = messages[i]
-        if m.role == "system":
+        if m.role == "system":  # a summary is not a message of the history (see choose)
             i += 1
             continue
         if m.role == "tool":  # orphan: no assistant tool-call message right before it
@@ -81,43 +98,204 @@ def _for_request(m: Message) -> Message:
     return m
 
 
-def select_history(messages: Sequence[Message], max_history: int | None = 50) -> list[Message]:
+def _trimmed(m: Message) -> Message:
+    """A tool result cut to its first :data:`TRIMMED_KEEP` characters, saying so."""
+    if m.role != "tool" or len(m.content) <= TRIMMED_KEEP + 80:
+        return m
+    cut = len(m.content) - TRIMMED_KEEP
+    return m.model_copy(update={
+        "content": m.content[:TRIMMED_KEEP] + f"\n[… {cut} more characters trimmed to fit the context window]",
+        "thinking": "", "full_content": None})
+
+
+def answer_reserve(window: int) -> int:
+    """Tokens of a window kept free for the answer."""
+    return max(64, min(1024, window // 4))
+
+
+def budget_for(window: int) -> int:
+    """The prompt tokens a request may use in a ``window``-token context."""
+    return max(1, window - answer_reserve(window))
+
+
+@dataclass
+class _Unit:
+    messages: list[Message]
+    full: int
+    trimmed_messages: list[Message] | None = None
+    trimmed: int = 0
+    use_trimmed: bool = False
+
+    @property
+    def cost(self) -> int:
+        return self.trimmed if self.use_trimmed else self.full
+
+    def sent(self) -> list[Message]:
+        chosen = self.trimmed_messages if self.use_trimmed and self.trimmed_messages else self.messages
+        return [_for_request(m) for m in chosen]
+
+
+def _unit(messages: list[Message], trimmable: bool) -> _Unit:
+    full = sum(estimate_message(m) for m in messages)
+    unit = _Unit(messages, full, trimmed=full)
+    if trimmable and any(m.role == "tool" for m in messages):
+        cut = [_trimmed(m) for m in messages]
+        if any(a is not b for a, b in zip(cut, messages, strict=True)):
+            unit.trimmed_messages = cut
+            unit.trimmed = sum(estimate_message(m) for m in cut)
+    return unit
+
+
+@dataclass
+class Selection:
+    """What :func:`choose` picked. ``messages``: the history to send (no system prompt), oldest first.
+    ``summary``: the summary of earlier messages sent with the system prompt, if any. ``tokens``: estimated
+    prompt tokens of the whole request (system prompt, summary, tools, history; not calibrated). ``left_out``:
+    history messages not sent (not counting those a summary stands for); ``trimmed``: tool results sent
+    trimmed. ``fits``: False when even the system prompt, the tools and the newest messages exceed the budget."""
+
+    messages: list[Message] = field(default_factory=list)
+    summary: Message | None = None
+    tokens: int = 0
+    left_out: int = 0
+    trimmed: int = 0
+    fits: bool = True
+
+
+def _units_from_end(messages: Sequence[Message], i: int, stop: int) -> tuple[int, list[list[Message]], Message | None]:
+    """The units ending at ``messages[i - 1]``: (start index, units oldest first, a system message met)."""
+    j = i - 1
+    m = messages[j]
+    if m.role == "system":
+        return j, [], m
+    if m.role == "tool":
+        k = j
+        while k > stop and messages[k - 1].role == "tool":
+            k -= 1
+        if k > stop and messages[k - 1].role == "assistant" and messages[k - 1].tool_calls:
+            return k - 1, _groups(messages[k - 1:i]), None
+        return k, [], None  # results that answer no call: left out
+    return j, _groups([m]), None
+
+
+def choose(messages: Sequence[Message], *, budget: int | None, fixed_tokens: int = 0,
+           max_history: int | None = None) -> Selection:
+    """The history to send for a prompt of at most ``budget`` tokens (None: no token limit), of which
+    ``fixed_tokens`` (system prompt, tool schemas) are taken already; at most ``max_history`` messages
+    (None or ``<= 0``: no count limit). See the module docstring for the rules."""
+    count_limit = max_history if max_history and max_history > 0 else None
+    chosen: list[_Unit] = []  # newest first
+    used = fixed_tokens
+    count = 0
+    summary: Message | None = None
+    stop = 0
+    i = len(messages)
+    have_user = False
+    last_user: _Unit | None = None
+    full = False  # the budget or the count is used up: only the latest user message is still looked for
+    left_out = 0
+    while i > stop:
+        start, units, system = _units_from_end(messages, i, stop)
+        i = start
+        if system is not None:
+            if system.kind == "summary" and summary is None and not full:
+                summary = system
+                stop = max(stop, min(system.covers or 0, start))
+                used += estimate_text(system.content) + estimate_text(SUMMARY_HEADING)
+            continue
+        for unit_messages in reversed(units):
+            is_user = unit_messages[0].role == "user"
+            if full:
+                left_out += len(unit_messages)
+                if is_user and not have_user:
+                    have_user = True
+                    last_user = _unit(unit_messages, False)
+                continue
+            unit = _unit(unit_messages, trimmable=have_user)
+            over_count = count_limit is not None and count + len(unit_messages) > count_limit
+            over_budget = budget is not None and used + unit.trimmed > budget
+            full = bool(chosen) and (over_count or over_budget)
+            if full:
+                left_out += len(unit_messages)
+                if is_user and not have_user:
+                    have_user = True
+                    last_user = unit
+                continue
+            if budget is not None and used + unit.full > budget and unit.trimmed_messages is not None:
+                unit.use_trimmed = True
+            chosen.append(unit)
+            used += unit.cost
+            count += len(unit_messages)
+            have_user = have_user or is_user
+        if full and have_user:
+            break
+    left_out += i - stop  # (never walked: counted, not looked at)
+    if budget is not None:
+        # a summary found late may not fit with everything chosen before it: the oldest units go first
+        while used > budget and len(chosen) > 1:
+            dropped = chosen.pop()
+            used -= dropped.cost
+            left_out += len(dropped.messages)
+        # trimmed results get their full text back, newest first, while it fits
+        for unit in chosen:
+            if unit.use_trimmed and used - unit.trimmed + unit.full <= budget:
+                unit.use_trimmed = False
+                used += unit.full - unit.trimmed
+    if last_user is not None:
+        chosen.append(last_user)
+        used += last_user.cost
+        left_out -= len(last_user.messages)
+    chosen.reverse()
+    out = [m for unit in chosen for m in unit.sent()]
+    trimmed = sum(1 for unit in chosen if unit.use_trimmed for m in unit.messages if m.role == "tool")
+    return Selection(out, summary, used, max(0, left_out), trimmed, budget is None or used <= budget)
+
+
+def select_history(messages: Sequence[Message], max_history: int | None = 50, budget: int | None = None,
+                   fixed_tokens: int = 0) -> list[Message]:
     """The window of ``messages`` to send (without the system prompt), newest last.
 
     ``max_history``: how many history messages to send (``None`` or ``<= 0``: all). Whole units are
     taken from the end while they fit; the newest unit is always taken, and the latest user message
-    is put first when the window would not otherwise contain it. Returns copies without ``thinking``
-    and ``full_content``; ``messages`` is not modified.
+    is put first when the window would not otherwise contain it. ``budget``: see :func:`choose`. Returns
+    copies without ``thinking`` and ``full_content``; ``messages`` is not modified.
     """
-    units = _groups(messages)
-    if not units:
-        return []
-    if max_history is None or max_history <= 0:
-        chosen = units
-    else:
-        chosen = []
-        count = 0
-        for unit in reversed(units):
-            if chosen and count + len(unit) > max_history:
-                break
-            chosen.append(unit)
-            count += len(unit)
-        chosen.reverse()
-        last_user = next((u for u in reversed(units) if u[0].role == "user"), None)
-        if last_user is not None and not any(u is last_user for u in chosen):
-            chosen.insert(0, last_user)
-    return [_for_request(m) for unit in chosen for m in unit]
+    return choose(messages, budget=budget, fixed_tokens=fixed_tokens, max_history=max_history).messages
+
+
+def system_text(system_prompt: str | None, summary: Message | None) -> str:
+    """The system message of a request: the prompt, then the summary of earlier messages (if any)."""
+    prompt = system_prompt.strip() if system_prompt and system_prompt.strip() else ""
+    if summary is None or not summary.content.strip():
+        return system_prompt if prompt and system_prompt else ""
+    block = f"{SUMMARY_HEADING}\n{summary.content.strip()}"
+    return f"{system_prompt}\n\n{block}" if prompt else block
+
+
+def request_for(selection: Selection, system_prompt: str | None) -> list[Message]:
+    """The message list of one model call for a :class:`Selection`."""
+    out: list[Message] = []
+    text = system_text(system_prompt, selection.summary)
+    if text:
+        out.append(Message(role="system", content=text))
+    out.extend(selection.messages)
+    return out
+
+
+def plan_request(messages: Sequence[Message], system_prompt: str | None, *, budget: int | None,
+                 tools: list[dict[str, Any]] | None = None, max_history: int | None = None) -> Selection:
+    """:func:`choose` for a request with ``system_prompt`` and ``tools``: their tokens are counted first."""
+    fixed = estimate_text(system_prompt or "") + (4 if system_prompt else 0) + estimate_tools(tools)
+    return choose(messages, budget=budget, fixed_tokens=fixed, max_history=max_history)
 
 
 def build_request(
-    messages: Sequence[Message], system_prompt: str | None, max_history: int | None = 50
+    messages: Sequence[Message], system_prompt: str | None, max_history: int | None = 50,
+    *, budget: int | None = None, tools: list[dict[str, Any]] | None = None,
 ) -> list[Message]:
-    """The message list for one model call: ``[system prompt] + select_history(...)``.
+    """The message list for one model call: ``[system prompt (+ summary)] + the chosen history``.
 
-    ``system_prompt`` empty or ``None`` → no system message is sent.
+    ``system_prompt`` empty or ``None`` → no system message is sent (unless there is a summary).
     """
-    out: list[Message] = []
-    if system_prompt and system_prompt.strip():
-        out.append(Message(role="system", content=system_prompt))
-    out.extend(select_history(messages, max_history))
-    return out
+    selection = plan_request(messages, system_prompt, budget=budget, tools=tools, max_history=max_history)
+    return request_for(selection, system_prompt)

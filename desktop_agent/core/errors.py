@@ -145,8 +145,10 @@ class ContextTooLong(AgentError):
         self.detail = detail
         super().__init__(
             "This conversation is too long for the model's context window" + (f" ({detail})." if detail else "."),
-            "Start a new chat, lower 'max history messages' in Settings, or pick a model with a larger context.",
-            "Start a new chat (without --chat), or pick a model with a larger context (--model).",
+            "Summarise earlier messages (Chat menu), start a new chat, or pick a model with a larger context "
+            "in Settings.",
+            "Type /compact to summarise earlier messages, start a new chat (without --chat), or pick a model with "
+            "a larger context (--model).",
         )
 
 

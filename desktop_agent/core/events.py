@@ -37,6 +37,36 @@ class Notice:
 
 
 @dataclass(frozen=True)
+class ContextUsage:
+    """How much of the model's context window a request used, for the context meter: ``used`` prompt tokens
+    (as the server counted them when ``reported``, else our estimate) of ``window`` (None: not known).
+    ``left_out``: earlier messages not sent (they did not fit); ``trimmed``: earlier tool results sent
+    trimmed. Yielded after each model call."""
+
+    used: int
+    window: int | None
+    reported: bool = False
+    left_out: int = 0
+    trimmed: int = 0
+
+
+@dataclass(frozen=True)
+class ChatCompacted:
+    """Earlier messages of the chat were summarised: ``summary`` (a ``kind="summary"`` message, saved) is sent
+    instead of its first ``summary.covers`` messages from now on. ``automatic``: the chat outgrew its window."""
+
+    summary: Message
+    automatic: bool = False
+
+
+@dataclass(frozen=True)
+class CompactionUndone:
+    """A summary was removed: the messages it stood for are sent again."""
+
+    summary: Message
+
+
+@dataclass(frozen=True)
 class ToolCallStarted:
     call_id: str
     name: str
@@ -106,6 +136,9 @@ Event = (
     TextDelta
     | ThinkingDelta
     | Notice
+    | ContextUsage
+    | ChatCompacted
+    | CompactionUndone
     | ToolCallStarted
     | ToolCallFinished
     | MessageAdded

@@ -23,6 +23,9 @@ Role = Literal["system", "user", "assistant", "tool"]
 #: ``interrupted``: the app quit or the stream broke mid-answer (partial answer).
 MessageStatus = Literal["complete", "stopped", "interrupted"]
 
+#: What a message is: one of the chat, or a summary of earlier messages (see :mod:`desktop_agent.core.compaction`).
+MessageKind = Literal["message", "summary"]
+
 #: How a tool call ended, as shown in the sidebar.
 ToolStatus = Literal["ok", "error", "timeout", "cancelled", "denied"]
 
@@ -103,6 +106,10 @@ class Message(BaseModel):
     model: str | None = None
     backend: str | None = None
     created_at: float = Field(default_factory=time.time)
+    #: ``summary``: a summary of earlier messages (role ``system``), sent instead of the first ``covers``
+    #: messages of the chat, which stay in the chat (shown, searchable, exported) but are no longer sent
+    kind: MessageKind = "message"
+    covers: int | None = None
     #: Row id given by the store once the message is saved; None before.
     id: int | None = None
 

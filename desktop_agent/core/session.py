@@ -11,6 +11,11 @@ It also keeps how the chat's last turn failed (``Conversation.last_failure``, sa
 and can be retried: recorded when a turn fails, forgotten when a turn adds the user's message, answers or is
 stopped. A retry that is cut short by a crash leaves it in place.
 
+A long chat can be compacted (:meth:`ChatSession.compact`; automatically before a turn when the chat outgrew the
+model's window and the agent's ``auto_compact`` is on): the model summarises its earlier messages, which stay in
+the chat but are sent as that summary (:mod:`~desktop_agent.core.compaction`); :meth:`ChatSession.undo_compaction`
+takes it back.
+
 A chat may override a few settings for itself (``Conversation.options``: tools, temperature, think, JSON
 format); :meth:`ChatSession.effective` gives the settings its turns use.
 """
@@ -22,10 +27,22 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from desktop_agent.core.errors import StoreError
-from desktop_agent.core.events import AnswerFinished, ChatUpdated, Event, MessageAdded, TurnCancelled, TurnFailed
+from desktop_agent.core import compaction
+from desktop_agent.core.errors import AgentError, StoreError, UnexpectedError
+from desktop_agent.core.events import (
+    AnswerFinished,
+    ChatCompacted,
+    ChatUpdated,
+    CompactionUndone,
+    Event,
+    MessageAdded,
+    Notice,
+    TurnCancelled,
+    TurnFailed,
+)
 from desktop_agent.core.messages import Conversation, Message, TurnFailure
 from desktop_agent.core.settings import Settings, chat_options
+from desktop_agent.core.tokens import estimate_text, estimate_tools
 
 if TYPE_CHECKING:
     from desktop_agent.core.agent import Agent
@@ -107,6 +124,44 @@ class ChatSession:
         c = self.conversation
         return ChatUpdated(c.id, c.title, backend or c.backend, model or c.model)
 
+    def compact(self, cancel: threading.Event | None = None, *, automatic: bool = False) -> Iterator[Event]:
+        """Summarise the chat's earlier messages with the model: a :class:`Notice`, then :class:`ChatCompacted`
+        (the summary is saved) — or, when it cannot be done, :class:`TurnFailed` (``automatic``: a
+        :class:`Notice`, and the turn goes on without). Nothing is lost either way."""
+        agent = self.agent
+        yield Notice("The chat outgrew the model's context window: summarising earlier messages…" if automatic
+                     else "Summarising earlier messages…")
+        try:
+            summary = compaction.summarise(self.conversation, agent.backend, agent._window(), cancel)
+            if summary is None:
+                yield TurnCancelled(None)
+                return
+            compaction.apply(self.conversation, summary, self.store)
+        except Exception as exc:  # noqa: BLE001 - every failure reaches the surface as an event
+            error = exc if isinstance(exc, AgentError) else UnexpectedError(exc)
+            if automatic:
+                yield Notice(f"The earlier messages could not be summarised ({error.what.rstrip('.')}); "
+                             "the oldest are left out instead.")
+            else:
+                yield TurnFailed(error)
+            return
+        yield ChatCompacted(summary, automatic)
+
+    def undo_compaction(self, summary: Message) -> CompactionUndone:
+        """Take a summary back: the messages it stood for are sent again. Raises :class:`StoreError`."""
+        compaction.undo(self.conversation, summary, self.store)
+        return CompactionUndone(summary)
+
+    def _outgrown(self, text: str | None) -> bool:
+        agent = self.agent
+        if not getattr(agent, "auto_compact", False):
+            return False
+        fixed = estimate_text(agent.system_prompt or "") + estimate_text(text or "")
+        tools = agent._tools()
+        if tools:
+            fixed += estimate_tools(tools)
+        return compaction.outgrown(self.conversation, agent._window(), fixed)
+
     def cancel_tool_call(self, call_id: str) -> bool:
         """Cancel one running tool call of this chat's turn (any thread); the turn goes on. False when no such
         call is running (see :meth:`Agent.cancel_tool_call`)."""
@@ -115,7 +170,14 @@ class ChatSession:
 
     def run_turn(self, text: str | None, cancel: threading.Event | None = None) -> Iterator[Event]:
         """One turn: ``text`` None = retry/continue from the history. Ends with exactly one terminal event;
-        :class:`ChatUpdated` follows the user's message (or comes first, for a retry)."""
+        :class:`ChatUpdated` follows the user's message (or comes first, for a retry). A chat that outgrew
+        the model's window is compacted first, when the agent's ``auto_compact`` is on."""
+        if self._outgrown(text):
+            for event in self.compact(cancel, automatic=True):
+                if isinstance(event, TurnCancelled):
+                    yield event
+                    return
+                yield event
         if text is None:
             yield self.info()
         for event in self.agent.run(self.conversation, text, cancel):

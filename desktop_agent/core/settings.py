@@ -140,7 +140,8 @@ class GenerationSettings(_Group):
 
 class LoopSettings(_Group):
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
-    max_history_messages: int = Field(50, ge=2)
+    #: at most this many history messages per request (0: no count limit — the token budget decides)
+    max_history_messages: int = Field(0, ge=0)
     max_steps: int = Field(8, ge=1, le=100)
     tool_choice: str = "auto"
 
@@ -159,6 +160,34 @@ class ToolSettings(_Group):
     #: with more tools than this, a turn offers the most relevant ones and find_tools for the rest (small models
     #: stop calling tools when offered dozens); 0 = always offer all
     max_offered: int = Field(12, ge=0, le=1000)
+
+
+class ModelSettings(_Group):
+    """Context windows and what models may be offered (see :mod:`desktop_agent.core.model_info`)."""
+
+    #: Ollama: the largest context window asked for (``options.num_ctx``); a larger one costs memory
+    max_window: int = Field(8192, ge=256)
+    #: the window of a model whose server does not say (OpenAI-compatible servers mostly)
+    default_window: int = Field(8192, ge=256)
+    #: per-model windows (model name → tokens), used before what a server reports
+    windows: dict[str, int] = Field(default_factory=dict)
+    #: summarise earlier messages automatically when a chat outgrows its window
+    auto_compact: bool = True
+    #: models offered tools / thinking although their server says they cannot use them (the user's choice)
+    tools_anyway: list[str] = Field(default_factory=list)
+    think_anyway: list[str] = Field(default_factory=list)
+
+    @field_validator("windows")
+    @classmethod
+    def _windows(cls, value: dict[str, int]) -> dict[str, int]:
+        bad = [name for name, tokens in value.items() if tokens < 256]
+        if bad:
+            raise ValueError(f"the window of {', '.join(bad)} is below 256 tokens")
+        return value
+
+    def window_setting(self, model: str) -> int | None:
+        """The window set for ``model`` (also found without an Ollama ``:latest`` tag)."""
+        return self.windows.get(model) or self.windows.get(model.removesuffix(":latest"))
 
 
 class AppearanceSettings(_Group):
@@ -259,6 +288,7 @@ class Settings(BaseModel):
     generation: GenerationSettings = Field(default_factory=GenerationSettings)
     loop: LoopSettings = Field(default_factory=LoopSettings)
     tools: ToolSettings = Field(default_factory=ToolSettings)
+    models: ModelSettings = Field(default_factory=ModelSettings)
     appearance: AppearanceSettings = Field(default_factory=AppearanceSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
 

@@ -48,11 +48,13 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class TurnStarted:
-    """A turn was queued. ``user_text`` None = retry/continue from the existing history."""
+    """A turn was queued. ``user_text`` None = retry/continue from the existing history. ``compact``: not a
+    turn but summarising the chat's earlier messages (:meth:`ChatSession.compact`)."""
 
     turn_id: int
     conversation_id: str
     user_text: str | None
+    compact: bool = False
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,7 @@ class _Job:
     user_text: str | None
     settings: Settings
     cancel: threading.Event = field(default_factory=threading.Event)
+    compact: bool = False
 
 
 class _Worker(QObject):
@@ -135,7 +138,8 @@ class _Worker(QObject):
             job.session.agent = self.assembly.agent(settings, approver=self._approver(job))
             while self.assembly.pending_problems:
                 self.turn_event.emit(Notice(self.assembly.pending_problems.pop(0)))
-            for ev in job.session.run_turn(job.user_text, job.cancel):
+            events = job.session.compact(job.cancel) if job.compact else job.session.run_turn(job.user_text, job.cancel)
+            for ev in events:
                 self.turn_event.emit(ev)
                 if isinstance(ev, AnswerFinished):
                     outcome = "finished"
@@ -208,17 +212,20 @@ class AgentRunner(QObject):
         session: ChatSession,
         user_text: str | None,
         settings: Settings,
+        *,
+        compact: bool = False,
     ) -> int:
-        """Queue a turn; returns its id. ``user_text`` None retries from the history. Raises
-        RuntimeError if a turn is already running or the runner was shut down."""
+        """Queue a turn; returns its id. ``user_text`` None retries from the history; ``compact``: summarise the
+        chat's earlier messages instead. Raises RuntimeError if a turn is already running or the runner was
+        shut down."""
         if self._closed:
             raise RuntimeError("the runner was shut down")
         if self._job is not None:
             raise RuntimeError("a turn is already running")
         self._ensure_thread()
-        job = _Job(next(self._ids), session, user_text, settings)
+        job = _Job(next(self._ids), session, user_text, settings, compact=compact)
         self._job = job
-        self.turn_event.emit(TurnStarted(job.turn_id, session.id, user_text))
+        self.turn_event.emit(TurnStarted(job.turn_id, session.id, user_text, compact))
         self._submit.emit(job)
         return job.turn_id
 

@@ -42,6 +42,7 @@ from desktop_agent.core.errors import AuthenticationFailed, BackendUnreachable, 
 from desktop_agent.core.events import (
     AnswerFinished,
     ChatUpdated,
+    ContextUsage,
     Notice,
     TurnCancelled,
     TurnFailed,
@@ -58,6 +59,7 @@ from desktop_agent.ui.agent_runner import (
     TurnStarted,
 )
 from desktop_agent.ui.chat.cards import ErrorCard
+from desktop_agent.ui.chat.context_meter import ContextMeter, confirm_oversized, oversized
 from desktop_agent.ui.chat.view import ChatView
 from desktop_agent.ui.chat_options import ChatOptions
 from desktop_agent.ui.compose import Composer
@@ -65,6 +67,7 @@ from desktop_agent.ui.dock_fit import DockFitter
 from desktop_agent.ui.errors import ErrorAction
 from desktop_agent.ui.first_frame import after_first_frame
 from desktop_agent.ui.folder_offer import FolderOffer
+from desktop_agent.ui.model_capabilities import ModelCapabilities
 from desktop_agent.ui.model_listing import ModelListing
 from desktop_agent.ui.model_picker import BACKENDS, ModelPicker
 from desktop_agent.ui.pull import PullController
@@ -148,6 +151,7 @@ class MainWindow(QMainWindow):
         self.listing = ModelListing(self.assembly, self.tasks, lambda: self.settings, lambda: self.runner.busy, self)
         self.listing.started.connect(lambda: self.server_label.show_checking())
         self.listing.listed.connect(self._on_models_listed)
+        self.listing.facts.connect(self._on_model_facts)
         self.listing.failed.connect(self._on_listing_failed)
         #: pulls an Ollama model (the Settings dialog's Pull)
         self.pull = PullController(self.assembly, self.tasks, self)
@@ -176,6 +180,7 @@ class MainWindow(QMainWindow):
         self.chat.error_action.connect(self._on_error_action)
         self.chat.suggestion.connect(self._send_text)
         self.chat.unsent_text.connect(self._give_back_text)
+        self.chat.undo_summary.connect(self._undo_summary)
 
         self.composer = Composer()
         self.composer.send_requested.connect(self._send_text)
@@ -266,6 +271,8 @@ class MainWindow(QMainWindow):
         self.refresh_action = self._action("Refresh &models", "refresh", "F5", lambda: self.refresh_models(),
                                            "List the server's models again")
         self.stop_action = self._action("&Stop", "stop", None, self.stop, "Stop the answer")
+        self.compact_action = self._action("Summarise &earlier messages", None, None, self.compact_chat,
+                                           "The model summarises the chat so far; the summary is sent instead")
         self.toggle_tools_action = self.tool_dock.toggleViewAction()
         self.toggle_tools_action.setText("&Tool activity")
         self.toggle_tools_action.setIcon(icons.icon("sidebar"))
@@ -288,9 +295,12 @@ class MainWindow(QMainWindow):
         self.picker = ModelPicker()
         self.picker.backend_picked.connect(self._on_backend_picked)
         self.picker.model_picked.connect(self._on_model_picked)
+        self.capabilities = ModelCapabilities()
+        self.capabilities.anyway_changed.connect(self._on_anyway_changed)
         self.backend_combo = self.picker.backend_combo
         self.model_combo = self.picker.model_combo
         tb.addWidget(self.picker)
+        tb.addWidget(self.capabilities)
         tb.addAction(self.refresh_action)
         spacer = QWidget()
         spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
@@ -316,6 +326,7 @@ class MainWindow(QMainWindow):
         chat_menu = mb.addMenu("&Chat")
         chat_menu.addAction(self.focus_action)
         chat_menu.addAction(self.stop_action)
+        chat_menu.addAction(self.compact_action)
         chat_menu.addAction(self.refresh_action)
         self.view_menu = mb.addMenu("&View")
         self.view_menu.addAction(self.toggle_tools_action)
@@ -330,6 +341,10 @@ class MainWindow(QMainWindow):
         self.backend_label.setAccessibleName("Backend and model")
         self.server_label = ServerStatus()
         self.server_label.recheck_due.connect(self._recheck)
+        self.context_meter = ContextMeter()
+        self.context_meter.compact_requested.connect(self.compact_chat)
+        self.context_meter.show_chat(self.session.id)
+        sb.addPermanentWidget(self.context_meter)
         sb.addPermanentWidget(self.backend_label)
         sb.addPermanentWidget(self.server_label)
 
@@ -524,6 +539,21 @@ class MainWindow(QMainWindow):
             return
         self._update_settings({self.settings.model_field: name})
         self.statusBar().showMessage(f"Model: {name} (from the next message)", 4000)
+        self._show_capabilities()
+
+    def _on_model_facts(self, facts: dict) -> None:
+        self.capabilities.set_facts(facts)
+        self._show_capabilities()
+
+    def _show_capabilities(self) -> None:
+        m = self.settings.models
+        self.capabilities.show_model(self.settings.model, m.tools_anyway, m.think_anyway)
+
+    def _on_anyway_changed(self, what: str, model: str, on: bool) -> None:
+        key = "models.tools_anyway" if what == "tools" else "models.think_anyway"
+        names = [n for n in self.settings.get(key) if n != model] + ([model] if on else [])
+        self._update_settings({key: names})
+        self._show_capabilities()
 
     def apply_settings(self, settings: Settings) -> None:
         """New saved settings (from the dialog): layered again with the environment (one layering, in
@@ -600,6 +630,7 @@ class MainWindow(QMainWindow):
     def _set_busy(self, busy: bool) -> None:
         self.composer.set_busy(busy)
         self.stop_action.setEnabled(busy)
+        self.compact_action.setEnabled(not busy)
 
     @property
     def busy(self) -> bool:
@@ -615,6 +646,9 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Wait for the answer, or press Stop (Esc).", 3000)
             return
         if not text.strip():
+            return
+        tokens = oversized(text, self.settings.loop.system_prompt, self.context_meter.window_tokens())
+        if tokens is not None and not confirm_oversized(self, tokens, self.context_meter.window_tokens() or 0):
             return
         self.input.clear()
         self._start(text)
@@ -642,12 +676,31 @@ class MainWindow(QMainWindow):
         self.session = ChatSession(conversation, self.store or None)
         self._chat_title = conversation.title or (conversation.default_title() if conversation.messages else "")
         self._show_chat_options()
+        self.context_meter.show_chat(conversation.id)
         if self.history_panel is not None:  # the list highlights the chat on screen, or nothing for a new one
             self.history_panel.show_current(conversation.id if conversation.messages else None)
 
     def _start(self, text: str | None) -> None:
         self.chat.live_model = self.settings.model
         self.runner.start_turn(self.session, text, self.settings)
+
+    def compact_chat(self) -> None:
+        """Summarise the chat's earlier messages (the model writes the summary; it is sent instead of them)."""
+        if self.busy:
+            self.statusBar().showMessage("Wait for the answer, or press Stop (Esc).", 3000)
+            return
+        self.runner.start_turn(self.session, None, self.settings, compact=True)
+
+    def _undo_summary(self, summary: object) -> None:
+        if self.busy:
+            self.statusBar().showMessage("Wait for the answer, or press Stop (Esc).", 3000)
+            return
+        try:
+            self._on_event(self.session.undo_compaction(summary))  # type: ignore[arg-type]
+        except StoreError as exc:
+            self.statusBar().showMessage(f"Could not undo the summary: {exc}", 8000)
+            return
+        self.statusBar().showMessage("Summary undone: the earlier messages are sent again.", 5000)
 
     def stop(self) -> None:
         if self.busy:
@@ -662,6 +715,8 @@ class MainWindow(QMainWindow):
             self._set_busy(True)
         elif isinstance(ev, Notice):
             self.statusBar().showMessage(ev.text, 8000)
+        elif isinstance(ev, ContextUsage):
+            self.context_meter.note((self.runner.session or self.session).id, ev)
         elif isinstance(ev, ChatUpdated):
             if ev.conversation_id == self.session.id:
                 self._chat_title = ev.title

@@ -22,9 +22,28 @@ from desktop_agent.ui.tasks import TaskRunner
 log = logging.getLogger(__name__)
 
 
+#: at most this many models are asked what they can do (Ollama: one /api/show each)
+MAX_FACTS = 30
+
+
+def model_facts(backend: Any, models: list[str]) -> dict[str, Any]:
+    """What the server says about each of ``models`` (asked once per process; never raises)."""
+    from desktop_agent.core.model_info import FACTS, facts_for, facts_key
+
+    out = {}
+    for name in models[:MAX_FACTS]:
+        if getattr(backend, "name", "") == "openai":  # the listing itself said what it could
+            out[name] = FACTS.peek(facts_key(backend, name))
+        else:
+            out[name] = facts_for(backend, name)
+    return {k: v for k, v in out.items() if v is not None}
+
+
 class ModelListing(QObject):
     started = Signal()
     listed = Signal(list, str)
+    #: what the servers say about the listed models (name → ModelFacts), after ``listed``
+    facts = Signal(dict)
     failed = Signal(object)
 
     def __init__(self, assembly: Assembly, tasks: TaskRunner, settings: Callable[[], Settings],
@@ -50,10 +69,11 @@ class ModelListing(QObject):
         settings = self._settings()
         self.started.emit()
 
-        def job(_task: Any) -> tuple[list[str], str]:
+        def job(_task: Any) -> tuple[list[str], str, dict[str, Any]]:
             backend = self.assembly.one_off_backend(settings, probe=True)
             try:
                 models = [m.name for m in backend.list_models()]
+                facts = model_facts(backend, models)
                 version_of = getattr(backend, "server_version", None)
                 version = ""
                 if callable(version_of):
@@ -61,7 +81,7 @@ class ModelListing(QObject):
                         version = str(version_of())
                     except Exception:  # noqa: BLE001 - an old server without /api/version still lists its models
                         version = ""
-                return models, version
+                return models, version, facts
             finally:
                 backend.close()
 
@@ -75,8 +95,9 @@ class ModelListing(QObject):
                     log.warning("listing models failed", exc_info=error)
                 self.failed.emit(error)
             else:
-                models, version = result
+                models, version, facts = result
                 self.listed.emit(models, version)
+                self.facts.emit(facts)
             thens, self._thens = self._thens, []
             for fn in thens:
                 fn()

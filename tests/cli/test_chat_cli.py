@@ -256,3 +256,23 @@ def test_tools_listing_marks_the_tools_switched_off_in_settings(home):
     lines = {line.split()[0]: line for line in proc.stdout.splitlines()}
     assert lines["run_shell_command"].endswith("(off: not offered to the model; Settings → Tools)")
     assert "(off" not in lines["calculator"]
+
+
+def test_compact_in_the_chat_loop_summarises_and_the_chat_goes_on(ollama_server, home):
+    """Issue 13: ``/compact`` in terminal chat: the model summarises the earlier messages; the next message is
+    sent with the summary instead of them; everything stays in the saved chat."""
+    lines = "".join(f"message number {i}\n" for i in range(6))
+    proc = run_cli(home, "chat", "--host", ollama_server.url, "--no-tools", "--events",
+                   stdin=f"{lines}/compact\nafter the summary\nbye\n")
+    assert proc.returncode == 0, proc.stderr
+    kinds = [e["type"] for e in events_of(proc.stdout)]
+    assert "ChatCompacted" in kinds and "ContextUsage" in kinds
+    summary_request, last = ollama_server.chat_requests[-2:]
+    assert summary_request["messages"][0]["content"].startswith("You summarise") and "tools" not in summary_request
+    assert "Summary of the earlier part" in last["messages"][0]["content"]
+    assert last["messages"][-1]["content"] == "after the summary"
+    with ConversationStore(home / "data" / "conversations.sqlite3") as store:
+        (chat,) = store.list()
+        messages = store.load(chat.id).messages
+    assert [m.kind for m in messages].count("summary") == 1
+    assert sum(m.role == "user" for m in messages) == 7

@@ -86,8 +86,11 @@ def test_finished_streams_leave_the_connection_reusable(backend, ollama_server):
         collect(backend.stream_chat(user(text)))
     list(backend.pull_model("tinyllama"))
     backend.list_models()
-    assert len(ollama_server.peers) == 5
-    assert len(set(ollama_server.peers)) == 1
+    # (the model's window is asked once, with /api/show, on a client of its own with a short timeout)
+    peers = [peer for peer, (path, _) in zip(ollama_server.peers, ollama_server.requests, strict=True)
+             if path != "/api/show"]
+    assert len(peers) == 5
+    assert len(set(peers)) == 1
 
 
 def test_done_reason_length_is_passed_on(backend, ollama_server):
@@ -278,6 +281,7 @@ def test_case05_separate_thinking_field_goes_to_chunk_thinking(backend, ollama_s
         ]
     )
     backend.think = True
+    ollama_server.model_facts["llama3.2"] = (131072, ["completion", "tools", "thinking"])
     text, thinking, _, _ = collect(backend.stream_chat(user("hi")))
     assert thinking == "User greets me."
     assert text == "Hello! How can I help?"
@@ -407,7 +411,7 @@ def test_options_appear_in_the_request_body(ollama_server):
     b.close()
     body = ollama_server.chat_requests[-1]
     assert body["model"] == "qwen3:8b"
-    assert body["options"] == {"temperature": 0.3}
+    assert body["options"] == {"temperature": 0.3, "num_ctx": 8192}  # the model's 131072, capped
     assert body["keep_alive"] == "5m"
     assert body["format"] == "json"
     assert body["think"] is False
@@ -417,10 +421,11 @@ def test_options_appear_in_the_request_body(ollama_server):
 
 
 def test_default_options(backend, ollama_server):
-    """Defaults: temperature 0, keep_alive -1 (keep loaded), no format, no think, no tools key."""
+    """Defaults: temperature 0, the window (num_ctx, capped at 8192), keep_alive -1 (keep loaded), no format,
+    no think, no tools key."""
     collect(backend.stream_chat(user("hi")))
     body = ollama_server.chat_requests[-1]
-    assert body["options"] == {"temperature": 0.0}
+    assert body["options"] == {"temperature": 0.0, "num_ctx": 8192}
     assert body["keep_alive"] == -1
     assert "format" not in body and "think" not in body and "tools" not in body
 

@@ -107,6 +107,8 @@ def test_a_chosen_set_of_tools_is_saved_with_the_chat_and_restored_after_a_resta
 
 
 def test_temperature_think_and_json_go_into_the_request(make_window, qtbot, ollama_server, ollama_settings):
+    # (a model that can think, as /api/show says: issue 13 sends think only to those)
+    ollama_server.model_facts["llama3.2"] = (131072, ["completion", "tools", "thinking"])
     w = make_window(ollama_settings)
     strip = w.chat_options
     _send(qtbot, w)

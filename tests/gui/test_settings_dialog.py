@@ -318,6 +318,9 @@ def test_values_round_trip_through_the_dialog(dialogs, qtbot):
     dialog.generation_page.temperature.setValue(0.7)
     dialog.generation_page.keep_alive.setText("5m")
     dialog.generation_page.max_history.setValue(20)
+    dialog.generation_page.max_window.setValue(4096)
+    dialog.generation_page.default_window.setValue(32768)
+    dialog.generation_page.auto_compact.setChecked(False)
     dialog.generation_page.max_steps.setValue(5)
     dialog.generation_page.system_prompt.setPlainText("Réponds brièvement. 简短回答。")
     with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS) as saved:
@@ -330,6 +333,7 @@ def test_values_round_trip_through_the_dialog(dialogs, qtbot):
     assert (s.generation.temperature, s.ollama.keep_alive, s.loop.max_history_messages, s.loop.max_steps) == (
         0.7, "5m", 20, 5
     )
+    assert (s.models.max_window, s.models.default_window, s.models.auto_compact) == (4096, 32768, False)
     assert s.loop.system_prompt == "Réponds brièvement. 简短回答。"
     assert s.ollama.model == "llama3.2"  # the other provider's model is kept
 

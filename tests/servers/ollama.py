@@ -108,6 +108,22 @@ def done_line(model: str, done_reason: str = "stop", eval_count: int = 10) -> di
     }
 
 
+def prompt_tokens(messages: list[Any]) -> int:
+    """The prompt tokens of ``messages`` as this server counts them: characters / 4, 4 more per message."""
+    return sum(4 + len(str(m.get("content") or "")) // 4 for m in messages if isinstance(m, dict))
+
+
+def truncate(messages: list[Any], num_ctx: int) -> tuple[list[Any], int]:
+    """What Ollama keeps of a prompt longer than ``num_ctx``: the system messages and the newest messages
+    that fit (the oldest go, without a word); and their token count."""
+    system = [m for m in messages if isinstance(m, dict) and m.get("role") == "system"]
+    rest = [m for m in messages if m not in system]
+    while len(rest) > 1 and prompt_tokens(system + rest) > num_ctx:
+        rest.pop(0)
+    kept = system + rest
+    return kept, prompt_tokens(kept)
+
+
 def plan_to_lines(p: fake_model.Plan, model: str) -> list[dict[str, Any]]:
     """A fake-model plan as Ollama NDJSON lines: thinking, text pieces, one line with the tool calls
     (object arguments, no ids, as Ollama sends them), then the done line."""
@@ -183,6 +199,11 @@ per request), ``models`` (``/api/tags``
         self.pull_steps = 5
         self.pull_error: str | None = None
         self.strict_models = False
+        #: ``/api/show`` per model name: (context_length, capabilities); see :meth:`show_info`
+        self.model_facts: dict[str, tuple[int, list[str]]] = {}
+        #: like Ollama, cut a prompt longer than ``options.num_ctx`` (default 2048) silently, and count only
+        #: what was kept in ``prompt_eval_count`` (tokens estimated as characters / 4)
+        self.truncate_to_num_ctx = False
         #: chat streams that ended because the client went away
         self.disconnects = 0
         self._replies: deque[Any] = deque()
@@ -233,6 +254,17 @@ per request), ``models`` (``/api/tags``
     def chat_requests(self) -> list[dict[str, Any]]:
         """The JSON bodies of the ``/api/chat`` requests received, in order."""
         return [body for path, body in self.requests if path == "/api/chat"]
+
+    def show_info(self, name: str) -> tuple[int, list[str]]:
+        """(context_length, capabilities) that ``/api/show`` reports for ``name``: :attr:`model_facts`, else
+        131072 and completion + tools (+ thinking for qwen3 / deepseek-r1 models), as Ollama reports them."""
+        for key in (name, f"{name}:latest", name.removesuffix(":latest")):
+            if key in self.model_facts:
+                return self.model_facts[key]
+        caps = ["completion", "tools"]
+        if name.startswith(("qwen3", "deepseek-r1")):
+            caps.append("thinking")
+        return 131072, caps
 
     def model_names(self) -> list[str]:
         return [m["name"] for m in self.models]
@@ -401,6 +433,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_json(404, {"error": f"model '{name}' not found"})
                 return
             entry = next((m for m in self.owner.models if m["name"] in (name, f"{name}:latest")), None)
+            context_length, capabilities = self.owner.show_info(name)
             self._send_json(
                 200,
                 {
@@ -408,8 +441,9 @@ class _Handler(BaseHTTPRequestHandler):
                     "parameters": "",
                     "template": "{{ .Prompt }}",
                     "details": (entry or {}).get("details", {}),
-                    "model_info": {"general.architecture": "llama", "llama.context_length": 131072},
-                    "capabilities": ["completion", "tools"],
+                    "model_info": {"general.architecture": "llama", "general.parameter_count": 3212749888,
+                                   "llama.context_length": context_length, "llama.embedding_length": 3072},
+                    "capabilities": capabilities,
                     "modified_at": (entry or {}).get("modified_at"),
                 },
             )
@@ -447,8 +481,15 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_json(404, {"error": f"model '{model}' not found, try pulling it first"})
                 return
             messages = body.get("messages") or []
+            tools_tokens = len(json.dumps(body.get("tools") or [])) // 4
+            tokens = prompt_tokens(messages) + tools_tokens
+            if owner.truncate_to_num_ctx:
+                num_ctx = int((body.get("options") or {}).get("num_ctx") or 2048)
+                messages, tokens = truncate(messages, max(1, num_ctx - tools_tokens))
+                tokens += tools_tokens
             p = fake_model.plan(messages, fake_model.tool_names_of(body.get("tools")))
             reply = plan_to_lines(p, model)
+            reply[-1]["prompt_eval_count"] = tokens
         # Ollama loads the model before it answers anything (headers included)
         if not owner._sleep(owner.first_chunk_delay_s):
             self._drop()

@@ -43,7 +43,9 @@ streamed request gets a 200 with an empty body, a non-streamed one the ``"openai
 tools with ``tool_choice`` ``"auto"`` (or none) gets a 200 event stream with an empty body (before any
 scripted reply is used); non-streamed requests are answered. ``required_keys``: requests with another
 bearer key get 401. ``models`` is served at /v1/models; ``strict_models=True`` answers 404 for
-others. ``chunk_delay_s`` pauses before every streamed event.
+others;
+``model_meta[name]`` adds fields to a model's entry (``max_model_len``, ``meta``…). ``chunk_delay_s`` pauses
+before every streamed event.
 
 Standalone: ``python -m tests.servers.openai --port 8080`` (Ctrl-C to stop).
 """
@@ -382,6 +384,8 @@ class OpenAIServer:
     ):
         self.host, self._port = host, port
         self.models = list(models)
+        #: extra fields of a model's ``/v1/models`` entry (vLLM's ``max_model_len``, llama.cpp's ``meta``…)
+        self.model_meta: dict[str, dict[str, Any]] = {}
         self.strict_models = False
         self.required_keys: set[str] | None = set(required_keys) if required_keys is not None else None
         self.strict = strict
@@ -601,7 +605,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if path == "/v1/models":
             self._send_json(200, {"object": "list", "data": [
-                {"id": m, "object": "model", "created": CREATED, "owned_by": "local"} for m in srv.models
+                {"id": m, "object": "model", "created": CREATED, "owned_by": "local", **srv.model_meta.get(m, {})}
+                for m in srv.models
             ]})
         elif path.startswith("/v1/models/") and path[len("/v1/models/"):] in srv.models:
             self._send_json(200, {"id": path[len("/v1/models/"):], "object": "model", "created": CREATED,

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from desktop_agent.core.agent import Agent, UnexpectedError
+from desktop_agent.core.agent import SHORTER, Agent, UnexpectedError
 from desktop_agent.core.backends.base import Chunk
 from desktop_agent.core.errors import (
     AgentError,
@@ -370,17 +370,21 @@ def test_case25_huge_tool_output_is_capped_for_the_model_and_kept_for_the_ui():
 
 
 def test_case25_context_too_long_keeps_the_whole_history():
-    """shared case 25: when the server still says the context is too long, the turn fails with
-    ContextTooLong and nothing is deleted from the conversation."""
+    """shared case 25: when the server still says the context is too long — also when asked once more with
+    fewer earlier messages (issue 13) — the turn fails with ContextTooLong and nothing is deleted from the
+    conversation."""
     saved = Saved()
     reg = make_registry(get_weather)
     conv = Conversation(messages=[Message(role="user", content="old"), Message(role="assistant", content="older")])
     backend = ScriptedBackend(
         calls(call("get_weather", '{"city": "Paris"}', "c1")),
         ContextTooLong("8192 tokens"),
+        ContextTooLong("8192 tokens"),
     )
     events = drive(Agent(backend, reg, on_message=saved), conv, "weather?")
     assert isinstance(events[-1], TurnFailed) and isinstance(events[-1].error, ContextTooLong)
+    assert SHORTER in [e.text for e in events if isinstance(e, Notice)]
+    assert len(backend.requests[2].messages) < len(backend.requests[1].messages)
     assert events[-1].partial is None
     assert [m.content or m.role for m in conv.messages] == ["old", "older", "weather?", "assistant", "Paris: sunny"]
     assert [m.role for m in saved.messages] == ["user", "assistant", "tool"]  # no empty assistant saved

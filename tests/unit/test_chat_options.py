@@ -17,6 +17,7 @@ from desktop_agent.core.settings import CHAT_OPTION_KEYS, Settings, chat_options
 from desktop_agent.core.store import ConversationStore
 from desktop_agent.core.store import schema as store_schema
 from desktop_agent.core.tools.registry import ToolRegistry
+from tests.store_versions import messages_sql, schema_of_version
 
 from .scripted import ScriptedBackend, text
 
@@ -211,21 +212,20 @@ def test_options_are_exported_and_imported_with_the_chat(db, tmp_path):
 def test_migrating_a_version_3_database_keeps_everything(db, monkeypatch, tmp_path):
     """A history written by schema 3 (before chat options): backed up, migrated in place; every chat, message,
     failure, import record and search entry kept; options can be saved from then on."""
-    with monkeypatch.context() as m:
-        m.setattr(store_schema, "MIGRATIONS", store_schema.MIGRATIONS[:3])
-        with ConversationStore(db) as old:
-            first = _chat(old, n=4)
-            second = _chat(old, Conversation(title="Kept title"), n=2)
-            old.rename(second.id, "Renamed")
-            old.set_failure(first.id, "BackendError", "boom")
-            seed = tmp_path / "chat_llama3.2_20250101120000.json"
-            seed.write_text(json.dumps([{"human": "hi", "ai": "hello"}]), encoding="utf-8")
-            imported = old.import_file(seed)
-            listed = old.list()
-            assert old.conn.execute("PRAGMA user_version").fetchone() == (3,)
-    tables = ("conversations", "messages", "message_text", "turn_failures", "imports")
+    with schema_of_version(monkeypatch, 3), ConversationStore(db) as old:
+        first = _chat(old, n=4)
+        second = _chat(old, Conversation(title="Kept title"), n=2)
+        old.rename(second.id, "Renamed")
+        old.set_failure(first.id, "BackendError", "boom")
+        seed = tmp_path / "chat_llama3.2_20250101120000.json"
+        seed.write_text(json.dumps([{"human": "hi", "ai": "hello"}]), encoding="utf-8")
+        imported = old.import_file(seed)
+        listed = old.list()
+        assert old.conn.execute("PRAGMA user_version").fetchone() == (3,)
+    tables = {t: f"SELECT * FROM {t} ORDER BY 1" for t in ("conversations", "message_text", "turn_failures", "imports")}
+    tables["messages"] = messages_sql(3)  # schema 5 added columns
     conn = sqlite3.connect(db)
-    before = {t: conn.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall() for t in tables}
+    before = {t: conn.execute(sql).fetchall() for t, sql in tables.items()}
     conn.close()
     with ConversationStore(db) as s:
         assert s.warnings == []
@@ -234,9 +234,9 @@ def test_migrating_a_version_3_database_keeps_everything(db, monkeypatch, tmp_pa
         assert backup.execute("SELECT count(*) FROM messages").fetchone() == (8,)
         assert backup.execute("PRAGMA user_version").fetchone() == (3,)
         backup.close()
-        assert s.conn.execute("PRAGMA user_version").fetchone() == (store_schema.schema_version(),) == (4,)
-        for t in tables:
-            assert s.conn.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall() == before[t]
+        assert s.conn.execute("PRAGMA user_version").fetchone() == (store_schema.schema_version(),)
+        for t, sql in tables.items():
+            assert s.conn.execute(sql).fetchall() == before[t]
         assert s.list() == listed
         loaded = s.load(first.id)
         assert [m.content for m in loaded.messages] == [m.content for m in first.messages]

@@ -19,7 +19,8 @@ def test_defaults_match_issue_2():
     assert s.model == "llama3.2"
     assert s.generation.temperature == 0.0
     assert s.ollama.keep_alive == -1  # seed 000: keep the model loaded
-    assert s.loop.max_history_messages == 50
+    assert s.loop.max_history_messages == 0  # issue 13: the token budget decides, no count limit
+    assert (s.models.max_window, s.models.default_window, s.models.auto_compact) == (8192, 8192, True)
     assert s.loop.max_steps == 8
     assert s.loop.system_prompt == DEFAULT_SYSTEM_PROMPT
 

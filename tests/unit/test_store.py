@@ -24,6 +24,7 @@ from desktop_agent.core.store import ConversationStore
 from desktop_agent.core.store import chatfiles as store_chatfiles
 from desktop_agent.core.store import schema as store_schema
 from desktop_agent.core.store.chatfiles import atomic_write_text
+from tests.store_versions import messages_sql, schema_of_version
 
 
 @pytest.fixture
@@ -948,25 +949,24 @@ def test_a_stopped_retry_forgets_the_failure_and_a_store_error_does_not_break_th
 def test_migrating_a_version_1_database_keeps_everything(db, monkeypatch):
     """A history written by schema 1 (before failures and import records): backed up, migrated in place,
     every chat, message field, title and search entry kept; the new tables work."""
-    with monkeypatch.context() as m:
-        m.setattr(store_schema, "MIGRATIONS", store_schema.MIGRATIONS[:1])
-        with ConversationStore(db) as old:
-            tools = save_chat(old, tool_turn())
-            plain = save_chat(old, [Message(role="user", content="北京明天的天气怎么样"),
-                                    Message(role="assistant", content="晴", status="stopped", model="qwen3")])
-            old.rename(plain.id, "Beijing weather")
-            listed = old.list()
-            assert old.conn.execute("PRAGMA user_version").fetchone() == (1,)
-    tables = ("conversations", "messages", "message_text")
-    before = {t: other_connection_rows(db, f"SELECT * FROM {t} ORDER BY 1") for t in tables}
+    with schema_of_version(monkeypatch, 1), ConversationStore(db) as old:
+        tools = save_chat(old, tool_turn())
+        plain = save_chat(old, [Message(role="user", content="北京明天的天气怎么样"),
+                                Message(role="assistant", content="晴", status="stopped", model="qwen3")])
+        old.rename(plain.id, "Beijing weather")
+        listed = old.list()
+        assert old.conn.execute("PRAGMA user_version").fetchone() == (1,)
+    tables = {t: f"SELECT * FROM {t} ORDER BY 1" for t in ("conversations", "message_text")}
+    tables["messages"] = messages_sql(1)  # schema 5 added columns
+    before = {t: other_connection_rows(db, sql) for t, sql in tables.items()}
     with ConversationStore(db) as s:
         assert s.warnings == []
         assert s.backup_path is not None and s.backup_path.name.startswith("conversations.sqlite3.v1-backup-")
         assert other_connection_rows(s.backup_path, "SELECT count(*) FROM messages") == [(6,)]
         assert s.conn.execute("PRAGMA user_version").fetchone() == (store_schema.schema_version(),)
         assert s.list() == listed
-        for t in tables:
-            assert s.conn.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall() == before[t]
+        for t, sql in tables.items():
+            assert s.conn.execute(sql).fetchall() == before[t]
         loaded = s.load(tools.id)
         assert [m.model_dump(exclude={"id"}) for m in loaded.messages] == [
             m.model_dump(exclude={"id"}) for m in tools.messages]

@@ -26,6 +26,8 @@ class Chunk:
     - ``tool_calls``: complete tool calls (arguments parsed), usually on the last chunk.
     - ``notice``: a transient status for the user (``rate limited — retrying in 2 s``).
     - ``done`` / ``finish_reason``: the last chunk (``stop``, ``length``, ``tool_calls``).
+    - ``prompt_tokens``: the prompt tokens the server counted for this request, when it says (Ollama
+      ``prompt_eval_count``, OpenAI ``usage.prompt_tokens``), usually on the last chunk.
     """
 
     text: str = ""
@@ -34,6 +36,7 @@ class Chunk:
     notice: str | None = None
     done: bool = False
     finish_reason: str | None = None
+    prompt_tokens: int | None = None
 
     def __post_init__(self) -> None:
         # a lone surrogate (a "\ud83d" escape from a server) can be neither printed, saved nor sent

@@ -40,6 +40,7 @@ from desktop_agent.core.backends.base import Chunk, ModelInfo
 from desktop_agent.core.backends.deadline import bound_reads, first_data_within
 from desktop_agent.core.backends.reasons import is_context_reason, looks_like_html, one_line, reason_text
 from desktop_agent.core.messages import Message, ToolCall
+from desktop_agent.core.model_info import ModelFacts, facts_for, facts_from_show, window_for
 from desktop_agent.core.streams import Watch, track_sockets
 
 DEFAULT_HOST = "http://localhost:11434"
@@ -50,6 +51,8 @@ DEFAULT_HOST = "http://localhost:11434"
 CONNECT_TIMEOUT_S = 5.0
 
 _MAX_DETAIL = 300
+#: seconds ``/api/show`` (the model's window and capabilities) may take
+SHOW_TIMEOUT_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -118,14 +121,29 @@ class OllamaBackend:
         timeout_s: float | None = None,
         next_data_timeout_s: float | None = None,
         client: Any = None,
+        max_window: int | None = 8192,
+        window: int | None = None,
+        default_window: int = 8192,
+        force_think: bool = False,
     ):
         self.model = model
+        #: the context window: ``window`` (a per-model setting), else the model's own (``/api/show``), else
+        #: ``default_window``; never above ``max_window`` (memory). Sent as ``options.num_ctx``.
+        self.max_window = max_window
+        self.window = window
+        self.default_window = default_window
+        #: send ``think`` even when the server says the model cannot think (the user's choice)
+        self.force_think = force_think
+        #: at most this many answer tokens (``options.num_predict``); None: the model's own limit
+        self.max_answer_tokens: int | None = None
         self.temperature = temperature
         self.keep_alive = keep_alive
         self.format = format
         self.think = think
         self.timeout_s = timeout_s
         self.next_data_timeout_s = next_data_timeout_s
+        #: the client that asks ``/api/show`` (a short wait: facts must never hold a turn for minutes)
+        self._show_client: Any = client
         own = client is None
         if client is None:
             import httpx
@@ -135,6 +153,8 @@ class OllamaBackend:
                 host=host or None,
                 timeout=httpx.Timeout(timeout_s, connect=min(CONNECT_TIMEOUT_S, timeout_s or CONNECT_TIMEOUT_S)),
             )
+            self._show_client = ollama.Client(host=host or None,
+                                              timeout=httpx.Timeout(SHOW_TIMEOUT_S, connect=CONNECT_TIMEOUT_S))
         self.client = client
         http = getattr(client, "_client", None)
         if http is None or not hasattr(http, "stream"):
@@ -143,6 +163,7 @@ class OllamaBackend:
         track_sockets(http)  # Stop and the waits reach a read blocked before the answer's headers too
         if own:  # its first data is awaited within timeout_s, even from a server that trickles it
             bound_reads(http)
+            bound_reads(self._show_client._client)
         if host and "://" in host:
             self.host = host.rstrip("/")
         else:  # what ollama.Client made of it (OLLAMA_HOST, "localhost:11434", ...)
@@ -158,6 +179,9 @@ class OllamaBackend:
         """Close the HTTP connection pool. The backend cannot be used afterwards."""
         with contextlib.suppress(Exception):  # closing twice, or a half-broken pool: nothing useful to report
             self._http.close()
+        if self._show_client is not self.client:
+            with contextlib.suppress(Exception):
+                self._show_client._client.close()
 
     def stream_chat(
         self,
@@ -230,7 +254,8 @@ class OllamaBackend:
                     if saw_tool_calls and reason == "stop":
                         reason = "tool_calls"
                     lines.finish()  # read the end of the body: the connection can be reused
-                    yield Chunk(text=text, thinking=thinking, tool_calls=calls, done=True, finish_reason=reason)
+                    yield Chunk(text=text, thinking=thinking, tool_calls=calls, done=True, finish_reason=reason,
+                                prompt_tokens=_count(data.get("prompt_eval_count")))
                     return
                 if text or thinking or calls:
                     yield Chunk(text=text, thinking=thinking, tool_calls=calls)
@@ -247,6 +272,37 @@ class OllamaBackend:
         text as sent), ``details`` (format, family, parameter_size, quantization_level…).
         Raises :class:`~desktop_agent.core.errors.AgentError`."""
         return models_from_tags(self._get_json("/api/tags"), self.host + "/api/tags")
+
+    def fetch_model_facts(self, model: str | None = None) -> ModelFacts:
+        """What the server says about ``model`` (default: this backend's) — ``POST /api/show`` through the
+        official client's ``show()``: the context length and the capabilities. Raises
+        :class:`~desktop_agent.core.errors.AgentError`. Cached callers use :func:`model_facts`."""
+        import ollama
+
+        name = model or self.model
+        try:
+            with first_data_within(SHOW_TIMEOUT_S):  # also from a server that trickles its answer
+                shown = self._show_client.show(name)
+        except ollama.ResponseError as exc:
+            if exc.status_code == 404:
+                raise errors.ModelNotFound(name) from None
+            raise self._error_for_message(_short(str(exc.error)), exc.status_code, model=name) from None
+        except Exception as exc:  # noqa: BLE001 - any transport failure becomes a typed AgentError
+            raise self._error_for_transport(exc, started=False) from None
+        return facts_from_show({"model_info": getattr(shown, "modelinfo", None) or {},
+                                "capabilities": getattr(shown, "capabilities", None)})
+
+    def model_facts(self) -> ModelFacts:
+        """This backend's model's facts, asked once per process (unknown when the server cannot say)."""
+        return facts_for(self)
+
+    def context_window(self) -> int:
+        """The window requests ask for (``options.num_ctx``), see the constructor."""
+        return window_for(self.model_facts(), setting=self.window, default=self.default_window, cap=self.max_window)
+
+    def thinks(self) -> bool:
+        """Whether requests carry ``think: true``: asked for, and the model can think (or ``force_think``)."""
+        return self.think is True and (self.force_think or self.model_facts().can("thinking"))
 
     def server_version(self) -> str:
         """The server's version from ``GET /api/version`` (``{"version": "0.5.1"}``).
@@ -316,13 +372,16 @@ class OllamaBackend:
             "model": self.model,
             "messages": to_wire_messages(messages),
             "stream": True,
-            "options": {"temperature": self.temperature},
+            # num_ctx always: without it Ollama uses its small default and cuts the prompt without a word
+            "options": {"temperature": self.temperature, "num_ctx": self.context_window()},
         }
+        if self.max_answer_tokens:
+            body["options"]["num_predict"] = self.max_answer_tokens
         if self.keep_alive is not None:
             body["keep_alive"] = self.keep_alive
         if self.format:
             body["format"] = self.format
-        if self.think is not None:
+        if self.think is not None and (self.think is not True or self.thinks()):
             body["think"] = self.think
         chosen = _choose_tools(tools, tool_choice)
         if chosen:
@@ -691,6 +750,10 @@ def _choose_tools(tools: list[dict[str, Any]] | None, tool_choice: str | None) -
         if named:
             return named
     return list(tools)
+
+
+def _count(value: Any) -> int | None:
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def _maybe_json(text: str) -> Any:

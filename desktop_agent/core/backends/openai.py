@@ -71,6 +71,7 @@ from desktop_agent.core.errors import (
     WebPageAnswer,
 )
 from desktop_agent.core.messages import Message, ToolCall
+from desktop_agent.core.model_info import FACTS, ModelFacts, facts_from_models_entry, facts_key, window_for
 from desktop_agent.core.streams import WaitCancelled, Watch, track_sockets
 from desktop_agent.core.urls import suggest_v1
 
@@ -350,8 +351,20 @@ class OpenAIBackend:
         sleep: Callable[[float], None] = time.sleep,
         http_client: Any = None,
         clock: Callable[[], float] = time.time,
+        window: int | None = None,
+        default_window: int = 8192,
+        stream_usage: bool = True,
     ):
         self.base_url = (base_url or "https://api.openai.com/v1").rstrip("/")
+        #: the context window: ``window`` (a per-model setting), else what ``/models`` reports, else
+        #: ``default_window``
+        self.window = window
+        self.default_window = default_window
+        #: ask streams for their token usage (``stream_options.include_usage``); turned off for a server
+        #: that refuses the option
+        self.stream_usage = stream_usage
+        #: at most this many answer tokens (``max_tokens``); None: the server's own limit
+        self.max_answer_tokens: int | None = None
         self.model = model
         self.temperature = temperature
         self.timeout_s = timeout_s
@@ -604,6 +617,10 @@ class OpenAIBackend:
             "temperature": self.temperature,
             "stream": stream,
         }
+        if self.max_answer_tokens:
+            params["max_tokens"] = self.max_answer_tokens
+        if stream and self.stream_usage:
+            params["stream_options"] = {"include_usage": True}  # the prompt tokens, to check nothing was cut
         if tools:
             params["tools"] = tools
             params["tool_choice"] = tool_choice_payload(tool_choice, tools)
@@ -641,7 +658,7 @@ class OpenAIBackend:
         :class:`ModelNotFound`, :class:`ContextTooLong`, :class:`ToolsNotSupported`, :class:`EmptyAnswer`,
         :class:`OutputLimitReached` / :class:`AnswerCutOff`, :class:`BackendError`.
         """
-        params = self._request(messages, tools, tool_choice, stream)
+        self._request(messages, tools, tool_choice, stream)  # a bad tool_choice fails here, before any request
         if cancel is not None and cancel.is_set():
             return
         watch = Watch(cancel, self.timeout_s, self.next_data_timeout_s or self.timeout_s)
@@ -649,12 +666,13 @@ class OpenAIBackend:
 
         def request(index: int, key: str) -> tuple[Any, Iterator[Any]]:
             client = self._client(index, key)
+            params = self._request(messages, tools, tool_choice, stream)
             # the headers and the first event (or the whole answer) within timeout_s, however they trickle in
             with first_data_within(self.timeout_s):
                 if not stream:
                     end.done = True
                     return _Answered(), iter(self._answer_events(client.chat.completions.create(**params)))
-                response = client.chat.completions.create(**params)
+                response = self._create_stream(client, params)
                 watch.attach(getattr(response, "response", None))
                 events = self._events(response, end)
                 try:
@@ -701,6 +719,20 @@ class OpenAIBackend:
             finally:
                 with contextlib.suppress(Exception):
                     answer.close()
+
+    def _create_stream(self, client: Any, params: dict[str, Any]) -> Any:
+        """``create(stream=True)``; a server that refuses ``stream_options`` is asked again without it, and
+        not asked with it again (the usage it gives is a help, not a need)."""
+        import openai
+
+        try:
+            return client.chat.completions.create(**params)
+        except openai.APIStatusError as exc:
+            if "stream_options" not in params or exc.status_code not in (400, 422) \
+                    or "stream_options" not in str(exc).lower():
+                raise
+        self.stream_usage = False
+        return client.chat.completions.create(**{k: v for k, v in params.items() if k != "stream_options"})
 
     def _reported_error(self, payload: Any, status: int | None = None) -> AgentError:
         """An error the server reported inside a 200 answer (``payload``: the ``error`` value, or the
@@ -797,6 +829,7 @@ class OpenAIBackend:
         finish_reason: str | None = None
         got_text = False
         got_thinking = False
+        prompt_tokens: int | None = None
         while True:
             if watch.cancelled:
                 return  # stopped: the caller closes the stream
@@ -812,6 +845,7 @@ class OpenAIBackend:
                         raise ServerStoppedResponding(watch.waited_s, self.base_url) from None
                     raise ServerTimedOut(self.base_url, self.timeout_s, backend="openai") from None
                 raise self._midstream_error(exc) from None
+            prompt_tokens = _prompt_tokens(_field(event, "usage")) or prompt_tokens
             choices = _field(event, "choices") or []
             choice = next((c for c in choices if (_field(c, "index") or 0) == 0), None)
             if choice is None:
@@ -870,7 +904,7 @@ class OpenAIBackend:
             raise AnswerCutOff("the stream ended before the server said the answer was complete")
         if finish_reason is None:
             finish_reason = "tool_calls" if tool_calls else "stop"
-        yield Chunk(tool_calls=tool_calls, done=True, finish_reason=finish_reason)
+        yield Chunk(tool_calls=tool_calls, done=True, finish_reason=finish_reason, prompt_tokens=prompt_tokens)
 
     # -- models --------------------------------------------------------------------------------
     def models_from_listing(self, url: str, text: str, ctype: str) -> list[ModelInfo]:
@@ -889,6 +923,8 @@ class OpenAIBackend:
                 continue
             details = {k: _field(m, k) for k in ("owned_by", "created") if _field(m, k) is not None}
             out.append(ModelInfo(name=str(mid), details=details))
+            # the window, where the server says it: kept for context_window()
+            FACTS.put(facts_key(self, str(mid)), facts_from_models_entry(m))
         return out
 
     def list_models(self) -> list[ModelInfo]:
@@ -908,6 +944,42 @@ class OpenAIBackend:
             return self.pool.call(attempt, self.classify)
         except PoolCancelled:  # pragma: no cover — no cancel given
             return []
+
+    # -- model facts ---------------------------------------------------------------------------
+    def fetch_model_facts(self, model: str | None = None) -> ModelFacts:
+        """What ``GET {base_url}/models`` says about ``model`` (default: this backend's): its window, where
+        the server reports one (vLLM, llama.cpp, OpenRouter-style servers). No capabilities: those are
+        learned from errors. Waits a few seconds at most. Raises :class:`AgentError`."""
+        name = model or self.model
+
+        def attempt(index: int, key: str) -> ModelFacts:
+            client = self._client(index, key).with_options(timeout=min(10.0, self.timeout_s), max_retries=0)
+            for m in client.models.list():
+                if _field(m, "id") == name:
+                    raw = m.model_dump() if hasattr(m, "model_dump") else dict(m)
+                    return facts_from_models_entry(raw)
+            return ModelFacts()
+
+        try:
+            return self.pool.call(attempt, self.classify)
+        except PoolCancelled:  # pragma: no cover — no cancel given
+            return ModelFacts()
+
+    def model_facts(self) -> ModelFacts:
+        """This backend's model's facts as far as known — from the last :meth:`list_models` (the window lists
+        the models when it starts), never a request of its own: a turn does not wait for ``/models``."""
+        return FACTS.peek(facts_key(self)) or ModelFacts()
+
+    def context_window(self) -> int:
+        """The model's window: the per-model setting, else the server's report, else the default."""
+        if self.window:
+            return self.window
+        return window_for(self.model_facts(), setting=None, default=self.default_window, cap=None)
+
+
+def _prompt_tokens(usage: Any) -> int | None:
+    value = _field(usage, "prompt_tokens")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def _errno_free(text: str) -> str:

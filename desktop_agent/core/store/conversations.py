@@ -115,6 +115,8 @@ class ConversationStore(StoreDatabase):
             message.model,
             message.backend,
             message.created_at,
+            message.kind,
+            message.covers,
         )
 
     @staticmethod
@@ -135,13 +137,16 @@ class ConversationStore(StoreDatabase):
                 "model": r[11],
                 "backend": r[12],
                 "created_at": r[13],
+                "kind": (r[14] if len(r) > 14 else None) or "message",
+                "covers": r[15] if len(r) > 15 else None,
             }
         )
 
     def _insert_message(self, conn: sqlite3.Connection, conversation_id: str, message: Message) -> int:
+        row = self._message_row(message)
         cur = conn.execute(
-            f"INSERT INTO messages (conversation_id, {MESSAGE_COLUMNS}) VALUES (?{', ?' * 13})",
-            (conversation_id, *self._message_row(message)),
+            f"INSERT INTO messages (conversation_id, {MESSAGE_COLUMNS}) VALUES (?{', ?' * len(row)})",
+            (conversation_id, *row),
         )
         mid = int(cur.lastrowid or 0)
         text = searchable_text(message)
@@ -252,7 +257,7 @@ class ConversationStore(StoreDatabase):
         cur = conn.execute(
             "UPDATE messages SET role = ?, content = ?, thinking = ?, tool_calls = ?, tool_call_id = ?, "
             "tool_name = ?, tool_status = ?, duration_ms = ?, full_content = ?, status = ?, model = ?, "
-            "backend = ?, created_at = ? WHERE id = ?",
+            "backend = ?, created_at = ?, kind = ?, covers = ? WHERE id = ?",
             (*self._message_row(message), message.id),
         )
         if cur.rowcount == 0:
@@ -265,6 +270,16 @@ class ConversationStore(StoreDatabase):
             "UPDATE conversations SET updated_at = ? WHERE id = (SELECT conversation_id FROM messages WHERE id = ?)",
             (now, message.id),
         )
+
+    @guarded
+    def delete_message(self, message: Message) -> None:
+        """Delete one saved message (``message.id`` set) and its index entry — an undone summary. Does nothing
+        for a message that was never saved or is gone already."""
+        if message.id is None:
+            return
+        with self._lock, self._write() as conn:
+            conn.execute("DELETE FROM message_text WHERE id = ?", (message.id,))
+            conn.execute("DELETE FROM messages WHERE id = ?", (message.id,))
 
     @guarded
     def update_message(self, message: Message) -> None:

@@ -15,6 +15,8 @@
 - ``chat_options`` (schema 4): a chat's own setting overrides
   (:attr:`~desktop_agent.core.messages.Conversation.options`) — conversation id, ``options`` (a JSON object);
   no row = none.
+- ``messages.kind`` and ``messages.covers`` (schema 5): ``'summary'`` for a summary of the chat's first
+  ``covers`` messages (a compaction; see :mod:`desktop_agent.core.compaction`), ``'message'`` otherwise.
 - Rows of ``turn_failures``, ``imports`` and ``chat_options`` go with their chat (``ON DELETE CASCADE``; the
   store also deletes them itself).
 - ``PRAGMA user_version`` is the schema version; :data:`MIGRATIONS` lists the functions that bring a
@@ -29,7 +31,7 @@ from collections.abc import Callable
 #: The columns of ``messages`` after its id and conversation id, in the order the store reads and writes them.
 MESSAGE_COLUMNS = (
     "role, content, thinking, tool_calls, tool_call_id, tool_name, tool_status, duration_ms, "
-    "full_content, status, model, backend, created_at"
+    "full_content, status, model, backend, created_at, kind, covers"
 )
 
 
@@ -119,9 +121,15 @@ def _migrate_to_4(conn: sqlite3.Connection) -> None:
     )
 
 
+def _migrate_to_5(conn: sqlite3.Connection) -> None:
+    conn.execute("ALTER TABLE messages ADD COLUMN kind TEXT NOT NULL DEFAULT 'message'")
+    conn.execute("ALTER TABLE messages ADD COLUMN covers INTEGER")
+
+
 #: ``MIGRATIONS[n]`` brings a database from schema version ``n`` to ``n + 1`` (inside one transaction).
 #: Append a function to change the schema; never edit a released one.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_to_1, _migrate_to_2, _migrate_to_3, _migrate_to_4]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_to_1, _migrate_to_2, _migrate_to_3, _migrate_to_4,
+                                                         _migrate_to_5]
 
 
 def schema_version() -> int:

@@ -9,6 +9,8 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QScrollArea, QSi
 
 from desktop_agent.core.events import (
     AnswerFinished,
+    ChatCompacted,
+    CompactionUndone,
     MessageAdded,
     Notice,
     TextDelta,
@@ -27,6 +29,7 @@ from desktop_agent.ui.chat.empty_state import EmptyState
 from desktop_agent.ui.chat.parts import FRAME_MS
 from desktop_agent.ui.chat.placeholders import rebuild, settle
 from desktop_agent.ui.chat.style import chat_style_sheet
+from desktop_agent.ui.chat.summary_card import SummaryCard
 from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
 from desktop_agent.ui.errors import ErrorView, describe, describe_saved
 
@@ -34,9 +37,13 @@ W = TypeVar("W", bound=QWidget)
 
 
 def display_blocks(messages: list[Message]) -> list[tuple[str, list[Message]]]:
-    """Group a history into blocks: ``("user", [msg])`` and ``("assistant", [assistant/tool msgs…])``."""
+    """Group a history into blocks: ``("user", [msg])``, ``("assistant", [assistant/tool msgs…])`` and
+    ``("summary", [msg])`` (a summary of earlier messages)."""
     blocks: list[tuple[str, list[Message]]] = []
     for m in messages:
+        if m.role == "system" and m.kind == "summary":
+            blocks.append(("summary", [m]))
+            continue
         if m.role == "system":
             continue
         if m.role == "user":
@@ -63,6 +70,8 @@ class ChatView(QScrollArea):
     #: a turn ended before the user's message became part of the chat (the backend could not even be
     #: built): the text, so the window can give it back to the compose box
     unsent_text = Signal(str)
+    #: a summary card's Undo (the summary message)
+    undo_summary = Signal(object)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -266,10 +275,20 @@ class ChatView(QScrollArea):
         turn.tool_clicked.connect(self.tool_clicked)
         return turn
 
+    def _summary_card(self, message: Message) -> SummaryCard:
+        card = SummaryCard(self.ctx, message)
+        card.undo_requested.connect(self.undo_summary)
+        return card
+
+    def summary_cards(self) -> list[SummaryCard]:
+        return [w for w in self.blocks if isinstance(w, SummaryCard)]
+
     def _make_block(self, kind: str, msgs: list[Message]) -> QWidget:
         block: QWidget
         if kind == "user":
             block = self._user_bubble(msgs[0])
+        elif kind == "summary":
+            block = self._summary_card(msgs[0])
         else:
             block = self._connect_turn(AssistantTurn.from_saved(self.ctx, msgs))
         setattr(block, "source", (kind, msgs))  # noqa: B010 - it can be released and rebuilt from these
@@ -345,6 +364,8 @@ class ChatView(QScrollArea):
     # ---- events
     def handle(self, ev: object) -> None:
         """Render one event from :class:`~desktop_agent.ui.agent_runner.AgentRunner`."""
+        if isinstance(ev, TurnStarted) and ev.compact:
+            return  # summarising: no answer to show (its card comes with ChatCompacted)
         if isinstance(ev, TurnStarted):
             self._saved_failure = None  # the new turn answers it, or fails with its own error
             if ev.user_text is None and self.blocks and isinstance(self.blocks[-1], ErrorCard):
@@ -360,7 +381,26 @@ class ChatView(QScrollArea):
             text, self._unsent = self._unsent, None
             self.unsent_text.emit(text)
         live = self.live
+        if isinstance(ev, ChatCompacted):
+            new_card = self._summary_card(ev.summary)
+            if live is not None:
+                self._insert_before(live, new_card)
+            else:
+                self._append(new_card)
+            return
+        if isinstance(ev, CompactionUndone):
+            k = next((i for i, (_kind, msgs) in enumerate(self._items) if msgs[0] is ev.summary), None)
+            if k is not None:  # a card of the saved chat: its block goes too
+                del self._items[k]
+                self._lo -= k < self._lo
+                self._hi -= k < self._hi
+            for old_card in self.summary_cards():
+                if old_card.message is ev.summary:
+                    self.remove_block(old_card)
+            return
         if live is None:
+            if isinstance(ev, TurnFailed):  # an action without an answer (summarising) failed
+                self.add_error(describe(ev.error))
             return
         if isinstance(ev, MessageAdded) and ev.message.role == "user":
             self._unsent = None  # the user's bubble is drawn from the message the session added

@@ -92,11 +92,35 @@ class GenerationPage(SettingsPage):
         self.think_hint = hint_label("Ollama's `think`: whether a reasoning model thinks before it answers.")
         form_row(form, "Th&ink (Ollama):", self.think, self.think_hint, left=True)
 
+        self.max_window = QSpinBox()
+        self.max_window.setRange(256, 1_048_576)
+        self.max_window.setSingleStep(1024)
+        self.max_window.setSuffix(" tokens")
+        self.max_window.setAccessibleName("Largest context window (Ollama)")
+        self.max_window.setFixedWidth(140)
+        self.max_window_hint = hint_label("Ollama is asked for the model's own window up to this size "
+                                          "(`num_ctx`); a larger window needs more memory.")
+        form_row(form, "Largest conte&xt window (Ollama):", self.max_window, self.max_window_hint, left=True)
+        self.default_window = QSpinBox()
+        self.default_window.setRange(256, 1_048_576)
+        self.default_window.setSingleStep(1024)
+        self.default_window.setSuffix(" tokens")
+        self.default_window.setAccessibleName("Context window when the server does not say")
+        self.default_window.setFixedWidth(140)
+        self.default_window_hint = hint_label("For servers that do not report a model's window (most "
+                                              "OpenAI-compatible ones).")
+        form_row(form, "Context window if &unknown:", self.default_window, self.default_window_hint, left=True)
+        self.auto_compact = QCheckBox("Summarise earlier messages when a chat outgrows the window")
+        self.auto_compact.setAccessibleName("Summarise long chats automatically")
+        form_row(form, "Long chats:", self.auto_compact, left=True)
+
         self.max_history = QSpinBox()
-        self.max_history.setRange(2, 100_000)
+        self.max_history.setRange(0, 100_000)
+        self.max_history.setSpecialValueText("no limit")
         self.max_history.setAccessibleName("Maximum history messages sent to the model")
         self.max_history.setFixedWidth(110)
-        form_row(form, "Max &history messages:", self.max_history, left=True)
+        self.max_history_hint = hint_label("The context window decides what is sent; this caps the count too.")
+        form_row(form, "Max &history messages:", self.max_history, self.max_history_hint, left=True)
         self.max_steps = QSpinBox()
         self.max_steps.setRange(1, 100)
         self.max_steps.setAccessibleName("Maximum agent steps per turn")
@@ -126,6 +150,9 @@ class GenerationPage(SettingsPage):
         self.json_format.setChecked(settings.generation.format == "json")
         self.think.setCurrentIndex(next(i for i, (_t, v) in enumerate(THINK_CHOICES) if v is settings.generation.think))
         self.max_history.setValue(settings.loop.max_history_messages)
+        self.max_window.setValue(settings.models.max_window)
+        self.default_window.setValue(settings.models.default_window)
+        self.auto_compact.setChecked(settings.models.auto_compact)
         self.max_steps.setValue(settings.loop.max_steps)
         self.system_prompt.setPlainText(settings.loop.system_prompt)
         self._backend = settings.backend
@@ -141,6 +168,9 @@ class GenerationPage(SettingsPage):
             "generation.format": "json" if self.json_format.isChecked() else None,
             "generation.think": self.think.currentData(),
             "loop.max_history_messages": self.max_history.value(),
+            "models.max_window": self.max_window.value(),
+            "models.default_window": self.default_window.value(),
+            "models.auto_compact": self.auto_compact.isChecked(),
             "loop.max_steps": self.max_steps.value(),
             "loop.system_prompt": self.system_prompt.toPlainText(),
         }

@@ -1,0 +1,122 @@
+"""Token counts estimated offline — no tokenizer is downloaded — and calibrated by what servers report.
+
+The estimate is the usual rule of thumb: about four characters a token for ASCII text, about one token a
+character for other scripts (Chinese, Japanese…; measured by UTF-8 bytes / 3), plus a few tokens of
+chat-template overhead per message. It is cheap (``len`` and ``str.isascii`` run in C), so choosing a
+history by it stays fast for long chats.
+
+:class:`Calibration` learns, per server and model, the ratio between the prompt tokens the server reported
+(Ollama ``prompt_eval_count``, OpenAI ``usage.prompt_tokens``) and our raw estimate of the same request, and
+multiplies later estimates by it. Only ratios of 0.7 and more are learned: a much smaller count is a server
+that reused a cached prompt prefix (Ollama counts only the tokens it evaluated) or that cut the prompt — and
+under-estimating is what overflows a window, while over-estimating only sends a little less. When a server
+refused a prompt as too long, the size it refused is remembered as a limit below which later requests stay.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from desktop_agent.core.messages import Message
+
+#: tokens a chat template adds per message (role markers, separators)
+MESSAGE_OVERHEAD = 4
+#: ratios between reported and estimated prompt tokens that are learned (outside: cache hits, cut prompts)
+LEARN_RANGE = (0.7, 3.0)
+#: how much a new sample moves the learned ratio
+_WEIGHT = 0.5
+
+
+def estimate_text(text: str) -> int:
+    """Estimated tokens of ``text`` (not calibrated)."""
+    if not text:
+        return 0
+    if text.isascii():
+        return (len(text) + 3) // 4
+    return (len(text.encode("utf-8", "replace")) + 2) // 3
+
+
+def estimate_message(m: Message) -> int:
+    """Estimated tokens of one message as sent (content, tool calls; never its reasoning)."""
+    n = MESSAGE_OVERHEAD + estimate_text(m.content)
+    for call in m.tool_calls:
+        n += MESSAGE_OVERHEAD + estimate_text(call.name) + estimate_text(call.arguments_json())
+    return n
+
+
+def estimate_messages(messages: Sequence[Message]) -> int:
+    return sum(estimate_message(m) for m in messages)
+
+
+_TOOLS_CACHE: dict[int, tuple[Any, int]] = {}
+
+
+def estimate_tools(tools: list[dict[str, Any]] | None) -> int:
+    """Estimated tokens of the tool schemas of a request (cached for the same list object)."""
+    if not tools:
+        return 0
+    cached = _TOOLS_CACHE.get(id(tools))
+    if cached is not None and cached[0] is tools:
+        return cached[1]
+    n = estimate_text(json.dumps(tools, ensure_ascii=False, separators=(",", ":")))
+    if len(_TOOLS_CACHE) > 64:
+        _TOOLS_CACHE.clear()
+    _TOOLS_CACHE[id(tools)] = (tools, n)
+    return n
+
+
+Key = tuple[str, str, str]
+
+
+class Calibration:
+    """Per (backend, URL, model): the learned ratio of reported to estimated prompt tokens, and the prompt
+    size a server refused as too long. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._ratio: dict[Key, float] = {}
+        self._limit: dict[Key, int] = {}
+        self._lock = threading.Lock()
+
+    def ratio(self, key: Key) -> float:
+        with self._lock:
+            return self._ratio.get(key, 1.0)
+
+    def scale(self, key: Key, raw: int) -> int:
+        """``raw`` (an uncalibrated estimate) as this model's servers count it."""
+        return int(raw * self.ratio(key) + 0.5)
+
+    def observe(self, key: Key, raw_estimate: int, reported: int) -> bool:
+        """Learn from one request: ``raw_estimate`` (ours, uncalibrated) against ``reported`` (the server's
+        prompt tokens). Returns True when the sample was learned."""
+        if raw_estimate < 32 or reported <= 0:
+            return False  # too small to say anything
+        r = reported / raw_estimate
+        if not (LEARN_RANGE[0] <= r <= LEARN_RANGE[1]):
+            return False
+        with self._lock:
+            old = self._ratio.get(key)
+            self._ratio[key] = r if old is None else old + _WEIGHT * (r - old)
+        return True
+
+    def limit(self, key: Key) -> int | None:
+        """The prompt tokens (calibrated) this model's server refused as too long, if it did."""
+        with self._lock:
+            return self._limit.get(key)
+
+    def refused(self, key: Key, tokens: int) -> None:
+        """A request of about ``tokens`` (calibrated) was refused as too long for the context window."""
+        with self._lock:
+            old = self._limit.get(key)
+            self._limit[key] = tokens if old is None else min(old, tokens)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._ratio.clear()
+            self._limit.clear()
+
+
+#: what this process learned; every agent shares it
+CALIBRATION = Calibration()

@@ -1,0 +1,116 @@
+"""The context meter: how much of the model's context window the chat's last request used (per chat), a
+"Summarise" button, and the warning before a message that cannot fit is sent."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMessageBox, QProgressBar, QToolButton, QWidget
+
+from desktop_agent.core.context import budget_for
+from desktop_agent.core.events import ContextUsage
+from desktop_agent.core.tokens import estimate_text
+
+
+def tokens_text(n: int) -> str:
+    """``950``, ``1.2k``, ``128k``."""
+    if n < 1000:
+        return str(n)
+    if n < 10_000:
+        return f"{n / 1000:.1f}k".replace(".0k", "k")
+    return f"{round(n / 1000)}k"
+
+
+def meter_text(usage: ContextUsage) -> str:
+    return f"{tokens_text(usage.used)} / {tokens_text(usage.window or 0)}"
+
+
+def meter_tooltip(usage: ContextUsage) -> str:
+    how = "as the server counted them" if usage.reported else "estimated"
+    lines = [f"The last request used {usage.used:,} of the model's {usage.window or 0:,}-token context window "
+             f"({how})."]
+    if usage.left_out:
+        lines.append(f"{usage.left_out} earlier message{'s' if usage.left_out != 1 else ''} did not fit and "
+                     "were not sent.")
+    if usage.trimmed:
+        lines.append(f"{usage.trimmed} earlier tool result{'s were' if usage.trimmed != 1 else ' was'} sent "
+                     "trimmed.")
+    lines.append("Summarise earlier messages to keep more of the chat in view.")
+    return "\n".join(lines)
+
+
+class ContextMeter(QWidget):
+    """``used / window`` of the shown chat's last request; hidden until a request reported it."""
+
+    compact_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setAccessibleName("Context window used")
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(6)
+        self.caption = QLabel("Context")
+        self.bar = QProgressBar()
+        self.bar.setTextVisible(False)
+        self.bar.setFixedSize(80, 10)
+        self.bar.setAccessibleName("Context window used")
+        self.label = QLabel()
+        self.compact = QToolButton()
+        self.compact.setText("Summarise")
+        self.compact.setToolTip("Summarise earlier messages: the model gets a summary instead of them")
+        self.compact.setAccessibleName("Summarise earlier messages")
+        self.compact.clicked.connect(self.compact_requested)
+        for w in (self.caption, self.bar, self.label, self.compact):
+            lay.addWidget(w)
+        self.usage: ContextUsage | None = None
+        self._by_chat: dict[str, ContextUsage] = {}
+        self._chat: str | None = None
+        self.show_usage(None)
+
+    def show_usage(self, usage: ContextUsage | None) -> None:
+        self.usage = usage
+        self.setVisible(usage is not None and bool(usage.window))
+        if usage is None or not usage.window:
+            return
+        self.bar.setRange(0, usage.window)
+        self.bar.setValue(min(usage.used, usage.window))
+        full = usage.used >= budget_for(usage.window) or usage.left_out > 0
+        self.bar.setStyleSheet("QProgressBar::chunk { background: #c0392b; }" if full else "")
+        self.label.setText(meter_text(usage))
+        tip = meter_tooltip(usage)
+        for w in (self, self.bar, self.label, self.caption):
+            w.setToolTip(tip)
+
+    # per chat
+    def note(self, chat_id: str, usage: ContextUsage) -> None:
+        """A request of chat ``chat_id`` reported ``usage``; shown when that chat is on screen."""
+        self._by_chat[chat_id] = usage
+        if chat_id == self._chat:
+            self.show_usage(usage)
+
+    def show_chat(self, chat_id: str) -> None:
+        self._chat = chat_id
+        self.show_usage(self._by_chat.get(chat_id))
+
+    def window_tokens(self) -> int | None:
+        return self.usage.window if self.usage is not None else None
+
+
+def oversized(text: str, system_prompt: str, window: int | None) -> int | None:
+    """The estimated tokens of a new message (with the system prompt) when it cannot fit ``window``, else None."""
+    if not window:
+        return None
+    tokens = estimate_text(text) + estimate_text(system_prompt) + 8
+    return tokens if tokens > budget_for(window) else None
+
+
+def confirm_oversized(parent: QWidget, tokens: int, window: int) -> bool:
+    """Ask before sending a message that cannot fit: True = send anyway."""
+    box = QMessageBox(QMessageBox.Icon.Warning, "Message too long for the model",
+                      f"This message is about {tokens:,} tokens; the model's context window holds {window:,} "
+                      "(with room for the answer). The model would miss part of it.", parent=parent)
+    box.setInformativeText("Send it anyway, or shorten it (or pick a model with a larger window).")
+    send = box.addButton("Send anyway", QMessageBox.ButtonRole.AcceptRole)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+    box.exec()
+    return box.clickedButton() is send
