@@ -65,6 +65,7 @@ from desktop_agent.core.textcalls import JsonToolCallGate
 from desktop_agent.core.thinktags import MOVED, TEXT, THINKING, Piece, ThinkSplitter, looks_like_reasoning_model
 
 if TYPE_CHECKING:
+    from desktop_agent.core.tools.permissions import ChatPermissions, Decision
     from desktop_agent.core.tools.registry import ToolRegistry
 
 __all__ = ["DEFAULT_SYSTEM_PROMPT", "Agent", "UnexpectedError"]
@@ -126,6 +127,8 @@ class Agent:
         self.max_history = max_history
         self.tool_choice = tool_choice or "auto"
         self.on_message = on_message
+        #: the chat's permission grants and asker (set by its ChatSession; None: "ask" calls are denied)
+        self.permissions: ChatPermissions | None = None
         self.capabilities = capabilities if capabilities is not None else LEARNED
         try:
             self._no_lone_close = _LEARNED_NO_LONE_CLOSE.setdefault(backend, set())
@@ -432,6 +435,7 @@ class Agent:
         stopped = False
         err: str | None
         for call in calls:
+            decision: Decision | None = None
             yield ToolCallStarted(call.id, call.name, dict(call.arguments))
             if stopped or cancel.is_set():
                 stopped = True
@@ -450,15 +454,16 @@ class Agent:
                 ok, status, err, duration = False, "error", f"unknown tool '{call.name}'", 0.0
             else:
                 try:
-                    result = self.registry.dispatch(call.name, call.arguments, cancel=cancel)
-                    content, full = result.content, result.full
+                    result = self.registry.dispatch(call.name, call.arguments, cancel=cancel, chat=self.permissions,
+                                                    call_id=call.id)
+                    content, full, decision = result.content, result.full, result.decision
                     ok, status, err, duration = result.ok, result.status, result.error, result.duration_ms
                 except Exception as exc:  # noqa: BLE001 - dispatch should never raise; be safe anyway
                     content = full = f"Error: {type(exc).__name__}: {exc}"
                     ok, status, err, duration = False, "error", content[7:], 0.0
                 if status == "cancelled" or cancel.is_set():
                     stopped = True
-            yield ToolCallFinished(call.id, call.name, ok, full, err, duration, status)
+            yield ToolCallFinished(call.id, call.name, ok, full, err, duration, status, decision)
             result_msg = Message(
                 role="tool",
                 content=content,

@@ -29,7 +29,9 @@ if TYPE_CHECKING:
     from desktop_agent.core.agent import Agent, OnMessage
     from desktop_agent.core.backends.base import ChatBackend
     from desktop_agent.core.secrets import SecretStore
+    from desktop_agent.core.store.database import StoreDatabase
     from desktop_agent.core.tools.definition import Tool
+    from desktop_agent.core.tools.permissions import PermissionEngine
     from desktop_agent.core.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -219,16 +221,34 @@ def build_backend(spec: BackendSpec, keys: KeySet = KeySet()) -> ChatBackend:
 
 
 def build_registry(settings: Settings, extra_dirs: Iterable[str] = (),
-                   approver: Callable[[Any, dict[str, Any]], bool] | None = None) -> tuple[ToolRegistry, list[str]]:
+                   permissions: PermissionEngine | None = None) -> tuple[ToolRegistry, list[str]]:
     """The tool registry for ``settings`` (shipped tools, the tools folder, ``settings.tools.dirs`` and
-    ``extra_dirs``) and the problems met loading it (one line each)."""
+    ``extra_dirs``) and the problems met loading it (one line each). ``permissions``: the engine deciding its
+    calls (default: a new one, without saved rules)."""
     from desktop_agent.core.tools.loader import load_tools
     from desktop_agent.core.tools.registry import ToolRegistry
 
     registry = ToolRegistry(timeout_s=settings.tools.timeout_s, output_cap=settings.tools.output_cap,
-                            approver=approver)
+                            permissions=permissions)
     problems = load_tools(registry, [*settings.tools.dirs, *extra_dirs])
     return registry, list(problems or [])
+
+
+def permission_engine(store: StoreDatabase | None = None) -> PermissionEngine:
+    """The permission engine of a surface: its user rules kept in ``store`` (None: in memory only)."""
+    from desktop_agent.core.tools.permissions import PermissionEngine, RuleBook
+
+    engine = PermissionEngine(RuleBook())
+    if store is not None:
+        attach_rules(engine, store)
+    return engine
+
+
+def attach_rules(engine: PermissionEngine, store: StoreDatabase) -> None:
+    """Keep ``engine``'s user rules in ``store`` (its saved rules are loaded now)."""
+    from desktop_agent.core.store.rules import ToolRules
+
+    engine.rules.attach(ToolRules(store))
 
 
 def build_agent(settings: Settings, backend: ChatBackend, registry: ToolRegistry | None,
@@ -276,7 +296,8 @@ class Assembly:
     _backend_key: tuple[BackendSpec, str] | None = field(default=None, init=False, repr=False)
     _registry: Any = field(default=None, init=False, repr=False)
     _registry_key: tuple[Any, ...] | None = field(default=None, init=False, repr=False)
-    _approver: Callable[[Any, dict[str, Any]], bool] | None = field(default=None, init=False, repr=False)
+    #: decides every tool call of the agents built here (rules kept in the store once :meth:`use_store` ran)
+    permissions: PermissionEngine = field(default_factory=lambda: permission_engine())
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _registry_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
@@ -300,13 +321,14 @@ class Assembly:
         and output cap — which tools are left out (``tools.disabled``) is decided per turn by :func:`build_agent`.
         Thread-safe (the worker and the window's background tasks both ask)."""
         if self.registry_override is not None:
+            self.registry_override.permissions = self.permissions  # one engine decides, whatever the registry
             return self.registry_override
         if not settings.tools.enabled:
             return None
         key = (settings.tools.model_copy(update={"disabled": []}), self.extra_tool_dirs)
         with self._registry_lock:
             if self._registry is None or key != self._registry_key:
-                registry, problems = build_registry(settings, self.extra_tool_dirs, self._approve)
+                registry, problems = build_registry(settings, self.extra_tool_dirs, self.permissions)
                 self.pending_problems.extend(problems)
                 self._registry, self._registry_key = registry, key
             return self._registry
@@ -336,16 +358,14 @@ class Assembly:
             spec = backend_spec(settings, keyset, timeout_s=timeout_s)
         return build_backend(spec, keyset)
 
-    def agent(self, settings: Settings, on_message: OnMessage | None = None,
-              approver: Callable[[Any, dict[str, Any]], bool] | None = None) -> Agent:
-        """A new agent around the cached backend and registry; ``approver(tool, arguments)`` answers the
-        tools that need the user's consent."""
-        self._approver = approver
+    def agent(self, settings: Settings, on_message: OnMessage | None = None) -> Agent:
+        """A new agent around the cached backend and registry (who is asked about a tool call is the chat
+        session's :attr:`~desktop_agent.core.session.ChatSession.asker`)."""
         return build_agent(settings, self.backend(settings), self.registry(settings), on_message)
 
-    def _approve(self, tool: Any, arguments: dict[str, Any]) -> bool:
-        approver = self._approver
-        return bool(approver(tool, arguments)) if approver else False
+    def use_store(self, store: StoreDatabase) -> None:
+        """Keep the permission rules in ``store`` (loads the saved ones)."""
+        attach_rules(self.permissions, store)
 
     def _close_backend(self) -> None:
         with self._lock:

@@ -13,6 +13,7 @@ from typing import Any
 
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.messages import Message
+from desktop_agent.core.tools.permissions import Decision
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,8 @@ class ToolCallStarted:
 class ToolCallFinished:
     """A tool call ended. ``result`` is the full result (uncapped) for the UI; ``error`` is set when
     ``ok`` is false. ``status`` is one of ok / error / timeout / cancelled / denied; ``duration_ms`` in
-    milliseconds."""
+    milliseconds. ``decision``: the permission check's (allow/deny, by rule/user/default, rule id); None when
+    the call never reached it (unknown tool, invalid arguments, stopped before it ran)."""
 
     call_id: str
     name: str
@@ -56,6 +58,7 @@ class ToolCallFinished:
     error: str | None
     duration_ms: float
     status: str = "ok"
+    decision: Decision | None = None
 
 
 @dataclass(frozen=True)
@@ -124,5 +127,7 @@ def event_to_dict(event: Event) -> dict[str, Any]:
             value = value.model_dump(mode="json", exclude_none=True)
         elif isinstance(value, AgentError):
             value = {"kind": type(value).__name__, "message": str(value)}
+        elif isinstance(value, Decision):
+            value = dataclasses.asdict(value)
         out[f.name] = value
     return out

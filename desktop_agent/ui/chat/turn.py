@@ -286,7 +286,7 @@ class AssistantTurn(QFrame):
             status = status or message.status
         for card in self.approvals:
             if not card.request.answered:
-                card.request.answer(False)
+                card.request.answer("deny")
             card.settle()
         for chip in self.chips.values():
             if chip.status == "running":
