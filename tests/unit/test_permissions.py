@@ -243,7 +243,8 @@ def test_no_surface_runs_an_ask_tool_without_a_decision():
 def test_a_denied_call_tells_the_model_why():
     reg = ToolRegistry()
     reg.register(fetch)
-    result = reg.dispatch("fetch", {"url": "http://x"}, chat=ChatPermissions("c", lambda r: Answer("deny", reason="no web")))
+    chat = ChatPermissions("c", lambda r: Answer("deny", reason="no web"))
+    result = reg.dispatch("fetch", {"url": "http://x"}, chat=chat)
     assert result.status == "denied" and "denied" in result.content and "no web" in result.content
 
 
@@ -284,3 +285,21 @@ def test_audit_rows_follow_the_chat(tmp_path):
     store.delete(conv.id)
     assert audit.calls(conv.id) == []
     store.close()
+
+
+# ---- what the user is shown -------------------------------------------------------------------------
+
+
+def test_preview_command_diff_and_json(tmp_path):
+    from desktop_agent.core.tools.preview import preview_call
+
+    assert preview_call({"command": "ls -la", "timeout": 3}).text == "ls -la"
+    f = tmp_path / "notes.txt"
+    f.write_text("one\ntwo\n", encoding="utf-8")
+    p = preview_call({"path": str(f), "content": "one\nthree\n"})
+    assert p.kind == "diff" and "-two\n" in p.text and "+three\n" in p.text and "changes to" in p.note
+    new = preview_call({"path": str(tmp_path / "new.txt"), "content": "hello"})
+    assert new.kind == "diff" and "+hello" in new.text and new.note.startswith("new file")
+    assert preview_call({"old": "a\n", "new": "b\n"}).kind == "diff"
+    j = preview_call({"city": "Zürich"})
+    assert j.kind == "json" and '"Zürich"' in j.text

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from desktop_agent.core.store.database import StoreDatabase
+from desktop_agent.core.tools.permissions import Decision
 
 R = TypeVar("R")
 _COLUMNS = "call_id, tool, arguments, decision, decided_by, rule_id, reason, status, duration_ms, started_at"
@@ -33,11 +34,9 @@ class AuditedCall:
 
     def decision_text(self) -> str:
         """``allowed by rule #3``, ``denied by user: not now``, ``-`` when undecided."""
-        if self.decision is None:
+        if self.decision is None or self.decided_by is None:
             return "-"
-        verb = "allowed" if self.decision == "allow" else "denied"
-        who = f"rule #{self.rule_id}" if self.decided_by == "rule" and self.rule_id is not None else self.decided_by
-        return f"{verb} by {who}" + (f": {self.reason}" if self.reason else "")
+        return Decision(self.decision, self.decided_by, self.rule_id, self.reason).summary()
 
 
 class ToolAudit:

@@ -200,10 +200,12 @@ class Decision:
         return self.decision == "allow"
 
     def summary(self) -> str:
-        """``allowed by rule #3``, ``denied by user: not now``, ``allowed by default``."""
+        """``allowed by rule #3``, ``allowed by user (for this chat)``, ``denied by user: not now``."""
         verb = "allowed" if self.allowed else "denied"
         who = f"rule #{self.rule_id}" if self.by == "rule" and self.rule_id is not None else self.by
-        return f"{verb} by {who}" + (f": {self.reason}" if self.reason else "")
+        if not self.reason:
+            return f"{verb} by {who}"
+        return f"{verb} by {who}" + (f" ({self.reason})" if self.allowed else f": {self.reason}")
 
 
 Choice = Literal["once", "chat", "always", "deny"]
@@ -264,7 +266,12 @@ class RuleBook:
         return self._storage is not None
 
     def subscribe(self, listener: Callable[[], None]) -> None:
+        """Call ``listener()`` after every change (from the thread that made it)."""
         self._listeners.append(listener)
+
+    def unsubscribe(self, listener: Callable[[], None]) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
 
     def _changed(self) -> None:
         for listener in list(self._listeners):
@@ -343,6 +350,7 @@ class RuleBook:
                     self._storage.touch(rule_id, now)
                 except Exception:
                     log.warning("could not save when rule %s was used", rule_id, exc_info=True)
+        self._changed()
 
     def applicable(self, tool: Tool, arguments: Mapping[str, Any], subject: Subject | None) -> Rule | None:
         """The rule deciding this call (see the module docstring), or None."""
@@ -474,7 +482,7 @@ class PermissionEngine:
         if rule is not None and rule.policy == "deny":
             return "deny", Decision("deny", "rule", rule.id, f"a rule denies {rule.scope.label(tool.name)}"), rule
         if chat is not None and chat.granted(tool, arguments, subject):
-            return "allow", Decision("allow", "user", None, "allowed for this chat"), None
+            return "allow", Decision("allow", "user", None, "for this chat"), None
         if rule is not None and rule.policy == "allow":
             return "allow", Decision("allow", "rule", rule.id), rule
         if rule is not None:  # an "ask" rule
@@ -529,17 +537,17 @@ class PermissionEngine:
             reason = (answer.reason or "").strip() or None
             return Decision("deny", "user", None, reason)
         if answer.choice == "once":
-            return Decision("allow", "user", None, "allowed once")
+            return Decision("allow", "user", None, "once")
         scope = answer.scope or request.scopes[0]
         if tool.destructive and scope.kind == "tool":
             scope = request.scopes[0]  # a destructive tool is never allowed wholesale
         if answer.choice == "chat":
             if chat is not None:
                 chat.grant(tool.name, scope)
-            return Decision("allow", "user", None, "allowed for this chat")
+            return Decision("allow", "user", None, "for this chat")
         if answer.choice == "always":
             rule = self.rules.add(tool.name, scope, "allow", source="user")
-            return Decision("allow", "user", rule.id, "always allowed")
+            return Decision("allow", "user", rule.id, f"always: rule #{rule.id}")
         return Decision("deny", "user", None, f"unknown answer {answer.choice!r}")
 
 

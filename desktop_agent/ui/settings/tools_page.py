@@ -107,6 +107,7 @@ class ToolsPage(SettingsPage):
         self.dirs_note = note_label("Extra tool folders note")
         form_row(form, "Extra tool &folders:", dirs_row, self.dirs_note, buddy=self.dirs)
         outer.addStretch(1)
+        self._outer = outer
 
         self.fields = [
             (("tools.timeout_s",), self.timeout_error, "Tool timeout (Tools tab)"),
@@ -200,6 +201,13 @@ class ToolsPage(SettingsPage):
             widget.setEnabled(on)
         self._update_buttons()
         self.changed.emit()
+
+    def show_rules(self, rules: Any) -> None:
+        """Add the permission rules list (:mod:`.rules_box`) for ``rules`` (a RuleBook) to the page."""
+        from desktop_agent.ui.settings.rules_box import RulesBox
+
+        self.rules_box = RulesBox(rules)
+        self._outer.insertWidget(self._outer.count() - 1, self.rules_box)
 
     # ---- the user tools folder -------------------------------------------------------------------
 
