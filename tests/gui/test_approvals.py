@@ -58,6 +58,7 @@ def waiting_card(qtbot, w) -> ApprovalCard:
     qtbot.waitUntil(lambda: any(not c.request.answered for c in cards(w)) or not w.busy, timeout=5000)
     found = [c for c in cards(w) if not c.request.answered]
     assert found, "no approval card was shown"
+    qtbot.waitUntil(found[0].isVisible, timeout=2000)  # a widget added to a shown layout shows a moment later
     return found[0]
 
 
@@ -214,3 +215,13 @@ def test_stop_while_a_card_waits_denies_the_call(qtbot, make_window, ollama_serv
     assert not card.allow.isEnabled() and card.result.text().startswith("Denied")
     msgs = ConversationStore().load(w.conversation.id).messages
     assert msgs[-1].role == "tool" and msgs[-1].tool_status in ("denied", "cancelled")
+
+
+def test_alt_shortcuts_answer_the_waiting_card(qtbot, make_window, ollama_server, ask_tools):
+    w = make_window(settings(ollama_server, ask_tools))
+    turn(qtbot, w, ollama_server, tool_call_lines("launch", {"target": "moon"}))
+    card = waiting_card(qtbot, w)
+    w.activateWindow()
+    qtbot.keyClick(w, Qt.Key.Key_T, Qt.KeyboardModifier.AltModifier)  # Allow for this cha&t
+    wait_idle(qtbot, w)
+    assert card.request.answered and last_run(w).decision == "allowed by user (for this chat)"

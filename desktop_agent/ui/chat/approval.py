@@ -3,7 +3,8 @@ description, where it comes from and exactly what it would do (the command line,
 arguments as pretty JSON) — with Allow once · Allow for this chat · Always allow (with the scope: every call,
 these arguments, this folder / command / host) · Deny (with an optional reason sent to the model).
 
-Every control is reachable with Tab; Alt+O / Alt+C / Alt+W / Alt+D press the buttons of the card that waits.
+Every control is reachable with Tab; Alt+O / Alt+T / Alt+W / Alt+D press the buttons of the card that waits
+(answered cards are disabled, so only the waiting one answers), Alt+I goes to the scope.
 The card answers its :class:`~desktop_agent.core.tools.permissions.PermissionRequest`; :meth:`ApprovalCard.settle`
 shows how the call was decided (also when a rule or Stop decided it first).
 """
@@ -89,7 +90,8 @@ class ApprovalCard(QFrame):
 
         self.preview = preview if preview is not None else preview_call(request.arguments)
         heading = {"command": "Command line:", "diff": "Changes:", "json": "Arguments:"}[self.preview.kind]
-        head = QLabel(heading + (f"  {self.preview.note}" if self.preview.note else ""))
+        note = self.preview.note
+        head = QLabel(f"{note[:1].upper()}{note[1:]}:" if note else heading)
         head.setTextFormat(Qt.TextFormat.PlainText)
         head.setWordWrap(True)
         head.setStyleSheet(f"color: {th.muted}; font-weight: 600;")
@@ -127,7 +129,7 @@ class ApprovalCard(QFrame):
             lay.addWidget(self.arguments)
 
         scope_row = QHBoxLayout()
-        scope_label = QLabel("&Applies to:")
+        scope_label = QLabel("Appl&ies to:")
         self.scope = QComboBox()
         self.scope.setAccessibleName("What Allow for this chat and Always allow cover")
         for s in request.scopes:
@@ -145,7 +147,7 @@ class ApprovalCard(QFrame):
 
         row = QHBoxLayout()
         self.allow = QPushButton("Allow &once")
-        self.allow_chat = QPushButton("Allow for this &chat")
+        self.allow_chat = QPushButton("Allow for this cha&t")
         self.allow_always = QPushButton("Al&ways allow")
         self.deny = QPushButton("&Deny")
         self.buttons = {"once": self.allow, "chat": self.allow_chat, "always": self.allow_always, "deny": self.deny}
@@ -164,11 +166,6 @@ class ApprovalCard(QFrame):
         self.result.setAccessibleName("Decision")
         self.result.setVisible(False)
         lay.addWidget(self.result)
-        self.setTabOrder(self.scope, self.reason)
-        self.setTabOrder(self.reason, self.allow)
-        self.setTabOrder(self.allow, self.allow_chat)
-        self.setTabOrder(self.allow_chat, self.allow_always)
-        self.setTabOrder(self.allow_always, self.deny)
 
     def _answer(self, choice: str) -> None:
         if self.request.answered:
