@@ -225,3 +225,36 @@ def test_alt_shortcuts_answer_the_waiting_card(qtbot, make_window, ollama_server
     qtbot.keyClick(w, Qt.Key.Key_T, Qt.KeyboardModifier.AltModifier)  # Allow for this cha&t
     wait_idle(qtbot, w)
     assert card.request.answered and last_run(w).decision == "allowed by user (for this chat)"
+
+
+def test_a_rule_policy_edited_in_settings_decides_the_next_call(qtbot, make_window, ollama_server, ask_tools):
+    from desktop_agent.ui.settings.rules_box import RulesBox
+
+    w = make_window(settings(ollama_server, ask_tools))
+    turn(qtbot, w, ollama_server, tool_call_lines("launch", {"target": "moon"}))
+    waiting_card(qtbot, w).allow_always.click()
+    wait_idle(qtbot, w)
+    box = RulesBox(w.assembly.permissions.rules)
+    qtbot.addWidget(box)
+    box.table.cellWidget(0, 2).setCurrentText("deny")
+    assert ToolRules(w.store).all()[0].policy == "deny"
+    turn(qtbot, w, ollama_server, tool_call_lines("launch", {"target": "moon"}))
+    wait_idle(qtbot, w)
+    run = last_run(w)
+    assert run.status == "denied" and run.decision.startswith("denied by rule #")
+    assert not w.chat.blocks[-1].approvals  # decided by the rule: nobody asked
+
+
+def test_the_sidebar_shows_decisions_live_and_for_a_reopened_chat(qtbot, make_window, ollama_server, ask_tools):
+    w = make_window(settings(ollama_server, ask_tools))
+    turn(qtbot, w, ollama_server, tool_call_lines("launch", {"target": "moon"}))
+    waiting_card(qtbot, w).allow.click()
+    wait_idle(qtbot, w)
+    call_id = last_run(w).call_id
+    w.sidebar.select_call(call_id)
+    assert w.sidebar.decision_label.text() == "Permission: allowed by user (once)"
+    chat_id = w.conversation.id
+    w.new_chat(ask=False)
+    w.open_conversation(chat_id)
+    qtbot.waitUntil(lambda: call_id in w.sidebar.runs, timeout=5000)
+    assert w.sidebar.runs[call_id].decision == "allowed by user (once)"
