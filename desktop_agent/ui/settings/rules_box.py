@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -36,6 +36,15 @@ class _Relay(QObject):
     changed = Signal()
 
 
+class _CompactTable(QTableWidget):
+    """A table that asks for little height (the Settings dialog's minimum size counts it); it grows into the
+    page's free space."""
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        return QSize(hint.width(), self.minimumHeight())
+
+
 class RulesBox(QWidget):
     """The rules of ``rules`` in a table, with a policy box per row and Revoke."""
 
@@ -49,18 +58,19 @@ class RulesBox(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         title = QLabel("Permission rules")
         title.setStyleSheet("font-weight: 600;")
-        lay.addWidget(title)
-        lay.addWidget(hint_label("Made when you choose Always allow on an approval card. Tools without a rule are "
-                                 "allowed, or asked about when they need approval or change things. Changes here "
-                                 "apply at once."))
-        self.table = QTableWidget(0, len(self.COLS))
+        self.hint = hint_label("made by Always allow on an approval card; changes apply at once")
+        head = QHBoxLayout()
+        head.addWidget(title)
+        head.addWidget(self.hint, 1)
+        lay.addLayout(head)
+        self.table = _CompactTable(0, len(self.COLS))
         self.table.setAccessibleName("Permission rules")
         self.table.setHorizontalHeaderLabels(list(self.COLS))
         self.table.verticalHeader().setVisible(False)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setMinimumHeight(120)
+        self.table.setMinimumHeight(96)
         header = self.table.horizontalHeader()
         for col in range(len(self.COLS)):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
@@ -70,11 +80,13 @@ class RulesBox(QWidget):
         self.revoke_button = QPushButton("Re&voke")
         self.revoke_button.setAccessibleName("Revoke the selected rule")
         self.revoke_button.setAutoDefault(False)
+        side = QVBoxLayout()
+        side.addWidget(self.revoke_button)
+        side.addWidget(self.empty)
+        side.addStretch(1)
         row = QHBoxLayout()
-        row.addWidget(self.empty)
-        row.addStretch(1)
-        row.addWidget(self.revoke_button)
-        lay.addWidget(self.table)
+        row.addWidget(self.table, 1)
+        row.addLayout(side)
         lay.addLayout(row)
         self.revoke_button.clicked.connect(self.revoke_selected)
         self.table.itemSelectionChanged.connect(self._update_buttons)

@@ -207,7 +207,8 @@ class ToolsPage(SettingsPage):
         from desktop_agent.ui.settings.rules_box import RulesBox
 
         self.rules_box = RulesBox(rules)
-        self._outer.insertWidget(self._outer.count() - 1, self.rules_box)
+        self._outer.insertWidget(self._outer.count() - 1, self.rules_box, 1)  # it takes the free height
+        self._outer.setStretch(self._outer.count() - 1, 0)
 
     # ---- the user tools folder -------------------------------------------------------------------
 
