@@ -303,3 +303,10 @@ def test_preview_command_diff_and_json(tmp_path):
     assert preview_call({"old": "a\n", "new": "b\n"}).kind == "diff"
     j = preview_call({"city": "Zürich"})
     assert j.kind == "json" and '"Zürich"' in j.text
+
+
+def test_a_sibling_folder_with_a_longer_name_is_not_under_the_folder(tmp_path):
+    engine = PermissionEngine()
+    engine.rules.add("write_file", Scope("path", str(tmp_path / "notes")), "allow")
+    assert check(engine, "write_file", {"path": str(tmp_path / "notes" / "a.txt")}).allowed
+    assert not check(engine, "write_file", {"path": str(tmp_path / "notes-private" / "a.txt")}).allowed

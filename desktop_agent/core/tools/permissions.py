@@ -112,11 +112,11 @@ def canonical_arguments(arguments: Mapping[str, Any]) -> str:
 
 
 def is_under(path: str, folder: str) -> bool:
-    """``path`` is ``folder`` or inside it (both absolute, resolved)."""
-    try:
-        return os.path.commonpath([path, folder]) == folder
-    except ValueError:  # different drives, a relative path
+    """``path`` is ``folder`` or inside it (both absolute, resolved; ``/a/bc`` is not under ``/a/b``)."""
+    if not os.path.isabs(path) or not os.path.isabs(folder):
         return False
+    root = folder if folder.endswith(os.sep) else folder + os.sep
+    return path == folder or path.startswith(root)
 
 
 @dataclass(frozen=True)
@@ -240,6 +240,9 @@ class RuleBook:
     """The rules in force: those of a :class:`RuleStorage` (attached with :meth:`attach`) and those given for
     this run (``--allow-tool``). Thread-safe; listeners (:meth:`subscribe`) hear of every change."""
 
+    #: a rule's "last used" is saved at most this often (seconds): a busy rule costs no write per call
+    TOUCH_SAVE_S = 60.0
+
     def __init__(self, storage: RuleStorage | None = None) -> None:
         self._lock = threading.RLock()
         self._storage: RuleStorage | None = None
@@ -345,7 +348,8 @@ class RuleBook:
             if rule is None:
                 return
             self._rules[rule_id] = replace(rule, last_used_at=now)
-            if rule_id >= 0 and self._storage is not None:
+            recent = rule.last_used_at is not None and now - rule.last_used_at < self.TOUCH_SAVE_S
+            if rule_id >= 0 and self._storage is not None and not recent:
                 try:
                     self._storage.touch(rule_id, now)
                 except Exception:
