@@ -38,11 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     parents = [_data_dir_parent()]
 
-    from desktop_agent.cli.parser import add_chat_parser, add_history_parser, add_tools_parser
+    from desktop_agent.cli.parser import add_chat_parser, add_history_parser, add_mcp_parser, add_tools_parser
 
     add_chat_parser(sub, parents)
     add_tools_parser(sub, parents)
     add_history_parser(sub, parents)
+    add_mcp_parser(sub, parents)
     return parser
 
 
@@ -56,8 +57,20 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--tool-host"]:  # the frozen app started as its own tool host (see core.tools.host)
+        from desktop_agent.core.tools.host_main import main as host_main
+
+        host_main()
+        return 0
     parser = build_parser()
+    # `mcp add NAME -- COMMAND ARGS…`: the server's command line is taken whole, options and all
+    server_command: list[str] = []
+    if "--" in argv and "mcp" in argv[: argv.index("--")] and "add" in argv[: argv.index("--")]:
+        cut = argv.index("--")
+        argv, server_command = argv[:cut], argv[cut + 1 :]
     args, extras = parser.parse_known_args(argv)
+    if server_command:
+        args.server_command = server_command
     # the parser of the (sub-)command the arguments were meant for: its usage, its name
     target: argparse.ArgumentParser = getattr(args, "_parser", None) or parser
     if extras:
@@ -76,6 +89,10 @@ def _main(argv: list[str] | None) -> int:
         from desktop_agent.cli.history import run_history
 
         return run_history(args)
+    if args.command == "mcp":
+        from desktop_agent.cli.mcp import run_mcp
+
+        return run_mcp(args)
 
     from desktop_agent.ui.application import run_gui
 

@@ -34,7 +34,7 @@ import argparse
 import contextlib
 import json
 import sys
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from desktop_agent.cli.errors import EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, UsageError, terminal_text
 from desktop_agent.cli.output import Output, as_output, quiet_library_logs, write_failed, write_line
@@ -114,6 +114,22 @@ def build_registry(settings: Settings, extra_dirs: list[str], err: TextIO | Outp
     return registry
 
 
+def start_mcp_servers(settings: Settings, err: TextIO | Output) -> Any:
+    """The configured MCP servers, started and waited for (each at most its start timeout); a server that
+    failed is one warning line. None when there are none."""
+    from desktop_agent.core.assembly import start_mcp
+    from desktop_agent.core.secrets import SecretStore
+
+    manager = start_mcp(settings, SecretStore())
+    if manager is None:
+        return None
+    for state in manager.wait_ready():
+        if state.state != "ready":
+            tail = f" (its last output: {state.stderr[-1]})" if state.stderr else ""
+            err.write(f"desktop-agent: warning: MCP server {state.line()}{tail}\n")
+    return manager
+
+
 def build_session(settings: Settings, registry, store, conversation: Conversation) -> ChatSession:
     """The chat session for ``settings``. ``session.key_source`` says where the API keys came from
     (``"environment"``, ``"system keyring"``, ``"this session only"``; None for Ollama or no key)."""
@@ -147,6 +163,7 @@ def run_chat(args: argparse.Namespace, out: TextIO | Output | None = None, err: 
     out, err, inp = as_output(out or sys.stdout), as_output(err or sys.stderr), inp or sys.stdin
     quiet_library_logs()
     store = None
+    mcp = None
     try:
         if args.no_tools and args.tool_choice not in (None, "auto", "none"):
             raise UsageError(f"--tool-choice {args.tool_choice} needs tools: drop --no-tools")
@@ -155,6 +172,13 @@ def run_chat(args: argparse.Namespace, out: TextIO | Output | None = None, err: 
 
         permissions = permission_engine()
         registry = None if args.no_tools else build_registry(settings, args.tools_dir, err, permissions)
+        if registry is not None and registry.host is not None and len(registry):
+            registry.host.warm()  # its process loads while the model is asked
+        if not args.no_tools and not getattr(args, "no_mcp", False):
+            mcp = start_mcp_servers(settings, err)
+            from desktop_agent.core.assembly import with_mcp_tools
+
+            registry = with_mcp_tools(registry, mcp, settings, permissions)
         choice = settings.loop.tool_choice
         if registry is not None and choice not in ("auto", "required", "none") and registry.get(choice) is None:
             raise UsageError(
@@ -179,14 +203,14 @@ def run_chat(args: argparse.Namespace, out: TextIO | Output | None = None, err: 
             conversation = Conversation(backend=settings.backend, model=settings.model)
         session = build_session(settings, registry, store, conversation)
     except UsageError as exc:
-        _close(store)
+        _close(store, mcp)
         return _usage_error(args, err, str(exc))
     except Exception as exc:  # noqa: BLE001 — a setup failure the user can act on (unreadable store, bad chat id…)
         write_line(err, f"desktop-agent: {terminal_text(exc)}")
-        _close(store)
+        _close(store, mcp)
         return EXIT_FAILED
     except BaseException:  # Ctrl+C while starting: nothing of this session to keep
-        _close(store)
+        _close(store, mcp)
         raise
 
     try:
@@ -203,7 +227,9 @@ def run_chat(args: argparse.Namespace, out: TextIO | Output | None = None, err: 
         return code
     finally:
         session.agent.backend.close()
-        _close(store)
+        if registry is not None:
+            registry.close()  # the tool host's processes end with the command
+        _close(store, mcp)
 
 
 def _chat_loop(session: ChatSession, args, out: Output, err: Output, inp: TextIO) -> int:
@@ -279,6 +305,8 @@ def _open_chat(store, chat_id: str):
     return store.load(store.resolve(chat_id))
 
 
-def _close(store) -> None:
+def _close(store, mcp: Any = None) -> None:
+    if mcp is not None:
+        mcp.close()
     if store is not None:
         store.close()

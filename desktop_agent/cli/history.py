@@ -132,6 +132,9 @@ def _list(store, args) -> int:
 
 def _search(store, args) -> int:
     text = " ".join(args.text)
+    if not text.strip():
+        _write(sys.stderr, "desktop-agent history search: error: give the words to search for\n")
+        return 2
     hits = store.search(text, limit=args.limit)
     if args.json:
         data = [
@@ -165,6 +168,10 @@ def _show(store, args) -> int:
     if getattr(args, "tools", False):
         return _show_tools(store, cid)
     _write(sys.stdout, store.export(cid, "md"))
+    failure = store.load(cid).last_failure
+    if failure is not None:  # as the window shows it when the chat is opened: the turn did not get an answer
+        _write(sys.stdout, f"\n> **The last turn failed** ({_when(failure.failed_at)}): {failure.text}\n"
+                           f"> Continue it with `desktop-agent chat --chat {cid[:SHORT_ID]}`.\n")
     return 0
 
 

@@ -123,6 +123,7 @@ def add_chat_parser(sub: argparse._SubParsersAction, parents: Sequence[argparse.
     p.add_argument("--allow-tool", action="append", default=[], metavar="NAME",
                    help="allow tool NAME without asking, for this run (repeatable); without a terminal to ask "
                    "(-p with piped input, --events) tools that need approval are otherwise denied")
+    p.add_argument("--no-mcp", action="store_true", help="start none of the configured MCP servers")
     p.add_argument("-p", "--prompt", metavar="TEXT", type=_nonempty("the prompt"),
                    help="run one turn, print the answer and exit")
     p.add_argument("--events", action="store_true", help="print events as JSON Lines instead of plain text")
@@ -203,4 +204,38 @@ def add_history_parser(subparsers: argparse._SubParsersAction,
     for child in sub.choices.values():
         child.set_defaults(_parser=child)
     parser.set_defaults(_history_parser=parser, _parser=parser)
+    return parser
+
+
+def add_mcp_parser(subparsers: argparse._SubParsersAction,
+                   parents: Sequence[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
+    """Add the ``mcp`` sub-command (list / add / remove / import) to ``subparsers``."""
+    parents = list(parents)
+    parser = subparsers.add_parser(
+        "mcp", help="MCP servers: list, add, remove, import",
+        description="The MCP (Model Context Protocol) servers whose tools chats use.", parents=parents,
+    )
+    sub = parser.add_subparsers(dest="mcp_command", metavar="{list,add,remove,import}")
+    p = sub.add_parser("list", help="each server, its status and its tools (starts them to find out)",
+                       parents=parents)
+    p.add_argument("--no-start", action="store_true", help="only the configuration; start no server")
+    p = sub.add_parser(
+        "add", help="add a stdio server: mcp add NAME [--env K=V] -- COMMAND ARGS…, or a remote one with --url",
+        parents=parents,
+    )
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                   help="an environment variable (repeatable); a token/key/secret goes to the keyring")
+    p.add_argument("--cwd", default="", metavar="DIR", help="the folder the server runs in")
+    p.add_argument("--url", default="", metavar="URL", help="a Streamable HTTP server instead of a command")
+    p.add_argument("--header", action="append", default=[], metavar="NAME=VALUE",
+                   help="an HTTP header for --url (repeatable); secrets go to the keyring")
+    p.set_defaults(server_command=[])  # what follows `--` (split off before parsing: see app.py)
+    p = sub.add_parser("remove", help="remove a server (and its secrets in the keyring)", parents=parents)
+    p.add_argument("name", metavar="NAME")
+    p = sub.add_parser("import", help='import a Claude-Desktop-style {"mcpServers": …} JSON file', parents=parents)
+    p.add_argument("file", metavar="FILE")
+    for child in sub.choices.values():
+        child.set_defaults(_parser=child)
+    parser.set_defaults(_mcp_parser=parser, _parser=parser)
     return parser

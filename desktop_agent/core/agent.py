@@ -130,6 +130,8 @@ class Agent:
         #: the chat's permission grants and asker (set by its ChatSession; None: "ask" calls are denied)
         self.permissions: ChatPermissions | None = None
         self.capabilities = capabilities if capabilities is not None else LEARNED
+        #: call id → the cancel event of that one call, while its step runs (see :meth:`cancel_tool_call`)
+        self._call_cancels: dict[str, threading.Event] = {}
         try:
             self._no_lone_close = _LEARNED_NO_LONE_CLOSE.setdefault(backend, set())
         except TypeError:  # backend not weak-referenceable or not hashable: learn per Agent
@@ -159,6 +161,16 @@ class Agent:
             inner.close()  # consumer stopped early: close the backend stream now, not at GC
         # the loop always ends with a terminal event; this is a safety net
         yield TurnFailed(UnexpectedError(RuntimeError("the turn ended without a result")))
+
+    def cancel_tool_call(self, call_id: str) -> bool:
+        """Cancel one tool call of the running turn (any thread): the call is stopped (in the tool host its
+        process is killed), the model gets "cancelled by the user" as its result, and the turn goes on.
+        Returns False when no call of that id is running or waiting in the current step."""
+        event = self._call_cancels.get(call_id)
+        if event is None:
+            return False
+        event.set()
+        return True
 
     # ---- internals ------------------------------------------------------------------------------
 
@@ -433,46 +445,77 @@ class Agent:
         comes later). After a Stop, the remaining calls are answered as cancelled
         without running, so the history stays valid. Returns True when stopped."""
         stopped = False
-        err: str | None
-        for call in calls:
-            decision: Decision | None = None
-            yield ToolCallStarted(call.id, call.name, dict(call.arguments))
-            if stopped or cancel.is_set():
-                stopped = True
-                content = full = "Error: cancelled by the user before the tool ran."
-                ok, status, err, duration = False, "cancelled", "cancelled by the user", 0.0
-            elif call.arguments_error and (self.registry is not None and self.registry.get(call.name)):
-                raw = (call.raw_arguments or "")[:500]
-                content = full = (
-                    f"Error: the arguments for tool '{call.name}' were not valid JSON "
-                    f"({call.arguments_error}). The tool was not run. Call it again with the arguments "
-                    f"as one JSON object. Arguments received: {raw}"
-                )
-                ok, status, err, duration = False, "error", f"invalid JSON arguments: {call.arguments_error}", 0.0
-            elif self.registry is None or len(self.registry) == 0:
-                content = full = f"Error: tool '{call.name}' does not exist; no tools are available."
-                ok, status, err, duration = False, "error", f"unknown tool '{call.name}'", 0.0
-            else:
-                try:
-                    result = self.registry.dispatch(call.name, call.arguments, cancel=cancel, chat=self.permissions,
-                                                    call_id=call.id)
-                    content, full, decision = result.content, result.full, result.decision
-                    ok, status, err, duration = result.ok, result.status, result.error, result.duration_ms
-                except Exception as exc:  # noqa: BLE001 - dispatch should never raise; be safe anyway
-                    content = full = f"Error: {type(exc).__name__}: {exc}"
-                    ok, status, err, duration = False, "error", content[7:], 0.0
-                if status == "cancelled" or cancel.is_set():
-                    stopped = True
-            yield ToolCallFinished(call.id, call.name, ok, full, err, duration, status, decision)
-            result_msg = Message(
-                role="tool",
-                content=content,
-                tool_call_id=call.id,
-                tool_name=call.name,
-                tool_status=status,
-                duration_ms=duration,
-                full_content=full if full != content else None,
-            )
-            self._add(conversation, result_msg)
-            yield MessageAdded(result_msg)
+        own = {call.id: _CallCancel(cancel) for call in calls}  # each call can be cancelled on its own
+        self._call_cancels = dict(own)
+        try:
+            for call in calls:
+                stopped = yield from self._run_tool(conversation, call, cancel, own[call.id], stopped)
+        finally:
+            self._call_cancels = {}
         return stopped
+
+    def _run_tool(self, conversation: Conversation, call: ToolCall, cancel: threading.Event,
+                  call_cancel: _CallCancel, stopped: bool) -> Generator[Event, None, bool]:
+        """Run one call of :meth:`_run_tools` (or answer it as cancelled); returns whether the turn is stopped."""
+        err: str | None
+        output = ""
+        decision: Decision | None = None
+        yield ToolCallStarted(call.id, call.name, dict(call.arguments))
+        if stopped or cancel.is_set():
+            stopped = True
+            content = full = "Error: cancelled by the user before the tool ran."
+            ok, status, err, duration = False, "cancelled", "cancelled by the user", 0.0
+        elif call_cancel.own():
+            content = full = f"Error: tool '{call.name}' was cancelled by the user before it ran."
+            ok, status, err, duration = False, "cancelled", "cancelled by the user", 0.0
+        elif call.arguments_error and (self.registry is not None and self.registry.get(call.name)):
+            raw = (call.raw_arguments or "")[:500]
+            content = full = (
+                f"Error: the arguments for tool '{call.name}' were not valid JSON "
+                f"({call.arguments_error}). The tool was not run. Call it again with the arguments "
+                f"as one JSON object. Arguments received: {raw}"
+            )
+            ok, status, err, duration = False, "error", f"invalid JSON arguments: {call.arguments_error}", 0.0
+        elif self.registry is None or len(self.registry) == 0:
+            content = full = f"Error: tool '{call.name}' does not exist; no tools are available."
+            ok, status, err, duration = False, "error", f"unknown tool '{call.name}'", 0.0
+        else:
+            try:
+                result = self.registry.dispatch(call.name, call.arguments, cancel=call_cancel, chat=self.permissions,
+                                                call_id=call.id)
+                content, full, output, decision = result.content, result.full, result.output, result.decision
+                ok, status, err, duration = result.ok, result.status, result.error, result.duration_ms
+            except Exception as exc:  # noqa: BLE001 - dispatch should never raise; be safe anyway
+                content = full = f"Error: {type(exc).__name__}: {exc}"
+                ok, status, err, duration = False, "error", content[7:], 0.0
+            if cancel.is_set() or (status == "cancelled" and not call_cancel.own()):
+                stopped = True
+        yield ToolCallFinished(call.id, call.name, ok, full, err, duration, status, output=output, decision=decision)
+        result_msg = Message(
+            role="tool",
+            content=content,
+            tool_call_id=call.id,
+            tool_name=call.name,
+            tool_status=status,
+            duration_ms=duration,
+            full_content=full if full != content else None,
+        )
+        self._add(conversation, result_msg)
+        yield MessageAdded(result_msg)
+        return stopped
+
+
+class _CallCancel(threading.Event):
+    """The cancel event one tool call sees: set by :meth:`Agent.cancel_tool_call` for this call alone, and
+    seen as set when the whole turn is stopped."""
+
+    def __init__(self, turn: threading.Event) -> None:
+        super().__init__()
+        self._turn = turn
+
+    def own(self) -> bool:
+        """Cancelled on its own (not by a Stop of the turn)."""
+        return super().is_set()
+
+    def is_set(self) -> bool:
+        return super().is_set() or self._turn.is_set()

@@ -23,14 +23,17 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
+from desktop_agent.core import paths
 from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT, TOOLS_PROMPT, Settings, check_url, is_loopback_url
 
 if TYPE_CHECKING:
     from desktop_agent.core.agent import Agent, OnMessage
     from desktop_agent.core.backends.base import ChatBackend
+    from desktop_agent.core.mcp.manager import McpManager
     from desktop_agent.core.secrets import SecretStore
     from desktop_agent.core.store.database import StoreDatabase
     from desktop_agent.core.tools.definition import Tool
+    from desktop_agent.core.tools.host import ToolHost
     from desktop_agent.core.tools.permissions import PermissionEngine
     from desktop_agent.core.tools.registry import ToolRegistry
 
@@ -221,15 +224,24 @@ def build_backend(spec: BackendSpec, keys: KeySet = KeySet()) -> ChatBackend:
 
 
 def build_registry(settings: Settings, extra_dirs: Iterable[str] = (),
-                   permissions: PermissionEngine | None = None) -> tuple[ToolRegistry, list[str]]:
+                   permissions: PermissionEngine | None = None, *,
+                   host: ToolHost | None = None) -> tuple[ToolRegistry, list[str]]:
     """The tool registry for ``settings`` (shipped tools, the tools folder, ``settings.tools.dirs`` and
     ``extra_dirs``) and the problems met loading it (one line each). ``permissions``: the engine deciding its
-    calls (default: a new one, without saved rules)."""
+    calls (default: a new one, without saved rules). With ``tools.isolated`` its calls run in
+    ``host`` (a new :class:`~desktop_agent.core.tools.host.ToolHost` if None; the caller closes it with
+    :meth:`ToolRegistry.close`)."""
     from desktop_agent.core.tools.loader import load_tools
     from desktop_agent.core.tools.registry import ToolRegistry
 
+    if not settings.tools.isolated:
+        host = None
+    elif host is None:
+        from desktop_agent.core.tools.host import ToolHost
+
+        host = ToolHost()
     registry = ToolRegistry(timeout_s=settings.tools.timeout_s, output_cap=settings.tools.output_cap,
-                            permissions=permissions)
+                            permissions=permissions, host=host)
     problems = load_tools(registry, [*settings.tools.dirs, *extra_dirs])
     return registry, list(problems or [])
 
@@ -251,12 +263,44 @@ def attach_rules(engine: PermissionEngine, store: StoreDatabase) -> None:
     engine.rules.attach(ToolRules(store))
 
 
+def start_mcp(settings: Settings, secrets: SecretStore | None = None) -> McpManager | None:
+    """The MCP servers of ``settings`` (the enabled ones), starting in the background; None when MCP is off or
+    no server is enabled. The caller closes it."""
+    if not settings.mcp.enabled or not any(s.enabled for s in settings.mcp.servers):
+        return None
+    from desktop_agent.core.mcp.manager import McpManager
+
+    manager = McpManager(settings.mcp.servers, secrets, start_timeout_s=settings.mcp.start_timeout_s,
+                         call_timeout_s=settings.tools.timeout_s)
+    manager.start()
+    return manager
+
+
+def with_mcp_tools(registry: ToolRegistry | None, manager: McpManager | None,
+                   settings: Settings, permissions: PermissionEngine | None = None) -> ToolRegistry | None:
+    """``registry`` plus the tools of ``manager``'s ready servers (None: tools are off); a new registry is decided
+    by ``permissions`` (a given registry keeps its own engine)."""
+    if manager is None or not settings.tools.enabled:
+        return registry
+    tools = manager.tools(taken=set(registry.names()) if registry is not None else set())
+    if not tools:
+        return registry
+    if registry is None:
+        from desktop_agent.core.tools.registry import ToolRegistry
+
+        registry = ToolRegistry(timeout_s=settings.tools.timeout_s, output_cap=settings.tools.output_cap,
+                                permissions=permissions)
+    return registry.with_tools(tools)
+
+
 def build_agent(settings: Settings, backend: ChatBackend, registry: ToolRegistry | None,
                 on_message: OnMessage | None = None) -> Agent:
     """The agent loop for ``settings`` around ``backend`` and ``registry``; the tools named in
     ``settings.tools.disabled`` are not offered."""
     from desktop_agent.core.agent import Agent
+    from desktop_agent.core.capabilities import LEARNED
 
+    LEARNED.use_file(paths.cache_dir() / "capabilities.json")
     loop = settings.loop
     if registry is not None and settings.tools.disabled:
         registry = registry.without(settings.tools.disabled)
@@ -298,6 +342,9 @@ class Assembly:
     _registry_key: tuple[Any, ...] | None = field(default=None, init=False, repr=False)
     #: decides every tool call of the agents built here (rules kept in the store once :meth:`use_store` ran)
     permissions: PermissionEngine = field(default_factory=lambda: permission_engine())
+    _host: Any = field(default=None, init=False, repr=False)
+    _mcp: Any = field(default=None, init=False, repr=False)
+    _mcp_key: Any = field(default=None, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _registry_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
@@ -328,10 +375,40 @@ class Assembly:
         key = (settings.tools.model_copy(update={"disabled": []}), self.extra_tool_dirs)
         with self._registry_lock:
             if self._registry is None or key != self._registry_key:
-                registry, problems = build_registry(settings, self.extra_tool_dirs, self.permissions)
+                registry, problems = build_registry(settings, self.extra_tool_dirs, self.permissions,
+                                                    host=self._tool_host())
                 self.pending_problems.extend(problems)
+                if registry.host is not None and len(registry):
+                    registry.host.warm()  # its first process loads in the background, before the first call
                 self._registry, self._registry_key = registry, key
-            return self._registry
+            registry = self._registry
+        return with_mcp_tools(registry, self.mcp(settings), settings, self.permissions)
+
+    def mcp(self, settings: Settings) -> McpManager | None:
+        """The MCP servers of ``settings``, started (in the background) the first time and again when their
+        settings change; None when there are none."""
+        if self.registry_override is not None:
+            return None
+        key = settings.mcp
+        with self._lock:
+            if self._mcp_key == key:
+                return self._mcp
+            old, self._mcp, self._mcp_key = self._mcp, None, key
+        if old is not None:
+            old.close()
+        manager = start_mcp(settings, self.secrets)
+        with self._lock:
+            self._mcp = manager
+        return manager
+
+    def _tool_host(self) -> ToolHost:
+        """The one tool host of this assembly: it addresses tools by file and function, so the registries built
+        one after the other (other folders, a reload) share it, and a call running meanwhile is not touched."""
+        if self._host is None:
+            from desktop_agent.core.tools.host import ToolHost
+
+            self._host = ToolHost()
+        return self._host
 
     def available_tools(self, settings: Settings) -> list[Tool]:
         """Every tool a chat can choose from with ``settings`` — also when tools are off or some are left
@@ -382,3 +459,11 @@ class Assembly:
 
     def close(self) -> None:
         self._close_backend()
+        with self._registry_lock:
+            host, self._host, self._registry, self._registry_key = self._host, None, None, None
+        if host is not None:
+            host.close()  # the tool host's processes end with the app
+        with self._lock:
+            manager, self._mcp, self._mcp_key = self._mcp, None, None
+        if manager is not None:
+            manager.close()

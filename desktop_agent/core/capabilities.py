@@ -12,15 +12,20 @@ comes back empty — no text, no reasoning, no tool call — is asked again, at 
    the same request without tools.
 
 Each retry is announced with one notice. What worked is remembered for that server and model — keyed
-by (backend name, URL, model) — for the life of the process (:data:`LEARNED`), so that later calls
-go without streaming, or without tools, at once. Only a call with automatic tool choice learns to
+by (backend name, URL, model) — in :data:`LEARNED`, kept in a small file in the cache folder so that it
+holds across runs (each ``desktop-agent chat -p`` is a new process), so that later calls go without
+streaming, or without tools, at once. Only a call with automatic tool choice learns to
 leave the tools out: a forced choice (a tool's name, ``required``) always offers them.
 """
 
 from __future__ import annotations
 
+import json
+import logging
+import os
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
 from typing import Any
 
 from desktop_agent.core.errors import (
@@ -51,6 +56,8 @@ __all__ = [
 TOOLS_LEFT_OUT = "Tools are not offered to this model on this server: it answered nothing when offered them."
 
 ServerKey = tuple[str, str, str]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -83,6 +90,39 @@ class Capabilities:
     def __init__(self) -> None:
         self._learned: dict[ServerKey, Learned] = {}
         self._lock = threading.Lock()
+        self._file: Path | None = None
+
+    def use_file(self, path: Path) -> None:
+        """Keep what is learned in ``path`` (JSON): what it holds is read now (a damaged or unreadable file
+        counts as empty) and each lesson is written to it. Calling again with the same path does nothing."""
+        with self._lock:
+            if self._file == path:
+                return
+            self._file = path
+            try:
+                rows = json.loads(path.read_text(encoding="utf-8")).get("learned", [])
+                names = {f.name for f in fields(Learned)}
+                for row in rows:
+                    key = (str(row["backend"]), str(row["url"]), str(row["model"]))
+                    facts = {k: bool(v) for k, v in row.items() if k in names}
+                    self._learned[key] = replace(self._learned.get(key, Learned()), **facts)
+            except FileNotFoundError:
+                pass
+            except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+                log.warning("what was learned about servers could not be read from %s: %s", path, exc)
+
+    def _save(self) -> None:
+        """Write what is learned to the file (atomically; under the lock). A failure is logged, not raised."""
+        if self._file is None:
+            return
+        rows = [{"backend": b, "url": u, "model": m, **asdict(v)} for (b, u, m), v in self._learned.items()]
+        try:
+            self._file.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self._file.with_name(self._file.name + ".tmp")
+            tmp.write_text(json.dumps({"version": 1, "learned": rows}, indent=1), encoding="utf-8")
+            os.replace(tmp, self._file)
+        except OSError as exc:
+            log.warning("what was learned about servers could not be saved to %s: %s", self._file, exc)
 
     def learned(self, backend: Any) -> Learned:
         """What is known about ``backend``'s server and model (all capabilities until shown otherwise)."""
@@ -94,13 +134,17 @@ class Capabilities:
         key = server_key(backend)
         with self._lock:
             self._learned[key] = replace(self._learned.get(key, Learned()), **facts)
+            self._save()
 
     def clear(self) -> None:
+        """Forget everything, in memory only (the file is left alone and no longer used)."""
         with self._lock:
             self._learned.clear()
+            self._file = None
 
 
-#: what this process has learned; every agent shares it (the window builds an agent per turn)
+#: what was learned; every agent shares it (the window builds an agent per turn); the assembly keeps it in the
+#: cache folder
 LEARNED = Capabilities()
 
 

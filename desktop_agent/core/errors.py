@@ -246,6 +246,32 @@ class ToolTimedOut(AgentError):
         super().__init__(f"Error: tool '{name}' timed out after {timeout_s:g} s")
 
 
+class ToolHostCrashed(AgentError):
+    """The process running a tool call died during it (the tool exited, crashed the interpreter, was killed).
+    Used for tool results; the next call gets a new process."""
+
+    def __init__(self, name: str, how: str):
+        self.name, self.how = name, how
+        super().__init__(f"Error: tool '{name}' crashed the process it ran in ({how}); it returned no result. "
+                         "The tool host was restarted for the next call.")
+
+
+class ToolPrintedTooMuch(AgentError):
+    """A tool printed more than the tool host keeps for one call; it was stopped. Used for tool results."""
+
+    def __init__(self, name: str, limit_mb: int):
+        self.name, self.limit_mb = name, limit_mb
+        super().__init__(f"Error: tool '{name}' printed more than {limit_mb} MB and was stopped.")
+
+
+class ToolHostUnavailable(AgentError):
+    """The process that runs tools could not be started. Used for tool results."""
+
+    def __init__(self, detail: str):
+        self.detail = detail
+        super().__init__(f"Error: the tool host could not run the call ({detail}).")
+
+
 class SettingsError(AgentError):
     """A setting is invalid (bad URL, negative timeout…)."""
 

@@ -49,7 +49,8 @@ class ToolCallFinished:
     """A tool call ended. ``result`` is the full result (uncapped) for the UI; ``error`` is set when
     ``ok`` is false. ``status`` is one of ok / error / timeout / cancelled / denied; ``duration_ms`` in
     milliseconds. ``decision``: the permission check's (allow/deny, by rule/user/default, rule id); None when
-    the call never reached it (unknown tool, invalid arguments, stopped before it ran)."""
+    the call never reached it (unknown tool, invalid arguments, stopped before it ran); ``output`` what the
+    tool printed."""
 
     call_id: str
     name: str
@@ -58,6 +59,8 @@ class ToolCallFinished:
     error: str | None
     duration_ms: float
     status: str = "ok"
+    #: what the tool printed (stdout/stderr) while it ran in the tool host; not sent to the model
+    output: str = ""
     decision: Decision | None = None
 
 

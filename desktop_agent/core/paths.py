@@ -20,6 +20,11 @@ def set_home(path: str | os.PathLike[str] | None) -> None:
     _override = Path(path).expanduser().resolve() if path else None
 
 
+def home_override() -> Path | None:
+    """The folder every folder of the app is under (``--data-dir`` / ``DESKTOP_AGENT_HOME``), None if not set."""
+    return _home()
+
+
 def _home() -> Path | None:
     if _override is not None:
         return _override

@@ -59,6 +59,8 @@ _DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: keys kept for this session only: normalised base URL -> keys. Memory only, never written.
 _session_keys: dict[str, list[str]] = {}
 _session_lock = threading.Lock()
+#: other secrets the keyring could not take, for this session only
+_session_secrets: dict[str, str] = {}
 
 
 def normalize_base_url(base_url: str | None) -> str:
@@ -395,6 +397,48 @@ class SecretStore:
 
         with contextlib.suppress(PasswordDeleteError):  # nothing stored: nothing to delete
             backend.delete_password(SERVICE, self._username(provider))
+
+    # ---- other secrets (an MCP server's tokens) ----------------------------------------------------
+
+    def get_secret(self, name: str) -> str | None:
+        """The secret stored under ``name`` (e.g. ``"mcp:github:env:GITHUB_TOKEN"``), or None. Never raises."""
+        with _session_lock:
+            if name in _session_secrets:
+                return _session_secrets[name]
+        backend = self._keyring()
+        if backend is None:
+            return None
+        try:
+            return backend.get_password(SERVICE, f"secret:{name}")
+        except Exception as exc:  # noqa: BLE001 - a keyring that fails in any way is reported, not raised
+            self._fail(exc)
+            return None
+
+    def set_secret(self, name: str, value: str | None) -> str:
+        """Store ``value`` under ``name`` (None or "" deletes it); returns where it lives: the system keyring,
+        or this session only when the keyring cannot take it — never a file. Never raises."""
+        with self._lock:
+            backend = self._keyring()
+            if backend is not None:
+                try:
+                    if value:
+                        backend.set_password(SERVICE, f"secret:{name}", value)
+                    else:
+                        from keyring.errors import PasswordDeleteError
+
+                        with contextlib.suppress(PasswordDeleteError):
+                            backend.delete_password(SERVICE, f"secret:{name}")
+                    with _session_lock:
+                        _session_secrets.pop(name, None)
+                    return SYSTEM_KEYRING
+                except Exception as exc:  # noqa: BLE001 - a keyring that fails in any way is reported, not raised
+                    self._fail(exc)
+            with _session_lock:
+                if value:
+                    _session_secrets[name] = value
+                else:
+                    _session_secrets.pop(name, None)
+            return SESSION_ONLY
 
     def describe(self, base_url: str | None = None) -> str:
         """One sentence for the settings dialog: where the keys live and, when the keyring cannot be

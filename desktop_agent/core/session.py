@@ -154,6 +154,12 @@ class ChatSession:
         c = self.conversation
         return ChatUpdated(c.id, c.title, backend or c.backend, model or c.model)
 
+    def cancel_tool_call(self, call_id: str) -> bool:
+        """Cancel one running tool call of this chat's turn (any thread); the turn goes on. False when no such
+        call is running (see :meth:`Agent.cancel_tool_call`)."""
+        agent = self._agent
+        return agent.cancel_tool_call(call_id) if agent is not None else False
+
     def run_turn(self, text: str | None, cancel: threading.Event | None = None) -> Iterator[Event]:
         """One turn: ``text`` None = retry/continue from the history. Ends with exactly one terminal event;
         :class:`ChatUpdated` follows the user's message (or comes first, for a retry)."""

@@ -160,10 +160,51 @@ class ToolSettings(_Group):
     dirs: list[str] = Field(default_factory=list)
     timeout_s: float = Field(30.0, gt=0)
     output_cap: int = Field(16_000, ge=256)
+    #: run Python tools in a separate tool-host process (a crashing or hanging tool cannot take the app down)
+    isolated: bool = True
 
 
 class AppearanceSettings(_Group):
     theme: Literal["system", "light", "dark"] = "system"
+
+
+class McpServerSettings(_Group):
+    """One MCP server: a stdio ``command`` with ``args``, ``env`` and ``cwd`` — or a Streamable HTTP ``url`` with
+    ``headers``. The values of the names in ``secret_env`` / ``secret_headers`` are in the OS keyring, not here."""
+
+    name: str = Field(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9_.-]+$")
+    enabled: bool = True
+    command: str = ""
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str = ""
+    url: str = ""
+    headers: dict[str, str] = Field(default_factory=dict)
+    secret_env: list[str] = Field(default_factory=list)
+    secret_headers: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerSettings:
+        if bool(self.command.strip()) == bool(self.url.strip()):
+            raise ValueError("an MCP server needs either a command (stdio) or a URL (Streamable HTTP)")
+        if self.url:
+            check_url(self.url)
+        return self
+
+
+class McpSettings(_Group):
+    enabled: bool = True
+    servers: list[McpServerSettings] = Field(default_factory=list)
+    #: seconds a server may take to start and list its tools
+    start_timeout_s: float = Field(30.0, gt=0)
+
+    @field_validator("servers")
+    @classmethod
+    def _unique_names(cls, servers: list[McpServerSettings]) -> list[McpServerSettings]:
+        names = [s.name for s in servers]
+        if len(set(names)) != len(names):
+            raise ValueError("two MCP servers have the same name")
+        return servers
 
 
 #: the first, flat schema's field → (group, field) of the grouped one
@@ -222,6 +263,7 @@ class Settings(BaseModel):
     loop: LoopSettings = Field(default_factory=LoopSettings)
     tools: ToolSettings = Field(default_factory=ToolSettings)
     appearance: AppearanceSettings = Field(default_factory=AppearanceSettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
 
     @model_validator(mode="before")
     @classmethod

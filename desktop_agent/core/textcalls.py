@@ -3,13 +3,17 @@
 Some models (and chat templates) write a call as text: one JSON object such as ``{"name": "get_weather",
 "parameters": {...}}``, a JSON array or a sequence of objects for several calls, optionally inside a
 ```` ```json ```` fence, after Llama's ``<|python_tag|>`` or inside Hermes/Qwen ``<tool_call>…</tool_call>``
-tags. :class:`JsonToolCallGate` holds back streamed text that may be such a call and, at the end of the
+tags, or as ``functions.NAME:`` followed by the arguments object (the form llama-cpp-python's
+``chatml-function-calling`` template teaches; small models copy its HTML-escaped quotes, ``&#34;``, too).
+:class:`JsonToolCallGate` holds back streamed text that may be such a call and, at the end of the
 stream, turns it into :class:`~desktop_agent.core.messages.ToolCall` objects — or releases it as text.
 """
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from typing import Any
 
 from desktop_agent.core.arguments import make_tool_call, parse_tool_arguments
@@ -42,9 +46,17 @@ def _call_from_object(obj: Any, tool_names: set[str]) -> ToolCall | None:
 
 _PYTHON_TAG = "<|python_tag|>"  # Llama 3.x: a built-in tool call follows
 _CALL_OPEN, _CALL_CLOSE = "<tool_call>", "</tool_call>"  # Hermes / Qwen chat templates
+_FUNCTIONS = "functions."  # "functions.NAME:\n{...}" (llama-cpp-python's chatml-function-calling)
+_FUNCTIONS_CALL = re.compile(r"functions\.([A-Za-z0-9_-]{1,64}):\s*")
+_FUNCTIONS_PARTIAL = re.compile(r"functions\.[A-Za-z0-9_-]{0,64}(:\s*(\{.*)?)?", re.DOTALL)
 _JSON_FENCES = ("", "json", "jsonc", "json5")
 #: how a reply that may be a tool call written as text starts
-_CALL_STARTS = ("{", "[", "```", _PYTHON_TAG, _CALL_OPEN)
+_CALL_STARTS = ("{", "[", "```", _PYTHON_TAG, _CALL_OPEN, _FUNCTIONS)
+
+
+def _unescaped(text: str) -> str:
+    """JSON written with HTML entities for its quotes (``{&#34;city&#34;: …}``) as plain JSON."""
+    return html.unescape(text) if "&#" in text or "&quot;" in text else text
 
 
 class JsonToolCallGate:
@@ -171,6 +183,8 @@ class JsonToolCallGate:
             return bool(inner) and not inner.startswith("{")  # else: decided at the end
         if _CALL_OPEN.startswith(text):
             return False
+        if text.startswith(_FUNCTIONS):
+            return _FUNCTIONS_PARTIAL.fullmatch(text) is None
         info, body = self._split_fence(text)
         if info is not None:
             if "\n" not in text:
@@ -197,16 +211,40 @@ class JsonToolCallGate:
                     inner, text = text, ""
                 else:
                     inner, text = text[:end], text[end + len(_CALL_CLOSE) :].strip()
-                found = self._sequence(inner.strip(), complete=True)
+                found = self._sequence(_unescaped(inner.strip()), complete=True)
                 if not found:
                     return None
                 calls.extend(found)  # type: ignore[arg-type]
             return calls or None
+        if text.startswith(_FUNCTIONS):
+            return self._functions_calls(text)
         info, body = self._split_fence(text)
         body = body.strip()
         if info is not None:
             if info.strip().lower() not in _JSON_FENCES or not body.endswith("```"):
                 return None
             body = body[:-3].strip()
-        found = self._sequence(body, complete=True)
+        found = self._sequence(_unescaped(body), complete=True)
         return found or None  # type: ignore[return-value]
+
+    def _functions_calls(self, text: str) -> list[ToolCall] | None:
+        """``functions.NAME:`` + arguments object, one or more times: the calls, or None when any part is not a
+        call of a registered tool with an object of arguments."""
+        text = _unescaped(text)
+        decoder = json.JSONDecoder()
+        calls: list[ToolCall] = []
+        pos = 0
+        while pos < len(text):
+            head = _FUNCTIONS_CALL.match(text, pos)
+            if head is None or head.group(1) not in self.tool_names:
+                return None
+            try:
+                value, pos = decoder.raw_decode(text, head.end())
+            except json.JSONDecodeError:
+                return None
+            if not isinstance(value, dict):
+                return None
+            calls.append(make_tool_call(head.group(1), value))
+            while pos < len(text) and text[pos] in " \t\r\n,;":
+                pos += 1
+        return calls or None

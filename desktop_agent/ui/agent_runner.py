@@ -204,6 +204,11 @@ class AgentRunner(QObject):
         if self._job is not None:
             self._job.cancel.set()
 
+    def cancel_tool_call(self, call_id: str) -> bool:
+        """Cancel one tool call of the running turn (the turn goes on); False when it is not running."""
+        job = self._job
+        return job.session.cancel_tool_call(call_id) if job is not None else False
+
     @Slot(object)
     def _relay(self, ev: object) -> None:
         if self._closed:

@@ -167,6 +167,23 @@ class ChatOptions(QWidget):
         self.json_button.setAccessibleName("JSON format")
         self.json_button.toggled.connect(lambda on: self._change("generation.format", "json" if on else None))
 
+        # in a narrow window JSON and Think fold away into this menu rather than disappear
+        self.more_menu = QMenu(self)
+        self.more_json = self.more_menu.addAction("JSON answers")
+        self.more_json.setCheckable(True)
+        self.more_json.toggled.connect(self.json_button.setChecked)
+        self.json_button.toggled.connect(self.more_json.setChecked)
+        self.more_think = self.more_menu.addMenu(self.think_menu)
+        self.more_think.setText("Think")
+        self.more_button = QToolButton()
+        self.more_button.setObjectName("chatMore")
+        self.more_button.setText("⋯")
+        self.more_button.setMenu(self.more_menu)
+        self.more_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.more_button.setAccessibleName("More chat options")
+        self.more_button.setToolTip("The options that do not fit: JSON answers, Think")
+        self.more_button.setHidden(True)
+
         self.labels = (temperature_label, think_label)
         row = self._row = QHBoxLayout(self)
         row.setContentsMargins(4, 0, 4, 0)
@@ -183,14 +200,17 @@ class ChatOptions(QWidget):
         row.addWidget(self.think)
         row.addSpacerItem(self._gaps[2])
         row.addWidget(self.json_button)
+        row.addWidget(self.more_button)
         row.addStretch(1)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
-        for w in (self.tools_button, self.tools_menu_button, self.temperature, self.think, self.json_button):
+        for w in (self.tools_button, self.tools_menu_button, self.temperature, self.think, self.json_button,
+                  self.more_button):
             w.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # reachable with Tab
         QWidget.setTabOrder(self.tools_button, self.tools_menu_button)
         QWidget.setTabOrder(self.tools_menu_button, self.temperature)
         QWidget.setTabOrder(self.temperature, self.think)
         QWidget.setTabOrder(self.think, self.json_button)
+        QWidget.setTabOrder(self.json_button, self.more_button)
         self.restyle()
         self._display()
 
@@ -210,6 +230,9 @@ class ChatOptions(QWidget):
             gap.changeSize(4 if level >= 2 else 12, 0, QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Minimum)
         self.json_button.setHidden(level >= 3)
         self.think.setHidden(level >= 4)
+        self.more_json.setVisible(level >= 3)
+        self.more_think.setVisible(level >= 4)
+        self.more_button.setHidden(level < 3)
         self.temperature_box.setHidden(level >= 5)
         self._show_think(self.effective().generation.think)
         self._row.invalidate()
@@ -444,6 +467,7 @@ class ChatOptions(QWidget):
             QWidget#chatOptions QToolButton:disabled {{ color: {th.faint}; border-color: {th.faint}; }}
             QWidget#chatOptions QToolButton#chatThink {{ color: {th.text}; padding: 2px 8px; }}
             QWidget#chatOptions QToolButton#chatThink::menu-indicator {{ image: none; width: 0; }}
+            QWidget#chatOptions QToolButton#chatMore::menu-indicator {{ image: none; width: 0; }}
             QWidget#chatOptions QFrame#chatTemperatureBox {{ border: 1px solid {th.assistant_border};
                 border-radius: 8px; }}
             QWidget#chatOptions QFrame#chatTemperatureBox:hover {{ border-color: {th.user_border}; }}

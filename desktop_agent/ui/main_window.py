@@ -60,6 +60,7 @@ from desktop_agent.ui.chat.cards import ErrorCard
 from desktop_agent.ui.chat.view import ChatView
 from desktop_agent.ui.chat_options import ChatOptions
 from desktop_agent.ui.compose import Composer
+from desktop_agent.ui.dock_fit import DockFitter
 from desktop_agent.ui.errors import ErrorAction
 from desktop_agent.ui.model_listing import ModelListing
 from desktop_agent.ui.model_picker import BACKENDS, ModelPicker
@@ -133,6 +134,7 @@ class MainWindow(QMainWindow):
         self.setObjectName("mainWindow")
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
         self.resize(1180, 760)
+        self.setMinimumSize(*self.MIN_SIZE)
 
         self.assembly = assembly or Assembly(secrets=secrets)
         self.runner = AgentRunner(self.assembly, self)
@@ -219,6 +221,7 @@ class MainWindow(QMainWindow):
     def _build_docks(self) -> None:
         self.sidebar = ToolSidebar()
         self.sidebar.setMinimumWidth(200)
+        self.sidebar.cancel_requested.connect(self.runner.cancel_tool_call)
         self.chat.tool_clicked.connect(self._show_tool_call)
         self.tool_dock = QDockWidget("Tool activity", self)
         self.tool_dock.setObjectName("toolDock")
@@ -227,6 +230,9 @@ class MainWindow(QMainWindow):
         self.tool_dock.setAllowedAreas(Qt.DockWidgetArea.LeftDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.tool_dock)
         self.history_dock: QDockWidget | None = None
+        self.dock_fit = DockFitter(self, self.central, min_chat_width=self.MIN_CHAT_WIDTH,
+                                   hide_below=self.HIDE_DOCKS_BELOW, shares=self.DOCK_SHARE)
+        self.dock_fit.add(self.tool_dock)
 
     def _action(self, text: str, icon: str | None, shortcut: str | QKeySequence | None, slot, tip: str = "") -> QAction:
         a = QAction(text, self)
@@ -336,9 +342,10 @@ class MainWindow(QMainWindow):
         try:
             qs = self.qsettings()
             qs.setValue("geometry", self.saveGeometry())
-            qs.setValue("state", self.saveState())
-            if self.history_dock is not None:
-                qs.setValue("history_visible", self.history_dock.isVisible())
+            with self.dock_fit.as_chosen():
+                qs.setValue("state", self.saveState())
+                if self.history_dock is not None:
+                    qs.setValue("history_visible", self.history_dock.isVisible())
             qs.sync()
         except Exception:
             log.warning("could not save the window layout", exc_info=True)
@@ -419,8 +426,9 @@ class MainWindow(QMainWindow):
             if not restored:
                 w = max(200, min(260, int(self.width() * 0.2)))
                 self.resizeDocks([dock], [w], Qt.Orientation.Horizontal)
+            self.dock_fit.add(dock)
             self._fit_toolbar()
-            QTimer.singleShot(0, self._fit_docks)
+            self.dock_fit.schedule()
         self.history_dock.setWidget(panel)
         self.history_panel = panel
         panel.conversation_activated.connect(self.open_conversation)
@@ -880,10 +888,14 @@ class MainWindow(QMainWindow):
                 w = max(240, min(340, int(self.width() * 0.27)))
                 self.resizeDocks([self.tool_dock], [w], Qt.Orientation.Horizontal)
             self._fit_toolbar()
-            QTimer.singleShot(0, self._fit_docks)  # a layout restored from a larger screen
+            self.dock_fit.schedule()  # a layout restored from a larger screen
 
-    #: below this chat width the side docks give way (each shrinks to its share of the window)
+    #: the smallest window: the toolbar fits (icons only) beside the model picker, the chat keeps its width
+    MIN_SIZE = (600, 440)
+    #: below this chat width the side docks shrink to their share of the window
     MIN_CHAT_WIDTH = 440
+    #: a dock hides rather than leave the chat narrower than this
+    HIDE_DOCKS_BELOW = 360
     #: the share of the window each side dock keeps when the window is narrow
     DOCK_SHARE: ClassVar[dict[str, float]] = {"historyDock": 0.22, "toolDock": 0.27}
 
@@ -891,25 +903,7 @@ class MainWindow(QMainWindow):
         super().resizeEvent(event)
         if self._shown_once and not self._closing:
             self._fit_toolbar()
-            QTimer.singleShot(0, self._fit_docks)  # after the dock layout has taken the new size
-
-    def _fit_docks(self) -> None:
-        """Keep the chat usable in a small window: a dock keeps its width (the user's choice) while
-        the chat is wide enough; once the chat is narrower than :attr:`MIN_CHAT_WIDTH`, the side docks
-        shrink to their share of the window (never below their minimum width)."""
-        if self._closing or self.central.width() >= self.MIN_CHAT_WIDTH:
-            return
-        docks, widths = [], []
-        for dock in (self.history_dock, self.tool_dock):
-            if dock is None or not dock.isVisible() or dock.isFloating():
-                continue
-            share = int(self.width() * self.DOCK_SHARE.get(dock.objectName(), 0.25))
-            target = max(dock.minimumSizeHint().width(), share)
-            if dock.width() > target:
-                docks.append(dock)
-                widths.append(target)
-        if docks:
-            self.resizeDocks(docks, widths, Qt.Orientation.Horizontal)
+            self.dock_fit.schedule()
 
     def _fit_toolbar(self) -> None:
         """Toolbar buttons show their text when everything fits, only their icon (the text stays

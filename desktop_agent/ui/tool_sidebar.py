@@ -3,8 +3,10 @@
 Columns: status (running / ok / error / timed out / cancelled / denied), tool name, short arguments,
 duration (live while running, from a 100 ms timer that only runs while a call is running). Selecting a
 row shows the permission decision (allowed / denied, by rule, user or default), the pretty-printed arguments
-and the full (uncapped) result or error below, read-only and copyable. Fed by :meth:`ToolSidebar.handle` with
-core events, or :meth:`ToolSidebar.load` with a saved conversation (and its audited decisions).
+and the full (uncapped) result or error below, read-only and copyable; a running call has a "Cancel" button
+above them (Delete in the list does the same): that call alone is stopped and the turn goes on. Fed by
+:meth:`ToolSidebar.handle` with core events, or :meth:`ToolSidebar.load` with a saved conversation (and its
+audited decisions).
 """
 
 from __future__ import annotations
@@ -17,13 +19,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFontDatabase
+from PySide6.QtGui import QColor, QFontDatabase, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPlainTextEdit,
+    QPushButton,
     QSplitter,
     QStackedWidget,
     QToolButton,
@@ -115,6 +118,8 @@ class ToolRun:
     duration_ms: float | None = None
     started: float = 0.0  # time.monotonic() when it started (live duration)
     decision: str = ""  # "allowed by rule #3", "denied by user: …"; empty when the call never reached the check
+    cancelling: bool = False  # the user asked to cancel it; its result has not come yet
+    output: str = ""  # what the tool printed
 
 
 class ToolSidebar(QWidget):
@@ -122,6 +127,8 @@ class ToolSidebar(QWidget):
 
     #: a row was selected (call id)
     selected = Signal(str)
+    #: the user asked to cancel this running call (call id); the turn goes on
+    cancel_requested = Signal(str)
 
     COLS = ("Status", "Tool", "Arguments", "Duration")
 
@@ -181,12 +188,23 @@ class ToolSidebar(QWidget):
         # the whole result, not the (possibly cut) text shown
         self.copy_result = self._copy_button("Copy result", lambda: self._result_full)
         self._result_full = ""
+        self.cancel_call = QPushButton("Cancel call")
+        self.cancel_call.setObjectName("cancelToolCall")
+        self.cancel_call.setAccessibleName("Cancel this tool call")
+        self.cancel_call.setToolTip("Stop this tool call (Delete in the list); the assistant is told it was "
+                                    "cancelled and goes on")
+        self.cancel_call.setVisible(False)
+        self.cancel_call.clicked.connect(self._cancel_current)
+        self._cancel_key = QShortcut(QKeySequence(Qt.Key.Key_Delete), self.tree)
+        self._cancel_key.setContext(Qt.ShortcutContext.WidgetShortcut)
+        self._cancel_key.activated.connect(self._cancel_current)
 
         details = QWidget()
         dl = QVBoxLayout(details)
         dl.setContentsMargins(0, 6, 0, 0)
         dl.setSpacing(4)
         dl.addWidget(self.decision_label)
+        dl.addWidget(self.cancel_call, 0, Qt.AlignmentFlag.AlignLeft)
         dl.addLayout(self._section(self.args_label, self.copy_args))
         dl.addWidget(self.args_view, 1)
         dl.addLayout(self._section(self.result_label, self.copy_result))
@@ -247,6 +265,7 @@ class ToolSidebar(QWidget):
             lab.setStyleSheet(f"color: {th.muted}; font-weight: 600;")
         for b in (self.copy_args, self.copy_result):
             b.setIcon(icons.icon("copy", th.muted))
+        self.cancel_call.setIcon(icons.icon("stop", th.err))
         for run in self.runs.values():
             self._paint(run)
 
@@ -258,7 +277,7 @@ class ToolSidebar(QWidget):
         elif isinstance(ev, ToolCallFinished):
             status = ev.status or ("ok" if ev.ok else "error")
             decision = ev.decision.summary() if ev.decision is not None else ""
-            self.finished(ev.call_id, ev.name, status, ev.result, ev.error, ev.duration_ms, decision)
+            self.finished(ev.call_id, ev.name, status, ev.result, ev.error, ev.duration_ms, ev.output, decision)
         elif isinstance(ev, TurnCancelled | TurnFailed):
             self.end_running("cancelled")
 
@@ -270,6 +289,7 @@ class ToolSidebar(QWidget):
 
     def finished(
         self, call_id: str, name: str, status: str, result: str, error: str | None, duration_ms: float | None,
+        output: str = "",
         decision: str = "",
     ) -> None:
         run = self.runs.get(call_id)
@@ -277,7 +297,7 @@ class ToolSidebar(QWidget):
             run = ToolRun(call_id, name, {})
             self._add(run)
         run.status = status if status in STATUS else ("ok" if not error else "error")
-        run.result, run.error, run.duration_ms = result or "", error, duration_ms
+        run.result, run.error, run.duration_ms, run.output = result or "", error, duration_ms, output or ""
         run.decision = decision
         self._paint(run)
         if self.tree.currentItem() is self._items[call_id]:
@@ -399,7 +419,21 @@ class ToolSidebar(QWidget):
                     "(too large to display); Copy copies the whole result.")
         self.result_view.setPlainText(text)
 
+    def _cancel_current(self) -> None:
+        """Ask to cancel the selected call, if it is running (the row says so until the result comes)."""
+        item = self.tree.currentItem()
+        run = self.runs.get(item.data(0, Qt.ItemDataRole.UserRole)) if item is not None else None
+        if run is None or run.status != "running" or run.cancelling:
+            return
+        run.cancelling = True
+        self._show(run)
+        self.cancel_requested.emit(run.call_id)
+
     def _show(self, run: ToolRun) -> None:
+        running = run.status == "running"
+        self.cancel_call.setVisible(running)
+        self.cancel_call.setEnabled(running and not run.cancelling)
+        self.cancel_call.setText("Cancelling…" if running and run.cancelling else f"Cancel {run.name}")
         self.args_view.setPlainText(pretty_json(run.arguments) if run.arguments else "{}")
         self.decision_label.setText(("Permission: " + run.decision) if run.decision else "")
         self.decision_label.setVisible(bool(run.decision))
@@ -413,6 +447,8 @@ class ToolSidebar(QWidget):
         else:
             self.result_label.setText("Result")
             self._set_result(pretty_json(run.result))
+        if run.output.strip() and not running:
+            self._set_result(f"{self._result_full}\n\n── printed by the tool ──\n{run.output.rstrip()}")
         self.copy_args.setEnabled(True)
         self.copy_result.setEnabled(bool(self._result_full))
 

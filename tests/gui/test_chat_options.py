@@ -209,3 +209,26 @@ def test_the_strip_folds_in_a_narrow_window_and_looks_right_in_both_palettes(mak
     finally:
         app.setPalette(original)
         strip.restyle()
+
+
+def test_folded_options_stay_reachable_from_the_more_menu(make_window, qtbot):
+    """At the window's minimum size (the tool activity still beside the chat) JSON and Think folded away and
+    could not be changed at all; now they fold into the ⋯ menu, which changes the same chat options."""
+    w = make_window(Settings(), size=(1100, 700))
+    strip = w.chat_options
+    assert strip.more_button.isHidden()
+    w.resize(w.minimumSize().expandedTo(w.minimumSizeHint()))
+    w.tool_dock.show()  # the user keeps the tool activity open beside the chat
+    qtbot.waitUntil(lambda: strip.json_button.isHidden(), timeout=3000)
+    assert not strip.more_button.isHidden()
+    assert strip.layout().sizeHint().width() <= max(strip.width(), strip.minimumSizeHint().width())
+    assert strip.more_json.isVisible()
+    strip.more_json.trigger()
+    assert strip.json_button.isChecked()
+    assert strip.effective().generation.format == "json"
+    if strip.think.isHidden():
+        assert strip.more_think.isVisible()
+        strip.think_actions[True].trigger()
+        assert strip.effective().generation.think is True
+    strip.more_json.trigger()
+    assert strip.effective().generation.format is None

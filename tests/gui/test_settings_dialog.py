@@ -916,3 +916,47 @@ def test_every_page_fits_at_the_minimum_size(dialogs, qtbot):
         for label in page.findChildren(QLabel):
             if label.isVisible() and label.wordWrap() and label.text():
                 assert label.height() >= label.heightForWidth(label.width()), (index, label.text())
+
+
+def test_running_tools_apart_from_the_app_can_be_turned_off_and_on(dialogs, qtbot):
+    dialog = dialogs()
+    page = dialog.tools_page
+    assert page.isolated.isChecked()  # on by default
+    page.isolated.setChecked(False)
+    with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS) as saved:
+        dialog.save_button.click()
+    assert saved.args[0].tools.isolated is False and Settings.load()[0].tools.isolated is False
+    again = dialogs(Settings.load()[0]).tools_page
+    assert not again.isolated.isChecked()
+
+
+def test_test_connection_picks_a_listed_model_when_the_chosen_one_is_not_there(dialogs, qtbot, openai_server):
+    """A new user tested the README's local server: the models were listed, but chats still went to
+    gpt-4o-mini, which that server does not have. Now the first listed model is used (and the user is told)."""
+    dialog = dialogs(Settings(backend="openai", openai_base_url=openai_server.url))
+    dialog.openai_page.keys.new_key.setText(KEY)
+    dialog.openai_page.keys.add_key()
+    assert dialog.generation_page.model_of("openai") == "gpt-4o-mini"
+    dialog.openai_page.test_connection()
+    qtbot.waitUntil(lambda: "Connected" in _shown(dialog.openai_page.status), timeout=WAIT_MS)
+    assert dialog.generation_page.model_of("openai") == "gpt-local"
+    assert "“gpt-4o-mini” is not on this server: chats will use gpt-local" in _shown(dialog.openai_page.status)
+    saved = dialog._validate()
+    assert saved is not None and saved.openai.model == "gpt-local"
+
+
+def test_test_connection_keeps_a_model_the_server_has(dialogs, qtbot, ollama_server):  # noqa: F811
+    """``llama3.2`` is ``llama3.2:latest`` on an Ollama server: nothing is replaced."""
+    dialog = dialogs(Settings(ollama_host=ollama_server.url, ollama_model="llama3.2"))
+    dialog.ollama_page.test_connection()
+    qtbot.waitUntil(lambda: "Connected" in _shown(dialog.ollama_page.status), timeout=WAIT_MS)
+    assert dialog.generation_page.model_of("ollama") == "llama3.2"
+    assert "not installed" not in _shown(dialog.ollama_page.status)
+
+
+def test_test_connection_on_ollama_replaces_a_model_that_is_not_installed(dialogs, qtbot, ollama_server):  # noqa: F811
+    dialog = dialogs(Settings(ollama_host=ollama_server.url, ollama_model="mistral"))
+    dialog.ollama_page.test_connection()
+    qtbot.waitUntil(lambda: "Connected" in _shown(dialog.ollama_page.status), timeout=WAIT_MS)
+    assert dialog.generation_page.model_of("ollama") == "llama3.2:latest"
+    assert "“mistral” is not installed: chats will use llama3.2:latest" in _shown(dialog.ollama_page.status)

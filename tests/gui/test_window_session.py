@@ -157,7 +157,7 @@ def test_at_the_minimum_size_the_chat_rewraps_instead_of_running_off(make_window
         Message(role="assistant", content="It is 12 °C in Paris. " * 8),
     ]
     w.chat.set_conversation(c)
-    size = w.minimumSizeHint()
+    size = w.minimumSize().expandedTo(w.minimumSizeHint())
     w.resize(size.width(), size.height())
     qtbot.waitUntil(lambda: w.width() <= size.width() + 8, timeout=3000)
     qtbot.wait(100)

@@ -37,11 +37,15 @@ Calling conventions for tool authors:
   ``\\uXXXX`` escapes that small models misread).
 - Raise an exception to report a failure: the model gets ``Error: ValueError: <message>`` (no traceback).
   Raise :class:`ToolError` to send your message alone: ``Error: <message>``.
-- A tool runs in a worker thread with a timeout (``@tool(timeout_s=...)``, else the registry's default of
-  30 s). A tool that never returns is abandoned (its daemon thread keeps running until it ends; the app
-  can still exit). To stop early, declare a parameter ``cancel: threading.Event``: it is not shown to the
-  model, and it is set when the user presses Stop or the timeout expires — check ``cancel.is_set()`` in
-  loops, or use ``cancel.wait(seconds)`` instead of ``time.sleep``.
+- A tool runs with a timeout (``@tool(timeout_s=...)``, else the registry's default of 30 s). The app runs
+  it in a separate tool-host process (:mod:`.host`; setting ``tools.isolated``), so a tool that exits,
+  crashes or spins cannot take the app down: on timeout or cancel its process is killed (with what it
+  started), a crash becomes an error result, and what it prints is kept with its result, not written to
+  the terminal. To stop cleanly first, declare a parameter ``cancel: threading.Event``: it is not shown to
+  the model, and it is set when the user cancels the call, presses Stop or the timeout expires — check
+  ``cancel.is_set()`` in loops, or use ``cancel.wait(seconds)`` instead of ``time.sleep``; the process is
+  killed if the tool has not returned 0.3 s later. A registry without a host (and a tool the host cannot
+  import again: one defined inside a function) runs it in a daemon thread of the app, abandoned on timeout.
 - ``@tool(requires_approval=True)`` or ``@tool(destructive=True)``: the permission engine asks the user before
   it runs (the window shows a card, the terminal a prompt); with no one to ask the call is denied.
   ``@tool(read_only=True)`` declares that it changes nothing. See :mod:`.permissions`.
@@ -65,4 +69,6 @@ The modules, one job each (import from them directly; this ``__init__`` stays em
 - :mod:`.preview` — what a call would do (command line, diff, arguments), shown before it is allowed
 - :mod:`.registry` — :class:`ToolRegistry`: registration, names, lookup; its ``dispatch`` runs a call
 - :mod:`.loader` — shipped tools, the user's folder, extra folders and entry points into a registry
+- :mod:`.host` — the tool host: child processes that run calls apart from the app (:mod:`.host_main` is the
+  child, :mod:`.host_run` finds a tool again there and runs one call)
 """

@@ -9,7 +9,7 @@ import logging
 import threading
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -18,8 +18,12 @@ from desktop_agent.core.errors import ToolTimedOut
 from desktop_agent.core.streams import run_watched
 from desktop_agent.core.tools.decorator import ToolError
 from desktop_agent.core.tools.definition import Tool
+from desktop_agent.core.tools.host_run import origin_of
 from desktop_agent.core.tools.permissions import ChatPermissions, Decision, PermissionEngine, denial_text
 from desktop_agent.core.tools.results import DEFAULT_OUTPUT_CAP, ToolResult, cap_text, result_to_text
+
+if TYPE_CHECKING:
+    from desktop_agent.core.tools.host import ToolHost
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +45,7 @@ def dispatch_call(
     permissions: PermissionEngine | None = None,
     chat: ChatPermissions | None = None,
     call_id: str | None = None,
+    host: ToolHost | None = None,
 ) -> ToolResult:
     """Run tool ``name`` of ``tools`` with ``arguments`` and return its :class:`ToolResult`. Never raises.
 
@@ -53,7 +58,9 @@ def dispatch_call(
     saying why). ``permissions`` decides every call (default: no rules, the default policies); ``chat`` is the
     chat's grants and asker (None: an "ask" call is denied). The result carries the :class:`Decision`.
     ``timeout_s`` applies to tools without their own (None or 0: no timeout, only cancellation);
-    ``output_cap`` caps ``ToolResult.content`` (None or 0: no cap).
+    ``output_cap`` caps ``ToolResult.content`` (None or 0: no cap). ``host``: run the function in the tool
+    host's child process (see :mod:`.host`; what it prints is in ``ToolResult.output``) rather than in a
+    thread of this process.
     """
     start = time.monotonic()
 
@@ -98,33 +105,49 @@ def dispatch_call(
             return fail(f"tool '{name}' was cancelled by the user.", "cancelled", args)
 
         timeout = found.timeout_s if found.timeout_s is not None else timeout_s
-        status, value = _run(found, kwargs, timeout, cancel)
+        status, value, output = _run(found, args, kwargs, timeout, cancel, host)
         if status == "timeout":
-            return fail(ToolTimedOut(name, float(timeout or 0)).message, "timeout", args)
-        if status == "cancelled":
-            return fail(f"tool '{name}' was cancelled by the user.", "cancelled", args)
-        if status == "error":
-            return fail(describe_exception(value), "error", args)
-        try:
-            text = result_to_text(value)
-        except Exception as exc:  # noqa: BLE001 — whatever the value's serialisation raises goes to the model
-            return fail(f"tool '{name}' returned a value that cannot be sent as text "
-                        f"({type(exc).__name__}: {exc})", "error", args)
-        return ToolResult(name=name, status="ok", content=cap_text(text, output_cap), full=text,
-                          error=None, duration_ms=elapsed(), arguments=args, decision=decision)
+            result = fail(ToolTimedOut(name, float(timeout or 0)).message, "timeout", args)
+        elif status == "cancelled":
+            result = fail(f"tool '{name}' was cancelled by the user.", "cancelled", args)
+        elif status == "error":
+            result = fail(describe_exception(value), "error", args)
+        else:
+            try:
+                text = result_to_text(value)
+            except Exception as exc:  # noqa: BLE001 — whatever the value's serialisation raises goes to the model
+                result = fail(f"tool '{name}' returned a value that cannot be sent as text "
+                              f"({type(exc).__name__}: {exc})", "error", args)
+            else:
+                result = ToolResult(name=name, status="ok", content=cap_text(text, output_cap), full=text,
+                                    error=None, duration_ms=elapsed(), arguments=args, decision=decision)
+        result.output = output
+        return result
     except Exception as exc:  # a bug here must still not break the agent loop
         log.exception("dispatch of tool %r failed", name)
         return fail(f"internal error while running tool '{name}': {describe_exception(exc)}")
 
 
-def _run(found: Tool, kwargs: dict[str, Any], timeout: float | None,
-         cancel: threading.Event | None) -> tuple[str, Any]:
-    """Run the tool in a daemon thread; wait for it, the timeout or ``cancel``.
+def _run(found: Tool, args: dict[str, Any], kwargs: dict[str, Any], timeout: float | None,
+         cancel: threading.Event | None, host: ToolHost | None) -> tuple[str, Any, str]:
+    """Run the tool — in ``host`` when there is one and it can address the tool, else in a daemon thread —
+    and wait for it, the timeout or ``cancel``.
 
-    Returns ``("ok", value)``, ``("error", exception)``, ``("timeout", None)`` or
-    ``("cancelled", None)``. On timeout or cancel the tool's own ``cancel`` event is set and the
-    thread is abandoned (daemon: it never blocks the app's exit).
+    Returns ``(status, value, output)``: ``("ok", value)``, ``("error", exception)``, ``("timeout", None)`` or
+    ``("cancelled", None)``, and what the tool printed (host only). In the host, timeout and cancel kill the
+    call's process; in a thread, the tool's own ``cancel`` event is set and the thread is abandoned (daemon:
+    it never blocks the app's exit).
     """
+    origin = origin_of(found) if host is not None else None
+    if host is not None and origin is not None:
+        outcome = host.run(found.name, origin, args, timeout, cancel)
+        return outcome.status, outcome.value, outcome.output
+    status, value = _run_in_thread(found, kwargs, timeout, cancel)
+    return status, value, ""
+
+
+def _run_in_thread(found: Tool, kwargs: dict[str, Any], timeout: float | None,
+                   cancel: threading.Event | None) -> tuple[str, Any]:
     stop = threading.Event()  # what the tool sees as `cancel`
 
     def work() -> Any:

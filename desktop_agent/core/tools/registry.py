@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core.tools.definition import Tool
 from desktop_agent.core.tools.dispatch import DEFAULT_TIMEOUT_S, dispatch_call
 from desktop_agent.core.tools.permissions import ChatPermissions, PermissionEngine
 from desktop_agent.core.tools.results import DEFAULT_OUTPUT_CAP, ToolResult
+
+if TYPE_CHECKING:
+    from desktop_agent.core.tools.host import ToolHost
 
 
 class ToolRegistry:
@@ -19,14 +22,17 @@ class ToolRegistry:
     ``timeout_s``: default per-call timeout in seconds (a tool's own ``timeout_s`` wins; None or 0: no
     timeout, only cancellation). ``output_cap``: maximum characters of ``ToolResult.content`` (None or
     0: no cap). ``permissions``: the :class:`~desktop_agent.core.tools.permissions.PermissionEngine` that decides
-    every call (default: a new one with no rules — the default policies).
+    every call (default: a new one with no rules — the default policies). ``host``: the
+    :class:`~desktop_agent.core.tools.host.ToolHost` whose child processes run the calls (None: they run in
+    threads of this process).
     """
 
     def __init__(self, timeout_s: float | None = DEFAULT_TIMEOUT_S, output_cap: int | None = DEFAULT_OUTPUT_CAP,
-                 permissions: PermissionEngine | None = None) -> None:
+                 permissions: PermissionEngine | None = None, host: ToolHost | None = None) -> None:
         self.timeout_s = timeout_s
         self.output_cap = output_cap
         self.permissions = permissions if permissions is not None else PermissionEngine()
+        self.host = host
         self._tools: dict[str, Tool] = {}
         self._lock = threading.Lock()
 
@@ -87,8 +93,15 @@ class ToolRegistry:
         unwanted = set(names)
         return self._sharing([t for t in self._tools.values() if t.name not in unwanted])
 
+    def with_tools(self, tools: Iterable[Tool]) -> ToolRegistry:
+        """A registry of this registry's tools followed by ``tools`` (an MCP server's; a name already taken is
+        skipped), sharing the same timeout, output cap, permission engine and host."""
+        extra = [t for t in tools if t.name not in self._tools]
+        return self._sharing([*self._tools.values(), *extra])
+
     def _sharing(self, tools: list[Tool]) -> ToolRegistry:
-        other = ToolRegistry(timeout_s=self.timeout_s, output_cap=self.output_cap, permissions=self.permissions)
+        other = ToolRegistry(timeout_s=self.timeout_s, output_cap=self.output_cap, permissions=self.permissions,
+                             host=self.host)
         other._tools = {t.name: t for t in tools}
         return other
 
@@ -108,4 +121,10 @@ class ToolRegistry:
         :func:`~desktop_agent.core.tools.dispatch.dispatch_call` for what each failure becomes.
         """
         return dispatch_call(self._tools, name, arguments, cancel, timeout_s=self.timeout_s,
-                             output_cap=self.output_cap, permissions=self.permissions, chat=chat, call_id=call_id)
+                             output_cap=self.output_cap, permissions=self.permissions, chat=chat, call_id=call_id,
+                             host=self.host)
+
+    def close(self) -> None:
+        """Stop the tool host's processes, if any (a registry sharing the host — :meth:`subset` — stops it too)."""
+        if self.host is not None:
+            self.host.close()

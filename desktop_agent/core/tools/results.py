@@ -35,6 +35,7 @@ class ToolResult:
     - ``arguments``: the decoded arguments (None when they could not be decoded).
     - ``decision``: the permission check's :class:`~desktop_agent.core.tools.permissions.Decision` (None when
       the call never reached it: unknown tool, unreadable or invalid arguments).
+    - ``output``: what the tool printed (stdout and stderr) while it ran in the tool host; not sent to the model.
     """
 
     name: str
@@ -44,6 +45,7 @@ class ToolResult:
     error: str | None = None
     duration_ms: float = 0.0
     arguments: dict[str, Any] | None = None
+    output: str = ""
     decision: Decision | None = None
 
     @property

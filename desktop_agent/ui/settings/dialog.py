@@ -195,6 +195,8 @@ class SettingsDialog(QDialog):
         self.ollama_page.models_listed.connect(self._ollama_models_listed)
         self.openai_page.model_chosen.connect(self._openai_model_chosen)
         self.openai_page.models_listed.connect(self._openai_models_listed)
+        for backend, page in (("ollama", self.ollama_page), ("openai", self.openai_page)):
+            page.connection_tested.connect(lambda names, b=backend, p=page: self._connection_tested(b, p, names))
         self.openai_page.preset_chosen.connect(self._openai_preset_chosen)
         self.ollama_radio.toggled.connect(self._provider_toggled)
         save = QShortcut(QKeySequence("Ctrl+S"), self)
@@ -246,6 +248,15 @@ class SettingsDialog(QDialog):
 
     def _openai_models_listed(self, names: list[str]) -> None:
         self.generation_page.set_choices("openai", names)
+
+    def _connection_tested(self, backend: str, page: Any, names: list[str]) -> None:
+        """Test connection worked: when the server does not have the model chats would use, use its first."""
+        current = self.generation_page.model_of(backend)
+        served = set(names) | {n.removesuffix(":latest") for n in names if backend == "ollama"}
+        if names and current not in served:
+            self.generation_page.set_model(backend, names[0])
+            page.model_replaced(current, names[0])
+            self._validate()
 
     # ---- validation ------------------------------------------------------------------------------
 

@@ -160,6 +160,12 @@ class GenerationPage(SettingsPage):
         self._backend = backend
         self._show_model()
 
+    def model_of(self, backend: str) -> str:
+        """The model chats with ``backend`` would use, as edited."""
+        if backend == self._backend:
+            return self.model.currentText().strip()
+        return self._models[backend]
+
     def set_model(self, backend: str, name: str) -> None:
         """Chats with ``backend`` use ``name`` (a model picked on its page)."""
         self._models[backend] = name

@@ -55,14 +55,17 @@ def ollama_host_note(environ: Mapping[str, str]) -> tuple[str | None, str]:
 
 
 class OllamaPage(SettingsPage):
-    """``model_chosen(name)``: the user picked an installed model for chats; ``models_listed(names)``:
+    """``model_chosen(name)``: the user picked an installed model for chats; ``connection_tested(names)``: Test
+    connection worked and ``names`` are installed; ``models_listed(names)``:
     the installed models, as listed by the server."""
 
     model_chosen = Signal(str)
     models_listed = Signal(list)
+    connection_tested = Signal(list)
 
     def __init__(self, assembly: Assembly, tasks: TaskRunner, pull: PullController):
         super().__init__()
+        self._connected = ""  # the last Test connection's result
         self._assembly = assembly
         self._tasks = tasks
         self._base = Settings()
@@ -189,8 +192,9 @@ class OllamaPage(SettingsPage):
             version, models = result
             self._fill(models)
             n = len(models)
-            show(self.status,
-                 f"Connected to Ollama {version} at {host} — {n} model{'s' if n != 1 else ''} installed.", "ok")
+            self._connected = f"Connected to Ollama {version} at {host} — {n} model{'s' if n != 1 else ''} installed."
+            show(self.status, self._connected, "ok")
+            self.connection_tested.emit([m.name for m in models])
 
         self.test_button.setEnabled(False)
         show(self.status, f"Connecting to {host}…", "info")
@@ -228,6 +232,11 @@ class OllamaPage(SettingsPage):
     def _fill(self, models: list[Any]) -> None:
         self.models.fill(models)
         self.models_listed.emit([m.name for m in models])
+
+    def model_replaced(self, old: str, new: str) -> None:
+        """Say that the model ``old`` is not installed on the server just tested, so chats will use ``new``."""
+        show(self.status, f"{self._connected} “{old}” is not installed: chats will use {new} "
+                          f"(after Save), or pull {old} below.", "ok")
 
     def _use_model(self, name: str) -> None:
         show(self.status, f"Chats will use {name} (after Save).", "ok")

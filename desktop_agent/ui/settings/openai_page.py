@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core.assembly import PROBE_TIMEOUT_S, Assembly
 from desktop_agent.core.secrets import SecretStore, normalize_base_url
-from desktop_agent.core.settings import OPENAI_PRESETS, Settings, check_url
+from desktop_agent.core.settings import OPENAI_PRESETS, Settings, check_url, is_loopback_url
 from desktop_agent.ui.errors import one_line
 from desktop_agent.ui.settings.common import SettingsPage, form_row, note_label, parse_seconds, show
 from desktop_agent.ui.settings.keys_editor import KeysEditor
@@ -34,15 +34,18 @@ CUSTOM_PRESET = "Custom"
 
 class OpenAIPage(SettingsPage):
     """``model_chosen(name)``: the user picked one of the server's models for chats;
-    ``models_listed(names)``: the models the server offers, from Test connection;
+    ``models_listed(names)``: the models the server offers, from Test connection; ``connection_tested(names)``:
+    Test connection worked and the server offers ``names``;
     ``preset_chosen(name)``: the user picked a preset (or Custom): they mean to use this provider."""
 
     model_chosen = Signal(str)
     models_listed = Signal(list)
+    connection_tested = Signal(list)
     preset_chosen = Signal(str)
 
     def __init__(self, assembly: Assembly, secrets: SecretStore, tasks: TaskRunner):
         super().__init__()
+        self._connected = ""  # the last Test connection's result
         self._assembly = assembly
         self._tasks = tasks
         self._base = Settings()
@@ -158,8 +161,11 @@ class OpenAIPage(SettingsPage):
         return errors
 
     def key_warning(self, settings: Settings) -> str | None:
-        """The warning for the dialog's status line when ``settings`` need a key and none is listed."""
+        """The warning for the dialog's status line when ``settings`` need a key and none is listed. A local
+        server (a loopback base URL) is used without a key when none is set, so it gets no warning."""
         if settings.backend != "openai" or not settings.openai.needs_key or not self.keys.loaded:
+            return None
+        if is_loopback_url(settings.openai.base_url):
             return None
         if self.keys.api_keys() or self.keys.environment_key:
             return None
@@ -247,13 +253,19 @@ class OpenAIPage(SettingsPage):
             self.models_listed.emit(names)
             shown = ", ".join(names[:5]) + ("…" if len(names) > 5 else "")
             n = len(names)
-            show(self.status,
-                 f"Connected to {base_url} — {n} model{'s' if n != 1 else ''}" + (f": {shown}" if names else "."),
-                 "ok")
+            self._connected = f"Connected to {base_url} — {n} model{'s' if n != 1 else ''}" + (
+                f": {shown}" if names else ".")
+            show(self.status, self._connected, "ok")
+            self.connection_tested.emit(names)
 
         self.test_button.setEnabled(False)
         show(self.status, f"Connecting to {base_url}…", "info")
         self._tasks.run(work, done, key="openai-test")
+
+    def model_replaced(self, old: str, new: str) -> None:
+        """Say that the model ``old`` is not on the server just tested, so chats will use ``new``."""
+        show(self.status, f"{self._connected.rstrip('.…')}. “{old}” is not on this server: chats will use {new} "
+                          "(after Save).", "ok")
 
     def _use_model(self, item: QListWidgetItem) -> None:
         show(self.status, f"Chats will use {item.text()} (after Save).", "ok")

@@ -38,8 +38,8 @@ MAX_OUTPUT_CAP = 100_000_000
 
 
 class ToolsPage(SettingsPage):
-    """``tools.enabled``, ``tools.timeout_s``, ``tools.output_cap`` and ``tools.dirs``; the user tools folder
-    is shown, not edited (it is where the app's data lives)."""
+    """``tools.enabled``, ``tools.timeout_s``, ``tools.isolated``, ``tools.output_cap`` and ``tools.dirs``; the user
+    tools folder is shown, not edited (it is where the app's data lives)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -61,6 +61,13 @@ class ToolsPage(SettingsPage):
         form_row(form, "Tool &timeout (s):", self.timeout, self.timeout_error,
                  hint_label("Seconds a tool may run before it is stopped, e.g. 30 (a tool can set its own "
                             "with `@tool(timeout_s=...)`)."), left=True)
+
+        self.isolated = QCheckBox("&Isolate tools in their own process")
+        self.isolated.setAccessibleName("Run tools in a separate process")
+        form_row(form, "", self.isolated,
+                 hint_label("A tool that crashes, hangs or prints cannot take the app down: timeout and cancel "
+                            "stop it for real, and what it prints is shown with its result. Off: tools run "
+                            "inside the app (a little faster to start)."), left=True)
 
         self.output_cap = QSpinBox()
         self.output_cap.setRange(0, MAX_OUTPUT_CAP)
@@ -116,6 +123,7 @@ class ToolsPage(SettingsPage):
         self.enabled.toggled.connect(self._enabled_toggled)
         self.timeout.textChanged.connect(self.changed)
         self.output_cap.valueChanged.connect(self.changed)
+        self.isolated.toggled.connect(self.changed)
         self.add_button.clicked.connect(lambda: self.add_folder())
         self.remove_button.clicked.connect(self.remove_folder)
         self.open_button.clicked.connect(self.open_tools_folder)
@@ -128,6 +136,7 @@ class ToolsPage(SettingsPage):
         tools = settings.tools
         self.enabled.setChecked(tools.enabled)
         self.timeout.setText(f"{tools.timeout_s:g}")
+        self.isolated.setChecked(tools.isolated)
         self.output_cap.setValue(min(tools.output_cap, MAX_OUTPUT_CAP))
         self.dirs.clear()
         self.dirs.addItems(tools.dirs)
@@ -139,6 +148,7 @@ class ToolsPage(SettingsPage):
         out: dict[str, Any] = {
             "tools.enabled": self.enabled.isChecked(),
             "tools.output_cap": self.output_cap.value(),
+            "tools.isolated": self.isolated.isChecked(),
             "tools.dirs": self.folders(),
         }
         timeout, _problem = parse_seconds(self.timeout, "30")
@@ -197,7 +207,7 @@ class ToolsPage(SettingsPage):
         self.remove_button.setEnabled(self.enabled.isChecked() and item is not None and item.isSelected())
 
     def _enabled_toggled(self, on: bool) -> None:
-        for widget in (self.timeout, self.output_cap, self.dirs, self.add_button):
+        for widget in (self.timeout, self.isolated, self.output_cap, self.dirs, self.add_button):
             widget.setEnabled(on)
         self._update_buttons()
         self.changed.emit()

@@ -1,0 +1,159 @@
+"""``desktop-agent mcp list|add|remove|import``: the MCP servers chats use, kept in the settings file (their
+secrets in the keyring)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def run_mcp(args: argparse.Namespace) -> int:
+    """Run ``mcp <command>``; returns the exit status."""
+    from desktop_agent.core.secrets import SecretStore
+    from desktop_agent.core.settings import Settings
+
+    command = getattr(args, "mcp_command", None)
+    if command is None:
+        parser = args._mcp_parser
+        parser.print_usage(sys.stderr)
+        _err(f"{parser.prog}: error: choose one of: list, add, remove, import")
+        return EXIT_USAGE
+    settings, warnings = Settings.load()
+    for w in warnings:
+        _err(f"desktop-agent: warning: {w}")
+    secrets = SecretStore()
+    return {"list": _list, "add": _add, "remove": _remove, "import": _import}[command](args, settings, secrets)
+
+
+def _err(text: str) -> None:
+    sys.stderr.write(text + "\n")
+
+
+def _fail(text: str) -> int:
+    _err("desktop-agent: " + text)
+    return EXIT_FAILED
+
+
+def _save(settings: Any) -> int | None:
+    try:
+        settings.save()
+    except OSError as exc:
+        return _fail(f"the settings could not be saved: {exc}")
+    return None
+
+
+def _list(args: argparse.Namespace, settings: Any, secrets: Any) -> int:
+    from desktop_agent.core.assembly import start_mcp
+
+    servers = settings.mcp.servers
+    if not servers:
+        print("No MCP servers. Add one with: desktop-agent mcp add NAME -- COMMAND ARGS…")
+        return EXIT_OK
+    states = {}
+    manager = None if args.no_start else start_mcp(settings, secrets)
+    try:
+        if manager is not None:
+            states = {s.name: s for s in manager.wait_ready()}
+        tools: dict[str, list[Any]] = {}
+        if manager is not None:
+            for t in manager.tools():
+                tools.setdefault(t.server, []).append(t)
+        for server in servers:
+            where = server.url or " ".join([server.command, *server.args])
+            state = states.get(server.name)
+            status = "disabled" if not server.enabled else (state.line().split(": ", 1)[1] if state else "not started")
+            print(f"{server.name}  [{status}]  {where}")
+            for hidden in (*server.secret_env, *server.secret_headers):
+                print(f"    {hidden}: in the keyring" if secrets.get_secret(_key(server, hidden))
+                      else f"    {hidden}: NOT SET")
+            if state is not None and state.state == "failed":
+                for line in state.stderr:
+                    print(f"    | {line}")
+            for tool in (tools.get(server.name, []) if manager is not None else []):
+                first = (tool.description.splitlines() or [""])[0]
+                print(f"    {tool.name}  {first}")
+    finally:
+        if manager is not None:
+            manager.close()
+    return EXIT_OK
+
+
+def _key(server: Any, name: str) -> str:
+    from desktop_agent.core.mcp.config import secret_name
+
+    return secret_name(server.name, "header" if name in server.secret_headers else "env", name)
+
+
+def _pairs(values: list[str], flag: str) -> dict[str, str] | None:
+    out = {}
+    for value in values:
+        name, sep, text = value.partition("=")
+        if not sep or not name.strip():
+            _err(f"desktop-agent mcp add: error: {flag} wants NAME=VALUE, not {value!r}")
+            return None
+        out[name.strip()] = text
+    return out
+
+
+def _add(args: argparse.Namespace, settings: Any, secrets: Any) -> int:
+    from desktop_agent.core.mcp.config import McpConfigError, import_entries
+
+    command = list(args.server_command)
+    if command and command[0] == "--":
+        command = command[1:]
+    env, headers = _pairs(args.env, "--env"), _pairs(args.header, "--header")
+    if env is None or headers is None:
+        return EXIT_USAGE
+    if bool(command) == bool(args.url):
+        _err("desktop-agent mcp add: error: give either -- COMMAND ARGS… or --url URL")
+        return EXIT_USAGE
+    entry: dict[str, Any] = {"env": env, "headers": headers, "cwd": args.cwd}
+    if command:
+        entry.update(command=command[0], args=command[1:])
+    else:
+        entry["url"] = args.url
+    try:
+        new, notes = import_entries({args.name: entry}, settings, secrets)
+    except McpConfigError as exc:
+        return _fail(str(exc))
+    failed = _save(new)
+    if failed is not None:
+        return failed
+    for note in notes:
+        print(note[0].upper() + note[1:] + ".")
+    return EXIT_OK
+
+
+def _remove(args: argparse.Namespace, settings: Any, secrets: Any) -> int:
+    server = next((s for s in settings.mcp.servers if s.name == args.name), None)
+    if server is None:
+        names = ", ".join(s.name for s in settings.mcp.servers) or "none"
+        return _fail(f"no MCP server is named {args.name!r} (configured: {names})")
+    new = settings.updated({"mcp.servers": [s.model_dump() for s in settings.mcp.servers if s.name != args.name]})
+    failed = _save(new)
+    if failed is not None:
+        return failed
+    for hidden in (*server.secret_env, *server.secret_headers):
+        secrets.set_secret(_key(server, hidden), None)
+    print(f"Removed {args.name}.")
+    return EXIT_OK
+
+
+def _import(args: argparse.Namespace, settings: Any, secrets: Any) -> int:
+    from desktop_agent.core.mcp.config import McpConfigError, import_file
+
+    try:
+        new, notes = import_file(args.file, settings, secrets)
+    except OSError as exc:
+        return _fail(f"can't read {args.file}: {exc.strerror or exc}")
+    except McpConfigError as exc:
+        return _fail(f"{args.file} is not an MCP servers file: {exc}")
+    failed = _save(new)
+    if failed is not None:
+        return failed
+    for note in notes:
+        print(note[0].upper() + note[1:] + ".")
+    return EXIT_OK

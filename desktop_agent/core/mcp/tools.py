@@ -1,0 +1,100 @@
+"""An MCP server's tool as a registry tool: a name every backend accepts, the server's schema cleaned like ours,
+the server as its source, its hints as what it declares (read-only, destructive), and its result as text."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from desktop_agent.core.tools.decorator import ToolError
+from desktop_agent.core.tools.definition import Tool
+from desktop_agent.core.tools.schema import clean_schema
+
+if TYPE_CHECKING:
+    from desktop_agent.core.mcp.manager import McpManager
+
+_NOT_ALLOWED = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+def registry_name(server: str, tool: str, taken: Iterable[str] = ()) -> str:
+    """``server__tool`` as a function name every backend accepts (OpenAI: ``^[a-zA-Z0-9_-]{1,64}$``, no dots);
+    too long or already ``taken``: shortened and made unique with a short hash."""
+    name = _NOT_ALLOWED.sub("_", f"{server}__{tool}").strip("_") or "tool"
+    taken = set(taken)
+    if len(name) <= 64 and name not in taken:
+        return name
+    digest = hashlib.sha1(f"{server}\0{tool}".encode()).hexdigest()[:8]
+    return f"{name[:55]}_{digest}"
+
+
+def result_text(result: Any) -> tuple[str, bool]:
+    """``(text for the model, is_error)`` of a ``CallToolResult``: text parts as they are; images, audio and
+    resources summarised in one line each (the sidebar shows the details); structured content as JSON when
+    there is no text."""
+    parts: list[str] = []
+    for item in getattr(result, "content", None) or []:
+        kind = getattr(item, "type", "")
+        if kind == "text":
+            parts.append(str(getattr(item, "text", "")))
+        elif kind in ("image", "audio"):
+            data = getattr(item, "data", "") or ""
+            parts.append(f"[{kind}: {getattr(item, 'mime_type', None) or 'unknown type'}, "
+                         f"{len(data) * 3 // 4} bytes — shown to the user]")
+        elif kind == "resource":
+            res = getattr(item, "resource", None)
+            text = getattr(res, "text", None)
+            uri = getattr(res, "uri", "")
+            parts.append(f"[resource {uri}]\n{text}" if text else f"[resource {uri}]")
+        elif kind == "resource_link":
+            parts.append(f"[resource link: {getattr(item, 'uri', '')}]")
+        else:
+            parts.append(f"[{kind or 'content'}]")
+    structured = getattr(result, "structured_content", None)
+    if not parts and structured is not None:
+        parts.append(json.dumps(structured, ensure_ascii=False))
+    return "\n".join(parts), bool(getattr(result, "is_error", False))
+
+
+class McpTool(Tool):
+    """A tool of an MCP server, called through ``manager``. Arguments go to the server as given (the server
+    validates them against its own schema and answers an error the model can read)."""
+
+    def __init__(self, manager: McpManager, server: str, info: Any, name: str) -> None:
+        # not Tool.__init__: there is no Python function to read a schema from
+        self.fn = None  # type: ignore[assignment]
+        self.manager = manager
+        self.server = server
+        self.remote_name = str(info.name)
+        self.name = name
+        self.description = (getattr(info, "description", None) or getattr(info, "title", None) or "").strip()
+        schema = getattr(info, "input_schema", None) or {"type": "object", "properties": {}}
+        self.parameters = clean_schema(dict(schema))
+        hints = getattr(info, "annotations", None)
+        self.read_only = bool(getattr(hints, "read_only_hint", False))
+        destructive = getattr(hints, "destructive_hint", None)
+        # the spec's default for destructiveHint is true — but only a tool that says so is treated as one
+        self.destructive = bool(destructive) and not self.read_only
+        #: asks before it runs unless it declares itself read-only (the permission engine reads this)
+        self.requires_approval = not self.read_only
+        self.timeout_s = None
+        self.source = f"MCP server {server}"
+        self.model = None  # type: ignore[assignment]
+        self.accepts_cancel = True
+        self._json_params: set[str] = set()
+
+    def prepare(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return dict(arguments)
+
+    def invoke(self, kwargs: dict[str, Any], cancel: threading.Event | None = None) -> Any:
+        result = self.manager.call(self.server, self.remote_name, dict(kwargs), cancel=cancel)
+        text, is_error = result_text(result)
+        if is_error:
+            raise ToolError(text or f"the MCP server {self.server} reported an error")
+        return text
+
+    def __repr__(self) -> str:
+        return f"McpTool({self.name!r}, server={self.server!r})"

@@ -1,0 +1,127 @@
+"""Where a tool's function lives (:func:`origin_of`) and running one call by that address (:func:`run_one`):
+the half of the tool host that both the app (to address a tool) and the host child (to run it) use."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from desktop_agent.core.tools.decorator import ToolError
+from desktop_agent.core.tools.definition import Tool
+
+log = logging.getLogger(__name__)
+
+#: prefix of the module names the loader gives tool files (see loader._module_name)
+LOADED_PREFIX = "desktop_agent_tools_"
+
+#: ``(kind, where, attribute)``: ``("file", "/path/tool.py", "fn")`` or ``("module", "pkg.mod", "fn")``
+Origin = tuple[str, str, str]
+
+
+def origin_of(tool: Tool) -> Origin | None:
+    """How a separate process finds ``tool``'s function again, or None when it cannot (a function made inside
+    another function, a lambda, one defined in ``__main__``)."""
+    fn = tool.fn
+    module_name = getattr(fn, "__module__", None)
+    qualname = getattr(fn, "__qualname__", "")
+    if not module_name or not qualname or "." in qualname or "<" in qualname:
+        return None
+    module = sys.modules.get(module_name)
+    if module is None or getattr(module, qualname, None) is not fn:
+        return None
+    if module_name.startswith(LOADED_PREFIX):
+        if "." in module_name:  # a file of a tool package: the package is loaded, and re-exports the tool
+            module = sys.modules.get(module_name.split(".", 1)[0])
+            if module is None or getattr(module, qualname, None) is not fn:
+                return None
+        path = getattr(module, "__file__", None)
+        return ("file", str(path), qualname) if path else None
+    if module_name == "__main__":
+        return None
+    return ("module", module_name, qualname)
+
+
+class ToolFinder:
+    """Tools by origin, each module loaded once — a tool file is loaded again when it changed on disk (the app
+    reloaded its tools) — the host child keeps one."""
+
+    def __init__(self) -> None:
+        self._tools: dict[tuple[str, str, str], tuple[Tool, int]] = {}
+        self._files: dict[str, int] = {}  # tool file → its modification time when loaded
+
+    def find(self, origin: Any) -> Tool:
+        """The :class:`Tool` at ``origin``; raises ``LookupError`` with a readable reason."""
+        try:
+            kind, where, attr = (str(part) for part in origin)
+        except (TypeError, ValueError):
+            raise LookupError(f"not a tool address: {origin!r}") from None
+        key = (kind, where, attr)
+        version = _mtime(where) if kind == "file" else 0
+        cached = self._tools.get(key)
+        if cached is not None and cached[1] == version:
+            return cached[0]
+        if kind == "file":
+            from desktop_agent.core.tools.loader import _module_name, load_module_file
+
+            module = sys.modules.get(_module_name(Path(where)))
+            if module is None or self._files.get(where) != version:
+                module, problem = load_module_file(Path(where))
+                if module is None:
+                    raise LookupError(problem or f"{where}: cannot be loaded")
+                self._files[where] = version
+        elif kind == "module":
+            module = importlib.import_module(where)
+        else:
+            raise LookupError(f"unknown kind of tool address: {kind!r}")
+        fn = getattr(module, attr, None)
+        if not callable(fn):
+            raise LookupError(f"{where} has no function {attr!r} any more")
+        found = Tool.from_function(fn)
+        self._tools[key] = (found, version)
+        return found
+
+
+def _mtime(path: str) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return -1
+
+
+def run_one(finder: ToolFinder, origin: Any, arguments: dict[str, Any], stop: threading.Event) -> dict[str, Any]:
+    """Run one call in this process; the reply as the protocol sends it: ``{"status": "ok", "text": ...}`` or
+    ``{"status": "error", "message": ...}`` (the message as the model reads it). Never raises, not even for a
+    tool's ``SystemExit``."""
+    from desktop_agent.core.tools.dispatch import describe_exception, format_validation_error
+    from desktop_agent.core.tools.results import result_to_text
+
+    try:
+        found = finder.find(origin)
+    except BaseException as exc:  # a module that fails to load, or exits while loading
+        log.warning("tool host: cannot load %s: %s", origin, exc, exc_info=True)
+        return {"status": "error", "message": f"the tool could not be loaded in the tool host: "
+                                              f"{describe_exception(exc)}"}
+    try:
+        kwargs = found.prepare(arguments)
+    except ValidationError as exc:
+        return {"status": "error", "message": format_validation_error(found.name, exc)}
+    try:
+        value = found.invoke(kwargs, stop)
+    except ToolError as exc:
+        log.info("tool %s: %s", found.name, exc)
+        return {"status": "error", "message": describe_exception(exc)}
+    except BaseException as exc:  # SystemExit, KeyboardInterrupt too: the host carries on
+        log.info("tool %s raised", found.name, exc_info=True)
+        return {"status": "error", "message": describe_exception(exc)}
+    try:
+        return {"status": "ok", "text": result_to_text(value)}
+    except Exception as exc:  # noqa: BLE001
+        return {"status": "error", "message": f"tool '{found.name}' returned a value that cannot be sent as "
+                                              f"text ({type(exc).__name__}: {exc})"}

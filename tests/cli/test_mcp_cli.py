@@ -1,0 +1,111 @@
+"""``desktop-agent mcp add/list/remove/import`` and a terminal chat that calls an MCP server's tool (the real
+``mcp-server-time`` from PyPI) through the loop; ``--no-mcp`` starts none."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.servers.openai import OpenAIServer
+
+TIME_SERVER = shutil.which("mcp-server-time") or str(Path(sys.executable).with_name("mcp-server-time"))
+
+
+def run(home: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    env = {**os.environ, "DESKTOP_AGENT_HOME": str(home), "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+    env.pop("OLLAMA_HOST", None)
+    env.pop("OPENAI_API_KEY", None)
+    return subprocess.run([sys.executable, "-m", "desktop_agent", *args], capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+@pytest.fixture
+def home(tmp_path) -> Path:
+    return tmp_path / "home"
+
+
+def test_add_list_and_remove_a_server(home):
+    added = run(home, "mcp", "add", "time", "--", TIME_SERVER, "--local-timezone", "UTC")
+    assert added.returncode == 0, added.stderr
+    assert "Added time." in added.stdout
+    listed = run(home, "mcp", "list")
+    assert listed.returncode == 0, listed.stderr
+    assert "time  [ready (2 tools)]" in listed.stdout
+    assert "time__get_current_time" in listed.stdout
+    settings = json.loads((home / "config" / "settings.json").read_text(encoding="utf-8"))
+    assert settings["mcp"]["servers"][0]["args"] == ["--local-timezone", "UTC"]
+    removed = run(home, "mcp", "remove", "time")
+    assert removed.returncode == 0 and "Removed time." in removed.stdout
+    assert "No MCP servers" in run(home, "mcp", "list").stdout
+
+
+def test_a_secret_given_to_add_is_not_written_to_the_settings_file(home):
+    out = run(home, "mcp", "add", "gh", "--env", "GITHUB_TOKEN=ghp_secret123", "--env", "MODE=x", "--",
+              sys.executable, "-c", "pass")
+    assert out.returncode == 0, out.stderr
+    assert "GITHUB_TOKEN" in out.stdout
+    text = (home / "config" / "settings.json").read_text(encoding="utf-8")
+    assert "ghp_secret123" not in text and '"MODE": "x"' in text
+
+
+def test_usage_errors(home):
+    assert run(home, "mcp").returncode == 2
+    neither = run(home, "mcp", "add", "x")
+    assert neither.returncode == 2 and "give either" in neither.stderr
+    bad = run(home, "mcp", "add", "x", "--env", "NOVALUE", "--", "cmd")
+    assert bad.returncode == 2 and "NAME=VALUE" in bad.stderr
+    assert run(home, "mcp", "remove", "nothing").returncode == 1
+
+
+def test_import_a_claude_desktop_file(home, tmp_path):
+    path = tmp_path / "claude.json"
+    path.write_text(json.dumps({"mcpServers": {"time": {"command": TIME_SERVER, "args": []}}}), encoding="utf-8")
+    out = run(home, "mcp", "import", str(path))
+    assert out.returncode == 0, out.stderr
+    assert "Added time." in out.stdout
+    not_json = tmp_path / "bad.json"
+    not_json.write_text("{", encoding="utf-8")
+    bad = run(home, "mcp", "import", str(not_json))
+    assert bad.returncode == 1 and "not an MCP servers file" in bad.stderr
+
+
+def _tool_call_completion(name: str, arguments: dict) -> dict:
+    return {"id": "c1", "object": "chat.completion", "created": 0, "model": "local-model",
+            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                "role": "assistant", "content": None,
+                "tool_calls": [{"id": "call_1", "type": "function",
+                                "function": {"name": name, "arguments": json.dumps(arguments)}}]}}]}
+
+
+def test_a_terminal_chat_calls_an_mcp_servers_tool(home):
+    assert run(home, "mcp", "add", "time", "--", TIME_SERVER, "--local-timezone", "UTC").returncode == 0
+    server = OpenAIServer().start()
+    try:
+        server.null_content_ok = True
+        server.script(_tool_call_completion("time__get_current_time", {"timezone": "Asia/Tokyo"}))
+        out = run(home, "chat", "--backend", "openai", "--base-url", server.url, "--model", "local-model",
+                  "--events", "-p", "What time is it in Tokyo?")
+        assert out.returncode == 0, out.stderr
+        events = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+        finished = [e for e in events if e["type"] == "ToolCallFinished"]
+        assert finished and finished[0]["name"] == "time__get_current_time"
+        assert "Asia/Tokyo" in json.dumps(finished[0])
+        offered = [t["function"]["name"] for t in server.requests[0]["tools"]]
+        assert "time__get_current_time" in offered
+        # the tool result went back to the model as role="tool" with its tool_call_id
+        tool_msgs = [m for m in server.requests[-1]["messages"] if m["role"] == "tool"]
+        assert tool_msgs and tool_msgs[0]["tool_call_id"] == "call_1" and "Asia/Tokyo" in tool_msgs[0]["content"]
+
+        skipped = run(home, "chat", "--backend", "openai", "--base-url", server.url, "--model", "local-model",
+                      "--no-mcp", "-p", "hello")
+        assert skipped.returncode == 0, skipped.stderr
+        offered = [t["function"]["name"] for t in server.requests[-1].get("tools", [])]
+        assert "time__get_current_time" not in offered
+    finally:
+        server.stop()

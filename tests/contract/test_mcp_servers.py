@@ -1,0 +1,210 @@
+"""MCP servers' tools through the official SDK, against real servers: ``mcp-server-time`` (installed from PyPI)
+and a small SDK server whose tools misbehave on purpose (tests/mcp_servers/flaky.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from desktop_agent.core.mcp.config import McpConfigError, import_file, parse
+from desktop_agent.core.mcp.manager import FAILED, READY, McpManager
+from desktop_agent.core.mcp.tools import registry_name
+from desktop_agent.core.secrets import SecretStore
+from desktop_agent.core.settings import McpServerSettings, Settings
+from desktop_agent.core.tools.dispatch import dispatch_call
+from desktop_agent.core.tools.permissions import Answer, ChatPermissions
+from tests.keyrings import DictKeyring
+
+ROOT = Path(__file__).resolve().parents[2]
+TIME_SERVER = shutil.which("mcp-server-time") or str(Path(sys.executable).with_name("mcp-server-time"))
+ALLOW = ChatPermissions(None, lambda _request: Answer("once"))  # these tests are about calls, not approval
+
+
+def _time() -> McpServerSettings:
+    return McpServerSettings(name="time", command=TIME_SERVER, args=["--local-timezone", "UTC"])
+
+
+def _flaky() -> McpServerSettings:
+    return McpServerSettings(name="flaky", command=sys.executable, args=["-m", "tests.mcp_servers.flaky"],
+                             cwd=str(ROOT))
+
+
+@pytest.fixture
+def managers():
+    made: list[McpManager] = []
+
+    def make(*servers: McpServerSettings, **kwargs) -> McpManager:
+        manager = McpManager(list(servers), **kwargs)
+        made.append(manager)
+        manager.start()
+        manager.wait_ready(60)
+        return manager
+
+    yield make
+    for manager in made:
+        manager.close()
+
+
+def _children_running(marker: str) -> list[int]:
+    """Processes whose command line contains ``marker`` (Linux /proc)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if marker in cmd and int(entry.name) != os.getpid():
+                pids.append(int(entry.name))
+    return pids
+
+
+def test_the_time_servers_tools_are_listed_and_called(managers):
+    manager = managers(_time())
+    [state] = manager.states()
+    assert state.state == READY and set(state.tools) == {"get_current_time", "convert_time"}
+    tools = {t.name: t for t in manager.tools()}
+    assert set(tools) == {"time__get_current_time", "time__convert_time"}
+    tool = tools["time__get_current_time"]
+    assert tool.source == "MCP server time"
+    assert tool.read_only and not tool.requires_approval  # it declares readOnlyHint
+    assert "timezone" in tool.parameters["properties"] and tool.parameters["type"] == "object"
+    result = dispatch_call(tools, "time__get_current_time", '{"timezone": "Europe/Oslo"}')
+    assert result.status == "ok"
+    assert json.loads(result.content)["timezone"] == "Europe/Oslo"
+
+
+def test_an_error_result_is_a_tool_error_the_model_reads(managers):
+    manager = managers(_time())
+    tools = {t.name: t for t in manager.tools()}
+    result = dispatch_call(tools, "time__get_current_time", {"timezone": "Nowhere/Atlantis"})
+    assert result.status == "error"
+    assert "Invalid timezone" in result.content
+
+
+def test_names_every_backend_accepts():
+    assert registry_name("my.server", "read file") == "my_server__read_file"
+    long = registry_name("s" * 40, "t" * 40)
+    assert len(long) <= 64 and re.fullmatch(r"[A-Za-z0-9_-]{1,64}", long)
+    assert registry_name("a", "b", taken={"a__b"}) != "a__b"
+
+
+def test_a_server_that_dies_mid_call_gives_that_call_an_error_and_the_others_go_on(managers):
+    manager = managers(_flaky(), _time())
+    tools = {t.name: t for t in manager.tools()}
+    assert dispatch_call(tools, "flaky__echo", {"text": "hi"}, chat=ALLOW).content == "echo: hi"
+    result = dispatch_call(tools, "flaky__die", {}, chat=ALLOW)
+    assert result.status == "error" and "stopped during the call" in result.content
+    states = {s.name: s for s in manager.states()}
+    assert states["flaky"].state == FAILED and "dying now" in states["flaky"].stderr
+    assert dispatch_call(tools, "time__get_current_time", {"timezone": "UTC"}).status == "ok"
+    # Restart brings it back
+    manager.restart("flaky")
+    manager.wait_ready(60)
+    assert {s.name: s.state for s in manager.states()}["flaky"] == READY
+    again = {t.name: t for t in manager.tools()}
+    assert dispatch_call(again, "flaky__echo", {"text": "back"}, chat=ALLOW).content == "echo: back"
+
+
+def test_a_call_is_cancelled_at_once(managers):
+    manager = managers(_flaky())
+    tools = {t.name: t for t in manager.tools()}
+    cancel = threading.Event()
+    threading.Timer(0.3, cancel.set).start()
+    started = time.monotonic()
+    result = dispatch_call(tools, "flaky__slow", {"seconds": 20}, cancel, chat=ALLOW)
+    assert result.status == "cancelled"
+    assert time.monotonic() - started < 5
+    assert dispatch_call(tools, "flaky__echo", {"text": "still here"}, chat=ALLOW).status == "ok"
+
+
+def test_a_server_that_cannot_start_is_reported_with_its_output(managers):
+    missing = McpServerSettings(name="missing", command="/nonexistent/server")
+    crashing = McpServerSettings(name="crash", command=sys.executable,
+                                 args=["-c", "import sys; print('config not found', file=sys.stderr); sys.exit(2)"])
+    manager = managers(missing, crashing, _time())
+    states = {s.name: s for s in manager.states()}
+    assert states["missing"].state == FAILED and "not found" in states["missing"].error
+    assert states["crash"].state == FAILED and "config not found" in states["crash"].stderr
+    assert states["time"].state == READY
+    assert {t.server for t in manager.tools()} == {"time"}
+
+
+def test_closing_stops_every_server_it_started(managers):
+    marker = f"desktop-agent-close-test-{os.getpid()}"
+    manager = managers(McpServerSettings(name="time", command=TIME_SERVER, args=["--local-timezone", "UTC"],
+                                         env={"MARKER": marker}), _flaky())
+    assert manager.states()[1].state == READY
+    assert _children_running("tests.mcp_servers.flaky")
+    manager.close()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _children_running("tests.mcp_servers.flaky"):
+        time.sleep(0.1)
+    assert _children_running("tests.mcp_servers.flaky") == []
+
+
+def test_a_servers_secret_env_comes_from_the_keyring(managers):
+    store = SecretStore(keyring_backend=DictKeyring())
+    store.set_secret("mcp:envcheck:env:API_TOKEN", "s3cret-value")
+    script = ("import os, sys\nfrom mcp.server.mcpserver import MCPServer\ns = MCPServer('envcheck')\n"
+              "@s.tool()\ndef token() -> str:\n    '''The token.'''\n    return os.environ.get('API_TOKEN', 'unset')\n"
+              "s.run()\n")
+    server = McpServerSettings(name="envcheck", command=sys.executable, args=["-c", script],
+                               secret_env=["API_TOKEN"])
+    manager = managers(server, secrets=store)
+    tools = {t.name: t for t in manager.tools()}
+    assert dispatch_call(tools, "envcheck__token", {}, chat=ALLOW).content == "s3cret-value"
+
+
+# ---- Claude-Desktop-style files -------------------------------------------------------------------
+
+
+def test_importing_a_claude_desktop_file_keeps_secrets_out_of_the_settings(tmp_path):
+    path = tmp_path / "claude_desktop_config.json"
+    path.write_text(json.dumps({"mcpServers": {
+        "github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"],
+                   "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_abcdef", "LOG_LEVEL": "info"}},
+        "remote": {"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer xyz"}},
+        "broken": {"args": "not a list"},
+    }}), encoding="utf-8")
+    store = SecretStore(keyring_backend=DictKeyring())
+    settings, notes = import_file(path, Settings(), store)
+    servers = {s.name: s for s in settings.mcp.servers}
+    assert set(servers) == {"github", "remote"}
+    assert servers["github"].env == {"LOG_LEVEL": "info"}
+    assert servers["github"].secret_env == ["GITHUB_PERSONAL_ACCESS_TOKEN"]
+    assert servers["remote"].secret_headers == ["Authorization"] and servers["remote"].headers == {}
+    assert store.get_secret("mcp:github:env:GITHUB_PERSONAL_ACCESS_TOKEN") == "ghp_abcdef"
+    assert store.get_secret("mcp:remote:header:Authorization") == "Bearer xyz"
+    text = json.dumps(settings.model_dump())
+    assert "ghp_abcdef" not in text and "Bearer xyz" not in text
+    assert any("GITHUB_PERSONAL_ACCESS_TOKEN" in n and "keyring" in n for n in notes)
+    assert any(n.startswith("skipped broken") for n in notes)
+    saved = tmp_path / "settings.json"
+    settings.save(saved)
+    assert "ghp_abcdef" not in saved.read_text(encoding="utf-8")
+    again, _warnings = Settings.load(saved)
+    assert [s.name for s in again.mcp.servers] == ["github", "remote"]
+
+
+@pytest.mark.parametrize("text", ["not json", "[]", '{"mcpServers": 3}', "{}"])
+def test_a_file_that_is_not_an_mcp_servers_file_is_refused(text):
+    with pytest.raises(McpConfigError):
+        parse(text)
+
+
+def test_a_bad_server_entry_in_the_settings_file_costs_only_itself(tmp_path):
+    path = tmp_path / "settings.json"
+    good = _time().model_dump()
+    path.write_text(json.dumps({"version": 2, "mcp": {"servers": [good, {"name": "x"}]}}), encoding="utf-8")
+    settings, warnings = Settings.load(path)
+    assert [s.name for s in settings.mcp.servers] == ["time"]
+    assert warnings

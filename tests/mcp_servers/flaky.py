@@ -1,0 +1,43 @@
+"""An MCP server (stdio) whose tools misbehave on purpose: ``echo`` answers, ``fail`` reports an error result,
+``die`` kills the server in the middle of its call, ``slow`` takes ``seconds`` to answer (a cancel test)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("flaky")
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Echo the text back."""
+    return f"echo: {text}"
+
+
+@server.tool()
+def fail(reason: str) -> str:
+    """Always fails with the reason."""
+    raise ValueError(reason)
+
+
+@server.tool()
+def die() -> str:
+    """Kill the server mid-call."""
+    print("dying now", file=sys.stderr, flush=True)
+    os._exit(7)
+
+
+@server.tool()
+def slow(seconds: float) -> str:
+    """Answer after a while."""
+    time.sleep(seconds)
+    return "slow done"
+
+
+if __name__ == "__main__":
+    print("flaky server starting", file=sys.stderr, flush=True)
+    server.run()
