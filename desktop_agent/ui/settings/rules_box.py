@@ -70,7 +70,7 @@ class RulesBox(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setMinimumHeight(96)
+        self.table.setMinimumHeight(84)
         header = self.table.horizontalHeader()
         for col in range(len(self.COLS)):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
