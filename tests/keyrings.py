@@ -93,3 +93,24 @@ def clean_keyring_state():
     yield
     secrets.forget_session_keys()
     keyring.core._keyring_backend = saved
+
+
+class LockedKeyring(DictKeyring):
+    """A Secret Service whose collection stays locked (the unlock prompt dismissed): every read and write raises
+    ``KeyringLocked``, as keyring's SecretService backend does. Selectable in a subprocess with
+    ``PYTHON_KEYRING_BACKEND=tests.keyrings.LockedKeyring``."""
+
+    def get_password(self, service, username):
+        from keyring.errors import KeyringLocked
+
+        self.calls.append("get")
+        raise KeyringLocked("Failed to unlock the collection!")
+
+    def set_password(self, service, username, password):
+        from keyring.errors import KeyringLocked
+
+        self.calls.append("set")
+        raise KeyringLocked("Failed to unlock the collection!")
+
+
+_not_detectable(LockedKeyring)

@@ -64,20 +64,19 @@ def _number(lo: float | None, hi: float | None, *, integer: bool = False, above:
 
 
 def _host_url(text: str) -> str:
-    from desktop_agent.core.assembly import parse_ollama_host
-    from desktop_agent.core.settings import check_url
+    from desktop_agent.core.urls import clean_ollama_host
 
     try:
-        return check_url(parse_ollama_host(text))
+        return clean_ollama_host(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(clean_message(str(exc))) from None
 
 
 def _base_url(text: str) -> str:
-    from desktop_agent.core.settings import check_url
+    from desktop_agent.core.urls import clean_base_url
 
     try:
-        return check_url(text)
+        return clean_base_url(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(clean_message(str(exc))) from None
 

@@ -67,6 +67,7 @@ from desktop_agent.core.thinktags import MOVED, TEXT, THINKING, Piece, ThinkSpli
 if TYPE_CHECKING:
     from desktop_agent.core.tools.permissions import ChatPermissions, Decision
     from desktop_agent.core.tools.registry import ToolRegistry
+    from desktop_agent.core.tools.relevance import ToolOffer
 
 __all__ = ["DEFAULT_SYSTEM_PROMPT", "Agent", "UnexpectedError"]
 
@@ -103,7 +104,9 @@ class Agent:
     ``auto``, so a forced tool cannot loop). ``on_message(conversation, message)`` saves a finished
     message (e.g. :meth:`ConversationStore.add_message`); it is called synchronously, before the
     next model call. ``capabilities``: what is learned about servers and models (default: the
-    process-wide :data:`~desktop_agent.core.capabilities.LEARNED`).
+    process-wide :data:`~desktop_agent.core.capabilities.LEARNED`). ``max_offered``: with more tools than
+    this, each turn offers the most relevant ones and ``find_tools`` (:mod:`~desktop_agent.core.tools.relevance`;
+    None or 0: always all).
     """
 
     def __init__(
@@ -117,6 +120,7 @@ class Agent:
         tool_choice: str = "auto",
         on_message: OnMessage | None = None,
         capabilities: Capabilities | None = None,
+        max_offered: int | None = None,
     ):
         if max_steps < 1:
             raise ValueError("max_steps must be at least 1")
@@ -132,6 +136,7 @@ class Agent:
         self.capabilities = capabilities if capabilities is not None else LEARNED
         #: call id → the cancel event of that one call, while its step runs (see :meth:`cancel_tool_call`)
         self._call_cancels: dict[str, threading.Event] = {}
+        self.max_offered = max_offered
         try:
             self._no_lone_close = _LEARNED_NO_LONE_CLOSE.setdefault(backend, set())
         except TypeError:  # backend not weak-referenceable or not hashable: learn per Agent
@@ -200,6 +205,18 @@ class Agent:
             return None
         return self.registry.schemas() or None
 
+    def _offer(self, conversation: Conversation, tools: list[dict[str, Any]] | None, choice: str) -> ToolOffer | None:
+        """The turn's :class:`ToolOffer` when there are more tools than ``max_offered`` (the user's named
+        ``tool_choice`` is always offered); None: every tool is offered."""
+        if tools is None or self.registry is None or not self.max_offered or len(self.registry) <= self.max_offered:
+            return None
+        if choice == "none":
+            return None
+        from desktop_agent.core.tools.relevance import ToolOffer
+
+        pinned = [choice] if choice not in _FIXED_CHOICES else []
+        return ToolOffer(self.registry, self.max_offered, conversation.messages, pinned)
+
     def _first_choice(self, tools: list[dict[str, Any]] | None) -> tuple[str, str | None]:
         """The tool_choice for the first call and a notice when the configured one cannot be used."""
         choice = self.tool_choice
@@ -230,10 +247,14 @@ class Agent:
             yield MessageAdded(user)
 
         tools = self._tools()
-        tool_names = set(self.registry.names()) if tools is not None and self.registry is not None else set()
         choice, problem = self._first_choice(tools)
         if problem:
             yield Notice(problem)
+        offer = self._offer(conversation, tools, choice)
+        registry = offer.registry if offer is not None else self.registry
+        if offer is not None:
+            tools = offer.schemas()
+        tool_names = set(registry.names()) if tools is not None and registry is not None else set()
         told: set[str] = set()  # notices given once per turn
         answered: set[str] = set()  # the tool calls run in this turn (name and arguments)
 
@@ -243,6 +264,8 @@ class Agent:
                 return
             if step > 0:
                 choice = "auto"
+                if offer is not None and tools is not None:
+                    tools = offer.schemas()  # with the tools find_tools found in the last step
             request = build_request(conversation.messages, self.system_prompt, self.max_history)
             outcome = yield from self._model_call(request, tools, choice, tool_names, cancel, told)
             content, thinking, calls, error = outcome
@@ -293,7 +316,7 @@ class Agent:
 
             repeated = all(_call_key(c) in answered for c in calls)
             answered.update(_call_key(c) for c in calls)
-            stopped = yield from self._run_tools(conversation, calls, cancel)
+            stopped = yield from self._run_tools(conversation, calls, cancel, registry)
             if stopped:
                 yield TurnCancelled(None)
                 return
@@ -438,25 +461,29 @@ class Agent:
         return content, thinking, calls, error
 
     def _run_tools(
-        self, conversation: Conversation, calls: list[ToolCall], cancel: threading.Event
+        self, conversation: Conversation, calls: list[ToolCall], cancel: threading.Event,
+        registry: ToolRegistry | None = None,
     ) -> Generator[Event, None, bool]:
         """Run every call in order and append one tool result per call id, directly after the
         assistant message (servers refuse a history where a call has no result, or a result
         comes later). After a Stop, the remaining calls are answered as cancelled
         without running, so the history stays valid. Returns True when stopped."""
         stopped = False
+        registry = registry if registry is not None else self.registry
         own = {call.id: _CallCancel(cancel) for call in calls}  # each call can be cancelled on its own
         self._call_cancels = dict(own)
         try:
             for call in calls:
-                stopped = yield from self._run_tool(conversation, call, cancel, own[call.id], stopped)
+                stopped = yield from self._run_tool(conversation, call, cancel, own[call.id], stopped, registry)
         finally:
             self._call_cancels = {}
         return stopped
 
     def _run_tool(self, conversation: Conversation, call: ToolCall, cancel: threading.Event,
-                  call_cancel: _CallCancel, stopped: bool) -> Generator[Event, None, bool]:
-        """Run one call of :meth:`_run_tools` (or answer it as cancelled); returns whether the turn is stopped."""
+                  call_cancel: _CallCancel, stopped: bool,
+                  registry: ToolRegistry | None) -> Generator[Event, None, bool]:
+        """Run one call of :meth:`_run_tools` with ``registry`` (the tools offered this step), or answer it as
+        cancelled; returns whether the turn is stopped."""
         err: str | None
         output = ""
         decision: Decision | None = None
@@ -468,7 +495,7 @@ class Agent:
         elif call_cancel.own():
             content = full = f"Error: tool '{call.name}' was cancelled by the user before it ran."
             ok, status, err, duration = False, "cancelled", "cancelled by the user", 0.0
-        elif call.arguments_error and (self.registry is not None and self.registry.get(call.name)):
+        elif call.arguments_error and (registry is not None and registry.get(call.name)):
             raw = (call.raw_arguments or "")[:500]
             content = full = (
                 f"Error: the arguments for tool '{call.name}' were not valid JSON "
@@ -476,13 +503,13 @@ class Agent:
                 f"as one JSON object. Arguments received: {raw}"
             )
             ok, status, err, duration = False, "error", f"invalid JSON arguments: {call.arguments_error}", 0.0
-        elif self.registry is None or len(self.registry) == 0:
+        elif registry is None or len(registry) == 0:
             content = full = f"Error: tool '{call.name}' does not exist; no tools are available."
             ok, status, err, duration = False, "error", f"unknown tool '{call.name}'", 0.0
         else:
             try:
-                result = self.registry.dispatch(call.name, call.arguments, cancel=call_cancel, chat=self.permissions,
-                                                call_id=call.id)
+                result = registry.dispatch(call.name, call.arguments, cancel=call_cancel, chat=self.permissions,
+                                           call_id=call.id)
                 content, full, output, decision = result.content, result.full, result.output, result.decision
                 ok, status, err, duration = result.ok, result.status, result.error, result.duration_ms
             except Exception as exc:  # noqa: BLE001 - dispatch should never raise; be safe anyway

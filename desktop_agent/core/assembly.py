@@ -19,12 +19,13 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
 from desktop_agent.core import paths
 from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT, TOOLS_PROMPT, Settings, check_url, is_loopback_url
+from desktop_agent.core.urls import OLLAMA_DEFAULT_PORT as OLLAMA_DEFAULT_PORT  # re-exported: the URL rules
+from desktop_agent.core.urls import parse_ollama_host as parse_ollama_host  # live in core/urls.py
 
 if TYPE_CHECKING:
     from desktop_agent.core.agent import Agent, OnMessage
@@ -39,41 +40,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-OLLAMA_DEFAULT_PORT = 11434
 #: how long a probe of a server (Test connection, the window's server check and model listing) waits
 PROBE_TIMEOUT_S = 10.0
-
-
-# ---- OLLAMA_HOST ------------------------------------------------------------------------------------
-
-
-def parse_ollama_host(value: str) -> str:
-    """An ``OLLAMA_HOST``-style value as the URL Ollama itself connects to.
-
-    As in Ollama: surrounding spaces and quotes are ignored; no scheme means ``http``; no host means
-    ``127.0.0.1``; no port means 11434 — unless a scheme was given, then the scheme's port (80, 443); a
-    path is kept. ``":11500"`` → ``http://127.0.0.1:11500``, ``"gpu-box"`` → ``http://gpu-box:11434``,
-    ``"https://gpu-box"`` → ``https://gpu-box:443``. Raises ValueError for a port that is not a number.
-    """
-    text = value.strip().strip("\"'").strip()
-    if text.count(":") > 1 and "[" not in text and "://" not in text:
-        text = f"[{text}]"  # a bare IPv6 address ("::1"), as Ollama reads it
-    scheme, sep, rest = text.partition("://")
-    if not sep:
-        scheme, rest, port = "http", text, OLLAMA_DEFAULT_PORT
-    else:
-        port = {"http": 80, "https": 443}.get(scheme.lower(), OLLAMA_DEFAULT_PORT)
-    parts = urlsplit(f"{scheme}://{rest}")
-    try:
-        given_port = parts.port
-    except ValueError:
-        raise ValueError(f"'{value.strip()}' has an invalid port") from None
-    host = parts.hostname or "127.0.0.1"
-    if ":" in host:  # an IPv6 address loses its brackets in urlsplit
-        host = f"[{host}]"
-    url = f"{scheme}://{host}:{given_port or port}"
-    path = parts.path.strip("/")
-    return f"{url}/{path}" if path else url
 
 
 # ---- layering ---------------------------------------------------------------------------------------
@@ -152,6 +120,8 @@ class KeySet:
 
     keys: tuple[str, ...] = ()
     source: str | None = None
+    #: no key was found and the system keyring is locked: a key saved there can't be read now
+    locked: bool = False
 
     @property
     def fingerprint(self) -> str:
@@ -160,13 +130,18 @@ class KeySet:
         return digest[:16] if self.keys else ""
 
 
-def api_keys(settings: Settings, secrets: SecretStore | None) -> KeySet:
-    """The OpenAI-compatible keys ``settings`` need (none for Ollama or without a secret store)."""
+def api_keys(settings: Settings, secrets: SecretStore | None, *, retry_locked: bool = False) -> KeySet:
+    """The OpenAI-compatible keys ``settings`` need (none for Ollama or without a secret store). ``retry_locked``:
+    a keyring found locked earlier is asked again (a turn, after the user was told to unlock it)."""
     if settings.backend != "openai" or secrets is None:
         return KeySet()
     base_url = settings.openai.base_url
+    locked = bool(getattr(secrets, "locked", False))
+    if retry_locked and locked:
+        secrets.retry_keyring()
     keys = tuple(secrets.get_api_keys(base_url))
-    return KeySet(keys, secrets.where(base_url) if keys else None)
+    locked = not keys and bool(getattr(secrets, "locked", False))
+    return KeySet(keys, secrets.where(base_url) if keys else None, locked=locked)
 
 
 # ---- backends ---------------------------------------------------------------------------------------
@@ -204,7 +179,7 @@ def backend_spec(settings: Settings, keys: KeySet = KeySet(), *, timeout_s: floa
         ("timeout_s", timeout_s or a.timeout_s),
         ("retries_per_key", a.retries_per_key if retries is None else retries),
         ("retry_interval_s", a.retry_interval_s), ("needs_key", needs_key),
-        ("null_tool_content", a.null_tool_content),
+        ("null_tool_content", a.null_tool_content), ("keyring_locked", keys.locked),
     ))
 
 
@@ -309,6 +284,7 @@ def build_agent(settings: Settings, backend: ChatBackend, registry: ToolRegistry
         backend, tools,
         system_prompt=system_prompt(settings, tools is not None), max_steps=loop.max_steps,
         max_history=loop.max_history_messages, tool_choice=loop.tool_choice, on_message=on_message,
+        max_offered=settings.tools.max_offered or None,
     )
 
 
@@ -349,7 +325,7 @@ class Assembly:
     _registry_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def backend(self, settings: Settings) -> ChatBackend:
-        keys = api_keys(settings, self.secrets)
+        keys = api_keys(settings, self.secrets, retry_locked=True)
         key = (backend_spec(settings, keys), keys.fingerprint)
         with self._lock:
             if self._backend is not None and key == self._backend_key:

@@ -200,6 +200,56 @@ class BackendError(AgentError):
         super().__init__(f"The server reported an error{code}: {detail}", hint, cli_hint)
 
 
+def _address_hints(backend: str, fix: str = "") -> tuple[str, str]:
+    """The window's and the terminal's "check the address" sentence for ``backend``; ``fix``: a URL to try."""
+    if backend == "ollama":
+        window, cli = "Check the Ollama host in Settings → Ollama", "Check --host (or OLLAMA_HOST)"
+    else:
+        window, cli = "Check the base URL in Settings → OpenAI-compatible", "Check --base-url"
+    if fix:
+        return f"{window}: try {fix}.", f"{cli}: try {fix}."
+    return window + ".", cli + "."
+
+
+class WebPageAnswer(BackendError):
+    """The server — or a proxy, gateway or sign-in page in front of it — answered an error status with a web
+    page (HTML) instead of an API answer. The page is never quoted: the text says what happened (the HTTP
+    status, from which URL) and what to check. ``url``: the URL that answered; ``backend``: ``"ollama"`` or
+    ``"openai"``; ``fix``: a base URL that is more likely right (e.g. one ending in ``/v1``), or ""."""
+
+    def __init__(self, url: str, status: int, backend: str = "openai", fix: str = ""):
+        self.url, self.backend, self.fix = url, backend, fix
+        self.detail, self.status = f"the server answered HTTP {status} with a web page", status
+        window, cli = _address_hints(backend, fix)
+        what = f"{url} answered HTTP {status} with a web page, not an API answer"
+        if status in (502, 503, 504):
+            cause = ("A proxy or gateway in front of the model server got no answer from it: check that the model "
+                     "server is running, then try again.")
+            window, cli = f"{cause} {window}", f"{cause} {cli}"
+        elif status in (401, 403, 407):
+            cause = "A sign-in page or a proxy that wants a login is in the way."
+            window, cli = f"{cause} {window}", f"{cause} {cli}"
+        elif status == 404:
+            cause = "Nothing answers at this path."
+            window, cli = f"{cause} {window}", f"{cause} {cli}"
+        AgentError.__init__(self, what, window, cli)
+        self.retryable = status >= 500
+
+
+class NotAnApi(AgentError):
+    """A 200 answer that is not an OpenAI-compatible (or Ollama) API response: a web page at the base URL, JSON
+    of another shape, plain text. Not an empty answer: the address is wrong, not the model. ``seen``: what came
+    back ("a web page", "JSON of another kind"…)."""
+
+    retryable = False
+
+    def __init__(self, url: str, backend: str = "openai", seen: str = "something else", fix: str = ""):
+        self.url, self.backend, self.seen, self.fix = url, backend, seen, fix
+        api = "an Ollama API" if backend == "ollama" else "an OpenAI-compatible API"
+        window, cli = _address_hints(backend, fix)
+        super().__init__(f"This address does not look like {api}: {url} answered with {seen}.", window, cli)
+
+
 class ServerTimedOut(BackendError):
     """The server accepted the request but sent nothing for ``timeout_s`` seconds (busy, loading a
     model, or stuck). Not retried: the server may still be working on the first request.
@@ -321,6 +371,20 @@ class NoApiKey(AgentError):
             "Add one in Settings → OpenAI-compatible, or set the OPENAI_API_KEY environment variable "
             "(for a local server that needs no key, turn off 'needs a key').",
             "Set the OPENAI_API_KEY environment variable, or pass --no-api-key if the server needs none.",
+        )
+
+
+class KeyringLocked(AgentError):
+    """No API key could be read because the system keyring is locked (a key saved there cannot be read until
+    it is unlocked). Said instead of :class:`NoApiKey`: the key may well be saved. ``status``: the HTTP status
+    of a server that asked for a key (None: not asked yet)."""
+
+    def __init__(self, base_url: str, status: int | None = None):
+        self.base_url, self.status, self.keys_tried = base_url, status, 0
+        super().__init__(
+            f"The keyring is locked — unlock it to use an API key saved there for {base_url}.",
+            "You can unlock it in Passwords and Keys (or by logging in again); then press Retry.",
+            "You can unlock it in Passwords and Keys; then run the command again (or set OPENAI_API_KEY).",
         )
 
 

@@ -132,6 +132,18 @@ def _is_refused(backend: Any) -> str | None:
     return None
 
 
+def _is_locked(exc: BaseException) -> bool:
+    """True when ``exc`` says the keyring is locked (``KeyringLocked``, or a dismissed unlock prompt)."""
+    try:
+        from keyring import errors as kerr
+    except Exception:  # noqa: BLE001 - keyring not importable: not a lock
+        return False
+    if isinstance(exc, kerr.KeyringLocked):
+        return True
+    text = _first_line(exc).lower()
+    return not isinstance(exc, kerr.NoKeyringError) and ("locked" in text or "dismiss" in text)
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
@@ -164,6 +176,9 @@ class SecretStore:
         self._checked = False
         #: why the system keyring cannot be used (one sentence for the user), or None
         self.problem: str | None = None
+        #: the keyring is there but locked (its unlock prompt was dismissed or failed): keys saved in it
+        #: can't be read until the user unlocks it — not the same as having no key
+        self.locked = False
 
     # ---- the keyring ------------------------------------------------------------------------------
 
@@ -217,6 +232,7 @@ class SecretStore:
         """Turn a keyring exception into :attr:`problem` and stop using the keyring."""
         self._backend = None
         self._checked = True
+        self.locked = _is_locked(exc)
         self._set_problem(self._explain(exc))
 
     @staticmethod
@@ -256,6 +272,7 @@ class SecretStore:
             self._checked = False
             self._backend = None
             self.problem = None
+            self.locked = False
         return self._keyring() is not None
 
     @property

@@ -116,6 +116,8 @@ class ChatSession:
         """``settings`` (the defaults every chat starts from) with this chat's own options applied: what its
         turns use."""
         options = chat_options(self.conversation.options)
+        if "tools.disabled" in options:  # the user chose this chat's tools: they are all offered, however many
+            options["tools.max_offered"] = 0
         return settings.updated(options) if options else settings
 
     def _save(self, conversation: Conversation, message: Message) -> None:

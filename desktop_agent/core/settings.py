@@ -30,6 +30,8 @@ from urllib.parse import urlparse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from desktop_agent.core import paths
+from desktop_agent.core.urls import check_url as check_url  # re-exported: the URL rules live in core/urls.py
+from desktop_agent.core.urls import clean_base_url, clean_ollama_host
 
 #: the version of the grouped settings schema written by this code
 SCHEMA_VERSION = 2
@@ -58,22 +60,6 @@ OPENAI_PRESETS: dict[str, str] = {
     "llama.cpp server": "http://localhost:8080/v1",
     "vLLM": "http://localhost:8000/v1",
 }
-
-
-def check_url(value: str) -> str:
-    """``value`` as a clean http(s) URL (no trailing slash); ValueError saying what is wrong."""
-    value = value.strip().rstrip("/")
-    parsed = urlparse(value)
-    if parsed.scheme not in ("http", "https") or not parsed.netloc:
-        raise ValueError(f"'{value}' is not a URL: it needs http:// or https:// and a host")
-    host = parsed.hostname or ""
-    try:
-        _ = parsed.port  # raises ValueError for a bad port
-    except ValueError:
-        raise ValueError(f"'{value}' has an invalid port") from None
-    if not host or any(c.isspace() for c in value) or not re.fullmatch(r"[\w.\-:\[\]%]+", host):
-        raise ValueError(f"'{value}' is not a URL: '{host}' is not a host name")
-    return value
 
 
 #: a Go duration as Ollama parses ``keep_alive`` strings (time.ParseDuration): "5m", "1h30m", "-1m", "0"
@@ -113,7 +99,7 @@ class OllamaSettings(_Group):
     @field_validator("host")
     @classmethod
     def _host(cls, value: str) -> str:
-        return check_url(value)
+        return clean_ollama_host(value)
 
     @field_validator("keep_alive")
     @classmethod
@@ -135,7 +121,7 @@ class OpenAISettings(_Group):
     @field_validator("base_url")
     @classmethod
     def _base_url(cls, value: str) -> str:
-        return check_url(value)
+        return clean_base_url(value)
 
 
 class GenerationSettings(_Group):
@@ -162,6 +148,9 @@ class ToolSettings(_Group):
     output_cap: int = Field(16_000, ge=256)
     #: run Python tools in a separate tool-host process (a crashing or hanging tool cannot take the app down)
     isolated: bool = True
+    #: with more tools than this, a turn offers the most relevant ones and find_tools for the rest (small models
+    #: stop calling tools when offered dozens); 0 = always offer all
+    max_offered: int = Field(12, ge=0, le=1000)
 
 
 class AppearanceSettings(_Group):

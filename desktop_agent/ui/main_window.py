@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core import paths
 from desktop_agent.core.assembly import Assembly
-from desktop_agent.core.errors import AuthenticationFailed, BackendUnreachable, NoApiKey, StoreError
+from desktop_agent.core.errors import AuthenticationFailed, BackendUnreachable, KeyringLocked, NoApiKey, StoreError
 from desktop_agent.core.events import (
     AnswerFinished,
     ChatUpdated,
@@ -387,6 +387,9 @@ class MainWindow(QMainWindow):
             log.warning(w)
         if self.check_server_on_start:
             self.refresh_models()
+        if self.settings.mcp.enabled and self.settings.mcp.servers:  # MCP servers start after the window shows
+            settings, assembly = self.settings, self.assembly
+            self.tasks.run(lambda _task: assembly.mcp(settings), key="mcp-start")
 
     def _install_history_panel(self) -> None:
         if not self.store:
@@ -637,7 +640,7 @@ class MainWindow(QMainWindow):
                     self.refresh_models()  # the turn is still running: this listing waits for its end
         elif isinstance(ev, TurnFailed):
             self.statusBar().clearMessage()  # a "retrying in 1 s" notice is over: the card says how it ended
-            if isinstance(ev.error, BackendUnreachable | AuthenticationFailed | NoApiKey):
+            if isinstance(ev.error, BackendUnreachable | AuthenticationFailed | NoApiKey | KeyringLocked):
                 self.server_label.show_problem(ui_errors.status_label(ev.error), str(ev.error))
             elif ui_errors.describe(ev.error).unexpected:
                 cause = ui_errors.unexpected_cause(ev.error)

@@ -571,8 +571,9 @@ def test_ollama_host_with_only_a_port_keeps_the_port(home, ollama_server):
         (["tools", "--bogus"], "usage: desktop-agent tools", "desktop-agent tools: error: unrecognized arguments"),
         (["chat", "--host", "not a url", "-p", "x"], "usage: desktop-agent chat",
          "desktop-agent chat: error: argument --host: 'http://not a url:11434' is not a URL"),
-        (["chat", "--backend", "openai", "--base-url", "127.0.0.1:1/v1", "-p", "x"], "usage: desktop-agent chat",
-         "desktop-agent chat: error: argument --base-url: '127.0.0.1:1/v1' is not a URL"),
+        # a local address without http:// is used as http (issue 13); one elsewhere is still refused
+        (["chat", "--backend", "openai", "--base-url", "gpu-box:1/v1", "-p", "x"], "usage: desktop-agent chat",
+         "desktop-agent chat: error: argument --base-url: 'gpu-box:1/v1' is not a URL"),
         (["chat", "--temperature", "5", "-p", "x"], "usage: desktop-agent chat",
          "desktop-agent chat: error: argument --temperature: must be from 0 to 2, not 5"),
         (["chat", "--max-steps", "0", "-p", "x"], "usage: desktop-agent chat",

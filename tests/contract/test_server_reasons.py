@@ -94,11 +94,13 @@ def test_plain_text_reason_is_quoted_trimmed_on_one_line(openai_server, openai_b
 def test_an_html_error_page_is_named_not_pasted(openai_server, openai_backend):
     openai_server.script(Json(HTML_PAGE.encode(), status=502, headers={"Content-Type": "text/html"}),
                          Json(HTML_PAGE, status=400))  # fmt: skip
-    error = failure(openai_backend)
-    assert type(error) is errors.BackendError
+    error = failure(openai_backend)  # a web page is its own error (issue 13): status and URL, never the page
+    assert type(error) is errors.WebPageAnswer and error.status == 502
     assert error.detail == "the server answered HTTP 502 with a web page"
-    assert "<" not in str(error)
+    assert f"{openai_backend.base_url}/chat/completions answered HTTP 502 with a web page" in str(error)
+    assert "<" not in str(error) and "Bad Gateway" not in str(error)
     error = failure(openai_backend)  # a page sent as text/plain
+    assert type(error) is errors.WebPageAnswer
     assert error.detail == "the server answered HTTP 400 with a web page"
 
 
@@ -225,7 +227,8 @@ def test_ollama_context_reasons_are_context_too_long(ollama_server, ollama_backe
 def test_ollama_html_page_is_named_not_pasted(ollama_server, ollama_backend):
     ollama_server.script(OllamaHttpError(502, HTML_PAGE))
     error = failure(ollama_backend)
-    assert type(error) is errors.BackendError
+    assert type(error) is errors.WebPageAnswer and error.status == 502  # its own error since issue 13
+    assert f"{ollama_server.url}/api/chat answered HTTP 502" in str(error)
     assert "web page" in error.detail and "<" not in str(error)
 
 

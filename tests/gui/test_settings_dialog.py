@@ -257,7 +257,8 @@ def test_use_installed_model_for_chats(dialogs, qtbot, ollama_server):  # noqa: 
     ("widget", "value", "label", "message"),
     [
         ("openai_page.base_url", "api.openai.com/v1", "openai_page.base_url_error", "http:// or https://"),
-        ("ollama_page.host", "localhost:11434", "ollama_page.host_error", "http:// or https://"),
+        # "localhost:11434" is an Ollama host form, used as Ollama reads it (issue 13): not an error any more
+        ("ollama_page.host", "ftp://localhost:11434", "ollama_page.host_error", "http:// or https://"),
         ("openai_page.timeout", "-5", "openai_page.timeout_error", "greater than 0"),
         ("openai_page.timeout", "soon", "openai_page.timeout_error", "number of seconds"),
         ("ollama_page.timeout", "0", "ollama_page.timeout_error", "greater than 0"),

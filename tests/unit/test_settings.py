@@ -128,7 +128,7 @@ def test_a_key_in_an_old_file_is_dropped_on_save():
 def test_invalid_values_are_rejected():
     """What the settings dialog shows inline: a URL without scheme, a negative timeout, a bad keep_alive."""
     for kwargs in (
-        {"ollama_host": "localhost:11434"},
+        {"ollama_host": "ftp://localhost:11434"},  # "localhost:11434" is an Ollama host form (issue 13): accepted
         {"openai_base_url": "api.openai.com/v1"},
         {"openai_timeout_s": -1},
         {"openai_retry_interval_s": -0.5},
@@ -168,7 +168,7 @@ def test_app_folders_are_created_private(tmp_path, monkeypatch):
     ("content", "name", "kept"),
     [
         ({"openai_timeout_s": -5, "max_steps": 3}, "openai.timeout_s", ("loop.max_steps", 3)),
-        ({"ollama_host": "localhost:11434", "ollama_model": "qwen3"}, "ollama.host", ("ollama.model", "qwen3")),
+        ({"ollama_host": "gpu box:11434", "ollama_model": "qwen3"}, "ollama.host", ("ollama.model", "qwen3")),
         ({"backend": "gemini", "temperature": 0.5}, "backend", ("generation.temperature", 0.5)),
         ({"version": 2, "ollama": {"keep_alive": "five minutes", "model": "m"}, "loop": {"max_steps": 4}},
          "ollama.keep_alive", ("ollama.model", "m")),

@@ -190,6 +190,8 @@ class KeyPool:
         self.clock = clock
         self._lock = threading.Lock()
         self._last_good = 0
+        #: the error for a pool without keys (:class:`KeyringLocked` when the keyring could not be read)
+        self.no_key: Callable[[str], AgentError] = NoApiKey
 
     # -- keys, never shown in full -------------------------------------------------------------
     def __len__(self) -> int:
@@ -252,7 +254,7 @@ class KeyPool:
         Raises the typed errors described in the module docstring, or :class:`PoolCancelled`.
         """
         if not self._keys:
-            raise NoApiKey(self.base_url)
+            raise self.no_key(self.base_url)
         order = self.order()
         failures: list[Failure] = []
         tried = 0

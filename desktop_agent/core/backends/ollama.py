@@ -37,6 +37,7 @@ from typing import Any
 from desktop_agent.core import errors
 from desktop_agent.core.arguments import make_tool_call
 from desktop_agent.core.backends.base import Chunk, ModelInfo
+from desktop_agent.core.backends.deadline import bound_reads, first_data_within
 from desktop_agent.core.backends.reasons import is_context_reason, looks_like_html, one_line, reason_text
 from desktop_agent.core.messages import Message, ToolCall
 from desktop_agent.core.streams import StreamReader
@@ -122,6 +123,7 @@ class OllamaBackend:
         self.format = format
         self.think = think
         self.timeout_s = timeout_s
+        own = client is None
         if client is None:
             import httpx
             import ollama  # heavy (~0.6 s): only when a backend is built
@@ -135,6 +137,8 @@ class OllamaBackend:
         if http is None or not hasattr(http, "stream"):
             raise TypeError("client must be an ollama.Client (it owns the httpx.Client used for streams)")
         self._http = http
+        if own:  # its first data is awaited within timeout_s, even from a server that trickles it
+            bound_reads(http)
         if host and "://" in host:
             self.host = host.rstrip("/")
         else:  # what ollama.Client made of it (OLLAMA_HOST, "localhost:11434", ...)
@@ -197,11 +201,7 @@ class OllamaBackend:
         try:
             for line in lines:
                 seen += 1
-                if seen == 1 and looks_like_html(line.decode("utf-8", "replace")):
-                    raise errors.BackendError(
-                        "The server answered with a web page, not Ollama's API (a proxy or a sign-in page?). "
-                        "Check the Ollama host.", status=200)
-                data = self._parse_line(line)
+                data = self._first_line(line) if seen == 1 else self._parse_line(line)
                 if data.get("error"):
                     raise self._error_for_message(_error_text(data["error"]), None, model=self.model)
                 message = data.get("message")
@@ -239,7 +239,9 @@ class OllamaBackend:
         text as sent), ``details`` (format, family, parameter_size, quantization_level…).
         Raises :class:`~desktop_agent.core.errors.AgentError`."""
         data = self._get_json("/api/tags")
-        models = data.get("models") if isinstance(data, dict) else None
+        if not isinstance(data, dict) or "models" not in data:
+            raise errors.NotAnApi(self.host + "/api/tags", "ollama", "JSON of another kind")
+        models = data.get("models")
         out: list[ModelInfo] = []
         for m in models or []:
             if not isinstance(m, dict):
@@ -345,6 +347,21 @@ class OllamaBackend:
 
     # ------------------------------------------------------------------ response parsing
 
+    def _first_line(self, line: bytes, path: str = "/api/chat") -> dict[str, Any]:
+        """The first line of a 200 chat answer, or :class:`~desktop_agent.core.errors.NotAnApi` when it is not
+        Ollama's (a web page, text, JSON of another kind: the host is wrong, not the model)."""
+        text = line.decode("utf-8", "replace").strip().lstrip("\ufeff")
+        url = self.host + path
+        if looks_like_html(text):
+            raise errors.NotAnApi(url, "ollama", "a web page")
+        try:
+            data = self._parse_line(line)
+        except errors.AnswerCutOff:
+            raise errors.NotAnApi(url, "ollama", "text that is not JSON") from None
+        if not any(key in data for key in ("message", "done", "error", "model", "created_at")):
+            raise errors.NotAnApi(url, "ollama", "JSON of another kind")
+        return data
+
     @staticmethod
     def _parse_line(line: bytes) -> dict[str, Any]:
         try:
@@ -387,18 +404,20 @@ class OllamaBackend:
 
     def _get_json(self, path: str) -> Any:
         try:
-            r = self._http.get(path)
+            with first_data_within(self.timeout_s):
+                r = self._http.get(path)
         except Exception as exc:  # noqa: BLE001 - any transport failure becomes a typed AgentError
             raise self._error_for_transport(exc, started=False) from None
+        ctype = r.headers.get("content-type", "")
         if r.status_code >= 400:
-            raise self._error_for_message(_error_text(r.text, r.headers.get("content-type", ""), r.status_code),
-                                          r.status_code, model=None)
+            if looks_like_html(r.text, ctype):
+                raise errors.WebPageAnswer(self.host + path, r.status_code, "ollama")
+            raise self._error_for_message(_error_text(r.text, ctype, r.status_code), r.status_code, model=None)
         try:
             return r.json()
         except ValueError:
-            raise errors.BackendError(
-                f"{self.host}{path} did not answer with JSON — is it an Ollama server?", r.status_code
-            ) from None
+            seen = "a web page" if looks_like_html(r.text, ctype) else "text that is not JSON"
+            raise errors.NotAnApi(self.host + path, "ollama", seen) from None
 
     def _stream_lines(
         self,
@@ -490,6 +509,7 @@ class _LineStream:
     def __init__(self, backend: OllamaBackend, method: str, path: str, body: dict[str, Any],
                  cancel: threading.Event | None, model: str | None, whole: bool = False):
         self._backend = backend
+        self._path = path
         self._whole = whole
         self._cancel = cancel
         self._model = model
@@ -506,6 +526,8 @@ class _LineStream:
                 started = True
                 yield line
         except _HttpStatus as status:
+            if looks_like_html(status.text, status.content_type):  # a proxy's 502, a 404 page: named, not pasted
+                raise errors.WebPageAnswer(self._backend.host + self._path, status.status, "ollama") from None
             reason = _error_text(status.text, status.content_type, status.status)
             raise self._backend._error_for_message(reason, status.status, model=self._model) from None
         except Exception as exc:  # noqa: BLE001 — transport errors, mapped to typed errors
@@ -523,7 +545,9 @@ class _LineStream:
         """Runs in the reader thread: the non-empty lines of the answer; raises :class:`_HttpStatus`
         for an HTTP error. Ends after the ``with``, so the connection is back in the pool first."""
         reader = self._reader
-        with self._backend._http.stream(
+        # the headers and the first bytes (the whole answer, when not streamed) within timeout_s, however slowly
+        # a server trickles them; then each read waits as long as the read timeout lets it
+        with first_data_within(self._backend.timeout_s) as first, self._backend._http.stream(
             method, path, content=content, headers={"Content-Type": "application/json"}
         ) as r:
             reader.watch(r)
@@ -535,11 +559,13 @@ class _LineStream:
                     raise _HttpStatus(r.status_code, r.text, r.headers.get("content-type", ""))
                 if self._whole:
                     data = r.read()
+                    first.arrived()
                     if data.strip():
                         yield data
                     return
                 buf = b""
                 for data in r.iter_bytes():
+                    first.arrived()
                     buf += data
                     if b"\n" in buf:
                         *lines, buf = buf.split(b"\n")

@@ -46,8 +46,9 @@ from typing import Any
 
 from desktop_agent.core.arguments import make_tool_call
 from desktop_agent.core.backends.base import Chunk, ModelInfo
+from desktop_agent.core.backends.deadline import bound_reads, first_data_within
 from desktop_agent.core.backends.keypool import PLACEHOLDER_KEY, Failure, KeyPool, PoolCancelled, scrub
-from desktop_agent.core.backends.reasons import MAX_REASON, is_context_reason, one_line, reason_text
+from desktop_agent.core.backends.reasons import MAX_REASON, is_context_reason, looks_like_html, one_line, reason_text
 from desktop_agent.core.backends.sse import sse_events
 from desktop_agent.core.errors import (
     AgentError,
@@ -57,16 +58,20 @@ from desktop_agent.core.errors import (
     BackendUnreachable,
     ContextTooLong,
     EmptyAnswer,
+    KeyringLocked,
     ModelNotFound,
     NoApiKey,
+    NotAnApi,
     OutputLimitReached,
     RateLimited,
     ServerTimedOut,
     SettingsError,
     ToolsNotSupported,
+    WebPageAnswer,
 )
 from desktop_agent.core.messages import Message, ToolCall
 from desktop_agent.core.streams import StreamReader, WaitCancelled, until_cancelled
+from desktop_agent.core.urls import suggest_v1
 
 log = logging.getLogger(__name__)
 
@@ -284,7 +289,8 @@ class OpenAIBackend:
     and read between chunks; no answer within it is :class:`ServerTimedOut`, which is not retried).
     ``retries_per_key``, ``retry_interval_s``, ``max_retry_after_s``: see :class:`KeyPool`.
     ``null_tool_content``: send ``content: null`` instead of ``""`` on assistant tool-call messages
-    (some gateways want that). ``sleep`` / ``clock``: injectable for
+    (some gateways want that). ``keyring_locked``: the keys were looked up while the system keyring was
+    locked — a missing key is then :class:`KeyringLocked`, not :class:`NoApiKey`. ``sleep`` / ``clock``: injectable for
     tests. ``http_client``: an ``httpx.Client`` (or ``httpx2.Client``) for the openai client; it is
     not closed by :meth:`close`.
     """
@@ -304,6 +310,7 @@ class OpenAIBackend:
         max_retry_after_s: float = 60.0,
         needs_key: bool = True,
         null_tool_content: bool = False,
+        keyring_locked: bool = False,
         sleep: Callable[[float], None] = time.sleep,
         http_client: Any = None,
         clock: Callable[[], float] = time.time,
@@ -326,6 +333,9 @@ class OpenAIBackend:
             sleep=sleep,
             clock=clock,
         )
+        self.keyring_locked = keyring_locked
+        if keyring_locked:  # the key may be saved, but can't be read: say that, never "no API key is set"
+            self.pool.no_key = KeyringLocked
         self._http_client = http_client
         self._clients: dict[int, Any] = {}
         self._lock = threading.Lock()
@@ -345,12 +355,16 @@ class OpenAIBackend:
             if client is None:
                 import openai  # lazy: ~1.3 s
 
+                http = self._http_client
+                if http is None:  # ours: its first data is awaited within timeout_s, even from a trickling server
+                    http = openai.DefaultHttpxClient()
+                    bound_reads(http)
                 client = openai.OpenAI(
                     base_url=self.base_url,
                     api_key=key,
                     timeout=self.timeout_s,
                     max_retries=0,
-                    http_client=self._http_client,
+                    http_client=http,
                 )
                 self._clients[index] = client
             return client
@@ -393,7 +407,7 @@ class OpenAIBackend:
             return Failure("fatal", exc)
         if isinstance(exc, (openai.APITimeoutError, httpx.TimeoutException)):
             cause = exc if isinstance(exc, httpx.TimeoutException) else (exc.__cause__ or exc.__context__)
-            if isinstance(cause, (httpx.ConnectTimeout, httpx.PoolTimeout)):
+            if isinstance(cause, _connect_timeouts()):
                 err = BackendUnreachable(
                     self.base_url, backend="openai", detail=f"no connection within {self.timeout_s:g} s"
                 )
@@ -412,11 +426,16 @@ class OpenAIBackend:
             detail = self._detail(exc)
             markers = self._markers(exc, detail)
             headers = exc.response.headers if exc.response is not None else None
+            page = self._web_page(exc)
+            if page is not None:  # a proxy's 502, a 404 page, a sign-in page: named, never pasted
+                return Failure("retry" if status >= 500 else "fatal", page, status=status,
+                               reason=f"web page (HTTP {status})",
+                               retry_after_s=self.pool.retry_after(headers) if status >= 500 else None)
             if status in (401, 403) and self.pool.keys == (PLACEHOLDER_KEY,):
                 # no key was configured (a local server was assumed not to need one): say that,
                 # not "your key was rejected", which sends the user looking for a key they never entered
-                return Failure("fatal", NoApiKey(self.base_url, status), auth=True, status=status,
-                               reason="key required")
+                no_key = (KeyringLocked if self.keyring_locked else NoApiKey)(self.base_url, status)
+                return Failure("fatal", no_key, auth=True, status=status, reason="key required")
             if status in (401, 403):
                 return Failure(
                     "next_key", AuthenticationFailed(self.base_url, status), auth=True, status=status,
@@ -440,8 +459,9 @@ class OpenAIBackend:
                     hint = f"Is {self.base_url} an OpenAI-compatible server?"
                     cli_hint = f"Is {self.base_url} an OpenAI-compatible server? (--base-url)"
                 else:
-                    hint = f"Check the base URL {self.base_url} (it usually ends in /v1)."
-                    cli_hint = f"Check --base-url {self.base_url} (it usually ends in /v1)."
+                    fix = suggest_v1(self.base_url)
+                    hint = f"Check the base URL {self.base_url} (it usually ends in /v1): try {fix}."
+                    cli_hint = f"Check --base-url {self.base_url} (it usually ends in /v1): try {fix}."
                 return Failure("fatal", BackendError(detail, status, hint, cli_hint), status=status)
             if status >= 500:
                 wait = self.pool.retry_after(headers)
@@ -461,6 +481,41 @@ class OpenAIBackend:
             return Failure("fatal", BackendError(f"the server sent data that is not valid JSON ({detail})"))
         detail = scrub(f"{type(exc).__name__}: {exc}", self.pool.keys)[:_MAX_DETAIL]
         return Failure("fatal", BackendError(detail))
+
+    def _web_page(self, exc: Any) -> WebPageAnswer | None:
+        """The error status ``exc`` as a :class:`WebPageAnswer` when its body is a web page, else None."""
+        response = getattr(exc, "response", None)
+        headers = getattr(response, "headers", None)
+        ctype = headers.get("content-type", "") if headers is not None else ""
+        body = getattr(exc, "body", None)
+        text = body if isinstance(body, str) else ""
+        if not (looks_like_html(text, ctype) and not isinstance(body, dict)):
+            return None
+        status = int(getattr(exc, "status_code", 0) or 0)
+        fix = suggest_v1(self.base_url) if status == 404 and not self.base_url.endswith("/v1") else ""
+        return WebPageAnswer(self._url_of(response), status, "openai", fix)
+
+    def _url_of(self, response: Any, path: str = "/chat/completions") -> str:
+        """The URL ``response`` came from (without its query), else the base URL and ``path``."""
+        with contextlib.suppress(Exception):
+            url = response.request.url
+            return str(url.copy_with(query=None) if hasattr(url, "copy_with") else url)
+        return self.base_url + path
+
+    def _not_an_api(self, url: str, body: Any, content_type: str = "") -> NotAnApi:
+        """A 200 answer that is not what an OpenAI-compatible server sends (``body``: text, bytes or JSON)."""
+        if "html" in content_type.lower():
+            body = "<html>"
+        if isinstance(body, (bytes, bytearray)):
+            body = bytes(body).decode("utf-8", "replace")
+        if isinstance(body, str) and looks_like_html(body.strip(), content_type):
+            seen = "a web page"
+        elif isinstance(body, str) and body.strip() and body.strip()[:1] not in "{[":
+            seen = "text that is not JSON"
+        else:
+            seen = "JSON of another kind"
+        fix = "" if self.base_url.endswith("/v1") else suggest_v1(self.base_url)
+        return NotAnApi(url, "openai", seen, fix)
 
     def _served_models(self) -> list[str]:
         """The model ids from ``GET {base_url}/models`` (for a "choose one of" hint); ``[]`` when the
@@ -543,17 +598,19 @@ class OpenAIBackend:
 
         def request(index: int, key: str) -> tuple[Any, Iterator[Any]]:
             client = self._client(index, key)
-            if not stream:
-                return _Answered(), iter(self._answer_events(client.chat.completions.create(**params)))
-            response = client.chat.completions.create(**params)
-            events = self._events(response)
-            try:
-                first = next(events)
-            except StopIteration:
-                return response, iter(())
-            except BaseException:
-                response.close()
-                raise
+            # the headers and the first event (or the whole answer) within timeout_s, however they trickle in
+            with first_data_within(self.timeout_s):
+                if not stream:
+                    return _Answered(), iter(self._answer_events(client.chat.completions.create(**params)))
+                response = client.chat.completions.create(**params)
+                events = self._events(response)
+                try:
+                    first = next(events)
+                except StopIteration:
+                    return response, iter(())
+                except BaseException:
+                    response.close()
+                    raise
             return response, _prepend(first, events)
 
         def attempt(index: int, key: str) -> tuple[Any, Iterator[Any]]:
@@ -612,10 +669,14 @@ class OpenAIBackend:
             raw = answer.encode() if isinstance(answer, str) else answer
             if b"data:" in raw or b"error:" in raw:
                 return list(self._sse_data(iter([raw])))
-            raise BackendError(reason_text(raw, status=200) or "the server sent an empty body instead of an answer")
+            if raw.strip():  # a web page or text at the base URL: the address is wrong, not the model
+                raise self._not_an_api(self.base_url + "/chat/completions", raw)
+            raise BackendError("the server sent an empty body instead of an answer")
         error = _field(answer, "error")
         if error:
             raise self._reported_error(error)
+        if _field(answer, "choices") is None:  # JSON, but not a chat completion
+            raise self._not_an_api(self.base_url + "/chat/completions", None)
         return [answer]
 
     def _events(self, stream: Any) -> Iterator[Any]:
@@ -626,14 +687,34 @@ class OpenAIBackend:
             yield from stream
             return
         ctype = response.headers.get("content-type", "")
+        url = self._url_of(response)
         if "json" in ctype and "event-stream" not in ctype:
             body = json.loads(response.read() or b"null")
             if isinstance(body, dict) and body.get("error"):
                 raise self._reported_error(body["error"])
-            if isinstance(body, dict):
-                yield body
+            if not isinstance(body, dict) or "choices" not in body:  # JSON, but not a chat completion
+                raise self._not_an_api(url, body)
+            yield body
             return
-        yield from self._sse_data(_response_bytes(response))
+        if "html" in ctype:  # a web page where the API should be (a landing page, a sign-in page)
+            raise self._not_an_api(url, "", ctype)
+        start = bytearray()  # the first bytes, to tell an empty stream from a body that is no stream at all
+
+        def recorded() -> Iterator[bytes]:
+            for data in _response_bytes(response):
+                if len(start) < 512:
+                    start.extend(data[: 512 - len(start)])
+                yield data
+
+        seen = recognised = 0
+        for event in self._sse_data(recorded()):
+            seen += 1
+            recognised += isinstance(event, dict) and ("choices" in event or "usage" in event)
+            yield event
+        head = bytes(start).lstrip()
+        no_stream = head and not head.startswith((b"data:", b"event:", b":", b"id:", b"retry:"))
+        if not recognised and (seen or no_stream):  # text, a page, or events of another API
+            raise self._not_an_api(url, b"" if seen else bytes(start), ctype)
 
     def _sse_data(self, chunks: Iterator[bytes]) -> Iterator[Any]:
         """The JSON objects of an event stream, until ``[DONE]``; error events and lines are raised."""
@@ -720,9 +801,20 @@ class OpenAIBackend:
         ``owned_by`` / ``created`` when given). Same key pool and errors as :meth:`stream_chat`."""
 
         def attempt(index: int, key: str) -> list[ModelInfo]:
-            page = self._client(index, key).models.list()
+            with first_data_within(self.timeout_s):
+                raw = self._client(index, key).models.with_raw_response.list()
+                response = raw.http_response
+                text = response.text
+            # read here, not by the client (which fails with an AttributeError on a web page)
+            ctype = response.headers.get("content-type", "")
+            data = _maybe_json(text) if not looks_like_html(text, ctype) else text
+            models = data.get("data") if isinstance(data, dict) else None
+            if not isinstance(models, list):  # a web page, text or JSON of another kind
+                raise self._not_an_api(self._url_of(response, "/models"), data, ctype)
             out = []
-            for m in page:
+            for m in models:
+                if not isinstance(m, dict):
+                    continue
                 mid = _field(m, "id")
                 if not mid:
                     continue
@@ -771,6 +863,18 @@ def _http_errors() -> tuple[tuple[type[BaseException], ...], tuple[type[BaseExce
         timeouts.append(httpx2.TimeoutException)
         requests.append(httpx2.RequestError)
     return tuple(timeouts), tuple(requests)
+
+
+def _connect_timeouts() -> tuple[type[BaseException], ...]:
+    """The "no connection in time" timeouts of ``httpx`` and, when loaded, ``httpx2`` (a read timeout is not
+    one of them: the server was reached, it is not responding)."""
+    import httpx
+
+    found: list[type[BaseException]] = [httpx.ConnectTimeout, httpx.PoolTimeout]
+    httpx2 = sys.modules.get("httpx2")
+    if httpx2 is not None:
+        found += [httpx2.ConnectTimeout, httpx2.PoolTimeout]
+    return tuple(found)
 
 
 def _response_bytes(response: Any) -> Iterator[bytes]:

@@ -212,3 +212,17 @@ class SettingsPage(QWidget):
             if message:
                 marked.append(where)
         return marked
+
+
+def show_cleaned_url(label: QLabel, typed: str, clean: Callable[[str], str]) -> str | None:
+    """Under a URL field: "Using <url>" when ``clean`` (:mod:`desktop_agent.core.urls`) makes something else of
+    what was typed (a pasted endpoint, a trailing slash, no scheme), else nothing. Returns the URL that will be
+    used (None while it is not a URL: the field's error says why)."""
+    try:
+        url = clean(typed)
+    except ValueError:
+        show(label, None)
+        return None
+    show(label, f"Using {url}" if url != typed.strip() else None, "info")
+    return url
+

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLineEdit, QMessageBox, 
 
 from desktop_agent.core.assembly import Assembly, parse_ollama_host
 from desktop_agent.core.settings import Settings, check_url
+from desktop_agent.core.urls import clean_ollama_host
 from desktop_agent.ui.errors import one_line
 from desktop_agent.ui.pull import PullController
 from desktop_agent.ui.settings.common import (
@@ -26,6 +27,7 @@ from desktop_agent.ui.settings.common import (
     note_label,
     parse_seconds,
     show,
+    show_cleaned_url,
 )
 from desktop_agent.ui.settings.models_box import ModelsBox
 from desktop_agent.ui.settings.pull_box import PullBox
@@ -85,7 +87,9 @@ class OllamaPage(SettingsPage):
         self.host_error = note_label("Ollama host error")
         self.status = note_label("Ollama connection status")
         self.host_note = note_label("Ollama host note")
-        form_row(form, "&Host:", host_row, self.host_error, self.host_note, self.status, buddy=self.host)
+        self.host_used = note_label("Ollama host in use")
+        form_row(form, "&Host:", host_row, self.host_error, self.host_used, self.host_note, self.status,
+                 buddy=self.host)
         self.timeout = QLineEdit()
         self.timeout.setAccessibleName("Answer timeout in seconds")
         self.timeout.setToolTip(
@@ -159,6 +163,7 @@ class OllamaPage(SettingsPage):
             return None
 
     def _host_edited(self) -> None:
+        show_cleaned_url(self.host_used, self.host.text(), clean_ollama_host)
         self.changed.emit()
         if not self._loading:
             for key in ("ollama-test", "ollama-list"):  # a result about another host would mislead

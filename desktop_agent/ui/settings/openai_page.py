@@ -23,9 +23,10 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core.assembly import PROBE_TIMEOUT_S, Assembly
 from desktop_agent.core.secrets import SecretStore, normalize_base_url
-from desktop_agent.core.settings import OPENAI_PRESETS, Settings, check_url, is_loopback_url
+from desktop_agent.core.settings import OPENAI_PRESETS, Settings, is_loopback_url
+from desktop_agent.core.urls import clean_base_url
 from desktop_agent.ui.errors import one_line
-from desktop_agent.ui.settings.common import SettingsPage, form_row, note_label, parse_seconds, show
+from desktop_agent.ui.settings.common import SettingsPage, form_row, note_label, parse_seconds, show, show_cleaned_url
 from desktop_agent.ui.settings.keys_editor import KeysEditor
 from desktop_agent.ui.tasks import Task, TaskRunner
 
@@ -65,7 +66,8 @@ class OpenAIPage(SettingsPage):
         self.base_url.setPlaceholderText("https://api.openai.com/v1")
         self.base_url.setAccessibleName("Base URL")
         self.base_url_error = note_label("Base URL error")
-        form_row(form, "&Base URL:", self.base_url, self.base_url_error)
+        self.base_url_used = note_label("Base URL in use")
+        form_row(form, "&Base URL:", self.base_url, self.base_url_error, self.base_url_used)
 
         self.needs_key = QCheckBox("This provider needs an API &key (local servers usually don't)")
         self.needs_key.setAccessibleName("Provider needs an API key")
@@ -179,12 +181,12 @@ class OpenAIPage(SettingsPage):
     def _url(self) -> str | None:
         """The base URL being edited, normalised (None while it is not a URL)."""
         try:
-            return normalize_base_url(check_url(self.base_url.text()))
+            return normalize_base_url(clean_base_url(self.base_url.text()))
         except ValueError:
             return None
 
     def _sync_preset(self) -> None:
-        url = normalize_base_url(self.base_url.text()) if self.base_url.text().strip() else ""
+        url = (self._url() or normalize_base_url(self.base_url.text())) if self.base_url.text().strip() else ""
         name = next((n for n, u in OPENAI_PRESETS.items() if normalize_base_url(u) == url), CUSTOM_PRESET)
         if self.preset.currentText() != name:
             self.preset.blockSignals(True)
@@ -204,6 +206,7 @@ class OpenAIPage(SettingsPage):
         self.preset_chosen.emit(name)
 
     def _base_url_edited(self) -> None:
+        show_cleaned_url(self.base_url_used, self.base_url.text(), clean_base_url)
         self._sync_preset()
         self.changed.emit()
         if not self._loading:

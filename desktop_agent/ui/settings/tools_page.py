@@ -38,8 +38,8 @@ MAX_OUTPUT_CAP = 100_000_000
 
 
 class ToolsPage(SettingsPage):
-    """``tools.enabled``, ``tools.timeout_s``, ``tools.isolated``, ``tools.output_cap`` and ``tools.dirs``; the user
-    tools folder is shown, not edited (it is where the app's data lives)."""
+    """``tools.enabled``, ``tools.timeout_s``, ``tools.isolated``, ``tools.output_cap``, ``tools.max_offered`` and
+    ``tools.dirs``; the user tools folder is shown, not edited (it is where the app's data lives)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -79,6 +79,16 @@ class ToolsPage(SettingsPage):
         form_row(form, "Output &cap (characters):", self.output_cap, self.output_cap_error,
                  hint_label("Characters of a tool's output sent to the model, at least 256; longer output is "
                             "cut (Tool activity shows all of it)."), left=True)
+
+        self.max_offered = QSpinBox()
+        self.max_offered.setRange(0, 1000)
+        self.max_offered.setSpecialValueText("all")
+        self.max_offered.setAccessibleName("Most tools offered at once")
+        self.max_offered.setFixedWidth(110)
+        form_row(form, "Offer at &most (tools):", self.max_offered,
+                 hint_label("With more tools than this, each message offers the model the most relevant ones and a "
+                            "find_tools tool for the rest (small models stop calling tools when offered dozens). "
+                            "0 = all."), left=True)
 
         self.tools_folder = QLineEdit()
         self.tools_folder.setReadOnly(True)
@@ -124,6 +134,7 @@ class ToolsPage(SettingsPage):
         self.timeout.textChanged.connect(self.changed)
         self.output_cap.valueChanged.connect(self.changed)
         self.isolated.toggled.connect(self.changed)
+        self.max_offered.valueChanged.connect(self.changed)
         self.add_button.clicked.connect(lambda: self.add_folder())
         self.remove_button.clicked.connect(self.remove_folder)
         self.open_button.clicked.connect(self.open_tools_folder)
@@ -138,6 +149,7 @@ class ToolsPage(SettingsPage):
         self.timeout.setText(f"{tools.timeout_s:g}")
         self.isolated.setChecked(tools.isolated)
         self.output_cap.setValue(min(tools.output_cap, MAX_OUTPUT_CAP))
+        self.max_offered.setValue(tools.max_offered)
         self.dirs.clear()
         self.dirs.addItems(tools.dirs)
         self._show_tools_folder()
@@ -149,6 +161,7 @@ class ToolsPage(SettingsPage):
             "tools.enabled": self.enabled.isChecked(),
             "tools.output_cap": self.output_cap.value(),
             "tools.isolated": self.isolated.isChecked(),
+            "tools.max_offered": self.max_offered.value(),
             "tools.dirs": self.folders(),
         }
         timeout, _problem = parse_seconds(self.timeout, "30")
@@ -207,7 +220,7 @@ class ToolsPage(SettingsPage):
         self.remove_button.setEnabled(self.enabled.isChecked() and item is not None and item.isSelected())
 
     def _enabled_toggled(self, on: bool) -> None:
-        for widget in (self.timeout, self.isolated, self.output_cap, self.dirs, self.add_button):
+        for widget in (self.timeout, self.isolated, self.output_cap, self.max_offered, self.dirs, self.add_button):
             widget.setEnabled(on)
         self._update_buttons()
         self.changed.emit()
