@@ -328,9 +328,13 @@ def shot_rules(app, server, settings, out):
         dialog.show()
         dialog.tabs.setCurrentIndex(TOOLS_TAB)
         spin(app, 0.3)
+        dialog.resize(dialog.width(), 900)  # a taller dialog, as a user opening the rules would make it
+        dialog.tools_page.rules_box.set_expanded(True)
+        spin(app, 0.2)
         area = dialog._areas[TOOLS_TAB]
-        area.ensureWidgetVisible(dialog.tools_page.rules_box.revoke_button)
         dialog.tools_page.rules_box.table.selectRow(2)
+        spin(app, 0.2)
+        area.verticalScrollBar().setValue(area.verticalScrollBar().maximum())
         spin(app, 0.2)
         dialog.grab().save(str(out / "settings-tools-rules.png"))
         print(f"wrote {out / 'settings-tools-rules.png'}")

@@ -144,6 +144,10 @@ def test_always_survives_a_restart_and_can_be_revoked(qtbot, make_window, ollama
     assert run.status == "ok" and run.decision.startswith("allowed by rule #")
     box = RulesBox(w2.assembly.permissions.rules)
     qtbot.addWidget(box)
+    box.show()
+    assert box.toggle.text() == "Permission rules (1)" and not box.body.isVisible()  # folded at first
+    box.toggle.click()
+    assert box.body.isVisible()
     assert box.table.rowCount() == 1 and box.table.item(0, 0).text() == "launch"
     assert box.table.item(0, 4).text() != "never"  # last used just now
     box.table.selectRow(0)

@@ -1,6 +1,7 @@
-"""Settings → Tools → Permission rules: every rule the permission engine holds — tool, what it applies to, its
-policy (editable: allow / ask / deny), where it came from and when it was last used — and Revoke. Changes apply
-at once (and are saved in the store at once); they are not part of the dialog's Save."""
+"""Settings → Tools → Permission rules (folded until opened, so the page stays short): every rule the permission
+engine holds — tool, what it applies to, its policy (editable: allow / ask / deny), where it came from and when it
+was last used — and Revoke. Changes apply at once (and are saved in the store at once); they are not part of the
+dialog's Save."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -56,13 +58,21 @@ class RulesBox(QWidget):
         self._rows: list[Rule] = []
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        title = QLabel("Permission rules")
-        title.setStyleSheet("font-weight: 600;")
+        self.toggle = QToolButton()
+        self.toggle.setCheckable(True)
+        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.toggle.setAutoRaise(True)
+        self.toggle.setStyleSheet("font-weight: 600;")
+        self.toggle.setAccessibleName("Show the permission rules")
         self.hint = hint_label("made by Always allow on an approval card; changes apply at once")
         head = QHBoxLayout()
-        head.addWidget(title)
+        head.addWidget(self.toggle)
         head.addWidget(self.hint, 1)
         lay.addLayout(head)
+        self.body = QWidget()
+        body = QVBoxLayout(self.body)
+        body.setContentsMargins(0, 0, 0, 0)
         self.table = _CompactTable(0, len(self.COLS))
         self.table.setAccessibleName("Permission rules")
         self.table.setHorizontalHeaderLabels(list(self.COLS))
@@ -87,7 +97,10 @@ class RulesBox(QWidget):
         row = QHBoxLayout()
         row.addWidget(self.table, 1)
         row.addLayout(side)
-        lay.addLayout(row)
+        body.addLayout(row)
+        lay.addWidget(self.body, 1)
+        self.body.setVisible(False)  # folded: the Tools page stays short; the toggle shows how many rules
+        self.toggle.toggled.connect(self.set_expanded)
         self.revoke_button.clicked.connect(self.revoke_selected)
         self.table.itemSelectionChanged.connect(self._update_buttons)
         on_delete_key(self.table, self.revoke_selected)
@@ -122,7 +135,16 @@ class RulesBox(QWidget):
             if selected is not None and rule.id == selected.id:
                 self.table.selectRow(i)
         self.empty.setVisible(not self._rows)
+        self.toggle.setText(f"Permission rules ({len(self._rows)})")
         self._update_buttons()
+
+    def set_expanded(self, on: bool) -> None:
+        """Show (or fold) the rules list."""
+        if self.toggle.isChecked() != on:
+            self.toggle.setChecked(on)
+            return
+        self.body.setVisible(on)
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
 
     def selected_rule(self) -> Rule | None:
         rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
