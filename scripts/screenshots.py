@@ -7,9 +7,10 @@
 
 Shots: empty.png (a new chat), main.png (markdown, a code block, thinking and two tool calls),
 tool-call.png (a tool still running, live duration in the sidebar), error.png (a missing model with
-its Pull action), settings.png (the Settings dialog pulling a model), dark.png (main.png in the dark
+its Pull action), settings.png (the Settings dialog pulling a model), settings-tools.png (Settings → Tools:
+the installed tools and the folders tools may use), dark.png (main.png in the dark
 palette), approval-card.png (a file write waiting for approval, with its diff), settings-tools-rules.png
-(Settings → Tools with permission rules). The replies are scripted, so the pictures
+(Settings → Tools → Permissions). The replies are scripted, so the pictures
 are the same on every run (except the clock in the message headers).
 """
 
@@ -266,26 +267,39 @@ def shot_settings(app, server, settings, out):
         server.models, server.pull_steps, server.pull_delay_s = installed, 5, 0.0
 
 
-WRITE_TOOL = textwrap.dedent(
-    '''\
-    from desktop_agent import tool
+def shot_settings_tools(app, server, settings, out):
+    """Settings → Tools: a folder the file tools may use, a tool switched off, one tool expanded to its
+    parameters."""
+    from desktop_agent.core import paths
+    from desktop_agent.ui.settings.dialog import TOOLS_TAB, SettingsDialog
 
-    @tool(destructive=True)
-    def write_text_file(path: str, content: str) -> str:
-        """Write a text file in one of your allowed folders (replaces its content)."""
-        return f"wrote {path}"
-    '''
-)
+    docs = Path(os.environ["DESKTOP_AGENT_HOME"]) / "Documents"
+    docs.mkdir(exist_ok=True)
+    s = settings.updated({"tools.allowed_folders": [str(docs)], "tools.disabled": ["run_shell_command"]})
+    dialog = SettingsDialog(s, auto_refresh=False, settings_path=paths.config_dir() / "unused.json")
+    try:
+        dialog.tabs.setCurrentIndex(TOOLS_TAB)
+        dialog.resize(760, 920)
+        dialog.show()
+        tool_list = dialog.tools_page.tool_list
+        wait_until(app, lambda: tool_list.tree.topLevelItemCount() > 0)
+        dialog.tools_page.sections.setCurrentIndex(1)  # the installed tools
+        tool_list.item("today").setExpanded(True)
+        spin(app, 0.1)
+        dialog.grab().save(str(out / "settings-tools.png"))
+        print(f"wrote {out / 'settings-tools.png'}")
+    finally:
+        dialog.shutdown()
+        dialog.close()
+        dialog.deleteLater()
 
 
 def shot_approval(app, server, settings, out):
     """A destructive file write waiting for the user: the diff against the file's current text."""
-    tools = Path(tempfile.mkdtemp(prefix="da-shot-tools-"))
-    (tools / "files.py").write_text(WRITE_TOOL, encoding="utf-8")
     notes = Path(tempfile.mkdtemp(prefix="notes-"))
     todo = notes / "todo.md"
     todo.write_text("# Weekend\n\n- buy milk\n- call the plumber\n- water the plants\n", encoding="utf-8")
-    s = settings.updated({"tools.dirs": [str(tools)]})
+    s = settings  # the shipped write_text_file (destructive: it asks)
     server.chunk_delay_s = 0.01
     new = "# Weekend\n\n- buy milk\n- buy bread\n- call the plumber (Saturday 10:00)\n- water the plants\n"
     server.script([
@@ -328,14 +342,10 @@ def shot_rules(app, server, settings, out):
         dialog.show()
         dialog.tabs.setCurrentIndex(TOOLS_TAB)
         spin(app, 0.3)
-        dialog.resize(dialog.width(), 900)  # a taller dialog, as a user opening the rules would make it
-        dialog.tools_page.rules_box.set_expanded(True)
-        spin(app, 0.2)
-        area = dialog._areas[TOOLS_TAB]
-        dialog.tools_page.rules_box.table.selectRow(2)
-        spin(app, 0.2)
-        area.verticalScrollBar().setValue(area.verticalScrollBar().maximum())
-        spin(app, 0.2)
+        page = dialog.tools_page
+        page.sections.setCurrentWidget(page.rules_box)
+        page.rules_box.table.selectRow(2)
+        spin(app, 0.3)
         dialog.grab().save(str(out / "settings-tools-rules.png"))
         print(f"wrote {out / 'settings-tools-rules.png'}")
     finally:
@@ -351,6 +361,7 @@ SHOTS = {
     "tool-call": shot_tool_call,
     "error": shot_error,
     "settings": shot_settings,
+    "settings-tools": shot_settings_tools,
     "approval-card": shot_approval,
     "settings-tools-rules": shot_rules,
 }
@@ -359,7 +370,8 @@ SHOTS = {
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
-    parser.add_argument("--only", default="", help="comma-separated: " + ",".join([*SHOTS, "dark"]))
+    parser.add_argument("--only", default="",
+                        help="comma-separated: " + ",".join([*SHOTS, "dark"]))
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -25,6 +25,7 @@ def _user_dirs(tmp_path, monkeypatch):
     monkeypatch.delenv("DESKTOP_AGENT_HOME", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OLLAMA_HOST", raising=False)
+    monkeypatch.delenv("DESKTOP_AGENT_ALLOWED_FOLDERS", raising=False)
     paths.set_home(None)
     yield home
     paths.set_home(None)

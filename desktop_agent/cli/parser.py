@@ -101,7 +101,8 @@ def add_chat_parser(sub: argparse._SubParsersAction, parents: Sequence[argparse.
     p.add_argument("--no-api-key", action="store_true",
                    help="the OpenAI-compatible server needs no API key (local servers on 127.0.0.1 never do)")
     p.add_argument("--timeout", type=_number(0, None, above=True), metavar="SECONDS",
-                   help="how long to wait for the server's next data (default 300 ollama, 60 openai)")
+                   help="how long to wait for the server's data, first and next (default: the saved waits, "
+                        "300/60 ollama, 60/60 openai)")
     p.add_argument("--system", metavar="TEXT", help="system prompt")
     p.add_argument("--temperature", type=_number(0, 2), metavar="X", help="sampling temperature, 0 to 2 (default 0)")
     p.add_argument("--max-steps", type=_number(1, 100, integer=True), metavar="N",

@@ -1,4 +1,5 @@
-"""``desktop-agent tools``: the tools the agent can load, one line each (name, source, description's first line)."""
+"""``desktop-agent tools``: the tools the agent can load, one line each (name, source, description's first line;
+the tools switched off in Settings → Tools are marked)."""
 
 from __future__ import annotations
 
@@ -25,9 +26,11 @@ def run_tools(args: argparse.Namespace, out: TextIO | Output | None = None,
     tools = sorted(registry, key=lambda t: t.name)
     width = max((len(t.name) for t in tools), default=4)
     source_width = max((len(str(t.source)) + 2 for t in tools), default=0)  # descriptions line up
+    off = set(settings.tools.disabled)
     for t in tools:
         first = (t.description or "").strip().splitlines()[0] if t.description else ""
-        out.write(f"{t.name:<{width}}  {f'[{t.source}]':<{source_width}}  {first}\n")
+        mark = "  (off: not offered to the model; Settings → Tools)" if t.name in off else ""
+        out.write(f"{t.name:<{width}}  {f'[{t.source}]':<{source_width}}  {first}{mark}\n")
     if not tools:
         out.write("no tools loaded\n")
     if out.error is not None:

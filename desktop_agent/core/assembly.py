@@ -160,23 +160,23 @@ class BackendSpec:
 
 def backend_spec(settings: Settings, keys: KeySet = KeySet(), *, timeout_s: float | None = None,
                  retries: int | None = None) -> BackendSpec:
-    """The spec of the backend ``settings`` ask for; ``timeout_s`` replaces the answer timeout and ``retries``
-    the retries per key (a probe — Test connection, the window's model listing — waits seconds, not minutes,
-    and does not retry)."""
+    """The spec of the backend ``settings`` ask for; ``timeout_s`` replaces both waits (first data, next data)
+    and ``retries`` the retries per key (a probe — Test connection, the window's model listing — waits seconds,
+    not minutes, and does not retry)."""
     gen = settings.generation
     if settings.backend == "ollama":
         o = settings.ollama
         return BackendSpec("ollama", (
             ("host", o.host), ("model", o.model), ("temperature", gen.temperature),
             ("keep_alive", o.keep_alive), ("format", gen.format), ("think", gen.think),
-            ("timeout_s", timeout_s or o.timeout_s),
+            ("timeout_s", timeout_s or o.timeout_s), ("next_data_timeout_s", timeout_s or o.next_data_timeout_s),
         ))
     a = settings.openai
     # a local server (LM Studio, llama.cpp, vLLM on loopback) gets a placeholder key when none is set
     needs_key = a.needs_key and not (not keys.keys and is_loopback_url(a.base_url))
     return BackendSpec("openai", (
         ("base_url", a.base_url), ("model", a.model), ("temperature", gen.temperature),
-        ("timeout_s", timeout_s or a.timeout_s),
+        ("timeout_s", timeout_s or a.timeout_s), ("next_data_timeout_s", timeout_s or a.next_data_timeout_s),
         ("retries_per_key", a.retries_per_key if retries is None else retries),
         ("retry_interval_s", a.retry_interval_s), ("needs_key", needs_key),
         ("null_tool_content", a.null_tool_content), ("keyring_locked", keys.locked),
@@ -236,6 +236,12 @@ def attach_rules(engine: PermissionEngine, store: StoreDatabase) -> None:
     from desktop_agent.core.store.rules import ToolRules
 
     engine.rules.attach(ToolRules(store))
+
+
+def tool_load_key(settings: Settings) -> Any:
+    """What loading the tools depends on: the tool settings without those read per turn or per call (the
+    tools left out, the folders file tools may use)."""
+    return settings.tools.model_copy(update={"enabled": True, "disabled": [], "allowed_folders": []})
 
 
 def start_mcp(settings: Settings, secrets: SecretStore | None = None) -> McpManager | None:
@@ -312,6 +318,8 @@ class Assembly:
     extra_tool_dirs: tuple[str, ...] = ()
     #: problems from tool loading not yet shown to the user
     pending_problems: list[str] = field(default_factory=list)
+    #: counts :meth:`reload_tools` calls: a list of tools made before a reload is out of date
+    tools_generation: int = field(default=0, init=False)
     _backend: Any = field(default=None, init=False, repr=False)
     _backend_key: tuple[BackendSpec, str] | None = field(default=None, init=False, repr=False)
     _registry: Any = field(default=None, init=False, repr=False)
@@ -348,7 +356,7 @@ class Assembly:
             return self.registry_override
         if not settings.tools.enabled:
             return None
-        key = (settings.tools.model_copy(update={"disabled": []}), self.extra_tool_dirs)
+        key = (tool_load_key(settings), self.extra_tool_dirs)
         with self._registry_lock:
             if self._registry is None or key != self._registry_key:
                 registry, problems = build_registry(settings, self.extra_tool_dirs, self.permissions,
@@ -391,6 +399,24 @@ class Assembly:
         out. Loads the tools the first time (call it off the GUI thread)."""
         registry = self.registry(settings.updated({"tools.enabled": True, "tools.disabled": []}))
         return list(registry) if registry is not None else []
+
+    def reload_tools(self, settings: Settings) -> tuple[list[Tool], list[str]]:
+        """Load every tool again from its files, now (no restart): a file added, changed or removed in a tools
+        folder counts from the next turn on. Returns the tools (as :meth:`available_tools`) and the problems
+        met — given to the caller to show, not queued for the next turn; each broken file's traceback goes to
+        the log once. A broken file costs only its own tools. Call it off the GUI thread."""
+        if self.registry_override is not None:
+            return list(self.registry_override), []
+        every = settings.updated({"tools.enabled": True, "tools.disabled": []})
+        with self._registry_lock:
+            registry, problems = build_registry(every, self.extra_tool_dirs, self.permissions,
+                                                host=self._tool_host())
+            if registry.host is not None and len(registry):
+                registry.host.warm()
+            self._registry, self._registry_key = registry, (tool_load_key(every), self.extra_tool_dirs)
+            self.tools_generation += 1
+        offered = with_mcp_tools(registry, self.mcp(every), every, self.permissions)
+        return list(offered) if offered is not None else [], problems
 
     def one_off_backend(self, settings: Settings, *, timeout_s: float | None = None,
                         probe: bool = False, keys: Iterable[str] | None = None) -> ChatBackend:

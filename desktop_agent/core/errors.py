@@ -190,6 +190,23 @@ class AnswerCutOff(AgentError):
         )
 
 
+class ServerStoppedResponding(AnswerCutOff):
+    """The server started answering, then sent nothing (or only keep-alives) for ``waited_s`` seconds.
+    The partial answer is kept; Retry asks again."""
+
+    def __init__(self, waited_s: float | None = None, host: str = ""):
+        self.waited_s, self.host = waited_s, host
+        self.detail = f"no data for {waited_s:g} s" if waited_s else "no data"
+        where = f" at {host}" if host else ""
+        waited = f" for {waited_s:g} s" if waited_s else ""
+        AgentError.__init__(
+            self,
+            f"The server{where} stopped responding: it sent nothing{waited} in the middle of the answer.",
+            "Try again; if it keeps happening, raise 'wait for next data' in Settings.",
+            "Try again; if it keeps happening, wait longer with --timeout SECONDS.",
+        )
+
+
 class BackendError(AgentError):
     """Any other error the server reported (HTTP status and its message). ``hint`` / ``cli_hint``:
     see :class:`AgentError`."""

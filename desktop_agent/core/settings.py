@@ -92,9 +92,12 @@ class OllamaSettings(_Group):
     model: str = "llama3.2"
     #: seconds (int, -1 = keep loaded forever) or an Ollama duration string ("5m")
     keep_alive: int | str = -1
-    #: seconds to wait for Ollama's next data (the first chunk includes loading the model); then the
-    #: turn fails with "did not answer within N s" instead of waiting forever on a stuck server
+    #: seconds to wait for the first data of an answer (it includes loading the model); then the turn
+    #: fails with "did not answer within N s" instead of waiting forever on a stuck server
     timeout_s: float = Field(300.0, gt=0)
+    #: seconds to wait for the next data once the answer streams (keep-alives do not count); then the
+    #: turn ends with the partial answer kept and "the server stopped responding"
+    next_data_timeout_s: float = Field(60.0, gt=0)
 
     @field_validator("host")
     @classmethod
@@ -112,7 +115,10 @@ class OpenAISettings(_Group):
     model: str = "gpt-4o-mini"
     #: whether the provider needs an API key (local servers don't: a placeholder key is sent)
     needs_key: bool = True
+    #: seconds to wait for the first data of an answer (connecting included)
     timeout_s: float = Field(60.0, gt=0)
+    #: seconds to wait for the next data once the answer streams (keep-alive comments do not count)
+    next_data_timeout_s: float = Field(60.0, gt=0)
     retries_per_key: int = Field(2, ge=0, le=10)
     retry_interval_s: float = Field(1.0, ge=0)
     #: send content null (instead of "") on assistant tool-call messages (some servers insist on it)
@@ -146,6 +152,8 @@ class ToolSettings(_Group):
     dirs: list[str] = Field(default_factory=list)
     timeout_s: float = Field(30.0, gt=0)
     output_cap: int = Field(16_000, ge=256)
+    #: folders the file and shell tools may work in (none by default: they refuse until the user adds one)
+    allowed_folders: list[str] = Field(default_factory=list)
     #: run Python tools in a separate tool-host process (a crashing or hanging tool cannot take the app down)
     isolated: bool = True
     #: with more tools than this, a turn offers the most relevant ones and find_tools for the rest (small models
@@ -351,6 +359,21 @@ class Settings(BaseModel):
             Path(tmp).unlink(missing_ok=True)
             raise
         return path
+
+
+def read_saved(path: Path | None = None) -> Settings:
+    """The saved settings as they are now, for a reader that must change nothing (a tool asking for its
+    allowed folders, possibly in another process): a bad value costs only itself, a damaged or missing file
+    gives the defaults, and — unlike :meth:`Settings.load` — no file is ever moved, copied or rewritten."""
+    path = path or paths.settings_file()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, ValueError, RecursionError):
+        return Settings()
+    if not isinstance(data, dict) or (isinstance(data.get("version"), int) and data["version"] > SCHEMA_VERSION):
+        return Settings()
+    settings, _warnings = _validate_keeping_good_values(migrate(data))
+    return settings
 
 
 class NewerSettingsFile(OSError):

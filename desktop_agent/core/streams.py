@@ -1,13 +1,16 @@
-"""Waiting on something that blocks — a network stream, a request, a tool — while staying able to stop
-at once: when the user presses Stop (a ``cancel`` event) or a timeout runs out.
+"""Waiting on something that blocks — a network exchange, a tool — while staying able to stop at once:
+when the user presses Stop (a ``cancel`` event), or when a server stops sending.
 
-- :class:`StreamReader` reads a blocking stream (NDJSON lines, SSE events) on a daemon thread and
-  hands its items to the consuming thread, which polls ``cancel`` (both backends' chat streams, the
-  Ollama model download);
-- :func:`run_watched` runs one blocking call on a daemon thread and waits for its result, ``cancel``
-  or a timeout, abandoning the thread when it gives up (tool calls);
-- :func:`until_cancelled` is :func:`run_watched` for a call whose late result must be closed
-  (an HTTP request still waiting for its first event); it raises :class:`WaitCancelled`;
+- :class:`Watch` guards one HTTP exchange read *in the calling thread*. One long-lived watchdog thread
+  (for the whole process) looks at every open watch: when ``cancel`` is set, or when no progress came
+  for too long — the first-data wait before the answer starts (the server may be loading a model), the
+  next-data wait once it streams — it shuts down the socket the watched thread is blocked on, so that
+  thread wakes within milliseconds and the backend looks at :attr:`Watch.reason`. Which data counts as
+  progress is the backend's call (:meth:`Watch.progress`): keep-alive comments and empty frames do not.
+- :func:`track_sockets` makes an ``httpx`` / ``httpx2`` client's connections known to the watches
+  (its reads go through :class:`_TrackedStream`), also before the response headers arrive.
+- :func:`run_watched` runs one blocking call (a tool) on a long-lived worker and waits for its result,
+  ``cancel`` or a timeout, abandoning the call when it gives up.
 - :func:`shutdown_socket` wakes a thread blocked in ``recv`` on an ``httpx.Response``.
 
 No backend and no client library is imported here: the tool layer uses this module too.
@@ -16,14 +19,13 @@ No backend and no client library is imported here: the tool layer uses this modu
 from __future__ import annotations
 
 import contextlib
-import queue
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Generic, Literal, TypeVar
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
 
-__all__ = ["POLL_S", "StreamReader", "WaitCancelled", "run_watched", "shutdown_socket", "until_cancelled"]
+__all__ = ["POLL_S", "WaitCancelled", "Watch", "run_watched", "shutdown_socket", "track_sockets"]
 
 T = TypeVar("T")
 
@@ -33,10 +35,342 @@ POLL_S = 0.05
 #: how :func:`run_watched` ended
 Outcome = Literal["ok", "error", "timeout", "cancelled"]
 
+#: why a :class:`Watch` ended its exchange: Stop, or no data within the wait
+Reason = Literal["cancelled", "stalled"]
+
 
 class WaitCancelled(BaseException):
-    """``cancel`` was set while :func:`until_cancelled` waited. A BaseException so that retry loops
-    (the key pool) pass it through untouched: it is neither a failure nor retryable."""
+    """``cancel`` was set while a request waited. A BaseException so that retry loops (the key pool)
+    pass it through untouched: it is neither a failure nor retryable."""
+
+
+# ---------------------------------------------------------------------------------------- watches
+
+_local = threading.local()
+
+
+class Watch:
+    """One HTTP exchange, read in the calling thread, watched for Stop and for stalls.
+
+    ``first_s``: seconds allowed before the first progress (None: no limit); ``next_s``: seconds allowed
+    between two progresses once data flows (None: ``first_s``). Use::
+
+        with Watch(cancel, first_s=300, next_s=60) as watch:
+            with client.stream(...) as response:
+                watch.attach(response)           # optional: a client whose sockets are not tracked
+                for frame in ...:
+                    if meaningful(frame):
+                        watch.progress()
+        ...                                      # on any error or early end: look at watch.reason
+
+    While the ``with`` block runs, reads of :func:`track_sockets` clients in this thread are watched:
+    when ``cancel`` is set or a wait runs out, :attr:`reason` is set (``"cancelled"`` / ``"stalled"``)
+    and the socket being read is shut down, so the read ends at once (the client library then raises a
+    transport error or sees the end of the body; the backend turns that into the right outcome).
+    """
+
+    def __init__(self, cancel: threading.Event | None, first_s: float | None = None, next_s: float | None = None):
+        self.cancel = cancel
+        self.first_s = first_s or None
+        self.next_s = (next_s or None) if next_s is not None else self.first_s
+        self.reason: Reason | None = None
+        #: progress has come (the first-data wait is over)
+        self.started = False
+        self._lock = threading.Lock()
+        self._reading: Any = None  # the network stream being read right now
+        self._response: Any = None
+        self._deadline: float | None = None
+        self._previous: Watch | None = None
+        #: inside the ``with`` block (a generator left suspended and never closed must not act later)
+        self.open = False
+        self.restart()
+
+    # -- the backend's side ------------------------------------------------------------------
+    def restart(self) -> None:
+        """A new attempt (a retry): the first-data wait starts again (a wait that ran out meanwhile, say
+        during a Retry-After pause, is forgotten; a Stop is not)."""
+        self.started = False
+        self._deadline = time.monotonic() + self.first_s if self.first_s else None
+        if self.reason == "stalled":
+            self.reason = None
+
+    def progress(self, within_s: float | None = None) -> None:
+        """Meaningful data arrived: the next-data wait (or ``within_s`` seconds) starts now."""
+        self.started = True
+        wait = within_s or self.next_s
+        self._deadline = time.monotonic() + wait if wait else None
+
+    def attach(self, response: Any) -> None:
+        """An ``httpx.Response`` whose socket is shut down too when the watch fires (None: forget it)."""
+        with self._lock:
+            self._response = response
+            fired = self.reason is not None
+        if fired:
+            shutdown_socket(response)
+
+    @property
+    def waited_s(self) -> float | None:
+        """The wait that ran out (or would): the next-data one once data flows, else the first-data one."""
+        return self.next_s if self.started else self.first_s
+
+    @property
+    def cancelled(self) -> bool:
+        return self.reason == "cancelled" or (self.cancel is not None and self.cancel.is_set())
+
+    @property
+    def stalled(self) -> bool:
+        return self.reason == "stalled"
+
+    def __enter__(self) -> Watch:
+        self._previous = getattr(_local, "watch", None)
+        _local.watch = self
+        self.open = True
+        _WATCHDOG.add(self)
+        if self.cancel is not None and self.cancel.is_set():
+            self.fire("cancelled")
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.open = False
+        _WATCHDOG.discard(self)
+        with self._lock:
+            self._response = None
+            self._reading = None
+        if getattr(_local, "watch", None) is self:
+            _local.watch = self._previous
+
+    # -- the watchdog's side -----------------------------------------------------------------
+    def due(self, now: float) -> Reason | None:
+        if self.reason is not None:
+            return None
+        if self.cancel is not None and self.cancel.is_set():
+            return "cancelled"
+        deadline = self._deadline
+        if deadline is not None and now >= deadline:
+            return "stalled"
+        return None
+
+    def fire(self, reason: Reason) -> None:
+        """End the exchange: remember why and shut down what the thread reads (never raises)."""
+        with self._lock:
+            if self.reason is not None:
+                return
+            self.reason = reason
+            response = self._response
+        _shutdown_stream(self._reading)
+        shutdown_socket(response)
+
+    # -- the tracked stream's side -----------------------------------------------------------
+    # No lock here (this runs for every read and write): the reading thread sets ``_reading`` and then
+    # looks at ``reason``; :meth:`fire` sets ``reason`` and then looks at ``_reading``. Whatever the
+    # interleaving, either the thread sees the reason or the watchdog sees the stream.
+    def _enter_read(self, stream: Any) -> None:
+        self._reading = stream
+        if self.reason is not None:  # fired between two reads: this read must not block
+            _shutdown_stream(stream)
+
+    def _leave_read(self) -> None:
+        self._reading = None
+
+
+class _Watchdog:
+    """The one thread that fires watches. It looks every :data:`POLL_S` seconds while watches are open,
+    and for :attr:`LINGER_S` seconds after the last one closed (the next request of a tool turn then
+    costs it no wake-up); then it sleeps until a watch opens."""
+
+    LINGER_S = 2.0
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._watches: set[Watch] = set()
+        self._thread: threading.Thread | None = None
+        self._asleep = False
+
+    def add(self, watch: Watch) -> None:
+        with self._cond:
+            self._watches.add(watch)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="stream-watchdog", daemon=True)
+                self._thread.start()
+            elif self._asleep:
+                self._cond.notify()
+
+    def discard(self, watch: Watch) -> None:
+        with self._cond:
+            self._watches.discard(watch)
+
+    def _run(self) -> None:
+        last_active = time.monotonic()
+        while True:
+            with self._cond:
+                if not self._watches and time.monotonic() - last_active > self.LINGER_S:
+                    self._asleep = True
+                    while not self._watches:
+                        self._cond.wait()
+                    self._asleep = False
+                watches = list(self._watches)
+            now = time.monotonic()
+            if watches:
+                last_active = now
+            for watch in watches:
+                reason = watch.due(now)
+                if reason is not None:
+                    watch.fire(reason)
+            time.sleep(POLL_S)
+
+
+_WATCHDOG = _Watchdog()
+
+
+class _TrackedStream:
+    """A network stream (httpcore's, or httpcore2's) whose reads and writes the current thread's
+    :class:`Watch` can interrupt."""
+
+    def __init__(self, inner: Any):
+        self._inner = inner
+
+    def _io(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        watch: Watch | None = getattr(_local, "watch", None)
+        if watch is None or not watch.open:
+            return fn(*args, **kwargs)
+        watch._enter_read(self._inner)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            watch._leave_read()
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._io(self._inner.read, max_bytes, timeout)
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._io(self._inner.write, buffer, timeout)
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(self, *args: Any, **kwargs: Any) -> _TrackedStream:
+        return _TrackedStream(self._io(self._inner.start_tls, *args, **kwargs))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class _TrackingBackend:
+    """A network backend whose streams are :class:`_TrackedStream` objects."""
+
+    def __init__(self, inner: Any):
+        self._inner = inner
+
+    def connect_tcp(self, *args: Any, **kwargs: Any) -> _TrackedStream:
+        return _TrackedStream(self._inner.connect_tcp(*args, **kwargs))
+
+    def connect_unix_socket(self, *args: Any, **kwargs: Any) -> _TrackedStream:
+        return _TrackedStream(self._inner.connect_unix_socket(*args, **kwargs))
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+def track_sockets(client: Any) -> bool:
+    """Make the connections ``client`` (an ``httpx.Client`` or ``httpx2.Client``) opens from now on
+    interruptible by :class:`Watch` (idempotent). Returns False when the client's transport has no
+    connection pool to track (a mock transport): the watch then only reaches a response it is given
+    with :meth:`Watch.attach`."""
+    transports = [getattr(client, "_transport", None)]
+    transports += list((getattr(client, "_mounts", None) or {}).values())
+    tracked = False
+    for transport in transports:
+        pool = getattr(transport, "_pool", None)
+        backend = getattr(pool, "_network_backend", None)
+        if backend is None:
+            continue
+        if not isinstance(backend, _TrackingBackend) and pool is not None:
+            pool._network_backend = _TrackingBackend(backend)
+        tracked = True
+    return tracked
+
+
+def _shutdown_stream(stream: Any) -> None:
+    if stream is None:
+        return
+    try:
+        sock = stream.get_extra_info("socket")
+        if sock is not None:
+            sock.shutdown(socket.SHUT_RDWR)
+    except Exception:  # noqa: BLE001 — already closed
+        pass
+
+
+def shutdown_socket(response: Any) -> None:
+    """Shut down the socket under an ``httpx.Response`` still being read (``SHUT_RDWR``), which wakes a
+    thread blocked in ``recv`` on it. Does nothing for None, a closed response, or a transport without
+    a socket. Never raises."""
+    if response is None or getattr(response, "is_closed", False):
+        return
+    try:
+        stream = response.extensions.get("network_stream")
+    except Exception:  # noqa: BLE001 — not an httpx response
+        return
+    _shutdown_stream(stream)
+
+
+# ---------------------------------------------------------------------------------------- workers
+
+
+class _Workers:
+    """Long-lived daemon threads that run blocking calls (tools) one at a time each. A call gets an
+    idle worker, or a new one when all are busy (an abandoned call keeps its worker until it returns);
+    at most :attr:`KEEP` idle workers wait for more work, the others end."""
+
+    KEEP = 4
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._idle: list[_Worker] = []
+
+    def submit(self, job: Callable[[], None], name: str) -> None:
+        with self._lock:
+            worker = self._idle.pop() if self._idle else None
+        if worker is None:
+            worker = _Worker(self)
+        worker.give(job, name)
+
+    def _done(self, worker: _Worker) -> bool:
+        """A worker finished its job: True when it stays (idle), False when it ends."""
+        with self._lock:
+            if len(self._idle) >= self.KEEP:
+                return False
+            self._idle.append(worker)
+            return True
+
+
+class _Worker:
+    def __init__(self, pool: _Workers):
+        self._pool = pool
+        self._jobs: list[Callable[[], None]] = []
+        self._ready = threading.Condition()
+        self._thread = threading.Thread(target=self._run, name="worker", daemon=True)
+        self._thread.start()
+
+    def give(self, job: Callable[[], None], name: str) -> None:
+        with self._ready:
+            self._jobs.append(job)
+            self._thread.name = name
+            self._ready.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._ready:
+                while not self._jobs:
+                    self._ready.wait()
+                job = self._jobs.pop()
+            job()  # never raises (run_watched's work catches everything)
+            self._thread.name = "worker"
+            if not self._pool._done(self):
+                return
+
+
+_WORKERS = _Workers()
 
 
 def run_watched(
@@ -48,12 +382,12 @@ def run_watched(
     discard: Callable[[T], Any] | None = None,
     poll_s: float = POLL_S,
 ) -> tuple[Outcome, Any]:
-    """``fn()`` on a daemon thread, while this thread waits for it, ``cancel`` or ``timeout_s``
-    seconds (None or 0: no timeout), looking every ``poll_s`` seconds.
+    """``fn()`` on a long-lived worker thread, while this thread waits for it, ``cancel`` or
+    ``timeout_s`` seconds (None or 0: no timeout), looking every ``poll_s`` seconds.
 
     Returns ``("ok", value)``, ``("error", exception)`` (any ``BaseException`` ``fn`` raised),
-    ``("cancelled", None)`` or ``("timeout", None)``. On cancel or timeout the thread is abandoned
-    (a daemon: it never blocks the app's exit) and a result it returns later is given to
+    ``("cancelled", None)`` or ``("timeout", None)``. On cancel or timeout the call is abandoned
+    (its worker is a daemon: it never blocks the app's exit) and a result it returns later is given to
     ``discard``; a result that arrives first is always returned, never discarded.
     """
     box: dict[str, Any] = {}
@@ -73,14 +407,14 @@ def run_watched(
             _quietly(discard, box["value"])
 
     def give_up() -> bool:
-        """Abandon the thread unless it has just finished."""
+        """Abandon the call unless it has just finished."""
         with lock:
             if done.is_set():
                 return False
             abandoned.set()
             return True
 
-    threading.Thread(target=work, name=name, daemon=True).start()
+    _WORKERS.submit(work, name)
     deadline = time.monotonic() + timeout_s if timeout_s else None
     while True:
         wait = poll_s
@@ -101,147 +435,6 @@ def run_watched(
     return "ok", box.get("value")
 
 
-def until_cancelled(
-    fn: Callable[[], T], cancel: threading.Event | None, discard: Callable[[T], Any], *, name: str = "request"
-) -> T:
-    """``fn()``, run on a helper thread while this one watches ``cancel`` (see :func:`run_watched`).
-
-    When ``cancel`` is set first, raises :class:`WaitCancelled` at once; the helper thread is left to
-    finish on its own and its late result is given to ``discard`` (close the stream). A result that
-    arrives just as ``cancel`` is set is discarded too. Exceptions of ``fn`` are re-raised here.
-    Without ``cancel``, ``fn()`` runs in this thread.
-    """
-    if cancel is None:
-        return fn()
-    outcome, value = run_watched(fn, cancel, name=name, discard=discard)
-    if outcome == "cancelled":
-        raise WaitCancelled()
-    if outcome == "error":
-        raise value
-    if cancel.is_set():  # finished just as Stop was pressed: drop it
-        _quietly(discard, value)
-        raise WaitCancelled()
-    return value
-
-
 def _quietly(fn: Callable[[Any], Any], value: Any) -> None:
     with contextlib.suppress(Exception):  # closing an abandoned result must not raise anywhere
         fn(value)
-
-
-class StreamReader(Generic[T]):
-    """Iterates a blocking network stream on a short-lived daemon thread, so that the consuming
-    thread can stop at once — also while the server is silent mid-answer.
-
-    ``source``: an iterable whose ``next()`` blocks on the network (NDJSON lines, SSE events).
-    Iterating the reader yields the source's items in order, re-raises the source's exception in the
-    consuming thread, and returns at the end of the source or — polling every :attr:`POLL_S` seconds —
-    as soon as ``cancel`` is set (without ``cancel`` it blocks until the next item).
-
-    Use::
-
-        reader = StreamReader(lines(), cancel, name="ollama-chat")
-        reader.watch(response)      # optional: the httpx.Response being read (also from ``source``)
-        reader.start()
-        try:
-            for item in reader: ...
-        finally:
-            reader.close()          # always
-
-    :meth:`close` stops the reader: it shuts down the socket of the watched response (closing a
-    socket from another thread does not wake a blocked ``recv`` on Linux; ``shutdown`` does), so the
-    reader thread ends within milliseconds and closes ``source`` itself (a generator's ``finally`` /
-    ``with`` blocks run there). The watched response is cleared when the source ends (and the source
-    may clear it itself with ``watch(None)`` before giving its connection back to the pool), so a
-    pooled connection is never shut down.
-    """
-
-    #: seconds between two looks at ``cancel`` while waiting for the next item
-    POLL_S = POLL_S
-
-    def __init__(self, source: Iterable[T], cancel: threading.Event | None = None, *, name: str = "stream-reader"):
-        self._source = source
-        self._cancel = cancel
-        self._q: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
-        self._stop = threading.Event()
-        self._lock = threading.Lock()
-        self._response: Any = None
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
-
-    def start(self) -> StreamReader[T]:
-        self._thread.start()
-        return self
-
-    def watch(self, response: Any) -> None:
-        """The ``httpx.Response`` whose socket :meth:`close` shuts down (None: nothing to shut down)."""
-        with self._lock:
-            self._response = response
-
-    @property
-    def stopped(self) -> bool:
-        """:meth:`close` was called (a source may look at this before starting to read)."""
-        return self._stop.is_set()
-
-    def _cancelled(self) -> bool:
-        return self._cancel is not None and self._cancel.is_set()
-
-    def __iter__(self) -> Iterator[T]:
-        while True:
-            try:
-                kind, value = self._q.get(timeout=self.POLL_S) if self._cancel is not None else self._q.get()
-            except queue.Empty:
-                if self._cancelled():
-                    return
-                continue
-            if self._cancelled():
-                return
-            if kind == "item":
-                yield value
-            elif kind == "error":
-                raise value
-            else:  # "end"
-                return
-
-    def join(self, timeout: float | None = None) -> bool:
-        """Wait up to ``timeout`` seconds for the reader thread to end; True when it has."""
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
-
-    def close(self) -> None:
-        """Stop reading (idempotent, never raises): the reader thread drops what it reads from now on."""
-        self._stop.set()
-        with self._lock:  # held while shutting down: the source cannot hand the connection back meanwhile
-            shutdown_socket(self._response)
-
-    def _run(self) -> None:
-        it = iter(self._source)
-        try:
-            for item in it:
-                if self._stop.is_set():
-                    return
-                self._q.put(("item", item))
-            self._q.put(("end", None))
-        except BaseException as exc:  # noqa: BLE001 — handed to the consuming thread
-            if not self._stop.is_set():
-                self._q.put(("error", exc))
-        finally:
-            close = getattr(it, "close", None)
-            if close is not None:
-                with contextlib.suppress(Exception):  # nobody is listening any more
-                    close()  # a generator source: its finally/with blocks close the response here
-            self.watch(None)
-
-
-def shutdown_socket(response: Any) -> None:
-    """Shut down the socket under an ``httpx.Response`` still being read (``SHUT_RDWR``), which wakes a
-    thread blocked in ``recv`` on it. Does nothing for None, a closed response, or a transport without
-    a socket. Never raises."""
-    if response is None or getattr(response, "is_closed", False):
-        return
-    try:
-        stream = response.extensions.get("network_stream")
-        sock = stream.get_extra_info("socket") if stream is not None else None
-        if sock is not None:
-            sock.shutdown(socket.SHUT_RDWR)
-    except Exception:  # noqa: BLE001 — already closed
-        pass

@@ -387,7 +387,8 @@ class ChatOptions(QWidget):
     # ---- the tools menu --------------------------------------------------------------------------
 
     def _tool_settings_key(self) -> Any:
-        return self._defaults.tools.model_copy(update={"enabled": True, "disabled": []})
+        """What the listed tools depend on: the tool settings, and the assembly's reloads (Settings → Tools)."""
+        return self._defaults.tools.model_copy(update={"enabled": True, "disabled": []}), self.assembly.tools_generation
 
     def _menu_opening(self) -> None:
         if self._tools is None or self._tools_key != self._tool_settings_key():

@@ -127,6 +127,8 @@ TABLE: tuple[_Row, ...] = (
     _Row(errors.ToolsNotSupported, "This model can't use tools", (lambda: _settings(),), "warning"),
     _Row(errors.MalformedToolCall, "Unreadable tool call", (_retry,)),
     _Row(errors.EmptyAnswer, "Empty answer", (_retry,), "warning"),
+    _Row(errors.ServerStoppedResponding, "The server stopped responding", (_retry, lambda: _settings()), "warning",
+         status="Server not responding"),
     _Row(errors.AnswerCutOff, "Answer cut off", (_retry,), "warning"),
     _Row(errors.MaxStepsExceeded, "Too many steps", (lambda: _retry("Continue"), lambda: _settings()), "warning"),
     _Row(errors.SettingsError, "Settings problem", (lambda: _settings(),)),

@@ -62,6 +62,7 @@ from desktop_agent.ui.chat_options import ChatOptions
 from desktop_agent.ui.compose import Composer
 from desktop_agent.ui.dock_fit import DockFitter
 from desktop_agent.ui.errors import ErrorAction
+from desktop_agent.ui.folder_offer import FolderOffer
 from desktop_agent.ui.model_listing import ModelListing
 from desktop_agent.ui.model_picker import BACKENDS, ModelPicker
 from desktop_agent.ui.pull import PullController
@@ -184,6 +185,9 @@ class MainWindow(QMainWindow):
         bl.addStretch(1)
         column = QVBoxLayout()
         column.setSpacing(6)
+        self.folder_offer = FolderOffer()
+        self.folder_offer.folder_chosen.connect(self._allow_folder)
+        column.addWidget(self.folder_offer)
         column.addWidget(self.chat_options)
         column.addWidget(self.composer)
         holder = QWidget()
@@ -479,6 +483,14 @@ class MainWindow(QMainWindow):
                 self.statusBar().showMessage(f"Could not save settings: {exc}", 8000)
         self._refresh_backend_labels()
 
+    def _allow_folder(self, folder: str) -> None:
+        """The folder offer's choice: file and command tools may use ``folder`` from the next call on."""
+        folders = list(self.settings.tools.allowed_folders)
+        if folder not in folders:
+            self._update_settings({"tools.allowed_folders": [*folders, folder]})
+        self.statusBar().showMessage(f"File and command tools may use {folder} (Settings → Tools lists the "
+                                     "folders). Ask again.", 8000)
+
     def _on_backend_picked(self, key: str) -> None:
         if key != self.settings.backend:
             self._update_settings({"backend": key})
@@ -619,6 +631,7 @@ class MainWindow(QMainWindow):
     def _on_event(self, ev: object) -> None:
         self.chat.handle(ev)
         self.sidebar.handle(ev)
+        self.folder_offer.handle(ev)
         if isinstance(ev, TurnStarted):
             self._set_busy(True)
         elif isinstance(ev, Notice):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from desktop_agent.core.settings import Settings
 from desktop_agent.core.store import ConversationStore
 
 
@@ -231,3 +232,27 @@ def test_tools_listing_lines_up_its_descriptions(tmp_path):
     lines = out.getvalue().splitlines()
     starts = {line.index(line.split("]", 1)[1].strip()) for line in lines}
     assert len(lines) >= 2 and len(starts) == 1, lines
+
+
+def test_tools_listing_shows_the_shipped_file_web_and_shell_tools_with_their_source(home):
+    proc = run_cli(home, "tools")
+    assert proc.returncode == 0, proc.stderr
+    rows = {line.split()[0]: line.split()[1] for line in proc.stdout.splitlines()}
+    for name in ("list_directory", "read_text_file", "search_files", "write_text_file", "fetch_url",
+                 "run_shell_command", "calculator", "today"):
+        assert rows.get(name) == "[shipped]", proc.stdout
+
+
+def test_tools_listing_marks_the_tools_switched_off_in_settings(home):
+    from desktop_agent.core import paths
+
+    paths.set_home(home)
+    try:
+        Settings().updated({"tools.disabled": ["run_shell_command"]}).save()
+    finally:
+        paths.set_home(None)
+    proc = run_cli(home, "tools")
+    assert proc.returncode == 0, proc.stderr
+    lines = {line.split()[0]: line for line in proc.stdout.splitlines()}
+    assert lines["run_shell_command"].endswith("(off: not offered to the model; Settings → Tools)")
+    assert "(off" not in lines["calculator"]

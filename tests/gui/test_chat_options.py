@@ -59,7 +59,9 @@ def test_unticking_a_tool_leaves_it_out_and_the_menu_stays_open(make_window, qtb
     strip = w.chat_options
     _list_tools(qtbot, w)
     menu = strip.tools_menu
-    assert list(strip.tool_actions) == ["calculator", "today", "day_of_week", "say_hello", "get_current_weather"]
+    assert list(strip.tool_actions) == ["calculator", "today", "day_of_week", "list_directory", "read_text_file",
+                                        "search_files", "write_text_file", "say_hello", "run_shell_command",
+                                        "get_current_weather", "fetch_url"]
     assert all(a.isChecked() for a in strip.tool_actions.values())
     action = strip.tool_actions["calculator"]
     qtbot.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(action).center())
@@ -69,9 +71,39 @@ def test_unticking_a_tool_leaves_it_out_and_the_menu_stays_open(make_window, qtb
     menu.hide()
     _send(qtbot, w, "calculate 2+2")  # would call the calculator if it were offered
     offered = _offered(_last_chat(ollama_server))
-    assert offered == ["day_of_week", "say_hello", "get_current_weather"]
+    assert offered == ["day_of_week", "list_directory", "read_text_file", "search_files", "write_text_file",
+                       "say_hello", "run_shell_command", "get_current_weather", "fetch_url"]
     assert w.conversation.messages[-1].content.startswith("You said")
     assert "2 left out" in strip.tools_menu_button.toolTip()
+
+
+def test_a_chosen_set_of_tools_is_saved_with_the_chat_and_restored_after_a_restart(
+        make_window, qtbot, ollama_server, ollama_settings, tmp_path):
+    store = _store(tmp_path)
+    w = make_window(ollama_settings, store=store)
+    _list_tools(qtbot, w)
+    w.chat_options.tools_menu.hide()
+    for name in ("run_shell_command", "write_text_file"):
+        w.chat_options.tool_actions[name].trigger()
+    _send(qtbot, w)
+    chat_id = w.conversation.id
+    assert sorted(store.load(chat_id).options["tools.disabled"]) == ["run_shell_command", "write_text_file"]
+    w.close()
+    store.close()
+
+    store2 = _store(tmp_path)
+    w2 = make_window(ollama_settings, store=store2)
+    w2.open_conversation(chat_id)
+    _list_tools(qtbot, w2)
+    w2.chat_options.tools_menu.hide()
+    actions = w2.chat_options.tool_actions
+    assert not actions["run_shell_command"].isChecked() and not actions["write_text_file"].isChecked()
+    assert actions["calculator"].isChecked()
+    _send(qtbot, w2, "again")
+    offered = _offered(_last_chat(ollama_server))
+    assert "run_shell_command" not in offered and "write_text_file" not in offered and "calculator" in offered
+    w2.close()
+    store2.close()
 
 
 def test_temperature_think_and_json_go_into_the_request(make_window, qtbot, ollama_server, ollama_settings):

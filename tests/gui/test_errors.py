@@ -38,6 +38,8 @@ def _kinds(view):
         (errors.ContextTooLong(), "Conversation too long", ["new_chat", "open_settings"]),
         (errors.EmptyAnswer(), "Empty answer", ["retry"]),
         (errors.AnswerCutOff("connection reset"), "Answer cut off", ["retry"]),
+        (errors.ServerStoppedResponding(60, "http://127.0.0.1:11434"), "The server stopped responding",
+         ["retry", "open_settings"]),
         (errors.BackendError("boom", 500), "Server error", ["retry"]),
         (errors.MaxStepsExceeded(8), "Too many steps", ["retry", "open_settings"]),
         (errors.ToolsNotSupported("tiny"), "This model can't use tools", ["open_settings"]),

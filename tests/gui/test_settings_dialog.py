@@ -267,6 +267,8 @@ def test_use_installed_model_for_chats(dialogs, qtbot, ollama_server):  # noqa: 
         ("ollama_page.timeout", "", "ollama_page.timeout_error", "number of seconds"),
         ("ollama_page.timeout", "inf", "ollama_page.timeout_error", "number of seconds"),
         ("openai_page.retry_interval", "-1", "openai_page.retry_interval_error", "greater than or equal to 0"),
+        ("ollama_page.next_data", "0", "ollama_page.next_data_error", "greater than 0"),
+        ("openai_page.next_data", "soon", "openai_page.next_data_error", "number of seconds"),
         ("generation_page.keep_alive", "for a while", "generation_page.keep_alive_error", "duration like 5m"),
     ],
 )
@@ -285,6 +287,21 @@ def test_invalid_input_is_shown_inline_and_blocks_save(dialogs, qtbot, widget, v
     edit.setText(good)
     assert error.isHidden()
     assert dialog.save_button.isEnabled()
+
+
+def test_the_two_stream_waits_are_shown_and_saved(dialogs, qtbot, tmp_path):
+    """First data and next data: both waits of each backend are in Settings and saved."""
+    dialog = dialogs(Settings.model_validate({"ollama": {"next_data_timeout_s": 45}}))
+    assert dialog.ollama_page.next_data.text() == "45"
+    assert dialog.openai_page.next_data.text() == "60"
+    dialog.ollama_page.next_data.setText("20")
+    dialog.openai_page.next_data.setText("15")
+    with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS) as saved:
+        dialog.save_button.click()
+    assert saved.args[0].ollama.next_data_timeout_s == 20
+    assert saved.args[0].openai.next_data_timeout_s == 15
+    dialog.tabs.setCurrentWidget(dialog.ollama_page)
+    dialog.grab().save(str(tmp_path / "settings-ollama.png"))
 
 
 def test_values_round_trip_through_the_dialog(dialogs, qtbot):
@@ -723,8 +740,11 @@ def test_add_folder_asks_for_a_folder_and_warns_about_a_missing_one(dialogs, qtb
 
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", staticmethod(pick))
     dialog = dialogs(Settings().updated({"tools.dirs": [str(tmp_path / "gone")]}))
+    from desktop_agent.ui.settings.tools_page import INSTALLED_SECTION
+
     dialog.tabs.setCurrentIndex(3)
     page = dialog.tools_page
+    page.sections.setCurrentIndex(INSTALLED_SECTION)  # the extra folders are beside the installed tools
     note = page.dirs_note
     assert not note.isHidden() and str(tmp_path / "gone") in note.text() and note.property("kind") == "warn"
     assert dialog.save_button.isEnabled()  # a missing folder is skipped when tools load: a warning only

@@ -19,7 +19,8 @@ Use::
     server.stop()
 
 A scripted reply is one of: a list of NDJSON lines to stream (dicts — missing ``model`` /
-``created_at`` are filled in, nothing else is changed — or raw ``bytes`` lines sent as they are),
+``created_at`` are filled in, nothing else is changed — raw ``bytes`` lines sent as they are, or a
+:class:`Pause`: silence, or only keep-alives, for a while),
 :class:`HttpError` (status + JSON body), or ``bytes`` (a broken stream: sent as one chunk after a 200, then the
 connection is dropped without ending the chunked body). Unscripted chat requests are answered by
 ``tests/servers/fake_model.plan()``.
@@ -47,6 +48,16 @@ import pytest
 from tests.servers import fake_model
 
 DISCONNECT_ERRORS = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, socket.timeout)
+
+
+@dataclass
+class Pause:
+    """In a scripted list of lines: ``seconds`` without a line, sending ``keepalive`` bytes (a blank
+    line, an empty frame) every ``every_s`` seconds meanwhile (nothing when empty)."""
+
+    seconds: float
+    keepalive: bytes = b""
+    every_s: float = 0.1
 
 
 @dataclass
@@ -336,6 +347,15 @@ class _Handler(BaseHTTPRequestHandler):
                 if not owner._sleep(delay):
                     self._drop()
                     return
+                if isinstance(line, Pause):
+                    end = time.monotonic() + line.seconds
+                    while (left := end - time.monotonic()) > 0:
+                        if not owner._sleep(min(line.every_s, left)):
+                            self._drop()
+                            return
+                        if line.keepalive:
+                            self._write_chunk(line.keepalive)
+                    continue
                 if isinstance(line, (bytes, bytearray)):  # a raw line, e.g. a proxy's HTML
                     data = bytes(line) if line.endswith(b"\n") else bytes(line) + b"\n"
                 else:

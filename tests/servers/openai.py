@@ -104,10 +104,13 @@ class Raw:
     them (a broken stream), ``complete=True`` ends the body properly. ``delay_s``: silence before the
     bytes (after the headers). ``stall_s``: silence after the bytes, the connection held open (a
     server stuck mid-answer); a client closing the connection meanwhile ends the reply at once and
-    sets ``stream_aborted``."""
+    sets ``stream_aborted``. ``keepalive``: bytes sent every ``keepalive_every_s`` seconds during the
+    stall (an SSE comment such as ``b": ping\\n\\n"``, as proxies and some servers send)."""
 
-    def __init__(self, data: bytes, complete: bool = False, delay_s: float = 0.0, stall_s: float = 0.0):
+    def __init__(self, data: bytes, complete: bool = False, delay_s: float = 0.0, stall_s: float = 0.0,
+                 keepalive: bytes = b"", keepalive_every_s: float = 0.1):
         self.data, self.complete, self.delay_s, self.stall_s = data, complete, delay_s, stall_s
+        self.keepalive, self.keepalive_every_s = keepalive, keepalive_every_s
 
 
 class Disconnect:
@@ -562,6 +565,17 @@ class _Handler(BaseHTTPRequestHandler):
         with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
 
+    def _stall(self, raw: Raw) -> bool:
+        """Stay silent (but for ``raw.keepalive``) for ``raw.stall_s``; True when the client left."""
+        if not raw.keepalive:
+            return self._client_left_within(raw.stall_s)
+        deadline = time.monotonic() + raw.stall_s
+        while time.monotonic() < deadline:
+            if self._client_left_within(min(raw.keepalive_every_s, deadline - time.monotonic())):
+                return True
+            self._write_chunk(raw.keepalive)  # a client gone: BrokenPipeError, handled by the caller
+        return False
+
     def _client_left_within(self, seconds: float) -> bool:
         """Stay silent up to ``seconds``; True as soon as the client closes the connection (EOF)."""
         deadline = time.monotonic() + seconds
@@ -668,7 +682,7 @@ class _Handler(BaseHTTPRequestHandler):
                     time.sleep(raw.delay_s)
                 if raw.data:
                     self._write_chunk(raw.data)
-                if raw.stall_s and self._client_left_within(raw.stall_s):
+                if raw.stall_s and self._stall(raw):
                     self.owner.stream_aborted.set()
                     self.close_connection = True
                     return

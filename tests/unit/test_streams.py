@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from desktop_agent.core.streams import StreamReader, WaitCancelled, run_watched, until_cancelled
+from desktop_agent.core.streams import Watch, run_watched, track_sockets
 
 
 def test_run_watched_returns_the_value_or_the_exception():
@@ -48,34 +48,92 @@ def test_run_watched_times_out():
     release.set()
 
 
-def test_until_cancelled_raises_wait_cancelled_and_runs_inline_without_cancel():
+def test_run_watched_reuses_its_workers():
+    """A tool call does not start a thread: the workers are long-lived."""
+    assert run_watched(lambda: 1, None) == ("ok", 1)
+    before = threading.active_count()
+    names = {run_watched(lambda: threading.current_thread().ident, threading.Event())[1] for _ in range(20)}
+    assert threading.active_count() == before
+    assert len(names) == 1
+
+
+class _Silent:
+    """A real 127.0.0.1 HTTP server that accepts, then never answers (a model loading), or sends the
+    headers and ``body`` then goes silent (a stalled stream)."""
+
+    def __init__(self, head: bytes = b"", body: bytes = b"") -> None:
+        import socket
+
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.head, self.body = head, body
+        self.closed = threading.Event()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        conn, _ = self.sock.accept()
+        conn.recv(65536)
+        if self.head:
+            conn.sendall(self.head + self.body)
+        while conn.recv(1):  # until the client shuts its side down
+            pass
+        self.closed.set()
+        conn.close()
+
+
+def _get(url: str, watch: Watch) -> None:
+    import httpx
+
+    with httpx.Client(timeout=30) as client:
+        track_sockets(client)
+        with watch, client.stream("GET", url) as r:
+            watch.attach(r)
+            for _ in r.iter_bytes():
+                watch.progress()
+
+
+def test_a_watch_ends_a_read_blocked_before_the_headers_on_cancel():
+    """Stop while the server has not even sent its headers: the socket is shut down, the read ends."""
+    import httpx
+
+    server, cancel = _Silent(), threading.Event()
+    watch = Watch(cancel, first_s=30)
+    threading.Timer(0.2, cancel.set).start()
+    with pytest.raises(httpx.TransportError):
+        _get(server.url, watch)
+    assert watch.reason == "cancelled"
+    assert server.closed.wait(5)
+
+
+def test_a_watch_fires_when_the_next_data_does_not_come():
+    """Data, then silence: the next-data wait (not the client's 30 s read timeout) ends the read."""
+    import httpx
+
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n"
+    server = _Silent(head, b"5\r\nhello\r\n")
+    watch = Watch(threading.Event(), first_s=30, next_s=0.3)
+    with pytest.raises(httpx.TransportError):
+        _get(server.url, watch)
+    assert watch.reason == "stalled" and watch.started and watch.waited_s == 0.3
+
+
+def test_a_retry_after_a_long_pause_gets_a_fresh_first_data_wait():
+    """A wait that ran out while no request was open (a Retry-After pause between attempts) does not
+    cut the next attempt; a Stop stays a Stop."""
     cancel = threading.Event()
-    cancel.set()
-    closed: list[str] = []
-    with pytest.raises(WaitCancelled):
-        until_cancelled(lambda: "v", cancel, closed.append)
-    assert until_cancelled(threading.current_thread, None, closed.append) is threading.current_thread()
-
-
-def test_stream_reader_stops_on_cancel_while_the_source_is_silent():
-    cancel, release = threading.Event(), threading.Event()
-
-    def source():
-        yield 1
-        release.wait(5)
-        yield 2
-
-    reader = StreamReader(source(), cancel, name="test-reader").start()
-    got = []
-    threading.Timer(0.1, cancel.set).start()
-    try:
-        for item in reader:
-            got.append(item)
-    finally:
-        reader.close()
-        release.set()
-    assert got == [1]
-    assert reader.join(2)
+    with Watch(cancel, first_s=0.05) as watch:
+        deadline = time.monotonic() + 10
+        while watch.reason is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert watch.reason == "stalled"
+        watch.restart()
+        assert watch.reason is None and not watch.started
+        cancel.set()
+        deadline = time.monotonic() + 10
+        while watch.reason is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        watch.restart()
+        assert watch.reason == "cancelled"
 
 
 def test_the_tool_layer_imports_no_backend():

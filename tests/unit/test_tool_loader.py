@@ -13,7 +13,8 @@ from desktop_agent.core import paths
 from desktop_agent.core.tools.loader import load_dir, load_tools, shipped_tools_dir
 from desktop_agent.core.tools.registry import ToolRegistry
 
-SHIPPED = {"today", "day_of_week", "say_hello", "get_current_weather", "calculator"}
+SHIPPED = {"today", "day_of_week", "say_hello", "get_current_weather", "calculator", "list_directory",
+           "read_text_file", "search_files", "write_text_file", "fetch_url", "run_shell_command"}
 
 GOOD = '''
 from typing import Annotated

@@ -30,7 +30,7 @@ import json
 import re
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +40,7 @@ from desktop_agent.core.backends.base import Chunk, ModelInfo
 from desktop_agent.core.backends.deadline import bound_reads, first_data_within
 from desktop_agent.core.backends.reasons import is_context_reason, looks_like_html, one_line, reason_text
 from desktop_agent.core.messages import Message, ToolCall
-from desktop_agent.core.streams import StreamReader
+from desktop_agent.core.streams import Watch, track_sockets
 
 DEFAULT_HOST = "http://localhost:11434"
 
@@ -98,9 +98,10 @@ class OllamaBackend:
     ``host``: the Ollama base URL (``http://localhost:11434``; forms without scheme are accepted as by
     ``ollama.Client``). ``temperature`` goes in ``options``; ``keep_alive`` is seconds (-1 = keep the
     model loaded) or a duration string (``"5m"``); ``format`` is None or ``"json"``; ``think`` None
-    (the model's default), True or False. ``timeout_s``: seconds to wait for data (None = no limit;
-    connecting is always limited to :data:`CONNECT_TIMEOUT_S`). ``client``: an ``ollama.Client`` to
-    use instead of creating one (tests, custom transports).
+    (the model's default), True or False. ``timeout_s``: seconds to wait for the first data of an answer
+    (None = no limit; connecting is always limited to :data:`CONNECT_TIMEOUT_S`);
+    ``next_data_timeout_s``: seconds to wait for the next data once it streams (None: ``timeout_s``).
+    ``client``: an ``ollama.Client`` to use instead of creating one (tests, custom transports).
     """
 
     name = "ollama"
@@ -115,6 +116,7 @@ class OllamaBackend:
         format: str | None = None,
         think: bool | str | None = None,
         timeout_s: float | None = None,
+        next_data_timeout_s: float | None = None,
         client: Any = None,
     ):
         self.model = model
@@ -123,6 +125,7 @@ class OllamaBackend:
         self.format = format
         self.think = think
         self.timeout_s = timeout_s
+        self.next_data_timeout_s = next_data_timeout_s
         own = client is None
         if client is None:
             import httpx
@@ -137,6 +140,7 @@ class OllamaBackend:
         if http is None or not hasattr(http, "stream"):
             raise TypeError("client must be an ollama.Client (it owns the httpx.Client used for streams)")
         self._http = http
+        track_sockets(http)  # Stop and the waits reach a read blocked before the answer's headers too
         if own:  # its first data is awaited within timeout_s, even from a server that trickles it
             bound_reads(http)
         if host and "://" in host:
@@ -196,8 +200,10 @@ class OllamaBackend:
         saw_tool_calls = False
         if cancel is not None and cancel.is_set():
             return
-        lines = self._stream_lines("POST", "/api/chat", body, cancel, model=self.model, whole=not stream)
+        lines = self._stream_lines("POST", "/api/chat", body, cancel, model=self.model, whole=not stream,
+                                   next_s=self.next_data_timeout_s)
         seen = 0
+        frames = _RepeatedCalls()
         try:
             for line in lines:
                 seen += 1
@@ -215,8 +221,10 @@ class OllamaBackend:
                     text = str(text)
                 if not isinstance(thinking, str):
                     thinking = str(thinking)
-                calls = self._tool_calls(message.get("tool_calls"))
+                calls = frames.new_in_frame(message.get("tool_calls"), self._tool_calls(message.get("tool_calls")))
                 saw_tool_calls = saw_tool_calls or bool(calls)
+                if text or thinking or calls or data.get("done"):
+                    lines.watch.progress()  # an empty frame is not progress
                 if data.get("done"):
                     reason = data.get("done_reason") or "stop"
                     if saw_tool_calls and reason == "stop":
@@ -283,6 +291,7 @@ class OllamaBackend:
         stream = self._stream_lines("POST", "/api/pull", body, cancel, model=None)
         try:
             for line in stream:
+                stream.watch.progress()
                 data = self._parse_line(line)
                 if data.get("error"):
                     raise errors.BackendError(f"pulling '{name}' failed: {_short(str(data['error']))}")
@@ -428,10 +437,19 @@ class OllamaBackend:
         *,
         model: str | None,
         whole: bool = False,
+        next_s: float | None = None,
     ) -> _LineStream:
         """Send ``body`` and return a :class:`_LineStream` over the NDJSON lines of the answer
-        (``whole``: the answer is one JSON document, given as one item)."""
-        return _LineStream(self, method, path, body, cancel, model, whole)
+        (``whole``: the answer is one JSON document, given as one item). The first data is awaited
+        for ``timeout_s``, the next for ``next_s`` (None: ``timeout_s``)."""
+        return _LineStream(self, method, path, body, cancel, model, whole, first_s=self.timeout_s,
+                           next_s=next_s or self.timeout_s)
+
+    def _stalled(self, watch: Watch) -> errors.AgentError:
+        """The error for a watch whose wait ran out: no answer at all, or no more of it."""
+        if watch.started:
+            return errors.ServerStoppedResponding(watch.waited_s, self.host)
+        return errors.ServerTimedOut(self.host, watch.waited_s or 0, backend="ollama")
 
     # ------------------------------------------------------------------ errors
 
@@ -484,102 +502,137 @@ class OllamaBackend:
         return errors.BackendError(f"{type(exc).__name__}: {detail}")
 
 
-class _HttpStatus(Exception):
-    """An HTTP error answer (raised in the reader thread, mapped to a typed error by the consumer)."""
-
-    def __init__(self, status: int, text: str, content_type: str = ""):
-        super().__init__(status)
-        self.status, self.text, self.content_type = status, text, content_type
-
-
 class _LineStream:
-    """The NDJSON lines (bytes) of one streamed answer, read by a
-    :class:`~desktop_agent.core.streams.StreamReader` thread.
+    """The NDJSON lines (bytes) of one streamed answer, read in the calling thread under a
+    :class:`~desktop_agent.core.streams.Watch`.
 
-    The whole HTTP exchange runs in the reader thread so that ``cancel`` is honoured at once, while the
-    server sends nothing (loading a model) and when it stalls mid-answer: iteration polls ``cancel``
-    and stops when it is set. :meth:`close` (always call it) wakes a reader still blocked in ``recv``
-    by shutting the socket down; :meth:`finish` first lets a complete answer's body end so its
-    connection goes back to the pool. Iteration raises :mod:`~desktop_agent.core.errors` types only.
+    The watch ends the exchange at once when ``cancel`` is set — also while the server sends nothing
+    (loading a model) or stalls mid-answer — and when no progress came within the first-data wait
+    (``first_s``) or, once :attr:`watch` has seen progress, the next-data wait (``next_s``): the
+    consumer calls ``watch.progress()`` for lines that carry something (an empty frame does not).
+    Iteration raises :mod:`~desktop_agent.core.errors` types only, and simply ends after a Stop.
+    :meth:`finish` lets a complete answer's body end so its connection goes back to the pool;
+    :meth:`close` (always call it) ends the exchange.
     """
 
     #: seconds :meth:`finish` waits for the end of the body after the last line
     FINISH_WAIT_S = 1.0
 
     def __init__(self, backend: OllamaBackend, method: str, path: str, body: dict[str, Any],
-                 cancel: threading.Event | None, model: str | None, whole: bool = False):
+                 cancel: threading.Event | None, model: str | None, whole: bool = False, *,
+                 first_s: float | None = None, next_s: float | None = None):
         self._backend = backend
         self._path = path
         self._whole = whole
-        self._cancel = cancel
         self._model = model
+        self.watch = Watch(cancel, first_s, next_s)
         content = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        self._reader: StreamReader[bytes] = StreamReader(
-            self._lines(method, path, content), cancel, name=f"ollama-{path.rsplit('/', 1)[-1]}"
-        )
-        self._reader.start()
+        self._it: Generator[bytes, None, None] = self._read(method, path, content)
 
     def __iter__(self) -> Iterator[bytes]:
-        started = False
-        try:
-            for line in self._reader:
-                started = True
-                yield line
-        except _HttpStatus as status:
-            if looks_like_html(status.text, status.content_type):  # a proxy's 502, a 404 page: named, not pasted
-                raise errors.WebPageAnswer(self._backend.host + self._path, status.status, "ollama") from None
-            reason = _error_text(status.text, status.content_type, status.status)
-            raise self._backend._error_for_message(reason, status.status, model=self._model) from None
-        except Exception as exc:  # noqa: BLE001 — transport errors, mapped to typed errors
-            raise self._backend._error_for_transport(exc, started=started) from None
+        return self._it
 
     def finish(self) -> None:
-        """Wait (briefly, and not past ``cancel``) for the reader to reach the end of the body."""
-        cancelled = self._cancel is not None and self._cancel.is_set()
-        self._reader.join(0 if cancelled else self.FINISH_WAIT_S)
+        """Read (briefly, and not past ``cancel``) to the end of the body."""
+        if self.watch.cancelled:
+            return
+        self.watch.progress(within_s=self.FINISH_WAIT_S)
+        # the answer is complete: a body that does not end costs only the connection
+        with contextlib.suppress(Exception):
+            for _ in self._it:
+                pass
 
     def close(self) -> None:
-        self._reader.close()
+        self._it.close()
 
-    def _lines(self, method: str, path: str, content: bytes) -> Iterator[bytes]:
-        """Runs in the reader thread: the non-empty lines of the answer; raises :class:`_HttpStatus`
-        for an HTTP error. Ends after the ``with``, so the connection is back in the pool first."""
-        reader = self._reader
-        # the headers and the first bytes (the whole answer, when not streamed) within timeout_s, however slowly
-        # a server trickles them; then each read waits as long as the read timeout lets it
-        with first_data_within(self._backend.timeout_s) as first, self._backend._http.stream(
-            method, path, content=content, headers={"Content-Type": "application/json"}
-        ) as r:
-            reader.watch(r)
+    def _read(self, method: str, path: str, content: bytes) -> Generator[bytes, None, None]:
+        watch = self.watch
+        started = False
+        with watch:
+            if watch.cancelled:
+                return
             try:
-                if reader.stopped:
+                # the headers and the first bytes (the whole answer, when not streamed) within timeout_s, however
+                # slowly a server trickles them (the watch's first-data wait then counts only real frames)
+                with first_data_within(self._backend.timeout_s) as first, self._backend._http.stream(
+                    method, path, content=content, headers={"Content-Type": "application/json"}
+                ) as r:
+                    watch.attach(r)
+                    if r.status_code >= 400:
+                        r.read()
+                        ctype = r.headers.get("content-type", "")
+                        if looks_like_html(r.text, ctype):  # a proxy's 502, a 404 page: named, not pasted
+                            raise errors.WebPageAnswer(self._backend.host + self._path, r.status_code, "ollama")
+                        reason = _error_text(r.text, ctype, r.status_code)
+                        raise self._backend._error_for_message(reason, r.status_code, model=self._model)
+                    if self._whole:
+                        data = r.read()
+                        first.arrived()
+                        if data.strip():
+                            started = True
+                            yield data
+                        return
+                    buf = b""
+                    for data in r.iter_bytes():
+                        first.arrived()
+                        buf += data
+                        if b"\n" in buf:
+                            *lines, buf = buf.split(b"\n")
+                            for line in lines:
+                                if watch.cancelled:
+                                    return
+                                if line.strip():  # blank lines (and CRLF's CR) between objects are not lines
+                                    started = True
+                                    yield line
+                    if buf.strip():
+                        started = True
+                        yield buf
+            except errors.AgentError:
+                if watch.cancelled:
                     return
-                if r.status_code >= 400:
-                    r.read()
-                    raise _HttpStatus(r.status_code, r.text, r.headers.get("content-type", ""))
-                if self._whole:
-                    data = r.read()
-                    first.arrived()
-                    if data.strip():
-                        yield data
+                raise
+            except Exception as exc:  # noqa: BLE001 — transport errors, mapped to typed errors
+                if watch.cancelled:
                     return
-                buf = b""
-                for data in r.iter_bytes():
-                    first.arrived()
-                    buf += data
-                    if b"\n" in buf:
-                        *lines, buf = buf.split(b"\n")
-                        for line in lines:
-                            if line.strip():
-                                yield line
-                if buf.strip():
-                    yield buf
-            finally:
-                # a finished reader never touches the connection it gives back to the pool
-                reader.watch(None)
+                if watch.stalled:
+                    raise self._backend._stalled(watch) from None
+                raise self._backend._error_for_transport(exc, started=started) from None
+            if watch.stalled and not watch.cancelled:
+                raise self._backend._stalled(watch)
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+class _RepeatedCalls:
+    """Tool calls a server sends again in a later frame (some repeat them in the ``done`` line) run once.
+
+    A call is the same as an earlier frame's when it has the same server id, else the same ``index``,
+    name and arguments, else the same name and arguments. Two equal calls in one frame are two calls."""
+
+    def __init__(self) -> None:
+        self._seen: set[tuple[Any, ...]] = set()
+
+    def new_in_frame(self, raw: Any, calls: list[ToolCall]) -> list[ToolCall]:
+        if not calls:
+            return calls
+        items = raw if isinstance(raw, list) and len(raw) == len(calls) else [None] * len(calls)
+        keys = [_call_identity(item, call) for item, call in zip(items, calls, strict=True)]
+        fresh = [call for key, call in zip(keys, calls, strict=True) if key not in self._seen]
+        self._seen.update(keys)
+        return fresh
+
+
+def _call_identity(item: Any, call: ToolCall) -> tuple[Any, ...]:
+    content = json.dumps(call.arguments, sort_keys=True, ensure_ascii=False, default=str)
+    if isinstance(item, dict):
+        if isinstance(item.get("id"), str) and item["id"]:
+            return ("id", item["id"])
+        fn = item.get("function")
+        index = fn.get("index") if isinstance(fn, dict) else None
+        if isinstance(index, int):
+            return ("index", index, call.name, content)
+    return ("content", call.name, content)
 
 
 def to_wire_messages(messages: list[Message]) -> list[dict[str, Any]]:

@@ -64,13 +64,14 @@ from desktop_agent.core.errors import (
     NotAnApi,
     OutputLimitReached,
     RateLimited,
+    ServerStoppedResponding,
     ServerTimedOut,
     SettingsError,
     ToolsNotSupported,
     WebPageAnswer,
 )
 from desktop_agent.core.messages import Message, ToolCall
-from desktop_agent.core.streams import StreamReader, WaitCancelled, until_cancelled
+from desktop_agent.core.streams import WaitCancelled, Watch, track_sockets
 from desktop_agent.core.urls import suggest_v1
 
 log = logging.getLogger(__name__)
@@ -186,6 +187,9 @@ class ToolCallAssembler:
     without ``index`` continues the open call, unless it brings a new non-empty id, or a name
     while the open call already has a name and complete arguments. Empty-string ids and names never
     start a call when one is open. ``arguments`` may be string pieces or a whole object.
+
+    A delta that repeats a call already complete — the same id (or index), name and arguments, as some
+    servers send again in the final chunk — is dropped: the call runs once.
     """
 
     def __init__(self) -> None:
@@ -197,6 +201,8 @@ class ToolCallAssembler:
     def add(self, index: Any, call_id: Any, name: Any, arguments: Any) -> None:
         call_id = call_id if isinstance(call_id, str) else ""
         name = name if isinstance(name, str) else ""
+        if self._repeats(index, call_id, name, arguments):
+            return
         target: _PartialCall | None = None
         if isinstance(index, int) and not isinstance(index, bool):
             target = self._by_index.get(index)
@@ -238,6 +244,32 @@ class ToolCallAssembler:
             target.parts.append(arguments)
         elif arguments is not None:
             target.parts.append(json.dumps(arguments, ensure_ascii=False))
+
+    def _repeats(self, index: Any, call_id: str, name: str, arguments: Any) -> bool:
+        """Whether this delta restates a complete call whole (same id or index, name and arguments)."""
+        if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
+            return False
+        if call_id and call_id in self._by_id:
+            known = self._by_id[call_id]
+        elif isinstance(index, int) and not isinstance(index, bool) and index in self._by_index and not call_id:
+            known = self._by_index[index]
+        else:
+            return False
+        if not known.arguments_complete() or (name and known.name and name != known.name):
+            return False
+        if isinstance(arguments, str):
+            try:
+                restated = json.loads(arguments)
+            except ValueError:
+                return False  # a piece of the arguments, not a whole restatement
+        else:
+            restated = arguments
+        raw = known.raw_arguments()
+        try:
+            current = raw if isinstance(raw, dict) else json.loads(raw)
+        except ValueError:
+            return False
+        return bool(restated == current)
 
     def _new(self) -> _PartialCall:
         call = _PartialCall()
@@ -285,8 +317,11 @@ class OpenAIBackend:
     the placeholder ``"not-needed"`` is sent (the openai client refuses to start without a key); with
     ``needs_key=True`` and no key, the first request raises :class:`NoApiKey` (not an
     :class:`AuthenticationFailed`: no key was rejected) naming the base URL and the fix.
-    ``temperature``: sent with every request. ``timeout_s``: per-request timeout in seconds (connect,
-    and read between chunks; no answer within it is :class:`ServerTimedOut`, which is not retried).
+    ``temperature``: sent with every request. ``timeout_s``: the wait for the first data of an answer
+    (connecting included; no answer within it is :class:`ServerTimedOut`, which is not retried);
+    ``next_data_timeout_s``: the wait for the next data once the answer streams (keep-alive comments and
+    empty chunks do not count; then :class:`ServerStoppedResponding`, the partial answer kept; None:
+    ``timeout_s``).
     ``retries_per_key``, ``retry_interval_s``, ``max_retry_after_s``: see :class:`KeyPool`.
     ``null_tool_content``: send ``content: null`` instead of ``""`` on assistant tool-call messages
     (some gateways want that). ``keyring_locked``: the keys were looked up while the system keyring was
@@ -305,6 +340,7 @@ class OpenAIBackend:
         *,
         temperature: float = 0.0,
         timeout_s: float = 60.0,
+        next_data_timeout_s: float | None = None,
         retries_per_key: int = 2,
         retry_interval_s: float = 1.0,
         max_retry_after_s: float = 60.0,
@@ -319,6 +355,7 @@ class OpenAIBackend:
         self.model = model
         self.temperature = temperature
         self.timeout_s = timeout_s
+        self.next_data_timeout_s = next_data_timeout_s
         self.needs_key = needs_key
         self.null_tool_content = null_tool_content
         keys = [k.strip() for k in (api_keys or []) if k and k.strip()]
@@ -366,6 +403,8 @@ class OpenAIBackend:
                     max_retries=0,
                     http_client=http,
                 )
+                # Stop and the waits reach a read blocked before the answer's headers too
+                track_sockets(getattr(client, "_client", None))
                 self._clients[index] = client
             return client
 
@@ -577,8 +616,10 @@ class OpenAIBackend:
         ``Chunk(tool_calls=[...], done=True, finish_reason=...)``. Retries (other keys, Retry-After)
         happen only before the first chunk. When ``cancel`` is set the HTTP stream is closed and
         the generator returns without a ``done`` chunk — within about 50 ms, also while the server
-        sends nothing (before the first event, or stalled mid-answer): the stream is read on a
-        :class:`~desktop_agent.core.streams.StreamReader` thread whose socket is shut down.
+        sends nothing (before the first event, or stalled mid-answer): the stream is read in this
+        thread under a :class:`~desktop_agent.core.streams.Watch`, which shuts its socket down. A stream
+        that ends without ``finish_reason`` or ``[DONE]`` is :class:`AnswerCutOff`; one that goes silent
+        past the next-data wait is :class:`ServerStoppedResponding` (keep-alives are not data).
 
         ``stream=False`` sends ``stream: false`` and yields the same chunks from the one
         ``chat.completion`` the server answers (the whole answer arrives at once; ``timeout_s`` is
@@ -595,15 +636,19 @@ class OpenAIBackend:
         params = self._request(messages, tools, tool_choice, stream)
         if cancel is not None and cancel.is_set():
             return
+        watch = Watch(cancel, self.timeout_s, self.next_data_timeout_s or self.timeout_s)
+        end = _StreamEnd()
 
         def request(index: int, key: str) -> tuple[Any, Iterator[Any]]:
             client = self._client(index, key)
             # the headers and the first event (or the whole answer) within timeout_s, however they trickle in
             with first_data_within(self.timeout_s):
                 if not stream:
+                    end.done = True
                     return _Answered(), iter(self._answer_events(client.chat.completions.create(**params)))
                 response = client.chat.completions.create(**params)
-                events = self._events(response)
+                watch.attach(getattr(response, "response", None))
+                events = self._events(response, end)
                 try:
                     first = next(events)
                 except StopIteration:
@@ -614,37 +659,40 @@ class OpenAIBackend:
             return response, _prepend(first, events)
 
         def attempt(index: int, key: str) -> tuple[Any, Iterator[Any]]:
-            # a server loading a model sends nothing (not even headers) for a long time: Stop must
-            # not wait for it (nor for the timeout), so the request is awaited while watching cancel
-            return until_cancelled(lambda: request(index, key), cancel, lambda result: result[0].close(),
-                                   name="openai-request")
+            # read in this thread: the watch shuts the socket down on Stop (a server loading a model
+            # sends nothing, not even headers, for a long time) and when the first-data wait runs out
+            self._client(index, key)  # made first: importing the client library is not the server's time
+            watch.restart()
+            if watch.cancelled:
+                raise WaitCancelled()
+            try:
+                return request(index, key)
+            except BaseException:
+                if watch.cancelled:
+                    raise WaitCancelled() from None
+                if watch.stalled:
+                    raise ServerTimedOut(self.base_url, self.timeout_s, backend="openai") from None
+                raise
 
-        runner = self.pool.run(attempt, self.classify, cancel)
-        try:
-            while True:
-                try:
-                    wait = next(runner)
-                except StopIteration as stop:
-                    answer, events = stop.value
-                    break
-                yield Chunk(notice=wait.notice())
-        except (PoolCancelled, WaitCancelled):
-            return
-        finally:
-            runner.close()
-
-        if not stream:  # the whole answer is here already
-            yield from self._read(answer, events, cancel)
-            return
-        # The rest of the stream is read on a reader thread too: a server going silent mid-answer
-        # must not hold Stop until its next chunk or the read timeout.
-        reader: StreamReader[Any] = StreamReader(_closing(events, answer), cancel, name="openai-stream")
-        reader.watch(getattr(answer, "response", None))
-        reader.start()
-        try:
-            yield from self._read(answer, iter(reader), cancel)  # returns as soon as cancel is set
-        finally:
-            reader.close()  # wakes the reader thread, which closes the stream
+        with watch:
+            runner = self.pool.run(attempt, self.classify, cancel)
+            try:
+                while True:
+                    try:
+                        wait = next(runner)
+                    except StopIteration as stop:
+                        answer, events = stop.value
+                        break
+                    yield Chunk(notice=wait.notice())
+            except (PoolCancelled, WaitCancelled):
+                return
+            finally:
+                runner.close()
+            try:
+                yield from self._read(answer, events, cancel, watch, end)  # returns as soon as cancel is set
+            finally:
+                with contextlib.suppress(Exception):
+                    answer.close()
 
     def _reported_error(self, payload: Any, status: int | None = None) -> AgentError:
         """An error the server reported inside a 200 answer (``payload``: the ``error`` value, or the
@@ -679,12 +727,14 @@ class OpenAIBackend:
             raise self._not_an_api(self.base_url + "/chat/completions", None)
         return [answer]
 
-    def _events(self, stream: Any) -> Iterator[Any]:
+    def _events(self, stream: Any, end: _StreamEnd) -> Iterator[Any]:
         """The stream's chunks (JSON objects); a server that answered one JSON document instead gives
-        that. The event stream is read here (see :mod:`~desktop_agent.core.backends.sse`)."""
+        that. The event stream is read here (see :mod:`~desktop_agent.core.backends.sse`); ``end.done``
+        tells whether the server said the answer is complete (``[DONE]``, or a whole JSON document)."""
         response = getattr(stream, "response", None)
         if response is None:  # pragma: no cover — the openai client always gives the response
             yield from stream
+            end.done = True
             return
         ctype = response.headers.get("content-type", "")
         url = self._url_of(response)
@@ -694,6 +744,7 @@ class OpenAIBackend:
                 raise self._reported_error(body["error"])
             if not isinstance(body, dict) or "choices" not in body:  # JSON, but not a chat completion
                 raise self._not_an_api(url, body)
+            end.done = True
             yield body
             return
         if "html" in ctype:  # a web page where the API should be (a landing page, a sign-in page)
@@ -707,7 +758,7 @@ class OpenAIBackend:
                 yield data
 
         seen = recognised = 0
-        for event in self._sse_data(recorded()):
+        for event in self._sse_data(recorded(), end):
             seen += 1
             recognised += isinstance(event, dict) and ("choices" in event or "usage" in event)
             yield event
@@ -716,12 +767,14 @@ class OpenAIBackend:
         if not recognised and (seen or no_stream):  # text, a page, or events of another API
             raise self._not_an_api(url, b"" if seen else bytes(start), ctype)
 
-    def _sse_data(self, chunks: Iterator[bytes]) -> Iterator[Any]:
+    def _sse_data(self, chunks: Iterator[bytes], end: _StreamEnd | None = None) -> Iterator[Any]:
         """The JSON objects of an event stream, until ``[DONE]``; error events and lines are raised."""
         for event in sse_events(chunks):
             if event.event == "error":
                 raise self._reported_error(_maybe_json(event.data))
             if event.data.startswith("[DONE]"):
+                if end is not None:
+                    end.done = True
                 return
             if not event.data.strip():
                 continue
@@ -730,17 +783,26 @@ class OpenAIBackend:
                 raise self._reported_error(data["error"])
             yield data
 
-    def _read(self, stream: Any, events: Iterator[Any], cancel: threading.Event | None) -> Iterator[Chunk]:
+    def _read(self, stream: Any, events: Iterator[Any], cancel: threading.Event | None, watch: Watch,
+              end: _StreamEnd) -> Iterator[Chunk]:
         calls = ToolCallAssembler()
         finish_reason: str | None = None
         got_text = False
         got_thinking = False
         while True:
+            if watch.cancelled:
+                return  # stopped: the caller closes the stream
             try:
                 event = next(events)
             except StopIteration:
                 break
             except Exception as exc:  # noqa: BLE001 — mapped to typed errors
+                if watch.cancelled:
+                    return
+                if watch.stalled:
+                    if watch.started:
+                        raise ServerStoppedResponding(watch.waited_s, self.base_url) from None
+                    raise ServerTimedOut(self.base_url, self.timeout_s, backend="openai") from None
                 raise self._midstream_error(exc) from None
             choices = _field(event, "choices") or []
             choice = next((c for c in choices if (_field(c, "index") or 0) == 0), None)
@@ -776,12 +838,16 @@ class OpenAIBackend:
             reason = _field(choice, "finish_reason")
             if isinstance(reason, str) and reason:
                 finish_reason = reason
+            if thinking or text or delta_calls or legacy is not None or (isinstance(reason, str) and reason):
+                watch.progress()  # a keep-alive or an empty chunk is not
             if thinking or text:
                 got_thinking = got_thinking or bool(thinking)
                 got_text = got_text or bool(text.strip())
                 yield Chunk(text=text, thinking=thinking)
-        if cancel is not None and cancel.is_set():
-            return  # stopped: the caller closes the reader (and with it the stream)
+        if watch.cancelled:
+            return  # stopped: the caller closes the stream
+        if watch.stalled:  # the wait ran out just as the stream ended
+            raise ServerStoppedResponding(watch.waited_s, self.base_url)
         tool_calls = calls.finish()
         if not tool_calls and not got_text:
             if finish_reason == "length":
@@ -791,6 +857,9 @@ class OpenAIBackend:
             stream.close()
             self.close()
             raise EmptyAnswer()
+        if finish_reason is None and not end.done:
+            # neither a finish_reason nor [DONE]: the stream broke off, whatever came so far
+            raise AnswerCutOff("the stream ended before the server said the answer was complete")
         if finish_reason is None:
             finish_reason = "tool_calls" if tool_calls else "stop"
         yield Chunk(tool_calls=tool_calls, done=True, finish_reason=finish_reason)
@@ -833,6 +902,13 @@ def _errno_free(text: str) -> str:
     import re
 
     return re.sub(r"\[Errno -?\d+\]\s*", "", text).strip()
+
+
+@dataclass
+class _StreamEnd:
+    """Whether the server said its answer is complete (``[DONE]``, or a whole JSON document)."""
+
+    done: bool = False
 
 
 class _Answered:
@@ -894,12 +970,3 @@ def _response_bytes(response: Any) -> Iterator[bytes]:
 def _prepend(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
     yield first
     yield from rest
-
-
-def _closing(events: Iterator[Any], stream: Any) -> Iterator[Any]:
-    """``events``, then ``stream.close()`` — in the thread that reads them (also when abandoned)."""
-    try:
-        yield from events
-    finally:
-        stream.close()
-

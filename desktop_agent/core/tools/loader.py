@@ -149,7 +149,7 @@ def load_module_file(path: Path) -> tuple[ModuleType | None, str | None]:
         return None, f"{label}: syntax error{where}: {exc.msg}"
     except (Exception, SystemExit) as exc:
         sys.modules.pop(name, None)
-        log.debug("loading %s failed", path, exc_info=True)
+        log.warning("tools: %s failed to load", path, exc_info=True)  # the traceback, once per load
         return None, f"{label}: failed to load ({_reason(exc)})"
     return module, None
 

@@ -163,7 +163,7 @@ class SettingsDialog(QDialog):
         self.ollama_page = OllamaPage(self._assembly, self.tasks, self._pull)
         self.openai_page = OpenAIPage(self._assembly, self._secrets, self.tasks)
         self.generation_page = GenerationPage()
-        self.tools_page = ToolsPage()
+        self.tools_page = ToolsPage(self._assembly, self.tasks)
         self.tools_page.show_rules(self._assembly.permissions.rules)
         self.appearance_page = AppearancePage()
         self.pages: list[SettingsPage] = [

@@ -93,16 +93,28 @@ class OllamaPage(SettingsPage):
         self.timeout = QLineEdit()
         self.timeout.setAccessibleName("Answer timeout in seconds")
         self.timeout.setToolTip(
-            "Seconds to wait for the next piece of an answer before giving up (the first piece includes "
-            "loading the model, which can take minutes for a large model)"
+            "Seconds to wait for the first data of an answer before giving up (it includes loading the "
+            "model, which can take minutes for a large model)"
         )
         self.timeout.setFixedWidth(110)
         self.timeout_error = note_label("Answer timeout error")
-        self.timeout_hint = hint_label("seconds without data before an answer fails, e.g. 300")
+        self.timeout_hint = hint_label("seconds to wait for an answer to start (model loading), e.g. 300")
         timeout_row = QHBoxLayout()
         timeout_row.addWidget(self.timeout)
         timeout_row.addWidget(self.timeout_hint, 1)
         form_row(form, "Ans&wer timeout (s):", timeout_row, self.timeout_error, buddy=self.timeout)
+        self.next_data = QLineEdit()
+        self.next_data.setAccessibleName("Wait for next data in seconds")
+        self.next_data.setToolTip(
+            "Once an answer streams: seconds without new data (keep-alives do not count) before the turn "
+            "ends with the partial answer kept and \"the server stopped responding\""
+        )
+        self.next_data.setFixedWidth(110)
+        self.next_data_error = note_label("Wait for next data error")
+        next_row = QHBoxLayout()
+        next_row.addWidget(self.next_data)
+        next_row.addWidget(hint_label("seconds of silence mid-answer before it stops, e.g. 60"), 1)
+        form_row(form, "Wait for ne&xt data (s):", next_row, self.next_data_error, buddy=self.next_data)
         layout.addLayout(form)
 
         self.models = ModelsBox()
@@ -113,9 +125,11 @@ class OllamaPage(SettingsPage):
         self.fields = [
             (("ollama.host",), self.host_error, "Host (Ollama tab)"),
             (("ollama.timeout_s",), self.timeout_error, "Answer timeout (Ollama tab)"),
+            (("ollama.next_data_timeout_s",), self.next_data_error, "Wait for next data (Ollama tab)"),
         ]
         self.host.textChanged.connect(self._host_edited)
         self.timeout.textChanged.connect(self.changed)
+        self.next_data.textChanged.connect(self.changed)
         self.test_button.clicked.connect(self.test_connection)
         self.models.refresh_requested.connect(lambda: self.refresh_models(quiet=False))
         self.models.use_requested.connect(self._use_model)
@@ -131,6 +145,7 @@ class OllamaPage(SettingsPage):
             self._base = settings
             self.host.setText(settings.ollama.host)
             self.timeout.setText(f"{settings.ollama.timeout_s:g}")
+            self.next_data.setText(f"{settings.ollama.next_data_timeout_s:g}")
             note, kind = ollama_host_note(os.environ)
             show(self.host_note, note, kind)
         finally:
@@ -141,6 +156,9 @@ class OllamaPage(SettingsPage):
         timeout, _problem = parse_seconds(self.timeout, "300")
         if timeout is not None:
             out["ollama.timeout_s"] = timeout
+        next_data, _problem = parse_seconds(self.next_data, "60")
+        if next_data is not None:
+            out["ollama.next_data_timeout_s"] = next_data
         return out
 
     def input_errors(self) -> dict[str, str]:
@@ -150,6 +168,9 @@ class OllamaPage(SettingsPage):
         _timeout, problem = parse_seconds(self.timeout, "300")
         if problem:
             errors["ollama.timeout_s"] = problem
+        _next_data, problem = parse_seconds(self.next_data, "60")
+        if problem:
+            errors["ollama.next_data_timeout_s"] = problem
         return errors
 
     def _target(self) -> Settings | None:

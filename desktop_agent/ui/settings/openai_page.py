@@ -78,9 +78,19 @@ class OpenAIPage(SettingsPage):
 
         self.timeout = QLineEdit()
         self.timeout.setAccessibleName("Timeout in seconds")
+        self.timeout.setToolTip("Seconds to wait for an answer to start (connecting included)")
         self.timeout.setFixedWidth(110)
         self.timeout_error = note_label("Timeout error")
         form_row(form, "&Timeout (s):", self.timeout, self.timeout_error, left=True)
+        self.next_data = QLineEdit()
+        self.next_data.setAccessibleName("Wait for next data in seconds")
+        self.next_data.setToolTip(
+            "Once an answer streams: seconds without new data (keep-alive comments do not count) before the "
+            "turn ends with the partial answer kept and \"the server stopped responding\""
+        )
+        self.next_data.setFixedWidth(110)
+        self.next_data_error = note_label("Wait for next data error")
+        form_row(form, "Wait for ne&xt data (s):", self.next_data, self.next_data_error, left=True)
         self.retries = QSpinBox()
         self.retries.setRange(0, 10)
         self.retries.setAccessibleName("Retries per key")
@@ -109,12 +119,14 @@ class OpenAIPage(SettingsPage):
         self.fields = [
             (("openai.base_url",), self.base_url_error, "Base URL (OpenAI-compatible tab)"),
             (("openai.timeout_s",), self.timeout_error, "Timeout (OpenAI-compatible tab)"),
+            (("openai.next_data_timeout_s",), self.next_data_error, "Wait for next data (OpenAI-compatible tab)"),
             (("openai.retry_interval_s",), self.retry_interval_error, "Retry interval (OpenAI-compatible tab)"),
         ]
         self.preset.activated.connect(self._preset_chosen)
         self.base_url.textChanged.connect(self._base_url_edited)
         self.needs_key.toggled.connect(self.changed)
         self.timeout.textChanged.connect(self.changed)
+        self.next_data.textChanged.connect(self.changed)
         self.retry_interval.textChanged.connect(self.changed)
         self.retries.valueChanged.connect(self.changed)
         self.keys.changed.connect(self.changed)
@@ -131,6 +143,7 @@ class OpenAIPage(SettingsPage):
             self.base_url.setText(settings.openai.base_url)
             self.needs_key.setChecked(settings.openai.needs_key)
             self.timeout.setText(f"{settings.openai.timeout_s:g}")
+            self.next_data.setText(f"{settings.openai.next_data_timeout_s:g}")
             self.retries.setValue(settings.openai.retries_per_key)
             self.retry_interval.setText(f"{settings.openai.retry_interval_s:g}")
             self._sync_preset()
@@ -145,6 +158,7 @@ class OpenAIPage(SettingsPage):
             "openai.retries_per_key": self.retries.value(),
         }
         for key, edit, example in (("openai.timeout_s", self.timeout, "60"),
+                                   ("openai.next_data_timeout_s", self.next_data, "60"),
                                    ("openai.retry_interval_s", self.retry_interval, "1")):
             value, _problem = parse_seconds(edit, example)
             if value is not None:
@@ -156,6 +170,7 @@ class OpenAIPage(SettingsPage):
         if not self.base_url.text().strip():
             errors["openai.base_url"] = "Enter the base URL, e.g. https://api.openai.com/v1"
         for key, edit, example in (("openai.timeout_s", self.timeout, "60"),
+                                   ("openai.next_data_timeout_s", self.next_data, "60"),
                                    ("openai.retry_interval_s", self.retry_interval, "1")):
             _value, problem = parse_seconds(edit, example)
             if problem:

@@ -1,24 +1,25 @@
 """The Settings dialog's Tools page: whether the model may use tools, how long a tool may run, how much of its
-output is sent to the model, extra tool folders, and where the user tools folder is (with a button that opens
-it in the file manager)."""
+output is sent to the model, the folders file and command tools may use, extra tool folders, where the user
+tools folder is (with a button that opens it in the file manager), and every installed tool with its switch
+(:mod:`.tool_list`, with Reload tools)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLineEdit,
-    QListWidget,
     QPushButton,
     QSpinBox,
+    QTabWidget,
     QVBoxLayout,
+    QWidget,
 )
 
 from desktop_agent.core import paths
@@ -28,25 +29,43 @@ from desktop_agent.ui.settings.common import (
     form_row,
     hint_label,
     note_label,
-    on_delete_key,
     parse_seconds,
     show,
 )
+from desktop_agent.ui.settings.folder_list import FolderList
+from desktop_agent.ui.settings.tool_list import ToolList
 
+if TYPE_CHECKING:
+    from desktop_agent.core.assembly import Assembly
+    from desktop_agent.ui.tasks import TaskRunner
+
+#: the page's sections (``ToolsPage.sections``)
+OPTIONS_SECTION, INSTALLED_SECTION = 0, 1
 #: the largest output cap the field takes (characters); the settings accept any number from 256 up
 MAX_OUTPUT_CAP = 100_000_000
 
 
 class ToolsPage(SettingsPage):
-    """``tools.enabled``, ``tools.timeout_s``, ``tools.isolated``, ``tools.output_cap``, ``tools.max_offered`` and
-    ``tools.dirs``; the user tools folder is shown, not edited (it is where the app's data lives)."""
+    """``tools.enabled``, ``tools.timeout_s``, ``tools.isolated``, ``tools.output_cap``, ``tools.max_offered``,
+    ``tools.allowed_folders``, ``tools.dirs`` and ``tools.disabled``; the user tools folder is shown, not edited (it
+    is where the app's data lives). ``assembly`` and ``tasks`` list and reload the tools (without them the list
+    stays empty)."""
 
-    def __init__(self) -> None:
+    def __init__(self, assembly: Assembly | None = None, tasks: TaskRunner | None = None) -> None:
         super().__init__()
         self._tools_folder: Path | None = None
+        self._settings = Settings()
         outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        #: the page's two parts: options (limits, the folders tools may use), and the installed tools with the
+        #: folders they come from
+        self.sections = QTabWidget()
+        self.sections.setAccessibleName("Tools sections")
+        outer.addWidget(self.sections)
+        options = QWidget()
+        options_layout = QVBoxLayout(options)
         form = QFormLayout()
-        outer.addLayout(form)
+        options_layout.addLayout(form)
 
         self.enabled = QCheckBox("&Use tools")
         self.enabled.setAccessibleName("Use tools")
@@ -90,6 +109,20 @@ class ToolsPage(SettingsPage):
                             "find_tools tool for the rest (small models stop calling tools when offered dozens). "
                             "0 = all."), left=True)
 
+        self.allowed = FolderList("Folders tools may use", add_text="&Add folder…",
+                                  dialog_title="Allow tools to use a folder",
+                                  missing_text="Not found, file tools cannot use:")
+        self.allowed.list.setMaximumHeight(72)  # two or three folders in view; it scrolls beyond them
+        form_row(form, "Folders tools may u&se:", self.allowed,
+                 hint_label("The file tools (list, read, search, write) and shell commands work only inside these "
+                            "folders and their sub-folders; none by default. Writes and commands ask first."),
+                 buddy=self.allowed.list)
+
+        options_layout.addStretch(1)
+        self.sections.addTab(options, "&Options")
+
+        # where tools come from, beside the tools they gave
+        sources = QFormLayout()
         self.tools_folder = QLineEdit()
         self.tools_folder.setReadOnly(True)
         self.tools_folder.setAccessibleName("Your tools folder")
@@ -100,31 +133,29 @@ class ToolsPage(SettingsPage):
         folder_row.addWidget(self.tools_folder, 1)
         folder_row.addWidget(self.open_button)
         self.tools_folder_status = note_label("Tools folder status")
-        form_row(form, "Your tools folder:", folder_row,
+        form_row(sources, "Your tools folder:", folder_row,
                  hint_label("Python files with `@tool` functions put here are loaded with the shipped tools."),
                  self.tools_folder_status, buddy=self.tools_folder)
 
-        self.dirs = QListWidget()
-        self.dirs.setAccessibleName("Extra tool folders")
-        self.dirs.setMinimumHeight(60)
-        self.dirs.setMaximumHeight(96)  # a few folders; the list scrolls beyond them
-        self.add_button = QPushButton("A&dd folder…")
-        self.add_button.setAccessibleName("Add a tool folder")
-        self.add_button.setAutoDefault(False)
-        self.remove_button = QPushButton("&Remove")
-        self.remove_button.setAccessibleName("Remove the selected tool folder")
-        self.remove_button.setAutoDefault(False)
-        buttons = QVBoxLayout()
-        buttons.addWidget(self.add_button)
-        buttons.addWidget(self.remove_button)
-        buttons.addStretch(1)
-        dirs_row = QHBoxLayout()
-        dirs_row.addWidget(self.dirs, 1)
-        dirs_row.addLayout(buttons)
-        self.dirs_note = note_label("Extra tool folders note")
-        form_row(form, "Extra tool &folders:", dirs_row, self.dirs_note, buddy=self.dirs)
-        outer.addStretch(1)
-        self._outer = outer
+        self.extra_dirs = FolderList("Extra tool folders", add_text="A&dd folder…", remove_text="&Remove",
+                                     add_name="Add a tool folder", remove_name="Remove the selected tool folder",
+                                     dialog_title="Add a tool folder",
+                                     missing_text="Not found, skipped when tools load:")
+        self.dirs = self.extra_dirs.list
+        self.add_button, self.remove_button = self.extra_dirs.add_button, self.extra_dirs.remove_button
+        self.dirs_note = self.extra_dirs.note
+        self.dirs_note.setAccessibleName("Extra tool folders note")
+        form_row(sources, "Extra tool &folders:", self.extra_dirs, buddy=self.dirs)
+
+        self.tool_list = ToolList(assembly, tasks, self._listing_settings)
+        installed = QWidget()
+        installed_layout = QVBoxLayout(installed)
+        installed_layout.addWidget(hint_label("Untick a tool to keep it from the model (a chat can also choose its "
+                                              "own, in the Tools menu above the message box); expand a row for "
+                                              "its description and parameters."))
+        installed_layout.addWidget(self.tool_list, 1)
+        installed_layout.addLayout(sources)
+        self.sections.addTab(installed, "I&nstalled tools")
 
         self.fields = [
             (("tools.timeout_s",), self.timeout_error, "Tool timeout (Tools tab)"),
@@ -135,26 +166,27 @@ class ToolsPage(SettingsPage):
         self.output_cap.valueChanged.connect(self.changed)
         self.isolated.toggled.connect(self.changed)
         self.max_offered.valueChanged.connect(self.changed)
-        self.add_button.clicked.connect(lambda: self.add_folder())
-        self.remove_button.clicked.connect(self.remove_folder)
         self.open_button.clicked.connect(self.open_tools_folder)
-        self.dirs.itemSelectionChanged.connect(self._update_buttons)
-        on_delete_key(self.dirs, self.remove_folder)
+        self.extra_dirs.changed.connect(self.changed)
+        self.allowed.changed.connect(self.changed)
+        self.tool_list.changed.connect(self.changed)
 
     # ---- values in and out -----------------------------------------------------------------------
 
     def load(self, settings: Settings) -> None:
         tools = settings.tools
+        self._settings = settings
         self.enabled.setChecked(tools.enabled)
+        self.allowed.set_folders(list(tools.allowed_folders))
+        self.tool_list.set_disabled(list(tools.disabled))
         self.timeout.setText(f"{tools.timeout_s:g}")
         self.isolated.setChecked(tools.isolated)
         self.output_cap.setValue(min(tools.output_cap, MAX_OUTPUT_CAP))
         self.max_offered.setValue(tools.max_offered)
-        self.dirs.clear()
-        self.dirs.addItems(tools.dirs)
+        self.extra_dirs.set_folders(list(tools.dirs))
         self._show_tools_folder()
         self._enabled_toggled(tools.enabled)
-        self._check_folders()
+        self.tool_list.refresh()
 
     def values(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -163,6 +195,8 @@ class ToolsPage(SettingsPage):
             "tools.isolated": self.isolated.isChecked(),
             "tools.max_offered": self.max_offered.value(),
             "tools.dirs": self.folders(),
+            "tools.allowed_folders": self.allowed.folders(),
+            "tools.disabled": self.tool_list.disabled(),
         }
         timeout, _problem = parse_seconds(self.timeout, "30")
         if timeout is not None:
@@ -173,65 +207,37 @@ class ToolsPage(SettingsPage):
         _timeout, problem = parse_seconds(self.timeout, "30")
         return {"tools.timeout_s": problem} if problem else {}
 
-    # ---- extra tool folders ----------------------------------------------------------------------
+    def _listing_settings(self) -> Settings:
+        """The settings the tool list loads with: the saved ones with the tool folders as edited here."""
+        return self._settings.updated({"tools.dirs": self.folders()})
+
+    # ---- extra tool folders (a FolderList) -----------------------------------------------------------
 
     def folders(self) -> list[str]:
         """The extra tool folders, in the list's order."""
-        return [self.dirs.item(i).text() for i in range(self.dirs.count())]
+        return self.extra_dirs.folders()
 
     def add_folder(self, folder: str | None = None) -> None:
         """Add ``folder`` (default: ask for one) to the extra tool folders; a folder already listed is
         selected instead."""
-        if folder is None:
-            folder = self._ask_folder()
-        if not folder:
-            return
-        known = self.folders()
-        if folder not in known:
-            self.dirs.addItem(folder)
-            known.append(folder)
-        self.dirs.setCurrentRow(known.index(folder))
-        self._check_folders()
-        self.changed.emit()
-
-    def _ask_folder(self) -> str:
-        start = self.folders()[-1] if self.dirs.count() else str(Path.home())
-        return QFileDialog.getExistingDirectory(self, "Add a tool folder", start)
+        self.extra_dirs.add_folder(folder)
 
     def remove_folder(self) -> None:
         """Remove the selected folder from the list (the folder itself is left alone)."""
-        row = self.dirs.currentRow()
-        item = self.dirs.currentItem()
-        if item is None or not item.isSelected():
-            return
-        self.dirs.takeItem(row)
-        self._check_folders()
-        self.changed.emit()
-
-    def _check_folders(self) -> None:
-        missing = [f for f in self.folders() if not Path(f).expanduser().is_dir()]
-        if missing:
-            show(self.dirs_note, "Not found, skipped when tools load: " + ", ".join(missing), "warn")
-        else:
-            show(self.dirs_note, None)
-
-    def _update_buttons(self) -> None:
-        item = self.dirs.currentItem()
-        self.remove_button.setEnabled(self.enabled.isChecked() and item is not None and item.isSelected())
+        self.extra_dirs.remove_selected()
 
     def _enabled_toggled(self, on: bool) -> None:
-        for widget in (self.timeout, self.isolated, self.output_cap, self.max_offered, self.dirs, self.add_button):
+        for widget in (self.timeout, self.isolated, self.output_cap, self.max_offered, self.extra_dirs, self.allowed):
             widget.setEnabled(on)
-        self._update_buttons()
         self.changed.emit()
 
     def show_rules(self, rules: Any) -> None:
-        """Add the permission rules list (:mod:`.rules_box`) for ``rules`` (a RuleBook) to the page."""
+        """Add the permission rules list (:mod:`.rules_box`) for ``rules`` (a RuleBook) as the page's last section."""
         from desktop_agent.ui.settings.rules_box import RulesBox
 
         self.rules_box = RulesBox(rules)
-        self._outer.insertWidget(self._outer.count() - 1, self.rules_box, 1)  # it takes the free height
-        self._outer.setStretch(self._outer.count() - 1, 0)
+        self.rules_box.set_expanded(True)
+        self.sections.addTab(self.rules_box, "Permissions")
 
     # ---- the user tools folder -------------------------------------------------------------------
 

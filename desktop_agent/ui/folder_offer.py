@@ -1,0 +1,57 @@
+""":class:`FolderOffer`: the bar above the message box that appears when a file or command tool was refused
+because no folder is allowed yet, with "Allow a folder…" (a folder picker) and "Not now"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
+
+from desktop_agent.core.events import ToolCallFinished
+from desktop_agent.toolkit import NO_FOLDER_MESSAGE
+from desktop_agent.ui import theme
+
+
+class FolderOffer(QFrame):
+    """Hidden until :meth:`handle` sees a tool call refused for want of an allowed folder. ``folder_chosen``
+    carries the folder the user picked (the window adds it to ``tools.allowed_folders`` and saves)."""
+
+    folder_chosen = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("folderOffer")
+        self.setAccessibleName("File tools need a folder")
+        th = theme.current()
+        self.setStyleSheet(f"QFrame#folderOffer {{ border: 1px solid {th.warn}; border-radius: 8px; }}")
+        self.text = QLabel("The model tried to use your files, but no folder is allowed for file and command tools "
+                           "yet. Allow one and ask again.")
+        self.text.setWordWrap(True)
+        self.text.setTextFormat(Qt.TextFormat.PlainText)
+        self.allow_button = QPushButton("&Allow a folder…")
+        self.allow_button.setAccessibleName("Allow a folder for file and command tools")
+        self.dismiss_button = QPushButton("Not now")
+        self.dismiss_button.setAccessibleName("Do not allow a folder now")
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(10, 6, 10, 6)
+        lay.addWidget(self.text, 1)
+        lay.addWidget(self.allow_button)
+        lay.addWidget(self.dismiss_button)
+        self.allow_button.clicked.connect(lambda: self.choose())
+        self.dismiss_button.clicked.connect(self.hide)
+        self.hide()
+
+    def handle(self, event: object) -> None:
+        """Show the bar for a tool call refused because no folder is allowed."""
+        if isinstance(event, ToolCallFinished) and not event.ok and NO_FOLDER_MESSAGE in (event.error or ""):
+            self.show()
+
+    def choose(self, folder: str | None = None) -> None:
+        """Allow ``folder`` (default: ask for one with a folder picker); the bar hides once one is chosen."""
+        if folder is None:
+            folder = QFileDialog.getExistingDirectory(self, "Allow tools to use a folder", str(Path.home()))
+        if not folder:
+            return
+        self.hide()
+        self.folder_chosen.emit(folder)

@@ -1,0 +1,101 @@
+""":class:`FolderList`: an editable list of folders (Add…, Remove, the Delete key) that says which are missing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, Signal
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QListWidget, QPushButton, QVBoxLayout, QWidget
+
+from desktop_agent.ui.settings.common import note_label, on_delete_key, show
+
+
+class FolderList(QWidget):
+    """A list of folders with Add… (a folder picker) and Remove; ``changed`` after each edit. Folders that do
+    not exist are named in a warning under the list (``missing_text`` says what that means)."""
+
+    changed = Signal()
+
+    def __init__(self, name: str, *, add_text: str = "A&dd folder…", remove_text: str = "Remo&ve",
+                 add_name: str = "", remove_name: str = "", dialog_title: str = "Add a folder",
+                 missing_text: str = "Not found, skipped:", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._dialog_title = dialog_title
+        self._missing_text = missing_text
+        self.list = QListWidget()
+        self.list.setAccessibleName(name)
+        self.list.setMinimumHeight(60)
+        self.list.setMaximumHeight(96)  # a few folders; the list scrolls beyond them
+        self.add_button = QPushButton(add_text)
+        self.add_button.setAccessibleName(add_name or f"{name}: add a folder")
+        self.add_button.setAutoDefault(False)
+        self.remove_button = QPushButton(remove_text)
+        self.remove_button.setAccessibleName(remove_name or f"{name}: remove the selected folder")
+        self.remove_button.setAutoDefault(False)
+        self.remove_button.setEnabled(False)
+        buttons = QVBoxLayout()
+        buttons.addWidget(self.add_button)
+        buttons.addWidget(self.remove_button)
+        buttons.addStretch(1)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.list, 1)
+        row.addLayout(buttons)
+        self.note = note_label(f"{name} note")
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(3)
+        outer.addLayout(row)
+        outer.addWidget(self.note)
+
+        self.add_button.clicked.connect(lambda: self.add_folder())
+        self.remove_button.clicked.connect(self.remove_selected)
+        self.list.itemSelectionChanged.connect(self._update_buttons)
+        on_delete_key(self.list, self.remove_selected)
+
+    def folders(self) -> list[str]:
+        """The folders, in the list's order."""
+        return [self.list.item(i).text() for i in range(self.list.count())]
+
+    def set_folders(self, folders: list[str]) -> None:
+        self.list.clear()
+        self.list.addItems(folders)
+        self._check()
+
+    def add_folder(self, folder: str | None = None) -> None:
+        """Add ``folder`` (default: ask for one); a folder already listed is selected instead."""
+        if folder is None:
+            known = self.folders()
+            start = known[-1] if known else str(Path.home())
+            folder = QFileDialog.getExistingDirectory(self, self._dialog_title, start)
+        if not folder:
+            return
+        known = self.folders()
+        if folder not in known:
+            self.list.addItem(folder)
+            known.append(folder)
+        self.list.setCurrentRow(known.index(folder))
+        self._check()
+        self.changed.emit()
+
+    def remove_selected(self) -> None:
+        """Remove the selected folder from the list (the folder itself is left alone)."""
+        item = self.list.currentItem()
+        if item is None or not item.isSelected():
+            return
+        self.list.takeItem(self.list.row(item))
+        self._check()
+        self.changed.emit()
+
+    def changeEvent(self, event: QEvent) -> None:  # Qt's: enabled or disabled as a whole
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.EnabledChange:
+            self._update_buttons()
+
+    def _check(self) -> None:
+        missing = [f for f in self.folders() if not Path(f).expanduser().is_dir()]
+        show(self.note, f"{self._missing_text} {', '.join(missing)}" if missing else None, "warn")
+
+    def _update_buttons(self) -> None:
+        item = self.list.currentItem()
+        self.remove_button.setEnabled(self.isEnabled() and item is not None and item.isSelected())
