@@ -22,6 +22,10 @@ Measures, each in a fresh process of this Python, with ``DESKTOP_AGENT_HOME`` in
   first shows — each should be absent: they are imported after the window is up;
 - the PyInstaller build's ``--version`` and ``tools`` when ``packaging/dist/desktop-agent`` exists.
 
+The section "the app and a bare window as they really run" holds what ``bench/start_first_frame.py``,
+``start_rss.py`` and ``start_wakeups.py`` share: they run ``python -m desktop_agent`` itself, which notes its
+first frame painted (``DESKTOP_AGENT_BENCH_FIRST_PAINT``), against a bare QMainWindow + QTextBrowser.
+
 ``--importtime`` adds one window run under ``python -X importtime`` and prints the slowest imports
 (cumulative) before the window shows.
 """
@@ -37,6 +41,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 FROZEN = ROOT / "packaging" / "dist" / "desktop-agent" / "desktop-agent"
@@ -99,6 +104,115 @@ def child_bare() -> None:
     window.show()
     QTimer.singleShot(0, lambda: _report_and_exit(window, "bare"))
     app.exec()
+
+
+# ---- the app and a bare window as they really run (shared by bench/start_*.py) --------------------------
+
+#: the first-frame hook, loaded by its path in the bare script so both sides are timed by the same code
+FIRST_FRAME = ROOT / "desktop_agent" / "ui" / "first_frame.py"
+BENCH_ENV = "DESKTOP_AGENT_BENCH_FIRST_PAINT"
+#: the limit the start figures are compared with: a bare QMainWindow with a QTextBrowser, of the app's size
+BARE_WINDOW = f"""
+import importlib.util, sys
+from PySide6.QtWidgets import QApplication, QMainWindow, QTextBrowser
+spec = importlib.util.spec_from_file_location("first_frame", {str(FIRST_FRAME)!r})
+first_frame = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(first_frame)
+app = QApplication(sys.argv[:1])
+window = QMainWindow()
+window.setWindowTitle("bare")
+window.setCentralWidget(QTextBrowser())
+window.resize({WINDOW_SIZE[0]}, {WINDOW_SIZE[1]})
+window.show()
+first_frame.after_first_frame(window, lambda: None)
+sys.exit(app.exec())
+"""
+
+
+def bench_env(home: Path) -> dict[str, str]:
+    """The environment of a measured process: the app's folders under ``home``, offscreen, nothing of ours
+    from the caller's environment (the server and backend come from ``home``'s settings file)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("DESKTOP_AGENT_", "OLLAMA_", "OPENAI_", "QT_", "PYTHONPROFILE"))}
+    env.update(DESKTOP_AGENT_HOME=str(home), QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: byte code cached (the warm-up run writes it)
+    return env
+
+
+def write_settings(home: Path, **fields: Any) -> None:
+    """The settings file under ``home`` (``Settings(**fields)``, e.g. ``backend="openai"``)."""
+    sys.path.insert(0, str(ROOT))
+    from desktop_agent.core import paths
+    from desktop_agent.core.settings import Settings
+
+    paths.set_home(home)
+    try:
+        Settings(**fields).save()
+    finally:
+        paths.set_home(None)
+
+
+def proc_status(pid: int, tid: int | None = None) -> dict[str, str]:
+    """``/proc/PID/status`` (or a thread's, ``/proc/PID/task/TID/status``) as a dict."""
+    path = f"/proc/{pid}/status" if tid is None else f"/proc/{pid}/task/{tid}/status"
+    with open(path, encoding="ascii") as f:
+        return dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
+
+
+class Live:
+    """A running app (``python -m desktop_agent``) or bare window, started by :meth:`start`, which returns
+    once its first frame is painted (the moment the first-frame hook wrote to a file)."""
+
+    def __init__(self, proc: subprocess.Popen, started: float, painted: float, errors: Any):
+        self.proc, self.started, self.painted, self.errors = proc, started, painted, errors
+
+    @property
+    def first_frame_s(self) -> float:
+        """Seconds from just before the process was started to its first frame painted."""
+        return self.painted - self.started
+
+    @classmethod
+    def start(cls, kind: str, home: Path, python: str = sys.executable, timeout_s: float = 60) -> Live:
+        mark = home / f"first-frame-{kind}-{os.getpid()}"
+        mark.unlink(missing_ok=True)
+        env = bench_env(home)
+        env[BENCH_ENV] = str(mark)
+        argv = [python, "-m", "desktop_agent"] if kind == "app" else [python, "-c", BARE_WINDOW]
+        errors = tempfile.TemporaryFile()  # noqa: SIM115 - kept open while the process runs
+        started = time.monotonic()
+        proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=errors)
+        deadline = started + timeout_s
+        while not mark.exists():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                proc.wait()
+                errors.seek(0)
+                raise RuntimeError(f"{kind} did not paint (exit {proc.returncode}):\n"
+                                   f"{errors.read().decode(errors='replace')[-3000:]}")
+            time.sleep(0.002)
+        painted = float(mark.read_text())
+        mark.unlink()
+        return cls(proc, started, painted, errors)
+
+    def rss_mb(self) -> float:
+        """Resident memory now, in MB (10^6 bytes, as ``ps`` and the issue count)."""
+        return int(proc_status(self.proc.pid)["VmRSS"].split()[0]) * 1024 / 1e6
+
+    def main_thread_switches(self) -> int:
+        """Times the main thread has blocked and woken (voluntary context switches) so far."""
+        return int(proc_status(self.proc.pid, self.proc.pid)["voluntary_ctxt_switches"])
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        self.errors.close()
+
+
+def figure_line(name: str, measured: str, limit: str, ratio: str, goal: str) -> str:
+    """The one line a start_*.py script prints: name, measured, limit, ratio, goal (no comma inside one)."""
+    return ", ".join(part.replace(",", ";") for part in (name, measured, limit, ratio, goal))
 
 
 # ---- the parent ------------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """Command-line entry point: ``desktop-agent`` (the window), ``desktop-agent chat`` (terminal chat),
 ``desktop-agent tools`` (list tools), ``desktop-agent history ...`` (saved chats).
 
-Only ``argparse`` is imported at start-up; each sub-command imports what it needs. ``--data-dir`` is
+Only ``argparse`` is imported at start-up, and without arguments not even the parsers are built: the window
+starts at once. Each sub-command imports what it needs. ``--data-dir`` is
 accepted before or after the sub-command. Bad usage prints the usage of the (sub-)command it
 concerns and exits 2.
 """
@@ -57,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv:  # the window: no parser to build (the sub-commands' parsers cost start-up time)
+        return _run_window()
     if argv[:1] == ["--tool-host"]:  # the frozen app started as its own tool host (see core.tools.host)
         from desktop_agent.core.tools.host_main import main as host_main
 
@@ -94,6 +97,10 @@ def _main(argv: list[str] | None) -> int:
 
         return run_mcp(args)
 
+    return _run_window()
+
+
+def _run_window() -> int:
     from desktop_agent.ui.application import run_gui
 
     return run_gui([sys.argv[0]], {})

@@ -61,7 +61,7 @@ def make_window(qtbot):
             w.resize(*size)
         w.show()
         qtbot.waitExposed(w)
-        qtbot.waitUntil(lambda: w.store is not None, timeout=5000)  # late init ran
+        qtbot.waitUntil(lambda: w.ready, timeout=5000)  # the deferred start-up work ran
         return w
 
     yield make

@@ -30,6 +30,7 @@ from desktop_agent.core.urls import parse_ollama_host as parse_ollama_host  # li
 if TYPE_CHECKING:
     from desktop_agent.core.agent import Agent, OnMessage
     from desktop_agent.core.backends.base import ChatBackend
+    from desktop_agent.core.backends.probe import OllamaProbe, OpenAIProbe
     from desktop_agent.core.mcp.manager import McpManager
     from desktop_agent.core.secrets import SecretStore
     from desktop_agent.core.store.database import StoreDatabase
@@ -193,6 +194,19 @@ def build_backend(spec: BackendSpec, keys: KeySet = KeySet()) -> ChatBackend:
     from desktop_agent.core.backends.openai import OpenAIBackend
 
     return OpenAIBackend(options.pop("base_url"), options.pop("model"), list(keys.keys), **options)
+
+
+def build_probe(spec: BackendSpec, keys: KeySet = KeySet()) -> OllamaProbe | OpenAIProbe:
+    """What asks the server of ``spec`` for its models (and Ollama's version) with plain HTTP GETs — no
+    client library is imported (:mod:`desktop_agent.core.backends.probe`)."""
+    from desktop_agent.core.backends.probe import OllamaProbe, OpenAIProbe
+
+    options = dict(spec.options)
+    if spec.kind == "ollama":
+        return OllamaProbe(options["host"], options["model"], timeout_s=options["timeout_s"] or PROBE_TIMEOUT_S)
+    from desktop_agent.core.backends.openai import OpenAIBackend  # the key pool and error rules; no client yet
+
+    return OpenAIProbe(OpenAIBackend(options.pop("base_url"), options.pop("model"), list(keys.keys), **options))
 
 
 # ---- tools and the agent ----------------------------------------------------------------------------
@@ -418,10 +432,11 @@ class Assembly:
         offered = with_mcp_tools(registry, self.mcp(every), every, self.permissions)
         return list(offered) if offered is not None else [], problems
 
-    def one_off_backend(self, settings: Settings, *, timeout_s: float | None = None,
-                        probe: bool = False, keys: Iterable[str] | None = None) -> ChatBackend:
+    def one_off_backend(self, settings: Settings, *, timeout_s: float | None = None, probe: bool = False,
+                        keys: Iterable[str] | None = None) -> ChatBackend | OllamaProbe | OpenAIProbe:
         """A new backend, not cached, for a one-off call (model listing, Test connection, pull); the caller
-        closes it. ``probe``: answer within :data:`PROBE_TIMEOUT_S`, no retries. ``keys``: the API keys to use
+        closes it. ``probe``: only to list models and ask the version — answers within :data:`PROBE_TIMEOUT_S`,
+        no retries, plain HTTP without the client library (:func:`build_probe`). ``keys``: the API keys to use
         instead of the stored ones (Settings' Test connection tries keys that are not saved yet). Runs on a
         background thread: it may read the keyring and import the client library."""
         if keys is not None:
@@ -433,9 +448,8 @@ class Assembly:
             return self.backend_factory(settings, keyset)
         if probe:
             spec = backend_spec(settings, keyset, timeout_s=timeout_s or PROBE_TIMEOUT_S, retries=0)
-        else:
-            spec = backend_spec(settings, keyset, timeout_s=timeout_s)
-        return build_backend(spec, keyset)
+            return build_probe(spec, keyset)
+        return build_backend(backend_spec(settings, keyset, timeout_s=timeout_s), keyset)
 
     def agent(self, settings: Settings, on_message: OnMessage | None = None) -> Agent:
         """A new agent around the cached backend and registry (who is asked about a tool call is the chat

@@ -5,18 +5,22 @@ Only PySide6 and light core modules are imported before the window shows (see ``
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any, cast
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QSocketNotifier, QTimer
 from PySide6.QtWidgets import QApplication, QMainWindow
 
 from desktop_agent.ui import errors as ui_errors
 from desktop_agent.ui import icons, theme
 from desktop_agent.ui.agent_runner import orphaned_threads
+from desktop_agent.ui.cursor_blink import BlinkTimeout
+from desktop_agent.ui.first_frame import after_first_frame
 from desktop_agent.ui.main_window import APP_DISPLAY_NAME, APP_NAME, MainWindow
 
 log = logging.getLogger(__name__)
@@ -65,19 +69,45 @@ def _quiet_qt_messages() -> None:
     qInstallMessageHandler(handler)
 
 
-def _close_on_sigint(window: QMainWindow) -> None:
+def _close_on_sigint(window: QMainWindow) -> Callable[[], None]:
     """Ctrl+C in the terminal closes the window like Ctrl+Q (cancel the turn, keep the chat, exit 0).
 
-    Python runs signal handlers only when it gets control, so a timer wakes the interpreter."""
+    Python runs a signal handler only once the interpreter gets control, and an idle window sits in Qt's
+    event loop. So the signal's C handler also writes to a socket (``signal.set_wakeup_fd``) that a
+    ``QSocketNotifier`` watches: the loop wakes when a signal arrives, and only then — no polling timer.
+    Returns what puts the previous handler and wakeup fd back."""
     import signal
+    import socket
 
     if threading.current_thread() is not threading.main_thread():
-        return
-    signal.signal(signal.SIGINT, lambda *_: QTimer.singleShot(0, window.close))
-    timer = QTimer(window)
-    timer.setInterval(200)
-    timer.timeout.connect(lambda: None)
-    timer.start()
+        return lambda: None
+    reader, writer = socket.socketpair()
+    for end in (reader, writer):
+        end.setblocking(False)
+    try:
+        previous_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    except ValueError:  # pragma: no cover - only the main thread may set it, checked above
+        reader.close()
+        writer.close()
+        return lambda: None
+    notifier = QSocketNotifier(reader.fileno(), QSocketNotifier.Type.Read, window)
+
+    def drain() -> None:  # the Python handler runs as this slot enters the interpreter
+        with contextlib.suppress(OSError):
+            while reader.recv(512):
+                pass
+
+    notifier.activated.connect(drain)
+    previous_handler = signal.signal(signal.SIGINT, lambda *_: QTimer.singleShot(0, window.close))
+
+    def restore() -> None:
+        notifier.setEnabled(False)
+        signal.signal(signal.SIGINT, previous_handler)
+        signal.set_wakeup_fd(previous_fd)
+        reader.close()
+        writer.close()
+
+    return restore
 
 
 def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | None = None) -> int:
@@ -114,9 +144,13 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
     app.setWindowIcon(icons.app_icon())
     window = MainWindow(layered.effective, saved=layered.saved, warnings=list(layered.warnings))
     app.aboutToQuit.connect(window.shutdown)
-    _close_on_sigint(window)
-    window.show()
-    code = app.exec()
+    restore_sigint = _close_on_sigint(window)
+    window.show()  # the window notes its first frame for the bench (ui/first_frame.py)
+    after_first_frame(window, lambda: BlinkTimeout(app, window).watch(window.input))
+    try:
+        code = app.exec()
+    finally:
+        restore_sigint()
     window.shutdown()
     if orphaned_threads():
         # A worker is stuck in a blocking call we could not interrupt. Destroying its QThread would

@@ -8,8 +8,9 @@ pickers (models listed in the background) and Settings (Ctrl+,); a status bar wi
 whether the server answers.
 
 Start-up is fast: only PySide6 and light core modules load before the window shows. The store, the
-keyring, markdown-it/Pygments and the history panel load right after (``_late_init``), and the model
-clients (openai, ollama) load on the worker thread with the first turn or model listing.
+keyring, the history panel and the server check wait for the first frame (``_late_init``), markdown-it and
+Pygments come after them, and the model clients (openai, ollama) load on the worker thread with the first
+turn (the server check asks with plain HTTP).
 
 All background work goes through :mod:`desktop_agent.ui.agent_runner`.
 """
@@ -62,6 +63,7 @@ from desktop_agent.ui.chat_options import ChatOptions
 from desktop_agent.ui.compose import Composer
 from desktop_agent.ui.dock_fit import DockFitter
 from desktop_agent.ui.errors import ErrorAction
+from desktop_agent.ui.first_frame import after_first_frame
 from desktop_agent.ui.folder_offer import FolderOffer
 from desktop_agent.ui.model_listing import ModelListing
 from desktop_agent.ui.model_picker import BACKENDS, ModelPicker
@@ -77,6 +79,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 APP_NAME = "desktop-agent"
+#: the deferred start-up work runs after the first frame — or after this long, if no frame comes
+LATE_INIT_FALLBACK_MS = 2000
 APP_DISPLAY_NAME = "Desktop Agent"
 
 
@@ -158,7 +162,11 @@ class MainWindow(QMainWindow):
         self._set_busy(False)
         self._refresh_backend_labels()
         self.input.setFocus()
-        QTimer.singleShot(0, self._late_init)
+        #: True once the deferred start-up work (:meth:`_late_init`) has run; a message sent before waits for it
+        self.ready = False
+        self._waiting_text = ""
+        self._late_started = False
+        QTimer.singleShot(LATE_INIT_FALLBACK_MS, self._late_init)  # also when the window is never painted
 
     # ---- construction ----------------------------------------------------------------------------
 
@@ -357,14 +365,13 @@ class MainWindow(QMainWindow):
     # ---- late initialisation (after the window is shown) ------------------------------------------
 
     def _late_init(self) -> None:
-        if self._closing:
+        """The start-up work that waits for the window's first frame (see :meth:`showEvent`): the keyring,
+        the store and the history panel, the server check; then a message sent meanwhile goes, and markdown
+        and highlighting are warmed up."""
+        if self._closing or self._late_started:
             return
-        try:
-            from desktop_agent.ui import markdown
-
-            markdown.warm_up()
-        except ImportError:
-            log.warning("markdown rendering unavailable", exc_info=True)
+        self._late_started = True
+        QTimer.singleShot(0, self._become_ready)  # right after this work — also if a part of it fails
         if self.secrets is None:
             from desktop_agent.core.secrets import SecretStore  # keyring: after the window shows
 
@@ -394,6 +401,22 @@ class MainWindow(QMainWindow):
         if self.settings.mcp.enabled and self.settings.mcp.servers:  # MCP servers start after the window shows
             settings, assembly = self.settings, self.assembly
             self.tasks.run(lambda _task: assembly.mcp(settings), key="mcp-start")
+
+    def _become_ready(self) -> None:
+        """The deferred start-up work has run: a message sent meanwhile goes; markdown is warmed up."""
+        self.ready = True
+        text, self._waiting_text = self._waiting_text, ""
+        if text and not self._closing:
+            self._send_text(text)
+        QTimer.singleShot(0, self._warm_up_markdown)
+
+    def _warm_up_markdown(self) -> None:
+        try:
+            from desktop_agent.ui import markdown
+
+            markdown.warm_up()
+        except ImportError:
+            log.warning("markdown rendering unavailable", exc_info=True)
 
     def _install_history_panel(self) -> None:
         if not self.store:
@@ -585,6 +608,11 @@ class MainWindow(QMainWindow):
         return self.runner.busy
 
     def _send_text(self, text: str) -> None:
+        if not self.ready and text.strip():  # the store and the keys are not there yet: it goes in a moment
+            self._waiting_text = text
+            self.input.clear()
+            self.statusBar().showMessage("Starting up — your message is sent in a moment…", 3000)
+            return
         if self.busy:
             self.statusBar().showMessage("Wait for the answer, or press Stop (Esc).", 3000)
             return
@@ -900,6 +928,7 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._shown_once:
             self._shown_once = True
+            after_first_frame(self, lambda: QTimer.singleShot(0, self._late_init))  # paint first, then the rest
             if not self._layout_restored:  # first start: the sidebar takes about 30 % of the width
                 w = max(240, min(340, int(self.width() * 0.27)))
                 self.resizeDocks([self.tool_dock], [w], Qt.Orientation.Horizontal)

@@ -9,6 +9,11 @@ This module imports markdown-it-py and Pygments at import time: import it after 
   ``copy:<n>`` (``n`` indexes :attr:`Rendered.codes`), and the code itself, highlighted by Pygments with
   inline styles (Qt has no external CSS), wrapped (``white-space: pre-wrap``) instead of scrolling.
 - Unclosed fences while a message is still streaming render as code up to the end, as CommonMark says.
+- Streaming: :func:`finished_prefix` tells how much of a growing answer is made of finished top-level blocks
+  (from markdown-it's block map, ``token.map``); those are rendered once with :func:`render_fragment` and
+  never again, only the open block after them is re-rendered (``ui/chat/parts.py``). Rendering the finished
+  prefix and the open rest separately gives the same HTML as rendering the whole at once: top-level blocks
+  do not depend on each other (reference definitions do: then :func:`finished_prefix` says so).
 """
 
 from __future__ import annotations
@@ -81,6 +86,8 @@ def highlight_code(code: str, language: str, style: str = "default") -> str:
 #: Qt ignores most margins from the default style sheet on <p>; inline them.
 _P_OPEN = '<p style="margin-top:0px; margin-bottom:10px;">'
 _P_LAST = '<p style="margin-top:0px; margin-bottom:0px;">'
+#: how a rendered paragraph starts (a fragment starting with it has no top margin)
+PARAGRAPH_OPEN = _P_OPEN
 
 
 class _QtRenderer(RendererHTML):
@@ -126,7 +133,8 @@ def _code_table(code: str, language: str, env: dict) -> str:
     n = len(codes)
     text = code[:-1] if code.endswith("\n") else code
     codes.append(text)
-    body = highlight_code(text, language, c.pygments_style)
+    # an open fence while streaming is highlighted once it closes
+    body = highlight_code(text, language, c.pygments_style) if env.get("highlight", True) else escape(text)
     copied = env.get("copied") == n
     label = "Copied ✓" if copied else "Copy"
     lang = escape(language) if language else "code"
@@ -169,15 +177,57 @@ def style_sheet(c: Colors) -> str:
 
 def render(text: str, colors: Colors | None = None, *, copied: int | None = None) -> Rendered:
     """Render a markdown message. ``copied`` marks that code block's link as ``Copied ✓``."""
-    c = colors or Colors()
     codes: list[str] = []
-    env = {"colors": c, "codes": codes, "copied": copied}
-    out = _parser().render(text, env).rstrip("\n")
-    if out.endswith("</p>"):  # no gap under the last paragraph (the bubble has its own padding)
+    return Rendered(html=render_fragment(text, colors or Colors(), codes, copied=copied), codes=codes)
+
+
+def render_fragment(text: str, colors: Colors, codes: list[str], *, copied: int | None = None, last: bool = True,
+                    highlight: bool = True) -> str:
+    """The HTML of ``text``, one or more top-level blocks of a message. Its code blocks are appended to
+    ``codes`` (their copy links count on from ``len(codes)``). ``last``: this fragment ends the message (its
+    last paragraph gets no bottom gap). ``highlight=False`` leaves code unhighlighted (an open fence)."""
+    env = {"colors": colors, "codes": codes, "copied": copied, "highlight": highlight}
+    out = _parser().render(text, env).strip("\n")
+    if last and out.endswith("</p>"):  # no gap under the last paragraph (the bubble has its own padding)
         i = out.rfind(_P_OPEN)
         if i >= 0:
             out = out[:i] + _P_LAST + out[i + len(_P_OPEN):]
-    return Rendered(html=out, codes=codes)
+    return out
+
+
+def _is_closing_fence(line: str, markup: str) -> bool:
+    stripped = line.strip()
+    return len(line) - len(line.lstrip(" ")) < 4 and len(stripped) >= len(markup) and set(stripped) == {markup[0]}
+
+
+def finished_prefix(text: str) -> tuple[int, bool] | None:
+    """How much of a growing message is finished: ``(n, open_fence)``, where ``text[:n]`` holds only
+    top-level blocks that more text cannot change (all but the last block, and the last one too when it is
+    a closed code fence) and ``open_fence`` says the last block is a code fence still open. ``None`` when
+    the text cannot be split (reference definitions link across blocks; ``\\r`` and NUL change line counts)."""
+    if "\r" in text or "\0" in text:
+        return None
+    env: dict = {}
+    tokens = _parser().parse(text, env)
+    if env.get("references"):
+        return None
+    top = [t for t in tokens if t.level == 0 and t.nesting >= 0 and t.map is not None]
+    if not top:
+        return 0, False
+    starts = [0]  # offset of each line
+    i = text.find("\n")
+    while i >= 0:
+        starts.append(i + 1)
+        i = text.find("\n", i + 1)
+    last = top[-1]
+    assert last.map is not None
+    begin, end = last.map
+    if last.type == "fence":
+        closing = text[starts[end - 1]:starts[end] - 1] if end < len(starts) else None  # None: no line end yet
+        if end - begin >= 2 and closing is not None and _is_closing_fence(closing, last.markup):
+            return starts[end], False
+        return starts[begin], True
+    return starts[begin], False
 
 
 def warm_up() -> None:

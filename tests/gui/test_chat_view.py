@@ -236,3 +236,43 @@ def test_the_saved_error_stays_after_the_newest_block_across_a_jump(view):
     view.scroll_to_message(11)
     view.add_user_message("a new message shows the newest page again")  # the card stays above it
     assert isinstance(view.blocks[-2], ErrorCard) and len(view.error_cards()) == 1
+
+
+def test_blocks_far_from_the_viewport_are_released_and_rebuilt(qtbot, view):
+    """Scrolling a long chat to the top does not keep every block built: far ones become placeholders of the
+    same height (their widgets freed), and come back when scrolled to again."""
+    from desktop_agent.ui.chat.placeholders import Placeholder
+
+    view.set_conversation(_long_conversation(300))  # 600 messages
+    bar = view.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0, timeout=2000)
+    for _ in range(40):
+        if not view._pending:
+            break
+        bar.setValue(1 if bar.value() == 0 else 0)
+        bar.setValue(0)
+        qtbot.wait(5)
+    assert not view._pending and len(view.blocks) == 600
+    bar.setValue(0)
+    qtbot.waitUntil(lambda: isinstance(view.blocks[0], UserBubble), timeout=2000)
+    built = [b for b in view.blocks if not isinstance(b, Placeholder)]
+    assert len(built) < 200 and isinstance(view.blocks[0], UserBubble)  # the top is shown, the rest released
+    last = view.blocks[-1]
+    assert isinstance(last, Placeholder) and last.height() > 0
+    bar.setValue(bar.maximum())  # back at the end: the newest blocks are rebuilt from their messages
+    qtbot.waitUntil(lambda: isinstance(view.blocks[-1], AssistantTurn), timeout=2000)
+    assert "299" in view.blocks[-1].text_content()
+    assert isinstance(view.blocks[0], Placeholder)
+
+
+def test_jump_to_a_released_message_rebuilds_it(qtbot, view):
+    conv = _long_conversation(100)
+    for i, m in enumerate(conv.messages):
+        m.id = i + 1
+    view.set_conversation(conv)
+    bar = view.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0, timeout=2000)
+    view.load_earlier(160)
+    qtbot.waitUntil(lambda: any(type(b).__name__ == "Placeholder" for b in view.blocks), timeout=2000)
+    target = view.scroll_to_message(1)  # the first question, released (far above)
+    assert isinstance(target, UserBubble) and target.message.content == "question 0"

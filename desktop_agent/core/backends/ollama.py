@@ -30,7 +30,7 @@ import json
 import re
 import socket
 import threading
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -246,37 +246,12 @@ class OllamaBackend:
         """Installed models from ``GET /api/tags``: name, ``size`` in bytes, ``modified_at`` (ISO 8601
         text as sent), ``details`` (format, family, parameter_size, quantization_level…).
         Raises :class:`~desktop_agent.core.errors.AgentError`."""
-        data = self._get_json("/api/tags")
-        if not isinstance(data, dict) or "models" not in data:
-            raise errors.NotAnApi(self.host + "/api/tags", "ollama", "JSON of another kind")
-        models = data.get("models")
-        out: list[ModelInfo] = []
-        for m in models or []:
-            if not isinstance(m, dict):
-                continue
-            name = m.get("name") or m.get("model")
-            if not name:
-                continue
-            size = m.get("size")
-            details = m.get("details")
-            out.append(
-                ModelInfo(
-                    name=str(name),
-                    size=int(size) if isinstance(size, (int, float)) else None,
-                    modified_at=str(m["modified_at"]) if m.get("modified_at") else None,
-                    details=dict(details) if isinstance(details, dict) else {},
-                )
-            )
-        return out
+        return models_from_tags(self._get_json("/api/tags"), self.host + "/api/tags")
 
     def server_version(self) -> str:
         """The server's version from ``GET /api/version`` (``{"version": "0.5.1"}``).
         Raises :class:`~desktop_agent.core.errors.AgentError`."""
-        data = self._get_json("/api/version")
-        version = data.get("version") if isinstance(data, dict) else None
-        if not version:
-            raise errors.BackendError(f"{self.host} did not report a version — is it an Ollama server?")
-        return str(version)
+        return version_from(self._get_json("/api/version"), self.host)
 
     def pull_model(self, name: str, cancel: threading.Event | None = None) -> Iterator[PullProgress]:
         """Download ``name`` with ``POST /api/pull`` (streamed), yielding one :class:`PullProgress`
@@ -417,16 +392,8 @@ class OllamaBackend:
                 r = self._http.get(path)
         except Exception as exc:  # noqa: BLE001 - any transport failure becomes a typed AgentError
             raise self._error_for_transport(exc, started=False) from None
-        ctype = r.headers.get("content-type", "")
-        if r.status_code >= 400:
-            if looks_like_html(r.text, ctype):
-                raise errors.WebPageAnswer(self.host + path, r.status_code, "ollama")
-            raise self._error_for_message(_error_text(r.text, ctype, r.status_code), r.status_code, model=None)
-        try:
-            return r.json()
-        except ValueError:
-            seen = "a web page" if looks_like_html(r.text, ctype) else "text that is not JSON"
-            raise errors.NotAnApi(self.host + path, "ollama", seen) from None
+        return json_answer(self.host + path, r.status_code, r.text, r.headers.get("content-type", ""),
+                           lambda text, status: self._error_for_message(text, status, model=None))
 
     def _stream_lines(
         self,
@@ -633,6 +600,57 @@ def _call_identity(item: Any, call: ToolCall) -> tuple[Any, ...]:
         if isinstance(index, int):
             return ("index", index, call.name, content)
     return ("content", call.name, content)
+
+
+def json_answer(url: str, status: int, text: str, ctype: str,
+                error_for: Callable[[str, int], Exception]) -> Any:
+    """The JSON of an answer from ``url``: an error status becomes :class:`~desktop_agent.core.errors.WebPageAnswer`
+    (a web page, never pasted) or ``error_for(reason, status)``; a 200 that is not JSON is ``NotAnApi``. Shared
+    by the backend and the probe."""
+    if status >= 400:
+        if looks_like_html(text, ctype):
+            raise errors.WebPageAnswer(url, status, "ollama")
+        raise error_for(_error_text(text, ctype, status), status)
+    try:
+        return json.loads(text)
+    except ValueError:
+        seen = "a web page" if looks_like_html(text, ctype) else "text that is not JSON"
+        raise errors.NotAnApi(url, "ollama", seen) from None
+
+
+def models_from_tags(data: Any, url: str) -> list[ModelInfo]:
+    """The models in an ``/api/tags`` answer from ``url``: ``name`` (or ``model``, as older servers send),
+    ``size`` in bytes, ``modified_at`` as sent, ``details``; entries without a name are skipped. An answer that
+    is not a model list raises :class:`~desktop_agent.core.errors.NotAnApi`."""
+    if not isinstance(data, dict) or "models" not in data:
+        raise errors.NotAnApi(url, "ollama", "JSON of another kind")
+    models = data.get("models")
+    out: list[ModelInfo] = []
+    for m in models or []:
+        if not isinstance(m, dict):
+            continue
+        name = m.get("name") or m.get("model")
+        if not name:
+            continue
+        size = m.get("size")
+        details = m.get("details")
+        out.append(
+            ModelInfo(
+                name=str(name),
+                size=int(size) if isinstance(size, (int, float)) else None,
+                modified_at=str(m["modified_at"]) if m.get("modified_at") else None,
+                details=dict(details) if isinstance(details, dict) else {},
+            )
+        )
+    return out
+
+
+def version_from(data: Any, host: str) -> str:
+    """The version in an ``/api/version`` answer (``{"version": "0.5.1"}``); BackendError without one."""
+    version = data.get("version") if isinstance(data, dict) else None
+    if not version:
+        raise errors.BackendError(f"{host} did not report a version — is it an Ollama server?")
+    return str(version)
 
 
 def to_wire_messages(messages: list[Message]) -> list[dict[str, Any]]:

@@ -461,52 +461,15 @@ class OpenAIBackend:
             err = BackendUnreachable(self.base_url, backend="openai", detail=detail)
             return Failure("retry", err, rotate=False, reason="can't reach the server")
         if isinstance(exc, openai.APIStatusError):
-            status = exc.status_code
             detail = self._detail(exc)
-            markers = self._markers(exc, detail)
             headers = exc.response.headers if exc.response is not None else None
             page = self._web_page(exc)
             if page is not None:  # a proxy's 502, a 404 page, a sign-in page: named, never pasted
+                status = exc.status_code
                 return Failure("retry" if status >= 500 else "fatal", page, status=status,
                                reason=f"web page (HTTP {status})",
                                retry_after_s=self.pool.retry_after(headers) if status >= 500 else None)
-            if status in (401, 403) and self.pool.keys == (PLACEHOLDER_KEY,):
-                # no key was configured (a local server was assumed not to need one): say that,
-                # not "your key was rejected", which sends the user looking for a key they never entered
-                no_key = (KeyringLocked if self.keyring_locked else NoApiKey)(self.base_url, status)
-                return Failure("fatal", no_key, auth=True, status=status, reason="key required")
-            if status in (401, 403):
-                return Failure(
-                    "next_key", AuthenticationFailed(self.base_url, status), auth=True, status=status,
-                    reason="key rejected",
-                )
-            if status == 429:
-                if "insufficient_quota" in markers:
-                    return Failure("next_key", RateLimited(None, detail), status=status, reason="quota used up")
-                wait = self.pool.retry_after(headers)
-                return Failure("retry", RateLimited(wait, detail), retry_after_s=wait, status=status,
-                               reason="rate limited")
-            if is_context_reason(markers):
-                return Failure("fatal", ContextTooLong(detail), status=status)
-            if any(m in markers for m in _TOOLS_MARKERS):
-                return Failure("fatal", ToolsNotSupported(self.model), status=status)
-            if status == 404:
-                if "model" in markers:
-                    missing = ModelNotFound(self.model, backend="openai", available=self._served_models())
-                    return Failure("fatal", missing, status=status)
-                if self.base_url.endswith("/v1"):
-                    hint = f"Is {self.base_url} an OpenAI-compatible server?"
-                    cli_hint = f"Is {self.base_url} an OpenAI-compatible server? (--base-url)"
-                else:
-                    fix = suggest_v1(self.base_url)
-                    hint = f"Check the base URL {self.base_url} (it usually ends in /v1): try {fix}."
-                    cli_hint = f"Check --base-url {self.base_url} (it usually ends in /v1): try {fix}."
-                return Failure("fatal", BackendError(detail, status, hint, cli_hint), status=status)
-            if status >= 500:
-                wait = self.pool.retry_after(headers)
-                return Failure("retry", BackendError(detail, status), retry_after_s=wait, status=status,
-                               reason=f"server error (HTTP {status})")
-            return Failure("fatal", BackendError(detail, status), status=status)
+            return self.classify_status(exc.status_code, detail, self._markers(exc, detail), headers)
         if isinstance(exc, openai.APIError):  # e.g. an error event inside the stream
             detail = self._detail(exc)
             markers = self._markers(exc, detail)
@@ -521,8 +484,9 @@ class OpenAIBackend:
         detail = scrub(f"{type(exc).__name__}: {exc}", self.pool.keys)[:_MAX_DETAIL]
         return Failure("fatal", BackendError(detail))
 
-    def _web_page(self, exc: Any) -> WebPageAnswer | None:
-        """The error status ``exc`` as a :class:`WebPageAnswer` when its body is a web page, else None."""
+    def _web_page(self, exc: Any, path: str = "/chat/completions") -> WebPageAnswer | None:
+        """The error status ``exc`` as a :class:`WebPageAnswer` when its body is a web page, else None (``path``:
+        what was asked for, when ``exc`` does not say)."""
         response = getattr(exc, "response", None)
         headers = getattr(response, "headers", None)
         ctype = headers.get("content-type", "") if headers is not None else ""
@@ -532,7 +496,7 @@ class OpenAIBackend:
             return None
         status = int(getattr(exc, "status_code", 0) or 0)
         fix = suggest_v1(self.base_url) if status == 404 and not self.base_url.endswith("/v1") else ""
-        return WebPageAnswer(self._url_of(response), status, "openai", fix)
+        return WebPageAnswer(self._url_of(response, path), status, "openai", fix)
 
     def _url_of(self, response: Any, path: str = "/chat/completions") -> str:
         """The URL ``response`` came from (without its query), else the base URL and ``path``."""
@@ -555,6 +519,50 @@ class OpenAIBackend:
             seen = "JSON of another kind"
         fix = "" if self.base_url.endswith("/v1") else suggest_v1(self.base_url)
         return NotAnApi(url, "openai", seen, fix)
+
+    def classify_status(self, status: int, detail: str, markers: str, headers: Any, *,
+                        listing: bool = False) -> Failure:
+        """An HTTP error answer as a :class:`Failure` for the pool: ``detail`` is the server's reason (one line,
+        no key), ``markers`` the lower-case text its kind is recognised by (reason, code, type), ``headers``
+        the answer's (``Retry-After``). Shared by the chat requests and the model listing probe (``listing``:
+        a 404 of the model list is about the base URL, never "model not found")."""
+        if status in (401, 403) and self.pool.keys == (PLACEHOLDER_KEY,):
+            # no key was configured (a local server was assumed not to need one): say that,
+            # not "your key was rejected", which sends the user looking for a key they never entered
+            no_key = (KeyringLocked if self.keyring_locked else NoApiKey)(self.base_url, status)
+            return Failure("fatal", no_key, auth=True, status=status, reason="key required")
+        if status in (401, 403):
+            return Failure(
+                "next_key", AuthenticationFailed(self.base_url, status), auth=True, status=status,
+                reason="key rejected",
+            )
+        if status == 429:
+            if "insufficient_quota" in markers:
+                return Failure("next_key", RateLimited(None, detail), status=status, reason="quota used up")
+            wait = self.pool.retry_after(headers)
+            return Failure("retry", RateLimited(wait, detail), retry_after_s=wait, status=status,
+                           reason="rate limited")
+        if is_context_reason(markers):
+            return Failure("fatal", ContextTooLong(detail), status=status)
+        if any(m in markers for m in _TOOLS_MARKERS):
+            return Failure("fatal", ToolsNotSupported(self.model), status=status)
+        if status == 404:
+            if "model" in markers and not listing:
+                missing = ModelNotFound(self.model, backend="openai", available=self._served_models())
+                return Failure("fatal", missing, status=status)
+            if self.base_url.endswith("/v1"):
+                hint = f"Is {self.base_url} an OpenAI-compatible server?"
+                cli_hint = f"Is {self.base_url} an OpenAI-compatible server? (--base-url)"
+            else:
+                fix = suggest_v1(self.base_url)
+                hint = f"Check the base URL {self.base_url} (it usually ends in /v1): try {fix}."
+                cli_hint = f"Check --base-url {self.base_url} (it usually ends in /v1): try {fix}."
+            return Failure("fatal", BackendError(detail, status, hint, cli_hint), status=status)
+        if status >= 500:
+            wait = self.pool.retry_after(headers)
+            return Failure("retry", BackendError(detail, status), retry_after_s=wait, status=status,
+                           reason=f"server error (HTTP {status})")
+        return Failure("fatal", BackendError(detail, status), status=status)
 
     def _served_models(self) -> list[str]:
         """The model ids from ``GET {base_url}/models`` (for a "choose one of" hint); ``[]`` when the
@@ -865,6 +873,24 @@ class OpenAIBackend:
         yield Chunk(tool_calls=tool_calls, done=True, finish_reason=finish_reason)
 
     # -- models --------------------------------------------------------------------------------
+    def models_from_listing(self, url: str, text: str, ctype: str) -> list[ModelInfo]:
+        """The models of a ``GET /models`` answer's body (``text``, from ``url``); a web page, text or JSON of
+        another kind raises :class:`NotAnApi`. Shared with the model listing probe."""
+        data = _maybe_json(text) if not looks_like_html(text, ctype) else text
+        models = data.get("data") if isinstance(data, dict) else None
+        if not isinstance(models, list):
+            raise self._not_an_api(url, data, ctype)
+        out = []
+        for m in models:
+            if not isinstance(m, dict):
+                continue
+            mid = _field(m, "id")
+            if not mid:
+                continue
+            details = {k: _field(m, k) for k in ("owned_by", "created") if _field(m, k) is not None}
+            out.append(ModelInfo(name=str(mid), details=details))
+        return out
+
     def list_models(self) -> list[ModelInfo]:
         """``GET {base_url}/models`` → :class:`ModelInfo` (``name`` = model id; ``details`` has
         ``owned_by`` / ``created`` when given). Same key pool and errors as :meth:`stream_chat`."""
@@ -875,21 +901,8 @@ class OpenAIBackend:
                 response = raw.http_response
                 text = response.text
             # read here, not by the client (which fails with an AttributeError on a web page)
-            ctype = response.headers.get("content-type", "")
-            data = _maybe_json(text) if not looks_like_html(text, ctype) else text
-            models = data.get("data") if isinstance(data, dict) else None
-            if not isinstance(models, list):  # a web page, text or JSON of another kind
-                raise self._not_an_api(self._url_of(response, "/models"), data, ctype)
-            out = []
-            for m in models:
-                if not isinstance(m, dict):
-                    continue
-                mid = _field(m, "id")
-                if not mid:
-                    continue
-                details = {k: _field(m, k) for k in ("owned_by", "created") if _field(m, k) is not None}
-                out.append(ModelInfo(name=str(mid), details=details))
-            return out
+            return self.models_from_listing(self._url_of(response, "/models"), text,
+                                            response.headers.get("content-type", ""))
 
         try:
             return self.pool.call(attempt, self.classify)

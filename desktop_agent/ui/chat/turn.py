@@ -155,7 +155,8 @@ class AssistantTurn(QFrame):
     def _add(self, part: W) -> W:
         self.typing.setVisible(False)
         self.parts.append(part)
-        self.body.insertWidget(self.body.count() - 1, part)
+        # a text part sits in its column (its sealed chunks above it, ``TextPart.column``)
+        self.body.insertWidget(self.body.count() - 1, part.column if isinstance(part, TextPart) else part)
         return part
 
     def last(self, kind: type) -> Any:
@@ -229,7 +230,7 @@ class AssistantTurn(QFrame):
 
     def on_tool_started(self, ev: ToolCallStarted) -> None:
         self._close_thinking()
-        self.flush(force=True)
+        self.flush(final=True)  # the text before a tool call is complete
         self.add_tool(ev.call_id, ev.name, ev.arguments)
 
     def on_tool_finished(self, ev: ToolCallFinished) -> None:
@@ -260,11 +261,18 @@ class AssistantTurn(QFrame):
             self._dots = (self._dots + 1) % 30
             self.typing.setText("●" + " ●" * (self._dots // 10))
 
-    def flush(self, force: bool = False, now: float | None = None) -> None:
+    def flush(self, force: bool = False, now: float | None = None, final: bool = False) -> None:
+        """Render the text parts that changed (``force``: now; else when their frame is due). ``final``: their
+        text is complete — an open fence gets its highlighting."""
         now = now or time.monotonic()
         for p in self.parts:
-            if isinstance(p, TextPart) and (p.dirty if force else p.due(now)):
-                p.render_text()
+            if not isinstance(p, TextPart):
+                continue
+            if final:
+                if p.unfinished:
+                    p.render_live(final=True)
+            elif p.dirty if force else p.due(now):
+                p.render_live()
 
     def finish(self, message: Message | None = None, status: str | None = None) -> None:
         """The turn is over. ``message``: the final assistant message (authoritative text)."""
@@ -294,7 +302,7 @@ class AssistantTurn(QFrame):
         for chip in self.chips.values():
             if chip.status == "running":
                 chip.finish("cancelled", (time.monotonic() - chip.started) * 1000)
-        self.flush(force=True)
+        self.flush(final=True)
         self.typing.setVisible(False)
         if status and status != "complete":
             self.set_status(status)

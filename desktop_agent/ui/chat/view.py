@@ -25,6 +25,7 @@ from desktop_agent.ui.chat.cards import ErrorCard
 from desktop_agent.ui.chat.context import ChatContext
 from desktop_agent.ui.chat.empty_state import EmptyState
 from desktop_agent.ui.chat.parts import FRAME_MS
+from desktop_agent.ui.chat.placeholders import rebuild, settle
 from desktop_agent.ui.chat.style import chat_style_sheet
 from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
 from desktop_agent.ui.errors import ErrorView, describe, describe_saved
@@ -130,6 +131,12 @@ class ChatView(QScrollArea):
         self._tick = QTimer(self)
         self._tick.setInterval(FRAME_MS)
         self._tick.timeout.connect(self._on_tick)
+        # releases blocks far from the viewport and rebuilds near ones (placeholders.settle), after scrolling
+        self._settle_timer = QTimer(self)
+        self._settle_timer.setSingleShot(True)
+        self._settle_timer.setInterval(30)  # after the scrolling and the layouts it causes have settled
+        self._settle_timer.timeout.connect(self._settle)
+        self._settled_at: tuple[int, int] | None = None  # (scroll value, block count) at the last pass
         self.restyle()
 
     # ---- theme
@@ -188,6 +195,7 @@ class ChatView(QScrollArea):
 
     def _show_range(self, lo: int, hi: int) -> None:
         """Create the widgets for items[lo:hi] only (a fresh window onto the conversation)."""
+        self._settled_at = None
         self._remove_widgets()
         widgets = [self._make_block(kind, msgs) for kind, msgs in self._items[lo:hi]]
         if hi == len(self._items) and self._saved_failure is not None:
@@ -259,9 +267,24 @@ class ChatView(QScrollArea):
         return turn
 
     def _make_block(self, kind: str, msgs: list[Message]) -> QWidget:
+        block: QWidget
         if kind == "user":
-            return self._user_bubble(msgs[0])
-        return self._connect_turn(AssistantTurn.from_saved(self.ctx, msgs))
+            block = self._user_bubble(msgs[0])
+        else:
+            block = self._connect_turn(AssistantTurn.from_saved(self.ctx, msgs))
+        setattr(block, "source", (kind, msgs))  # noqa: B010 - it can be released and rebuilt from these
+        return block
+
+    def _settle(self) -> None:
+        # a pass looks at every block: skip it while the view moved less than half a screen (a streaming
+        # answer growing at the bottom) and no block came or went
+        value, screen = self.verticalScrollBar().value(), self.viewport().height()
+        last = self._settled_at
+        if last is not None and last[1] == len(self.blocks) and abs(value - last[0]) < screen / 2:
+            return
+        settle(self, self.col, self.blocks, self._make_block)
+        self._settled_at = (self.verticalScrollBar().value(), len(self.blocks))
+        self._fit_bubbles()
 
     def scroll_to_message(self, message_id: int) -> QWidget | None:
         """Show the block holding the saved message ``message_id``. An old message is reached by a
@@ -273,7 +296,7 @@ class ChatView(QScrollArea):
         if not (self._lo <= k < self._hi):
             lo = max(0, k - 5)
             self._show_range(lo, min(len(self._items), lo + self.PAGE))
-        target = self.blocks[k - self._lo]
+        target = rebuild(self.col, self.blocks, k - self._lo, self._make_block)
         self._follow = False
         QTimer.singleShot(0, lambda: self.ensureWidgetVisible(target, 0, 60))
         return target
@@ -391,6 +414,7 @@ class ChatView(QScrollArea):
         bar.setValue(bar.maximum())
 
     def _on_range(self, _lo: int, hi: int) -> None:
+        self._settle_timer.start()
         bar = self.verticalScrollBar()
         if self._anchor_from_bottom is not None:
             bar.setValue(max(0, hi - self._anchor_from_bottom))
@@ -399,6 +423,7 @@ class ChatView(QScrollArea):
             bar.setValue(hi)
 
     def _on_scroll(self, value: int) -> None:
+        self._settle_timer.start()
         bar = self.verticalScrollBar()
         self._follow = value >= bar.maximum() - 24
         if value == 0 and self._pending and bar.maximum() > 0:

@@ -29,6 +29,9 @@ class AutoHeightBrowser(QTextBrowser):
     def __init__(self, parent: QWidget | None = None, *, natural_width: bool = False):
         super().__init__(parent)
         self.natural_width = natural_width
+        #: pixels added under the text (a sealed chunk keeps its last block's bottom margin, which Qt leaves
+        #: out of a document's height)
+        self.extra_height: float = 0
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -50,7 +53,7 @@ class AutoHeightBrowser(QTextBrowser):
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
 
     def _fit(self, *_args) -> None:
-        h = math.ceil(self.document().size().height()) + 2 * self.frameWidth()
+        h = math.ceil(self.document().size().height() + self.extra_height) + 2 * self.frameWidth()
         if h != self.height():
             self.setFixedHeight(max(h, 1))
 

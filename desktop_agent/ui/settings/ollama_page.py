@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLineEdit, QMessageBox, QPushButton, QVBoxLayout
 
-from desktop_agent.core.assembly import Assembly, parse_ollama_host
+from desktop_agent.core.assembly import PROBE_TIMEOUT_S, Assembly, parse_ollama_host
 from desktop_agent.core.settings import Settings, check_url
 from desktop_agent.core.urls import clean_ollama_host
 from desktop_agent.ui.errors import one_line
@@ -35,11 +35,12 @@ from desktop_agent.ui.tasks import Task, TaskRunner
 
 if TYPE_CHECKING:
     from desktop_agent.core.backends.ollama import OllamaBackend
+    from desktop_agent.core.backends.probe import OllamaProbe
 
 
-def _ollama(assembly: Assembly, target: Settings) -> OllamaBackend:
-    """A one-off Ollama backend for ``target`` (Test connection, listing, deleting: seconds, not minutes)."""
-    return cast("OllamaBackend", assembly.one_off_backend(target, probe=True))
+def _ollama(assembly: Assembly, target: Settings) -> OllamaProbe:
+    """A one-off probe of the Ollama server of ``target`` (Test connection, listing: seconds, not minutes)."""
+    return cast("OllamaProbe", assembly.one_off_backend(target, probe=True))
 
 
 def ollama_host_note(environ: Mapping[str, str]) -> tuple[str | None, str]:
@@ -285,7 +286,8 @@ class OllamaPage(SettingsPage):
         assembly = self._assembly
 
         def work(_task: Task) -> list[Any]:
-            backend = _ollama(assembly, target)
+            # deleting goes through the client library (the probe only lists); seconds, not minutes
+            backend = cast("OllamaBackend", assembly.one_off_backend(target, timeout_s=PROBE_TIMEOUT_S))
             try:
                 backend.delete_model(name)
                 return backend.list_models()

@@ -1,0 +1,294 @@
+"""Streaming into the chat view: CPU, stalls and the cost of one render as the answer grows (issue 14).
+
+    python bench/stream_render.py [--runs 3] [--tokens 20000] [--rate 500] [--figures]
+
+Offscreen, in this process, into the real :class:`~desktop_agent.ui.chat.view.ChatView` (1000×800, shown):
+
+- **stream**: a 20,000-token markdown answer (paragraphs, nested lists, tables, code fences) is streamed at
+  500 tokens/s through the real :class:`~desktop_agent.ui.agent_runner.AgentRunner` — its worker thread
+  iterates a stand-in session that yields ``MessageAdded`` (user), one ``TextDelta`` per token on schedule,
+  then ``AnswerFinished``; the events reach the view queued, as in the window. Measured: the main thread's
+  CPU time (``time.thread_time``) from the turn's start to ``TurnEnded``, and a 10 ms heartbeat timer's
+  gaps (longest, and how many exceed 50 ms) — and, as the wall-clock gaps also count time the process
+  waited for a core on a loaded machine, the longest stretch of main-thread CPU time between two beats.
+- **limit**: rendering the final answer once, today's way: ``ui.markdown.render`` of the whole text, then
+  ``setHtml`` into a chat text view at the chat's width and its layout (main-thread CPU, median of 7).
+- **one render at N tokens**: the answer is fed to a live turn up to N tokens, then 7 frames of 17 tokens
+  (one frame at 500 tokens/s, 33 ms) are each added and flushed (the turn's render + ``processEvents``); the
+  median frame's wall time at 1,000 and at 20,000 tokens.
+
+A 20,000-token stream takes 40 s of wall time, so the default is 3 runs (median) to keep the whole
+script under 3 minutes; ``--runs 7`` for more.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import random
+import re
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from _figures import Figure, emit, machine  # noqa: E402
+from PySide6.QtCore import QEventLoop, Qt, QTimer, qInstallMessageHandler  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from desktop_agent.core.events import AnswerFinished, MessageAdded, TextDelta  # noqa: E402
+from desktop_agent.core.messages import Message  # noqa: E402
+from desktop_agent.ui.agent_runner import AgentRunner, TurnEnded, TurnStarted  # noqa: E402
+from desktop_agent.ui.chat.view import ChatView  # noqa: E402
+
+FRAME_TOKENS = 17  # 500 tokens/s × 33 ms
+WORDS = (
+    "the", "app", "reads", "a", "file", "and", "says", "in", "a", "line", "what", "it", "did", "to", "it;",
+    "then", "it", "runs", "the", "tests,", "the", "type", "and", "the", "lint", "checks,", "and", "says",
+    "what", "is", "not", "yet", "right", "and", "why",
+)
+
+
+def sample_answer(n_tokens: int, seed: int = 14) -> list[str]:
+    """A long markdown answer cut into ``n_tokens`` tokens (a word with its leading white space, about what a
+    model streams)."""
+    rnd = random.Random(seed)
+
+    def words(n: int) -> str:
+        out = [rnd.choice(WORDS) for _ in range(n)]
+        if rnd.random() < 0.5:
+            out[rnd.randrange(n)] = "`" + rnd.choice(WORDS) + "()`"
+        if rnd.random() < 0.4:
+            out[rnd.randrange(n)] = "**" + rnd.choice(WORDS) + "**"
+        return " ".join(out)
+
+    sections = []
+    i = 0
+    while sum(len(re.findall(r"\s*\S+", s)) for s in sections) < n_tokens + 50:
+        i += 1
+        sections.append(f"## Step {i}: {words(4)}")
+        sections.append(words(rnd.randint(40, 90)) + ".")
+        kind = i % 4
+        if kind == 0:
+            sections.append("\n".join(f"- {words(rnd.randint(5, 14))}" + (
+                "\n" + "\n".join(f"  - {words(rnd.randint(3, 8))}" for _ in range(2)) if j == 1 else "")
+                for j in range(4)))
+        elif kind == 1:
+            body = "\n".join(
+                f"    {'if' if k % 3 == 0 else 'x ='} value_{k} {'> 3:' if k % 3 == 0 else f'+ {k} * 2'}"
+                for k in range(rnd.randint(6, 14)))
+            sections.append(f"```python\ndef step_{i}(value):\n{body}\n    return value\n```")
+        elif kind == 2:
+            rows = "\n".join(f"| {words(2)} | {rnd.randint(1, 999)} | {words(3)} |" for _ in range(rnd.randint(3, 6)))
+            sections.append(f"| name | count | note |\n|---|---:|---|\n{rows}")
+        else:
+            sections.append("\n".join(f"{k}. {words(rnd.randint(6, 12))}" for k in range(1, 5)))
+        sections.append(words(rnd.randint(20, 50)) + ".")
+    tokens = re.findall(r"\s*\S+", "\n\n".join(sections))
+    return tokens[:n_tokens]
+
+
+# ---- a stand-in for the session and the assembly the runner asks (the runner itself is real) ----------
+
+
+class _Assembly:
+    def __init__(self) -> None:
+        self.pending_problems: list[str] = []
+
+    def agent(self, _settings, approver=None):
+        return None
+
+    def close(self) -> None:
+        return None
+
+    def abort(self) -> None:
+        return None
+
+
+class _Session:
+    def __init__(self, tokens: list[str], rate: float):
+        self.id = "bench"
+        self.tokens = tokens
+        self.rate = rate
+        self.agent = None
+        self.interrupting = threading.Event()
+
+    def effective(self, settings):
+        return settings
+
+    def run_turn(self, text, cancel):
+        yield MessageAdded(Message(role="user", content=text or ""))
+        start = time.monotonic()
+        for i, tok in enumerate(self.tokens):
+            wait = start + i / self.rate - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+            if cancel.is_set():
+                break
+            yield TextDelta(tok)
+        yield AnswerFinished(Message(role="assistant", content="".join(self.tokens)))
+
+
+def _quiet_qt(_mode, _context, message: str) -> None:
+    if "propagateSizeHints" not in message:  # the offscreen platform's note on every shown window
+        print(message, file=sys.stderr)
+
+
+def _new_view() -> ChatView:
+    view = ChatView()
+    view.resize(1000, 800)
+    view.show()
+    QApplication.processEvents()
+    return view
+
+
+def stream_once(tokens: list[str], rate: float) -> dict:
+    view = _new_view()
+    runner = AgentRunner(_Assembly())
+    loop = QEventLoop()
+    beats: list[float] = []
+    cpu_beats: list[float] = []
+    heartbeat = QTimer()
+    heartbeat.setTimerType(Qt.TimerType.PreciseTimer)
+    heartbeat.setInterval(10)
+    heartbeat.timeout.connect(lambda: (beats.append(time.monotonic()), cpu_beats.append(time.thread_time())))
+
+    def on_event(ev: object) -> None:
+        view.handle(ev)
+        if isinstance(ev, TurnEnded):
+            loop.quit()
+
+    runner.turn_event.connect(on_event)
+    heartbeat.start()
+    cpu0, wall0 = time.thread_time(), time.monotonic()
+    beats.append(wall0)
+    cpu_beats.append(cpu0)
+    runner.start_turn(_Session(tokens, rate), "write a long answer", None)  # type: ignore[arg-type]
+    loop.exec()
+    cpu, wall = time.thread_time() - cpu0, time.monotonic() - wall0
+    heartbeat.stop()
+    gaps = [(b - a) * 1000 for a, b in itertools.pairwise(beats)]
+    busy = [(b - a) * 1000 for a, b in itertools.pairwise(cpu_beats)]  # main-thread CPU between two beats
+    runner.shutdown()
+    view.close()
+    view.deleteLater()
+    QApplication.processEvents()
+    return {"cpu_s": cpu, "wall_s": wall, "max_gap_ms": max(gaps), "gaps_50": sum(g > 50 for g in gaps),
+            "max_busy_ms": max(busy)}
+
+
+def render_once_cpu(text: str, width: int) -> float:
+    """Main-thread CPU of one render of the whole answer, today's way (markdown → setHtml → layout)."""
+    from desktop_agent.ui import markdown, theme
+    from desktop_agent.ui.chat.context import ChatContext
+    from desktop_agent.ui.chat.widgets import AutoHeightBrowser
+
+    ctx = ChatContext(theme.current())
+    colors = ctx.md_colors()
+    browser = AutoHeightBrowser()
+    browser.resize(width, 100)
+    browser.show()
+    QApplication.processEvents()
+    t0 = time.thread_time()
+    out = markdown.render(text, colors)
+    browser.document().setDefaultStyleSheet(markdown.style_sheet(colors))
+    browser.setHtml(out.html)
+    browser.document().size()  # the layout
+    QApplication.processEvents()
+    took = time.thread_time() - t0
+    browser.close()
+    browser.deleteLater()
+    QApplication.processEvents()
+    return took
+
+
+def frame_ms_at(tokens: list[str], n: int, frames: int = 7) -> float:
+    """Median wall time of one frame (17 more tokens, then the live turn's flush) once ``n`` tokens are in."""
+    view = _new_view()
+    view.handle(TurnStarted(1, "bench", "q"))
+    live = view.live
+    assert live is not None
+    step = 1000
+    for i in range(0, n, step):
+        for tok in tokens[i:min(i + step, n)]:
+            view.handle(TextDelta(tok))
+        live.flush(force=True)
+        QApplication.processEvents()
+    extra = tokens[n:n + frames * FRAME_TOKENS]
+    if len(extra) < frames * FRAME_TOKENS:  # past the end of the sample: keep the answer growing
+        extra = [" more"] * (frames * FRAME_TOKENS)
+    times = []
+    for f in range(frames):
+        for tok in extra[f * FRAME_TOKENS:(f + 1) * FRAME_TOKENS]:
+            view.handle(TextDelta(tok))
+        t0 = time.perf_counter()
+        live.flush(force=True)
+        QApplication.processEvents()
+        times.append((time.perf_counter() - t0) * 1000)
+    view.close()
+    view.deleteLater()
+    QApplication.processEvents()
+    return statistics.median(times)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=3, help="streams (each takes tokens ÷ rate seconds)")
+    ap.add_argument("--tokens", type=int, default=20_000)
+    ap.add_argument("--rate", type=float, default=500.0, help="tokens per second")
+    ap.add_argument("--figures", action="store_true", help="print the figures as JSON lines (bench/run_all.py)")
+    args = ap.parse_args(argv)
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    qInstallMessageHandler(_quiet_qt)
+    tokens = sample_answer(args.tokens)
+    text = "".join(tokens)
+    log = sys.stderr if args.figures else sys.stdout
+    print(f"stream_render: {len(tokens):,} tokens ({len(text):,} characters) at {args.rate:.0f} tokens/s, "
+          f"{args.runs} runs; {machine()}", file=log)
+    render_once_cpu(text, 900)  # warm-up: imports, Pygments lexers
+    streams, renders = [], []
+    for r in range(args.runs):
+        streams.append(stream_once(tokens, args.rate))
+        renders.extend(render_once_cpu(text, 900) for _ in range(7 if r == 0 else 2))
+        s = streams[-1]
+        print(f"  run {r + 1}: main-thread CPU {s['cpu_s']:.2f} s in {s['wall_s']:.1f} s, longest gap "
+              f"{s['max_gap_ms']:.0f} ms, {s['gaps_50']} gaps > 50 ms; longest main-thread CPU between two "
+              f"beats {s['max_busy_ms']:.0f} ms", file=log)
+    frame_1k = frame_ms_at(tokens, 1000)
+    frame_20k = frame_ms_at(tokens, len(tokens))
+    cpu = statistics.median(s["cpu_s"] for s in streams)
+    ref = statistics.median(renders)
+    gap = statistics.median(s["max_gap_ms"] for s in streams)
+    n50 = statistics.median(s["gaps_50"] for s in streams)
+    busy = statistics.median(s["max_busy_ms"] for s in streams)
+    note = f"median of {args.runs} streams; {machine().split(', ')[-1]}"
+    figures = [
+        Figure(f"streaming {len(tokens):,} tokens at {args.rate:.0f}/s: main-thread CPU ÷ one render",
+               round(cpu / ref, 2), "×", "≤ 2×", cpu / ref <= 2,
+               limit=f"one render of the result ({ref * 1000:.0f} ms CPU; stream {cpu:.2f} s)", note=note),
+        Figure("longest event-loop stall during that stream (10 ms heartbeat)", round(gap), "ms", "≤ 50 ms",
+               gap <= 50, note=f"{n50:.0f} gaps > 50 ms; longest main-thread CPU between two beats {busy:.0f} ms "
+               f"(what the stall would be on an idle machine); {note}"),
+        Figure(f"one render of the growing answer at {len(tokens):,} ÷ at 1,000 tokens", round(frame_20k / frame_1k, 2),
+               "×", "flat (≤ 1.5×)", frame_20k / frame_1k <= 1.5,
+               limit=f"at 1,000 tokens ({frame_1k:.1f} ms → {frame_20k:.1f} ms)", note="median of 7 frames"),
+    ]
+    if args.figures:
+        emit(figures)
+    else:
+        print()
+        for f in figures:
+            print(f"  {f.figure}: {f.value} {f.unit}  (limit: {f.limit or '—'}; goal {f.goal}: "
+                  f"{'met' if f.met else 'NOT met'}) {f.note}")
+    del app
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
