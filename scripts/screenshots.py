@@ -9,7 +9,8 @@ Shots: empty.png (a new chat), main.png (markdown, a code block, thinking and tw
 tool-call.png (a tool still running, live duration in the sidebar), error.png (a missing model with
 its Pull action), settings.png (the Settings dialog pulling a model), settings-tools.png (Settings → Tools:
 the installed tools and the folders tools may use), dark.png (main.png in the dark
-palette). The replies are scripted, so the pictures
+palette), approval-card.png (a file write waiting for approval, with its diff), settings-tools-rules.png
+(Settings → Tools → Permissions). The replies are scripted, so the pictures
 are the same on every run (except the clock in the message headers).
 """
 
@@ -293,6 +294,67 @@ def shot_settings_tools(app, server, settings, out):
         dialog.deleteLater()
 
 
+def shot_approval(app, server, settings, out):
+    """A destructive file write waiting for the user: the diff against the file's current text."""
+    notes = Path(tempfile.mkdtemp(prefix="notes-"))
+    todo = notes / "todo.md"
+    todo.write_text("# Weekend\n\n- buy milk\n- call the plumber\n- water the plants\n", encoding="utf-8")
+    s = settings  # the shipped write_text_file (destructive: it asks)
+    server.chunk_delay_s = 0.01
+    new = "# Weekend\n\n- buy milk\n- buy bread\n- call the plumber (Saturday 10:00)\n- water the plants\n"
+    server.script([
+        *[line(content=w) for w in words("I'll add the bread and the plumber's time to your list.")],
+        line(tool_calls=[{"function": {"name": "write_text_file", "arguments": {"path": str(todo), "content": new}}}]),
+        done(),
+    ])
+    w = new_window(app, s)
+    w.send("Add bread to my weekend list, and note the plumber comes Saturday at 10.")
+    wait_until(app, lambda: bool(w.chat.live and w.chat.live.approvals))
+    spin(app, 0.5)
+    w.chat.verticalScrollBar().setValue(w.chat.verticalScrollBar().maximum())
+    save(app, w, out / "approval-card.png")
+    w.stop()
+    wait_until(app, lambda: not w.busy)
+    w.close()
+
+
+def shot_rules(app, server, settings, out):
+    """Settings → Tools, scrolled to the permission rules (made by "Always allow", one edited to deny)."""
+    from desktop_agent.core.assembly import Assembly
+    from desktop_agent.core.secrets import SecretStore
+    from desktop_agent.core.store import ConversationStore
+    from desktop_agent.core.tools.permissions import Scope
+    from desktop_agent.ui.settings.dialog import TOOLS_TAB, SettingsDialog
+    from tests.keyrings import DictKeyring
+
+    store = ConversationStore()
+    assembly = Assembly(secrets=SecretStore(keyring_backend=DictKeyring()))
+    assembly.use_store(store)
+    rules = assembly.permissions.rules
+    home = os.path.expanduser("~")
+    rules.touch(rules.add("write_text_file", Scope("path", f"{home}/notes"), "allow").id)
+    rules.add("fetch_url", Scope("host", "docs.python.org"), "allow")
+    rules.touch(rules.add("run_shell_command", Scope("command", "git"), "allow").id)
+    rules.add("run_shell_command", Scope("command", "rm"), "deny")
+    rules.add("delete_everything", Scope("tool"), "ask")
+    dialog = SettingsDialog(settings, assembly.secrets, assembly=assembly)
+    try:
+        dialog.show()
+        dialog.tabs.setCurrentIndex(TOOLS_TAB)
+        spin(app, 0.3)
+        page = dialog.tools_page
+        page.sections.setCurrentWidget(page.rules_box)
+        page.rules_box.table.selectRow(2)
+        spin(app, 0.3)
+        dialog.grab().save(str(out / "settings-tools-rules.png"))
+        print(f"wrote {out / 'settings-tools-rules.png'}")
+    finally:
+        dialog.shutdown()
+        dialog.close()
+        dialog.deleteLater()
+        store.close()
+
+
 SHOTS = {
     "empty": shot_empty,
     "main": shot_main,
@@ -300,6 +362,8 @@ SHOTS = {
     "error": shot_error,
     "settings": shot_settings,
     "settings-tools": shot_settings_tools,
+    "approval-card": shot_approval,
+    "settings-tools-rules": shot_rules,
 }
 
 
@@ -307,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
     parser.add_argument("--only", default="",
-                        help="comma-separated: empty,main,tool-call,error,settings,settings-tools,dark")
+                        help="comma-separated: " + ",".join([*SHOTS, "dark"]))
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

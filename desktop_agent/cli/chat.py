@@ -8,6 +8,11 @@ the stdin loop. This is also the scripting surface:
   (``core.events.event_to_dict``; a ``TurnFailed`` error's ``message`` is the terminal text).
 - Without ``-p``: reads lines from stdin until ``bye`` (``exit``, ``quit``) or end of input; ``/compact``
   summarises the chat's earlier messages (the model gets the summary instead of them).
+- Tools that need approval (the permission engine's "ask") are asked about on the terminal
+  (:mod:`desktop_agent.cli.approval`: y / n / a = always / c = this chat). With no terminal to ask — stdin not
+  a TTY, or ``--events`` — they are denied unless ``--allow-tool NAME`` (repeatable, for this run) or a saved
+  rule allows them: nothing runs unapproved because no one was there. Rules made with "always" are saved in
+  the store, like the window's.
 
 stdout carries only the answer (or the events); everything else — errors, warnings, ``[stopped]``,
 retry notices, the prompt — goes to stderr. Retry notices (``[… — retrying in 1 s]``) and the chat id
@@ -41,6 +46,7 @@ if TYPE_CHECKING:
     from desktop_agent.core.messages import Conversation
     from desktop_agent.core.session import ChatSession
     from desktop_agent.core.settings import Settings
+    from desktop_agent.core.tools.permissions import PermissionEngine
     from desktop_agent.core.tools.registry import ToolRegistry
 
 #: lines that end the stdin session (case-insensitive)
@@ -100,11 +106,12 @@ def load_settings(args: argparse.Namespace, err: TextIO | Output) -> Settings:
     return layered.effective
 
 
-def build_registry(settings: Settings, extra_dirs: list[str], err: TextIO | Output) -> ToolRegistry:
+def build_registry(settings: Settings, extra_dirs: list[str], err: TextIO | Output,
+                   permissions: PermissionEngine | None = None) -> ToolRegistry:
     """The tool registry for ``settings`` and ``extra_dirs``; its problems are printed as warnings."""
     from desktop_agent.core.assembly import build_registry as assemble
 
-    registry, problems = assemble(settings, extra_dirs)
+    registry, problems = assemble(settings, extra_dirs, permissions)
     for problem in problems:
         err.write(f"desktop-agent: warning: {problem}\n")
     return registry
@@ -164,25 +171,35 @@ def run_chat(args: argparse.Namespace, out: TextIO | Output | None = None, err: 
         if args.no_tools and args.tool_choice not in (None, "auto", "none"):
             raise UsageError(f"--tool-choice {args.tool_choice} needs tools: drop --no-tools")
         settings = load_settings(args, err)
-        registry = None if args.no_tools else build_registry(settings, args.tools_dir, err)
+        from desktop_agent.core.assembly import attach_rules, permission_engine
+
+        permissions = permission_engine()
+        registry = None if args.no_tools else build_registry(settings, args.tools_dir, err, permissions)
         if registry is not None and registry.host is not None and len(registry):
             registry.host.warm()  # its process loads while the model is asked
         if not args.no_tools and not getattr(args, "no_mcp", False):
             mcp = start_mcp_servers(settings, err)
             from desktop_agent.core.assembly import with_mcp_tools
 
-            registry = with_mcp_tools(registry, mcp, settings)
+            registry = with_mcp_tools(registry, mcp, settings, permissions)
         choice = settings.loop.tool_choice
         if registry is not None and choice not in ("auto", "required", "none") and registry.get(choice) is None:
             raise UsageError(
                 f"--tool-choice names no loaded tool: '{choice}'. Available: {', '.join(registry.names()) or 'none'}"
             )
+        allowed = list(getattr(args, "allow_tool", None) or [])
+        unknown = [n for n in allowed if registry is None or registry.get(n) is None]
+        if unknown:
+            available = ", ".join(registry.names()) if registry is not None else "none (--no-tools)"
+            raise UsageError(f"--allow-tool names no loaded tool: '{unknown[0]}'. Available: {available}")
         from desktop_agent.core.messages import Conversation
         from desktop_agent.core.store import ConversationStore
 
         store = ConversationStore()
         for w in store.warnings:
             write_line(err, f"desktop-agent: warning: {w}")
+        attach_rules(permissions, store)  # the saved rules ("always allow" in the window or here)
+        permissions.allow_for_run(allowed)
         if args.chat:
             conversation = _open_chat(store, args.chat)
         else:
@@ -202,8 +219,9 @@ def run_chat(args: argparse.Namespace, out: TextIO | Output | None = None, err: 
     try:
         if args.events:
             write_line(out, json.dumps({"type": "Chat", "id": conversation.id, "new": not args.chat}))
+        ask = _terminal_asker(args, err, inp)
         if args.prompt is not None:
-            code = run_turn(session, args.prompt, events=args.events, out=out, err=err)
+            code = run_turn(session, args.prompt, events=args.events, out=out, err=err, ask=ask)
         else:
             code = _chat_loop(session, args, out, err, inp)
         if out.error is not None and code != EXIT_FAILED:
@@ -243,7 +261,7 @@ def _chat_loop(session: ChatSession, args, out: Output, err: Output, inp: TextIO
             if not args.events:
                 write_line(out, "Bye")
             break
-        result = run_turn(session, text, events=args.events, out=out, err=err,
+        result = run_turn(session, text, events=args.events, out=out, err=err, ask=_terminal_asker(args, err, inp),
                           compact=text.lower() in COMPACT_WORDS)
         if result == EXIT_FAILED:
             failed = True
@@ -254,6 +272,20 @@ def _chat_loop(session: ChatSession, args, out: Output, err: Output, inp: TextIO
             # history, so no other turn may start on it
             return EXIT_STOPPED
     return EXIT_FAILED if failed else EXIT_OK
+
+
+def _terminal_asker(args, err: Output, inp: TextIO):
+    """How tool calls needing approval are asked about: on the terminal when stdin is one and the output is
+    not ``--events``; else None (they are denied)."""
+    try:
+        interactive = inp.isatty() and not args.events
+    except (ValueError, OSError, AttributeError):
+        interactive = False
+    if not interactive:
+        return None
+    from desktop_agent.cli.approval import ask
+
+    return lambda request: ask(request, err, inp)
 
 
 def _tell_chat_id(conversation, args, err: Output) -> None:

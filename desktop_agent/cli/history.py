@@ -4,7 +4,7 @@
 
     desktop-agent history list [--limit N] [--offset N] [--json]
     desktop-agent history search TEXT… [--limit N] [--json]
-    desktop-agent history show ID
+    desktop-agent history show ID [--tools]
     desktop-agent history export ID [--format md|json] [-o FILE]
     desktop-agent history import FILE
 
@@ -165,11 +165,33 @@ def _search(store, args) -> int:
 
 def _show(store, args) -> int:
     cid = store.resolve(args.id)
+    if getattr(args, "tools", False):
+        return _show_tools(store, cid)
     _write(sys.stdout, store.export(cid, "md"))
     failure = store.load(cid).last_failure
     if failure is not None:  # as the window shows it when the chat is opened: the turn did not get an answer
         _write(sys.stdout, f"\n> **The last turn failed** ({_when(failure.failed_at)}): {failure.text}\n"
                            f"> Continue it with `desktop-agent chat --chat {cid[:SHORT_ID]}`.\n")
+    return 0
+
+
+def _show_tools(store, cid: str) -> int:
+    """The chat's tool call audit, one call per line: time, tool, status, duration, decision, arguments."""
+    from desktop_agent.core.store.toolcalls import ToolAudit
+
+    calls = ToolAudit(store).calls(cid)
+    if not calls:
+        _write(sys.stdout, f"No tool calls in chat {cid[:SHORT_ID]}.\n")
+        return 0
+    width = max(4, max(len(c.tool) for c in calls))
+    lines = [f"{'TIME':<19}  {'TOOL':<{width}}  {'STATUS':<9}  {'DURATION':>9}  DECISION — ARGUMENTS"]
+    for c in calls:
+        when = datetime.fromtimestamp(c.started_at).strftime("%Y-%m-%d %H:%M:%S")
+        took = f"{c.duration_ms:.0f} ms" if c.duration_ms is not None else "-"
+        args = json.dumps(c.arguments, ensure_ascii=False, default=str)
+        lines.append(f"{when:<19}  {c.tool:<{width}}  {c.status:<9}  {took:>9}  "
+                     f"{c.decision_text()} — {_cut(args, 200)}")
+    _write(sys.stdout, "\n".join(lines) + "\n")
     return 0
 
 

@@ -120,6 +120,9 @@ def add_chat_parser(sub: argparse._SubParsersAction, parents: Sequence[argparse.
         "--tools-dir", action="append", default=[], metavar="DIR", help="also load tools from DIR (repeatable)"
     )
     p.add_argument("--no-tools", action="store_true", help="offer no tools to the model")
+    p.add_argument("--allow-tool", action="append", default=[], metavar="NAME",
+                   help="allow tool NAME without asking, for this run (repeatable); without a terminal to ask "
+                   "(-p with piped input, --events) tools that need approval are otherwise denied")
     p.add_argument("--no-mcp", action="store_true", help="start none of the configured MCP servers")
     p.add_argument("-p", "--prompt", metavar="TEXT", type=_nonempty("the prompt"),
                    help="run one turn, print the answer and exit")
@@ -182,6 +185,9 @@ def add_history_parser(subparsers: argparse._SubParsersAction,
 
     p = sub.add_parser("show", help="print a chat as Markdown", parents=parents)
     p.add_argument("id", metavar="ID")
+    p.add_argument("--tools", action="store_true",
+                   help="print the chat's tool call audit instead: time, tool, decision and who made it, status, "
+                   "duration, arguments")
 
     p = sub.add_parser("export", help="export a chat to Markdown or JSON", parents=parents)
     p.add_argument("id", metavar="ID")

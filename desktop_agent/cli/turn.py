@@ -9,6 +9,7 @@ import re
 import signal
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from desktop_agent.cli.errors import EXIT_FAILED, EXIT_OK, EXIT_STOPPED, terminal_text
@@ -16,6 +17,10 @@ from desktop_agent.cli.output import Output, as_output, write_failed, write_line
 
 if TYPE_CHECKING:
     from desktop_agent.core.session import ChatSession
+    from desktop_agent.core.tools.permissions import Answer, PermissionRequest
+
+#: asks the user about a tool call, on the main thread: ``ask(request) -> Answer``
+TerminalAsk = Callable[["PermissionRequest"], "Answer"]
 
 #: the backend's retry notices (``core.backends.keypool.Wait.notice``): transient, terminal only
 _RETRY_NOTICE = re.compile(r" — retrying in [\d.]+ s$")
@@ -58,7 +63,7 @@ def _retries(n: int) -> str:
 
 
 def run_turn(session: ChatSession, text: str, *, events: bool, out: TextIO | Output,
-             err: TextIO | Output, compact: bool = False) -> int:
+             err: TextIO | Output, ask: TerminalAsk | None = None, compact: bool = False) -> int:
     """Run one turn on a worker thread (so Ctrl+C can cancel it cleanly) and print its events.
 
     Plain text: on a terminal the answer streams as it arrives; to a pipe or file only the final
@@ -66,16 +71,26 @@ def run_turn(session: ChatSession, text: str, *, events: bool, out: TextIO | Out
     terminal gets corrected after the fact but a file could not). Retry notices go to stderr only
     when it is a terminal; otherwise a failure line ends with "(gave up after N retries)". Returns
     the exit code: 130 when stopped by Ctrl+C, 0 when the reader of stdout went away, 1 when stdout
-    could not be written (reported on stderr). ``compact``: instead of a turn, summarise the chat's earlier
-    messages (``/compact`` in the chat loop).
+    could not be written (reported on stderr).
+
+    ``ask``: how a tool call that needs the user's approval is asked about (on this, the main, thread; see
+    :mod:`desktop_agent.cli.approval`). None: no one can be asked — such calls are denied (unless a rule or
+    ``--allow-tool`` allows them), and a line on stderr says how to allow them.
+    ``compact``: instead of a turn, summarise the chat's earlier messages (``/compact`` in the chat loop).
     """
     from desktop_agent.core import events as ev
+    from desktop_agent.core.tools.permissions import PermissionRequest
 
     out, err = as_output(out), as_output(err)
     key_source = getattr(session, "key_source", None)
     cancel = threading.Event()
     q: queue.Queue = queue.Queue()
     done = object()
+
+    def show(request: PermissionRequest) -> None:  # the session's asker, on the worker: the main thread asks
+        q.put(request)
+
+    session.asker = show if ask is not None else None
 
     def work() -> None:
         try:
@@ -125,6 +140,13 @@ def run_turn(session: ChatSession, text: str, *, events: bool, out: TextIO | Out
                 write_line(err, f"desktop-agent: internal error: {type(item).__name__}: {item}")
                 code = EXIT_FAILED
                 continue
+            if isinstance(item, PermissionRequest):
+                if ask is not None and not item.answered:
+                    if printed:
+                        out.write("\n")
+                        printed = ""
+                    item.answer(ask(item))
+                continue
             if events:
                 data = ev.event_to_dict(item)
                 if isinstance(item, ev.TurnFailed) and isinstance(data.get("error"), dict):
@@ -150,6 +172,13 @@ def run_turn(session: ChatSession, text: str, *, events: bool, out: TextIO | Out
                 if not events:
                     n = item.summary.covers or 0
                     write_line(err, f"[the first {n} messages are summarised: the model gets the summary instead]")
+            elif isinstance(item, ev.ToolCallFinished) and item.status == "denied" and not events:
+                d = item.decision
+                if d is not None and d.by == "default" and ask is None:
+                    write_line(err, f"[tool {item.name} was denied: it needs approval and there is no terminal "
+                                    f"to ask; allow it with --allow-tool {item.name}]")
+                elif d is not None:
+                    write_line(err, f"[tool {item.name} {d.summary()}]")
             elif isinstance(item, ev.AnswerFinished):
                 code = EXIT_OK
                 if not events:

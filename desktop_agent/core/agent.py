@@ -78,6 +78,7 @@ from desktop_agent.core.thinktags import MOVED, TEXT, THINKING, Piece, ThinkSpli
 from desktop_agent.core.tokens import CALIBRATION, Calibration, estimate_tools
 
 if TYPE_CHECKING:
+    from desktop_agent.core.tools.permissions import ChatPermissions, Decision
     from desktop_agent.core.tools.registry import ToolRegistry
     from desktop_agent.core.tools.relevance import ToolOffer
 
@@ -159,6 +160,8 @@ class Agent:
         self.max_history = max_history
         self.tool_choice = tool_choice or "auto"
         self.on_message = on_message
+        #: the chat's permission grants and asker (set by its ChatSession; None: "ask" calls are denied)
+        self.permissions: ChatPermissions | None = None
         self.capabilities = capabilities if capabilities is not None else LEARNED
         self.tools_anyway = tools_anyway
         #: summarise earlier messages before a turn when the chat outgrew the window (read by ChatSession)
@@ -609,6 +612,7 @@ class Agent:
         cancelled; returns whether the turn is stopped."""
         err: str | None
         output = ""
+        decision: Decision | None = None
         yield ToolCallStarted(call.id, call.name, dict(call.arguments))
         if stopped or cancel.is_set():
             stopped = True
@@ -630,15 +634,16 @@ class Agent:
             ok, status, err, duration = False, "error", f"unknown tool '{call.name}'", 0.0
         else:
             try:
-                result = registry.dispatch(call.name, call.arguments, cancel=call_cancel)
-                content, full, output = result.content, result.full, result.output
+                result = registry.dispatch(call.name, call.arguments, cancel=call_cancel, chat=self.permissions,
+                                           call_id=call.id)
+                content, full, output, decision = result.content, result.full, result.output, result.decision
                 ok, status, err, duration = result.ok, result.status, result.error, result.duration_ms
             except Exception as exc:  # noqa: BLE001 - dispatch should never raise; be safe anyway
                 content = full = f"Error: {type(exc).__name__}: {exc}"
                 ok, status, err, duration = False, "error", content[7:], 0.0
             if cancel.is_set() or (status == "cancelled" and not call_cancel.own()):
                 stopped = True
-        yield ToolCallFinished(call.id, call.name, ok, full, err, duration, status, output)
+        yield ToolCallFinished(call.id, call.name, ok, full, err, duration, status, output=output, decision=decision)
         result_msg = Message(
             role="tool",
             content=content,

@@ -33,8 +33,10 @@ if TYPE_CHECKING:
     from desktop_agent.core.backends.probe import OllamaProbe, OpenAIProbe
     from desktop_agent.core.mcp.manager import McpManager
     from desktop_agent.core.secrets import SecretStore
+    from desktop_agent.core.store.database import StoreDatabase
     from desktop_agent.core.tools.definition import Tool
     from desktop_agent.core.tools.host import ToolHost
+    from desktop_agent.core.tools.permissions import PermissionEngine
     from desktop_agent.core.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -216,10 +218,11 @@ def build_probe(spec: BackendSpec, keys: KeySet = KeySet()) -> OllamaProbe | Ope
 
 
 def build_registry(settings: Settings, extra_dirs: Iterable[str] = (),
-                   approver: Callable[[Any, dict[str, Any]], bool] | None = None, *,
+                   permissions: PermissionEngine | None = None, *,
                    host: ToolHost | None = None) -> tuple[ToolRegistry, list[str]]:
     """The tool registry for ``settings`` (shipped tools, the tools folder, ``settings.tools.dirs`` and
-    ``extra_dirs``) and the problems met loading it (one line each). With ``tools.isolated`` its calls run in
+    ``extra_dirs``) and the problems met loading it (one line each). ``permissions``: the engine deciding its
+    calls (default: a new one, without saved rules). With ``tools.isolated`` its calls run in
     ``host`` (a new :class:`~desktop_agent.core.tools.host.ToolHost` if None; the caller closes it with
     :meth:`ToolRegistry.close`)."""
     from desktop_agent.core.tools.loader import load_tools
@@ -232,9 +235,26 @@ def build_registry(settings: Settings, extra_dirs: Iterable[str] = (),
 
         host = ToolHost()
     registry = ToolRegistry(timeout_s=settings.tools.timeout_s, output_cap=settings.tools.output_cap,
-                            approver=approver, host=host)
+                            permissions=permissions, host=host)
     problems = load_tools(registry, [*settings.tools.dirs, *extra_dirs])
     return registry, list(problems or [])
+
+
+def permission_engine(store: StoreDatabase | None = None) -> PermissionEngine:
+    """The permission engine of a surface: its user rules kept in ``store`` (None: in memory only)."""
+    from desktop_agent.core.tools.permissions import PermissionEngine, RuleBook
+
+    engine = PermissionEngine(RuleBook())
+    if store is not None:
+        attach_rules(engine, store)
+    return engine
+
+
+def attach_rules(engine: PermissionEngine, store: StoreDatabase) -> None:
+    """Keep ``engine``'s user rules in ``store`` (its saved rules are loaded now)."""
+    from desktop_agent.core.store.rules import ToolRules
+
+    engine.rules.attach(ToolRules(store))
 
 
 def tool_load_key(settings: Settings) -> Any:
@@ -257,8 +277,9 @@ def start_mcp(settings: Settings, secrets: SecretStore | None = None) -> McpMana
 
 
 def with_mcp_tools(registry: ToolRegistry | None, manager: McpManager | None,
-                   settings: Settings) -> ToolRegistry | None:
-    """``registry`` plus the tools of ``manager``'s ready servers (None: tools are off)."""
+                   settings: Settings, permissions: PermissionEngine | None = None) -> ToolRegistry | None:
+    """``registry`` plus the tools of ``manager``'s ready servers (None: tools are off); a new registry is decided
+    by ``permissions`` (a given registry keeps its own engine)."""
     if manager is None or not settings.tools.enabled:
         return registry
     tools = manager.tools(taken=set(registry.names()) if registry is not None else set())
@@ -267,7 +288,8 @@ def with_mcp_tools(registry: ToolRegistry | None, manager: McpManager | None,
     if registry is None:
         from desktop_agent.core.tools.registry import ToolRegistry
 
-        registry = ToolRegistry(timeout_s=settings.tools.timeout_s, output_cap=settings.tools.output_cap)
+        registry = ToolRegistry(timeout_s=settings.tools.timeout_s, output_cap=settings.tools.output_cap,
+                                permissions=permissions)
     return registry.with_tools(tools)
 
 
@@ -324,8 +346,9 @@ class Assembly:
     _backend_key: tuple[BackendSpec, str] | None = field(default=None, init=False, repr=False)
     _registry: Any = field(default=None, init=False, repr=False)
     _registry_key: tuple[Any, ...] | None = field(default=None, init=False, repr=False)
+    #: decides every tool call of the agents built here (rules kept in the store once :meth:`use_store` ran)
+    permissions: PermissionEngine = field(default_factory=lambda: permission_engine())
     _host: Any = field(default=None, init=False, repr=False)
-    _approver: Callable[[Any, dict[str, Any]], bool] | None = field(default=None, init=False, repr=False)
     _mcp: Any = field(default=None, init=False, repr=False)
     _mcp_key: Any = field(default=None, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -351,20 +374,21 @@ class Assembly:
         and output cap — which tools are left out (``tools.disabled``) is decided per turn by :func:`build_agent`.
         Thread-safe (the worker and the window's background tasks both ask)."""
         if self.registry_override is not None:
+            self.registry_override.permissions = self.permissions  # one engine decides, whatever the registry
             return self.registry_override
         if not settings.tools.enabled:
             return None
         key = (tool_load_key(settings), self.extra_tool_dirs)
         with self._registry_lock:
             if self._registry is None or key != self._registry_key:
-                registry, problems = build_registry(settings, self.extra_tool_dirs, self._approve,
+                registry, problems = build_registry(settings, self.extra_tool_dirs, self.permissions,
                                                     host=self._tool_host())
                 self.pending_problems.extend(problems)
                 if registry.host is not None and len(registry):
                     registry.host.warm()  # its first process loads in the background, before the first call
                 self._registry, self._registry_key = registry, key
             registry = self._registry
-        return with_mcp_tools(registry, self.mcp(settings), settings)
+        return with_mcp_tools(registry, self.mcp(settings), settings, self.permissions)
 
     def mcp(self, settings: Settings) -> McpManager | None:
         """The MCP servers of ``settings``, started (in the background) the first time and again when their
@@ -407,12 +431,13 @@ class Assembly:
             return list(self.registry_override), []
         every = settings.updated({"tools.enabled": True, "tools.disabled": []})
         with self._registry_lock:
-            registry, problems = build_registry(every, self.extra_tool_dirs, self._approve, host=self._tool_host())
+            registry, problems = build_registry(every, self.extra_tool_dirs, self.permissions,
+                                                host=self._tool_host())
             if registry.host is not None and len(registry):
                 registry.host.warm()
             self._registry, self._registry_key = registry, (tool_load_key(every), self.extra_tool_dirs)
             self.tools_generation += 1
-        offered = with_mcp_tools(registry, self.mcp(every), every)
+        offered = with_mcp_tools(registry, self.mcp(every), every, self.permissions)
         return list(offered) if offered is not None else [], problems
 
     def one_off_backend(self, settings: Settings, *, timeout_s: float | None = None, probe: bool = False,
@@ -434,16 +459,14 @@ class Assembly:
             return build_probe(spec, keyset)
         return build_backend(backend_spec(settings, keyset, timeout_s=timeout_s), keyset)
 
-    def agent(self, settings: Settings, on_message: OnMessage | None = None,
-              approver: Callable[[Any, dict[str, Any]], bool] | None = None) -> Agent:
-        """A new agent around the cached backend and registry; ``approver(tool, arguments)`` answers the
-        tools that need the user's consent."""
-        self._approver = approver
+    def agent(self, settings: Settings, on_message: OnMessage | None = None) -> Agent:
+        """A new agent around the cached backend and registry (who is asked about a tool call is the chat
+        session's :attr:`~desktop_agent.core.session.ChatSession.asker`)."""
         return build_agent(settings, self.backend(settings), self.registry(settings), on_message)
 
-    def _approve(self, tool: Any, arguments: dict[str, Any]) -> bool:
-        approver = self._approver
-        return bool(approver(tool, arguments)) if approver else False
+    def use_store(self, store: StoreDatabase) -> None:
+        """Keep the permission rules in ``store`` (loads the saved ones)."""
+        attach_rules(self.permissions, store)
 
     def _close_backend(self) -> None:
         with self._lock:

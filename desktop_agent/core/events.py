@@ -13,6 +13,7 @@ from typing import Any
 
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.messages import Message
+from desktop_agent.core.tools.permissions import Decision
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,9 @@ class ToolCallStarted:
 class ToolCallFinished:
     """A tool call ended. ``result`` is the full result (uncapped) for the UI; ``error`` is set when
     ``ok`` is false. ``status`` is one of ok / error / timeout / cancelled / denied; ``duration_ms`` in
-    milliseconds; ``output`` what the tool printed."""
+    milliseconds. ``decision``: the permission check's (allow/deny, by rule/user/default, rule id); None when
+    the call never reached it (unknown tool, invalid arguments, stopped before it ran); ``output`` what the
+    tool printed."""
 
     call_id: str
     name: str
@@ -88,6 +91,7 @@ class ToolCallFinished:
     status: str = "ok"
     #: what the tool printed (stdout/stderr) while it ran in the tool host; not sent to the model
     output: str = ""
+    decision: Decision | None = None
 
 
 @dataclass(frozen=True)
@@ -159,5 +163,7 @@ def event_to_dict(event: Event) -> dict[str, Any]:
             value = value.model_dump(mode="json", exclude_none=True)
         elif isinstance(value, AgentError):
             value = {"kind": type(value).__name__, "message": str(value)}
+        elif isinstance(value, Decision):
+            value = dataclasses.asdict(value)
         out[f.name] = value
     return out

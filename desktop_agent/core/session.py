@@ -16,6 +16,12 @@ model's window and the agent's ``auto_compact`` is on): the model summarises its
 the chat but are sent as that summary (:mod:`~desktop_agent.core.compaction`); :meth:`ChatSession.undo_compaction`
 takes it back.
 
+Tool permissions: a session keeps the chat's :class:`~desktop_agent.core.tools.permissions.ChatPermissions`
+(:attr:`ChatSession.permissions`: the grants "for this chat", which last as long as the session, and the asker
+of the surface showing it), and audits every tool call of its turns in the store (``tool_calls``: time, tool,
+arguments, decision and who made it, duration, status — from the ``ToolCallStarted`` / ``ToolCallFinished``
+events, so also the calls that never reached the check).
+
 A chat may override a few settings for itself (``Conversation.options``: tools, temperature, think, JSON
 format); :meth:`ChatSession.effective` gives the settings its turns use.
 """
@@ -24,6 +30,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -37,12 +44,15 @@ from desktop_agent.core.events import (
     Event,
     MessageAdded,
     Notice,
+    ToolCallFinished,
+    ToolCallStarted,
     TurnCancelled,
     TurnFailed,
 )
 from desktop_agent.core.messages import Conversation, Message, TurnFailure
 from desktop_agent.core.settings import Settings, chat_options
 from desktop_agent.core.tokens import estimate_text, estimate_tools
+from desktop_agent.core.tools.permissions import Asker, ChatPermissions
 
 if TYPE_CHECKING:
     from desktop_agent.core.agent import Agent
@@ -61,6 +71,9 @@ class ChatSession:
         self.conversation = conversation
         self.store = store
         self.interrupting = interrupting if interrupting is not None else threading.Event()
+        #: this chat's tool grants and the asker of the surface showing it
+        self.permissions = ChatPermissions(conversation.id)
+        self._started: dict[str, tuple[float, str, dict]] = {}  # call id → (time, tool, arguments)
         self._agent: Agent | None = None
         if agent is not None:
             self.agent = agent
@@ -78,7 +91,36 @@ class ChatSession:
     @agent.setter
     def agent(self, agent: Agent) -> None:
         agent.on_message = self._save
+        agent.permissions = self.permissions
         self._agent = agent
+
+    @property
+    def asker(self) -> Asker | None:
+        """Who is asked about a call that needs the user's approval (None: such calls are denied)."""
+        return self.permissions.asker
+
+    @asker.setter
+    def asker(self, asker: Asker | None) -> None:
+        self.permissions.asker = asker
+
+    def _audit(self, event: Event) -> None:
+        """Record a finished tool call in the store's audit. A store that can't is logged; the turn goes on."""
+        if isinstance(event, ToolCallStarted):
+            self._started[event.call_id] = (time.time(), event.name, dict(event.arguments))
+            return
+        if not isinstance(event, ToolCallFinished) or self.store is None:
+            return
+        from desktop_agent.core.store.toolcalls import AuditedCall, ToolAudit
+
+        started, name, arguments = self._started.pop(event.call_id, (time.time(), event.name, {}))
+        d = event.decision
+        call = AuditedCall(event.call_id, name, arguments, d.decision if d else None, d.by if d else None,
+                           d.rule_id if d else None, d.reason if d else None, event.status, event.duration_ms,
+                           started)
+        try:
+            ToolAudit(self.store).record(self.conversation.id, call)
+        except Exception:
+            log.warning("could not audit tool call %s in chat %s", name, self.conversation.id, exc_info=True)
 
     def effective(self, settings: Settings) -> Settings:
         """``settings`` (the defaults every chat starts from) with this chat's own options applied: what its
@@ -180,7 +222,9 @@ class ChatSession:
                 yield event
         if text is None:
             yield self.info()
+        self.permissions.chat_id = self.conversation.id
         for event in self.agent.run(self.conversation, text, cancel):
+            self._audit(event)
             if (isinstance(event, TurnCancelled) and self.interrupting.is_set() and event.partial is not None
                     and event.partial.status == "stopped"):
                 event.partial.status = "interrupted"

@@ -8,8 +8,10 @@ re-emits every event through ONE signal, :attr:`AgentRunner.turn_event` (``Signa
 the GUI thread. No widget is touched from the worker, and no widget method runs there.
 
 Besides the core events (:mod:`desktop_agent.core.events`) the signal carries the runner's own:
-:class:`TurnStarted` (emitted in the GUI thread when a turn is queued), :class:`ApprovalRequest` (a tool
-that needs the user's consent; the worker waits for :meth:`ApprovalRequest.answer` or Stop),
+:class:`TurnStarted` (emitted in the GUI thread when a turn is queued), :class:`ApprovalRequest` (the core's
+:class:`~desktop_agent.core.tools.permissions.PermissionRequest`: a tool call the permission engine asks the user
+about; the worker waits for its ``answer`` (Allow once / for this chat / always / Deny), Stop, or a rule saved
+meanwhile that decides it — it is the session's asker),
 :class:`TurnCrashed` (the turn raised something that is not an ``AgentError`` — a bug) and, always last,
 :class:`TurnEnded`.
 
@@ -29,9 +31,7 @@ import logging
 import threading
 import time
 import traceback
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
 
@@ -40,6 +40,7 @@ from desktop_agent.core.errors import AgentError
 from desktop_agent.core.events import AnswerFinished, Notice, TurnCancelled, TurnFailed
 from desktop_agent.core.session import ChatSession
 from desktop_agent.core.settings import Settings
+from desktop_agent.core.tools.permissions import Answer, PermissionRequest
 
 log = logging.getLogger(__name__)
 
@@ -74,25 +75,8 @@ class TurnCrashed:
     details: str
 
 
-@dataclass(eq=False)
-class ApprovalRequest:
-    """A tool marked ``requires_approval`` wants to run. The worker waits until :meth:`answer` is
-    called (GUI thread) or the turn is stopped (then it counts as denied)."""
-
-    tool_name: str
-    arguments: dict[str, Any]
-    description: str = ""
-    _done: threading.Event = field(default_factory=threading.Event, repr=False)
-    allowed: bool | None = None
-
-    def answer(self, allowed: bool) -> None:
-        if self.allowed is None:
-            self.allowed = bool(allowed)
-        self._done.set()
-
-    @property
-    def answered(self) -> bool:
-        return self._done.is_set()
+#: a tool call waiting for the user's answer (the core's request; the card answers it)
+ApprovalRequest = PermissionRequest
 
 
 # ---- the worker -------------------------------------------------------------------------------------
@@ -117,25 +101,18 @@ class _Worker(QObject):
         super().__init__()
         self.assembly = assembly
 
-    def _approver(self, job: _Job) -> Callable[[Any, dict[str, Any]], bool]:
-        def ask(tool: Any, arguments: dict[str, Any]) -> bool:
-            req = ApprovalRequest(
-                getattr(tool, "name", str(tool)), dict(arguments or {}), getattr(tool, "description", "")
-            )
-            self.turn_event.emit(req)
-            while not req._done.wait(0.1):
-                if job.cancel.is_set():
-                    req.answer(False)
-            return bool(req.allowed)
-
-        return ask
+    def _ask(self, request: PermissionRequest) -> Answer | None:
+        """The session's asker: show the request (the window draws a card); the engine waits for its answer."""
+        self.turn_event.emit(request)
+        return None
 
     @Slot(object)
     def run_turn(self, job: _Job) -> None:
         outcome = "ended"
         try:
             settings = job.session.effective(job.settings)  # the chat's own options over the defaults
-            job.session.agent = self.assembly.agent(settings, approver=self._approver(job))
+            job.session.asker = self._ask
+            job.session.agent = self.assembly.agent(settings)
             while self.assembly.pending_problems:
                 self.turn_event.emit(Notice(self.assembly.pending_problems.pop(0)))
             events = job.session.compact(job.cancel) if job.compact else job.session.run_turn(job.user_text, job.cancel)

@@ -73,7 +73,7 @@ from desktop_agent.ui.model_picker import BACKENDS, ModelPicker
 from desktop_agent.ui.pull import PullController
 from desktop_agent.ui.server_status import ServerStatus
 from desktop_agent.ui.tasks import TaskRunner
-from desktop_agent.ui.tool_sidebar import ToolSidebar
+from desktop_agent.ui.tool_sidebar import ToolSidebar, audited_decisions, keep_rules_in
 
 if TYPE_CHECKING:
     from desktop_agent.ui.history.panel import HistoryPanel
@@ -405,6 +405,8 @@ class MainWindow(QMainWindow):
                 self.store = False
         if self.store and self.session.store is None:
             self.session.store = self.store
+        if self.store:
+            self.warnings.extend(keep_rules_in(self.assembly, self.store))  # "always allow" survives a restart
         self._install_history_panel()
         for w in self.warnings:
             self.statusBar().showMessage(w, 15000)
@@ -826,7 +828,7 @@ class MainWindow(QMainWindow):
                 return
             self._show_session(conv)
             self.chat.set_conversation(conv)
-            self.sidebar.load(conv)
+            self.sidebar.load(conv, audited_decisions(self.store, conv.id))
             self._update_title()
             if message_id is not None:
                 self.chat.scroll_to_message(message_id)

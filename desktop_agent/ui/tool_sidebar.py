@@ -2,15 +2,17 @@
 
 Columns: status (running / ok / error / timed out / cancelled / denied), tool name, short arguments,
 duration (live while running, from a 100 ms timer that only runs while a call is running). Selecting a
-row shows the pretty-printed arguments and the full (uncapped) result or error below, read-only and
-copyable; a running call has a "Cancel" button above them (Delete in the list does the same): that call
-alone is stopped and the turn goes on. Fed by :meth:`ToolSidebar.handle` with core events, or
-:meth:`ToolSidebar.load` with a saved conversation.
+row shows the permission decision (allowed / denied, by rule, user or default), the pretty-printed arguments
+and the full (uncapped) result or error below, read-only and copyable; a running call has a "Cancel" button
+above them (Delete in the list does the same): that call alone is stopped and the turn goes on. Fed by
+:meth:`ToolSidebar.handle` with core events, or :meth:`ToolSidebar.load` with a saved conversation (and its
+audited decisions).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +39,8 @@ from PySide6.QtWidgets import (
 from desktop_agent.core.events import ToolCallFinished, ToolCallStarted, TurnCancelled, TurnFailed
 from desktop_agent.core.messages import Conversation
 from desktop_agent.ui import icons, theme
+
+log = logging.getLogger(__name__)
 
 #: status → (icon name, label)
 STATUS = {
@@ -113,6 +117,7 @@ class ToolRun:
     error: str | None = None
     duration_ms: float | None = None
     started: float = 0.0  # time.monotonic() when it started (live duration)
+    decision: str = ""  # "allowed by rule #3", "denied by user: …"; empty when the call never reached the check
     cancelling: bool = False  # the user asked to cancel it; its result has not come yet
     output: str = ""  # what the tool printed
 
@@ -172,6 +177,11 @@ class ToolSidebar(QWidget):
         self.result_view.setAccessibleName("Tool call result")
         self.result_view.setPlaceholderText("The result or error appears here.")
         self.result_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.decision_label = QLabel()
+        self.decision_label.setObjectName("toolDecision")
+        self.decision_label.setWordWrap(True)
+        self.decision_label.setAccessibleName("Permission decision")
+        self.decision_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.args_label = QLabel("Arguments")
         self.result_label = QLabel("Result")
         self.copy_args = self._copy_button("Copy arguments", self.args_view.toPlainText)
@@ -193,6 +203,7 @@ class ToolSidebar(QWidget):
         dl = QVBoxLayout(details)
         dl.setContentsMargins(0, 6, 0, 0)
         dl.setSpacing(4)
+        dl.addWidget(self.decision_label)
         dl.addWidget(self.cancel_call, 0, Qt.AlignmentFlag.AlignLeft)
         dl.addLayout(self._section(self.args_label, self.copy_args))
         dl.addWidget(self.args_view, 1)
@@ -265,7 +276,8 @@ class ToolSidebar(QWidget):
             self.started(ev.call_id, ev.name, ev.arguments)
         elif isinstance(ev, ToolCallFinished):
             status = ev.status or ("ok" if ev.ok else "error")
-            self.finished(ev.call_id, ev.name, status, ev.result, ev.error, ev.duration_ms, ev.output)
+            decision = ev.decision.summary() if ev.decision is not None else ""
+            self.finished(ev.call_id, ev.name, status, ev.result, ev.error, ev.duration_ms, ev.output, decision)
         elif isinstance(ev, TurnCancelled | TurnFailed):
             self.end_running("cancelled")
 
@@ -278,6 +290,7 @@ class ToolSidebar(QWidget):
     def finished(
         self, call_id: str, name: str, status: str, result: str, error: str | None, duration_ms: float | None,
         output: str = "",
+        decision: str = "",
     ) -> None:
         run = self.runs.get(call_id)
         if run is None:
@@ -285,6 +298,7 @@ class ToolSidebar(QWidget):
             self._add(run)
         run.status = status if status in STATUS else ("ok" if not error else "error")
         run.result, run.error, run.duration_ms, run.output = result or "", error, duration_ms, output or ""
+        run.decision = decision
         self._paint(run)
         if self.tree.currentItem() is self._items[call_id]:
             self._show(run)
@@ -311,20 +325,23 @@ class ToolSidebar(QWidget):
         self._items.clear()
         self.args_view.clear()
         self.result_view.clear()
+        self.decision_label.clear()
         self._result_full = ""
         self.copy_args.setEnabled(False)
         self.copy_result.setEnabled(False)
         self.result_label.setText("Result")
         self.stack.setCurrentWidget(self.empty)
 
-    def load(self, conversation: Conversation) -> None:
-        """Show the tool calls of a saved conversation (tool messages give status and result)."""
+    def load(self, conversation: Conversation, decisions: dict[str, str] | None = None) -> None:
+        """Show the tool calls of a saved conversation (tool messages give status and result; ``decisions``: call
+        id → the audited permission decision)."""
         self.clear()
+        decisions = decisions or {}
         results = {m.tool_call_id: m for m in conversation.messages if m.role == "tool" and m.tool_call_id}
         for m in conversation.messages:
             for call in m.tool_calls:
                 res = results.get(call.id)
-                run = ToolRun(call.id, call.name, dict(call.arguments))
+                run = ToolRun(call.id, call.name, dict(call.arguments), decision=decisions.get(call.id, ""))
                 if res is None:
                     run.status = "cancelled"
                 else:
@@ -370,6 +387,7 @@ class ToolSidebar(QWidget):
             item.setText(3, format_duration((time.monotonic() - run.started) * 1000))
         else:
             item.setText(3, format_duration(run.duration_ms))
+        item.setToolTip(0, run.decision[:1].upper() + run.decision[1:] if run.decision else label)
         item.setData(0, Qt.ItemDataRole.AccessibleTextRole, f"{run.name}: {label} {item.text(3)}")
 
     def _tick(self) -> None:
@@ -417,6 +435,8 @@ class ToolSidebar(QWidget):
         self.cancel_call.setEnabled(running and not run.cancelling)
         self.cancel_call.setText("Cancelling…" if running and run.cancelling else f"Cancel {run.name}")
         self.args_view.setPlainText(pretty_json(run.arguments) if run.arguments else "{}")
+        self.decision_label.setText(("Permission: " + run.decision) if run.decision else "")
+        self.decision_label.setVisible(bool(run.decision))
         if run.status == "running":
             self.result_label.setText("Result")
             self._set_result("")
@@ -431,3 +451,25 @@ class ToolSidebar(QWidget):
             self._set_result(f"{self._result_full}\n\n── printed by the tool ──\n{run.output.rstrip()}")
         self.copy_args.setEnabled(True)
         self.copy_result.setEnabled(bool(self._result_full))
+
+
+def audited_decisions(store: Any, conversation_id: str) -> dict[str, str]:
+    """Call id → the permission decision audited for chat ``conversation_id`` (empty when it can't be read)."""
+    from desktop_agent.core.store.toolcalls import ToolAudit
+
+    try:
+        return {c.call_id: c.decision_text() for c in ToolAudit(store).calls(conversation_id)
+                if c.call_id and c.decision is not None}
+    except Exception:  # an old or broken store costs only the decisions shown
+        log.warning("could not read the tool audit of chat %s", conversation_id, exc_info=True)
+        return {}
+
+
+def keep_rules_in(assembly: Any, store: Any) -> list[str]:
+    """Keep the permission rules of ``assembly`` in ``store``; returns the warnings to show (none when it worked)."""
+    try:
+        assembly.use_store(store)
+    except Exception as exc:
+        log.warning("could not load the tool permission rules", exc_info=True)
+        return [f"Tool permission rules could not be loaded; approvals will not be remembered ({exc})."]
+    return []

@@ -20,11 +20,12 @@ from desktop_agent.core.mcp.tools import registry_name
 from desktop_agent.core.secrets import SecretStore
 from desktop_agent.core.settings import McpServerSettings, Settings
 from desktop_agent.core.tools.dispatch import dispatch_call
+from desktop_agent.core.tools.permissions import Answer, ChatPermissions
 from tests.keyrings import DictKeyring
 
 ROOT = Path(__file__).resolve().parents[2]
 TIME_SERVER = shutil.which("mcp-server-time") or str(Path(sys.executable).with_name("mcp-server-time"))
-ALLOW = lambda *_a: True  # noqa: E731 — these tests are about calls, not approval
+ALLOW = ChatPermissions(None, lambda _request: Answer("once"))  # these tests are about calls, not approval
 
 
 def _time() -> McpServerSettings:
@@ -99,8 +100,8 @@ def test_names_every_backend_accepts():
 def test_a_server_that_dies_mid_call_gives_that_call_an_error_and_the_others_go_on(managers):
     manager = managers(_flaky(), _time())
     tools = {t.name: t for t in manager.tools()}
-    assert dispatch_call(tools, "flaky__echo", {"text": "hi"}, approver=ALLOW).content == "echo: hi"
-    result = dispatch_call(tools, "flaky__die", {}, approver=ALLOW)
+    assert dispatch_call(tools, "flaky__echo", {"text": "hi"}, chat=ALLOW).content == "echo: hi"
+    result = dispatch_call(tools, "flaky__die", {}, chat=ALLOW)
     assert result.status == "error" and "stopped during the call" in result.content
     states = {s.name: s for s in manager.states()}
     assert states["flaky"].state == FAILED and "dying now" in states["flaky"].stderr
@@ -110,7 +111,7 @@ def test_a_server_that_dies_mid_call_gives_that_call_an_error_and_the_others_go_
     manager.wait_ready(60)
     assert {s.name: s.state for s in manager.states()}["flaky"] == READY
     again = {t.name: t for t in manager.tools()}
-    assert dispatch_call(again, "flaky__echo", {"text": "back"}, approver=ALLOW).content == "echo: back"
+    assert dispatch_call(again, "flaky__echo", {"text": "back"}, chat=ALLOW).content == "echo: back"
 
 
 def test_a_call_is_cancelled_at_once(managers):
@@ -119,10 +120,10 @@ def test_a_call_is_cancelled_at_once(managers):
     cancel = threading.Event()
     threading.Timer(0.3, cancel.set).start()
     started = time.monotonic()
-    result = dispatch_call(tools, "flaky__slow", {"seconds": 20}, cancel, approver=ALLOW)
+    result = dispatch_call(tools, "flaky__slow", {"seconds": 20}, cancel, chat=ALLOW)
     assert result.status == "cancelled"
     assert time.monotonic() - started < 5
-    assert dispatch_call(tools, "flaky__echo", {"text": "still here"}, approver=ALLOW).status == "ok"
+    assert dispatch_call(tools, "flaky__echo", {"text": "still here"}, chat=ALLOW).status == "ok"
 
 
 def test_a_server_that_cannot_start_is_reported_with_its_output(managers):
@@ -160,7 +161,7 @@ def test_a_servers_secret_env_comes_from_the_keyring(managers):
                                secret_env=["API_TOKEN"])
     manager = managers(server, secrets=store)
     tools = {t.name: t for t in manager.tools()}
-    assert dispatch_call(tools, "envcheck__token", {}, approver=ALLOW).content == "s3cret-value"
+    assert dispatch_call(tools, "envcheck__token", {}, chat=ALLOW).content == "s3cret-value"
 
 
 # ---- Claude-Desktop-style files -------------------------------------------------------------------

@@ -36,7 +36,7 @@ def test_tool_needing_approval_runs_when_allowed(qtbot, make_window, ollama_serv
     wait_idle(qtbot, w)
     run = next(iter(w.sidebar.runs.values()))
     assert run.status == "ok" and "deleted /tmp/x" in run.result
-    assert card.result.text() == "Allowed"
+    assert card.result.text() == "Allowed by user (once)"
 
 
 def test_tool_needing_approval_denied(qtbot, make_window, ollama_server, tools_dir):
@@ -125,8 +125,14 @@ def test_runner_refuses_a_second_turn_and_after_shutdown(qtbot, ollama_server):
 
 
 def test_approval_request_answer_once():
-    req = ApprovalRequest("t", {})
-    req.answer(True)
-    req.answer(False)
-    assert req.allowed is True and req.answered
+    from desktop_agent.core.tools.definition import Tool
+
+    def t() -> str:
+        """A tool."""
+        return ""
+
+    req = ApprovalRequest(Tool(t), {})
+    req.answer("once")
+    req.answer("deny")
+    assert req._answer.choice == "once" and req.answered
     assert isinstance(req._done, threading.Event)

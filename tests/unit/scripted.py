@@ -140,3 +140,12 @@ class ScriptedBackend:
 
     def close(self) -> None:
         pass
+
+
+class AllowAll:
+    """A permission engine that allows every call (for tests about what tools do, not about approval)."""
+
+    def check(self, tool, arguments, chat=None, cancel=None, call_id=None):
+        from desktop_agent.core.tools.permissions import Decision
+
+        return Decision("allow", "user", None, "once")

@@ -16,6 +16,7 @@ from desktop_agent.core.session import ChatSession
 from desktop_agent.core.settings import CHAT_OPTION_KEYS, Settings, chat_options
 from desktop_agent.core.store import ConversationStore
 from desktop_agent.core.store import schema as store_schema
+from desktop_agent.core.tools.permissions import PermissionEngine
 from desktop_agent.core.tools.registry import ToolRegistry
 from tests.store_versions import messages_sql, schema_of_version
 
@@ -63,10 +64,7 @@ def test_effective_settings_are_the_defaults_with_the_chat_options():
 
 
 def _registry() -> ToolRegistry:
-    def approve(_tool, _args):
-        return True
-
-    reg = ToolRegistry(timeout_s=3.0, output_cap=500, approver=approve)
+    reg = ToolRegistry(timeout_s=3.0, output_cap=500, permissions=PermissionEngine())
 
     def alpha() -> str:
         """First."""
@@ -90,7 +88,7 @@ def test_subset_and_without_share_the_tools_and_the_limits():
     sub = reg.subset(["gamma", "alpha", "nope"])
     assert sub.names() == ["alpha", "gamma"]  # the registry's order; unknown names ignored
     assert sub.get("alpha") is reg.get("alpha") and sub.get("gamma") is reg.get("gamma")  # same objects
-    assert (sub.timeout_s, sub.output_cap, sub.approver) == (reg.timeout_s, reg.output_cap, reg.approver)
+    assert (sub.timeout_s, sub.output_cap, sub.permissions) == (reg.timeout_s, reg.output_cap, reg.permissions)
     rest = reg.without(["beta"])
     assert rest.names() == ["alpha", "gamma"] and rest.get("gamma") is reg.get("gamma")
     assert reg.names() == ["alpha", "beta", "gamma"]  # the original is untouched
@@ -234,9 +232,9 @@ def test_migrating_a_version_3_database_keeps_everything(db, monkeypatch, tmp_pa
         assert backup.execute("SELECT count(*) FROM messages").fetchone() == (8,)
         assert backup.execute("PRAGMA user_version").fetchone() == (3,)
         backup.close()
-        assert s.conn.execute("PRAGMA user_version").fetchone() == (store_schema.schema_version(),)
-        for t, sql in tables.items():
-            assert s.conn.execute(sql).fetchall() == before[t]
+        assert s.conn.execute("PRAGMA user_version").fetchone() == (store_schema.schema_version(),) == (5,)
+        for t in tables:
+            assert s.conn.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall() == before[t]
         assert s.list() == listed
         loaded = s.load(first.id)
         assert [m.content for m in loaded.messages] == [m.content for m in first.messages]

@@ -14,11 +14,12 @@ from desktop_agent.core.settings import Settings, read_saved
 from desktop_agent.core.tools.loader import load_tools
 from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.toolkit import ALLOWED_FOLDERS_ENV, allowed_folders, allowed_path
+from tests.unit.scripted import AllowAll
 
 
 @pytest.fixture(scope="module")
 def registry() -> ToolRegistry:
-    reg = ToolRegistry(timeout_s=10, approver=lambda tool, arguments: True)  # the user allows every call here
+    reg = ToolRegistry(timeout_s=10, permissions=AllowAll())  # the user allows every call here
     assert load_tools(reg, user_dir=False, entry_points=False) == []
     return reg
 

@@ -16,11 +16,12 @@ import pytest
 from desktop_agent.core.tools.loader import load_tools
 from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.toolkit import ALLOWED_FOLDERS_ENV
+from tests.unit.scripted import AllowAll
 
 
 @pytest.fixture(scope="module")
 def registry() -> ToolRegistry:
-    reg = ToolRegistry(timeout_s=10, approver=lambda tool, arguments: True)  # the user allows every call here
+    reg = ToolRegistry(timeout_s=10, permissions=AllowAll())  # the user allows every call here
     assert load_tools(reg, user_dir=False, entry_points=False) == []
     return reg
 
@@ -227,7 +228,7 @@ def test_fetch_url_reports_a_server_that_is_not_there(registry):
 def hosted():
     from desktop_agent.core.tools.host import ToolHost
 
-    reg = ToolRegistry(timeout_s=10, approver=lambda tool, arguments: True, host=ToolHost())
+    reg = ToolRegistry(timeout_s=10, permissions=AllowAll(), host=ToolHost())
     assert load_tools(reg, user_dir=False, entry_points=False) == []
     yield reg
     reg.close()

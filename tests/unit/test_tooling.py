@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from desktop_agent.core.tools.decorator import TOOL_MARKER, ToolError, is_tool, tool
 from desktop_agent.core.tools.definition import Tool
 from desktop_agent.core.tools.docstrings import parse_docstring
+from desktop_agent.core.tools.permissions import Answer, ChatPermissions
 from desktop_agent.core.tools.registry import ToolRegistry
 from desktop_agent.core.tools.results import ToolResult, cap_text
 from desktop_agent.core.tools.schema import clean_schema
@@ -722,6 +723,8 @@ def test_cancel_set_before_dispatch_does_not_run_the_tool():
 
 
 def test_approval_required():
+    """An "ask" tool asks the chat's asker; without one it is denied (the function never runs); an asker that
+    fails has not allowed. (Was: the registry's approver; now the permission engine inside dispatch.)"""
     ran = []
     asked = []
 
@@ -735,23 +738,25 @@ def test_approval_required():
     no_approver.register(delete_file)
     result = no_approver.dispatch("delete_file", {"path": "a"})
     assert result.status == "denied" and ran == []
+    assert result.decision.by == "default" and "approval" in result.content
 
-    def approver(t, args):
-        asked.append((t.name, args))
-        return args["path"] == "ok.txt"
+    def asker(request):
+        asked.append((request.tool.name, request.arguments))
+        return Answer("once") if request.arguments["path"] == "ok.txt" else Answer("deny", reason="not that one")
 
-    reg = ToolRegistry(approver=approver)
+    reg = ToolRegistry()
     reg.register(delete_file)
-    assert reg.dispatch("delete_file", {"path": "secret"}).status == "denied"
-    assert reg.dispatch("delete_file", {"path": "ok.txt"}).content == "deleted"
+    chat = ChatPermissions("c1", asker)
+    denied = reg.dispatch("delete_file", {"path": "secret"}, chat=chat)
+    assert denied.status == "denied" and "not that one" in denied.content
+    assert reg.dispatch("delete_file", {"path": "ok.txt"}, chat=chat).content == "deleted"
     assert asked == [("delete_file", {"path": "secret"}), ("delete_file", {"path": "ok.txt"})]
     assert ran == ["ok.txt"]
 
-    def broken(t, args):
+    def broken(request):
         raise RuntimeError("dialog closed")
 
-    reg.approver = broken
-    assert reg.dispatch("delete_file", {"path": "ok.txt"}).status == "denied"
+    assert reg.dispatch("delete_file", {"path": "ok.txt"}, chat=ChatPermissions("c1", broken)).status == "denied"
     assert ran == ["ok.txt"]
 
 

@@ -526,6 +526,7 @@ class ConversationStore(StoreDatabase):
                 conn.execute("DELETE FROM turn_failures WHERE conversation_id = ?", (conversation_id,))
                 conn.execute("DELETE FROM imports WHERE conversation_id = ?", (conversation_id,))
                 conn.execute("DELETE FROM chat_options WHERE conversation_id = ?", (conversation_id,))
+                conn.execute("DELETE FROM tool_calls WHERE conversation_id = ?", (conversation_id,))
                 found = conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,)).rowcount > 0
             self._deleted_chats.add(conversation_id)
             self._deleted_message_ids.update(message_ids)

@@ -17,8 +17,15 @@
   no row = none.
 - ``messages.kind`` and ``messages.covers`` (schema 5): ``'summary'`` for a summary of the chat's first
   ``covers`` messages (a compaction; see :mod:`desktop_agent.core.compaction`), ``'message'`` otherwise.
-- Rows of ``turn_failures``, ``imports`` and ``chat_options`` go with their chat (``ON DELETE CASCADE``; the
-  store also deletes them itself).
+- ``tool_rules`` (schema 5): the permission rules the user made (:mod:`~desktop_agent.core.store.rules`) — id,
+  ``tool``, ``scope`` (tool / args / path / command / host), ``value`` (NULL for tool), ``policy`` (allow / ask /
+  deny), ``source``, ``created_at``, ``last_used_at``; one row per tool and scope.
+- ``tool_calls`` (schema 5): the audit of every tool call (:mod:`~desktop_agent.core.store.toolcalls`) — id,
+  conversation id, ``call_id``, ``tool``, ``arguments`` (JSON), ``decision`` (allow / deny, NULL when the call
+  never reached the check), ``decided_by`` (rule / user / default), ``rule_id``, ``reason``, ``status``,
+  ``duration_ms``, ``started_at``.
+- Rows of ``turn_failures``, ``imports``, ``chat_options`` and ``tool_calls`` go with their chat
+  (``ON DELETE CASCADE``; the store also deletes them itself).
 - ``PRAGMA user_version`` is the schema version; :data:`MIGRATIONS` lists the functions that bring a
   database from version *n* to *n + 1* (:func:`desktop_agent.core.store.opening.migrate` runs them).
 """
@@ -124,12 +131,43 @@ def _migrate_to_4(conn: sqlite3.Connection) -> None:
 def _migrate_to_5(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE messages ADD COLUMN kind TEXT NOT NULL DEFAULT 'message'")
     conn.execute("ALTER TABLE messages ADD COLUMN covers INTEGER")
+    conn.execute(
+        """CREATE TABLE tool_rules (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            tool TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            value TEXT,
+            policy TEXT NOT NULL,
+            source TEXT NOT NULL DEFAULT 'user',
+            created_at REAL NOT NULL,
+            last_used_at REAL
+        )"""
+    )
+    conn.execute("CREATE UNIQUE INDEX tool_rules_by_scope ON tool_rules (tool, scope, IFNULL(value, ''))")
+    conn.execute(
+        """CREATE TABLE tool_calls (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+            call_id TEXT,
+            tool TEXT NOT NULL,
+            arguments TEXT NOT NULL,
+            decision TEXT,
+            decided_by TEXT,
+            rule_id INTEGER,
+            reason TEXT,
+            status TEXT NOT NULL,
+            duration_ms REAL,
+            started_at REAL NOT NULL
+        )"""
+    )
+    conn.execute("CREATE INDEX tool_calls_by_conversation ON tool_calls (conversation_id, id)")
 
 
 #: ``MIGRATIONS[n]`` brings a database from schema version ``n`` to ``n + 1`` (inside one transaction).
 #: Append a function to change the schema; never edit a released one.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_to_1, _migrate_to_2, _migrate_to_3, _migrate_to_4,
-                                                         _migrate_to_5]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    _migrate_to_1, _migrate_to_2, _migrate_to_3, _migrate_to_4, _migrate_to_5,
+]
 
 
 def schema_version() -> int:

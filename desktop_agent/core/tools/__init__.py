@@ -46,8 +46,9 @@ Calling conventions for tool authors:
   ``cancel.is_set()`` in loops, or use ``cancel.wait(seconds)`` instead of ``time.sleep``; the process is
   killed if the tool has not returned 0.3 s later. A registry without a host (and a tool the host cannot
   import again: one defined inside a function) runs it in a daemon thread of the app, abandoned on timeout.
-- ``@tool(requires_approval=True)``: the registry asks its ``approver(tool, arguments) -> bool`` before
-  running it (the window shows a dialog); without an approver the call is denied.
+- ``@tool(requires_approval=True)`` or ``@tool(destructive=True)``: the permission engine asks the user before
+  it runs (the window shows a card, the terminal a prompt); with no one to ask the call is denied.
+  ``@tool(read_only=True)`` declares that it changes nothing. See :mod:`.permissions`.
 
 Wire format: the ``tools=`` payload is the OpenAI Chat Completions shape
 ``{"type": "function", "function": {"name", "description", "parameters"}}`` (OpenAI API reference,
@@ -61,8 +62,11 @@ The modules, one job each (import from them directly; this ``__init__`` stays em
 - :mod:`.schema` — a signature as a pydantic argument model, and its JSON schema cleaned for servers
 - :mod:`.definition` — :class:`Tool`: one function with its name, description, schema; prepare and invoke
 - :mod:`.results` — :class:`ToolResult`, a return value as text, the output cap
-- :mod:`.dispatch` — one call: arguments decoded and validated, approval, run with timeout and cancel,
-  every failure turned into a result the model can read
+- :mod:`.dispatch` — one call: arguments decoded and validated, the permission check, run with timeout and
+  cancel, every failure turned into a result the model can read
+- :mod:`.permissions` — allow / ask / deny: rules by tool and subject (folder, command word, host, exact
+  arguments), defaults, the user's answers, decisions
+- :mod:`.preview` — what a call would do (command line, diff, arguments), shown before it is allowed
 - :mod:`.registry` — :class:`ToolRegistry`: registration, names, lookup; its ``dispatch`` runs a call
 - :mod:`.loader` — shipped tools, the user's folder, extra folders and entry points into a registry
 - :mod:`.host` — the tool host: child processes that run calls apart from the app (:mod:`.host_main` is the

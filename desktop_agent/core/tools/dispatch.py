@@ -1,4 +1,5 @@
-"""Running one tool call: the arguments decoded and validated, approval asked, the function run on a worker
+"""Running one tool call: the arguments decoded and validated, the permission check (allow / ask / deny, see
+:mod:`.permissions`), the function run on a worker
 thread with a timeout and cancel, and every failure turned into a :class:`ToolResult` the model can read."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ import difflib
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
@@ -18,6 +19,7 @@ from desktop_agent.core.streams import run_watched
 from desktop_agent.core.tools.decorator import ToolError
 from desktop_agent.core.tools.definition import Tool
 from desktop_agent.core.tools.host_run import origin_of
+from desktop_agent.core.tools.permissions import ChatPermissions, Decision, PermissionEngine, denial_text
 from desktop_agent.core.tools.results import DEFAULT_OUTPUT_CAP, ToolResult, cap_text, result_to_text
 
 if TYPE_CHECKING:
@@ -28,8 +30,8 @@ log = logging.getLogger(__name__)
 #: Default timeout of a tool call, in seconds.
 DEFAULT_TIMEOUT_S = 30.0
 
-#: Asked before a tool with ``requires_approval`` runs: ``approver(tool, arguments) -> bool``.
-Approver = Callable[[Tool, dict[str, Any]], bool]
+#: the engine of a dispatch given none: no rules, the defaults (an "ask" tool with no one to ask is denied)
+_DEFAULT_ENGINE = PermissionEngine()
 
 
 def dispatch_call(
@@ -40,7 +42,9 @@ def dispatch_call(
     *,
     timeout_s: float | None = DEFAULT_TIMEOUT_S,
     output_cap: int | None = DEFAULT_OUTPUT_CAP,
-    approver: Approver | None = None,
+    permissions: PermissionEngine | None = None,
+    chat: ChatPermissions | None = None,
+    call_id: str | None = None,
     host: ToolHost | None = None,
 ) -> ToolResult:
     """Run tool ``name`` of ``tools`` with ``arguments`` and return its :class:`ToolResult`. Never raises.
@@ -50,7 +54,9 @@ def dispatch_call(
     that are not JSON (with the parse error), validation errors (the function is not
     called), exceptions (``Error: ValueError: …`` without traceback), timeout
     (``Error: tool 'x' timed out after 1 s``, status ``timeout``), ``cancel`` set while
-    waiting (status ``cancelled``, returns within ~50 ms), approval refused (status ``denied``).
+    waiting (status ``cancelled``, returns within ~50 ms), refused by the permission check (status ``denied``,
+    saying why). ``permissions`` decides every call (default: no rules, the default policies); ``chat`` is the
+    chat's grants and asker (None: an "ask" call is denied). The result carries the :class:`Decision`.
     ``timeout_s`` applies to tools without their own (None or 0: no timeout, only cancellation);
     ``output_cap`` caps ``ToolResult.content`` (None or 0: no cap). ``host``: run the function in the tool
     host's child process (see :mod:`.host`; what it prints is in ``ToolResult.output``) rather than in a
@@ -61,9 +67,13 @@ def dispatch_call(
     def elapsed() -> float:
         return (time.monotonic() - start) * 1000.0
 
+    decision: Decision | None = None
+
     def fail(message: str, status: str = "error", args: dict[str, Any] | None = None) -> ToolResult:
-        return ToolResult.failure(name, message, status=status, arguments=args, duration_ms=elapsed(),
-                                  output_cap=output_cap)
+        result = ToolResult.failure(name, message, status=status, arguments=args, duration_ms=elapsed(),
+                                    output_cap=output_cap)
+        result.decision = decision
+        return result
 
     try:
         found = tools.get(name) if isinstance(name, str) else None
@@ -84,17 +94,12 @@ def dispatch_call(
         except ValidationError as exc:
             return fail(format_validation_error(name, exc), args=args)
 
-        if found.requires_approval:
-            if approver is None:
-                return fail(f"tool '{name}' needs the user's approval and none could be asked; it was not run.",
-                            "denied", args)
-            try:
-                approved = bool(approver(found, dict(args)))
-            except Exception as exc:  # noqa: BLE001 — an approver that fails has not approved
-                log.warning("approver failed for %s: %s", name, exc)
-                approved = False
-            if not approved:
-                return fail(f"the user did not allow tool '{name}' to run.", "denied", args)
+        # ---- the permission check: before anything of the tool runs (no surface can skip it)
+        engine = permissions if permissions is not None else _DEFAULT_ENGINE
+        decision = engine.check(found, args, chat, cancel, call_id)
+        if not decision.allowed:
+            return fail(denial_text(name, decision), "denied", args)
+        # ---- end of the permission check
 
         if cancel is not None and cancel.is_set():
             return fail(f"tool '{name}' was cancelled by the user.", "cancelled", args)
@@ -115,7 +120,7 @@ def dispatch_call(
                               f"({type(exc).__name__}: {exc})", "error", args)
             else:
                 result = ToolResult(name=name, status="ok", content=cap_text(text, output_cap), full=text,
-                                    error=None, duration_ms=elapsed(), arguments=args)
+                                    error=None, duration_ms=elapsed(), arguments=args, decision=decision)
         result.output = output
         return result
     except Exception as exc:  # a bug here must still not break the agent loop

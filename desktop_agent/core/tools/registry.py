@@ -8,7 +8,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core.tools.definition import Tool
-from desktop_agent.core.tools.dispatch import DEFAULT_TIMEOUT_S, Approver, dispatch_call
+from desktop_agent.core.tools.dispatch import DEFAULT_TIMEOUT_S, dispatch_call
+from desktop_agent.core.tools.permissions import ChatPermissions, PermissionEngine
 from desktop_agent.core.tools.results import DEFAULT_OUTPUT_CAP, ToolResult
 
 if TYPE_CHECKING:
@@ -20,16 +21,17 @@ class ToolRegistry:
 
     ``timeout_s``: default per-call timeout in seconds (a tool's own ``timeout_s`` wins; None or 0: no
     timeout, only cancellation). ``output_cap``: maximum characters of ``ToolResult.content`` (None or
-    0: no cap). ``approver(tool, arguments) -> bool`` is asked before running a tool with
-    ``requires_approval``. ``host``: the :class:`~desktop_agent.core.tools.host.ToolHost` whose child processes
-    run the calls (None: they run in threads of this process).
+    0: no cap). ``permissions``: the :class:`~desktop_agent.core.tools.permissions.PermissionEngine` that decides
+    every call (default: a new one with no rules — the default policies). ``host``: the
+    :class:`~desktop_agent.core.tools.host.ToolHost` whose child processes run the calls (None: they run in
+    threads of this process).
     """
 
     def __init__(self, timeout_s: float | None = DEFAULT_TIMEOUT_S, output_cap: int | None = DEFAULT_OUTPUT_CAP,
-                 approver: Approver | None = None, host: ToolHost | None = None) -> None:
+                 permissions: PermissionEngine | None = None, host: ToolHost | None = None) -> None:
         self.timeout_s = timeout_s
         self.output_cap = output_cap
-        self.approver = approver
+        self.permissions = permissions if permissions is not None else PermissionEngine()
         self.host = host
         self._tools: dict[str, Tool] = {}
         self._lock = threading.Lock()
@@ -81,7 +83,7 @@ class ToolRegistry:
 
     def subset(self, names: Iterable[str]) -> ToolRegistry:
         """A registry of only the tools named in ``names`` (unknown names are ignored), in this registry's
-        order, sharing the same :class:`Tool` objects, timeout, output cap and approver: nothing is loaded
+        order, sharing the same :class:`Tool` objects, timeout, output cap and permission engine: nothing is loaded
         again."""
         wanted = set(names)
         return self._sharing([t for t in self._tools.values() if t.name in wanted])
@@ -93,12 +95,12 @@ class ToolRegistry:
 
     def with_tools(self, tools: Iterable[Tool]) -> ToolRegistry:
         """A registry of this registry's tools followed by ``tools`` (an MCP server's; a name already taken is
-        skipped), sharing the same timeout, output cap and approver."""
+        skipped), sharing the same timeout, output cap, permission engine and host."""
         extra = [t for t in tools if t.name not in self._tools]
         return self._sharing([*self._tools.values(), *extra])
 
     def _sharing(self, tools: list[Tool]) -> ToolRegistry:
-        other = ToolRegistry(timeout_s=self.timeout_s, output_cap=self.output_cap, approver=self.approver,
+        other = ToolRegistry(timeout_s=self.timeout_s, output_cap=self.output_cap, permissions=self.permissions,
                              host=self.host)
         other._tools = {t.name: t for t in tools}
         return other
@@ -110,14 +112,17 @@ class ToolRegistry:
     # -- dispatch -----------------------------------------------------------------------------------
 
     def dispatch(self, name: str, arguments: str | dict[str, Any] | None,
-                 cancel: threading.Event | None = None) -> ToolResult:
+                 cancel: threading.Event | None = None, *, chat: ChatPermissions | None = None,
+                 call_id: str | None = None) -> ToolResult:
         """Run tool ``name`` with ``arguments`` and return its :class:`ToolResult`. Never raises.
 
-        With this registry's timeout, output cap and approver; see
+        With this registry's timeout, output cap and permission engine; ``chat``: the chat's grants and asker
+        (None: a call that must be asked about is denied). See
         :func:`~desktop_agent.core.tools.dispatch.dispatch_call` for what each failure becomes.
         """
         return dispatch_call(self._tools, name, arguments, cancel, timeout_s=self.timeout_s,
-                             output_cap=self.output_cap, approver=self.approver, host=self.host)
+                             output_cap=self.output_cap, permissions=self.permissions, chat=chat, call_id=call_id,
+                             host=self.host)
 
     def close(self) -> None:
         """Stop the tool host's processes, if any (a registry sharing the host — :meth:`subset` — stops it too)."""

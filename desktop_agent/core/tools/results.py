@@ -8,11 +8,14 @@ import enum
 import json
 from collections.abc import Iterator
 from pathlib import PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from desktop_agent.core.messages import clean_text
+
+if TYPE_CHECKING:
+    from desktop_agent.core.tools.permissions import Decision
 
 #: Default cap, in characters, of a tool result sent to the model.
 DEFAULT_OUTPUT_CAP = 16_000
@@ -30,6 +33,8 @@ class ToolResult:
     - ``error``: the error text (same as ``content`` for failures, ``Error: …``), None on success.
     - ``duration_ms``: wall time of the dispatch in milliseconds.
     - ``arguments``: the decoded arguments (None when they could not be decoded).
+    - ``decision``: the permission check's :class:`~desktop_agent.core.tools.permissions.Decision` (None when
+      the call never reached it: unknown tool, unreadable or invalid arguments).
     - ``output``: what the tool printed (stdout and stderr) while it ran in the tool host; not sent to the model.
     """
 
@@ -41,6 +46,7 @@ class ToolResult:
     duration_ms: float = 0.0
     arguments: dict[str, Any] | None = None
     output: str = ""
+    decision: Decision | None = None
 
     @property
     def ok(self) -> bool:

@@ -1,4 +1,5 @@
-"""Inline cards in the chat: an error with its actions (Retry, Pull <model>…), a tool approval."""
+"""Inline cards in the chat: an error with its actions (Retry, Pull <model>…); the tool approval card lives in
+:mod:`.approval` (imported here too)."""
 
 from __future__ import annotations
 
@@ -8,58 +9,11 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout
 
 from desktop_agent.ui import icons
-from desktop_agent.ui.agent_runner import ApprovalRequest
+from desktop_agent.ui.chat.approval import ApprovalCard
 from desktop_agent.ui.chat.context import ChatContext
 from desktop_agent.ui.errors import ErrorView
-from desktop_agent.ui.tool_sidebar import short_arguments
 
-
-class ApprovalCard(QFrame):
-    """"Allow <tool> to run?" with the arguments and Allow / Deny."""
-
-    def __init__(self, ctx: ChatContext, request: ApprovalRequest):
-        super().__init__()
-        self.request = request
-        self.setObjectName("approvalCard")
-        self.setAccessibleName(f"Approve tool {request.tool_name}")
-        th = ctx.theme
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(12, 10, 12, 10)
-        lay.setSpacing(6)
-        title = QLabel(f"<b>Allow <code>{html.escape(request.tool_name)}</code> to run?</b>")
-        lay.addWidget(title)
-        args = short_arguments(request.arguments, 300)
-        if args:
-            a = QLabel(html.escape(args))
-            a.setWordWrap(True)
-            a.setStyleSheet(f"color: {th.muted};")
-            a.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            lay.addWidget(a)
-        row = QHBoxLayout()
-        self.allow = QPushButton("Allow")
-        self.allow.setAccessibleName(f"Allow {request.tool_name}")
-        self.deny = QPushButton("Deny")
-        self.deny.setAccessibleName(f"Deny {request.tool_name}")
-        self.allow.clicked.connect(lambda: self._answer(True))
-        self.deny.clicked.connect(lambda: self._answer(False))
-        row.addWidget(self.allow)
-        row.addWidget(self.deny)
-        row.addStretch(1)
-        lay.addLayout(row)
-        self.result = QLabel()
-        self.result.setVisible(False)
-        lay.addWidget(self.result)
-
-    def _answer(self, allowed: bool) -> None:
-        self.request.answer(allowed)
-        self.settle()
-
-    def settle(self) -> None:
-        """Show the decision (or that the turn ended first) and disable the buttons."""
-        self.allow.setEnabled(False)
-        self.deny.setEnabled(False)
-        self.result.setText("Allowed" if self.request.allowed else "Denied")
-        self.result.setVisible(True)
+__all__ = ["ApprovalCard", "ErrorCard", "inline_code"]
 
 
 def inline_code(text: str) -> str:

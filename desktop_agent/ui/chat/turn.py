@@ -237,6 +237,9 @@ class AssistantTurn(QFrame):
         status = ev.status or ("ok" if ev.ok else "error")
         chip = self.chips.get(ev.call_id) or self.add_tool(ev.call_id, ev.name, {})
         chip.finish(status, ev.duration_ms)
+        for card in self.approvals:
+            if card.request.call_id == ev.call_id:
+                card.settle()
 
     def on_notice(self, text: str) -> None:
         self.notice.setText(text)
@@ -294,7 +297,7 @@ class AssistantTurn(QFrame):
             status = status or message.status
         for card in self.approvals:
             if not card.request.answered:
-                card.request.answer(False)
+                card.request.answer("deny")
             card.settle()
         for chip in self.chips.values():
             if chip.status == "running":

@@ -164,6 +164,7 @@ class SettingsDialog(QDialog):
         self.openai_page = OpenAIPage(self._assembly, self._secrets, self.tasks)
         self.generation_page = GenerationPage()
         self.tools_page = ToolsPage(self._assembly, self.tasks)
+        self.tools_page.show_rules(self._assembly.permissions.rules)
         self.appearance_page = AppearancePage()
         self.pages: list[SettingsPage] = [
             self.ollama_page, self.openai_page, self.generation_page, self.tools_page, self.appearance_page,

@@ -231,6 +231,14 @@ class ToolsPage(SettingsPage):
             widget.setEnabled(on)
         self.changed.emit()
 
+    def show_rules(self, rules: Any) -> None:
+        """Add the permission rules list (:mod:`.rules_box`) for ``rules`` (a RuleBook) as the page's last section."""
+        from desktop_agent.ui.settings.rules_box import RulesBox
+
+        self.rules_box = RulesBox(rules)
+        self.rules_box.set_expanded(True)
+        self.sections.addTab(self.rules_box, "Permissions")
+
     # ---- the user tools folder -------------------------------------------------------------------
 
     def _show_tools_folder(self) -> None:

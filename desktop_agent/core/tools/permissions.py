@@ -1,0 +1,566 @@
+"""The permission engine: whether a tool call may run — allow, ask or deny — decided inside dispatch, before the
+tool's function runs, so no surface can skip it.
+
+**Policies** come from rules and defaults:
+
+- A :class:`Rule` is ``tool`` + a *scope* + a ``policy`` (allow / ask / deny) + its ``source`` (``user``: made from an
+  approval or in Settings, saved in the store; ``flag``: ``--allow-tool NAME``, for one run; ``default``).
+  Scopes: ``tool`` (every call of the tool), ``args`` (exactly these arguments), ``path`` (a path argument under
+  a folder), ``command`` (a command's first word), ``host`` (a URL's host).
+- The *subject* of a call is read from its arguments by name (:func:`subject_of`): the first of ``path``,
+  ``file_path``, ``file``, ``filename``, ``folder``, ``directory``, ``dir`` is a path (made absolute, ``~`` and
+  symlinks resolved, so ``..`` and links cannot leave a folder); ``command``, ``cmd``, ``command_line`` a command
+  (its first word; a command with shell operators — ``;``, ``&&``, ``|``, ``$(``, backticks, redirections,
+  newlines — has no subject, so "allow git" never allows ``git status; rm -rf ~``); ``url``, ``uri``, ``link``
+  a URL (its host, lower case).
+- Which rule applies: a matching ``deny`` rule always wins; else the most specific matching rule
+  (``args`` > ``path``/``command``/``host`` > ``tool``). A *destructive* tool ignores tool-wide ``allow`` rules:
+  it asks unless a rule for exactly that (tool and subject, or tool and arguments) allows it.
+- With no rule: tools marked ``requires_approval`` or ``destructive`` ask; the rest (``read_only`` or not)
+  are allowed.
+
+**Asking**: an ``ask`` goes to the chat's :class:`ChatPermissions` ``asker`` with a :class:`PermissionRequest`.
+The asker either answers at once (returns an :class:`Answer`) or shows the request and returns None; the engine
+then waits for :meth:`PermissionRequest.answer` (any thread), Stop (a deny), or a rule saved meanwhile that now
+decides the call ("always" given for an earlier call of the same turn applies at once to calls already
+waiting). No asker: the call is denied. Answers: allow ``once``; allow for this ``chat`` (kept by the chat's
+:class:`ChatPermissions`, i.e. its ChatSession); ``always`` (a user rule, saved at once); ``deny`` with an
+optional reason the model is told. ``chat`` and ``always`` take the scope the user chose (:attr:`Answer.scope`).
+
+Every outcome is a :class:`Decision`: allow/deny, who made it (``rule``, ``user``, ``default``), the rule id.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shlex
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from desktop_agent.core.tools.definition import Tool
+
+log = logging.getLogger(__name__)
+
+Policy = Literal["allow", "ask", "deny"]
+POLICIES: tuple[str, ...] = ("allow", "ask", "deny")
+#: scope kinds, and how specific each is (a higher number wins)
+SPECIFICITY = {"tool": 1, "path": 2, "command": 2, "host": 2, "args": 3}
+SCOPES: tuple[str, ...] = tuple(SPECIFICITY)
+
+PATH_ARGUMENTS = ("path", "file_path", "file", "filename", "folder", "directory", "dir")
+COMMAND_ARGUMENTS = ("command", "cmd", "command_line")
+URL_ARGUMENTS = ("url", "uri", "link")
+#: what makes a command line more than one command (or send its output somewhere)
+SHELL_OPERATORS = (";", "&", "|", "`", "$(", ">", "<", "\n", "\r")
+
+
+# ---- subjects and scopes ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What a call acts on: ``kind`` path / command / host, ``value`` (an absolute path, a command's first word,
+    a host name), ``argument``: the argument it was read from."""
+
+    kind: str
+    value: str
+    argument: str
+
+
+def _resolve_path(text: str) -> str:
+    return os.path.realpath(os.path.expanduser(text))
+
+
+def command_word(command: str) -> str | None:
+    """The first word of a command line, or None when it is empty or chains/redirects commands."""
+    if any(op in command for op in SHELL_OPERATORS):
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    return words[0] if words else None
+
+
+def subject_of(arguments: Mapping[str, Any]) -> Subject | None:
+    """The call's subject, read from its arguments by name (see the module docstring); None when it has none."""
+    for names, kind in ((PATH_ARGUMENTS, "path"), (COMMAND_ARGUMENTS, "command"), (URL_ARGUMENTS, "host")):
+        for name in names:
+            value = arguments.get(name)
+            if not isinstance(value, str) or not value.strip():
+                continue
+            if kind == "path":
+                return Subject("path", _resolve_path(value), name)
+            if kind == "command":
+                word = command_word(value)
+                return Subject("command", word, name) if word else None
+            host = (urlsplit(value.strip()).hostname or "").lower()
+            return Subject("host", host, name) if host else None
+    return None
+
+
+def canonical_arguments(arguments: Mapping[str, Any]) -> str:
+    """The arguments as one JSON text, the same for the same arguments (an ``args`` rule's value)."""
+    return json.dumps(dict(arguments), sort_keys=True, ensure_ascii=False, default=str)
+
+
+def is_under(path: str, folder: str) -> bool:
+    """``path`` is ``folder`` or inside it (both absolute, resolved; ``/a/bc`` is not under ``/a/b``)."""
+    if not os.path.isabs(path) or not os.path.isabs(folder):
+        return False
+    root = folder if folder.endswith(os.sep) else folder + os.sep
+    return path == folder or path.startswith(root)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a rule or a chat grant covers: ``kind`` (see :data:`SCOPES`) and ``value`` (None for ``tool``)."""
+
+    kind: str = "tool"
+    value: str | None = None
+
+    def label(self, tool: str) -> str:
+        """A line for people: "any call of x", "files under /home/me/notes", "commands starting with git"…"""
+        if self.kind == "tool":
+            return f"any call of {tool}"
+        if self.kind == "args":
+            return "these exact arguments"
+        if self.kind == "path":
+            return f"paths under {self.value}"
+        if self.kind == "command":
+            return f"commands starting with {self.value}"
+        return f"the host {self.value}"
+
+    def matches(self, arguments: Mapping[str, Any], subject: Subject | None) -> bool:
+        if self.kind == "tool":
+            return True
+        if self.kind == "args":
+            return self.value == canonical_arguments(arguments)
+        if subject is None or self.value is None:
+            return False
+        if self.kind == "path":
+            return subject.kind == "path" and is_under(subject.value, self.value)
+        return subject.kind == self.kind and subject.value == self.value
+
+
+def scopes_for(tool: Tool, arguments: Mapping[str, Any]) -> list[Scope]:
+    """The scopes an approval can be widened to, most useful first: for a destructive tool the subject (or the
+    exact arguments) — never every call —; for the others every call of the tool first."""
+    subject = subject_of(arguments)
+    narrow: list[Scope] = []
+    if subject is not None:
+        if subject.kind == "path":
+            folder = subject.value if os.path.isdir(subject.value) else os.path.dirname(subject.value)
+            narrow.append(Scope("path", folder or subject.value))
+        else:
+            narrow.append(Scope(subject.kind, subject.value))
+    narrow.append(Scope("args", canonical_arguments(arguments)))
+    return narrow if tool.destructive else [Scope("tool"), *narrow]
+
+
+# ---- rules and decisions ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A policy for calls of ``tool`` in ``scope``. ``id``: the store's row id (negative: not saved, e.g. a
+    ``--allow-tool`` rule). Times in epoch seconds; ``last_used_at`` None = never used."""
+
+    id: int
+    tool: str
+    scope: Scope
+    policy: str
+    source: str = "user"
+    created_at: float = 0.0
+    last_used_at: float | None = None
+
+    def describe(self) -> str:
+        return f"{self.policy} {self.scope.label(self.tool)}"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The outcome of the check: ``decision`` allow / deny, ``by`` rule / user / default, ``rule_id`` when a rule
+    decided (or the rule the user's "always" made), ``reason`` (a deny's reason, or how it was allowed)."""
+
+    decision: str
+    by: str
+    rule_id: int | None = None
+    reason: str | None = None
+
+    @property
+    def allowed(self) -> bool:
+        return self.decision == "allow"
+
+    def summary(self) -> str:
+        """``allowed by rule #3``, ``allowed by user (for this chat)``, ``denied by user: not now``."""
+        verb = "allowed" if self.allowed else "denied"
+        who = f"rule #{self.rule_id}" if self.by == "rule" and self.rule_id is not None else self.by
+        if not self.reason:
+            return f"{verb} by {who}"
+        return f"{verb} by {who}" + (f" ({self.reason})" if self.allowed else f": {self.reason}")
+
+
+Choice = Literal["once", "chat", "always", "deny"]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The user's answer to a :class:`PermissionRequest`: ``choice`` once / chat / always / deny, the ``scope``
+    of a chat or always answer (default: the request's first scope), a deny's optional ``reason``."""
+
+    choice: str
+    scope: Scope | None = None
+    reason: str | None = None
+
+
+class RuleStorage(Protocol):
+    """Where user rules are kept (the store's ``tool_rules`` table:
+    :class:`~desktop_agent.core.store.rules.ToolRules`)."""
+
+    def all(self) -> list[Rule]: ...
+
+    def save(self, rule: Rule) -> Rule: ...
+
+    def delete(self, rule_id: int) -> None: ...
+
+    def set_policy(self, rule_id: int, policy: str) -> None: ...
+
+    def touch(self, rule_id: int, when: float) -> None: ...
+
+
+class RuleBook:
+    """The rules in force: those of a :class:`RuleStorage` (attached with :meth:`attach`) and those given for
+    this run (``--allow-tool``). Thread-safe; listeners (:meth:`subscribe`) hear of every change."""
+
+    #: a rule's "last used" is saved at most this often (seconds): a busy rule costs no write per call
+    TOUCH_SAVE_S = 60.0
+
+    def __init__(self, storage: RuleStorage | None = None) -> None:
+        self._lock = threading.RLock()
+        self._storage: RuleStorage | None = None
+        self._rules: dict[int, Rule] = {}
+        self._next_temp = -1
+        self._listeners: list[Callable[[], None]] = []
+        if storage is not None:
+            self.attach(storage)
+
+    def attach(self, storage: RuleStorage) -> None:
+        """Keep user rules in ``storage`` from now on: its rules are loaded (rules made before are saved into it)."""
+        with self._lock:
+            unsaved = [r for r in self._rules.values() if r.id < 0 and r.source == "user"]
+            self._storage = storage
+            self._rules = {r.id: r for r in self._rules.values() if r.id < 0 and r.source != "user"}
+            for rule in storage.all():
+                self._rules[rule.id] = rule
+            for rule in unsaved:
+                self._put(rule)
+        self._changed()
+
+    @property
+    def persistent(self) -> bool:
+        return self._storage is not None
+
+    def subscribe(self, listener: Callable[[], None]) -> None:
+        """Call ``listener()`` after every change (from the thread that made it)."""
+        self._listeners.append(listener)
+
+    def unsubscribe(self, listener: Callable[[], None]) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    def _changed(self) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener()
+            except Exception:
+                log.warning("a rule listener failed", exc_info=True)
+
+    def rules(self) -> list[Rule]:
+        with self._lock:
+            return sorted(self._rules.values(), key=lambda r: (r.tool, r.scope.kind, r.scope.value or "", r.id))
+
+    def get(self, rule_id: int) -> Rule | None:
+        with self._lock:
+            return self._rules.get(rule_id)
+
+    def _put(self, rule: Rule) -> Rule:
+        """Add or replace (same tool and scope) ``rule``; user rules go to the storage when there is one."""
+        for old in list(self._rules.values()):
+            if old.tool == rule.tool and old.scope == rule.scope and old.source == rule.source:
+                rule = replace(rule, id=old.id, created_at=old.created_at, last_used_at=old.last_used_at)
+                if old.id >= 0 and self._storage is not None:
+                    self._storage.set_policy(old.id, rule.policy)
+                self._rules[old.id] = rule
+                return rule
+        if rule.source == "user" and self._storage is not None:
+            rule = self._storage.save(replace(rule, id=0))
+        else:
+            rule = replace(rule, id=self._next_temp)
+            self._next_temp -= 1
+        self._rules[rule.id] = rule
+        return rule
+
+    def add(self, tool: str, scope: Scope, policy: str, source: str = "user") -> Rule:
+        """Make (or update) the rule for ``tool`` in ``scope``; saved at once for ``source="user"``."""
+        if policy not in POLICIES:
+            raise ValueError(f"unknown policy {policy!r}: use allow, ask or deny")
+        if scope.kind not in SPECIFICITY:
+            raise ValueError(f"unknown scope {scope.kind!r}")
+        with self._lock:
+            rule = self._put(Rule(0, tool, scope, policy, source, created_at=time.time()))
+        self._changed()
+        return rule
+
+    def set_policy(self, rule_id: int, policy: str) -> None:
+        if policy not in POLICIES:
+            raise ValueError(f"unknown policy {policy!r}: use allow, ask or deny")
+        with self._lock:
+            rule = self._rules.get(rule_id)
+            if rule is None:
+                return
+            if rule_id >= 0 and self._storage is not None:
+                self._storage.set_policy(rule_id, policy)
+            self._rules[rule_id] = replace(rule, policy=policy)
+        self._changed()
+
+    def remove(self, rule_id: int) -> None:
+        """Revoke a rule (no error if it is gone)."""
+        with self._lock:
+            if self._rules.pop(rule_id, None) is None:
+                return
+            if rule_id >= 0 and self._storage is not None:
+                self._storage.delete(rule_id)
+        self._changed()
+
+    def touch(self, rule_id: int) -> None:
+        """Note that the rule decided a call now (its "last used")."""
+        now = time.time()
+        with self._lock:
+            rule = self._rules.get(rule_id)
+            if rule is None:
+                return
+            self._rules[rule_id] = replace(rule, last_used_at=now)
+            recent = rule.last_used_at is not None and now - rule.last_used_at < self.TOUCH_SAVE_S
+            if rule_id >= 0 and self._storage is not None and not recent:
+                try:
+                    self._storage.touch(rule_id, now)
+                except Exception:
+                    log.warning("could not save when rule %s was used", rule_id, exc_info=True)
+        self._changed()
+
+    def applicable(self, tool: Tool, arguments: Mapping[str, Any], subject: Subject | None) -> Rule | None:
+        """The rule deciding this call (see the module docstring), or None."""
+        with self._lock:
+            found = [r for r in self._rules.values() if r.tool == tool.name and r.scope.matches(arguments, subject)]
+        if tool.destructive:
+            found = [r for r in found if not (r.scope.kind == "tool" and r.policy == "allow" and r.source != "flag")]
+        if not found:
+            return None
+        denies = [r for r in found if r.policy == "deny"]
+        pool = denies or found
+        return max(pool, key=lambda r: (SPECIFICITY[r.scope.kind], r.policy == "ask", r.id >= 0, r.id))
+
+
+def default_policy(tool: Tool) -> str:
+    """The policy of a tool no rule covers: ``ask`` for ``requires_approval`` and ``destructive`` tools."""
+    if tool.requires_approval or tool.destructive:
+        return "ask"
+    return "allow"
+
+
+# ---- a chat's side: its grants and its asker --------------------------------------------------------
+
+
+class PermissionRequest:
+    """A call waiting for the user: ``tool``, ``arguments``, ``subject``, ``scopes`` (what "for this chat" or
+    "always" may cover, the suggested one first), ``chat_id``, ``call_id``. :meth:`answer` (any thread; the
+    first answer wins); ``answered`` / ``result`` tell how it ended (also when a rule or Stop decided it)."""
+
+    def __init__(self, tool: Tool, arguments: dict[str, Any], chat_id: str | None = None,
+                 call_id: str | None = None) -> None:
+        self.tool = tool
+        self.arguments = dict(arguments)
+        self.subject = subject_of(arguments)
+        self.scopes = scopes_for(tool, arguments)
+        self.chat_id = chat_id
+        self.call_id = call_id
+        self._done = threading.Event()
+        self._lock = threading.Lock()
+        self._answer: Answer | None = None
+        #: how the call was decided, once it is (set by the engine)
+        self.result: Decision | None = None
+
+    @property
+    def tool_name(self) -> str:
+        return self.tool.name
+
+    @property
+    def description(self) -> str:
+        return self.tool.description
+
+    @property
+    def source(self) -> str:
+        return self.tool.source or "unknown"
+
+    def answer(self, answer: Answer | str) -> None:
+        """Answer (``Answer`` or a choice name); later answers are ignored."""
+        if isinstance(answer, str):
+            answer = Answer(answer)
+        with self._lock:
+            if self._answer is None and not self._done.is_set():
+                self._answer = answer
+        self._done.set()
+
+    @property
+    def answered(self) -> bool:
+        return self._done.is_set()
+
+    @property
+    def allowed(self) -> bool | None:
+        """True/False once decided, None while waiting."""
+        return None if self.result is None else self.result.allowed
+
+    def _close(self) -> None:
+        self._done.set()
+
+
+#: ``asker(request) -> Answer | None``: answer now, or show the request and return None (then answer it later)
+Asker = Callable[[PermissionRequest], "Answer | None"]
+
+
+@dataclass
+class ChatPermissions:
+    """One chat's side of the check (kept by its ChatSession): ``chat_id``, the grants "for this chat" (tool →
+    scopes) and the ``asker`` of the surface showing the chat (None: ask tools are denied)."""
+
+    chat_id: str | None = None
+    asker: Asker | None = None
+    grants: dict[str, list[Scope]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def grant(self, tool: str, scope: Scope) -> None:
+        with self._lock:
+            scopes = self.grants.setdefault(tool, [])
+            if scope not in scopes:
+                scopes.append(scope)
+
+    def granted(self, tool: Tool, arguments: Mapping[str, Any], subject: Subject | None) -> bool:
+        with self._lock:
+            scopes = list(self.grants.get(tool.name, ()))
+        if tool.destructive:
+            scopes = [s for s in scopes if s.kind != "tool"]
+        return any(s.matches(arguments, subject) for s in scopes)
+
+
+# ---- the engine -------------------------------------------------------------------------------------
+
+
+class PermissionEngine:
+    """Decides every tool call (:meth:`check`); holds the :class:`RuleBook`."""
+
+    #: how often a waiting request looks at Stop and at new rules (seconds)
+    POLL_S = 0.05
+
+    def __init__(self, rules: RuleBook | None = None) -> None:
+        self.rules = rules if rules is not None else RuleBook()
+
+    def allow_for_run(self, names: Iterable[str]) -> None:
+        """``--allow-tool NAME``: allow every call of these tools for this run (a ``flag`` rule, not saved). It
+        is an explicit consent naming the tool, so it covers destructive tools too."""
+        for name in names:
+            self.rules.add(name, Scope("tool"), "allow", source="flag")
+
+    def preview(self, tool: Tool, arguments: Mapping[str, Any],
+                chat: ChatPermissions | None = None) -> tuple[str, Decision | None, Rule | None]:
+        """``(policy, decision, rule)`` without asking anyone: ``decision`` is None when the user must be asked."""
+        subject = subject_of(arguments)
+        rule = self.rules.applicable(tool, arguments, subject)
+        if rule is not None and rule.policy == "deny":
+            return "deny", Decision("deny", "rule", rule.id, f"a rule denies {rule.scope.label(tool.name)}"), rule
+        if chat is not None and chat.granted(tool, arguments, subject):
+            return "allow", Decision("allow", "user", None, "for this chat"), None
+        if rule is not None and rule.policy == "allow":
+            return "allow", Decision("allow", "rule", rule.id), rule
+        if rule is not None:  # an "ask" rule
+            return "ask", None, rule
+        policy = default_policy(tool)
+        return policy, (Decision("allow", "default") if policy == "allow" else None), None
+
+    def check(self, tool: Tool, arguments: Mapping[str, Any], chat: ChatPermissions | None = None,
+              cancel: threading.Event | None = None, call_id: str | None = None) -> Decision:
+        """Decide the call: by rule, chat grant or default, else by asking ``chat.asker`` (see the module
+        docstring). Never raises; an asker that fails has not allowed."""
+        _policy, decision, rule = self.preview(tool, arguments, chat)
+        if decision is not None:
+            if rule is not None:
+                self.rules.touch(rule.id)
+            return decision
+        asker = chat.asker if chat is not None else None
+        if asker is None:
+            return Decision("deny", "default", None, "it needs the user's approval and no one could be asked")
+        request = PermissionRequest(tool, dict(arguments), chat.chat_id if chat else None, call_id)
+        try:
+            answer = asker(request)
+            if answer is not None:
+                request.answer(answer)
+            decision = self._wait(request, chat, cancel)
+        except Exception as exc:  # noqa: BLE001 — an asker that fails has not allowed
+            log.warning("asking about tool %s failed: %s", tool.name, exc)
+            decision = Decision("deny", "default", None, "the question could not be asked")
+        request.result = decision
+        request._close()
+        return decision
+
+    def _wait(self, request: PermissionRequest, chat: ChatPermissions | None,
+              cancel: threading.Event | None) -> Decision:
+        while not request._done.wait(self.POLL_S):
+            if cancel is not None and cancel.is_set():
+                return Decision("deny", "user", None, "the turn was stopped before an answer")
+            _policy, decided, rule = self.preview(request.tool, request.arguments, chat)
+            if decided is not None:  # a rule (or a grant) made meanwhile decides it
+                if rule is not None:
+                    self.rules.touch(rule.id)
+                return decided
+        answer = request._answer
+        if answer is None:
+            return Decision("deny", "user", None, "no answer")
+        return self.apply(request, answer, chat)
+
+    def apply(self, request: PermissionRequest, answer: Answer, chat: ChatPermissions | None) -> Decision:
+        """What the user's answer decides (and keeps: a chat grant, a saved rule)."""
+        tool = request.tool
+        if answer.choice == "deny":
+            reason = (answer.reason or "").strip() or None
+            return Decision("deny", "user", None, reason)
+        if answer.choice == "once":
+            return Decision("allow", "user", None, "once")
+        scope = answer.scope or request.scopes[0]
+        if tool.destructive and scope.kind == "tool":
+            scope = request.scopes[0]  # a destructive tool is never allowed wholesale
+        if answer.choice == "chat":
+            if chat is not None:
+                chat.grant(tool.name, scope)
+            return Decision("allow", "user", None, "for this chat")
+        if answer.choice == "always":
+            rule = self.rules.add(tool.name, scope, "allow", source="user")
+            return Decision("allow", "user", rule.id, f"always: rule #{rule.id}")
+        return Decision("deny", "user", None, f"unknown answer {answer.choice!r}")
+
+
+def denial_text(name: str, decision: Decision) -> str:
+    """The tool result the model reads for a denied call."""
+    if decision.by == "user":
+        text = f"the user denied tool '{name}'; it was not run."
+        if decision.reason and decision.reason not in ("no answer",):
+            text += f" Reason: {decision.reason}"
+        return text
+    why = decision.reason or "a rule denies it"
+    return f"tool '{name}' was not run: {why}."

@@ -1,0 +1,167 @@
+"""Settings → Tools → Permission rules (folded until opened, so the page stays short): every rule the permission
+engine holds — tool, what it applies to, its policy (editable: allow / ask / deny), where it came from and when it
+was last used — and Revoke. Changes apply at once (and are saved in the store at once); they are not part of the
+dialog's Save."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from PySide6.QtCore import QObject, QSize, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_agent.core.tools.permissions import POLICIES, Rule, RuleBook
+from desktop_agent.ui.settings.common import hint_label, on_delete_key
+
+SOURCES = {"user": "you", "flag": "--allow-tool (this run)", "default": "default"}
+
+
+def when(ts: float | None) -> str:
+    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else "never"
+
+
+class _Relay(QObject):
+    """Brings the rule book's change notices (any thread) to the GUI thread."""
+
+    changed = Signal()
+
+
+class _CompactTable(QTableWidget):
+    """A table that asks for little height (the Settings dialog's minimum size counts it); it grows into the
+    page's free space."""
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        return QSize(hint.width(), self.minimumHeight())
+
+
+class RulesBox(QWidget):
+    """The rules of ``rules`` in a table, with a policy box per row and Revoke."""
+
+    COLS = ("Tool", "Applies to", "Policy", "Source", "Last used")
+
+    def __init__(self, rules: RuleBook, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.rules = rules
+        self._rows: list[Rule] = []
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.toggle = QToolButton()
+        self.toggle.setCheckable(True)
+        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.toggle.setAutoRaise(True)
+        self.toggle.setStyleSheet("font-weight: 600;")
+        self.toggle.setAccessibleName("Show the permission rules")
+        self.hint = hint_label("made by Always allow on an approval card; changes apply at once")
+        head = QHBoxLayout()
+        head.addWidget(self.toggle)
+        head.addWidget(self.hint, 1)
+        lay.addLayout(head)
+        self.body = QWidget()
+        body = QVBoxLayout(self.body)
+        body.setContentsMargins(0, 0, 0, 0)
+        self.table = _CompactTable(0, len(self.COLS))
+        self.table.setAccessibleName("Permission rules")
+        self.table.setHorizontalHeaderLabels(list(self.COLS))
+        self.table.verticalHeader().setVisible(False)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setMinimumHeight(84)
+        header = self.table.horizontalHeader()
+        for col in range(len(self.COLS)):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.empty = QLabel("No rules yet.")
+        self.empty.setAccessibleName("No permission rules")
+        self.revoke_button = QPushButton("Re&voke")
+        self.revoke_button.setAccessibleName("Revoke the selected rule")
+        self.revoke_button.setAutoDefault(False)
+        side = QVBoxLayout()
+        side.addWidget(self.revoke_button)
+        side.addWidget(self.empty)
+        side.addStretch(1)
+        row = QHBoxLayout()
+        row.addWidget(self.table, 1)
+        row.addLayout(side)
+        body.addLayout(row)
+        lay.addWidget(self.body, 1)
+        self.body.setVisible(False)  # folded: the Tools page stays short; the toggle shows how many rules
+        self.toggle.toggled.connect(self.set_expanded)
+        self.revoke_button.clicked.connect(self.revoke_selected)
+        self.table.itemSelectionChanged.connect(self._update_buttons)
+        on_delete_key(self.table, self.revoke_selected)
+        self._relay = _Relay(self)
+        self._relay.changed.connect(self.refresh, Qt.ConnectionType.QueuedConnection)
+        relay, book = self._relay, rules
+
+        def notify() -> None:
+            relay.changed.emit()
+
+        rules.subscribe(notify)
+        self.destroyed.connect(lambda *_: book.unsubscribe(notify))
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Show the rules as they are now (keeps the selected rule selected)."""
+        selected = self.selected_rule()
+        self._rows = self.rules.rules()
+        self.table.setRowCount(len(self._rows))
+        for i, rule in enumerate(self._rows):
+            self.table.setItem(i, 0, QTableWidgetItem(rule.tool))
+            self.table.setItem(i, 1, QTableWidgetItem(rule.scope.label(rule.tool)))
+            box = QComboBox()
+            box.addItems(list(POLICIES))
+            box.setCurrentText(rule.policy)
+            box.setAccessibleName(f"Policy of the rule for {rule.tool}")
+            box.currentTextChanged.connect(lambda policy, rid=rule.id: self.set_policy(rid, policy))
+            self.table.setCellWidget(i, 2, box)
+            self.table.setItem(i, 2, QTableWidgetItem(rule.policy))
+            self.table.setItem(i, 3, QTableWidgetItem(SOURCES.get(rule.source, rule.source)))
+            self.table.setItem(i, 4, QTableWidgetItem(when(rule.last_used_at)))
+            if selected is not None and rule.id == selected.id:
+                self.table.selectRow(i)
+        self.empty.setVisible(not self._rows)
+        self.toggle.setText(f"Permission rules ({len(self._rows)})")
+        self._update_buttons()
+
+    def set_expanded(self, on: bool) -> None:
+        """Show (or fold) the rules list."""
+        if self.toggle.isChecked() != on:
+            self.toggle.setChecked(on)
+            return
+        self.body.setVisible(on)
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
+
+    def selected_rule(self) -> Rule | None:
+        rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
+        if not rows or rows[0].row() >= len(self._rows):
+            return None
+        return self._rows[rows[0].row()]
+
+    def set_policy(self, rule_id: int, policy: str) -> None:
+        rule = self.rules.get(rule_id)
+        if rule is not None and rule.policy != policy:
+            self.rules.set_policy(rule_id, policy)
+
+    def revoke_selected(self) -> None:
+        rule = self.selected_rule()
+        if rule is not None:
+            self.rules.remove(rule.id)
+            self.refresh()
+
+    def _update_buttons(self) -> None:
+        self.revoke_button.setEnabled(self.selected_rule() is not None)

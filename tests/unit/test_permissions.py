@@ -1,0 +1,312 @@
+"""The permission engine (core/tools/permissions.py): policies, rules by subject, defaults, answers, the check
+inside dispatch, and rules kept in the store across a restart."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+
+from desktop_agent import tool
+from desktop_agent.core.messages import Conversation, Message
+from desktop_agent.core.store import ConversationStore
+from desktop_agent.core.store.rules import ToolRules
+from desktop_agent.core.store.toolcalls import AuditedCall, ToolAudit
+from desktop_agent.core.tools.definition import Tool
+from desktop_agent.core.tools.permissions import (
+    Answer,
+    ChatPermissions,
+    PermissionEngine,
+    RuleBook,
+    Scope,
+    canonical_arguments,
+    command_word,
+    subject_of,
+)
+from desktop_agent.core.tools.registry import ToolRegistry
+
+
+@tool(read_only=True)
+def read_file(path: str) -> str:
+    """Read a file."""
+    return f"read {path}"
+
+
+@tool(destructive=True)
+def write_file(path: str, content: str = "") -> str:
+    """Write a file."""
+    return f"wrote {path}"
+
+
+@tool(requires_approval=True)
+def fetch(url: str) -> str:
+    """Fetch a page."""
+    return f"fetched {url}"
+
+
+@tool(destructive=True)
+def shell(command: str) -> str:
+    """Run a command."""
+    return f"ran {command}"
+
+
+@tool
+def plain(x: int = 1) -> int:
+    """Just a tool."""
+    return x
+
+
+TOOLS = {f.__name__: Tool.from_function(f) for f in (read_file, write_file, fetch, shell, plain)}
+
+
+def check(engine, name, args, chat=None):
+    return engine.check(TOOLS[name], args, chat)
+
+
+# ---- subjects -----------------------------------------------------------------------------------
+
+
+def test_subjects_from_argument_names(tmp_path):
+    assert subject_of({"path": str(tmp_path / "a" / ".." / "b.txt")}).value == str(tmp_path / "b.txt")
+    assert subject_of({"url": "https://Example.COM:8443/x?q"}).value == "example.com"
+    assert subject_of({"command": "git status --short"}).value == "git"
+    assert subject_of({"x": 1}) is None
+
+
+def test_a_symlink_out_of_a_folder_is_not_under_it(tmp_path):
+    inside, outside = tmp_path / "inside", tmp_path / "outside"
+    inside.mkdir()
+    outside.mkdir()
+    os.symlink(outside, inside / "link")
+    engine = PermissionEngine()
+    engine.rules.add("write_file", Scope("path", str(inside)), "allow")
+    assert check(engine, "write_file", {"path": str(inside / "notes.txt")}).allowed
+    assert not check(engine, "write_file", {"path": str(inside / "link" / "x.txt")}).allowed
+    assert not check(engine, "write_file", {"path": str(inside / ".." / "outside" / "x.txt")}).allowed
+
+
+@pytest.mark.parametrize("line", ["git status; rm -rf ~", "git log | sh", "git $(rm x)", "git `x`", "git > f",
+                                  "git a && rm b", "git\nrm"])
+def test_chained_commands_have_no_subject(line):
+    assert command_word(line) is None
+    engine = PermissionEngine()
+    engine.rules.add("shell", Scope("command", "git"), "allow")
+    assert not check(engine, "shell", {"command": line}).allowed
+    assert check(engine, "shell", {"command": "git status"}).allowed
+
+
+# ---- defaults and rules -------------------------------------------------------------------------
+
+
+def test_defaults_allow_read_only_and_plain_ask_approval_and_destructive():
+    engine = PermissionEngine()
+    for name, args in (("read_file", {"path": "/x"}), ("plain", {})):
+        d = check(engine, name, args)
+        assert d.allowed and d.by == "default"
+    for name, args in (("fetch", {"url": "http://a"}), ("write_file", {"path": "/x"}), ("shell", {"command": "ls"})):
+        d = check(engine, name, args)  # ask, and no one to ask: denied
+        assert not d.allowed and d.by == "default" and "no one could be asked" in d.reason
+
+
+def test_deny_rule_wins_and_most_specific_rule_decides():
+    engine = PermissionEngine()
+    engine.rules.add("plain", Scope("tool"), "deny")
+    engine.rules.add("plain", Scope("args", canonical_arguments({"x": 2})), "allow")
+    d = check(engine, "plain", {"x": 2})
+    assert not d.allowed and d.by == "rule"  # deny wins
+    engine2 = PermissionEngine()
+    engine2.rules.add("fetch", Scope("tool"), "ask")
+    rule = engine2.rules.add("fetch", Scope("host", "example.com"), "allow")
+    d = check(engine2, "fetch", {"url": "https://example.com/a"})
+    assert d.allowed and d.by == "rule" and d.rule_id == rule.id
+    assert engine2.rules.get(rule.id).last_used_at is not None
+    assert not check(engine2, "fetch", {"url": "https://other.org/"}).allowed  # the tool-wide ask rule
+
+
+def test_ask_rule_makes_even_a_read_only_tool_ask():
+    engine = PermissionEngine()
+    engine.rules.add("read_file", Scope("tool"), "ask")
+    assert not check(engine, "read_file", {"path": "/x"}).allowed
+
+
+def test_destructive_tool_ignores_a_tool_wide_allow_rule_but_not_an_exact_one(tmp_path):
+    engine = PermissionEngine()
+    engine.rules.add("write_file", Scope("tool"), "allow")
+    assert not check(engine, "write_file", {"path": str(tmp_path / "a")}).allowed
+    engine.rules.add("write_file", Scope("path", str(tmp_path)), "allow")
+    assert check(engine, "write_file", {"path": str(tmp_path / "a")}).allowed
+
+
+def test_allow_tool_flag_allows_for_the_run_and_is_not_saved(tmp_path):
+    store = ConversationStore(tmp_path / "s.sqlite3")
+    engine = PermissionEngine(RuleBook(ToolRules(store)))
+    engine.allow_for_run(["shell"])
+    d = check(engine, "shell", {"command": "rm -rf build"})
+    assert d.allowed and d.by == "rule"
+    assert ToolRules(store).all() == []
+    assert [r.source for r in engine.rules.rules()] == ["flag"]
+    store.close()
+
+
+# ---- answers ------------------------------------------------------------------------------------
+
+
+def test_answers_once_chat_always_deny():
+    engine = PermissionEngine()
+    answers = iter([Answer("once"), Answer("chat"), Answer("deny", reason="too risky"), Answer("always")])
+    asked = []
+
+    def asker(request):
+        asked.append(request.arguments)
+        return next(answers)
+
+    chat = ChatPermissions("c", asker)
+    once = check(engine, "fetch", {"url": "http://a.org/1"}, chat)
+    assert once.allowed and once.by == "user"
+    assert check(engine, "fetch", {"url": "http://a.org/2"}, chat).by == "user"  # asked again: "chat" now
+    assert check(engine, "fetch", {"url": "http://b.org/"}, chat).allowed  # granted for this chat (any call)
+    other_chat = ChatPermissions("other", asker)
+    denied = check(engine, "fetch", {"url": "http://b.org/"}, other_chat)
+    assert not denied.allowed and denied.reason == "too risky"
+    always = check(engine, "fetch", {"url": "http://c.org/"}, other_chat)
+    assert always.allowed and always.rule_id is not None
+    assert check(engine, "fetch", {"url": "http://z.org/"}, ChatPermissions("third")).allowed  # rule, no asker
+    assert len(asked) == 4
+
+
+def test_destructive_always_is_narrowed_to_the_subject(tmp_path):
+    engine = PermissionEngine()
+    target = tmp_path / "notes.txt"
+    chat = ChatPermissions("c", lambda r: Answer("always", Scope("tool")))
+    assert check(engine, "write_file", {"path": str(target)}, chat).allowed
+    (rule,) = engine.rules.rules()
+    assert rule.scope == Scope("path", str(tmp_path))
+    assert not check(engine, "write_file", {"path": "/etc/passwd"}, ChatPermissions("d")).allowed
+
+
+def test_stop_while_waiting_denies_and_a_rule_saved_meanwhile_decides_a_waiting_call():
+    engine = PermissionEngine()
+    cancel = threading.Event()
+    shown = []
+    chat = ChatPermissions("c", lambda r: shown.append(r))  # shows, answers later
+    out = {}
+    t = threading.Thread(target=lambda: out.setdefault("d", engine.check(TOOLS["fetch"], {"url": "http://a"}, chat,
+                                                                         cancel)))
+    t.start()
+    while not shown:
+        time.sleep(0.01)
+    cancel.set()
+    t.join(5)
+    assert not out["d"].allowed and shown[0].result is out["d"]
+    # two calls waiting; "always" on the first applies to the second at once
+    shown.clear()
+    results = []
+    threads = [threading.Thread(target=lambda u=u: results.append(engine.check(TOOLS["fetch"], {"url": u}, chat)))
+               for u in ("http://a/1", "http://a/2")]
+    for th in threads:
+        th.start()
+    while len(shown) < 2:
+        time.sleep(0.01)
+    shown[0].answer(Answer("always"))
+    for th in threads:
+        th.join(5)
+    assert [d.allowed for d in results] == [True, True]
+    assert {d.by for d in results} == {"user", "rule"}
+    assert shown[1].answered and shown[1].allowed
+
+
+# ---- in dispatch ------------------------------------------------------------------------------------
+
+
+def test_no_surface_runs_an_ask_tool_without_a_decision():
+    """Dispatch with no asker (a registry with no engine given, a chat without a surface) denies, and the
+    function never runs."""
+    ran = []
+
+    @tool(requires_approval=True)
+    def launch(target: str) -> str:
+        """Launch."""
+        ran.append(target)
+        return "launched"
+
+    reg = ToolRegistry()
+    reg.register(launch)
+    for chat in (None, ChatPermissions("c")):
+        result = reg.dispatch("launch", {"target": "moon"}, chat=chat)
+        assert result.status == "denied" and result.decision is not None and not result.decision.allowed
+        assert "not run" in result.content
+    assert ran == []
+
+
+def test_a_denied_call_tells_the_model_why():
+    reg = ToolRegistry()
+    reg.register(fetch)
+    chat = ChatPermissions("c", lambda r: Answer("deny", reason="no web"))
+    result = reg.dispatch("fetch", {"url": "http://x"}, chat=chat)
+    assert result.status == "denied" and "denied" in result.content and "no web" in result.content
+
+
+# ---- the store --------------------------------------------------------------------------------------
+
+
+def test_always_survives_a_restart_and_can_be_revoked(tmp_path):
+    path = tmp_path / "s.sqlite3"
+    store = ConversationStore(path)
+    engine = PermissionEngine(RuleBook(ToolRules(store)))
+    check(engine, "fetch", {"url": "https://example.com"}, ChatPermissions("c", lambda r: Answer("always")))
+    store.close()
+    store = ConversationStore(path)
+    engine = PermissionEngine(RuleBook(ToolRules(store)))
+    (rule,) = engine.rules.rules()
+    assert (rule.tool, rule.scope.kind, rule.policy, rule.source) == ("fetch", "tool", "allow", "user")
+    d = check(engine, "fetch", {"url": "https://x.org"})
+    assert d.allowed and d.by == "rule"
+    assert ToolRules(store).all()[0].last_used_at is not None
+    engine.rules.set_policy(rule.id, "deny")
+    assert ToolRules(store).all()[0].policy == "deny"
+    engine.rules.remove(rule.id)
+    store.close()
+    store = ConversationStore(path)
+    assert ToolRules(store).all() == []
+    store.close()
+
+
+def test_audit_rows_follow_the_chat(tmp_path):
+    store = ConversationStore(tmp_path / "s.sqlite3")
+    conv = Conversation()
+    store.add_message(conv, Message(role="user", content="hi"))
+    audit = ToolAudit(store)
+    audit.record(conv.id, AuditedCall("c1", "fetch", {"url": "http://a"}, "deny", "user", None, "no", "denied",
+                                      1.5, time.time()))
+    (row,) = audit.calls(conv.id)
+    assert row.tool == "fetch" and row.arguments == {"url": "http://a"} and row.decision_text() == "denied by user: no"
+    store.delete(conv.id)
+    assert audit.calls(conv.id) == []
+    store.close()
+
+
+# ---- what the user is shown -------------------------------------------------------------------------
+
+
+def test_preview_command_diff_and_json(tmp_path):
+    from desktop_agent.core.tools.preview import preview_call
+
+    assert preview_call({"command": "ls -la", "timeout": 3}).text == "ls -la"
+    f = tmp_path / "notes.txt"
+    f.write_text("one\ntwo\n", encoding="utf-8")
+    p = preview_call({"path": str(f), "content": "one\nthree\n"})
+    assert p.kind == "diff" and "-two\n" in p.text and "+three\n" in p.text and "changes to" in p.note
+    new = preview_call({"path": str(tmp_path / "new.txt"), "content": "hello"})
+    assert new.kind == "diff" and "+hello" in new.text and new.note.startswith("new file")
+    assert preview_call({"old": "a\n", "new": "b\n"}).kind == "diff"
+    j = preview_call({"city": "Zürich"})
+    assert j.kind == "json" and '"Zürich"' in j.text
+
+
+def test_a_sibling_folder_with_a_longer_name_is_not_under_the_folder(tmp_path):
+    engine = PermissionEngine()
+    engine.rules.add("write_file", Scope("path", str(tmp_path / "notes")), "allow")
+    assert check(engine, "write_file", {"path": str(tmp_path / "notes" / "a.txt")}).allowed
+    assert not check(engine, "write_file", {"path": str(tmp_path / "notes-private" / "a.txt")}).allowed
