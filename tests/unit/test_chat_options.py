@@ -233,8 +233,8 @@ def test_migrating_a_version_3_database_keeps_everything(db, monkeypatch, tmp_pa
         assert backup.execute("PRAGMA user_version").fetchone() == (3,)
         backup.close()
         assert s.conn.execute("PRAGMA user_version").fetchone() == (store_schema.schema_version(),) == (5,)
-        for t in tables:
-            assert s.conn.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall() == before[t]
+        for t, sql in tables.items():
+            assert s.conn.execute(sql).fetchall() == before[t]
         assert s.list() == listed
         loaded = s.load(first.id)
         assert [m.content for m in loaded.messages] == [m.content for m in first.messages]
