@@ -67,11 +67,13 @@ class Broken(Exception):
     """Connected, but the exchange broke (connection reset, not HTTP)."""
 
 
-def get(url: str, headers: dict[str, str], timeout_s: float) -> Answer:
-    """``GET url``; an HTTP error status is an :class:`Answer` too. Raises :class:`Unreachable`,
-    :class:`NoAnswer` or :class:`Broken`."""
-    request = urllib.request.Request(url, headers={"Accept": "application/json", "User-Agent": USER_AGENT,
-                                                   **headers})
+def get(url: str, headers: dict[str, str], timeout_s: float, body: Any = None) -> Answer:
+    """``GET url`` — or ``POST`` of ``body`` as JSON when given; an HTTP error status is an :class:`Answer` too.
+    Raises :class:`Unreachable`, :class:`NoAnswer` or :class:`Broken`."""
+    data = json.dumps(body).encode("utf-8") if body is not None else None
+    extra = {"Content-Type": "application/json"} if data is not None else {}
+    request = urllib.request.Request(url, data=data, headers={"Accept": "application/json",
+                                                              "User-Agent": USER_AGENT, **extra, **headers})
     context = _tls_context() if url.lower().startswith("https:") else None
     try:
         # http(s) URLs only: checked by Settings
@@ -147,11 +149,25 @@ class OllamaProbe:
 
         return version_from(self._get_json("/api/version"), self.host)
 
-    def _get_json(self, path: str) -> Any:
+    def fetch_model_facts(self, model: str | None = None) -> Any:
+        """What the server says about ``model`` (``POST /api/show``): its context length and capabilities, read
+        as the backend reads them. Raises :class:`~desktop_agent.core.errors.AgentError`."""
+        from desktop_agent.core.model_info import facts_from_show
+
+        name = model or self.model
+        try:
+            data = self._get_json("/api/show", {"model": name})
+        except errors.BackendError as exc:
+            if getattr(exc, "status", None) == 404:
+                raise errors.ModelNotFound(name) from None
+            raise
+        return facts_from_show(data if isinstance(data, dict) else {})
+
+    def _get_json(self, path: str, body: Any = None) -> Any:
         from desktop_agent.core.backends.ollama import _connect_detail, json_answer
 
         try:
-            answer = get(self.host + path, self._headers, self.timeout_s)
+            answer = get(self.host + path, self._headers, self.timeout_s, body)
         except Unreachable as exc:
             raise errors.BackendUnreachable(self.host, detail=_connect_detail(exc)) from None
         except NoAnswer:
