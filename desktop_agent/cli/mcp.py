@@ -4,6 +4,8 @@ secrets in the keyring)."""
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import sys
 from typing import Any
 
@@ -78,7 +80,8 @@ def _list(args: argparse.Namespace, settings: Any, secrets: Any) -> int:
     finally:
         if manager is not None:
             manager.close()
-    return EXIT_OK
+    failed = [s for s in states.values() if s.state == "failed"]
+    return EXIT_FAILED if failed else EXIT_OK
 
 
 def _key(server: Any, name: str) -> str:
@@ -110,9 +113,15 @@ def _add(args: argparse.Namespace, settings: Any, secrets: Any) -> int:
     if bool(command) == bool(args.url):
         _err("desktop-agent mcp add: error: give either -- COMMAND ARGS… or --url URL")
         return EXIT_USAGE
-    entry: dict[str, Any] = {"env": env, "headers": headers, "cwd": args.cwd}
+    entry: dict[str, Any] = {"env": env, "headers": headers, "cwd": os.path.abspath(args.cwd) if args.cwd else ""}
     if command:
-        entry.update(command=command[0], args=command[1:])
+        program = command[0]
+        if os.sep in program and not os.path.isabs(program):  # ".venv/bin/x": where it is now, not from elsewhere
+            program = os.path.abspath(program)
+        if shutil.which(program, path=None if os.sep in program else os.environ.get("PATH")) is None:
+            _err(f"desktop-agent: warning: {program} is not a command on this machine (yet): the server will fail "
+                 "to start until it is installed")
+        entry.update(command=program, args=command[1:])
     else:
         entry["url"] = args.url
     try:

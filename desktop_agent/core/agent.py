@@ -116,6 +116,23 @@ def _call_key(call: ToolCall) -> str:
     return call.name + "\0" + json.dumps(call.arguments, sort_keys=True, ensure_ascii=False, default=str)
 
 
+def _from_results(conversation: Conversation, calls: list[ToolCall]) -> str:
+    """The answer of a model that, offered no tools, only wrote its tool calls again: the results those tools
+    already gave in this chat (the latest of each), said as such."""
+    latest: dict[str, Message] = {}
+    for m in conversation.messages:
+        if m.role == "tool" and m.tool_name:
+            latest[m.tool_name] = m
+    parts = []
+    for name in dict.fromkeys(c.name for c in calls):
+        result = latest.get(name)
+        if result is not None:
+            parts.append(f"**{name}** said:\n\n{result.content}")
+    if not parts:
+        return "The model did not answer in words: it only asked for " + ", ".join(c.name for c in calls) + "."
+    return "The model did not answer in words; here is what the tools said.\n\n" + "\n\n".join(parts)
+
+
 # ---- the agent ----------------------------------------------------------------------------------
 
 
@@ -172,6 +189,8 @@ class Agent:
         self._sent_tools = True
         #: call id → the cancel event of that one call, while its step runs (see :meth:`cancel_tool_call`)
         self._call_cancels: dict[str, threading.Event] = {}
+        #: while the tools are withdrawn for the rest of a turn, a tool call written as text is still caught
+        self._catch_written_calls = False
         self.max_offered = max_offered
         try:
             self._no_lone_close = _LEARNED_NO_LONE_CLOSE.setdefault(backend, set())
@@ -357,6 +376,8 @@ class Agent:
         window = self._window()
         told: set[str] = set()  # notices given once per turn
         answered: set[str] = set()  # the tool calls run in this turn (name and arguments)
+        withdrawn = False  # the tools were taken away for the rest of the turn (the model repeated its calls)
+        self._catch_written_calls = False  # (then: a call written as text is still caught, not shown)
 
         for step in range(self.max_steps):
             if cancel.is_set():
@@ -421,6 +442,15 @@ class Agent:
                 yield AnswerFinished(answer)
                 return
 
+            if withdrawn:
+                # offered no tools, the model still wrote a call (a small model copying its earlier ones): the
+                # answer is what the tools already said, not the call as text
+                answer = Message(role="assistant", content=_from_results(conversation, calls), thinking=thinking,
+                                 model=self._model, backend=self._backend_name)
+                self._add(conversation, answer)
+                yield AnswerFinished(answer)
+                return
+
             step_msg = Message(
                 role="assistant",
                 content=content,
@@ -442,7 +472,8 @@ class Agent:
                 # a model asking again for calls whose results it has is stuck (small models do this,
                 # and so do servers that drop tool results from the prompt): the rest of the turn
                 # offers no tools, so that it answers
-                tools, tool_names = None, set()
+                tools, withdrawn = None, True  # (the names stay: a call written as text is still caught)
+                self._catch_written_calls = True
                 yield Notice(REPEATED_CALLS)
 
         yield TurnFailed(MaxStepsExceeded(self.max_steps))
@@ -468,7 +499,8 @@ class Agent:
             yield Notice(TOOLS_LEFT_OUT)
         for _ in range(3):  # next_attempt ends the chain within two retries; this bounds it anyway
             # JSON-in-content recovery only when tools may be called in this request
-            gate_names = tool_names if (attempt.tools is not None and choice != "none") else set()
+            offered = attempt.tools is not None or self._catch_written_calls
+            gate_names = tool_names if (offered and choice != "none") else set()
             self._sent_tools = attempt.tools is not None or not tools
             outcome = yield from self._stream_step(request, attempt, choice, gate_names, cancel)
             content, thinking, calls, error = outcome

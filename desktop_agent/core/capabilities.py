@@ -94,8 +94,10 @@ def cannot_use(what: str, model: str) -> str:
 def server_key(backend: Any) -> ServerKey:
     """(backend name, URL, model) of ``backend``; the URL is its ``base_url`` (OpenAI-compatible) or
     ``host`` (Ollama)."""
-    url = getattr(backend, "base_url", None) or getattr(backend, "host", None) or ""
-    return (str(getattr(backend, "name", "") or ""), str(url).rstrip("/"), str(getattr(backend, "model", "") or ""))
+    url = str(getattr(backend, "base_url", None) or getattr(backend, "host", None) or "").rstrip("/")
+    # one server, however its loopback address is written (the README says 127.0.0.1, a preset localhost)
+    url = url.replace("://localhost:", "://127.0.0.1:").replace("://[::1]:", "://127.0.0.1:")
+    return (str(getattr(backend, "name", "") or ""), url, str(getattr(backend, "model", "") or ""))
 
 
 class Capabilities:

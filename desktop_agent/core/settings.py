@@ -115,8 +115,9 @@ class OpenAISettings(_Group):
     model: str = "gpt-4o-mini"
     #: whether the provider needs an API key (local servers don't: a placeholder key is sent)
     needs_key: bool = True
-    #: seconds to wait for the first data of an answer (connecting included)
-    timeout_s: float = Field(60.0, gt=0)
+    #: seconds to wait for the first data of an answer (connecting included): long, as Ollama's — a local server
+    #: may be loading the model or reading a long prompt, and an answer that is not streamed comes all at once
+    timeout_s: float = Field(300.0, gt=0)
     #: seconds to wait for the next data once the answer streams (keep-alive comments do not count)
     next_data_timeout_s: float = Field(60.0, gt=0)
     retries_per_key: int = Field(2, ge=0, le=10)

@@ -109,3 +109,17 @@ def test_a_terminal_chat_calls_an_mcp_servers_tool(home):
         assert "time__get_current_time" not in offered
     finally:
         server.stop()
+
+
+def test_add_keeps_a_relative_command_as_an_absolute_path_and_warns_about_a_missing_one(home, tmp_path):
+    program = Path(sys.executable)
+    rel = os.path.relpath(program, Path.cwd())
+    out = run(home, "mcp", "add", "rel", "--", rel, "-c", "pass")
+    assert out.returncode == 0, out.stderr
+    saved = json.loads((home / "config" / "settings.json").read_text(encoding="utf-8"))["mcp"]["servers"][0]
+    assert os.path.isabs(saved["command"])
+    missing = run(home, "mcp", "add", "nothing", "--", "no-such-mcp-server-here")
+    assert missing.returncode == 0 and "is not a command on this machine" in missing.stderr
+    listed = run(home, "mcp", "list")
+    assert listed.returncode == 1  # a server failed: say so in the exit status too
+    assert "nothing  [failed" in listed.stdout

@@ -198,3 +198,24 @@ def test_a_call_with_other_arguments_is_run():
     assert isinstance(events[-1], AnswerFinished)
     assert [e.result for e in events if type(e).__name__ == "ToolCallFinished"] == ["sunny in Oslo", "sunny in Rome"]
     assert notices(events) == []
+
+
+def test_offered_no_tools_a_model_that_only_writes_its_call_again_gets_the_tools_results_as_the_answer():
+    """The README's 135M model, after repeating a call, was asked without tools — and answered
+    ``functions.get_weather: {&#34;city&#34;…}``: that text was shown as the answer. The answer is now what the
+    tool already said; the written call is neither shown nor run."""
+    from desktop_agent.core.events import TextDelta, ToolCallStarted
+
+    backend = ScriptedBackend(
+        calls(call("get_weather", {"city": "Oslo"})),
+        calls(call("get_weather", {"city": "Oslo"})),
+        text("functions.get_weather:\n{&#34;city&#34;: &#34;Oslo&#34;}"),
+    )
+    conversation = Conversation()
+    events = list(Agent(backend, registry()).run(conversation, "weather?"))
+    final = events[-1]
+    assert isinstance(final, AnswerFinished)
+    assert "sunny in Oslo" in final.message.content and "functions." not in final.message.content
+    assert not any(isinstance(e, TextDelta) and "functions." in e.text for e in events)
+    assert len([e for e in events if isinstance(e, ToolCallStarted)]) == 2
+    assert conversation.messages[-1].content == final.message.content

@@ -72,3 +72,11 @@ def test_the_assembly_keeps_lessons_in_the_cache_folder_for_the_next_process(tmp
     finally:
         LEARNED.clear()
         paths.set_home(None)
+
+
+def test_localhost_and_127_0_0_1_are_one_server(tmp_path):
+    """The README says 127.0.0.1, the window's preset localhost: what was learned holds for both."""
+    caps = Capabilities()
+    caps.learn(SimpleNamespace(name="openai", base_url="http://localhost:8080/v1", model="smollm2"),
+               stream_with_tools=False)
+    assert caps.learned(BACKEND).stream_with_tools is False
