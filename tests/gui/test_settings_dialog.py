@@ -349,7 +349,7 @@ def test_ollama_answer_timeout_round_trips(dialogs, qtbot):
     with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS) as saved:
         dialog.save_button.click()
     s = saved.args[0]
-    assert (s.ollama.timeout_s, s.openai.timeout_s) == (600.5, 60)
+    assert (s.ollama.timeout_s, s.openai.timeout_s) == (600.5, Settings().openai.timeout_s)
     loaded, warnings = Settings.load()
     assert warnings == [] and loaded.ollama.timeout_s == 600.5
     again = dialogs(loaded)

@@ -650,7 +650,8 @@ def test_max_steps_exceeded():
     """The model keeps calling tools: after max_steps model calls the turn fails with a clear
     'did not finish in N steps'; every call made was answered."""
     reg = make_registry(get_time)
-    backend = ScriptedBackend(*[calls(call("get_time", "{}", f"s{i}")) for i in range(3)])
+    # each call new (a repeated call would take the tools away: see test_capabilities)
+    backend = ScriptedBackend(*[calls(call("get_time", f'{{"step": {i}}}', f"s{i}")) for i in range(3)])
     conv = Conversation()
     events = drive(Agent(backend, reg, max_steps=3), conv, "loop")
     err = events[-1].error
@@ -661,7 +662,7 @@ def test_max_steps_exceeded():
 
 def test_default_max_steps_is_8():
     reg = make_registry(get_time)
-    backend = ScriptedBackend(*[calls(call("get_time", "{}")) for _ in range(8)])
+    backend = ScriptedBackend(*[calls(call("get_time", f'{{"step": {i}}}')) for i in range(8)])
     events = drive(Agent(backend, reg), Conversation(), "loop")
     assert isinstance(events[-1].error, MaxStepsExceeded) and len(backend.requests) == 8
 
