@@ -175,7 +175,7 @@ class ToolSidebar(QWidget):
         self.result_view.setReadOnly(True)
         self.result_view.setFont(mono)
         self.result_view.setAccessibleName("Tool call result")
-        self.result_view.setPlaceholderText("The result or error appears here.")
+        self.result_view.setPlaceholderText(RESULT_PLACEHOLDER)
         self.result_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.decision_label = QLabel()
         self.decision_label.setObjectName("toolDecision")
@@ -325,6 +325,7 @@ class ToolSidebar(QWidget):
         self._items.clear()
         self.args_view.clear()
         self.result_view.clear()
+        self.result_view.setPlaceholderText(RESULT_PLACEHOLDER)  # not "… is running" of another chat's call
         self.decision_label.clear()
         self._result_full = ""
         self.copy_args.setEnabled(False)
@@ -437,10 +438,10 @@ class ToolSidebar(QWidget):
         self.args_view.setPlainText(pretty_json(run.arguments) if run.arguments else "{}")
         self.decision_label.setText(("Permission: " + run.decision) if run.decision else "")
         self.decision_label.setVisible(bool(run.decision))
-        if run.status == "running":
+        self.result_view.setPlaceholderText(f"{run.name} is running…" if running else RESULT_PLACEHOLDER)
+        if running:
             self.result_label.setText("Result")
             self._set_result("")
-            self.result_view.setPlaceholderText(f"{run.name} is running…")
         elif run.error is not None and run.status != "ok":
             self.result_label.setText(f"Error ({STATUS.get(run.status, ('', run.status))[1]})")
             self._set_result(pretty_json(run.error) if run.error else run.result)
@@ -451,6 +452,10 @@ class ToolSidebar(QWidget):
             self._set_result(f"{self._result_full}\n\n── printed by the tool ──\n{run.output.rstrip()}")
         self.copy_args.setEnabled(True)
         self.copy_result.setEnabled(bool(self._result_full))
+
+
+#: what the result box says while no call is shown
+RESULT_PLACEHOLDER = "The result or error appears here."
 
 
 def audited_decisions(store: Any, conversation_id: str) -> dict[str, str]:

@@ -73,3 +73,17 @@ def test_the_cancel_button_is_reachable_with_tab_and_cancels(qtbot, make_window,
     assert hang.status == "cancelled"
     assert not sidebar.cancel_call.isVisibleTo(sidebar)  # the selected call is no longer running
     assert last_turn_text(w).startswith("The tool said:")
+
+
+def test_opening_another_chat_does_not_keep_a_running_calls_placeholder(qtbot):
+    """A new user opened another chat while a call ran: the Result box still said "say_hello is running…"."""
+    from desktop_agent.core.messages import Conversation
+    from desktop_agent.ui.tool_sidebar import RESULT_PLACEHOLDER, ToolSidebar
+
+    sidebar = ToolSidebar()
+    qtbot.addWidget(sidebar)
+    sidebar.started("c1", "say_hello", {"name": "Ada"})
+    sidebar.tree.setCurrentItem(sidebar._items["c1"])
+    assert "is running" in sidebar.result_view.placeholderText()
+    sidebar.load(Conversation())
+    assert sidebar.result_view.placeholderText() == RESULT_PLACEHOLDER
