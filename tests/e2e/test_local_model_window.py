@@ -32,7 +32,7 @@ def window(qtbot, llama_server, monkeypatch):
         w.resize(1100, 760)
         w.show()
         qtbot.waitExposed(w)
-        qtbot.waitUntil(lambda: w.store is not None and w.history_panel is not None, timeout=10_000)
+        qtbot.waitUntil(lambda: w.ready and w.store is not None and w.history_panel is not None, timeout=10_000)
         return w
 
     yield make
