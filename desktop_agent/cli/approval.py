@@ -18,16 +18,24 @@ CHOICES = {"y": "once", "yes": "once", "a": "always", "always": "always", "c": "
 PREVIEW_LINES = 40
 
 
+def visible(text: str) -> str:
+    """``text`` with its control characters shown as escapes (``\x1b``): arguments printed on a terminal must
+    not move the cursor, clear lines or retitle the window — the user approves what the call really does."""
+    return "".join(ch if ch == "\n" or ch == "\t" or (ch.isprintable() and ord(ch) != 0x7F)
+                   else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
 def describe(request: PermissionRequest, err: Output) -> None:
-    """Print what the user is asked about."""
+    """Print what the user is asked about (control characters escaped: see :func:`visible`)."""
     tool = request.tool
     kinds = [k for k, on in (("destructive", tool.destructive), ("read-only", tool.read_only)) if on]
     write_line(err, f"[approval] {tool.name} — {tool.description or 'no description'}")
     write_line(err, f"  from: {request.source}" + (f" ({', '.join(kinds)})" if kinds else ""))
     preview = preview_call(request.arguments)
     head = {"command": "command line", "diff": "changes", "json": "arguments"}[preview.kind]
-    write_line(err, f"  {head}:" + (f" {preview.note}" if preview.note else ""))
-    lines = (("$ " if preview.kind == "command" else "") + preview.text.rstrip("\n")).splitlines() or [""]
+    write_line(err, f"  {head}:" + (f" {visible(preview.note)}" if preview.note else ""))
+    text = visible(("$ " if preview.kind == "command" else "") + preview.text.rstrip("\n"))
+    lines = text.split("\n") or [""]
     for line in lines[:PREVIEW_LINES]:
         write_line(err, "    " + line)
     if len(lines) > PREVIEW_LINES:

@@ -310,3 +310,68 @@ def test_a_sibling_folder_with_a_longer_name_is_not_under_the_folder(tmp_path):
     engine.rules.add("write_file", Scope("path", str(tmp_path / "notes")), "allow")
     assert check(engine, "write_file", {"path": str(tmp_path / "notes" / "a.txt")}).allowed
     assert not check(engine, "write_file", {"path": str(tmp_path / "notes-private" / "a.txt")}).allowed
+
+
+# ---- what a breaker found: a folder rule vouched for another file -----------------------------------
+
+
+def test_a_relative_or_padded_path_is_not_vouched_for_by_a_folder_rule(tmp_path, monkeypatch):
+    """A folder rule for A allowed ``rel.txt`` (resolved against the app's working directory, A) and
+    `` /…/B/x`` (a leading space) — while the file tool wrote both into B. A relative path has no subject now
+    (the tool resolves it, not the engine), and a padded one is the path it names."""
+    a, b = tmp_path / "A", tmp_path / "B"
+    a.mkdir(), b.mkdir()
+    monkeypatch.chdir(a)
+    engine = PermissionEngine()
+    engine.rules.add("write_file", Scope("path", str(a)), "allow")
+    assert not check(engine, "write_file", {"path": "rel.txt"}).allowed
+    assert not check(engine, "write_file", {"path": f" {b}/space.txt"}).allowed
+    assert check(engine, "write_file", {"path": f" {a}/space.txt "}).allowed
+
+
+def test_every_path_argument_must_be_under_the_folder():
+    assert subject_of({"path": "/a/x", "folder": "/b"}) is None
+    assert subject_of({"path": "/a/x", "folder": "/a/x"}).value == "/a/x"
+
+
+def test_an_argument_the_tool_does_not_take_cannot_vouch_for_the_call(tmp_path):
+    """The shell tool runs in ``folder``; an extra ``path`` under the allowed folder made the call look allowed."""
+    from desktop_agent.core.tools.dispatch import dispatch_call
+
+    a, b = tmp_path / "A", tmp_path / "B"
+    a.mkdir(), b.mkdir()
+    ran = []
+
+    @tool(destructive=True)
+    def run_in(command: str, folder: str) -> str:
+        """Run a command in a folder."""
+        ran.append((command, folder))
+        return "ran"
+
+    t = Tool.from_function(run_in)
+    engine = PermissionEngine()
+    engine.rules.add("run_in", Scope("path", str(a)), "allow")
+    result = dispatch_call({"run_in": t}, "run_in", {"command": "touch x", "folder": str(b), "path": str(a)},
+                           permissions=engine)
+    assert result.status == "denied" and ran == []
+    ok = dispatch_call({"run_in": t}, "run_in", {"command": "touch x", "folder": str(a)}, permissions=engine)
+    assert ok.status == "ok" and ran == [("touch x", str(a))]
+
+
+def test_the_preview_shows_the_file_the_tool_will_write(tmp_path, monkeypatch):
+    from desktop_agent.core.tools.preview import preview_call
+
+    allowed = tmp_path / "allowed"
+    allowed.mkdir()
+    (allowed / "rel.txt").write_text("REL\n", encoding="utf-8")
+    monkeypatch.setenv("DESKTOP_AGENT_ALLOWED_FOLDERS", str(allowed))
+    monkeypatch.chdir(tmp_path)
+    preview = preview_call({"path": "rel.txt", "content": "CLOBBERED\n"})
+    assert str(allowed / "rel.txt") in preview.note and "-REL" in preview.text
+
+
+def test_the_terminal_prompt_shows_control_characters_as_escapes():
+    from desktop_agent.cli.approval import visible
+
+    assert visible("touch x #\x1b[2K\x1b[1G    $ echo hello") == "touch x #\\x1b[2K\\x1b[1G    $ echo hello"
+    assert visible("a\rb\nc\td") == "a\\rb\nc\td"

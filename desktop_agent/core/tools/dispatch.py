@@ -96,7 +96,10 @@ def dispatch_call(
 
         # ---- the permission check: before anything of the tool runs (no surface can skip it)
         engine = permissions if permissions is not None else _DEFAULT_ENGINE
-        decision = engine.check(found, args, chat, cancel, call_id)
+        # judged on the arguments the tool takes: an extra one (a "path" the tool ignores) cannot vouch for it
+        declared = found.parameters.get("properties") or {}
+        taken = {k: v for k, v in args.items() if k in declared} if declared else dict(args)
+        decision = engine.check(found, taken, chat, cancel, call_id)
         if not decision.allowed:
             return fail(denial_text(name, decision), "denied", args)
         # ---- end of the permission check

@@ -74,8 +74,12 @@ class Subject:
     argument: str
 
 
-def _resolve_path(text: str) -> str:
-    return os.path.realpath(os.path.expanduser(text))
+def _resolve_path(text: str) -> str | None:
+    """An absolute path argument resolved (``..``, symbolic links); None for a relative one — a tool resolves
+    that against its own folder (the shipped file tools: the first allowed folder), not the app's working
+    directory, so no folder rule can vouch for it."""
+    given = os.path.expanduser(text.strip())
+    return os.path.realpath(given) if os.path.isabs(given) else None
 
 
 def command_word(command: str) -> str | None:
@@ -90,14 +94,22 @@ def command_word(command: str) -> str | None:
 
 
 def subject_of(arguments: Mapping[str, Any]) -> Subject | None:
-    """The call's subject, read from its arguments by name (see the module docstring); None when it has none."""
-    for names, kind in ((PATH_ARGUMENTS, "path"), (COMMAND_ARGUMENTS, "command"), (URL_ARGUMENTS, "host")):
+    """The call's subject, read from its arguments by name (see the module docstring); None when it has none.
+
+    Every path-like argument counts: a call with a relative path, or with paths in more than one place, has no
+    path subject (a rule for one folder cannot vouch for it), and then no other subject either."""
+    paths = [(name, arguments[name]) for name in PATH_ARGUMENTS
+             if isinstance(arguments.get(name), str) and arguments[name].strip()]
+    if paths:
+        resolved = {_resolve_path(value) for _name, value in paths}
+        if len(resolved) != 1 or None in resolved:
+            return None
+        return Subject("path", str(resolved.pop()), paths[0][0])
+    for names, kind in ((COMMAND_ARGUMENTS, "command"), (URL_ARGUMENTS, "host")):
         for name in names:
             value = arguments.get(name)
             if not isinstance(value, str) or not value.strip():
                 continue
-            if kind == "path":
-                return Subject("path", _resolve_path(value), name)
             if kind == "command":
                 word = command_word(value)
                 return Subject("command", word, name) if word else None

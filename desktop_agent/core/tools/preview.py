@@ -42,6 +42,18 @@ def _first(arguments: dict[str, Any], names: tuple[str, ...]) -> tuple[str, str]
     return None
 
 
+def _target(text: str) -> str:
+    """The file a path argument names, as the file tools resolve it: a relative path is under the first allowed
+    folder (:func:`desktop_agent.toolkit.allowed_path`), not the app's working directory."""
+    given = os.path.expanduser(text.strip())
+    if os.path.isabs(given):
+        return os.path.realpath(given)
+    from desktop_agent.toolkit import allowed_folders
+
+    roots = allowed_folders()
+    return os.path.realpath(os.path.join(roots[0], given)) if roots else given
+
+
 def _read(path: str) -> str | None:
     """The file's text, or None when it does not exist, is not a file, too big or not text."""
     try:
@@ -75,7 +87,7 @@ def preview_call(arguments: dict[str, Any]) -> CallPreview:
             return CallPreview("diff", _diff(old, new, name), pretty)
     content = _first(arguments, CONTENT_ARGUMENTS)
     if path is not None and content is not None:
-        target = os.path.realpath(os.path.expanduser(path[1]))
+        target = _target(path[1])
         current = _read(target)
         if current is not None:
             return CallPreview("diff", _diff(current, content[1], name), pretty, f"changes to {target}")
