@@ -476,12 +476,9 @@ class OpenAIBackend:
         if isinstance(exc, openai.APIStatusError):
             detail = self._detail(exc)
             headers = exc.response.headers if exc.response is not None else None
-            page = self._web_page(exc)
-            if page is not None:  # a proxy's 502, a 404 page, a sign-in page: named, never pasted
-                status = exc.status_code
-                return Failure("retry" if status >= 500 else "fatal", page, status=status,
-                               reason=f"web page (HTTP {status})",
-                               retry_after_s=self.pool.retry_after(headers) if status >= 500 else None)
+            page = self.web_page_failure(exc, headers)
+            if page is not None:
+                return page
             return self.classify_status(exc.status_code, detail, self._markers(exc, detail), headers)
         if isinstance(exc, openai.APIError):  # e.g. an error event inside the stream
             detail = self._detail(exc)
@@ -496,6 +493,16 @@ class OpenAIBackend:
             return Failure("fatal", BackendError(f"the server sent data that is not valid JSON ({detail})"))
         detail = scrub(f"{type(exc).__name__}: {exc}", self.pool.keys)[:_MAX_DETAIL]
         return Failure("fatal", BackendError(detail))
+
+    def web_page_failure(self, exc: Any, headers: Any, path: str = "/chat/completions") -> Failure | None:
+        """The pool's :class:`Failure` for an error status whose body is a web page (a proxy's 502, a 404 page,
+        a sign-in page: named, never pasted; a 5xx is retried), else None. Shared with the listing probe."""
+        page = self._web_page(exc, path)
+        if page is None:
+            return None
+        status = int(exc.status_code)
+        return Failure("retry" if status >= 500 else "fatal", page, status=status, reason=f"web page (HTTP {status})",
+                       retry_after_s=self.pool.retry_after(headers) if status >= 500 else None)
 
     def _web_page(self, exc: Any, path: str = "/chat/completions") -> WebPageAnswer | None:
         """The error status ``exc`` as a :class:`WebPageAnswer` when its body is a web page, else None (``path``:

@@ -235,13 +235,11 @@ class OpenAIProbe:
         backend, keys = self._backend, self.pool.keys
         where, timeout = self.base_url, backend.timeout_s
         if isinstance(exc, _StatusAnswer):
-            page = backend._web_page(exc, "/models")
-            if page is not None:  # a proxy's 502, a 404 page: named, never pasted — as the backend says it
-                status = exc.status_code
-                return Failure("retry" if status >= 500 else "fatal", page, status=status,
-                               reason=f"web page (HTTP {status})")
-            detail = backend._detail(exc)
             headers = exc.response.headers
+            page = backend.web_page_failure(exc, headers, "/models")
+            if page is not None:  # named, never pasted — as the backend says it
+                return page
+            detail = backend._detail(exc)
             return backend.classify_status(exc.status_code, detail, backend._markers(exc, detail), headers,
                                            listing=True)
         if isinstance(exc, Unreachable):
