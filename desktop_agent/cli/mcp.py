@@ -9,6 +9,8 @@ import shutil
 import sys
 from typing import Any
 
+from desktop_agent.cli.output import as_output, write_line
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
@@ -31,7 +33,7 @@ def run_mcp(args: argparse.Namespace) -> int:
 
 
 def _err(text: str) -> None:
-    sys.stderr.write(text + "\n")
+    write_line(as_output(sys.stderr), text)
 
 
 def _fail(text: str) -> int:
