@@ -462,8 +462,9 @@ class Agent:
             self._add(conversation, step_msg)
             yield MessageAdded(step_msg)
 
-            repeated = all(_call_key(c) in answered for c in calls)
-            answered.update(_call_key(c) for c in calls)
+            keys = [_call_key(c) for c in calls]
+            repeated = all(k in answered for k in keys)
+            answered.update(keys)
             stopped = yield from self._run_tools(conversation, calls, cancel, registry)
             if stopped:
                 yield TurnCancelled(None)

@@ -136,7 +136,7 @@ class _Unit:
 
 
 def _unit(messages: list[Message], trimmable: bool) -> _Unit:
-    full = sum(estimate_message(m) for m in messages)
+    full = estimate_message(messages[0]) if len(messages) == 1 else sum(estimate_message(m) for m in messages)
     unit = _Unit(messages, full, trimmed=full)
     if trimmable and any(m.role == "tool" for m in messages):
         cut = [_trimmed(m) for m in messages]
@@ -175,6 +175,8 @@ def _units_from_end(messages: Sequence[Message], i: int, stop: int) -> tuple[int
         if k > stop and messages[k - 1].role == "assistant" and messages[k - 1].tool_calls:
             return k - 1, _groups(messages[k - 1:i]), None
         return k, [], None  # results that answer no call: left out
+    if not m.tool_calls:  # a message of its own (what _groups makes of it)
+        return j, [[m]], None
     return j, _groups([m]), None
 
 

@@ -41,7 +41,7 @@ def clean_text(text: str) -> str:
     ``surrogateescape`` decoding (``os.listdir`` of a non-UTF-8 file name, stdin in the C locale) —
     and cannot be encoded as UTF-8, so a message holding one could not be saved, sent or printed.
     """
-    if not isinstance(text, str) or not _SURROGATE.search(text):
+    if not isinstance(text, str) or text.isascii() or not _SURROGATE.search(text):
         return text
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import threading
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,10 +42,22 @@ def estimate_text(text: str) -> int:
 
 def estimate_message(m: Message) -> int:
     """Estimated tokens of one message as sent (content, tool calls; never its reasoning)."""
-    n = MESSAGE_OVERHEAD + estimate_text(m.content)
-    for call in m.tool_calls:
-        n += MESSAGE_OVERHEAD + estimate_text(call.name) + estimate_text(call.arguments_json())
-    return n
+    if not m.tool_calls:
+        return MESSAGE_OVERHEAD + estimate_text(m.content)
+    cached = _CALLS_CACHE.get(id(m))
+    calls = m.tool_calls
+    if cached is not None and cached[0]() is m and cached[1] is calls and cached[2] == len(calls):
+        return MESSAGE_OVERHEAD + estimate_text(m.content) + cached[3]
+    n = sum(MESSAGE_OVERHEAD + estimate_text(c.name) + estimate_text(c.arguments_json()) for c in calls)
+    if len(_CALLS_CACHE) > 4096:
+        _CALLS_CACHE.clear()
+    _CALLS_CACHE[id(m)] = (weakref.ref(m), calls, len(calls), n)
+    return MESSAGE_OVERHEAD + estimate_text(m.content) + n
+
+
+#: id(message) → (the message, weakly; its tool calls, their number and estimate): a request is planned again
+#: at every step of a turn, and the calls' arguments as JSON are the costly part of an estimate
+_CALLS_CACHE: dict[int, tuple[weakref.ref[Message], list[Any], int, int]] = {}
 
 
 def estimate_messages(messages: Sequence[Message]) -> int:

@@ -32,6 +32,7 @@ class ToolOptions:
     timeout_s: float | None = None
     read_only: bool = False
     destructive: bool = False
+    inline: bool = False
 
 
 @overload
@@ -48,6 +49,7 @@ def tool(
     timeout_s: float | None = None,
     read_only: bool = False,
     destructive: bool = False,
+    inline: bool = False,
 ) -> Callable[[F], F]: ...
 
 
@@ -60,6 +62,7 @@ def tool(
     timeout_s: float | None = None,
     read_only: bool = False,
     destructive: bool = False,
+    inline: bool = False,
 ) -> Any:
     """Mark a function as a tool; returns the function unchanged (still callable directly, e.g. in tests).
 
@@ -67,7 +70,10 @@ def tool(
     timeout_s=5)``). ``timeout_s`` is in seconds (None: the registry's default; 0: no timeout, the call
     ends only when the tool returns or the user presses Stop). ``read_only=True`` declares that the tool
     changes nothing (it may be allowed by default); ``destructive=True`` that it changes or deletes things
-    (its calls always ask unless the user made a rule for exactly that). Nothing is registered
+    (its calls always ask unless the user made a rule for exactly that). ``inline=True`` declares a quick
+    function that never blocks (no I/O, no waiting: it returns within milliseconds): run in this process, it
+    is called in the agent's own thread instead of being handed to a worker thread (see
+    :func:`~desktop_agent.core.tools.dispatch.dispatch_call`). Nothing is registered
     here: the loader (or ``ToolRegistry.register``) finds marked functions and builds the schema
     then, so type hints may refer to names defined later in the module.
 
@@ -85,7 +91,7 @@ def tool(
             func,
             TOOL_MARKER,
             ToolOptions(name=name, description=description, requires_approval=requires_approval,
-                        timeout_s=timeout_s, read_only=read_only, destructive=destructive),
+                        timeout_s=timeout_s, read_only=read_only, destructive=destructive, inline=inline),
         )
         return func
 

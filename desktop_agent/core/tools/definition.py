@@ -22,7 +22,8 @@ class Tool:
     """A function the model can call, with its schema and its pydantic argument model.
 
     Attributes: ``name``, ``description``, ``parameters`` (the JSON schema dict), ``fn``,
-    ``requires_approval``, ``read_only`` / ``destructive`` (what the tool declares it does), ``timeout_s``
+    ``requires_approval``, ``read_only`` / ``destructive`` (what the tool declares it does), ``inline`` (a quick
+    function that never blocks, called in the calling thread), ``timeout_s``
     (seconds, None = the registry default), ``source`` (where it
     was loaded from: "shipped", "user", a folder, "entry point NAME"), ``model`` (the pydantic model
     validating arguments), ``accepts_cancel`` (the function takes ``cancel: threading.Event``).
@@ -42,6 +43,7 @@ class Tool:
         source: str = "",
         read_only: bool = False,
         destructive: bool = False,
+        inline: bool = False,
     ) -> None:
         self.fn = fn
         fn_name: str = getattr(fn, "__name__", "")
@@ -60,6 +62,8 @@ class Tool:
             raise ValueError(f"tool {self.name!r} cannot be both read_only and destructive")
         self.read_only = bool(read_only)
         self.destructive = bool(destructive)
+        #: a quick function that never blocks: run in the calling thread (see ``dispatch._run``)
+        self.inline = bool(inline)
         arguments = build_argument_model(fn, self.name, doc_params)
         self.model = arguments.model
         self.accepts_cancel = arguments.accepts_cancel
@@ -80,7 +84,7 @@ class Tool:
             opts = ToolOptions()
         return cls(fn, name=opts.name, description=opts.description, requires_approval=opts.requires_approval,
                    timeout_s=opts.timeout_s, source=source, read_only=opts.read_only,
-                   destructive=opts.destructive)
+                   destructive=opts.destructive, inline=opts.inline)
 
     def schema(self) -> dict[str, Any]:
         """``{"type": "function", "function": {"name", "description", "parameters"}}`` (a fresh copy)."""

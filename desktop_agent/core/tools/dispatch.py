@@ -30,6 +30,9 @@ log = logging.getLogger(__name__)
 #: Default timeout of a tool call, in seconds.
 DEFAULT_TIMEOUT_S = 30.0
 
+#: seconds an ``inline`` tool may take (the wait for Stop) before it is run on a worker thread instead
+INLINE_LIMIT_S = 0.05
+
 #: the engine of a dispatch given none: no rules, the defaults (an "ask" tool with no one to ask is denied)
 _DEFAULT_ENGINE = PermissionEngine()
 
@@ -60,7 +63,8 @@ def dispatch_call(
     ``timeout_s`` applies to tools without their own (None or 0: no timeout, only cancellation);
     ``output_cap`` caps ``ToolResult.content`` (None or 0: no cap). ``host``: run the function in the tool
     host's child process (see :mod:`.host`; what it prints is in ``ToolResult.output``) rather than in a
-    thread of this process.
+    thread of this process; a tool declared ``inline`` (quick, never blocking) that runs in this process is
+    called in this thread, without the hand-off to a worker (see :func:`_run_inline`).
     """
     start = time.monotonic()
 
@@ -145,8 +149,41 @@ def _run(found: Tool, args: dict[str, Any], kwargs: dict[str, Any], timeout: flo
     if host is not None and origin is not None:
         outcome = host.run(found.name, origin, args, timeout, cancel)
         return outcome.status, outcome.value, outcome.output
-    status, value = _run_in_thread(found, kwargs, timeout, cancel)
+    if found.inline:
+        status, value = _run_inline(found, kwargs, timeout, cancel)
+    else:
+        status, value = _run_in_thread(found, kwargs, timeout, cancel)
     return status, value, ""
+
+
+def _run_inline(found: Tool, kwargs: dict[str, Any], timeout: float | None,
+                cancel: threading.Event | None) -> tuple[str, Any]:
+    """A tool declared ``inline`` (quick, never blocking) called in this thread: no hand-off to a worker.
+
+    Stop and the timeout keep their outcome: a call that returns after its timeout is a timeout, one during
+    which ``cancel`` was set is cancelled (its value dropped). A call that took longer than
+    :data:`INLINE_LIMIT_S` broke its promise: the tool runs on a worker from then on, where Stop and the
+    timeout end the wait at once."""
+    stop = threading.Event() if found.accepts_cancel else None  # what the tool sees as `cancel`
+    start = time.monotonic()
+    try:
+        status, value = "ok", found.invoke(dict(kwargs), stop)
+    except ToolError as exc:
+        log.info("tool %s: %s", found.name, exc)
+        status, value = "error", exc
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 — a SystemExit in a tool must not end the turn
+        log.info("tool %s raised", found.name, exc_info=True)
+        status, value = "error", exc
+    took = time.monotonic() - start
+    if took > INLINE_LIMIT_S:
+        found.inline = False
+        log.warning("tool %s is declared inline but took %.2f s; it runs on a worker thread from now on",
+                    found.name, took)
+    if cancel is not None and cancel.is_set():
+        return "cancelled", None
+    if timeout and took > timeout:
+        return "timeout", None
+    return status, value
 
 
 def _run_in_thread(found: Tool, kwargs: dict[str, Any], timeout: float | None,

@@ -186,7 +186,7 @@ class ToolOffer:
 
         more = len(self._all) - len(self.offered)
         return Tool(
-            find_tools, name=self.find_name, read_only=True,
+            find_tools, name=self.find_name, read_only=True, inline=True,
             description=(f"Find more tools: {more} other tools are available but not listed here. Call this when no "
                          "listed tool fits; the tools it finds can be called in your next step."),
         )
