@@ -175,7 +175,7 @@ def _units_from_end(messages: Sequence[Message], i: int, stop: int) -> tuple[int
         if k > stop and messages[k - 1].role == "assistant" and messages[k - 1].tool_calls:
             return k - 1, _groups(messages[k - 1:i]), None
         return k, [], None  # results that answer no call: left out
-    if not m.tool_calls:  # a message of its own (what _groups makes of it)
+    if m.role == "user" or (not m.tool_calls and m.content.strip()):  # a message of its own (as _groups makes it)
         return j, [[m]], None
     return j, _groups([m]), None
 
