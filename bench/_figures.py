@@ -8,7 +8,9 @@ per figure to stdout, each on its own line (other stdout lines are ignored by ``
 
 ``value``/``unit`` is the measured figure (a ratio when there is a ``limit`` to compare with), ``limit`` what
 it is compared with (text, or null), ``goal`` the target in words, ``met`` whether the goal holds (null when
-it has none). :func:`emit` writes such lines; :func:`machine` describes the machine and its load.
+it has none). ``ratio`` (optional): the figure ÷ its limit when the figure itself is not the ratio (an RSS in
+MB against a bare window's); a figure in ``×`` is its own ratio. :func:`emit` writes such lines;
+:func:`machine` describes the machine and its load.
 Scripts import this module as ``from _figures import Figure, emit`` (``bench/`` is on ``sys.path`` when a
 script there is run as ``python bench/x.py``).
 """
@@ -31,6 +33,7 @@ class Figure:
     met: bool | None
     limit: str | None = None
     note: str = ""
+    ratio: float | None = None
 
 
 def emit(figures: list[Figure]) -> None:

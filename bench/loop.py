@@ -1,12 +1,14 @@
 """Benchmark of the agent loop's own cost (issue 14, "Loop"). Prints one line per backend.
 
-    python bench/loop.py [--runs 9] [--steps 10]
+    python bench/loop.py [--runs 21] [--steps 10] [--backend both] [--figures]
 
 A 10-step tool turn (9 model calls asking for a tool, then the answer) against an instant local server
 speaking the exact wire protocol (the tests' OpenAI and Ollama servers, in a child process so that they
 do not compete for this process's GIL; their fake model asks for ``step(n)`` until n = 8), run by
-our ``Agent`` and by a plain loop on the official SDK doing the same requests and tool calls; medians of
-``--runs`` alternating runs, and the threads our turn starts (the servers' own threads not counted).
+our ``Agent`` and by a plain loop on the official SDK doing the same requests and tool calls; the medians of
+``--runs`` paired ratios (rounds in a rotating order), and the threads our turn starts (the servers' own
+threads not counted). ``step`` is a quick function declared ``inline`` (called in the agent's thread, as the
+SDK loop calls it); the same turn with the tool handed to a worker thread is measured too.
 Goal: our Agent / the SDK loop <= 1.05, no thread started per turn.
 """
 
@@ -21,11 +23,15 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from _figures import Figure, emit, load, machine  # noqa: E402
 
 from desktop_agent.core.agent import Agent  # noqa: E402
 from desktop_agent.core.backends.ollama import OllamaBackend  # noqa: E402
@@ -194,7 +200,26 @@ def timed(fn: Callable[[], str]) -> float:
     return elapsed
 
 
-def bench(kind: str, runs: int, steps: int) -> str:
+@dataclass
+class Result:
+    kind: str
+    steps: int
+    runs: int
+    ours_ms: float
+    sdk_ms: float
+    ratio: float
+    worker_ratio: float  # the same turn with the tool handed to a worker thread (not declared inline)
+    threads: int
+
+    def line(self) -> str:
+        return (f"loop {self.kind:6s}: {self.steps}-step tool turn, our Agent {self.ours_ms:.1f} ms / SDK loop "
+                f"{self.sdk_ms:.1f} ms = {self.ratio:.2f}x (goal <= {GOAL}x, "
+                f"{'met' if self.ratio <= GOAL else 'NOT met'}); with the tool on a worker thread "
+                f"{self.worker_ratio:.2f}x; {self.threads} threads started per turn "
+                f"(medians of {self.runs} alternating pairs)")
+
+
+def bench(kind: str, runs: int, steps: int) -> Result:
     import httpx
     import ollama
     import openai
@@ -209,39 +234,72 @@ def bench(kind: str, runs: int, steps: int) -> str:
             ours = OllamaBackend(server.url, MODEL, timeout_s=60)
             sdk = ollama.Client(host=server.url, timeout=httpx.Timeout(60, connect=5))
             sdk_turn = sdk_ollama_turn
-        ours_times, sdk_times = [], []
-        for _ in range(2):  # warm both (imports, connections)
-            timed(lambda: agent_turn(ours, steps))
-            timed(lambda: sdk_turn(sdk, steps))
-        for i in range(runs):
-            pair = [("ours", lambda: agent_turn(ours, steps)), ("sdk", lambda: sdk_turn(sdk, steps))]
-            for name, fn in pair if i % 2 == 0 else pair[::-1]:
-                (ours_times if name == "ours" else sdk_times).append(timed(fn))
+        times: dict[str, list[float]] = {"ours": [], "worker": [], "sdk": []}
+        turns: dict[str, Callable[[], str]] = {
+            "ours": lambda: agent_turn(ours, steps), "worker": lambda: agent_turn(ours, steps, WORKER_REGISTRY),
+            "sdk": lambda: sdk_turn(sdk, steps)}
+        for _ in range(2):  # warm all (imports, connections, the worker thread)
+            for fn in turns.values():
+                timed(fn)
+        order = list(turns)
+        for i in range(runs):  # each round runs all three, in a rotating order: a load change hits them alike
+            for name in order[i % 3:] + order[:i % 3]:
+                times[name].append(timed(turns[name]))
         with ThreadCounter() as counter:
             agent_turn(ours, steps)
     finally:
         server.stop()
-    a, b = statistics.median(ours_times), statistics.median(sdk_times)
-    ratio = statistics.median(x / y for x, y in zip(ours_times, sdk_times, strict=True))  # paired: same load
-    return (f"loop {kind:6s}: {steps}-step tool turn, our Agent {a * 1000:.1f} ms / SDK loop {b * 1000:.1f} ms = "
-            f"{ratio:.2f}x (goal <= {GOAL}x, {'met' if ratio <= GOAL else 'NOT met'}); "
-            f"{counter.count} threads started per turn (median of {runs}, alternating)")
+
+    def paired(name: str) -> float:
+        return statistics.median(x / y for x, y in zip(times[name], times["sdk"], strict=True))
+
+    return Result(kind, steps, runs, statistics.median(times["ours"]) * 1000, statistics.median(times["sdk"]) * 1000,
+                  paired("ours"), paired("worker"), counter.count)
+
+
+LABEL = {"openai": "OpenAI-compatible", "ollama": "Ollama"}
+
+
+def figures(results: list[Result]) -> list[Figure]:
+    out = []
+    for r in results:
+        note = (f"ours {r.ours_ms:.1f} ms; median of {r.runs} paired ratios; the tool declared inline (quick: "
+                f"called in the agent's thread, as the SDK loop calls it); {load()}")
+        out.append(Figure(f"a {r.steps}-step tool turn against an instant local server ({LABEL[r.kind]}): "
+                          "our Agent ÷ a plain loop on the SDK", round(r.ratio, 3), "×", f"≤ {GOAL}×",
+                          r.ratio <= GOAL, limit=f"the SDK loop ({r.sdk_ms:.1f} ms)", note=note))
+    for r in results:
+        out.append(Figure(f"the same turn ({LABEL[r.kind]}) with the tool handed to a worker thread (a tool not "
+                          "declared inline)", round(r.worker_ratio, 3), "×", "— (none: shows what the hand-off costs)",
+                          None, limit="the SDK loop", note=f"median of {r.runs} paired ratios"))
+    threads = max(r.threads for r in results)
+    out.append(Figure(f"threads started per {results[0].steps}-step tool turn", threads, "", "0", threads == 0,
+                      note=", ".join(f"{LABEL[r.kind]} {r.threads}" for r in results)))
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--runs", type=int, default=21, help="rounds (each: our Agent, the same with a worker, "
+                        "the SDK loop)")
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--backend", choices=["openai", "ollama", "both"], default="both")
+    parser.add_argument("--figures", action="store_true", help="print the figures as JSON lines (bench/run_all.py)")
     parser.add_argument("--serve", choices=["openai", "ollama"], help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve:
         serve(args.serve, args.steps)
         return 0
     os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
+    results = []
     for kind in (["openai", "ollama"] if args.backend == "both" else [args.backend]):
-        print(bench(kind, max(7, args.runs), args.steps), flush=True)
-    print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}", flush=True)
+        results.append(bench(kind, max(1, args.runs), args.steps))
+        if not args.figures:
+            print(results[-1].line(), flush=True)
+    if args.figures:
+        emit(figures(results))
+    else:
+        print(f"machine: {machine()}", flush=True)
     return 0
 
 

@@ -1,6 +1,6 @@
 """Memory figure: resident memory (RSS) of the idle app after start, per backend, against a bare window.
 
-    python bench/start_rss.py [-n 3] [--settle 3]
+    python bench/start_rss.py [-n 3] [--settle 3] [--figures]
 
 For each backend a local server speaking its protocol (``tests/servers``: Ollama's ``/api/tags`` and
 ``/api/version``, OpenAI's ``/v1/models``) runs in this process; the app (``python -m desktop_agent``,
@@ -8,7 +8,7 @@ offscreen, folders in a temporary ``DESKTOP_AGENT_HOME`` whose settings point at
 its first frame awaited, then its server check (the listing request reaching the server), then ``--settle``
 seconds of idling; RSS is read from ``/proc/PID/status``. The bare QMainWindow + QTextBrowser script is
 measured the same way. Medians of ``-n`` runs. Prints one line per backend: name, measured, limit, ratio,
-goal (≤ 120 MB).
+goal (≤ 120 MB) (``--figures``: one JSON line per backend, see ``bench/_figures.py``).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT))
 
+from _figures import Figure, emit, load  # noqa: E402
 from startup import Live, figure_line, write_settings  # noqa: E402
 
 GOAL_MB = 120.0
@@ -54,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-n", "--runs", type=int, default=3)
     parser.add_argument("--settle", type=float, default=3.0, help="seconds of idling before RSS is read")
     parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--figures", action="store_true", help="print the figures as JSON lines (bench/run_all.py)")
     args = parser.parse_args(argv)
     from tests.servers.ollama import OllamaServer
     from tests.servers.openai import OpenAIServer
@@ -83,6 +85,11 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 server.stop()
             rss = statistics.median(runs)
+            if args.figures:
+                emit([Figure(f"RSS idle after start ({label})", round(rss), "MB", f"≤ {GOAL_MB:.0f} MB",
+                             rss <= GOAL_MB, limit=f"bare window {bare:.0f} MB", ratio=round(rss / bare, 2),
+                             note=f"median of {args.runs}, {args.settle:g} s after the server check; {load()}")])
+                continue
             print(figure_line(f"RSS idle after start ({label})", f"{rss:.0f} MB", f"bare window {bare:.0f} MB",
                               f"{rss / bare:.2f}×", f"goal ≤ {GOAL_MB:.0f} MB"), flush=True)
     return 0

@@ -1,6 +1,6 @@
 """Start-up benchmark: whole-process runs, several repetitions, min / median / max. Prints figures and ratios.
 
-    python bench/startup.py [-n 7] [--warmup 1] [--importtime] [--no-frozen]
+    python bench/startup.py [-n 7] [--warmup 1] [--importtime] [--no-frozen] [--figures]
 
 Measures, each in a fresh process of this Python, with ``DESKTOP_AGENT_HOME`` in a temporary folder and
 ``QT_QPA_PLATFORM=offscreen``:
@@ -27,7 +27,8 @@ The section "the app and a bare window as they really run" holds what ``bench/st
 first frame painted (``DESKTOP_AGENT_BENCH_FIRST_PAINT``), against a bare QMainWindow + QTextBrowser.
 
 ``--importtime`` adds one window run under ``python -X importtime`` and prints the slowest imports
-(cumulative) before the window shows.
+(cumulative) before the window shows. ``--figures`` also prints the ratios and the heavy modules as JSON lines
+(``bench/_figures.py``; the start-up goal itself is on ``bench/start_first_frame.py``'s figure).
 """
 
 from __future__ import annotations
@@ -277,6 +278,33 @@ def importtime_report(runner: Runner, top: int = 12) -> list[str]:
     return [f"  {us / 1000:8.1f} ms  {name}" for name, us in ranked] + [f"  {total / 1000:8.1f} ms  (all imports)"]
 
 
+def emit_figures(results: dict[str, list[float]], shown: list[float], painted: list[float], heavy: list[str],
+                 runs: int) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _figures import Figure, emit, load
+
+    def ms(label: str) -> str:
+        return f"{statistics.median(results[label]) * 1000:.0f} ms"
+
+    no_goal = "— (the goal is on the first frame: start_first_frame.py)"
+    note = f"median of {runs} alternating pairs; {load()}"
+    version = statistics.median(results["python -m desktop_agent --version"])
+    bare_python = statistics.median(results["python -c pass"])
+    emit([
+        Figure("start (own driver): process start → window shown ÷ a bare QWidget", round(statistics.median(shown), 2),
+               "×", no_goal, None, limit=f"bare QWidget ({ms('bare QWidget: process start → shown')})",
+               note=f"window {ms('window: process start → shown')}; {note}"),
+        Figure("start (own driver): process start → window painted ÷ a bare QWidget",
+               round(statistics.median(painted), 2), "×", no_goal, None,
+               limit=f"bare QWidget ({ms('bare QWidget: process start → painted (grab)')})",
+               note=f"window {ms('window: process start → painted (grab)')}; {note}"),
+        Figure("python -m desktop_agent --version ÷ python -c pass", round(version / bare_python, 2), "×", "—", None,
+               limit=f"python -c pass ({bare_python * 1000:.0f} ms)", note=f"medians of {runs}"),
+        Figure("heavy modules imported when the window first shows", len(heavy), "", "0", not heavy,
+               note=(", ".join(heavy) or "none") + f" (checked: {', '.join(HEAVY)})"),
+    ])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="desktop-agent start-up benchmark (whole processes).")
     parser.add_argument("-n", "--runs", type=int, default=7, help="counted runs of each measurement")
@@ -285,6 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--importtime", action="store_true", help="also show the slowest imports before show()")
     parser.add_argument("--no-frozen", action="store_true", help="skip the PyInstaller build even if present")
     parser.add_argument("--json", type=Path, help="also write every figure to this file")
+    parser.add_argument("--figures", action="store_true", help="also print the figures as JSON lines (run_all.py)")
     parser.add_argument("--child", choices=["window", "bare"], help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child == "window":
@@ -355,6 +384,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.importtime:
         print("\nimport time before the window shows, by package (python -X importtime, self time summed):")
         print("\n".join(importtime_report(runner)))
+
+    if args.figures:
+        emit_figures(results, ratios_shown, ratios_painted, sorted({m for s in heavy_sets for m in s}), args.runs)
 
     if args.json:
         args.json.write_text(json.dumps({

@@ -1,6 +1,6 @@
 """What running a tool call in the tool host adds per call, against running it in the app's process. One line.
 
-    python bench/tool_call.py [--rounds 9] [--calls 50]
+    python bench/tool_call.py [--rounds 9] [--calls 50] [--figures]
 
 The same small tool (a file in a temporary tools folder, loaded as the app loads tools) is dispatched through a
 registry with a :class:`~desktop_agent.core.tools.host.ToolHost` and through one without, ``--calls`` calls per
@@ -22,6 +22,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from _figures import Figure, emit, load  # noqa: E402
 
 from desktop_agent.core.tools.host import ToolHost  # noqa: E402
 from desktop_agent.core.tools.loader import load_dir  # noqa: E402
@@ -49,12 +52,13 @@ def per_call_ms(registry: ToolRegistry, calls: int) -> float:
     return (time.perf_counter() - start) * 1000.0 / calls
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--calls", type=int, default=50)
-    args = parser.parse_args()
-    rounds = max(7, args.rounds)
+    parser.add_argument("--figures", action="store_true", help="print the figure as a JSON line (bench/run_all.py)")
+    args = parser.parse_args(argv)
+    rounds = max(1, args.rounds)
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / "bench_tools.py").write_text(TOOL, encoding="utf-8")
         in_app = ToolRegistry()
@@ -76,11 +80,19 @@ def main() -> None:
             hosted.close()
     app_ms, host_ms = statistics.median(times["app"]), statistics.median(times["host"])
     added = host_ms - app_ms
+    if args.figures:
+        emit([Figure("a tool call in the tool host (a child process): time added per call", round(added, 3), "ms",
+                     f"— (none; {added / MODEL_CALL_MS:.2%} of a {MODEL_CALL_MS:g} ms model call)", None,
+                     limit=f"the same call in the app's process ({app_ms:.3f} ms)", ratio=round(host_ms / app_ms, 2),
+                     note=f"medians of {rounds} alternating rounds of {args.calls}; a first call that has to start "
+                          f"the host: {cold_ms:.0f} ms; {load()}")])
+        return 0
     print(f"tool call: in the tool host {host_ms:.3f} ms, in the app {app_ms:.3f} ms per call "
           f"(ratio {host_ms / app_ms:.2f}, medians of {rounds} alternating rounds of {args.calls}); "
           f"added {added:.3f} ms = {added / MODEL_CALL_MS:.2%} of a {MODEL_CALL_MS:g} ms model call; "
           f"a first call that has to start the host: {cold_ms:.0f} ms")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

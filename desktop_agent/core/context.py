@@ -136,9 +136,11 @@ class _Unit:
 
 
 def _unit(messages: list[Message], trimmable: bool) -> _Unit:
-    full = estimate_message(messages[0]) if len(messages) == 1 else sum(estimate_message(m) for m in messages)
+    full = 0
+    for m in messages:
+        full += estimate_message(m)
     unit = _Unit(messages, full, trimmed=full)
-    if trimmable and any(m.role == "tool" for m in messages):
+    if trimmable and len(messages) > 1 and any(m.role == "tool" for m in messages):
         cut = [_trimmed(m) for m in messages]
         if any(a is not b for a, b in zip(cut, messages, strict=True)):
             unit.trimmed_messages = cut

@@ -107,6 +107,8 @@ class JsonToolCallGate:
     def finish(self) -> tuple[str, list[ToolCall]]:
         if self._state == self._PASS:
             return "", []
+        if not self._buf.strip():  # nothing held back (a step that only called tools natively)
+            return self._release(), []
         calls = self._parse_whole(self._buf)
         if calls:
             self._buf = ""

@@ -552,7 +552,7 @@ class _LineStream:
         self._whole = whole
         self._model = model
         self.watch = Watch(cancel, first_s, next_s)
-        content = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        content = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         self._it: Generator[bytes, None, None] = self._read(method, path, content)
 
     def __iter__(self) -> Iterator[bytes]:

@@ -171,7 +171,7 @@ def _run_inline(found: Tool, kwargs: dict[str, Any], timeout: float | None,
     except ToolError as exc:
         log.info("tool %s: %s", found.name, exc)
         status, value = "error", exc
-    except (Exception, SystemExit) as exc:  # noqa: BLE001 — a SystemExit in a tool must not end the turn
+    except (Exception, SystemExit) as exc:
         log.info("tool %s raised", found.name, exc_info=True)
         status, value = "error", exc
     took = time.monotonic() - start
