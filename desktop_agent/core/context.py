@@ -182,12 +182,40 @@ def _units_from_end(messages: Sequence[Message], i: int, stop: int) -> tuple[int
     return j, _groups([m]), None
 
 
+#: a history this short is first tried whole (the common case: a short chat, and every step of a tool turn)
+WHOLE_TRY = 64
+
+
+def _whole(messages: Sequence[Message], budget: int | None, fixed_tokens: int,
+           count_limit: int | None) -> Selection | None:
+    """The selection of :func:`choose` when the whole history fits (every unit, nothing trimmed, no summary), in
+    one forward pass; None when it does not fit or holds a summary (then the walk from the end decides)."""
+    used = fixed_tokens
+    count = 0
+    out: list[Message] = []
+    for m in messages:
+        if m.role == "system":
+            return None
+    for unit in _groups(messages):
+        for m in unit:
+            used += estimate_message(m)
+            out.append(_for_request(m))
+        count += len(unit)
+        if (budget is not None and used > budget) or (count_limit is not None and count > count_limit):
+            return None
+    return Selection(out, None, used, 0, 0, True)
+
+
 def choose(messages: Sequence[Message], *, budget: int | None, fixed_tokens: int = 0,
            max_history: int | None = None) -> Selection:
     """The history to send for a prompt of at most ``budget`` tokens (None: no token limit), of which
     ``fixed_tokens`` (system prompt, tool schemas) are taken already; at most ``max_history`` messages
     (None or ``<= 0``: no count limit). See the module docstring for the rules."""
     count_limit = max_history if max_history and max_history > 0 else None
+    if len(messages) <= WHOLE_TRY:
+        whole = _whole(messages, budget, fixed_tokens, count_limit)
+        if whole is not None:
+            return whole
     chosen: list[_Unit] = []  # newest first
     used = fixed_tokens
     count = 0
