@@ -45,7 +45,10 @@ Calling conventions for tool authors:
   the model, and it is set when the user cancels the call, presses Stop or the timeout expires — check
   ``cancel.is_set()`` in loops, or use ``cancel.wait(seconds)`` instead of ``time.sleep``; the process is
   killed if the tool has not returned 0.3 s later. A registry without a host (and a tool the host cannot
-  import again: one defined inside a function) runs it in a daemon thread of the app, abandoned on timeout.
+  import again: one defined inside a function) runs it in a daemon thread of the app, abandoned on timeout;
+  there ``@tool(inline=True)`` — a quick function that never blocks — is called in the agent's own thread
+  instead (no hand-off; a call that returned after Stop or its timeout is reported as such, and a tool whose
+  call took longer than 50 ms runs on a worker from then on).
 - ``@tool(requires_approval=True)`` or ``@tool(destructive=True)``: the permission engine asks the user before
   it runs (the window shows a card, the terminal a prompt); with no one to ask the call is denied.
   ``@tool(read_only=True)`` declares that it changes nothing. See :mod:`.permissions`.
