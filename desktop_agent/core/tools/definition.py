@@ -32,6 +32,10 @@ class Tool:
     an invalid name.
     """
 
+    #: a quick function that never blocks: called in the dispatching thread (see ``dispatch._run_inline``); a
+    #: subclass that builds itself without ``__init__`` (an MCP tool) is not inline
+    inline: bool = False
+
     def __init__(
         self,
         fn: Callable[..., Any],
@@ -62,7 +66,6 @@ class Tool:
             raise ValueError(f"tool {self.name!r} cannot be both read_only and destructive")
         self.read_only = bool(read_only)
         self.destructive = bool(destructive)
-        #: a quick function that never blocks: run in the calling thread (see ``dispatch._run``)
         self.inline = bool(inline)
         arguments = build_argument_model(fn, self.name, doc_params)
         self.model = arguments.model
