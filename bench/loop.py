@@ -1,6 +1,6 @@
 """Benchmark of the agent loop's own cost (issue 14, "Loop"). Prints one line per backend.
 
-    python bench/loop.py [--runs 21] [--steps 10] [--backend both] [--figures]
+    python bench/loop.py [--runs 31] [--steps 10] [--backend both] [--figures]
 
 A 10-step tool turn (9 model calls asking for a tool, then the answer) against an instant local server
 speaking the exact wire protocol (the tests' OpenAI and Ollama servers, in a child process so that they
@@ -280,7 +280,7 @@ def figures(results: list[Result]) -> list[Figure]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=21, help="rounds (each: our Agent, the same with a worker, "
+    parser.add_argument("--runs", type=int, default=31, help="rounds (each: our Agent, the same with a worker, "
                         "the SDK loop)")
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--backend", choices=["openai", "ollama", "both"], default="both")
