@@ -75,7 +75,7 @@ def fmt_number(value: float) -> str:
 
 def now_text(f: dict) -> str:
     unit = f.get("unit") or ""
-    joined = "" if unit in ("×", "/s", "%") else " "
+    joined = "" if unit in ("", "×", "/s", "%") else " "
     return f"{fmt_number(f['value'])}{joined}{unit}"
 
 
