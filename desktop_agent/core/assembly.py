@@ -16,7 +16,7 @@ import hashlib
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from desktop_agent.core.agent import Agent, OnMessage
     from desktop_agent.core.backends.base import ChatBackend
     from desktop_agent.core.backends.probe import OllamaProbe, OpenAIProbe
+    from desktop_agent.core.events import Notice
     from desktop_agent.core.mcp.manager import McpManager
     from desktop_agent.core.secrets import SecretStore
     from desktop_agent.core.store.database import StoreDatabase
@@ -406,6 +407,21 @@ class Assembly:
         with self._lock:
             self._mcp = manager
         return manager
+
+    def wait_for_mcp(self, settings: Settings, cancel: threading.Event | None = None) -> Iterator[Notice]:
+        """Before a turn: wait for the MCP servers still starting (each at most its start timeout, less when
+        ``cancel`` is set), so that the turn offers their tools; a :class:`Notice` says which are waited for.
+        Nothing when tools are off or no server is starting."""
+        if not settings.tools.enabled:
+            return
+        manager = self.mcp(settings)
+        starting = manager.starting() if manager is not None else []
+        if manager is None or not starting:
+            return
+        from desktop_agent.core.events import Notice
+
+        yield Notice(f"waiting for MCP server{'s' if len(starting) > 1 else ''} {', '.join(starting)}…")
+        manager.wait_ready(cancel=cancel)
 
     def _tool_host(self) -> ToolHost:
         """The one tool host of this assembly: it addresses tools by file and function, so the registries built

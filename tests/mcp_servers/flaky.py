@@ -1,5 +1,6 @@
 """An MCP server (stdio) whose tools misbehave on purpose: ``echo`` answers, ``fail`` reports an error result,
-``die`` kills the server in the middle of its call, ``slow`` takes ``seconds`` to answer (a cancel test)."""
+``die`` kills the server in the middle of its call, ``slow`` takes ``seconds`` to answer (a cancel test), ``grow`` adds
+a tool ``added`` and tells the client its list changed (``tools/list_changed``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import os
 import sys
 import time
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 
 server = MCPServer("flaky")
 
@@ -36,6 +37,19 @@ def slow(seconds: float) -> str:
     """Answer after a while."""
     time.sleep(seconds)
     return "slow done"
+
+
+def added() -> str:
+    """A tool that exists after grow."""
+    return "added here"
+
+
+@server.tool()
+async def grow(ctx: Context) -> str:
+    """Add the tool 'added' and say the list changed."""
+    server.add_tool(added)
+    await ctx.session.send_tool_list_changed()
+    return "grown"
 
 
 if __name__ == "__main__":

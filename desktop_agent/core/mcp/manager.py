@@ -1,7 +1,9 @@
 """Runs the configured MCP servers in the background and their tool calls: one asyncio loop on its own thread
 holds each server's ``mcp.Client`` session open; the agent's worker calls tools through it (with timeout and
-cancel, which the SDK sends to the server). A server that fails to start, or dies, is reported with the last
-lines of its stderr and the others keep working; :meth:`McpManager.close` stops every server it started."""
+cancel, which the SDK sends to the server, and the server's progress reports passed on). A server's
+``tools/list_changed`` makes it list its tools again (``on_change`` tells the app). A server that fails to start,
+or dies, is reported with the last lines of its stderr and the others keep working; :meth:`McpManager.close`
+stops every server it started."""
 
 from __future__ import annotations
 
@@ -28,6 +30,9 @@ log = logging.getLogger(__name__)
 STARTING, READY, FAILED, STOPPED = "starting", "ready", "failed", "stopped"
 #: how many lines of a failed server's stderr are kept for the user
 STDERR_LINES = 12
+
+#: what a call reports while it runs: ``(progress, total or None, message or None)`` (any thread may call it)
+Progress = Callable[[float, float | None, str | None], None]
 
 
 class McpCallFailed(ToolError):
@@ -67,6 +72,11 @@ class _Server:
         self.stop: asyncio.Event | None = None
         self.task: concurrent.futures.Future[None] | None = None
         self.errlog: IO[str] | None = None
+        #: the listing a ``tools/list_changed`` started; ``stale``: one came before the server was ready
+        self.relisting: asyncio.Future[None] | None = None
+        self.stale = False
+        #: the first line it wrote on stdout that is not MCP, while starting
+        self.noise = ""
 
 
 class McpManager:
@@ -108,12 +118,20 @@ class McpManager:
         self._changed(server)
         server.task = asyncio.run_coroutine_threadsafe(self._serve(server), self._loop)
 
-    def wait_ready(self, timeout_s: float | None = None) -> list[ServerState]:
-        """Wait until no server is starting any more (or ``timeout_s`` passed); their states."""
+    def wait_ready(self, timeout_s: float | None = None, cancel: threading.Event | None = None) -> list[ServerState]:
+        """Wait until no server is starting any more (or ``timeout_s`` passed, or ``cancel`` is set); their
+        states."""
         deadline = time.monotonic() + (self.start_timeout_s if timeout_s is None else timeout_s)
-        while time.monotonic() < deadline and any(s.state.state == STARTING for s in self._servers.values()):
-            time.sleep(0.05)
+        while time.monotonic() < deadline and self.starting():
+            if cancel is not None and cancel.wait(0.05):
+                break
+            if cancel is None:
+                time.sleep(0.05)
         return self.states()
+
+    def starting(self) -> list[str]:
+        """The names of the servers still starting."""
+        return [s.config.name for s in self._servers.values() if s.state.state == STARTING]
 
     def restart(self, name: str) -> None:
         """Stop server ``name`` and start it again (in the background)."""
@@ -171,15 +189,19 @@ class McpManager:
     # ---- calls ---------------------------------------------------------------------------------------
 
     def call(self, server_name: str, tool: str, arguments: dict[str, Any], *,
-             timeout_s: float | None = None, cancel: threading.Event | None = None) -> Any:
-        """Call ``tool`` of server ``server_name``; its ``CallToolResult``. Raises :class:`McpCallFailed`
-        (with a sentence for the model) or :class:`McpCallCancelled`."""
+             timeout_s: float | None = None, cancel: threading.Event | None = None,
+             progress: Progress | None = None) -> Any:
+        """Call ``tool`` of server ``server_name``; its ``CallToolResult``. ``progress`` gets the server's progress
+        notifications of this call (on the manager's thread). Raises :class:`McpCallFailed` (with a sentence for
+        the model) or :class:`McpCallCancelled`."""
         server = self._servers.get(server_name)
         if server is None or server.state.state != READY or server.client is None or self._loop is None:
             state = server.state.line() if server is not None else f"{server_name}: not configured"
             raise McpCallFailed(f"the MCP server is not available ({state})")
         timeout = self.call_timeout_s if timeout_s is None else timeout_s
-        future = asyncio.run_coroutine_threadsafe(server.client.call_tool(tool, arguments), self._loop)
+        on_progress = _progress_callback(progress) if progress is not None else None
+        future = asyncio.run_coroutine_threadsafe(
+            server.client.call_tool(tool, arguments, progress_callback=on_progress), self._loop)
         deadline = time.monotonic() + timeout if timeout else None
         while True:
             try:
@@ -210,24 +232,20 @@ class McpManager:
         from mcp import Client
 
         server.stop = asyncio.Event()
+        server.stale, server.noise = False, ""
         try:
             transport = self._transport(server)
             async with asyncio.timeout(self.start_timeout_s):
-                client = Client(transport, raise_exceptions=True)
+                client = Client(transport, raise_exceptions=True, message_handler=self._listener(server))
                 await client.__aenter__()
             try:
-                infos: list[Any] = []
-                cursor = None
                 async with asyncio.timeout(self.start_timeout_s):
-                    while True:
-                        page = await client.list_tools(cursor=cursor)
-                        infos.extend(page.tools)
-                        cursor = getattr(page, "next_cursor", None)
-                        if not cursor:
-                            break
+                    infos = await _list_tools(client)
                 server.client, server.infos = client, infos
                 server.state = ServerState(server.config.name, READY, [str(i.name) for i in infos])
                 self._changed(server)
+                if server.stale:
+                    await self._relist(server)
                 await server.stop.wait()
             finally:
                 server.client = None
@@ -240,7 +258,12 @@ class McpManager:
             server.state = ServerState(server.config.name, STOPPED)
             self._changed(server)
         except TimeoutError:
-            self._fail(server, f"it did not start within {self.start_timeout_s:g} s")
+            why = f"it did not start within {self.start_timeout_s:g} s"
+            if server.noise:
+                why += f"; it wrote something that is not MCP on its output: {server.noise!r}"
+            else:
+                why += " (it never answered the MCP handshake)"
+            self._fail(server, why)
         except BaseException as exc:
             log.info("MCP server %s failed", server.config.name, exc_info=True)
             self._fail(server, _reason(exc))
@@ -277,6 +300,37 @@ class McpManager:
                                        cwd=config.cwd or None)
         return stdio_client(params, errlog=server.errlog)
 
+    def _listener(self, server: _Server) -> Any:
+        """The SDK message handler of ``server``'s session: a ``tools/list_changed`` lists its tools again."""
+        from mcp_types import ToolListChangedNotification
+
+        async def handle(message: Any) -> None:
+            if isinstance(message, Exception) and server.state.state == STARTING and not server.noise:
+                server.noise = _unreadable_line(message)  # said if it never gets ready
+            if isinstance(message, ToolListChangedNotification):
+                # not awaited here: the session's reader must go on (the listing's answer comes through it)
+                server.relisting = asyncio.ensure_future(self._relist(server))
+
+        return handle
+
+    async def _relist(self, server: _Server) -> None:
+        client = server.client
+        if client is None:  # not ready yet: listed again once it is (the first listing may be older)
+            server.stale = True
+            return
+        server.stale = False
+        try:
+            async with asyncio.timeout(self.start_timeout_s):
+                infos = await _list_tools(client)
+        except Exception:
+            log.info("MCP server %s: listing its tools again failed", server.config.name, exc_info=True)
+            return
+        if server.client is not client or server.state.state != READY:
+            return
+        server.infos = infos
+        server.state = ServerState(server.config.name, READY, [str(i.name) for i in infos])
+        self._changed(server)
+
     def _alive(self, server: _Server) -> bool:
         return server.client is not None and server.task is not None and not server.task.done()
 
@@ -302,6 +356,43 @@ class McpManager:
                 self.on_change(self.states()[list(self._servers).index(server.config.name)])
             except Exception:
                 log.warning("MCP state listener failed", exc_info=True)
+
+
+async def _list_tools(client: Any) -> list[Any]:
+    """Every tool of ``client``'s server (all pages)."""
+    infos: list[Any] = []
+    cursor = None
+    while True:
+        page = await client.list_tools(cursor=cursor)
+        infos.extend(page.tools)
+        cursor = getattr(page, "next_cursor", None)
+        if not cursor:
+            return infos
+
+
+def _progress_callback(progress: Progress) -> Callable[[float, float | None, str | None], Any]:
+    """``progress`` as the SDK's async progress callback; a failing listener costs only its report."""
+
+    async def report(done: float, total: float | None, message: str | None) -> None:
+        try:
+            progress(done, total, message)
+        except Exception:
+            log.warning("MCP progress listener failed", exc_info=True)
+
+    return report
+
+
+def _unreadable_line(exc: Exception) -> str:
+    """The line a server wrote that the SDK could not read as JSON-RPC (what ``exc`` says), cut to 80 characters."""
+    errors = getattr(exc, "errors", None)
+    text = ""
+    try:
+        found = errors() if callable(errors) else []
+        text = str(found[0].get("input", "")) if found else ""
+    except Exception:  # noqa: BLE001 — only a help for the message
+        text = ""
+    text = " ".join((text or str(exc)).split())
+    return text if len(text) <= 80 else text[:79] + "…"
 
 
 def _connection_closed(exc: BaseException) -> bool:
