@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from desktop_agent.core.assembly import Assembly, with_mcp_tools
 from desktop_agent.core.mcp.config import McpConfigError, import_file, parse
 from desktop_agent.core.mcp.manager import FAILED, READY, McpManager
 from desktop_agent.core.mcp.tools import registry_name
@@ -124,6 +125,69 @@ def test_a_call_is_cancelled_at_once(managers):
     assert result.status == "cancelled"
     assert time.monotonic() - started < 5
     assert dispatch_call(tools, "flaky__echo", {"text": "still here"}, chat=ALLOW).status == "ok"
+
+
+def test_a_list_change_is_seen_by_the_next_registry_and_the_listener(managers):
+    seen = []
+    manager = managers(_flaky(), on_change=seen.append)
+    assert "flaky__added" not in {t.name for t in manager.tools()}
+    tools = {t.name: t for t in manager.tools()}
+    assert dispatch_call(tools, "flaky__grow", {}, chat=ALLOW).content == "grown"
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and "added" not in manager.states()[0].tools:
+        time.sleep(0.05)
+    assert "added" in manager.states()[0].tools
+    assert "added" in seen[-1].tools and seen[-1].state == READY  # the app is told (the window repaints)
+    registry = with_mcp_tools(None, manager, Settings())  # what the next turn offers
+    assert registry is not None and "flaky__added" in registry.names()
+    assert registry.dispatch("flaky__added", {}, chat=ALLOW).content == "added here"
+
+
+def _bad(name: str, mode: str) -> McpServerSettings:
+    return McpServerSettings(name=name, command=sys.executable, args=["-m", "tests.mcp_servers.bad", mode],
+                             cwd=str(ROOT))
+
+
+def test_bad_commands_each_get_a_clear_status_and_cost_nothing_else(managers):
+    manager = managers(McpServerSettings(name="missing", command="no-such-mcp-server-here"),
+                       _bad("garbage", "garbage"), _bad("silent", "silent"), _bad("quits", "exit"), _flaky(),
+                       start_timeout_s=4)
+    states = {s.name: s for s in manager.states()}
+    assert states["missing"].line() == "missing: failed — the command was not found (no-such-mcp-server-here)"
+    assert states["garbage"].state == FAILED
+    assert "not MCP on its output: 'Welcome to my server! Listening…'" in states["garbage"].error
+    assert states["silent"].state == FAILED and "never answered the MCP handshake" in states["silent"].error
+    assert states["quits"].state == FAILED and "exited before it was ready" in states["quits"].error
+    assert states["quits"].stderr == ["bad: missing configuration, exiting"]
+    assert states["flaky"].state == READY
+    tools = {t.name: t for t in manager.tools()}
+    assert {t.server for t in tools.values()} == {"flaky"}
+    assert dispatch_call(tools, "flaky__echo", {"text": "fine"}, chat=ALLOW).content == "echo: fine"
+
+
+def test_a_turn_waits_for_a_starting_server_and_stop_ends_the_wait():
+    slow = McpServerSettings(name="slow", command=sys.executable, cwd=str(ROOT),
+                             args=["-c", "import time, runpy; time.sleep(1.5); "
+                                         "runpy.run_module('tests.mcp_servers.flaky', run_name='__main__')"])
+    settings = Settings().updated({"mcp.servers": [slow.model_dump()]})
+    assembly = Assembly()
+    try:
+        notices = list(assembly.wait_for_mcp(settings, threading.Event()))
+        assert [n.text for n in notices] == ["waiting for MCP server slow…"]
+        assert "slow__echo" in {t.name for t in assembly.available_tools(settings)}
+        assert list(assembly.wait_for_mcp(settings)) == []  # ready: nothing to wait for
+    finally:
+        assembly.close()
+    stopping = Assembly()
+    try:
+        cancel = threading.Event()
+        threading.Timer(0.2, cancel.set).start()
+        started = time.monotonic()
+        assert len(list(stopping.wait_for_mcp(settings, cancel))) == 1
+        assert time.monotonic() - started < 1.4  # Stop ended the wait before the server was up
+        assert stopping.mcp(settings).starting() == ["slow"]
+    finally:
+        stopping.close()
 
 
 def test_a_server_that_cannot_start_is_reported_with_its_output(managers):

@@ -48,7 +48,7 @@ def added() -> str:
 async def grow(ctx: Context) -> str:
     """Add the tool 'added' and say the list changed."""
     server.add_tool(added)
-    await ctx.session.send_tool_list_changed()
+    await ctx.notify_tools_changed()  # to the listen streams of 2026-07-28 clients
     return "grown"
 
 

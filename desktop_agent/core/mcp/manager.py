@@ -246,7 +246,13 @@ class McpManager:
                 self._changed(server)
                 if server.stale:
                     await self._relist(server)
-                await server.stop.wait()
+                watch = asyncio.ensure_future(self._watch(server, client))
+                try:
+                    await server.stop.wait()
+                finally:
+                    watch.cancel()
+                    with contextlib.suppress(BaseException):
+                        await watch
             finally:
                 server.client = None
                 with contextlib.suppress(BaseException):
@@ -312,6 +318,23 @@ class McpManager:
                 server.relisting = asyncio.ensure_future(self._relist(server))
 
         return handle
+
+    async def _watch(self, server: _Server, client: Any) -> None:
+        """On a 2026-07-28 connection a server says its tools changed only to a ``subscriptions/listen`` stream:
+        listen, and list the tools again on each change (older connections: :meth:`_listener` gets the
+        notification). A stream the server does not offer, or that drops, costs only the updates."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        if getattr(client, "protocol_version", None) not in MODERN_PROTOCOL_VERSIONS:
+            return
+        try:
+            async with client.listen(tools_list_changed=True) as changes:
+                async for _change in changes:
+                    await self._relist(server)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001
+            log.info("MCP server %s: no tool list changes (listen failed)", server.config.name, exc_info=True)
 
     async def _relist(self, server: _Server) -> None:
         client = server.client
