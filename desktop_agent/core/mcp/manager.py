@@ -333,7 +333,7 @@ class McpManager:
                     await self._relist(server)
         except asyncio.CancelledError:
             raise
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.info("MCP server %s: no tool list changes (listen failed)", server.config.name, exc_info=True)
 
     async def _relist(self, server: _Server) -> None:
