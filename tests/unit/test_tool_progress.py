@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+from typing import ClassVar
 
 from desktop_agent.core.events import ToolCallFinished, event_to_dict
 from desktop_agent.core.streams import run_reporting
@@ -51,7 +52,7 @@ def test_an_error_of_the_work_is_raised():
 
 class _ImageTool:
     name = "picture"
-    parameters = {"type": "object", "properties": {}}
+    parameters: ClassVar[dict] = {"type": "object", "properties": {}}
     timeout_s = None
     requires_approval = False
     read_only = True
