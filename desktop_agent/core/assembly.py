@@ -354,6 +354,7 @@ class Assembly:
     _mcp_key: Any = field(default=None, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _registry_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    _mcp_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def backend(self, settings: Settings) -> ChatBackend:
         keys = api_keys(settings, self.secrets, retry_locked=True)
@@ -397,16 +398,17 @@ class Assembly:
         if self.registry_override is not None:
             return None
         key = settings.mcp
-        with self._lock:
-            if self._mcp_key == key:
-                return self._mcp
-            old, self._mcp, self._mcp_key = self._mcp, None, key
-        if old is not None:
-            old.close()
-        manager = start_mcp(settings, self.secrets)
-        with self._lock:
-            self._mcp = manager
-        return manager
+        with self._mcp_lock:  # one start at a time: a turn asking meanwhile gets the manager being started
+            with self._lock:
+                if self._mcp_key == key:
+                    return self._mcp
+                old, self._mcp, self._mcp_key = self._mcp, None, key
+            if old is not None:
+                old.close()
+            manager = start_mcp(settings, self.secrets)
+            with self._lock:
+                self._mcp = manager
+            return manager
 
     def wait_for_mcp(self, settings: Settings, cancel: threading.Event | None = None) -> Iterator[Notice]:
         """Before a turn: wait for the MCP servers still starting (each at most its start timeout, less when

@@ -496,8 +496,9 @@ class ToolSidebar(QWidget):
 #: what the result box says while no call is shown
 RESULT_PLACEHOLDER = "The result or error appears here."
 
-#: the longest side of a result's image thumbnail, in pixels
+#: the longest side of a result's image thumbnail, in pixels (at most / at least)
 THUMBNAIL = 160
+SMALLEST = 64
 
 
 class AttachmentStrip(QWidget):
@@ -526,8 +527,10 @@ class AttachmentStrip(QWidget):
             label.setObjectName("toolAttachment")
             pixmap = QPixmap()
             if att.kind == "image" and pixmap.loadFromData(_decoded(att.data)):
-                if max(pixmap.width(), pixmap.height()) > THUMBNAIL:
-                    pixmap = pixmap.scaled(THUMBNAIL, THUMBNAIL, Qt.AspectRatioMode.KeepAspectRatio,
+                side = max(pixmap.width(), pixmap.height())
+                if side > THUMBNAIL or side < SMALLEST:  # big ones shrunk, icon-sized ones made visible
+                    size = THUMBNAIL if side > THUMBNAIL else SMALLEST
+                    pixmap = pixmap.scaled(size, size, Qt.AspectRatioMode.KeepAspectRatio,
                                            Qt.TransformationMode.SmoothTransformation)
                 label.setPixmap(pixmap)
                 label.setToolTip(f"{att.mime_type or 'image'}, {len(att.data) * 3 // 4:,} bytes")

@@ -127,6 +127,21 @@ def test_a_call_is_cancelled_at_once(managers):
     assert dispatch_call(tools, "flaky__echo", {"text": "still here"}, chat=ALLOW).status == "ok"
 
 
+def test_a_cancel_reaches_the_server(managers, tmp_path):
+    manager = managers(_flaky())
+    tools = {t.name: t for t in manager.tools()}
+    marker = tmp_path / "cancelled.txt"
+    cancel = threading.Event()
+    threading.Timer(0.5, cancel.set).start()
+    result = dispatch_call(tools, "flaky__wait_for_cancel", {"marker": str(marker)}, cancel, chat=ALLOW)
+    assert result.status == "cancelled"
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not marker.exists():
+        time.sleep(0.05)
+    assert marker.read_text(encoding="utf-8") == "cancelled"  # the server was told, and stopped the call
+    assert dispatch_call(tools, "flaky__echo", {"text": "next"}, chat=ALLOW).content == "echo: next"
+
+
 def test_a_list_change_is_seen_by_the_next_registry_and_the_listener(managers):
     seen = []
     manager = managers(_flaky(), on_change=seen.append)

@@ -1,6 +1,7 @@
 """An MCP server (stdio) whose tools misbehave on purpose: ``echo`` answers, ``fail`` reports an error result,
-``die`` kills the server in the middle of its call, ``slow`` takes ``seconds`` to answer (a cancel test), ``grow`` adds
-a tool ``added`` and tells the client its list changed (``tools/list_changed``)."""
+``die`` kills the server in the middle of its call, ``slow`` takes ``seconds`` to answer (a cancel test),
+``wait_for_cancel`` notes that the client cancelled it, ``grow`` adds a tool ``added`` and tells the client its list
+changed (``tools/list_changed``)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,20 @@ def slow(seconds: float) -> str:
     """Answer after a while."""
     time.sleep(seconds)
     return "slow done"
+
+
+@server.tool()
+async def wait_for_cancel(marker: str) -> str:
+    """Wait a minute; when the client cancels the call, write 'cancelled' to the file ``marker``."""
+    import anyio
+
+    try:
+        await anyio.sleep(60)
+    except anyio.get_cancelled_exc_class():
+        with open(marker, "w", encoding="utf-8") as f:
+            f.write("cancelled")
+        raise
+    return "not cancelled"
 
 
 def added() -> str:
