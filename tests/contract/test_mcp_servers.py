@@ -7,6 +7,8 @@ import json
 import os
 import re
 import shutil
+import socket
+import subprocess
 import sys
 import threading
 import time
@@ -142,9 +144,44 @@ def test_a_cancel_reaches_the_server(managers, tmp_path):
     assert dispatch_call(tools, "flaky__echo", {"text": "next"}, chat=ALLOW).content == "echo: next"
 
 
-def test_a_list_change_is_seen_by_the_next_registry_and_the_listener(managers):
+@pytest.fixture(params=["stdio", "http"])
+def growing(request):
+    """The flaky server's settings, over each transport."""
+    if request.param == "stdio":
+        yield _flaky()
+        return
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "tests.mcp_servers.flaky", "--http", str(port)], cwd=str(ROOT),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, "the flaky HTTP server did not start"
+                time.sleep(0.1)
+        yield McpServerSettings(name="flaky", url=f"http://127.0.0.1:{port}/mcp")
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_a_list_change_is_seen_by_the_next_registry_and_the_listener(growing, managers):
     seen = []
-    manager = managers(_flaky(), on_change=seen.append)
+    manager = managers(growing, on_change=seen.append)
+    assert manager.states()[0].state == READY, manager.states()[0].line()
     assert "flaky__added" not in {t.name for t in manager.tools()}
     tools = {t.name: t for t in manager.tools()}
     assert dispatch_call(tools, "flaky__grow", {}, chat=ALLOW).content == "grown"

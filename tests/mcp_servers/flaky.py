@@ -1,4 +1,5 @@
-"""An MCP server (stdio) whose tools misbehave on purpose: ``echo`` answers, ``fail`` reports an error result,
+"""An MCP server (stdio; ``--http PORT``: Streamable HTTP on 127.0.0.1) whose tools misbehave on purpose: ``echo``
+answers, ``fail`` reports an error result,
 ``die`` kills the server in the middle of its call, ``slow`` takes ``seconds`` to answer (a cancel test),
 ``wait_for_cancel`` notes that the client cancelled it, ``grow`` adds a tool ``added`` and tells the client its list
 changed (``tools/list_changed``)."""
@@ -69,4 +70,7 @@ async def grow(ctx: Context) -> str:
 
 if __name__ == "__main__":
     print("flaky server starting", file=sys.stderr, flush=True)
-    server.run()
+    if len(sys.argv) > 2 and sys.argv[1] == "--http":  # Streamable HTTP on 127.0.0.1:PORT/mcp
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run()
