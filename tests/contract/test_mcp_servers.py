@@ -324,3 +324,63 @@ def test_a_bad_server_entry_in_the_settings_file_costs_only_itself(tmp_path):
     settings, warnings = Settings.load(path)
     assert [s.name for s in settings.mcp.servers] == ["time"]
     assert warnings
+
+
+def _wait_state(manager: McpManager, name: str, state: str, timeout_s: float = 30.0):
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        found = {s.name: s for s in manager.states()}[name]
+        if found.state == state:
+            return found
+        time.sleep(0.05)
+    return {s.name: s for s in manager.states()}[name]
+
+
+def test_a_server_killed_while_idle_is_reported_and_the_other_goes_on(managers, monkeypatch):
+    from desktop_agent.core.mcp import manager as manager_module
+
+    monkeypatch.setattr(manager_module, "HEARTBEAT_S", 0.2)
+    seen: list[str] = []
+    manager = managers(_flaky(), _time(), on_change=lambda s: seen.append(f"{s.name}:{s.state}"))
+    time.sleep(1.0)  # several checks of both: healthy servers stay ready
+    assert [s.state for s in manager.states()] == [READY, READY], manager.states()
+    [pid] = _children_running("tests.mcp_servers.flaky")
+    os.kill(pid, 9)
+    state = _wait_state(manager, "flaky", FAILED)
+    assert state.state == FAILED and "exited" in state.error, state
+    assert "flaky:failed" in seen  # the window's status listener is told
+    tools = {t.name: t for t in manager.tools()}
+    assert "flaky__echo" not in tools
+    assert dispatch_call(tools, "time__get_current_time", {"timezone": "UTC"}).status == "ok"
+
+
+def test_a_server_that_stops_answering_is_reported(managers, monkeypatch):
+    from desktop_agent.core.mcp import manager as manager_module
+
+    monkeypatch.setattr(manager_module, "HEARTBEAT_S", 0.2)
+    monkeypatch.setattr(manager_module, "PING_TIMEOUT_S", 1.0)
+    manager = managers(_flaky())
+    [pid] = _children_running("tests.mcp_servers.flaky")
+    os.kill(pid, 19)  # SIGSTOP: alive, but it answers nothing
+    try:
+        state = _wait_state(manager, "flaky", FAILED)
+        assert state.state == FAILED and "stopped answering" in state.error, state
+    finally:
+        with __import__("contextlib").suppress(ProcessLookupError):
+            os.kill(pid, 18)  # SIGCONT, so that closing can end it
+
+
+def test_a_long_call_is_not_taken_for_a_hung_server(managers, monkeypatch):
+    from desktop_agent.core.mcp import manager as manager_module
+
+    monkeypatch.setattr(manager_module, "HEARTBEAT_S", 0.1)
+    monkeypatch.setattr(manager_module, "PING_TIMEOUT_S", 0.3)
+    manager = managers(_flaky())
+    [pid] = _children_running("tests.mcp_servers.flaky")
+    tools = {t.name: t for t in manager.tools()}
+    # the server is stopped for a moment during a call: it cannot answer pings, but a call is running
+    threading.Timer(0.2, os.kill, (pid, 19)).start()
+    threading.Timer(1.5, os.kill, (pid, 18)).start()
+    result = dispatch_call(tools, "flaky__slow", {"seconds": 0.5}, chat=ALLOW)
+    assert result.status == "ok", result.content
+    assert {s.name: s.state for s in manager.states()}["flaky"] == READY

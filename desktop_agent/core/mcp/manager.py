@@ -30,6 +30,12 @@ log = logging.getLogger(__name__)
 STARTING, READY, FAILED, STOPPED = "starting", "ready", "failed", "stopped"
 #: how many lines of a failed server's stderr are kept for the user
 STDERR_LINES = 12
+#: while no call is running, a ready server is asked for its tool list this often (seconds; a remote one less
+#: often): one that exited or stopped answering is reported as failed even when nothing calls it
+HEARTBEAT_S = 5.0
+REMOTE_HEARTBEAT_S = 30.0
+#: how long that request may take before the server counts as not answering
+PING_TIMEOUT_S = 15.0
 
 #: what a call reports while it runs: ``(progress, total or None, message or None)`` (any thread may call it)
 Progress = Callable[[float, float | None, str | None], None]
@@ -77,6 +83,8 @@ class _Server:
         self.stale = False
         #: the first line it wrote on stdout that is not MCP, while starting
         self.noise = ""
+        #: calls running now (counted on the manager's loop)
+        self.calls = 0
 
 
 class McpManager:
@@ -201,7 +209,8 @@ class McpManager:
         timeout = self.call_timeout_s if timeout_s is None else timeout_s
         on_progress = _progress_callback(progress) if progress is not None else None
         future = asyncio.run_coroutine_threadsafe(
-            server.client.call_tool(tool, arguments, progress_callback=on_progress), self._loop)
+            self._counted(server, server.client.call_tool(tool, arguments, progress_callback=on_progress)),
+            self._loop)
         deadline = time.monotonic() + timeout if timeout else None
         while True:
             try:
@@ -246,13 +255,15 @@ class McpManager:
                 self._changed(server)
                 if server.stale:
                     await self._relist(server)
-                watch = asyncio.ensure_future(self._watch(server, client))
+                watchers = [asyncio.ensure_future(self._watch(server, client)),
+                            asyncio.ensure_future(self._heartbeat(server, client))]
                 try:
                     await server.stop.wait()
                 finally:
-                    watch.cancel()
-                    with contextlib.suppress(BaseException):
-                        await watch
+                    for watcher in watchers:
+                        watcher.cancel()
+                        with contextlib.suppress(BaseException):
+                            await watcher
             finally:
                 server.client = None
                 with contextlib.suppress(BaseException):
@@ -335,6 +346,46 @@ class McpManager:
             raise
         except Exception:
             log.info("MCP server %s: no tool list changes (listen failed)", server.config.name, exc_info=True)
+
+    @staticmethod
+    async def _counted(server: _Server, call: Any) -> Any:
+        server.calls += 1
+        try:
+            return await call
+        finally:
+            server.calls -= 1
+
+    async def _heartbeat(self, server: _Server, client: Any) -> None:
+        """Check the ready server while it is idle: one that exited, was killed or hangs is reported failed (with
+        its last stderr lines) at once, not at the next call. The check is a ``tools/list`` past the SDK's cache
+        (the 2026-07-28 protocol has no ping); any answer, an error too, means it is there. A running call is left
+        alone — a server busy with it may not answer."""
+        from mcp import MCPError
+
+        assert server.stop is not None
+        every = REMOTE_HEARTBEAT_S if server.config.url else HEARTBEAT_S
+        while not server.stop.is_set():
+            await asyncio.sleep(every)
+            if server.calls or server.stop.is_set() or server.client is not client:
+                continue
+            try:
+                async with asyncio.timeout(PING_TIMEOUT_S):
+                    await client.list_tools(cache_mode="refresh")
+                continue
+            except asyncio.CancelledError:
+                raise
+            except TimeoutError:
+                why = f"it stopped answering (nothing for {PING_TIMEOUT_S:g} s)"
+            except Exception as exc:
+                if isinstance(exc, MCPError) and not _connection_closed(exc):
+                    continue  # it answered, with an error
+                log.info("MCP server %s: its check failed", server.config.name, exc_info=True)
+                why = "it exited or closed its connection" if _connection_closed(exc) else f"it failed: {exc}"
+            if server.calls or server.stop.is_set():
+                continue
+            self._fail(server, why)
+            server.stop.set()
+            return
 
     async def _relist(self, server: _Server) -> None:
         client = server.client
