@@ -37,53 +37,90 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core import paths
-from desktop_agent.core.assembly import Assembly
-from desktop_agent.core.errors import AuthenticationFailed, BackendUnreachable, KeyringLocked, NoApiKey, StoreError
-from desktop_agent.core.events import (
-    AnswerFinished,
-    ChatUpdated,
-    ContextUsage,
-    Notice,
-    TurnCancelled,
-    TurnFailed,
-)
-from desktop_agent.core.messages import Conversation
-from desktop_agent.core.session import ChatSession
-from desktop_agent.core.settings import Settings
-from desktop_agent.ui import errors as ui_errors
 from desktop_agent.ui import icons, theme
-from desktop_agent.ui.agent_runner import (
-    AgentRunner,
-    TurnCrashed,
-    TurnEnded,
-    TurnStarted,
-)
-from desktop_agent.ui.chat.cards import ErrorCard
 from desktop_agent.ui.chat.context_meter import ContextMeter, confirm_oversized, oversized
-from desktop_agent.ui.chat.view import ChatView
-from desktop_agent.ui.chat_options import ChatOptions
 from desktop_agent.ui.compose import Composer
 from desktop_agent.ui.dock_fit import DockFitter
-from desktop_agent.ui.errors import ErrorAction
 from desktop_agent.ui.first_frame import after_first_frame
-from desktop_agent.ui.folder_offer import FolderOffer
 from desktop_agent.ui.model_capabilities import ModelCapabilities
-from desktop_agent.ui.model_listing import ModelListing
 from desktop_agent.ui.model_picker import BACKENDS, ModelPicker
-from desktop_agent.ui.pull import PullController
 from desktop_agent.ui.server_status import ServerStatus
 from desktop_agent.ui.tasks import TaskRunner
 from desktop_agent.ui.tool_sidebar import ToolSidebar, audited_decisions, keep_rules_in
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported by _import_the_rest(): after the first frame when the window starts staged
+    from desktop_agent.core.assembly import Assembly
+    from desktop_agent.core.errors import (
+        AuthenticationFailed,
+        BackendUnreachable,
+        KeyringLocked,
+        NoApiKey,
+        StoreError,
+    )
+    from desktop_agent.core.events import (
+        AnswerFinished,
+        ChatUpdated,
+        ContextUsage,
+        Notice,
+        TurnCancelled,
+        TurnFailed,
+    )
+    from desktop_agent.core.messages import Conversation
+    from desktop_agent.core.session import ChatSession
+    from desktop_agent.core.settings import Settings
+    from desktop_agent.core.settings_glance import SettingsGlance
+    from desktop_agent.ui import errors as ui_errors
+    from desktop_agent.ui.agent_runner import (
+        AgentRunner,
+        TurnCrashed,
+        TurnEnded,
+        TurnStarted,
+    )
+    from desktop_agent.ui.chat.cards import ErrorCard
+    from desktop_agent.ui.chat.view import ChatView
+    from desktop_agent.ui.chat_options import ChatOptions
+    from desktop_agent.ui.errors import ErrorAction
+    from desktop_agent.ui.folder_offer import FolderOffer
+    from desktop_agent.ui.model_listing import ModelListing
+    from desktop_agent.ui.pull import PullController
     from desktop_agent.ui.history.panel import HistoryPanel
     from desktop_agent.ui.settings.dialog import SettingsDialog
 
 log = logging.getLogger(__name__)
 
+
+def _import_the_rest() -> None:
+    """Import what the window needs beyond its first frame — the settings schema and messages (pydantic), the
+    agent runner, the chat view — into this module's names (declared for type checkers above). A window
+    started staged (:class:`MainWindow`'s ``glance``) paints its first frame without them."""
+    if "ChatView" in globals():
+        return
+    from desktop_agent.core.assembly import Assembly
+    from desktop_agent.core.errors import AuthenticationFailed, BackendUnreachable, KeyringLocked, NoApiKey, StoreError
+    from desktop_agent.core.events import AnswerFinished, ChatUpdated, ContextUsage, Notice, TurnCancelled, TurnFailed
+    from desktop_agent.core.messages import Conversation
+    from desktop_agent.core.session import ChatSession
+    from desktop_agent.core.settings import Settings
+    from desktop_agent.ui import errors as ui_errors
+    from desktop_agent.ui.agent_runner import AgentRunner, TurnCrashed, TurnEnded, TurnStarted
+    from desktop_agent.ui.chat.cards import ErrorCard
+    from desktop_agent.ui.chat.view import ChatView
+    from desktop_agent.ui.chat_options import ChatOptions
+    from desktop_agent.ui.errors import ErrorAction
+    from desktop_agent.ui.folder_offer import FolderOffer
+    from desktop_agent.ui.model_listing import ModelListing
+    from desktop_agent.ui.pull import PullController
+
+    loaded = dict(locals())
+    for name, value in loaded.items():  # a name already set (a test patched it) stays
+        globals().setdefault(name, value)
+
 APP_NAME = "desktop-agent"
 #: the deferred start-up work runs after the first frame — or after this long, if no frame comes
 LATE_INIT_FALLBACK_MS = 2000
+#: the height of the chat's options strip (:class:`~desktop_agent.ui.chat_options.ChatOptions`), kept free
+#: for it in the first frame (a test keeps them equal)
+OPTIONS_STRIP_HEIGHT = 26
 APP_DISPLAY_NAME = "Desktop Agent"
 
 
@@ -104,6 +141,13 @@ class MainWindow(QMainWindow):
     """The desktop window. ``settings``: the effective settings (file + command-line overrides);
     ``saved``: what the settings file holds (picker changes are saved there, overrides are not).
 
+    Staged start (``glance``, :func:`~desktop_agent.ui.application.run_gui`): the window's frame — menus,
+    toolbar, the empty chat area, the composer, the tool sidebar, the status bar — is built from a
+    :class:`~desktop_agent.core.settings_glance.SettingsGlance` and painted first; the settings are loaded and
+    the rest (chat view, options strip, runner, listing…) built right after the first frame
+    (:meth:`_build_rest`), then the deferred start-up work runs (:meth:`_late_init`). Without it everything is
+    built at once.
+
     Test hooks: ``assembly`` (an :class:`~desktop_agent.core.assembly.Assembly`), ``store`` (a ConversationStore
     or None to use the default one; pass ``store=False`` for no saving), ``secrets``."""
 
@@ -117,15 +161,24 @@ class MainWindow(QMainWindow):
         store: Any = None,
         secrets: Any = None,
         check_server: bool = True,
+        glance: SettingsGlance | None = None,
     ):
         super().__init__()
-        self.settings = settings or Settings()
+        if glance is None or settings is not None:
+            _import_the_rest()
+            glance = None
+        #: the settings in use — until a staged window has loaded them, the glance it was started with
+        self.settings: Any = settings or glance or Settings()
         self.saved = saved
         self.warnings = list(warnings or [])
         self.store = store
         self.secrets = secrets
         self.check_server_on_start = check_server
-        self.session = ChatSession(Conversation(), store or None)
+        self._given_assembly = assembly
+        #: what a staged window was started with (None once the settings are loaded, or when not staged)
+        self._glance = glance
+        #: True once everything beyond the window's frame is built (at once, or after the first frame)
+        self._built = False
         #: the title shown in the window's title bar (from ChatUpdated events and opened chats)
         self._chat_title = ""
         self.history_panel: HistoryPanel | None = None
@@ -143,18 +196,7 @@ class MainWindow(QMainWindow):
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
         self.resize(1180, 760)
         self.setMinimumSize(*self.MIN_SIZE)
-
-        self.assembly = assembly or Assembly(secrets=secrets)
-        self.runner = AgentRunner(self.assembly, self)
-        self.runner.turn_event.connect(self._on_event)
         self.tasks = TaskRunner(self)
-        self.listing = ModelListing(self.assembly, self.tasks, lambda: self.settings, lambda: self.runner.busy, self)
-        self.listing.started.connect(lambda: self.server_label.show_checking())
-        self.listing.listed.connect(self._on_models_listed)
-        self.listing.facts.connect(self._on_model_facts)
-        self.listing.failed.connect(self._on_listing_failed)
-        #: pulls an Ollama model (the Settings dialog's Pull)
-        self.pull = PullController(self.assembly, self.tasks, self)
 
         self._build_central()
         self._build_docks()
@@ -170,26 +212,75 @@ class MainWindow(QMainWindow):
         self.ready = False
         self._waiting_text = ""
         self._late_started = False
+        if glance is None:
+            self._build_rest()
         QTimer.singleShot(LATE_INIT_FALLBACK_MS, self._late_init)  # also when the window is never painted
+
+    def _build_rest(self) -> None:
+        """Everything beyond the window's frame: the settings (a staged window loads them now), the assembly
+        and runner, the chat view, the chat's options strip, the folder offer, the context meter."""
+        if self._built:
+            return
+        self._built = True
+        if self._glance is not None:  # a staged start: the settings load now
+            _import_the_rest()
+            from desktop_agent.core.assembly import load_settings
+
+            layered = load_settings()
+            self.settings, self.saved = layered.effective, layered.saved
+            self.warnings.extend(layered.warnings)
+            if layered.effective.appearance.theme != self._glance.appearance.theme:
+                app = QApplication.instance()
+                if isinstance(app, QApplication):
+                    theme.apply(app, layered.effective.appearance.theme)
+            self._glance = None
+        self.session = ChatSession(Conversation(), self.store or None)
+        self.assembly = self._given_assembly or Assembly(secrets=self.secrets)
+        self.runner = AgentRunner(self.assembly, self)
+        self.runner.turn_event.connect(self._on_event)
+        self.listing = ModelListing(self.assembly, self.tasks, lambda: self.settings, lambda: self.runner.busy, self)
+        self.listing.started.connect(lambda: self.server_label.show_checking())
+        self.listing.listed.connect(self._on_models_listed)
+        self.listing.facts.connect(self._on_model_facts)
+        self.listing.failed.connect(self._on_listing_failed)
+        #: pulls an Ollama model (the Settings dialog's Pull)
+        self.pull = PullController(self.assembly, self.tasks, self)
+
+        chat = ChatView()
+        chat.status_message.connect(lambda t: self.statusBar().showMessage(t, 3000))
+        chat.error_action.connect(self._on_error_action)
+        chat.suggestion.connect(self._send_text)
+        chat.unsent_text.connect(self._give_back_text)
+        chat.undo_summary.connect(self._undo_summary)
+        chat.tool_clicked.connect(self._show_tool_call)
+        self.central.layout().replaceWidget(self.chat, chat)
+        self.chat.deleteLater()
+        self.chat = chat
+        self.chat_options = ChatOptions(self.assembly, self.tasks)  # this chat's quick options, above the composer
+        self.chat_options.options_changed.connect(self._set_chat_options)
+        self.folder_offer = FolderOffer()
+        self.folder_offer.folder_chosen.connect(self._allow_folder)
+        column = self.composer_column
+        column.replaceWidget(self.options_room, self.chat_options)
+        self.options_room.deleteLater()
+        column.insertWidget(0, self.folder_offer)
+        self.sidebar.cancel_requested.connect(self.runner.cancel_tool_call)
+        self.context_meter.show_chat(self.session.id)
+        self._refresh_backend_labels()
 
     # ---- construction ----------------------------------------------------------------------------
 
     def _build_central(self) -> None:
-        self.chat = ChatView()
-        self.chat.status_message.connect(lambda t: self.statusBar().showMessage(t, 3000))
-        self.chat.error_action.connect(self._on_error_action)
-        self.chat.suggestion.connect(self._send_text)
-        self.chat.unsent_text.connect(self._give_back_text)
-        self.chat.undo_summary.connect(self._undo_summary)
+        """The chat area (an empty stand-in until :meth:`_build_rest` puts the chat view there), the room of
+        the chat's options strip and the composer."""
+        self.chat = QWidget()
+        self.chat.setObjectName("chatRoom")
 
         self.composer = Composer()
         self.composer.send_requested.connect(self._send_text)
         self.composer.stop_requested.connect(self.stop)
         self.input = self.composer.input
         self.send_button = self.composer.button
-
-        self.chat_options = ChatOptions(self.assembly, self.tasks)  # this chat's quick options, above the composer
-        self.chat_options.options_changed.connect(self._set_chat_options)
 
         bottom = QWidget()
         bottom.setObjectName("composerArea")
@@ -198,11 +289,12 @@ class MainWindow(QMainWindow):
         bl.addStretch(1)
         column = QVBoxLayout()
         column.setSpacing(6)
-        self.folder_offer = FolderOffer()
-        self.folder_offer.folder_chosen.connect(self._allow_folder)
-        column.addWidget(self.folder_offer)
-        column.addWidget(self.chat_options)
+        #: keeps the options strip's height until the strip is built, so the composer does not move
+        self.options_room = QWidget()
+        self.options_room.setFixedHeight(OPTIONS_STRIP_HEIGHT)
+        column.addWidget(self.options_room)
         column.addWidget(self.composer)
+        self.composer_column = column
         holder = QWidget()
         holder.setMaximumWidth(880)
         holder.setLayout(column)
@@ -225,7 +317,7 @@ class MainWindow(QMainWindow):
         th = theme.current()
         self.central.setStyleSheet(
             f"""
-            QWidget#central, QWidget#composerArea {{ background: {th.base}; }}
+            QWidget#central, QWidget#composerArea, QWidget#chatRoom {{ background: {th.base}; }}
             QFrame#composer {{ background: {th.base}; border: 1px solid {th.assistant_border}; border-radius: 14px; }}
             QTextEdit#composeBox {{ background: transparent; color: {th.text}; }}
             QPushButton#sendButton {{ background: {th.accent}; color: {th.accent_text}; border: none;
@@ -238,8 +330,6 @@ class MainWindow(QMainWindow):
     def _build_docks(self) -> None:
         self.sidebar = ToolSidebar()
         self.sidebar.setMinimumWidth(200)
-        self.sidebar.cancel_requested.connect(self.runner.cancel_tool_call)
-        self.chat.tool_clicked.connect(self._show_tool_call)
         self.tool_dock = QDockWidget("Tool activity", self)
         self.tool_dock.setObjectName("toolDock")
         self.tool_dock.setAccessibleName("Tool activity")
@@ -343,7 +433,6 @@ class MainWindow(QMainWindow):
         self.server_label.recheck_due.connect(self._recheck)
         self.context_meter = ContextMeter()
         self.context_meter.compact_requested.connect(self.compact_chat)
-        self.context_meter.show_chat(self.session.id)
         sb.addPermanentWidget(self.context_meter)
         sb.addPermanentWidget(self.backend_label)
         sb.addPermanentWidget(self.server_label)
@@ -385,6 +474,7 @@ class MainWindow(QMainWindow):
         and highlighting are warmed up."""
         if self._closing or self._late_started:
             return
+        self._build_rest()
         self._late_started = True
         QTimer.singleShot(0, self._become_ready)  # right after this work — also if a part of it fails
         if self.secrets is None:
@@ -487,7 +577,8 @@ class MainWindow(QMainWindow):
     def _refresh_backend_labels(self) -> None:
         s = self.settings
         self.picker.show_choice(s)
-        self._show_chat_options()
+        if self._built:
+            self._show_chat_options()
         where = s.ollama.host if s.backend == "ollama" else s.openai.base_url
         label = dict(BACKENDS)[s.backend]
         self.backend_label.setText(f"{label} · {s.model}")
@@ -630,13 +721,15 @@ class MainWindow(QMainWindow):
     # ---- turns ------------------------------------------------------------------------------------
 
     def _set_busy(self, busy: bool) -> None:
+        if not self._built:  # nothing runs before the rest is built
+            busy = False
         self.composer.set_busy(busy)
         self.stop_action.setEnabled(busy)
         self.compact_action.setEnabled(not busy)
 
     @property
     def busy(self) -> bool:
-        return self.runner.busy
+        return self._built and self.runner.busy
 
     def _send_text(self, text: str) -> None:
         if not self.ready and text.strip():  # the store and the keys are not there yet: it goes in a moment
@@ -951,8 +1044,9 @@ class MainWindow(QMainWindow):
         self._style_central()
         self._set_busy(self.busy)
         self.sidebar.restyle()
-        self.chat_options.restyle()
-        self.chat.restyle()
+        if self._built:
+            self.chat_options.restyle()
+            self.chat.restyle()
         self.server_label.restyle()
         for a, name in ((self.new_chat_action, "new-chat"), (self.settings_action, "settings"),
                         (self.quit_action, "quit"), (self.refresh_action, "refresh"),
@@ -967,6 +1061,9 @@ class MainWindow(QMainWindow):
         if self._closing:
             return True
         self._closing = True
+        if not self._built:  # closed before the first frame's rest was built: only the layout to keep
+            self._save_state()
+            return True
         self.listing.closed = True
         self.pull.cancel()
         self._save_state()
@@ -983,7 +1080,8 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._shown_once:
             self._shown_once = True
-            after_first_frame(self, lambda: QTimer.singleShot(0, self._late_init))  # paint first, then the rest
+            # paint first, then the rest: built at once (no input event comes in between), then the deferred work
+            after_first_frame(self, lambda: (self._build_rest(), QTimer.singleShot(0, self._late_init)))
             if not self._layout_restored:  # first start: the sidebar takes about 30 % of the width
                 w = max(240, min(340, int(self.width() * 0.27)))
                 self.resizeDocks([self.tool_dock], [w], Qt.Orientation.Horizontal)

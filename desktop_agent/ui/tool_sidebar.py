@@ -16,7 +16,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontDatabase, QKeySequence, QShortcut
@@ -36,9 +36,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_agent.core.events import ToolCallFinished, ToolCallStarted, TurnCancelled, TurnFailed
-from desktop_agent.core.messages import Conversation
 from desktop_agent.ui import icons, theme
+
+if TYPE_CHECKING:  # the event and message models (pydantic) load after the window's first frame
+    from desktop_agent.core.messages import Conversation
 
 log = logging.getLogger(__name__)
 
@@ -272,6 +273,8 @@ class ToolSidebar(QWidget):
     # ---- events
     def handle(self, ev: object) -> None:
         """Update from a core event (others are ignored)."""
+        from desktop_agent.core.events import ToolCallFinished, ToolCallStarted, TurnCancelled, TurnFailed
+
         if isinstance(ev, ToolCallStarted):
             self.started(ev.call_id, ev.name, ev.arguments)
         elif isinstance(ev, ToolCallFinished):

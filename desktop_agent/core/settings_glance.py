@@ -1,0 +1,101 @@
+"""A glance at the settings file for the window's first frame: the backend, its model and server, the theme —
+read with :mod:`json` alone, without the settings schema (:mod:`desktop_agent.core.settings` imports pydantic,
+the largest part of start-up).
+
+The glance only decides what the first frame shows; the window then loads the real settings
+(:func:`desktop_agent.core.assembly.load_settings`: validation, migration, layering) and shows those. So it
+answers None whenever it could differ from them: a file it cannot read as the current grouped schema
+(missing version, an older or newer schema, not an object, unreadable), a value of an unexpected type, or an
+``OLLAMA_HOST`` in the environment (layered by core/assembly.py) — then the window loads the settings first, as
+before. Its defaults are :class:`~desktop_agent.core.settings.Settings`' (a test keeps them equal).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop_agent.core import paths
+
+#: the grouped settings schema the glance understands (core.settings.SCHEMA_VERSION; a test keeps them equal)
+SCHEMA_VERSION = 2
+
+
+@dataclass(frozen=True)
+class OllamaGlance:
+    host: str = "http://localhost:11434"
+    model: str = "llama3.2"
+
+
+@dataclass(frozen=True)
+class OpenAIGlance:
+    base_url: str = "https://api.openai.com/v1"
+    model: str = "gpt-4o-mini"
+
+
+@dataclass(frozen=True)
+class AppearanceGlance:
+    theme: str = "system"
+
+
+@dataclass(frozen=True)
+class SettingsGlance:
+    """The few settings of the first frame, with the attribute paths of
+    :class:`~desktop_agent.core.settings.Settings` (``glance.ollama.host``, ``glance.model``)."""
+
+    backend: str = "ollama"
+    ollama: OllamaGlance = OllamaGlance()
+    openai: OpenAIGlance = OpenAIGlance()
+    appearance: AppearanceGlance = AppearanceGlance()
+
+    @property
+    def model(self) -> str:
+        """The model of the chosen backend."""
+        return self.ollama.model if self.backend == "ollama" else self.openai.model
+
+
+def _group(data: dict, name: str, cls: type, choices: dict[str, tuple[str, ...]] | None = None):
+    raw = data.get(name, {})
+    if not isinstance(raw, dict):
+        raise ValueError(name)
+    fields = {}
+    for key, default in vars(cls()).items():
+        value = raw.get(key, default)
+        if not isinstance(value, str) or not value.strip() or value != value.strip():
+            raise ValueError(f"{name}.{key}")  # a value the schema would clean or reject: ask the schema
+        if choices and key in choices and value not in choices[key]:
+            raise ValueError(f"{name}.{key}")
+        fields[key] = value
+    return cls(**fields)
+
+
+def glance(path: Path | None = None, environ: dict[str, str] | None = None) -> SettingsGlance | None:
+    """The first frame's settings from the file (default: the settings file), or None when only the real
+    settings can tell (see the module doc)."""
+    env = os.environ if environ is None else environ
+    if env.get("OLLAMA_HOST", "").strip():
+        return None
+    path = path or paths.settings_file()
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        return SettingsGlance()
+    except (OSError, UnicodeDecodeError):
+        return None
+    try:
+        data = json.loads(text)
+        if not isinstance(data, dict) or data.get("version") != SCHEMA_VERSION:
+            return None
+        backend = data.get("backend", "ollama")
+        if backend not in ("ollama", "openai"):
+            return None
+        return SettingsGlance(
+            backend=backend,
+            ollama=_group(data, "ollama", OllamaGlance),
+            openai=_group(data, "openai", OpenAIGlance),
+            appearance=_group(data, "appearance", AppearanceGlance, {"theme": ("system", "light", "dark")}),
+        )
+    except (ValueError, RecursionError):
+        return None
