@@ -14,41 +14,70 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from desktop_agent.core import paths
 
 #: the grouped settings schema the glance understands (core.settings.SCHEMA_VERSION; a test keeps them equal)
 SCHEMA_VERSION = 2
 
+_G = TypeVar("_G", bound="_Glance")
 
-@dataclass(frozen=True)
-class OllamaGlance:
+
+class _Glance:
+    """A few settings of one group, as attributes; keyword arguments set them, missing ones keep the default
+    (a plain class: a dataclass costs a millisecond of start-up each)."""
+
+    def __init__(self, **values: str):
+        for key, value in values.items():
+            if key not in type(self).__annotations__:
+                raise TypeError(key)
+            setattr(self, key, value)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and vars(self) == vars(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(vars(self).items())))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}={getattr(self, k)!r}' for k in type(self).__annotations__)})"
+
+    @classmethod
+    def defaults(cls) -> dict[str, str]:
+        return {key: getattr(cls, key) for key in cls.__annotations__}
+
+
+class OllamaGlance(_Glance):
     host: str = "http://localhost:11434"
     model: str = "llama3.2"
 
 
-@dataclass(frozen=True)
-class OpenAIGlance:
+class OpenAIGlance(_Glance):
     base_url: str = "https://api.openai.com/v1"
     model: str = "gpt-4o-mini"
 
 
-@dataclass(frozen=True)
-class AppearanceGlance:
+class AppearanceGlance(_Glance):
     theme: str = "system"
 
 
-@dataclass(frozen=True)
 class SettingsGlance:
     """The few settings of the first frame, with the attribute paths of
     :class:`~desktop_agent.core.settings.Settings` (``glance.ollama.host``, ``glance.model``)."""
 
-    backend: str = "ollama"
-    ollama: OllamaGlance = OllamaGlance()
-    openai: OpenAIGlance = OpenAIGlance()
-    appearance: AppearanceGlance = AppearanceGlance()
+    def __init__(self, backend: str = "ollama", ollama: OllamaGlance | None = None,
+                 openai: OpenAIGlance | None = None, appearance: AppearanceGlance | None = None):
+        self.backend = backend
+        self.ollama = ollama or OllamaGlance()
+        self.openai = openai or OpenAIGlance()
+        self.appearance = appearance or AppearanceGlance()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SettingsGlance) and vars(self) == vars(other)
+
+    __hash__ = None  # type: ignore[assignment]
 
     @property
     def model(self) -> str:
@@ -56,12 +85,12 @@ class SettingsGlance:
         return self.ollama.model if self.backend == "ollama" else self.openai.model
 
 
-def _group(data: dict, name: str, cls: type, choices: dict[str, tuple[str, ...]] | None = None):
+def _group(data: dict, name: str, cls: type[_G], choices: dict[str, tuple[str, ...]] | None = None) -> _G:
     raw = data.get(name, {})
     if not isinstance(raw, dict):
         raise ValueError(name)
     fields = {}
-    for key, default in vars(cls()).items():
+    for key, default in cls.defaults().items():
         value = raw.get(key, default)
         if not isinstance(value, str) or not value.strip() or value != value.strip():
             raise ValueError(f"{name}.{key}")  # a value the schema would clean or reject: ask the schema

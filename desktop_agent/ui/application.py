@@ -162,15 +162,18 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
         app.setWindowIcon(icons.app_icon())
         window = MainWindow(layered.effective, saved=layered.saved, warnings=list(layered.warnings))
     app.aboutToQuit.connect(window.shutdown)
-    restore_sigint = _close_on_sigint(window)
     window.show()  # the window notes its first frame for the bench (ui/first_frame.py)
     if seen is not None:
         after_first_frame(window, _start_logging)  # after the window's rest is built, before its deferred work
+    # Ctrl+C before the first frame ends the start-up like any Ctrl+C at start (exit 130, app.main)
+    restore_sigint: list[Callable[[], None]] = []
+    after_first_frame(window, lambda: restore_sigint.append(_close_on_sigint(window)))
     after_first_frame(window, lambda: BlinkTimeout(app, window).watch(window.input))
     try:
         code = app.exec()
     finally:
-        restore_sigint()
+        for restore in restore_sigint:
+            restore()
     window.shutdown()
     from desktop_agent.ui.agent_runner import orphaned_threads
 

@@ -120,7 +120,7 @@ APP_NAME = "desktop-agent"
 LATE_INIT_FALLBACK_MS = 2000
 #: the height of the chat's options strip (:class:`~desktop_agent.ui.chat_options.ChatOptions`), kept free
 #: for it in the first frame (a test keeps them equal)
-OPTIONS_STRIP_HEIGHT = 26
+OPTIONS_STRIP_HEIGHT = 25
 APP_DISPLAY_NAME = "Desktop Agent"
 
 
@@ -204,6 +204,8 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self._build_menus()
         self._build_status()
+        if store is None:  # the default store opens after the first frame: its history panel's dock is in it
+            self._add_history_dock()
         self._restore_state()
         self._set_busy(False)
         self._refresh_backend_labels()
@@ -525,6 +527,7 @@ class MainWindow(QMainWindow):
 
     def _install_history_panel(self) -> None:
         if not self.store:
+            self._drop_history_dock()
             return
         from desktop_agent.ui.history.panel import HistoryPanel
 
@@ -532,38 +535,61 @@ class MainWindow(QMainWindow):
             panel = HistoryPanel(self.store)
         except Exception:
             log.exception("could not create the history panel")
+            self._drop_history_dock()
             return
         self.set_history_panel(panel)
+
+    def _add_history_dock(self) -> None:
+        """The left dock for the history panel (View → History, Ctrl+H), empty until the panel is set. A window
+        that will open the default store has it in its first frame (then restoreState places it); a dock added
+        after the window showed is placed from the saved layout here."""
+        dock = QDockWidget("History", self)
+        dock.setObjectName("historyDock")
+        dock.setAccessibleName("Chat history")
+        dock.setAllowedAreas(Qt.DockWidgetArea.LeftDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea)
+        dock.setWidget(QWidget())
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+        action = dock.toggleViewAction()
+        action.setText("&History")
+        action.setIcon(icons.icon("history"))
+        action.setShortcut(QKeySequence("Ctrl+H"))
+        action.setToolTip("Show or hide the chat history (Ctrl+H)")
+        self.addAction(action)
+        self.view_menu.insertAction(self.toggle_tools_action, action)
+        self.toolbar.insertAction(self.toggle_tools_action, action)
+        self.history_dock = dock
+        self.history_action = action
+        # created after the window showed: restore its place from the saved layout, then show it
+        # explicitly unless the user had hidden it (a late dock is not shown by restoreState)
+        restored = self._layout_restored and self.restoreDockWidget(dock)
+        visible = self.qsettings().value("history_visible", "true")
+        dock.setVisible(str(visible).lower() != "false")
+        if not restored:
+            w = max(200, min(260, int(self.width() * 0.2)))
+            self.resizeDocks([dock], [w], Qt.Orientation.Horizontal)
+        self.dock_fit.add(dock)
+        self._fit_toolbar()
+        self.dock_fit.schedule()
+
+    def _drop_history_dock(self) -> None:
+        """No history panel after all (the store could not be opened): its empty dock goes."""
+        dock, self.history_dock = self.history_dock, None
+        if dock is None or self.history_panel is not None:
+            self.history_dock = dock
+            return
+        for holder in (self, self.view_menu, self.toolbar):
+            holder.removeAction(self.history_action)
+        del self.history_action
+        self.dock_fit.remove(dock)
+        self.removeDockWidget(dock)
+        dock.deleteLater()
+        self._fit_toolbar()
 
     def set_history_panel(self, panel: HistoryPanel) -> None:
         """Put ``panel`` in the left dock (View → History, Ctrl+H) and connect its signals."""
         if self.history_dock is None:
-            dock = QDockWidget("History", self)
-            dock.setObjectName("historyDock")
-            dock.setAccessibleName("Chat history")
-            dock.setAllowedAreas(Qt.DockWidgetArea.LeftDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea)
-            self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
-            action = dock.toggleViewAction()
-            action.setText("&History")
-            action.setIcon(icons.icon("history"))
-            action.setShortcut(QKeySequence("Ctrl+H"))
-            action.setToolTip("Show or hide the chat history (Ctrl+H)")
-            self.addAction(action)
-            self.view_menu.insertAction(self.toggle_tools_action, action)
-            self.toolbar.insertAction(self.toggle_tools_action, action)
-            self.history_dock = dock
-            self.history_action = action
-            # created after the window showed: restore its place from the saved layout, then show it
-            # explicitly unless the user had hidden it (a late dock is not shown by restoreState)
-            restored = self._layout_restored and self.restoreDockWidget(dock)
-            visible = self.qsettings().value("history_visible", "true")
-            dock.setVisible(str(visible).lower() != "false")
-            if not restored:
-                w = max(200, min(260, int(self.width() * 0.2)))
-                self.resizeDocks([dock], [w], Qt.Orientation.Horizontal)
-            self.dock_fit.add(dock)
-            self._fit_toolbar()
-            self.dock_fit.schedule()
+            self._add_history_dock()
+        assert self.history_dock is not None
         self.history_dock.setWidget(panel)
         self.history_panel = panel
         panel.conversation_activated.connect(self.open_conversation)
