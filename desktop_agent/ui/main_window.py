@@ -18,7 +18,7 @@ All background work goes through :mod:`desktop_agent.ui.agent_runner`.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
@@ -81,9 +81,9 @@ if TYPE_CHECKING:  # imported by _import_the_rest(): after the first frame when 
     from desktop_agent.ui.chat_options import ChatOptions
     from desktop_agent.ui.errors import ErrorAction
     from desktop_agent.ui.folder_offer import FolderOffer
+    from desktop_agent.ui.history.panel import HistoryPanel
     from desktop_agent.ui.model_listing import ModelListing
     from desktop_agent.ui.pull import PullController
-    from desktop_agent.ui.history.panel import HistoryPanel
     from desktop_agent.ui.settings.dialog import SettingsDialog
 
 log = logging.getLogger(__name__)
@@ -95,21 +95,21 @@ def _import_the_rest() -> None:
     started staged (:class:`MainWindow`'s ``glance``) paints its first frame without them."""
     if "ChatView" in globals():
         return
-    from desktop_agent.core.assembly import Assembly
-    from desktop_agent.core.errors import AuthenticationFailed, BackendUnreachable, KeyringLocked, NoApiKey, StoreError
-    from desktop_agent.core.events import AnswerFinished, ChatUpdated, ContextUsage, Notice, TurnCancelled, TurnFailed
-    from desktop_agent.core.messages import Conversation
-    from desktop_agent.core.session import ChatSession
-    from desktop_agent.core.settings import Settings
-    from desktop_agent.ui import errors as ui_errors
-    from desktop_agent.ui.agent_runner import AgentRunner, TurnCrashed, TurnEnded, TurnStarted
-    from desktop_agent.ui.chat.cards import ErrorCard
-    from desktop_agent.ui.chat.view import ChatView
-    from desktop_agent.ui.chat_options import ChatOptions
-    from desktop_agent.ui.errors import ErrorAction
-    from desktop_agent.ui.folder_offer import FolderOffer
-    from desktop_agent.ui.model_listing import ModelListing
-    from desktop_agent.ui.pull import PullController
+    from desktop_agent.core.assembly import Assembly  # noqa: F401 - put in globals() below
+    from desktop_agent.core.errors import AuthenticationFailed, BackendUnreachable, KeyringLocked, NoApiKey, StoreError  # noqa: F401 - put in globals() below
+    from desktop_agent.core.events import AnswerFinished, ChatUpdated, ContextUsage, Notice, TurnCancelled, TurnFailed  # noqa: F401 - put in globals() below
+    from desktop_agent.core.messages import Conversation  # noqa: F401 - put in globals() below
+    from desktop_agent.core.session import ChatSession  # noqa: F401 - put in globals() below
+    from desktop_agent.core.settings import Settings  # noqa: F401 - put in globals() below
+    from desktop_agent.ui import errors as ui_errors  # noqa: F401 - put in globals() below
+    from desktop_agent.ui.agent_runner import AgentRunner, TurnCrashed, TurnEnded, TurnStarted  # noqa: F401 - put in globals() below
+    from desktop_agent.ui.chat.cards import ErrorCard  # noqa: F401 - put in globals() below
+    from desktop_agent.ui.chat.view import ChatView  # noqa: F401 - put in globals() below
+    from desktop_agent.ui.chat_options import ChatOptions  # noqa: F401 - put in globals() below
+    from desktop_agent.ui.errors import ErrorAction  # noqa: F401 - put in globals() below
+    from desktop_agent.ui.folder_offer import FolderOffer  # noqa: F401 - put in globals() below
+    from desktop_agent.ui.model_listing import ModelListing  # noqa: F401 - put in globals() below
+    from desktop_agent.ui.pull import PullController  # noqa: F401 - put in globals() below
 
     loaded = dict(locals())
     for name, value in loaded.items():  # a name already set (a test patched it) stays
@@ -218,64 +218,12 @@ class MainWindow(QMainWindow):
             self._build_rest()
         QTimer.singleShot(LATE_INIT_FALLBACK_MS, self._late_init)  # also when the window is never painted
 
-    def _build_rest(self) -> None:
-        """Everything beyond the window's frame: the settings (a staged window loads them now), the assembly
-        and runner, the chat view, the chat's options strip, the folder offer, the context meter."""
-        if self._built:
-            return
-        self._built = True
-        if self._glance is not None:  # a staged start: the settings load now
-            _import_the_rest()
-            from desktop_agent.core.assembly import load_settings
-
-            layered = load_settings()
-            self.settings, self.saved = layered.effective, layered.saved
-            self.warnings.extend(layered.warnings)
-            if layered.effective.appearance.theme != self._glance.appearance.theme:
-                app = QApplication.instance()
-                if isinstance(app, QApplication):
-                    theme.apply(app, layered.effective.appearance.theme)
-            self._glance = None
-        self.session = ChatSession(Conversation(), self.store or None)
-        self.assembly = self._given_assembly or Assembly(secrets=self.secrets)
-        self.runner = AgentRunner(self.assembly, self)
-        self.runner.turn_event.connect(self._on_event)
-        self.listing = ModelListing(self.assembly, self.tasks, lambda: self.settings, lambda: self.runner.busy, self)
-        self.listing.started.connect(lambda: self.server_label.show_checking())
-        self.listing.listed.connect(self._on_models_listed)
-        self.listing.facts.connect(self._on_model_facts)
-        self.listing.failed.connect(self._on_listing_failed)
-        #: pulls an Ollama model (the Settings dialog's Pull)
-        self.pull = PullController(self.assembly, self.tasks, self)
-
-        chat = ChatView()
-        chat.status_message.connect(lambda t: self.statusBar().showMessage(t, 3000))
-        chat.error_action.connect(self._on_error_action)
-        chat.suggestion.connect(self._send_text)
-        chat.unsent_text.connect(self._give_back_text)
-        chat.undo_summary.connect(self._undo_summary)
-        chat.tool_clicked.connect(self._show_tool_call)
-        self.central.layout().replaceWidget(self.chat, chat)
-        self.chat.deleteLater()
-        self.chat = chat
-        self.chat_options = ChatOptions(self.assembly, self.tasks)  # this chat's quick options, above the composer
-        self.chat_options.options_changed.connect(self._set_chat_options)
-        self.folder_offer = FolderOffer()
-        self.folder_offer.folder_chosen.connect(self._allow_folder)
-        column = self.composer_column
-        column.replaceWidget(self.options_room, self.chat_options)
-        self.options_room.deleteLater()
-        column.insertWidget(0, self.folder_offer)
-        self.sidebar.cancel_requested.connect(self.runner.cancel_tool_call)
-        self.context_meter.show_chat(self.session.id)
-        self._refresh_backend_labels()
-
     # ---- construction ----------------------------------------------------------------------------
 
     def _build_central(self) -> None:
         """The chat area (an empty stand-in until :meth:`_build_rest` puts the chat view there), the room of
         the chat's options strip and the composer."""
-        self.chat = QWidget()
+        self.chat = cast("ChatView", QWidget())  # a stand-in of the chat view's size and colour
         self.chat.setObjectName("chatRoom")
 
         self.composer = Composer()
@@ -438,6 +386,60 @@ class MainWindow(QMainWindow):
         sb.addPermanentWidget(self.context_meter)
         sb.addPermanentWidget(self.backend_label)
         sb.addPermanentWidget(self.server_label)
+
+    def _build_rest(self) -> None:
+        """Everything beyond the window's frame: the settings (a staged window loads them now), the assembly
+        and runner, the chat view, the chat's options strip, the folder offer, the context meter."""
+        if self._built:
+            return
+        self._built = True
+        if self._glance is not None:  # a staged start: the settings load now
+            _import_the_rest()
+            from desktop_agent.core.assembly import load_settings
+
+            layered = load_settings()
+            self.settings, self.saved = layered.effective, layered.saved
+            self.warnings.extend(layered.warnings)
+            if layered.effective.appearance.theme != self._glance.appearance.theme:
+                app = QApplication.instance()
+                if isinstance(app, QApplication):
+                    theme.apply(app, layered.effective.appearance.theme)
+            self._glance = None
+        self.session = ChatSession(Conversation(), self.store or None)
+        self.assembly = self._given_assembly or Assembly(secrets=self.secrets)
+        self.runner = AgentRunner(self.assembly, self)
+        self.runner.turn_event.connect(self._on_event)
+        self.listing = ModelListing(self.assembly, self.tasks, lambda: self.settings, lambda: self.runner.busy, self)
+        self.listing.started.connect(lambda: self.server_label.show_checking())
+        self.listing.listed.connect(self._on_models_listed)
+        self.listing.facts.connect(self._on_model_facts)
+        self.listing.failed.connect(self._on_listing_failed)
+        #: pulls an Ollama model (the Settings dialog's Pull)
+        self.pull = PullController(self.assembly, self.tasks, self)
+
+        chat = ChatView()
+        chat.status_message.connect(lambda t: self.statusBar().showMessage(t, 3000))
+        chat.error_action.connect(self._on_error_action)
+        chat.suggestion.connect(self._send_text)
+        chat.unsent_text.connect(self._give_back_text)
+        chat.undo_summary.connect(self._undo_summary)
+        chat.tool_clicked.connect(self._show_tool_call)
+        central = self.central.layout()
+        assert central is not None
+        central.replaceWidget(self.chat, chat)
+        self.chat.deleteLater()
+        self.chat = chat
+        self.chat_options = ChatOptions(self.assembly, self.tasks)  # this chat's quick options, above the composer
+        self.chat_options.options_changed.connect(self._set_chat_options)
+        self.folder_offer = FolderOffer()
+        self.folder_offer.folder_chosen.connect(self._allow_folder)
+        column = self.composer_column
+        column.replaceWidget(self.options_room, self.chat_options)
+        self.options_room.deleteLater()
+        column.insertWidget(0, self.folder_offer)
+        self.sidebar.cancel_requested.connect(self.runner.cancel_tool_call)
+        self.context_meter.show_chat(self.session.id)
+        self._refresh_backend_labels()
 
     # ---- state persistence ------------------------------------------------------------------------
 
@@ -1107,7 +1109,8 @@ class MainWindow(QMainWindow):
         if not self._shown_once:
             self._shown_once = True
             # paint first, then the rest: built at once (no input event comes in between), then the deferred work
-            after_first_frame(self, lambda: (self._build_rest(), QTimer.singleShot(0, self._late_init)))
+            after_first_frame(self, self._build_rest)
+            after_first_frame(self, lambda: QTimer.singleShot(0, self._late_init))
             if not self._layout_restored:  # first start: the sidebar takes about 30 % of the width
                 w = max(240, min(340, int(self.width() * 0.27)))
                 self.resizeDocks([self.tool_dock], [w], Qt.Orientation.Horizontal)

@@ -109,8 +109,9 @@ def staged_window(qtbot, monkeypatch):
 
 def _layout(w) -> dict[str, tuple[int, int, int, int]]:
     """Where the frame's parts are in the window (x, y, width, height)."""
-    parts = {"toolbar": w.toolbar, "chat area": w.chat, "composer": w.composer, "status bar": w.statusBar(), "tool dock": w.tool_dock,
-             "history dock": w.history_dock, "model picker": w.model_combo, "send": w.send_button}
+    parts = {"toolbar": w.toolbar, "chat area": w.chat, "composer": w.composer, "status bar": w.statusBar(),
+             "tool dock": w.tool_dock, "history dock": w.history_dock, "model picker": w.model_combo,
+             "send": w.send_button}
     out = {}
     for name, widget in parts.items():
         top_left = widget.mapTo(w, widget.rect().topLeft())
