@@ -95,21 +95,35 @@ def _import_the_rest() -> None:
     started staged (:class:`MainWindow`'s ``glance``) paints its first frame without them."""
     if "ChatView" in globals():
         return
-    from desktop_agent.core.assembly import Assembly  # noqa: F401 - put in globals() below
-    from desktop_agent.core.errors import AuthenticationFailed, BackendUnreachable, KeyringLocked, NoApiKey, StoreError  # noqa: F401 - put in globals() below
-    from desktop_agent.core.events import AnswerFinished, ChatUpdated, ContextUsage, Notice, TurnCancelled, TurnFailed  # noqa: F401 - put in globals() below
-    from desktop_agent.core.messages import Conversation  # noqa: F401 - put in globals() below
-    from desktop_agent.core.session import ChatSession  # noqa: F401 - put in globals() below
-    from desktop_agent.core.settings import Settings  # noqa: F401 - put in globals() below
-    from desktop_agent.ui import errors as ui_errors  # noqa: F401 - put in globals() below
-    from desktop_agent.ui.agent_runner import AgentRunner, TurnCrashed, TurnEnded, TurnStarted  # noqa: F401 - put in globals() below
-    from desktop_agent.ui.chat.cards import ErrorCard  # noqa: F401 - put in globals() below
-    from desktop_agent.ui.chat.view import ChatView  # noqa: F401 - put in globals() below
-    from desktop_agent.ui.chat_options import ChatOptions  # noqa: F401 - put in globals() below
-    from desktop_agent.ui.errors import ErrorAction  # noqa: F401 - put in globals() below
-    from desktop_agent.ui.folder_offer import FolderOffer  # noqa: F401 - put in globals() below
-    from desktop_agent.ui.model_listing import ModelListing  # noqa: F401 - put in globals() below
-    from desktop_agent.ui.pull import PullController  # noqa: F401 - put in globals() below
+    # each name is put in globals() below (hence "unused" here)
+    from desktop_agent.core.assembly import Assembly  # noqa: F401
+    from desktop_agent.core.errors import (  # noqa: F401
+        AuthenticationFailed,
+        BackendUnreachable,
+        KeyringLocked,
+        NoApiKey,
+        StoreError,
+    )
+    from desktop_agent.core.events import (  # noqa: F401
+        AnswerFinished,
+        ChatUpdated,
+        ContextUsage,
+        Notice,
+        TurnCancelled,
+        TurnFailed,
+    )
+    from desktop_agent.core.messages import Conversation  # noqa: F401
+    from desktop_agent.core.session import ChatSession  # noqa: F401
+    from desktop_agent.core.settings import Settings  # noqa: F401
+    from desktop_agent.ui import errors as ui_errors  # noqa: F401
+    from desktop_agent.ui.agent_runner import AgentRunner, TurnCrashed, TurnEnded, TurnStarted  # noqa: F401
+    from desktop_agent.ui.chat.cards import ErrorCard  # noqa: F401
+    from desktop_agent.ui.chat.view import ChatView  # noqa: F401
+    from desktop_agent.ui.chat_options import ChatOptions  # noqa: F401
+    from desktop_agent.ui.errors import ErrorAction  # noqa: F401
+    from desktop_agent.ui.folder_offer import FolderOffer  # noqa: F401
+    from desktop_agent.ui.model_listing import ModelListing  # noqa: F401
+    from desktop_agent.ui.pull import PullController  # noqa: F401
 
     loaded = dict(locals())
     for name, value in loaded.items():  # a name already set (a test patched it) stays
