@@ -4,16 +4,17 @@ the largest part of start-up).
 
 The glance only decides what the first frame shows; the window then loads the real settings
 (:func:`desktop_agent.core.assembly.load_settings`: validation, migration, layering) and shows those. So it
-answers None whenever it could differ from them: a file it cannot read as the current grouped schema
-(missing version, an older or newer schema, not an object, unreadable), a value of an unexpected type, or an
-``OLLAMA_HOST`` in the environment (layered by core/assembly.py) — then the window loads the settings first, as
-before. Its defaults are :class:`~desktop_agent.core.settings.Settings`' (a test keeps them equal).
+answers None whenever what it shows could differ from them: a file it cannot read as the current grouped
+schema (missing version, an older or newer schema, not an object, unreadable) or a value of an unexpected type
+— then the window loads the settings first, as before. The hosts are the file's: an ``OLLAMA_HOST`` in the
+environment is layered over them with the real settings (core/assembly.py), and the frame shows a host only
+in a tooltip, set again then. Its defaults are :class:`~desktop_agent.core.settings.Settings`' (a test keeps
+them equal).
 """
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import TypeVar
 
@@ -100,12 +101,9 @@ def _group(data: dict, name: str, cls: type[_G], choices: dict[str, tuple[str, .
     return cls(**fields)
 
 
-def glance(path: Path | None = None, environ: dict[str, str] | None = None) -> SettingsGlance | None:
+def glance(path: Path | None = None) -> SettingsGlance | None:
     """The first frame's settings from the file (default: the settings file), or None when only the real
     settings can tell (see the module doc)."""
-    env = os.environ if environ is None else environ
-    if env.get("OLLAMA_HOST", "").strip():
-        return None
     path = path or paths.settings_file()
     try:
         text = path.read_text(encoding="utf-8-sig")

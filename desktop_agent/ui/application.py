@@ -147,7 +147,7 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
     from desktop_agent.core.settings_glance import glance
 
     # the first frame from a glance at the settings file; the window loads them (and the rest) after it.
-    # Command-line settings, an OLLAMA_HOST or a file only the schema can read: loaded first, as before.
+    # Command-line settings or a file only the schema can read: loaded first, as before.
     seen = None if settings_overrides else glance()
     if seen is not None:
         theme.apply(app, seen.appearance.theme)
@@ -156,18 +156,17 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
     else:
         from desktop_agent.core.assembly import load_settings
 
-        _start_logging()
         layered = load_settings(settings_overrides)
         theme.apply(app, layered.effective.appearance.theme)
         app.setWindowIcon(icons.app_icon())
         window = MainWindow(layered.effective, saved=layered.saved, warnings=list(layered.warnings))
     app.aboutToQuit.connect(window.shutdown)
     window.show()  # the window notes its first frame for the bench (ui/first_frame.py)
-    if seen is not None:
-        after_first_frame(window, _start_logging)  # after the window's rest is built, before its deferred work
-    # Ctrl+C before the first frame ends the start-up like any Ctrl+C at start (exit 130, app.main)
+    # Ctrl+C before the first frame ends the start-up like any Ctrl+C at start (exit 130, app.main); from the
+    # first frame on — when the log says "starting" — it closes the window
     restore_sigint: list[Callable[[], None]] = []
     after_first_frame(window, lambda: restore_sigint.append(_close_on_sigint(window)))
+    after_first_frame(window, _start_logging)  # after the window's rest is built, before its deferred work
     after_first_frame(window, lambda: BlinkTimeout(app, window).watch(window.input))
     try:
         code = app.exec()

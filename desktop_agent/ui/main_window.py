@@ -7,10 +7,12 @@ dock when :mod:`desktop_agent.ui.history` is present; a toolbar with New chat (C
 pickers (models listed in the background) and Settings (Ctrl+,); a status bar with backend, model and
 whether the server answers.
 
-Start-up is fast: only PySide6 and light core modules load before the window shows. The store, the
-keyring, the history panel and the server check wait for the first frame (``_late_init``), markdown-it and
-Pygments come after them, and the model clients (openai, ollama) load on the worker thread with the first
-turn (the server check asks with plain HTTP).
+Start-up is fast: the window's frame is painted first, built from a glance at the settings file with only
+PySide6 and light modules (no pydantic); right after the first frame the settings are loaded and the chat
+view, options strip, runner and listing built (``_build_rest``), then the store, the history panel and the
+server check run (``_late_init``), markdown-it and Pygments come after them, the keyring is read when a key
+is first needed, and the model clients (openai, ollama) load on the worker thread with the first turn (the
+server check asks with plain HTTP).
 
 All background work goes through :mod:`desktop_agent.ui.agent_runner`.
 """

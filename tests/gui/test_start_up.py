@@ -202,3 +202,15 @@ def test_the_first_frame_of_the_app_comes_before_the_heavy_modules(tmp_path):
     out = subprocess.run([sys.executable, "-c", CHILD], cwd=ROOT, capture_output=True, text=True, timeout=60, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_ollama_host_from_the_environment_is_used_once_the_settings_load(staged_window, qtbot, monkeypatch):
+    """The glance shows the file's host (only in a tooltip); the settings loaded after the first frame layer
+    ``OLLAMA_HOST`` over it, as core/assembly.py always does."""
+    Settings(ollama_host="http://127.0.0.1:9").save()
+    monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:7")
+    w = staged_window(check_server=False)
+    w.show()
+    qtbot.waitUntil(lambda: w.ready, timeout=10_000)
+    assert w.settings.ollama.host == "http://127.0.0.1:7" and w.saved.ollama.host == "http://127.0.0.1:9"
+    assert "http://127.0.0.1:7" in w.backend_label.toolTip()

@@ -25,7 +25,7 @@ def _glanced(g: SettingsGlance) -> tuple:
 def test_its_defaults_and_schema_are_the_settings_ones(tmp_path):
     assert settings_glance.SCHEMA_VERSION == settings_module.SCHEMA_VERSION
     assert _glanced(SettingsGlance()) == _as_glanced(Settings())
-    seen = glance(tmp_path / "missing.json", environ={})
+    seen = glance(tmp_path / "missing.json")
     assert seen is not None and _glanced(seen) == _as_glanced(Settings())
 
 
@@ -38,7 +38,7 @@ def test_a_saved_file_is_glanced_as_the_settings_read_it(tmp_path, fields):
     path = tmp_path / "settings.json"
     Settings(**fields).save(path)
     loaded, warnings = Settings.load(path)
-    seen = glance(path, environ={})
+    seen = glance(path)
     assert not warnings and seen is not None
     assert _glanced(seen) == _as_glanced(loaded)
 
@@ -57,20 +57,12 @@ def test_a_saved_file_is_glanced_as_the_settings_read_it(tmp_path, fields):
 def test_a_file_only_the_schema_can_read_gets_no_glance(tmp_path, text):
     path = tmp_path / "settings.json"
     path.write_text(text, encoding="utf-8")
-    assert glance(path, environ={}) is None
+    assert glance(path) is None
     assert path.read_text(encoding="utf-8") == text  # the glance changes nothing
-
-
-def test_ollama_host_in_the_environment_gets_no_glance(tmp_path):
-    """OLLAMA_HOST is layered over the file by core/assembly.py: the window loads the settings first."""
-    path = tmp_path / "settings.json"
-    Settings().save(path)
-    assert glance(path, environ={"OLLAMA_HOST": "10.0.0.9"}) is None
-    assert glance(path, environ={"OLLAMA_HOST": " "}) is not None
 
 
 def test_a_file_with_a_byte_order_mark_is_glanced(tmp_path):
     path = tmp_path / "settings.json"
     path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"version": 2, "backend": "openai"}).encode())
-    seen = glance(path, environ={})
+    seen = glance(path)
     assert seen is not None and seen.backend == "openai" and seen.model == Settings().openai.model
