@@ -458,6 +458,19 @@ class Assembly:
         offered = with_mcp_tools(registry, self.mcp(every), every, self.permissions)
         return list(offered) if offered is not None else [], problems
 
+    def probe_keys_first(self, settings: Settings) -> tuple[str, ...] | None:
+        """The keys a probe of ``settings``' server (the window's model listing) tries first: none, ``()``, for an
+        OpenAI-compatible server on this machine while the system keyring has not been read yet — a local server
+        usually takes no key, and reading the keyring loads ≈ 17 MB of libraries (keyring, secretstorage,
+        jeepney, cryptography) and may ask to unlock it; the caller asks again with the stored keys (None) when
+        the server wants one. None — the stored keys — for any other server: a server that needs a key is told
+        to be missing one at once."""
+        if settings.backend != "openai" or not is_loopback_url(settings.openai.base_url):
+            return None
+        if self.secrets is None or getattr(self.secrets, "keyring_read", True):
+            return None
+        return ()
+
     def one_off_backend(self, settings: Settings, *, timeout_s: float | None = None, probe: bool = False,
                         keys: Iterable[str] | None = None) -> ChatBackend | OllamaProbe | OpenAIProbe:
         """A new backend, not cached, for a one-off call (model listing, Test connection, pull); the caller

@@ -20,7 +20,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontDatabase, QKeySequence, QPixmap, QShortcut
@@ -40,10 +40,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_agent.core.events import ToolCallFinished, ToolCallProgress, ToolCallStarted, TurnCancelled, TurnFailed
-from desktop_agent.core.messages import Conversation
-from desktop_agent.core.tools.results import Attachment
 from desktop_agent.ui import icons, theme
+
+if TYPE_CHECKING:  # the event and message models (pydantic) load after the window's first frame
+    from desktop_agent.core.messages import Conversation
+    from desktop_agent.core.tools.results import Attachment
 
 log = logging.getLogger(__name__)
 
@@ -296,6 +297,14 @@ class ToolSidebar(QWidget):
     # ---- events
     def handle(self, ev: object) -> None:
         """Update from a core event (others are ignored)."""
+        from desktop_agent.core.events import (
+            ToolCallFinished,
+            ToolCallProgress,
+            ToolCallStarted,
+            TurnCancelled,
+            TurnFailed,
+        )
+
         if isinstance(ev, ToolCallStarted):
             self.started(ev.call_id, ev.name, ev.arguments)
         elif isinstance(ev, ToolCallProgress):
