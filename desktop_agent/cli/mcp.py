@@ -1,5 +1,5 @@
 """``desktop-agent mcp list|add|remove|import``: the MCP servers chats use, kept in the settings file (their
-secrets in the keyring)."""
+secrets in the keyring); ``desktop-agent mcp serve``: the user's own tools as a stdio MCP server for other apps."""
 
 from __future__ import annotations
 
@@ -23,11 +23,13 @@ def run_mcp(args: argparse.Namespace) -> int:
     if command is None:
         parser = args._mcp_parser
         parser.print_usage(sys.stderr)
-        _err(f"{parser.prog}: error: choose one of: list, add, remove, import")
+        _err(f"{parser.prog}: error: choose one of: list, add, remove, import, serve")
         return EXIT_USAGE
     settings, warnings = Settings.load()
     for w in warnings:
         _err(f"desktop-agent: warning: {w}")
+    if command == "serve":
+        return _serve(args, settings)
     secrets = SecretStore()
     return {"list": _list, "add": _add, "remove": _remove, "import": _import}[command](args, settings, secrets)
 
@@ -167,4 +169,55 @@ def _import(args: argparse.Namespace, settings: Any, secrets: Any) -> int:
         return failed
     for note in notes:
         print(note[0].upper() + note[1:] + ".")
+    return EXIT_OK
+
+
+def _serve(args: argparse.Namespace, settings: Any) -> int:
+    """``mcp serve``: the user's tools (shipped, tools folder, entry points, ``--tools-dir``; not other MCP servers'
+    tools, and not those switched off in Settings → Tools) over stdio until the client closes stdin. Logging and
+    anything printed go to stderr: stdout is the protocol's."""
+    import contextlib
+
+    import anyio
+
+    from desktop_agent import __version__
+    from desktop_agent.core.assembly import attach_rules, build_registry, permission_engine
+    from desktop_agent.core.logs import setup_logging
+    from desktop_agent.core.mcp.serve import ToolServer
+    from desktop_agent.core.store import ConversationStore
+
+    setup_logging()  # to the log file (stderr only when it cannot be written): never stdout
+    permissions = permission_engine()
+    store = None
+    registry = None
+    try:
+        with contextlib.redirect_stdout(sys.stderr):  # a tool file that prints while it loads
+            registry, problems = build_registry(settings, args.tools_dir, permissions)
+        for problem in problems:
+            _err(f"desktop-agent: warning: {problem}")
+        offered = registry.without(settings.tools.disabled) if settings.tools.disabled else registry
+        unknown = [n for n in args.allow_tool if offered.get(n) is None]
+        if unknown:
+            _err(f"desktop-agent mcp serve: error: --allow-tool names no served tool: '{unknown[0]}'. "
+                 f"Served: {', '.join(offered.names()) or 'none'}")
+            return EXIT_USAGE
+        try:
+            store = ConversationStore()
+        except Exception as exc:  # noqa: BLE001 — the tools still work; the saved rules and the audit do not
+            _err(f"desktop-agent: warning: the history store can't be opened ({exc}): saved permission rules do "
+                 "not apply and calls are not audited")
+        if store is not None:
+            for w in store.warnings:
+                _err(f"desktop-agent: warning: {w}")
+            attach_rules(permissions, store)
+        permissions.allow_for_run(args.allow_tool)
+        server = ToolServer(offered, permissions, store, version=__version__)
+        anyio.run(server.serve_stdio)
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        if registry is not None:
+            registry.close()  # the tool host's processes end with the server
+        if store is not None:
+            store.close()
     return EXIT_OK

@@ -209,13 +209,14 @@ def add_history_parser(subparsers: argparse._SubParsersAction,
 
 def add_mcp_parser(subparsers: argparse._SubParsersAction,
                    parents: Sequence[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
-    """Add the ``mcp`` sub-command (list / add / remove / import) to ``subparsers``."""
+    """Add the ``mcp`` sub-command (list / add / remove / import / serve) to ``subparsers``."""
     parents = list(parents)
     parser = subparsers.add_parser(
-        "mcp", help="MCP servers: list, add, remove, import",
-        description="The MCP (Model Context Protocol) servers whose tools chats use.", parents=parents,
+        "mcp", help="MCP servers: list, add, remove, import; serve our tools to another MCP client",
+        description="The MCP (Model Context Protocol) servers whose tools chats use, and `serve`: this app's own "
+                    "tools as an MCP server for other apps.", parents=parents,
     )
-    sub = parser.add_subparsers(dest="mcp_command", metavar="{list,add,remove,import}")
+    sub = parser.add_subparsers(dest="mcp_command", metavar="{list,add,remove,import,serve}")
     p = sub.add_parser("list", help="each server, its status and its tools (starts them to find out)",
                        parents=parents)
     p.add_argument("--no-start", action="store_true", help="only the configuration; start no server")
@@ -235,6 +236,17 @@ def add_mcp_parser(subparsers: argparse._SubParsersAction,
     p.add_argument("name", metavar="NAME")
     p = sub.add_parser("import", help='import a Claude-Desktop-style {"mcpServers": …} JSON file', parents=parents)
     p.add_argument("file", metavar="FILE")
+    p = sub.add_parser(
+        "serve", help="serve your Python tools to another MCP client over stdio (the same rules as in chats)",
+        description="Serve your Python tools (shipped, the tools folder, entry points) to another MCP client over "
+                    "stdin/stdout, with the schemas the model gets and the same permission rules. A tool that "
+                    "would ask is asked through the client when it supports elicitation, else denied: allow it "
+                    "in Settings → Tools → Permissions, or with --allow-tool. Calls are audited.",
+        parents=parents,
+    )
+    p.add_argument("--tools-dir", action="append", default=[], metavar="DIR", help="also serve tools from DIR")
+    p.add_argument("--allow-tool", action="append", default=[], metavar="NAME",
+                   help="allow tool NAME without asking while serving (repeatable)")
     for child in sub.choices.values():
         child.set_defaults(_parser=child)
     parser.set_defaults(_mcp_parser=parser, _parser=parser)
