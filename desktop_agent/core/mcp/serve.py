@@ -76,8 +76,10 @@ class ToolServer:
 
     def call(self, name: str, arguments: dict[str, Any] | None, cancel: threading.Event | None = None,
              asker: Callable[[PermissionRequest], Answer | None] | None = None,
-             call_id: str | None = None) -> types.CallToolResult:
-        """Run one call (on a worker thread: it blocks) and audit it; its ``CallToolResult``."""
+             call_id: str | None = None, approval: _Approval | None = None) -> Any:
+        """Run one call (on a worker thread: it blocks) and audit it; its ``CallToolResult`` — or, when the
+        approval question must go back to the client first (``approval``, protocol 2026-07-28), the
+        ``InputRequiredResult`` asking it (the tool did not run; the client calls again with the answer)."""
         import mcp_types as types
 
         from desktop_agent.core.tools.permissions import ChatPermissions
@@ -91,6 +93,8 @@ class ToolServer:
             self._reload_rules()
             result = self.registry.dispatch(name, dict(arguments or {}), cancel,
                                             chat=ChatPermissions(asker=asker), call_id=call_id)
+            if approval is not None and approval.pending is not None:
+                return approval.pending
             text = result.content
             decision = result.decision
             if result.status == "denied" and decision is not None and decision.by == "default":
@@ -149,11 +153,12 @@ class ToolServer:
         async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
             return types.ListToolsResult(tools=self.tool_list())
 
-        async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> Any:
             cancel = threading.Event()
-            asker = _elicitation_asker(ctx)
+            asker = _Approval(ctx, params)
             call_id = f"mcp-{ctx.request_id}" if ctx.request_id is not None else None
-            work = functools.partial(self.call, params.name, params.arguments, cancel, asker, call_id)
+            work = functools.partial(self.call, params.name, params.arguments, cancel,
+                                     asker if asker.can_ask else None, call_id, asker)
             try:
                 return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
             except anyio.get_cancelled_exc_class():
@@ -177,35 +182,59 @@ class ToolServer:
             await anyio.to_thread.run_sync(self.drain)
 
 
-def _elicitation_asker(ctx: Any) -> Callable[[PermissionRequest], Answer | None] | None:
-    """An asker that puts the approval question to the client's user through form elicitation (from the worker
-    thread running the call), or None when the client does not offer it."""
-    import mcp_types as types
+APPROVAL_KEY = "desktop-agent/approval"
+APPROVAL_SCHEMA: dict[str, Any] = {"type": "object", "required": ["answer"], "properties": {"answer": {
+    "type": "string", "title": "Allow?", "enum": ["once", "always", "deny"],
+    "description": "once: this call; always: save an allow rule in desktop-agent; deny: do not run it"}}}
 
-    session = getattr(ctx, "session", None)
-    try:
-        capable = session is not None and session.check_client_capability(
-            types.ClientCapabilities(elicitation=types.ElicitationCapability(form=types.FormElicitationCapability())))
-    except Exception:  # noqa: BLE001 — an SDK that cannot tell: do not ask
-        capable = False
-    if not capable:
-        return None
 
-    def ask(request: PermissionRequest) -> Answer:
-        import anyio.from_thread
+class _NeedsInput(Exception):
+    """The question goes back to the client in an ``InputRequiredResult`` (the engine denies this round)."""
 
-        message = (f"desktop-agent: allow the tool '{request.tool_name}' to run with these arguments?\n"
-                   f"{_arguments_line(request.arguments)}")
-        schema = {"type": "object", "required": ["answer"], "properties": {"answer": {
-            "type": "string", "title": "Allow?", "enum": ["once", "always", "deny"],
-            "description": "once: this call; always: save an allow rule in desktop-agent; deny: do not run it"}}}
-        reply = anyio.from_thread.run(session.elicit_form, message, schema, ctx.request_id)
-        choice = (reply.content or {}).get("answer") if reply.action == "accept" else None
+
+class _Approval:
+    """The permission engine's asker for one call: the approval question put to the client's user through form
+    elicitation — sent at once on a connection that can send requests to the client, or (protocol 2026-07-28)
+    returned as an input request and answered when the client calls again. ``can_ask`` is False when the client
+    offers no elicitation."""
+
+    def __init__(self, ctx: Any, params: Any) -> None:
+        import mcp_types as types
+
+        self.ctx = ctx
+        self.session = getattr(ctx, "session", None)
+        self.reply = (getattr(params, "input_responses", None) or {}).get(APPROVAL_KEY)
+        self.pending: Any = None
+        try:
+            wanted = types.ClientCapabilities(elicitation=types.ElicitationCapability(
+                form=types.FormElicitationCapability()))
+            self.can_ask = self.reply is not None or (
+                self.session is not None and self.session.check_client_capability(wanted))
+        except Exception:  # noqa: BLE001 — an SDK that cannot tell: do not ask
+            self.can_ask = False
+
+    def __call__(self, request: PermissionRequest) -> Answer:
+        import mcp_types as types
+
+        reply = self.reply
+        if reply is None:
+            message = (f"desktop-agent: allow the tool '{request.tool_name}' to run with these arguments?\n"
+                       f"{_arguments_line(request.arguments)}")
+            if not getattr(self.session, "can_send_request", False):
+                form = types.ElicitRequest(params=types.ElicitRequestFormParams(
+                    message=message, requested_schema=APPROVAL_SCHEMA))
+                self.pending = types.InputRequiredResult(input_requests={APPROVAL_KEY: form})
+                raise _NeedsInput
+            import anyio.from_thread
+
+            assert self.session is not None
+            reply = anyio.from_thread.run(self.session.elicit_form, message, APPROVAL_SCHEMA, self.ctx.request_id)
+        action = getattr(reply, "action", None)
+        choice = (getattr(reply, "content", None) or {}).get("answer") if action == "accept" else None
         if choice in ("once", "always"):
             return Answer(str(choice))
-        return Answer("deny", reason="declined in the MCP client" if reply.action != "cancel" else "cancelled")
-
-    return ask
+        return Answer("deny", reason="cancelled in the MCP client" if action == "cancel" else
+                      "declined in the MCP client")
 
 
 def _arguments_line(arguments: dict[str, Any]) -> str:
