@@ -214,7 +214,8 @@ def test_a_cancelled_call_stops_the_tool_and_is_audited(setup, tmp_path):
 
     after = anyio.run(go)
     assert _text(after) == "STILL HERE"
-    assert [(c.tool, c.status) for c in _audit()] == [("slow", "cancelled"), ("shout", "ok")]
+    # the stopped call may be audited after the next one (its tool is given a grace time to stop)
+    assert sorted((c.tool, c.status) for c in _audit()) == [("shout", "ok"), ("slow", "cancelled")]
 
 
 def test_the_server_exits_when_the_client_closes_stdin(setup):
