@@ -9,7 +9,7 @@ import shutil
 import sys
 from typing import Any
 
-from desktop_agent.cli.output import as_output, write_line
+from desktop_agent.cli.output import as_output, quiet_library_logs, write_line
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -19,6 +19,7 @@ def run_mcp(args: argparse.Namespace) -> int:
     from desktop_agent.core.secrets import SecretStore
     from desktop_agent.core.settings import Settings
 
+    quiet_library_logs()
     command = getattr(args, "mcp_command", None)
     if command is None:
         parser = args._mcp_parser
@@ -53,6 +54,7 @@ def _save(settings: Any) -> int | None:
 
 def _list(args: argparse.Namespace, settings: Any, secrets: Any) -> int:
     from desktop_agent.core.assembly import start_mcp
+    from desktop_agent.core.mcp.config import secret_keys
 
     servers = settings.mcp.servers
     if not servers:
@@ -72,9 +74,8 @@ def _list(args: argparse.Namespace, settings: Any, secrets: Any) -> int:
             state = states.get(server.name)
             status = "disabled" if not server.enabled else (state.line().split(": ", 1)[1] if state else "not started")
             print(f"{server.name}  [{status}]  {where}")
-            for hidden in (*server.secret_env, *server.secret_headers):
-                print(f"    {hidden}: in the keyring" if secrets.get_secret(_key(server, hidden))
-                      else f"    {hidden}: NOT SET")
+            for key, label in secret_keys(server):
+                print(f"    {label}: in the keyring" if secrets.get_secret(key) else f"    {label}: NOT SET")
             if state is not None and state.state == "failed":
                 for line in state.stderr:
                     print(f"    | {line}")
@@ -88,12 +89,6 @@ def _list(args: argparse.Namespace, settings: Any, secrets: Any) -> int:
     return EXIT_FAILED if failed else EXIT_OK
 
 
-def _key(server: Any, name: str) -> str:
-    from desktop_agent.core.mcp.config import secret_name
-
-    return secret_name(server.name, "header" if name in server.secret_headers else "env", name)
-
-
 def _pairs(values: list[str], flag: str) -> dict[str, str] | None:
     out = {}
     for value in values:
@@ -103,6 +98,12 @@ def _pairs(values: list[str], flag: str) -> dict[str, str] | None:
             return None
         out[name.strip()] = text
     return out
+
+
+def _no_keyring(args: argparse.Namespace) -> str:
+    """What to do with secrets when there is no keyring: this command's session ends at once, so keeping them
+    "for this session" would lose them — refuse, unless the user chose the settings file (--secrets-in-file)."""
+    return "file" if getattr(args, "secrets_in_file", False) else "refuse"
 
 
 def _add(args: argparse.Namespace, settings: Any, secrets: Any) -> int:
@@ -129,7 +130,7 @@ def _add(args: argparse.Namespace, settings: Any, secrets: Any) -> int:
     else:
         entry["url"] = args.url
     try:
-        new, notes = import_entries({args.name: entry}, settings, secrets)
+        new, notes = import_entries({args.name: entry}, settings, secrets, no_keyring=_no_keyring(args))
     except McpConfigError as exc:
         return _fail(str(exc))
     failed = _save(new)
@@ -149,19 +150,28 @@ def _remove(args: argparse.Namespace, settings: Any, secrets: Any) -> int:
     failed = _save(new)
     if failed is not None:
         return failed
-    for hidden in (*server.secret_env, *server.secret_headers):
-        secrets.set_secret(_key(server, hidden), None)
+    from desktop_agent.core.mcp.config import secret_keys
+
+    for key, _label in secret_keys(server):
+        secrets.set_secret(key, None)
     print(f"Removed {args.name}.")
     return EXIT_OK
 
 
 def _import(args: argparse.Namespace, settings: Any, secrets: Any) -> int:
-    from desktop_agent.core.mcp.config import McpConfigError, import_file
+    from desktop_agent.core.mcp.config import McpConfigError, NoKeyring, UnreadableFile, import_file
 
     try:
-        new, notes = import_file(args.file, settings, secrets)
+        new, notes = import_file(args.file, settings, secrets, no_keyring=_no_keyring(args))
     except OSError as exc:
         return _fail(f"can't read {args.file}: {exc.strerror or exc}")
+    except UnicodeDecodeError as exc:
+        return _fail(f"{args.file} is not an MCP servers file: it is not UTF-8 text ({exc.reason})")
+    except UnreadableFile as exc:  # too large, or nested too deeply: refused unread
+        _err(f"desktop-agent: {args.file} is not an MCP servers file: {exc}")
+        return EXIT_USAGE
+    except NoKeyring as exc:
+        return _fail(str(exc))
     except McpConfigError as exc:
         return _fail(f"{args.file} is not an MCP servers file: {exc}")
     failed = _save(new)
