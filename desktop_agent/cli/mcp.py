@@ -7,7 +7,7 @@ import argparse
 import os
 import shutil
 import sys
-from typing import Any
+from typing import Any, Literal
 
 from desktop_agent.cli.output import as_output, quiet_library_logs, write_line
 
@@ -100,7 +100,7 @@ def _pairs(values: list[str], flag: str) -> dict[str, str] | None:
     return out
 
 
-def _no_keyring(args: argparse.Namespace) -> str:
+def _no_keyring(args: argparse.Namespace) -> Literal["refuse", "file"]:
     """What to do with secrets when there is no keyring: this command's session ends at once, so keeping them
     "for this session" would lose them — refuse, unless the user chose the settings file (--secrets-in-file)."""
     return "file" if getattr(args, "secrets_in_file", False) else "refuse"

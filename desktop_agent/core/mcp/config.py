@@ -37,7 +37,8 @@ SECRET_VALUE = re.compile(
     r"|AIza[0-9A-Za-z_-]{30,}|hf_[A-Za-z0-9]{30,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
     r"|(?:Bearer|Basic|Token)\s+\S{8,})$")
 #: a flag or parameter named like a secret that holds where one is, not the secret itself
-_NOT_SECRET_NAME = re.compile(r"(FILE|PATH|DIR|ENV|NAME|ID)$", re.IGNORECASE)
+_NOT_SECRET_NAME = re.compile(r"(FILE|PATH|DIR|ENV|NAME|ID|MODE|TYPE|METHOD|URL|URI|HOST|PORT|USER|LEVEL|TIMEOUT)$",
+                              re.IGNORECASE)
 #: the largest MCP servers file read (a Claude Desktop config is a few kB)
 MAX_FILE_BYTES = 5 * 1024 * 1024
 NoKeyringChoice = Literal["session", "refuse", "file"]
