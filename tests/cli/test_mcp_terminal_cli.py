@@ -41,7 +41,8 @@ def _settings_text(home: Path) -> str:
 def test_add_keeps_secrets_of_arguments_env_and_values_in_the_keyring(home, tmp_path):
     keyring = tmp_path / "keyring.json"
     out = run(home, "mcp", "add", "gh", "--env", "GITHUB_TOKEN=ghp_secret123",
-              "--env", "UPSTREAM=sk-abcdefghijklmnopqrs", "--", sys.executable, "-c", "pass", "--api-key", "abc123", "--token=t0ken", keyring=keyring)
+              "--env", "UPSTREAM=sk-abcdefghijklmnopqrs", "--", sys.executable, "-c", "pass",
+              "--api-key", "abc123", "--token=t0ken", keyring=keyring)
     assert out.returncode == 0, out.stderr
     text = _settings_text(home)
     for secret in ("ghp_secret123", "sk-abcdefghijklmnopqrs", "abc123", "t0ken"):
