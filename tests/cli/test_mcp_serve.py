@@ -174,7 +174,8 @@ def test_an_ask_tool_is_denied_with_how_to_allow_it_and_allow_tool_lets_it_run(s
     assert [c.status for c in _audit()] == ["denied", "ok"]
 
 
-def test_a_client_with_elicitation_is_asked(setup, tmp_path):
+@pytest.mark.parametrize("mode", ["auto", "legacy"])  # 2026-07-28: an input request; before: a request to the client
+def test_a_client_with_elicitation_is_asked(setup, tmp_path, mode):
     home, tools = setup
     asked: list[str] = []
 
@@ -184,7 +185,7 @@ def test_a_client_with_elicitation_is_asked(setup, tmp_path):
         return types.ElicitResult(action="accept", content={"answer": choice})
 
     async def go():
-        async with serving(home, tools, elicitation_callback=answer) as client:
+        async with serving(home, tools, elicitation_callback=answer, mode=mode) as client:
             yes = await client.call_tool("careful", {"path": str(tmp_path / "yes.txt")})
             no = await client.call_tool("careful", {"path": str(tmp_path / "no.txt")})
             return yes, no
