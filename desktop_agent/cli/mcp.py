@@ -222,6 +222,9 @@ def _serve(args: argparse.Namespace, settings: Any) -> int:
             attach_rules(permissions, store)
         permissions.allow_for_run(args.allow_tool)
         server = ToolServer(offered, permissions, store, version=__version__)
+        if sys.stdin.isatty():  # run by hand: say what this is (stderr; stdout is the protocol's)
+            _err(f"desktop-agent mcp serve: serving {len(offered)} tools over stdin/stdout to an MCP client; "
+                 "configure it in the client (see the README). Ctrl+D ends.")
         anyio.run(server.serve_stdio)
     except KeyboardInterrupt:
         return 130
