@@ -291,27 +291,32 @@ class McpManager:
                 server.errlog = None
 
     def _transport(self, server: _Server) -> Any:
-        config = server.config
+        from desktop_agent.core.mcp.config import secret_keys, with_secrets
+
+        values = {}
+        for key, _label in secret_keys(server.config):
+            value = self.secrets.get_secret(key) if self.secrets else None
+            if value:
+                values[key] = value
+        config = with_secrets(server.config, values)  # what the server is started with: its secrets filled in
         if config.url:
             from mcp.client.streamable_http import streamable_http_client
 
             headers = dict(config.headers)
-            for name in config.secret_headers:
-                value = self.secrets.get_secret(f"mcp:{config.name}:header:{name}") if self.secrets else None
-                if value:
-                    headers[name] = value
-            if headers:
-                import httpx2
+            if not headers:
+                return streamable_http_client(config.url)
+            from mcp.shared._httpx_utils import create_mcp_http_client
 
-                return streamable_http_client(config.url, http_client=httpx2.AsyncClient(headers=headers))
-            return streamable_http_client(config.url)
+            @contextlib.asynccontextmanager
+            async def with_headers() -> Any:  # the SDK's own client (its timeouts), closed with the transport
+                async with create_mcp_http_client(headers=headers) as http, \
+                        streamable_http_client(config.url, http_client=http) as streams:
+                    yield streams
+
+            return with_headers()
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
         env = dict(config.env)
-        for name in config.secret_env:
-            value = self.secrets.get_secret(f"mcp:{config.name}:env:{name}") if self.secrets else None
-            if value:
-                env[name] = value
         server.errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
         params = StdioServerParameters(command=config.command, args=list(config.args), env=env or None,
                                        cwd=config.cwd or None)
