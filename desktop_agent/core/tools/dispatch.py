@@ -166,7 +166,7 @@ def _run(found: Tool, args: dict[str, Any], kwargs: dict[str, Any], timeout: flo
     if host is not None and origin is not None:
         outcome = host.run(found.name, origin, args, timeout, cancel)
         return outcome.status, outcome.value, outcome.output
-    if found.inline:
+    if getattr(found, "inline", False):  # (a tool-like object without the attribute is not inline)
         status, value = _run_inline(found, kwargs, timeout, cancel)
     else:
         status, value = _run_in_thread(found, kwargs, timeout, cancel, progress)
