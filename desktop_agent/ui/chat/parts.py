@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QApplication, QToolButton, QVBoxLayout, QWidget
 
 from desktop_agent.ui import icons, theme
 from desktop_agent.ui.chat.context import ChatContext, markdown_module
-from desktop_agent.ui.chat.widgets import AutoHeightBrowser
+from desktop_agent.ui.chat.widgets import AutoHeightBrowser, repaint_only_changes
 
 #: the shortest interval (ms) between two renders of a streaming text part (≈ 30 fps)
 FRAME_MS = 33
@@ -92,6 +92,7 @@ class TextPart(AutoHeightBrowser):
         self._column_layout.setContentsMargins(0, 0, 0, 0)
         self._column_layout.setSpacing(0)
         self._column_layout.addWidget(self)
+        repaint_only_changes(self.column)
         self._render_ms = 0.0
         self._last = 0.0
         self._copied: int | None = None
@@ -221,6 +222,10 @@ class TextPart(AutoHeightBrowser):
         source = self.buffer[self._sealed_len:self._frozen_len]
         chunk = SealedText(self, "\n".join(self._doc_frozen), source)
         self._column_layout.insertWidget(self._column_layout.indexOf(self), chunk)
+        if self.isVisible():
+            # shown now, not when the layout's deferred show comes: until then it would take no space, the
+            # answer would lose its top for a frame and the view would jump
+            chunk.show()
         self.sealed.append(chunk)
         self._sealed_len = self._frozen_len
         self._doc_frozen = []

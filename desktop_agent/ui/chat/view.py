@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from desktop_agent.core.events import (
@@ -31,6 +31,7 @@ from desktop_agent.ui.chat.placeholders import rebuild, settle
 from desktop_agent.ui.chat.style import chat_style_sheet
 from desktop_agent.ui.chat.summary_card import SummaryCard
 from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
+from desktop_agent.ui.chat.widgets import repaint_only_changes
 from desktop_agent.ui.errors import ErrorView, describe, describe_saved
 
 W = TypeVar("W", bound=QWidget)
@@ -120,6 +121,10 @@ class ChatView(QScrollArea):
         self.col.addWidget(self.later, 0, Qt.AlignmentFlag.AlignHCenter)
         self.col.addStretch(0)
         self.setWidget(self.content)
+        # the chat grows at the bottom while an answer streams and scrolls with it: a resize paints only the
+        # new area, and an opaque content widget (restyle) is scrolled by moving its pixels
+        repaint_only_changes(self.content)
+        repaint_only_changes(self.column)
 
         #: the model the next turn asks (the window sets it): shown in the header while the answer streams
         self.live_model: str | None = None
@@ -137,6 +142,10 @@ class ChatView(QScrollArea):
         bar = self.verticalScrollBar()
         bar.rangeChanged.connect(self._on_range)
         bar.valueChanged.connect(self._on_scroll)
+        self._follow_timer = QTimer(self)
+        self._follow_timer.setSingleShot(True)
+        self._follow_timer.setInterval(0)
+        self._follow_timer.timeout.connect(self._follow_bottom)
         self._tick = QTimer(self)
         self._tick.setInterval(FRAME_MS)
         self._tick.timeout.connect(self._on_tick)
@@ -156,6 +165,9 @@ class ChatView(QScrollArea):
         """Re-derive colours from the palette (light/dark switch) and re-render what is shown."""
         self.ctx.set_theme(theme.current())
         self.content.setStyleSheet(chat_style_sheet(self.ctx.theme))
+        # opaque (after the style sheet, which turns it off): scrolling then moves the painted pixels and
+        # paints only the uncovered strip, instead of repainting the whole visible chat
+        self.content.setAutoFillBackground(True)
         for w in self.blocks:
             if isinstance(w, AssistantTurn | UserBubble):
                 w.restyle()
@@ -445,13 +457,33 @@ class ChatView(QScrollArea):
         self._tick.stop()
 
     def _on_tick(self) -> None:
-        if self.live is not None:
-            self.live.tick()
+        if self.live is None:
+            return
+        renders = self.render_count
+        self.live.tick()
+        if self.render_count != renders:
+            self._settle_frame()
+
+    def _settle_frame(self) -> None:
+        """Lay out what a frame changed and follow it to the bottom now (the layout passes cascade: text →
+        its column → turn → chat column → content). The frame's changes are painted before it scrolls: a
+        scroll with no paint pending moves the pixels and paints only the uncovered strip, where one with a
+        paint pending repaints the whole visible chat."""
+        for _ in range(5):
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        if self._follow_timer.isActive():
+            self._follow_timer.stop()
+            QCoreApplication.sendPostedEvents(self.window(), QEvent.Type.UpdateRequest)
+            self._follow_bottom()
 
     # ---- scrolling and sizes
     def _scroll_to_bottom(self) -> None:
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())
+
+    def _follow_bottom(self) -> None:
+        if self._follow:
+            self._scroll_to_bottom()
 
     def _on_range(self, _lo: int, hi: int) -> None:
         self._settle_timer.start()
@@ -460,7 +492,9 @@ class ChatView(QScrollArea):
             bar.setValue(max(0, hi - self._anchor_from_bottom))
             self._anchor_from_bottom = None
         elif self._follow:
-            bar.setValue(hi)
+            # scrolled once the layout that changed the range is done: a scroll made while the chat is being
+            # resized repaints the whole visible chat, one made after it moves the pixels
+            self._follow_timer.start()
 
     def _on_scroll(self, value: int) -> None:
         self._settle_timer.start()
