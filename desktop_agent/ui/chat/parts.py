@@ -21,7 +21,7 @@ from PySide6.QtGui import (
     QTextDocument,
     QTextDocumentFragment,
 )
-from PySide6.QtWidgets import QApplication, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QLayout, QToolButton, QVBoxLayout, QWidget
 
 from desktop_agent.ui import icons, theme
 from desktop_agent.ui.chat.context import ChatContext, markdown_module
@@ -93,6 +93,9 @@ class TextPart(AutoHeightBrowser):
         self._column_layout.setSpacing(0)
         self._column_layout.addWidget(self)
         repaint_only_changes(self.column)
+        # the column grows with its text before it places it: laid out in its old height, the growing text
+        # would be moved up for a moment (and a moved widget is repainted whole)
+        self._column_layout.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)
         self._render_ms = 0.0
         self._last = 0.0
         self._copied: int | None = None

@@ -491,10 +491,12 @@ class ChatView(QScrollArea):
         if self._anchor_from_bottom is not None:
             bar.setValue(max(0, hi - self._anchor_from_bottom))
             self._anchor_from_bottom = None
-        elif self._follow:
-            # scrolled once the layout that changed the range is done: a scroll made while the chat is being
-            # resized repaints the whole visible chat, one made after it moves the pixels
+        elif self._follow and self.live is not None:
+            # streaming: scrolled once the frame is laid out and painted (:meth:`_settle_frame`) — a scroll
+            # made while the chat is being resized repaints the whole visible chat, one made after moves pixels
             self._follow_timer.start()
+        elif self._follow:
+            bar.setValue(hi)
 
     def _on_scroll(self, value: int) -> None:
         self._settle_timer.start()
