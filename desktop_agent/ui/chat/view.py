@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TypeVar
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
@@ -26,7 +27,7 @@ from desktop_agent.ui.agent_runner import ApprovalRequest, TurnCrashed, TurnEnde
 from desktop_agent.ui.chat.cards import ErrorCard
 from desktop_agent.ui.chat.context import ChatContext
 from desktop_agent.ui.chat.empty_state import EmptyState
-from desktop_agent.ui.chat.parts import FRAME_MS
+from desktop_agent.ui.chat.parts import FRAME_BUDGET, FRAME_MS, MAX_FRAME_MS
 from desktop_agent.ui.chat.placeholders import rebuild, settle
 from desktop_agent.ui.chat.style import chat_style_sheet
 from desktop_agent.ui.chat.summary_card import SummaryCard
@@ -146,6 +147,7 @@ class ChatView(QScrollArea):
         self._follow_timer.setSingleShot(True)
         self._follow_timer.setInterval(0)
         self._follow_timer.timeout.connect(self._follow_bottom)
+        self._frame_cost: float | None = None  # ms of GUI-thread time a streaming frame takes (smoothed)
         self._tick = QTimer(self)
         self._tick.setInterval(FRAME_MS)
         self._tick.timeout.connect(self._on_tick)
@@ -459,10 +461,18 @@ class ChatView(QScrollArea):
     def _on_tick(self) -> None:
         if self.live is None:
             return
-        renders = self.render_count
+        renders, t0 = self.render_count, time.thread_time()
         self.live.tick()
         if self.render_count != renders:
             self._settle_frame()
+            self._pace((time.thread_time() - t0) * 1000)
+
+    def _pace(self, cost_ms: float) -> None:
+        """Set the streaming frame interval from what frames cost (render, layout, paint; smoothed): frames
+        take about :data:`FRAME_BUDGET` of the GUI thread, between :data:`FRAME_MS` and :data:`MAX_FRAME_MS`
+        apart."""
+        self._frame_cost = cost_ms if self._frame_cost is None else 0.8 * self._frame_cost + 0.2 * cost_ms
+        self.ctx.frame_ms = min(MAX_FRAME_MS, max(FRAME_MS, self._frame_cost / FRAME_BUDGET))
 
     def _settle_frame(self) -> None:
         """Lay out what a frame changed and follow it to the bottom now (the layout passes cascade: text →
