@@ -28,7 +28,7 @@ from desktop_agent.ui.chat.cards import ErrorCard
 from desktop_agent.ui.chat.context import ChatContext
 from desktop_agent.ui.chat.empty_state import EmptyState
 from desktop_agent.ui.chat.parts import FRAME_BUDGET, FRAME_MS, MAX_FRAME_MS
-from desktop_agent.ui.chat.placeholders import rebuild, settle
+from desktop_agent.ui.chat.placeholders import Placeholder, estimate_height, rebuild, settle
 from desktop_agent.ui.chat.style import chat_style_sheet
 from desktop_agent.ui.chat.summary_card import SummaryCard
 from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
@@ -61,6 +61,9 @@ class ChatView(QScrollArea):
     """The conversation. Feed it events with :meth:`handle`; load a saved chat with :meth:`set_conversation`."""
 
     PAGE = 40
+    #: a saved chat opens with the newest blocks that fill this many viewport heights built (the rest of the
+    #: page follows right after the first frame)
+    FIRST_SCREENS = 1.5
 
     status_message = Signal(str)
     #: an error card's button: (ErrorAction, ErrorCard)
@@ -212,15 +215,29 @@ class ChatView(QScrollArea):
         self._items = display_blocks(conversation.messages)
         failure = conversation.last_failure
         self._saved_failure = describe_saved(failure.kind, failure.text) if failure is not None else None
-        self._show_range(max(0, len(self._items) - self.PAGE), len(self._items))
+        self._show_range(max(0, len(self._items) - self.PAGE), len(self._items), build_screens=self.FIRST_SCREENS)
         self._follow = True
         self._scroll_to_bottom()
 
-    def _show_range(self, lo: int, hi: int) -> None:
-        """Create the widgets for items[lo:hi] only (a fresh window onto the conversation)."""
+    def _show_range(self, lo: int, hi: int, build_screens: float | None = None) -> None:
+        """Create the widgets for items[lo:hi] only (a fresh window onto the conversation). ``build_screens``:
+        build only the newest blocks that fill about that many viewport heights; the older ones of the range
+        get placeholders of their estimated height, built once the first frame is out (:func:`settle`, for
+        those near the viewport) — opening a long chat builds what it shows first."""
         self._settled_at = None
         self._remove_widgets()
-        widgets = [self._make_block(kind, msgs) for kind, msgs in self._items[lo:hi]]
+        items = self._items[lo:hi]
+        if build_screens is None:
+            widgets = [self._make_block(kind, msgs) for kind, msgs in items]
+        else:
+            budget = build_screens * max(self.viewport().height(), 400)
+            width = max(self.column.width(), 400)
+            widgets, filled = [], 0
+            for source in reversed(items):
+                guess = estimate_height(source, width)
+                widgets.append(self._make_block(*source) if filled < budget else Placeholder(source, guess))
+                filled += guess
+            widgets.reverse()
         if hi == len(self._items) and self._saved_failure is not None:
             widgets.append(self._error_card(self._saved_failure))
         for i, w in enumerate(widgets):
