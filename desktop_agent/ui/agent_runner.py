@@ -97,8 +97,8 @@ def join_deltas(events: list[object]) -> list[object]:
     out: list[object] = []
     for ev in events:
         last = out[-1] if out else None
-        if isinstance(ev, _DELTAS) and type(last) is type(ev):
-            out[-1] = type(ev)(last.text + ev.text)  # type: ignore[union-attr]
+        if isinstance(ev, _DELTAS) and isinstance(last, _DELTAS) and type(last) is type(ev):
+            out[-1] = type(ev)(last.text + ev.text)
         else:
             out.append(ev)
     return out
