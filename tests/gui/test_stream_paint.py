@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 
 import pytest
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QCoreApplication, QEvent, QObject
 from PySide6.QtGui import QImage, QRegion
 from PySide6.QtWidgets import QApplication
 
@@ -65,6 +65,11 @@ def _frame(view: ChatView, tokens: list[str]) -> None:
 
 
 def _on_screen(view: ChatView) -> QImage:
+    """The window's pixels as last painted, once the pending layouts and paints are done (what the user sees
+    a moment later)."""
+    for _ in range(6):
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+    QCoreApplication.sendPostedEvents(view.window(), QEvent.Type.UpdateRequest)
     return view.screen().grabWindow(view.winId()).toImage().convertToFormat(QImage.Format.Format_RGB32)
 
 
