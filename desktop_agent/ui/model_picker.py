@@ -7,10 +7,13 @@ list entry. It emits ``backend_picked(str)`` and ``model_picked(str)``; it chang
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
-from desktop_agent.core.settings import Settings
+if TYPE_CHECKING:  # the settings schema (pydantic) loads after the window's first frame
+    from desktop_agent.core.settings import Settings
 
 BACKENDS = (("ollama", "Ollama"), ("openai", "OpenAI-compatible"))
 
