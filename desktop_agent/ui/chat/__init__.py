@@ -16,10 +16,10 @@ Performance (long chats, fast streams):
 - One small widget per displayed block (a user message, or the assistant side of one turn), created
   lazily: a loaded conversation materialises only its last :attr:`ChatView.PAGE <.view.ChatView.PAGE>`
   blocks — and of those only the newest that fill the view before the first frame, the others as
-  placeholders built right after it; older ones are created a page at a time when the user scrolls to the top. Blocks more than two
-  screens away from the viewport are released to same-height placeholders and rebuilt from their messages
-  when they come near (:mod:`.placeholders`): a 2,000-message chat scrolled to the top keeps a few
-  built blocks, not 2,000.
+  placeholders built right after it; older ones are created a page at a time when the user scrolls to
+  the top. Blocks more than two screens away from the viewport are released to same-height placeholders
+  and rebuilt from their messages when they come near (:mod:`.placeholders`): a 2,000-message chat
+  scrolled to the top keeps a few built blocks, not 2,000.
 - While streaming, only the current text part is re-rendered, from one timer that runs only during a
   turn, every :data:`~.parts.FRAME_MS` ms (≈ 30 fps) for cheap frames and up to
   :data:`~.parts.MAX_FRAME_MS` apart as frames get costly (``ChatView._pace``: frames take ≈ 4 % of the
