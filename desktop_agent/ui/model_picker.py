@@ -71,7 +71,10 @@ class ModelPicker(QWidget):
         self._show_model(current)
 
     def fill(self, models: list[str], current: str) -> None:
-        """The server's models, with ``current`` chosen (typed in when the server does not offer it)."""
+        """The server's models, with ``current`` chosen (typed in when the server does not offer it). The same
+        list again (a recheck) leaves the picker alone while the user is in it."""
+        if list(models) == self.available and (self.model_combo.hasFocus() or self.model_combo.view().isVisible()):
+            return
         self.available = list(models)
         self.model_combo.blockSignals(True)
         self.model_combo.clear()
