@@ -701,7 +701,12 @@ class Agent:
     def _dispatch(self, registry: ToolRegistry, call: ToolCall,
                   call_cancel: _CallCancel) -> Generator[Event, None, ToolResult]:
         """Dispatch ``call`` on a worker thread while its progress reports are yielded as :class:`ToolCallProgress`
-        (the dispatch watches cancel and timeout itself); its result."""
+        (the dispatch watches cancel and timeout itself); its result. A tool declared ``inline`` (quick, never
+        blocking, no progress) is dispatched in this thread: no hand-off."""
+        tool = registry.get(call.name)
+        if tool is not None and getattr(tool, "inline", False):
+            return registry.dispatch(call.name, call.arguments, cancel=call_cancel, chat=self.permissions,
+                                     call_id=call.id)
 
         def work(report: Callable[[ToolCallProgress], None]) -> ToolResult:
             def progress(done: float, total: float | None, message: str | None) -> None:

@@ -157,9 +157,12 @@ def test_an_agent_turn_with_an_inline_tool_starts_no_thread(ollama_server):
     """The loop bench's claim, as behaviour: a tool turn with a quick tool hands nothing to another thread."""
     from desktop_agent.core.backends.ollama import OllamaBackend
 
+    ran_in: list[threading.Thread] = []
+
     @tool(inline=True)
     def get_current_weather(location: str) -> str:
         """The weather in a city."""
+        ran_in.append(threading.current_thread())
         return f"sunny in {location}"
 
     reg = ToolRegistry()
@@ -171,3 +174,4 @@ def test_an_agent_turn_with_an_inline_tool_starts_no_thread(ollama_server):
     finished = [e for e in events if isinstance(e, ToolCallFinished)]
     assert finished and finished[0].ok and isinstance(events[-1], AnswerFinished)
     assert counter.count == 0
+    assert ran_in and all(t is threading.current_thread() for t in ran_in)  # in the agent's thread: no hand-off
