@@ -104,6 +104,9 @@ class _Assembly:
     def agent(self, _settings, approver=None):
         return None
 
+    def wait_for_mcp(self, _settings, _cancel):
+        return iter(())
+
     def close(self) -> None:
         return None
 
@@ -159,8 +162,12 @@ def stream_once(tokens: list[str], rate: float) -> dict:
     heartbeat.setInterval(10)
     heartbeat.timeout.connect(lambda: (beats.append(time.monotonic()), cpu_beats.append(time.thread_time())))
 
+    answered: list[bool] = []
+
     def on_event(ev: object) -> None:
         view.handle(ev)
+        if isinstance(ev, AnswerFinished):
+            answered.append(True)
         if isinstance(ev, TurnEnded):
             loop.quit()
 
@@ -173,6 +180,8 @@ def stream_once(tokens: list[str], rate: float) -> dict:
     loop.exec()
     cpu, wall = time.thread_time() - cpu0, time.monotonic() - wall0
     heartbeat.stop()
+    if not answered:  # the runner failed the stand-in turn: no figure from a stream that did not happen
+        raise RuntimeError("the streamed turn did not finish (see the runner's error above)")
     gaps = [(b - a) * 1000 for a, b in itertools.pairwise(beats)]
     busy = [(b - a) * 1000 for a, b in itertools.pairwise(cpu_beats)]  # main-thread CPU between two beats
     runner.shutdown()
