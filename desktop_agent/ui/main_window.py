@@ -566,8 +566,12 @@ class MainWindow(QMainWindow):
             app = QApplication.instance()
             if isinstance(app, QApplication):
                 theme.apply(app, settings.appearance.theme)
+        mcp_before = self.settings.mcp
         self.settings = layer(settings).effective
         self.saved = settings
+        if self.settings.mcp != mcp_before and self.ready:  # servers added, changed or removed: (re)start them now
+            effective, assembly = self.settings, self.assembly
+            self.tasks.run(lambda _task: assembly.mcp(effective), key="mcp-start")
         self._refresh_backend_labels()
         self.refresh_models()
 
