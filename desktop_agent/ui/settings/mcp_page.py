@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -184,6 +185,7 @@ class McpPage(SettingsPage):
         secret_buttons.addStretch(1)
         secrets_row.addLayout(secret_buttons)
         details.addLayout(secrets_row)
+        self.details.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         outer.addWidget(self.details)
         self.keyring_note = note_label("Where MCP secrets are kept")
         outer.addWidget(self.keyring_note)
@@ -274,26 +276,39 @@ class McpPage(SettingsPage):
         return line, "Starting…", state
 
     def _fill(self) -> None:
+        """Show the servers: rows are updated in place while the same servers are listed (a state change, a
+        switch), made again when servers were added, removed or renamed."""
         selected = self.selected_name()
+        items = [self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount())]
+        same = [it.text(NAME_COL) for it in items if it is not None] == [s.name for s in self._servers]
         self._filling = True
         try:
-            self.tree.clear()
-            for server in self._servers:
+            if not same:
+                self.tree.clear()
+                items = [QTreeWidgetItem() for _server in self._servers]
+                for item in items:
+                    item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+                self.tree.addTopLevelItems([it for it in items if it is not None])
+            colors = theme.current(self.palette())
+            for item, server in zip(items, self._servers, strict=True):
+                assert item is not None
                 short, _long, state = self.status_of(server)
-                item = QTreeWidgetItem([server.name, describe(server), short])
-                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-                item.setCheckState(NAME_COL, Qt.CheckState.Checked if server.enabled else Qt.CheckState.Unchecked)
+                item.setText(NAME_COL, server.name)
+                item.setText(RUNS_COL, describe(server))
+                item.setText(STATUS_COL, short)
+                check = Qt.CheckState.Checked if server.enabled else Qt.CheckState.Unchecked
+                if not same or item.checkState(NAME_COL) != check:
+                    item.setCheckState(NAME_COL, check)
                 item.setToolTip(RUNS_COL, describe(server))
                 item.setToolTip(STATUS_COL, short)
                 item.setData(NAME_COL, Qt.ItemDataRole.AccessibleTextRole, f"{server.name}: {short}")
-                colors = theme.current(self.palette())
                 if state is not None and state.state == "failed":
                     item.setForeground(STATUS_COL, _brush(colors.err))
                 elif state is not None and state.state == "ready" and short.startswith("ready"):
                     item.setForeground(STATUS_COL, _brush(colors.ok))
-                self.tree.addTopLevelItem(item)
-                if server.name == selected:
-                    item.setSelected(True)
+                else:
+                    item.setForeground(STATUS_COL, self.palette().text())
+                if not same and server.name == selected:
                     self.tree.setCurrentItem(item)
             if self.tree.currentItem() is None and self.tree.topLevelItemCount():
                 first = self.tree.topLevelItem(0)
