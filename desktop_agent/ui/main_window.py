@@ -67,6 +67,7 @@ from desktop_agent.ui.dock_fit import DockFitter
 from desktop_agent.ui.errors import ErrorAction
 from desktop_agent.ui.first_frame import after_first_frame
 from desktop_agent.ui.folder_offer import FolderOffer
+from desktop_agent.ui.mcp_status import McpStatus
 from desktop_agent.ui.model_capabilities import ModelCapabilities
 from desktop_agent.ui.model_listing import ModelListing
 from desktop_agent.ui.model_picker import BACKENDS, ModelPicker
@@ -347,6 +348,9 @@ class MainWindow(QMainWindow):
         sb.addPermanentWidget(self.context_meter)
         sb.addPermanentWidget(self.backend_label)
         sb.addPermanentWidget(self.server_label)
+        self.mcp_status = McpStatus(self.assembly)  # hidden without MCP servers; a click opens their page
+        self.mcp_status.open_requested.connect(lambda: self.open_settings(tab="MCP servers"))
+        sb.addPermanentWidget(self.mcp_status)
 
     # ---- state persistence ------------------------------------------------------------------------
 
@@ -575,13 +579,15 @@ class MainWindow(QMainWindow):
         self._refresh_backend_labels()
         self.refresh_models()
 
-    def open_settings(self) -> None:
-        """Open the settings dialog (window-modal, non-blocking); saved settings apply from the next turn."""
+    def open_settings(self, tab: str = "") -> None:
+        """Open the settings dialog (window-modal, non-blocking) — at the page titled ``tab``, if given; saved
+        settings apply from the next turn."""
         from desktop_agent.ui.settings.dialog import SettingsDialog  # after the window shows
 
         if self.settings_dialog is not None:
             self.settings_dialog.raise_()
             self.settings_dialog.activateWindow()
+            self.settings_dialog.show_page(tab)
             return
         saved_host = (self.saved or self.settings).ollama.host
         dlg = SettingsDialog(self._settings_for_dialog(), self.secrets, self, assembly=self.assembly, pull=self.pull,
@@ -590,6 +596,7 @@ class MainWindow(QMainWindow):
         dlg.settings_saved.connect(self._on_settings_saved)
         dlg.destroyed.connect(lambda *_: setattr(self, "settings_dialog", None))
         self.settings_dialog = dlg
+        dlg.show_page(tab)
         dlg.open()
 
     def _settings_for_dialog(self) -> Settings:

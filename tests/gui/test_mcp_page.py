@@ -15,6 +15,7 @@ from pathlib import Path
 import keyring
 import keyring.core
 import pytest
+from PySide6.QtCore import Qt
 
 from desktop_agent.core.assembly import Assembly
 from desktop_agent.core.mcp.manager import McpCallFailed
@@ -421,8 +422,19 @@ def test_saving_from_the_window_restarts_the_changed_servers_and_the_page_shows_
     qtbot.waitUntil(lambda: w.settings_dialog is None, timeout=10_000)
     qtbot.waitUntil(lambda: w.assembly.current_mcp() not in (None, first), timeout=10_000)
     assert first._closed
-    w.open_settings()
-    page = w.settings_dialog.mcp_page
+    # the status bar says so, and a click on it opens the MCP servers page, which shows the new servers
+    qtbot.waitUntil(lambda: w.mcp_status.summary == "MCP: 1 of 2 servers failed", timeout=WAIT_MS)
+    assert w.mcp_status.isVisible() and "crash: failed" in w.mcp_status.toolTip()
+    qtbot.mouseClick(w.mcp_status, Qt.MouseButton.LeftButton)
+    dialog = w.settings_dialog
+    assert dialog is not None and dialog.tabs.currentIndex() == MCP_TAB
+    page = dialog.mcp_page
     qtbot.waitUntil(lambda: page.status_text("time") == "ready (2 tools)", timeout=WAIT_MS)
     qtbot.waitUntil(lambda: page.status_text("crash").startswith("failed"), timeout=WAIT_MS)
-    w.settings_dialog.reject()
+    dialog.reject()
+
+
+def test_the_status_bar_hides_the_mcp_indicator_without_servers(make_window):
+    w = make_window(Settings(), secrets=SecretStore(keyring_backend=DictKeyring()))
+    w.mcp_status.refresh()
+    assert not w.mcp_status.isVisible() and w.mcp_status.summary == ""

@@ -221,6 +221,12 @@ class SettingsDialog(QDialog):
             page.load(s)
         self.tabs.setCurrentIndex(OLLAMA_TAB if s.backend == "ollama" else OPENAI_TAB)
 
+    def show_page(self, title: str) -> None:
+        """Show the page titled ``title`` (nothing happens for "" or an unknown title)."""
+        for index in range(self.tabs.count()):
+            if title and self.tabs.tabText(index) == title:
+                self.tabs.setCurrentIndex(index)
+
     # ---- the provider and its model ------------------------------------------------------------
 
     def backend(self) -> str:
