@@ -438,3 +438,32 @@ def test_the_status_bar_hides_the_mcp_indicator_without_servers(make_window):
     w = make_window(Settings(), secrets=SecretStore(keyring_backend=DictKeyring()))
     w.mcp_status.refresh()
     assert not w.mcp_status.isVisible() and w.mcp_status.summary == ""
+
+
+def test_without_a_keyring_saving_a_secret_row_says_session_only_and_keeps_it_out_of_the_file(
+        qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    keyring.core.init_backend()
+    store = SecretStore()
+    dialog = SettingsDialog(Settings(), store, auto_refresh=False, settings_path=tmp_path / "settings.json")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    try:
+        page = dialog.mcp_page
+        editor = page.editor()
+        fill(editor, "gh", "github-mcp")
+        editor.env.add_row("GITHUB_TOKEN", TOKEN, True)
+        editor.accept()
+        page.add_server(editor)
+        dialog.save_button.click()
+        qtbot.waitUntil(lambda: dialog.saved_settings is not None, timeout=10_000)
+        assert dialog.isVisible()  # stays open to say where the secret went
+        assert "kept for this session only" in dialog.status_label.text()
+        assert dialog.cancel_button.text() == "Close"
+        text, saved = saved_file(tmp_path)
+        assert TOKEN not in text and saved.mcp.servers[0].secret_env == ["GITHUB_TOKEN"]
+        assert store.get_secret("mcp:gh:env:GITHUB_TOKEN") == TOKEN
+        assert "install and unlock a Secret Service keyring" in page.keyring_note.text()
+    finally:
+        dialog.shutdown()
+        dialog.close()

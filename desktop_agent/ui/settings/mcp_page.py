@@ -114,6 +114,9 @@ class McpPage(SettingsPage):
                                    "databases, browsers…). They start in the background; each of their tools asks "
                                    "before it runs unless a rule allows it."))
 
+        self.keyring_note = note_label("Where MCP secrets are kept")
+        outer.addWidget(self.keyring_note)
+
         self.tree = QTreeWidget()
         self.tree.setAccessibleName("MCP servers")
         self.tree.setColumnCount(3)
@@ -187,8 +190,6 @@ class McpPage(SettingsPage):
         details.addLayout(secrets_row)
         self.details.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         outer.addWidget(self.details)
-        self.keyring_note = note_label("Where MCP secrets are kept")
-        outer.addWidget(self.keyring_note)
 
         self.fields = [(("mcp.servers", "mcp.enabled", "mcp"), self.servers_error, "MCP servers (MCP servers tab)")]
         self.enabled.toggled.connect(self._enabled_toggled)
@@ -285,10 +286,11 @@ class McpPage(SettingsPage):
         try:
             if not same:
                 self.tree.clear()
-                items = [QTreeWidgetItem() for _server in self._servers]
-                for item in items:
-                    item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-                self.tree.addTopLevelItems([it for it in items if it is not None])
+                made = [QTreeWidgetItem() for _server in self._servers]
+                for new_item in made:
+                    new_item.setFlags(new_item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+                self.tree.addTopLevelItems(made)
+                items = list(made)
             colors = theme.current(self.palette())
             for item, server in zip(items, self._servers, strict=True):
                 assert item is not None
@@ -356,9 +358,13 @@ class McpPage(SettingsPage):
         self.secret_list.setVisible(bool(keys))
         self.replace_button.setVisible(bool(keys))
         self.clear_button.setVisible(bool(keys))
+        old = self._origin.get(server.name) or server.name
         for key, kind, name in keys:
             what = "environment variable" if kind == "env" else "header"
-            item = QListWidgetItem(f"{name} ({what}): {self.secret_status(key)}")
+            status = self.secret_status(key)
+            if status == "not set" and secret_name(old, kind, name) in self._stored:
+                status = "set"  # a renamed server takes its secrets along when the dialog saves
+            item = QListWidgetItem(f"{name} ({what}): {status}")
             item.setData(Qt.ItemDataRole.UserRole, key)
             self.secret_list.addItem(item)
         self._update_buttons()
@@ -513,6 +519,8 @@ class McpPage(SettingsPage):
 
     def _show_keyring(self, problem: str | None) -> None:
         show(self.keyring_note, f"{problem} {NO_KEYRING_HINT}" if problem else None, "warn")
+        self.secrets_label.setText("Secrets (kept for this session only: no keyring):" if problem else
+                                   "Secrets (kept in the system keyring):")
 
     def save_secrets(self, on_saved: Callable[[bool], None], on_failed: Callable[[str], None]) -> bool:
         """Write the secrets changed here to the keyring (and delete those of removed servers and rows) in the
