@@ -67,11 +67,12 @@ def assemblies(store):
 
 
 @pytest.fixture
-def dialogs(qtbot, store, tmp_path):
+def dialogs(qtbot, store, tmp_path, assemblies):
+    """Settings dialogs on an assembly that is closed at the end (its tool list starts the servers it lists)."""
     made: list[SettingsDialog] = []
 
     def make(settings: Settings, assembly: Assembly | None = None) -> SettingsDialog:
-        dialog = SettingsDialog(settings, store, assembly=assembly, auto_refresh=False,
+        dialog = SettingsDialog(settings, store, assembly=assembly or assemblies(), auto_refresh=False,
                                 settings_path=tmp_path / "settings.json")
         qtbot.addWidget(dialog)
         made.append(dialog)
@@ -97,6 +98,13 @@ def save(qtbot, dialog: SettingsDialog) -> Settings:
     dialog.save_button.click()
     qtbot.waitUntil(lambda: dialog.saved_settings is not None, timeout=10_000)
     return dialog.saved_settings
+
+
+@pytest.fixture(autouse=True)
+def no_server_left():
+    """Every test stops the servers it started (no orphan processes)."""
+    yield
+    assert not _children_running("mcp-server-time")
 
 
 def test_page_shows_ready_and_failed_servers_live_and_the_tools_join_the_tools_page(qtbot, assemblies, dialogs):
@@ -467,3 +475,26 @@ def test_without_a_keyring_saving_a_secret_row_says_session_only_and_keeps_it_ou
     finally:
         dialog.shutdown()
         dialog.close()
+
+
+def test_replacing_a_running_servers_secret_restarts_it_with_the_new_value(qtbot, assemblies, dialogs, tmp_path):
+    server = TIME.model_copy(update={"secret_env": ["TIME_TOKEN"]})
+    settings = with_servers(server)
+    assembly = assemblies()
+    manager = assembly.mcp(settings)
+    assert manager is not None
+    dialog = dialogs(settings, assembly)
+    page = dialog.mcp_page
+    qtbot.waitUntil(lambda: page.status_text("time") == "ready (2 tools)", timeout=WAIT_MS)
+    before = set(_children_running("mcp-server-time"))
+    page.select("time")
+    page.secret_list.setCurrentRow(0)
+    page.replace_secret("token-2")
+    save(qtbot, dialog)
+    assert assembly.current_mcp() is manager  # the settings did not change: the same servers, this one restarted
+    qtbot.waitUntil(lambda: manager.states()[0].state == "ready", timeout=WAIT_MS)
+    after = set(_children_running("mcp-server-time"))
+    assert after and not after & before
+    pid = next(iter(after))
+    environ = (Path("/proc") / str(pid) / "environ").read_bytes().split(b"\0")
+    assert b"TIME_TOKEN=token-2" in environ

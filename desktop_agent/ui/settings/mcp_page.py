@@ -103,6 +103,8 @@ class McpPage(SettingsPage):
         self._secrets_read = False
         #: secrets changed here, written on save: keyring name → new value (None: clear it)
         self._staged: dict[str, str | None] = {}
+        #: servers an import brought (their secrets are stored already): restarted on save when running
+        self._imported: set[str] = set()
         self._unwatch: Callable[[], None] | None = None
         self._filling = False
 
@@ -217,6 +219,7 @@ class McpPage(SettingsPage):
         self._original = list(settings.mcp.servers)
         self._origin = {s.name: s.name for s in self._servers}
         self._staged.clear()
+        self._imported.clear()
         self.enabled.setChecked(settings.mcp.enabled)
         self._enabled_toggled(settings.mcp.enabled)
         self._fill()
@@ -524,11 +527,15 @@ class McpPage(SettingsPage):
 
     def save_secrets(self, on_saved: Callable[[bool], None], on_failed: Callable[[str], None]) -> bool:
         """Write the secrets changed here to the keyring (and delete those of removed servers and rows) in the
-        background; ``on_saved(lost)``: ``lost`` when the keyring could not take them (kept for this session
-        only). False (and nothing happens) when there is nothing to write."""
+        background, then restart the running servers whose secrets changed while their settings did not (those
+        whose settings changed restart when the window applies them); ``on_saved(lost)``: ``lost`` when the
+        keyring could not take them (kept for this session only). False (and nothing happens) when there is
+        nothing to write."""
         writes, copies = secret_writes(self._original, self._servers, self._origin, self._staged)
-        store = self._secrets
-        if (not writes and not copies) or store is None or self._tasks is None:
+        store, assembly = self._secrets, self._assembly
+        touched = {key.split(":", 3)[1] for key in [*writes, *copies]} | self._imported
+        final = {s.name: s for s in self._servers}
+        if (not writes and not copies and not touched) or store is None or self._tasks is None:
             return False
 
         def work(_task: Task) -> tuple[bool, str | None]:
@@ -541,6 +548,10 @@ class McpPage(SettingsPage):
                 where = store.set_secret(key, value)
                 if value and where != SYSTEM_KEYRING:
                     lost = True
+            manager = assembly.current_mcp() if assembly is not None else None
+            for config in list(manager.configs) if manager is not None else []:
+                if config.name in touched and final.get(config.name) == config:
+                    manager.restart(config.name)  # it reads its secrets when it starts
             return lost, store.problem
 
         def done(result: Any, error: BaseException | None) -> None:
@@ -549,6 +560,7 @@ class McpPage(SettingsPage):
                 return
             lost, problem = result
             self._staged.clear()
+            self._imported.clear()
             self._show_keyring(problem if lost else None)
             on_saved(lost)
 
@@ -589,12 +601,13 @@ class McpPage(SettingsPage):
                 return
             new, notes, problem = result
             names = {s.name for s in new.mcp.servers} - {s.name for s in self._servers}
-            replaced = [s.name for s in new.mcp.servers if s.name in {o.name for o in self._servers}
-                        and s not in self._servers]
+            from_file = {n.split(" ", 1)[1] for n in notes if n.startswith(("added ", "replaced "))}
+            replaced = sorted(from_file - names)
             for name in replaced:  # the file's secrets were stored just now: nothing staged overrides them
                 for key in [k for k in self._staged if k.startswith(f"mcp:{name}:")]:
                     del self._staged[key]
             self._servers = list(new.mcp.servers)
+            self._imported |= from_file
             for name in names:
                 self._origin.setdefault(name, name if name in {s.name for s in self._original} else "")
             for server in new.mcp.servers:
