@@ -550,7 +550,7 @@ class McpPage(SettingsPage):
                     lost = True
             manager = assembly.current_mcp() if assembly is not None else None
             for config in list(manager.configs) if manager is not None else []:
-                if config.name in touched and final.get(config.name) == config:
+                if manager is not None and config.name in touched and final.get(config.name) == config:
                     manager.restart(config.name)  # it reads its secrets when it starts
             return lost, store.problem
 
