@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core.mcp.config import McpConfigError, import_file, secret_name
+from desktop_agent.core.mcp.secret_changes import secret_keys, secret_writes
 from desktop_agent.core.secrets import SESSION_ONLY, SYSTEM_KEYRING
 from desktop_agent.core.settings import McpServerSettings, Settings
 from desktop_agent.ui import theme
@@ -51,32 +52,6 @@ NO_KEYRING_HINT = (
     "them, install and unlock a Secret Service keyring (GNOME Keyring, KWallet) and restart the app — or untick "
     "Secret on the row to keep the value in the settings file, where anyone who can read your files can read it."
 )
-
-
-def secret_keys(server: McpServerSettings) -> list[tuple[str, str, str]]:
-    """The secrets of ``server``: (keyring name, kind, variable or header name)."""
-    return ([(secret_name(server.name, "env", n), "env", n) for n in server.secret_env]
-            + [(secret_name(server.name, "header", n), "header", n) for n in server.secret_headers])
-
-
-def secret_writes(original: list[McpServerSettings], final: list[McpServerSettings], origin: dict[str, str],
-                  staged: dict[str, str | None]) -> tuple[dict[str, str | None], dict[str, str]]:
-    """What saving changes in the keyring: values to write (None deletes: a secret whose row or server is gone),
-    and values to copy (new keyring name → old one: a server renamed keeps its secrets)."""
-    kept = {key for server in final for key, _kind, _name in secret_keys(server)}
-    before = {key for server in original for key, _kind, _name in secret_keys(server)}
-    writes: dict[str, str | None] = {key: value for key, value in staged.items() if key in kept or value is None}
-    copies: dict[str, str] = {}
-    for server in final:
-        old = origin.get(server.name, server.name)
-        if not old or old == server.name:
-            continue
-        for key, kind, name in secret_keys(server):
-            if key not in writes:
-                copies[key] = secret_name(old, kind, name)
-    for key in before - kept:
-        writes.setdefault(key, None)
-    return writes, copies
 
 
 class McpPage(SettingsPage):
@@ -134,7 +109,7 @@ class McpPage(SettingsPage):
         outer.addWidget(self.tree, 1)
 
         buttons = QHBoxLayout()
-        self.add_button = QPushButton("&Add…")
+        self.add_button = QPushButton("A&dd…")
         self.add_button.setAccessibleName("Add an MCP server")
         self.edit_button = QPushButton("&Edit…")
         self.edit_button.setAccessibleName("Edit the selected MCP server")
