@@ -965,6 +965,7 @@ class MainWindow(QMainWindow):
         self.chat_options.restyle()
         self.chat.restyle()
         self.server_label.restyle()
+        self.mcp_status.refresh()
         for a, name in ((self.new_chat_action, "new-chat"), (self.settings_action, "settings"),
                         (self.quit_action, "quit"), (self.refresh_action, "refresh"),
                         (self.stop_action, "stop"), (self.toggle_tools_action, "sidebar")):

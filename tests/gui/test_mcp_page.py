@@ -190,6 +190,9 @@ def test_restart_brings_a_killed_server_back(qtbot, assemblies, dialogs):
     result = manager.call("time", "get_current_time", {"timezone": "UTC"})
     assert not result.is_error
     assert _children_running("mcp-server-time")
+    page.set_server_enabled("time", False)  # unticked: it runs until the settings are saved
+    assert page.status_text("time") == "disabled — Save to stop it"
+    assert not page.restart_button.isEnabled()
 
 
 def fill(editor, name: str, command: str = "", args: str = "", url: str = "") -> None:

@@ -234,6 +234,8 @@ class McpPage(SettingsPage):
         if not self.enabled.isChecked():
             return "MCP servers are off", "MCP servers are off (tick Use MCP servers).", None
         if not server.enabled:
+            if self._running_config(server.name) is not None:
+                return "disabled — Save to stop it", "Disabled here: press Save to stop it.", None
             return "disabled", "Disabled: it is not started (tick it to use it).", None
         running = self._running_config(server.name)
         state = self._states().get(server.name)
