@@ -354,6 +354,7 @@ class Assembly:
     _host: Any = field(default=None, init=False, repr=False)
     _mcp: Any = field(default=None, init=False, repr=False)
     _mcp_key: Any = field(default=None, init=False, repr=False)
+    _mcp_closed: bool = field(default=False, init=False, repr=False)
     #: called (on any thread) when an MCP server's state changes or the servers were replaced (with None)
     _mcp_watchers: list[Callable[[ServerState | None], None]] = field(default_factory=list, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -402,14 +403,19 @@ class Assembly:
             return None
         key = settings.mcp
         with self._lock:
-            if self._mcp_key == key:
+            if self._mcp_key == key or self._mcp_closed:
                 return self._mcp
             old, self._mcp, self._mcp_key = self._mcp, None, key
         if old is not None:
             old.close()
         manager = start_mcp(settings, self.secrets, on_change=self._mcp_changed)
         with self._lock:
-            self._mcp = manager
+            closed = self._mcp_closed
+            if not closed:
+                self._mcp = manager
+        if closed and manager is not None:  # the assembly closed meanwhile: no server outlives it
+            manager.close()
+            return None
         self._mcp_changed(None)
         return manager
 
@@ -521,5 +527,6 @@ class Assembly:
             host.close()  # the tool host's processes end with the app
         with self._lock:
             manager, self._mcp, self._mcp_key = self._mcp, None, None
+            self._mcp_closed = True  # a background task asking for the servers afterwards starts none
         if manager is not None:
             manager.close()
