@@ -501,3 +501,20 @@ def test_replacing_a_running_servers_secret_restarts_it_with_the_new_value(qtbot
     pid = next(iter(after))
     environ = (Path("/proc") / str(pid) / "environ").read_bytes().split(b"\0")
     assert b"TIME_TOKEN=token-2" in environ
+
+
+def test_a_secret_header_of_a_remote_server_goes_to_the_keyring(qtbot, dialogs, tmp_path, keyring_backend):
+    dialog = dialogs(Settings())
+    page = dialog.mcp_page
+    editor = page.editor()
+    fill(editor, "web", url="https://mcp.example.com/mcp")
+    editor.headers.add_row("Authorization", f"Bearer {TOKEN}", True)
+    editor.headers.add_row("X-Team", "blue")
+    editor.accept()
+    page.add_server(editor)
+    save(qtbot, dialog)
+    text, saved = saved_file(tmp_path)
+    assert TOKEN not in text
+    web = saved.mcp.servers[0]
+    assert web.headers == {"X-Team": "blue"} and web.secret_headers == ["Authorization"]
+    assert keyring_backend.data[(SERVICE, "secret:mcp:web:header:Authorization")] == f"Bearer {TOKEN}"
