@@ -366,17 +366,29 @@ def test_import_of_a_claude_desktop_config_reports_it_and_keeps_the_token_in_the
     qtbot.waitUntil(lambda: "Press Save" in page.import_note.text(), timeout=10_000)
     note = page.import_note.text()
     assert "Replaced time." in note and "Added github." in note
-    assert "GITHUB_PERSONAL_ACCESS_TOKEN of github is kept in the system keyring" in note
-    assert keyring_backend.data[(SERVICE, "secret:mcp:github:env:GITHUB_PERSONAL_ACCESS_TOKEN")] == TOKEN
+    assert ("The environment variable GITHUB_PERSONAL_ACCESS_TOKEN of github goes to the system keyring when you "
+            "press Save, not to the settings file.") in note
+    assert not keyring_backend.data  # nothing is kept before Save
     assert [s.name for s in page.servers()] == ["time", "github"]
     page.select("github")
-    qtbot.waitUntil(lambda: page.secret_list.count() == 1
-                    and page.secret_list.item(0).text().endswith("): set"), timeout=10_000)
+    assert page.secret_list.item(0).text().endswith("): set (saved when you press Save)")
     save(qtbot, dialog)
+    assert keyring_backend.data[(SERVICE, "secret:mcp:github:env:GITHUB_PERSONAL_ACCESS_TOKEN")] == TOKEN
     text, saved = saved_file(tmp_path)
     assert TOKEN not in text
     assert saved.mcp.servers[0].command == TIME_SERVER
     assert saved.mcp.servers[1].env == {"GITHUB_HOST": "github.com"}
+
+
+def test_cancel_after_an_import_keeps_nothing(qtbot, dialogs, tmp_path, keyring_backend):
+    dialog = dialogs(Settings())
+    page = dialog.mcp_page
+    page.import_config(str(claude_config(tmp_path)))
+    qtbot.waitUntil(lambda: "Press Save" in page.import_note.text(), timeout=10_000)
+    dialog.grab().save(str(Path(os.environ.get("SCREENSHOT_DIR", "/tmp")) / "mcp-import.png"))
+    dialog.reject()
+    assert not keyring_backend.data
+    assert not (tmp_path / "settings.json").exists()
 
 
 def test_import_of_a_bad_file_says_why_and_changes_nothing(qtbot, dialogs, tmp_path):
@@ -401,9 +413,12 @@ def test_without_a_keyring_the_import_says_session_only_and_what_to_do(qtbot, tm
         page = dialog.mcp_page
         page.import_config(str(claude_config(tmp_path)))
         qtbot.waitUntil(lambda: "Press Save" in page.import_note.text(), timeout=10_000)
-        assert "is kept for this session only (no keyring)" in page.import_note.text()
+        assert "goes to this session only (there is no keyring) when you press Save" in page.import_note.text()
         assert "install and unlock a Secret Service keyring" in page.keyring_note.text()
+        dialog.save_button.click()
+        qtbot.waitUntil(lambda: dialog.saved_settings is not None, timeout=10_000)
         assert store.get_secret("mcp:github:env:GITHUB_PERSONAL_ACCESS_TOKEN") == TOKEN  # this session only
+        assert TOKEN not in (tmp_path / "settings.json").read_text(encoding="utf-8")
         assert keyring.get_keyring().__class__.__module__ == "keyring.backends.fail"
     finally:
         dialog.shutdown()

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from desktop_agent.core.mcp.config import McpConfigError, import_file, secret_name
+from desktop_agent.core.mcp.config import Imported, McpConfigError, merged, parse, secret_name
 from desktop_agent.core.mcp.secret_changes import secret_keys, secret_writes
 from desktop_agent.core.secrets import SESSION_ONLY, SYSTEM_KEYRING
 from desktop_agent.core.settings import McpServerSettings, Settings
@@ -78,8 +78,6 @@ class McpPage(SettingsPage):
         self._secrets_read = False
         #: secrets changed here, written on save: keyring name → new value (None: clear it)
         self._staged: dict[str, str | None] = {}
-        #: servers an import brought (their secrets are stored already): restarted on save when running
-        self._imported: set[str] = set()
         self._unwatch: Callable[[], None] | None = None
         self._filling = False
 
@@ -194,7 +192,6 @@ class McpPage(SettingsPage):
         self._original = list(settings.mcp.servers)
         self._origin = {s.name: s.name for s in self._servers}
         self._staged.clear()
-        self._imported.clear()
         self.enabled.setChecked(settings.mcp.enabled)
         self._enabled_toggled(settings.mcp.enabled)
         self._fill()
@@ -510,9 +507,9 @@ class McpPage(SettingsPage):
         nothing to write."""
         writes, copies = secret_writes(self._original, self._servers, self._origin, self._staged)
         store, assembly = self._secrets, self._assembly
-        touched = {key.split(":", 3)[1] for key in [*writes, *copies]} | self._imported
+        touched = {key.split(":", 3)[1] for key in [*writes, *copies]}
         final = {s.name: s for s in self._servers}
-        if (not writes and not copies and not touched) or store is None or self._tasks is None:
+        if (not writes and not copies) or store is None or self._tasks is None:
             return False
 
         def work(_task: Task) -> tuple[bool, str | None]:
@@ -537,7 +534,6 @@ class McpPage(SettingsPage):
                 return
             lost, problem = result
             self._staged.clear()
-            self._imported.clear()
             self._show_keyring(problem if lost else None)
             on_saved(lost)
 
@@ -547,8 +543,9 @@ class McpPage(SettingsPage):
     # ---- import ------------------------------------------------------------------------------------------
 
     def import_config(self, path: str | None = None) -> None:
-        """Add the servers of a Claude Desktop config file (``path``: given, else asked for); its secrets go to
-        the keyring now, the servers are kept (and started) when the dialog saves."""
+        """Add the servers of a Claude Desktop config file (``path``: given, else asked for). Like every change
+        here, they — and their secrets, which go to the keyring — are kept when the dialog saves; Cancel leaves
+        everything as it was."""
         if path is None:
             start = Path.home() / ".config" / "Claude"
             path, _filter = QFileDialog.getOpenFileName(self, "Import MCP servers", str(start if start.is_dir()
@@ -566,37 +563,44 @@ class McpPage(SettingsPage):
         self.import_button.setEnabled(False)
         show(self.import_note, "Importing…", "info")
 
-        def work(_task: Task) -> tuple[Settings, list[str], str | None]:
-            new, notes = import_file(path, base, store)
-            return new, notes, store.problem if store is not None else None
+        def work(_task: Task) -> tuple[Settings, list[str], Imported, str | None]:
+            found = parse(Path(path).read_text(encoding="utf-8-sig"))
+            new, notes = merged(base, found.servers)
+            problem = None
+            if store is not None and found.secrets:
+                _name = store.backend_name  # asks the keyring: where the secrets will go
+                problem = store.problem
+            return new, notes, found, problem
 
         def done(result: Any, error: BaseException | None) -> None:
             self.import_button.setEnabled(True)
             if error is not None or result is None:
-                why = str(error) if isinstance(error, McpConfigError | OSError) else f"{type(error).__name__}: {error}"
+                why = str(error) if isinstance(error, McpConfigError | OSError | ValueError) else \
+                    f"{type(error).__name__}: {error}"
                 show(self.import_note, f"Nothing was imported from {Path(path).name}: {why}", "err")
                 return
-            new, notes, problem = result
+            new, notes, found, problem = result
             names = {s.name for s in new.mcp.servers} - {s.name for s in self._servers}
-            from_file = {n.split(" ", 1)[1] for n in notes if n.startswith(("added ", "replaced "))}
-            replaced = sorted(from_file - names)
-            for name in replaced:  # the file's secrets were stored just now: nothing staged overrides them
-                for key in [k for k in self._staged if k.startswith(f"mcp:{name}:")]:
+            for server in found.servers:  # the file's secrets replace those typed here for its servers
+                for key in [k for k in self._staged if k.startswith(f"mcp:{server.name}:")]:
                     del self._staged[key]
             self._servers = list(new.mcp.servers)
-            self._imported |= from_file
             for name in names:
                 self._origin.setdefault(name, name if name in {s.name for s in self._original} else "")
-            for server in new.mcp.servers:
-                if server.name in names or server.name in replaced:
-                    self._stored |= {k for k, _kind, _n in secret_keys(server)}
+            self._staged.update(found.secrets)
+            place = "this session only (there is no keyring)" if problem or store is None else "the system keyring"
+            for key in found.secrets:
+                server_name, kind, name = key.split(":", 3)[1:]
+                what = "header" if kind == "header" else "environment variable"
+                notes.append(f"the {what} {name} of {server_name} goes to {place} when you press Save, not to the "
+                             "settings file")
+            notes.extend(f"skipped {line}" for line in found.skipped)
             lines = "\n".join(f"• {n[:1].upper()}{n[1:]}." for n in notes)
-            kind = "warn" if problem or any(n.startswith("skipped") for n in notes) else "ok"
+            kind = "warn" if problem or found.skipped else "ok"
             show(self.import_note, f"From {Path(path).name}:\n{lines}\nPress Save to keep the servers and start "
                                    "them.", kind)
             self._show_keyring(problem)
             self._fill()
-            self._read_secrets()
             self.changed.emit()
 
         self._tasks.run(work, done, key="mcp-import")
