@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from desktop_agent.cli.output import Output, write_line
+from desktop_agent.cli.output import Output, visible, write_line
 from desktop_agent.core.tools.permissions import Answer, PermissionRequest
 from desktop_agent.core.tools.preview import preview_call
 
@@ -16,13 +16,6 @@ CHOICES = {"y": "once", "yes": "once", "a": "always", "always": "always", "c": "
            "n": "deny", "no": "deny"}
 #: lines of a preview printed before it is cut
 PREVIEW_LINES = 40
-
-
-def visible(text: str) -> str:
-    """``text`` with its control characters shown as escapes (``\x1b``): arguments printed on a terminal must
-    not move the cursor, clear lines or retitle the window — the user approves what the call really does."""
-    return "".join(ch if ch == "\n" or ch == "\t" or (ch.isprintable() and ord(ch) != 0x7F)
-                   else ch.encode("unicode_escape").decode("ascii") for ch in text)
 
 
 def describe(request: PermissionRequest, err: Output) -> None:

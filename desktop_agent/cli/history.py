@@ -28,18 +28,30 @@ import sys
 from datetime import datetime
 from typing import TextIO
 
+from desktop_agent.cli.output import visible
+
 __all__ = ["run_history"]
 
 SHORT_ID = 8
 
 
 def _write(stream: TextIO, text: str) -> None:
-    """Write text; characters the terminal's encoding lacks become '?' instead of an error."""
+    """Write text; characters the terminal's encoding lacks become '?' instead of an error. On a terminal,
+    control characters (in a saved answer or tool result) are shown as escapes, not obeyed."""
+    if _is_terminal(stream):
+        text = visible(text)
     try:
         stream.write(text)
     except UnicodeEncodeError:
         enc = getattr(stream, "encoding", None) or "ascii"
         stream.write(text.encode(enc, "replace").decode(enc, "replace"))
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (ValueError, OSError, AttributeError):
+        return False
 
 
 def _when(ts: float) -> str:

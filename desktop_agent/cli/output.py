@@ -72,6 +72,14 @@ class Output:
             pass
 
 
+def visible(text: str) -> str:
+    """``text`` with its control characters shown as escapes (``\x1b``): text printed on a terminal (a tool's
+    arguments or result, a saved message) must not move the cursor, clear lines or retitle the window — the user
+    sees what is really there."""
+    return "".join(ch if ch == "\n" or ch == "\t" or (ch.isprintable() and ord(ch) != 0x7F)
+                   else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
 def as_output(stream: TextIO | Output) -> Output:
     """``stream`` as an :class:`Output` (itself when it is one)."""
     return stream if isinstance(stream, Output) else Output(stream)

@@ -55,6 +55,24 @@ class _TemperatureBox(QDoubleSpinBox):
         return text
 
 
+def keep_on_screen(menu: QMenu, anchor: QWidget) -> None:
+    """Move an open ``menu`` that changed size so that all of it is on ``anchor``'s screen: below the anchor when
+    it fits there, else above it, else as high as the screen allows."""
+    menu.adjustSize()
+    screen = anchor.screen().availableGeometry()
+    size = menu.sizeHint()
+    below = anchor.mapToGlobal(anchor.rect().bottomLeft())
+    above_top = anchor.mapToGlobal(anchor.rect().topLeft()).y() - size.height()
+    if below.y() + size.height() <= screen.bottom():
+        y = below.y()
+    elif above_top >= screen.top():
+        y = above_top
+    else:
+        y = max(screen.top(), screen.bottom() - size.height())
+    x = min(max(below.x(), screen.left()), max(screen.left(), screen.right() - size.width()))
+    menu.move(x, y)
+
+
 class _ToolsMenu(QMenu):
     """A menu whose check boxes can be ticked one after the other: ticking one leaves the menu open."""
 
@@ -440,6 +458,8 @@ class ChatOptions(QWidget):
         menu.addSeparator()
         menu.addAction("Offer all tools", self._offer_all)
         self._update_tool_checks()
+        if menu.isVisible():  # it opened with "Listing the tools…" and grew: keep it on the screen
+            keep_on_screen(menu, self.tools_menu_button)
 
     def _update_tool_checks(self) -> None:
         disabled = set(self.effective().tools.disabled)

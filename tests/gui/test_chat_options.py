@@ -266,3 +266,19 @@ def test_folded_options_stay_reachable_from_the_more_menu(make_window, qtbot):
         assert strip.effective().generation.think is True
     strip.more_json.trigger()
     assert strip.effective().generation.format is None
+
+
+def test_the_tools_menu_that_grows_while_open_stays_on_the_screen(make_window, qtbot, ollama_settings):
+    # found by a new-user trial: the menu opened with "Listing the tools…" below the button near the bottom of
+    # the screen, then grew to eleven tools downwards, off the screen
+    w = make_window(ollama_settings)
+    screen = w.screen().availableGeometry()
+    w.resize(760, 520)
+    w.move(screen.left(), screen.bottom() - w.frameGeometry().height())
+    strip = w.chat_options
+    _list_tools(qtbot, w)
+    menu = strip.tools_menu
+    qtbot.waitUntil(lambda: len(strip.tool_actions) > 5)
+    assert menu.isVisible()
+    assert screen.contains(menu.geometry()), (menu.geometry(), screen)
+    menu.hide()

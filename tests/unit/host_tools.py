@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import enum
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -94,6 +95,12 @@ def sleepy(seconds: float = 60.0) -> str:
     """Sleep, ignoring cancel."""
     time.sleep(seconds)
     return "slept"
+
+
+@tool
+def background() -> int:
+    """Start a process that goes on running after the call; its process id."""
+    return subprocess.Popen(["sleep", "60"]).pid
 
 
 def make_closure():

@@ -71,7 +71,8 @@ def check(engine, name, args, chat=None):
 def test_subjects_from_argument_names(tmp_path):
     assert subject_of({"path": str(tmp_path / "a" / ".." / "b.txt")}).value == str(tmp_path / "b.txt")
     assert subject_of({"url": "https://Example.COM:8443/x?q"}).value == "example.com"
-    assert subject_of({"command": "git status --short"}).value == "git"
+    assert subject_of({"command": "git status --short"}).value == "git status"
+    assert subject_of({"command": "ls -la /tmp"}).value == "ls"
     assert subject_of({"x": 1}) is None
 
 
@@ -92,9 +93,41 @@ def test_a_symlink_out_of_a_folder_is_not_under_it(tmp_path):
 def test_chained_commands_have_no_subject(line):
     assert command_word(line) is None
     engine = PermissionEngine()
-    engine.rules.add("shell", Scope("command", "git"), "allow")
+    engine.rules.add("shell", Scope("command", "git status"), "allow")
     assert not check(engine, "shell", {"command": line}).allowed
     assert check(engine, "shell", {"command": "git status"}).allowed
+
+
+# Behaviour changed on purpose (session 4): a command rule is for a program's sub-command (``git status``), not
+# the whole program — "allow git" allowed ``git config core.pager 'rm -rf ~'`` and ``git -c alias.x='!cmd' x``.
+@pytest.mark.parametrize("line", [
+    "git -c alias.x='!rm -rf ~' x", "git -c core.pager='sh -c evil' log", "git --config-env=core.pager=EVIL log",
+    "git ls-remote --upload-pack='touch /tmp/p' .", "git -C /elsewhere status", "sudo git status",
+    "/usr/bin/sudo rm -rf /", "bash -c 'git status'", "env GIT_PAGER=evil git log", "xargs rm", "python3 -c 'x'",
+    "find . -exec rm {} +", "find . -delete", "tar -xf a.tar --to-command='sh evil'", "tar -Ievil -cf a.tar .",
+    "rsync -avze 'sh -c evil' a b:c", "rsync --rsh=evil a b:c", "GIT_PAGER=evil git log", "fd -x rm",
+])
+def test_a_command_that_runs_another_program_has_no_subject(line):
+    assert command_word(line) is None
+    engine = PermissionEngine()
+    for value in ("git", "git x", "git log", "git status", "git ls-remote", "sudo", "bash", "env", "xargs",
+                  "python3", "find", "tar", "rsync", "fd"):
+        engine.rules.add("shell", Scope("command", value), "allow")
+    assert not check(engine, "shell", {"command": line}).allowed
+
+
+def test_a_command_rule_is_for_a_program_or_its_sub_command():
+    assert command_word("git status --short") == "git status"
+    assert command_word("git") == "git"
+    assert command_word("npm test") == "npm test"
+    assert command_word("find . -name '*.py'") == "find"
+    assert command_word("tar -tf a.tar") == "tar"
+    assert command_word("rsync -avz a b") == "rsync"
+    engine = PermissionEngine()
+    engine.rules.add("shell", Scope("command", "git status"), "allow")
+    assert check(engine, "shell", {"command": "git status -s"}).allowed
+    assert not check(engine, "shell", {"command": "git config core.pager 'rm -rf ~'"}).allowed
+    assert not check(engine, "shell", {"command": "git push --force"}).allowed
 
 
 # ---- defaults and rules -------------------------------------------------------------------------
@@ -371,7 +404,7 @@ def test_the_preview_shows_the_file_the_tool_will_write(tmp_path, monkeypatch):
 
 
 def test_the_terminal_prompt_shows_control_characters_as_escapes():
-    from desktop_agent.cli.approval import visible
+    from desktop_agent.cli.output import visible
 
     assert visible("touch x #\x1b[2K\x1b[1G    $ echo hello") == "touch x #\\x1b[2K\\x1b[1G    $ echo hello"
     assert visible("a\rb\nc\td") == "a\\rb\nc\td"

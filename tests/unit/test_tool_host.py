@@ -51,7 +51,7 @@ def gone(pid: int) -> bool:
 def registry():
     reg = ToolRegistry(timeout_s=10, host=ToolHost())
     for name in ("add", "where", "chatty", "exit_now", "system_exit", "segfault", "spin", "pid", "polite_wait",
-                 "sleepy"):
+                 "sleepy", "background"):
         reg.register(getattr(host_tools, name), source="test")
     yield reg
     reg.close()
@@ -227,6 +227,16 @@ def test_close_stops_every_worker(registry):
     assert gone(pid) and registry.host.pids() == []
     result = registry.dispatch("add", {"a": 1, "b": 1})
     assert result.status == "error" and "tool host" in result.content
+
+
+def test_what_a_tool_left_running_ends_when_the_host_closes(registry):
+    # found in session 3: a tool that started a background process left it running after the app quit
+    result = registry.dispatch("background", {})
+    assert result.ok, result.content
+    child = int(result.content)
+    assert not gone(child)
+    registry.close()
+    assert wait_for(lambda: gone(child))
 
 
 def test_a_changed_tool_file_is_loaded_again_by_the_host(tmp_path):

@@ -168,15 +168,18 @@ class _Worker:
         return f"exit code {code}"
 
     def kill(self) -> None:
-        if self.proc.poll() is None:
+        """Kill the worker and what its tools started and left running (its process group), even when the
+        worker itself has exited already: a tool's background process must not outlive the app."""
+        if os.name == "posix":
             try:
-                if os.name == "posix":
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                else:  # pragma: no cover - Windows
-                    self.proc.kill()
-            except OSError:
-                with contextlib.suppress(OSError):
-                    self.proc.kill()
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:  # no one is left in the group
+                if self.proc.poll() is None:
+                    with contextlib.suppress(OSError):
+                        self.proc.kill()
+        elif self.proc.poll() is None:  # pragma: no cover - Windows
+            with contextlib.suppress(OSError):
+                self.proc.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(5)
         for stream in (self.proc.stdin, self.proc.stdout):

@@ -10,9 +10,11 @@ tool's function runs, so no surface can skip it.
 - The *subject* of a call is read from its arguments by name (:func:`subject_of`): the first of ``path``,
   ``file_path``, ``file``, ``filename``, ``folder``, ``directory``, ``dir`` is a path (made absolute, ``~`` and
   symlinks resolved, so ``..`` and links cannot leave a folder); ``command``, ``cmd``, ``command_line`` a command
-  (its first word; a command with shell operators — ``;``, ``&&``, ``|``, ``$(``, backticks, redirections,
-  newlines — has no subject, so "allow git" never allows ``git status; rm -rf ~``); ``url``, ``uri``, ``link``
-  a URL (its host, lower case).
+  (its first word, with its sub-command for programs like git: ``git status``; a command with shell operators —
+  ``;``, ``&&``, ``|``, ``$(``, backticks, redirections, newlines —, one starting with a program that runs others
+  (``sudo``, ``bash``, ``xargs``…) or using an option that runs one (``git -c alias.x=!cmd``) has no subject, so
+  "allow git status" never allows ``git status; rm -rf ~``); ``url``, ``uri``, ``link`` a URL (its host, lower
+  case).
 - Which rule applies: a matching ``deny`` rule always wins; else the most specific matching rule
   (``args`` > ``path``/``command``/``host`` > ``tool``). A *destructive* tool ignores tool-wide ``allow`` rules:
   it asks unless a rule for exactly that (tool and subject, or tool and arguments) allows it.
@@ -82,15 +84,65 @@ def _resolve_path(text: str) -> str | None:
     return os.path.realpath(given) if os.path.isabs(given) else None
 
 
+#: programs that run another program named in their arguments (``sudo rm …``, ``bash -c …``, ``xargs rm``): a
+#: rule for their name would vouch for anything, so a command starting with one has no subject
+RUNS_OTHERS = frozenset({
+    "env", "sudo", "doas", "su", "pkexec", "xargs", "nohup", "nice", "ionice", "timeout", "watch", "time", "exec",
+    "eval", "command", "builtin", "sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "python", "python3",
+    "perl", "ruby", "node", "deno", "bun", "php", "lua", "awk", "gawk", "mawk", "busybox", "ssh", "script",
+    "setsid", "stdbuf", "chroot", "unshare", "nsenter", "flatpak-spawn", "systemd-run", "strace", "ltrace", "gdb",
+    "npx", "uvx", "pipx", "parallel", "entr", "sed",
+})
+#: options by which a program runs a command given on its command line (git's ``-c alias.x='!cmd'``, tar's
+#: ``--to-command``, rsync's ``-e``): a command using one has no subject
+RUNS_BY_OPTION: dict[str, tuple[str, ...]] = {
+    "git": ("-c", "--config-env", "--exec-path", "--upload-pack", "--receive-pack", "-u", "--ext-diff"),
+    "tar": ("--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--info-script",
+            "--new-volume-script", "-F", "--rmt-command", "--rsh-command"),
+    "rsync": ("-e", "--rsh", "--rsync-path"),
+    "zip": ("-TT", "--unzip-command"),
+    "find": ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprintf", "-fls"),
+    "fd": ("-x", "--exec", "-X", "--exec-batch"),
+}
+#: programs whose first argument is a sub-command with its own powers (``git status`` reads, ``git config``
+#: can make later calls run anything): their subject is the program and its sub-command
+SUBCOMMAND_PROGRAMS = frozenset({
+    "git", "npm", "pnpm", "yarn", "cargo", "go", "docker", "podman", "kubectl", "helm", "pip", "pip3", "uv",
+    "poetry", "apt", "apt-get", "dnf", "brew", "systemctl", "flatpak", "snap", "gh", "conda",
+})
+
+
 def command_word(command: str) -> str | None:
-    """The first word of a command line, or None when it is empty or chains/redirects commands."""
+    """What a command-line rule is about: the command's first word (``ls``), or with its sub-command for programs
+    that have them (``git status``). None — no rule can vouch for it — when it is empty, chains or redirects
+    commands, starts with a program that runs other programs, or uses an option that runs one."""
     if any(op in command for op in SHELL_OPERATORS):
         return None
     try:
         words = shlex.split(command)
     except ValueError:
         words = command.split()
-    return words[0] if words else None
+    if not words:
+        return None
+    program = os.path.basename(words[0]) if "=" not in words[0] else ""
+    if not program or program in RUNS_OTHERS:
+        return None
+    if any(_uses_option(word, flag) for word in words[1:] for flag in RUNS_BY_OPTION.get(program, ())):
+        return None
+    if program in SUBCOMMAND_PROGRAMS:
+        rest = [w for w in words[1:] if not w.startswith("-")]
+        if words[1:2] and words[1].startswith("-"):
+            return None  # options before the sub-command (``git -C dir …``): not one rule's to judge
+        return f"{words[0]} {rest[0]}" if rest else words[0]
+    return words[0]
+
+
+def _uses_option(word: str, flag: str) -> bool:
+    """``word`` gives option ``flag``: as itself or ``flag=value``; a one-letter flag (``-e``) also inside a group
+    of them (``-avze``) or with its value attached (``-Ifoo``)."""
+    if word == flag or word.startswith(flag + "="):
+        return True
+    return len(flag) == 2 and word.startswith("-") and not word.startswith("--") and flag[1] in word[1:]
 
 
 def subject_of(arguments: Mapping[str, Any]) -> Subject | None:
