@@ -5,7 +5,8 @@
 #   2. a virtual environment (.venv) with the app and its test dependencies;
 #   3. ruff and mypy (any finding fails the run);
 #   4. the small local model and its llama.cpp server (scripts/local-model.sh, a built wheel is reused);
-#   5. pytest, inside a D-Bus session with an unlocked gnome-keyring (scripts/with-keyring.sh).
+#   5. the MCP reference server from npm (tests/mcp_servers/package.json and its lock file, `npm ci`);
+#   6. pytest, inside a D-Bus session with an unlocked gnome-keyring (scripts/with-keyring.sh).
 # Extra arguments go to pytest, e.g. `scripts/test.sh tests/unit -x`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +42,20 @@ echo "== installing the local test model and server"
 start=$(date +%s)
 PYTHON="$VENV/bin/python" bash scripts/local-model.sh install
 echo "== local model ready in $(( $(date +%s) - start )) s"
+
+echo "== installing the MCP test servers (npm)"
+MCP_DIR=tests/mcp_servers
+MCP_STAMP="$MCP_DIR/node_modules/.installed-package-lock.json"  # the lock file the last `npm ci` installed
+if [ -x "$MCP_DIR/node_modules/.bin/mcp-server-everything" ] && cmp -s "$MCP_DIR/package-lock.json" "$MCP_STAMP"; then
+  echo "== MCP test servers are up to date"
+elif command -v npm >/dev/null 2>&1; then
+  npm ci --prefix "$MCP_DIR" --no-audit --no-fund
+  cp "$MCP_DIR/package-lock.json" "$MCP_STAMP"
+else  # the run expects every test tool (DESKTOP_AGENT_EXPECT_TOOLS=1 below): say what is missing now
+  echo "== npm is missing: the MCP reference server (@modelcontextprotocol/server-everything) cannot be" \
+    "installed; install Node.js 20+ with npm" >&2
+  exit 1
+fi
 
 export DESKTOP_AGENT_EXPECT_MODEL=1 DESKTOP_AGENT_EXPECT_KEYRING=1 DESKTOP_AGENT_EXPECT_TOOLS=1
 echo "== running the tests"

@@ -114,3 +114,40 @@ class LockedKeyring(DictKeyring):
 
 
 _not_detectable(LockedKeyring)
+
+
+class FileKeyring(DictKeyring):
+    """A secure-looking keyring whose secrets are in the JSON file ``$TEST_KEYRING_FILE``, so that a command run as a
+    subprocess (``PYTHON_KEYRING_BACKEND=tests.keyrings.FileKeyring``) keeps them and the test can read them."""
+
+    def _load(self) -> dict[str, str]:
+        import json
+        import os
+        from pathlib import Path
+
+        path = Path(os.environ["TEST_KEYRING_FILE"])
+        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+    def _save(self, data: dict[str, str]) -> None:
+        import json
+        import os
+        from pathlib import Path
+
+        Path(os.environ["TEST_KEYRING_FILE"]).write_text(json.dumps(data), encoding="utf-8")
+
+    def get_password(self, service, username):
+        return self._load().get(f"{service}\0{username}")
+
+    def set_password(self, service, username, password):
+        data = self._load()
+        data[f"{service}\0{username}"] = password
+        self._save(data)
+
+    def delete_password(self, service, username):
+        data = self._load()
+        if data.pop(f"{service}\0{username}", None) is None:
+            raise PasswordDeleteError("No such password!")
+        self._save(data)
+
+
+_not_detectable(FileKeyring)

@@ -1,5 +1,5 @@
 """``desktop-agent mcp list|add|remove|import``: the MCP servers chats use, kept in the settings file (their
-secrets in the keyring)."""
+secrets in the keyring); ``desktop-agent mcp serve``: the user's own tools as a stdio MCP server for other apps."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import argparse
 import os
 import shutil
 import sys
-from typing import Any
+from typing import Any, Literal
 
-from desktop_agent.cli.output import as_output, write_line
+from desktop_agent.cli.output import as_output, quiet_library_logs, write_line
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -19,15 +19,18 @@ def run_mcp(args: argparse.Namespace) -> int:
     from desktop_agent.core.secrets import SecretStore
     from desktop_agent.core.settings import Settings
 
+    quiet_library_logs()
     command = getattr(args, "mcp_command", None)
     if command is None:
         parser = args._mcp_parser
         parser.print_usage(sys.stderr)
-        _err(f"{parser.prog}: error: choose one of: list, add, remove, import")
+        _err(f"{parser.prog}: error: choose one of: list, add, remove, import, serve")
         return EXIT_USAGE
     settings, warnings = Settings.load()
     for w in warnings:
         _err(f"desktop-agent: warning: {w}")
+    if command == "serve":
+        return _serve(args, settings)
     secrets = SecretStore()
     return {"list": _list, "add": _add, "remove": _remove, "import": _import}[command](args, settings, secrets)
 
@@ -51,6 +54,7 @@ def _save(settings: Any) -> int | None:
 
 def _list(args: argparse.Namespace, settings: Any, secrets: Any) -> int:
     from desktop_agent.core.assembly import start_mcp
+    from desktop_agent.core.mcp.config import secret_keys
 
     servers = settings.mcp.servers
     if not servers:
@@ -70,9 +74,8 @@ def _list(args: argparse.Namespace, settings: Any, secrets: Any) -> int:
             state = states.get(server.name)
             status = "disabled" if not server.enabled else (state.line().split(": ", 1)[1] if state else "not started")
             print(f"{server.name}  [{status}]  {where}")
-            for hidden in (*server.secret_env, *server.secret_headers):
-                print(f"    {hidden}: in the keyring" if secrets.get_secret(_key(server, hidden))
-                      else f"    {hidden}: NOT SET")
+            for key, label in secret_keys(server):
+                print(f"    {label}: in the keyring" if secrets.get_secret(key) else f"    {label}: NOT SET")
             if state is not None and state.state == "failed":
                 for line in state.stderr:
                     print(f"    | {line}")
@@ -86,12 +89,6 @@ def _list(args: argparse.Namespace, settings: Any, secrets: Any) -> int:
     return EXIT_FAILED if failed else EXIT_OK
 
 
-def _key(server: Any, name: str) -> str:
-    from desktop_agent.core.mcp.config import secret_name
-
-    return secret_name(server.name, "header" if name in server.secret_headers else "env", name)
-
-
 def _pairs(values: list[str], flag: str) -> dict[str, str] | None:
     out = {}
     for value in values:
@@ -101,6 +98,12 @@ def _pairs(values: list[str], flag: str) -> dict[str, str] | None:
             return None
         out[name.strip()] = text
     return out
+
+
+def _no_keyring(args: argparse.Namespace) -> Literal["refuse", "file"]:
+    """What to do with secrets when there is no keyring: this command's session ends at once, so keeping them
+    "for this session" would lose them — refuse, unless the user chose the settings file (--secrets-in-file)."""
+    return "file" if getattr(args, "secrets_in_file", False) else "refuse"
 
 
 def _add(args: argparse.Namespace, settings: Any, secrets: Any) -> int:
@@ -127,7 +130,7 @@ def _add(args: argparse.Namespace, settings: Any, secrets: Any) -> int:
     else:
         entry["url"] = args.url
     try:
-        new, notes = import_entries({args.name: entry}, settings, secrets)
+        new, notes = import_entries({args.name: entry}, settings, secrets, no_keyring=_no_keyring(args))
     except McpConfigError as exc:
         return _fail(str(exc))
     failed = _save(new)
@@ -147,19 +150,28 @@ def _remove(args: argparse.Namespace, settings: Any, secrets: Any) -> int:
     failed = _save(new)
     if failed is not None:
         return failed
-    for hidden in (*server.secret_env, *server.secret_headers):
-        secrets.set_secret(_key(server, hidden), None)
+    from desktop_agent.core.mcp.config import secret_keys
+
+    for key, _label in secret_keys(server):
+        secrets.set_secret(key, None)
     print(f"Removed {args.name}.")
     return EXIT_OK
 
 
 def _import(args: argparse.Namespace, settings: Any, secrets: Any) -> int:
-    from desktop_agent.core.mcp.config import McpConfigError, import_file
+    from desktop_agent.core.mcp.config import McpConfigError, NoKeyring, UnreadableFile, import_file
 
     try:
-        new, notes = import_file(args.file, settings, secrets)
+        new, notes = import_file(args.file, settings, secrets, no_keyring=_no_keyring(args))
     except OSError as exc:
         return _fail(f"can't read {args.file}: {exc.strerror or exc}")
+    except UnicodeDecodeError as exc:
+        return _fail(f"{args.file} is not an MCP servers file: it is not UTF-8 text ({exc.reason})")
+    except UnreadableFile as exc:  # too large, or nested too deeply: refused unread
+        _err(f"desktop-agent: {args.file} is not an MCP servers file: {exc}")
+        return EXIT_USAGE
+    except NoKeyring as exc:
+        return _fail(str(exc))
     except McpConfigError as exc:
         return _fail(f"{args.file} is not an MCP servers file: {exc}")
     failed = _save(new)
@@ -167,4 +179,58 @@ def _import(args: argparse.Namespace, settings: Any, secrets: Any) -> int:
         return failed
     for note in notes:
         print(note[0].upper() + note[1:] + ".")
+    return EXIT_OK
+
+
+def _serve(args: argparse.Namespace, settings: Any) -> int:
+    """``mcp serve``: the user's tools (shipped, tools folder, entry points, ``--tools-dir``; not other MCP servers'
+    tools, and not those switched off in Settings → Tools) over stdio until the client closes stdin. Logging and
+    anything printed go to stderr: stdout is the protocol's."""
+    import contextlib
+
+    import anyio
+
+    from desktop_agent import __version__
+    from desktop_agent.core.assembly import attach_rules, build_registry, permission_engine
+    from desktop_agent.core.logs import setup_logging
+    from desktop_agent.core.mcp.serve import ToolServer
+    from desktop_agent.core.store import ConversationStore
+
+    setup_logging()  # to the log file (stderr only when it cannot be written): never stdout
+    permissions = permission_engine()
+    store = None
+    registry = None
+    try:
+        with contextlib.redirect_stdout(sys.stderr):  # a tool file that prints while it loads
+            registry, problems = build_registry(settings, args.tools_dir, permissions)
+        for problem in problems:
+            _err(f"desktop-agent: warning: {problem}")
+        offered = registry.without(settings.tools.disabled) if settings.tools.disabled else registry
+        unknown = [n for n in args.allow_tool if offered.get(n) is None]
+        if unknown:
+            _err(f"desktop-agent mcp serve: error: --allow-tool names no served tool: '{unknown[0]}'. "
+                 f"Served: {', '.join(offered.names()) or 'none'}")
+            return EXIT_USAGE
+        try:
+            store = ConversationStore()
+        except Exception as exc:  # noqa: BLE001 — the tools still work; the saved rules and the audit do not
+            _err(f"desktop-agent: warning: the history store can't be opened ({exc}): saved permission rules do "
+                 "not apply and calls are not audited")
+        if store is not None:
+            for w in store.warnings:
+                _err(f"desktop-agent: warning: {w}")
+            attach_rules(permissions, store)
+        permissions.allow_for_run(args.allow_tool)
+        server = ToolServer(offered, permissions, store, version=__version__)
+        if sys.stdin.isatty():  # run by hand: say what this is (stderr; stdout is the protocol's)
+            _err(f"desktop-agent mcp serve: serving {len(offered)} tools over stdin/stdout to an MCP client; "
+                 "configure it in the client (see the README). Ctrl+D ends.")
+        anyio.run(server.serve_stdio)
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        if registry is not None:
+            registry.close()  # the tool host's processes end with the server
+        if store is not None:
+            store.close()
     return EXIT_OK

@@ -98,9 +98,16 @@ def write_failed(out: Output, err: Output) -> int:
     return EXIT_FAILED
 
 
+#: loggers whose records never reach the terminal: ours (the terminal says each problem itself, once) and the
+#: libraries under the MCP client (the SDK logs a traceback for every line a broken server prints on stdout)
+QUIET_LOGGERS = ("desktop_agent", "mcp", "mcp_types", "httpx", "httpx2", "httpcore", "anyio")
+
+
 def quiet_library_logs() -> None:
     """The terminal chat prints every problem itself, once: keep Python's last-resort handler from
-    printing the core's log warnings a second time (records still reach handlers set up by others)."""
-    logger = logging.getLogger("desktop_agent")
-    if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
-        logger.addHandler(logging.NullHandler())
+    printing the core's and the MCP libraries' log records on stderr (records still reach handlers set up by
+    others)."""
+    for name in QUIET_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+            logger.addHandler(logging.NullHandler())

@@ -134,6 +134,8 @@ def add_tools_parser(sub: argparse._SubParsersAction, parents: Sequence[argparse
     p = sub.add_parser("tools", help="list the tools the agent can use", description="List loaded tools.",
                        parents=list(parents))
     p.add_argument("--tools-dir", action="append", default=[], metavar="DIR", help="also load tools from DIR")
+    p.add_argument("--no-mcp", action="store_true",
+                   help="leave out the configured MCP servers' tools (they are started to list them)")
     p.set_defaults(_parser=p)
 
 
@@ -207,15 +209,21 @@ def add_history_parser(subparsers: argparse._SubParsersAction,
     return parser
 
 
+SECRETS_IN_FILE_HELP = ("with no system keyring, write secrets (tokens, keys, passwords in the environment, headers, "
+                        "arguments or URL) into the settings file in plain text; without it such a server is "
+                        "refused, not saved without its secret")
+
+
 def add_mcp_parser(subparsers: argparse._SubParsersAction,
                    parents: Sequence[argparse.ArgumentParser] = ()) -> argparse.ArgumentParser:
-    """Add the ``mcp`` sub-command (list / add / remove / import) to ``subparsers``."""
+    """Add the ``mcp`` sub-command (list / add / remove / import / serve) to ``subparsers``."""
     parents = list(parents)
     parser = subparsers.add_parser(
-        "mcp", help="MCP servers: list, add, remove, import",
-        description="The MCP (Model Context Protocol) servers whose tools chats use.", parents=parents,
+        "mcp", help="MCP servers: list, add, remove, import; serve our tools to another MCP client",
+        description="The MCP (Model Context Protocol) servers whose tools chats use, and `serve`: this app's own "
+                    "tools as an MCP server for other apps.", parents=parents,
     )
-    sub = parser.add_subparsers(dest="mcp_command", metavar="{list,add,remove,import}")
+    sub = parser.add_subparsers(dest="mcp_command", metavar="{list,add,remove,import,serve}")
     p = sub.add_parser("list", help="each server, its status and its tools (starts them to find out)",
                        parents=parents)
     p.add_argument("--no-start", action="store_true", help="only the configuration; start no server")
@@ -230,11 +238,24 @@ def add_mcp_parser(subparsers: argparse._SubParsersAction,
     p.add_argument("--url", default="", metavar="URL", help="a Streamable HTTP server instead of a command")
     p.add_argument("--header", action="append", default=[], metavar="NAME=VALUE",
                    help="an HTTP header for --url (repeatable); secrets go to the keyring")
+    p.add_argument("--secrets-in-file", action="store_true", help=SECRETS_IN_FILE_HELP)
     p.set_defaults(server_command=[])  # what follows `--` (split off before parsing: see app.py)
     p = sub.add_parser("remove", help="remove a server (and its secrets in the keyring)", parents=parents)
     p.add_argument("name", metavar="NAME")
     p = sub.add_parser("import", help='import a Claude-Desktop-style {"mcpServers": …} JSON file', parents=parents)
     p.add_argument("file", metavar="FILE")
+    p.add_argument("--secrets-in-file", action="store_true", help=SECRETS_IN_FILE_HELP)
+    p = sub.add_parser(
+        "serve", help="serve your Python tools to another MCP client over stdio (the same rules as in chats)",
+        description="Serve your Python tools (shipped, the tools folder, entry points) to another MCP client over "
+                    "stdin/stdout, with the schemas the model gets and the same permission rules. A tool that "
+                    "would ask is asked through the client when it supports elicitation, else denied: allow it "
+                    "in Settings → Tools → Permissions, or with --allow-tool. Calls are audited.",
+        parents=parents,
+    )
+    p.add_argument("--tools-dir", action="append", default=[], metavar="DIR", help="also serve tools from DIR")
+    p.add_argument("--allow-tool", action="append", default=[], metavar="NAME",
+                   help="allow tool NAME without asking while serving (repeatable)")
     for child in sub.choices.values():
         child.set_defaults(_parser=child)
     parser.set_defaults(_mcp_parser=parser, _parser=parser)

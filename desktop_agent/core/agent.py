@@ -11,6 +11,8 @@ and the tests consume the same events. Per turn it yields, in order:
 - ``TextDelta`` / ``ThinkingDelta`` / ``Notice`` while the model streams (a ``Notice`` also when an
   empty answer is asked again without streaming or without tools, see
   :mod:`~desktop_agent.core.capabilities`);
+- ``ToolCallProgress`` while a call runs and its tool reports how far it is (the call is dispatched on a
+  worker thread meanwhile);
 - ``ToolCallStarted`` / ``ToolCallFinished`` around each tool call (when a model asks again for calls
   it already had the results of in this turn, a ``Notice``, and the rest of the turn offers no tools);
 - exactly one terminal event: ``AnswerFinished(message)`` (the final answer, appended and saved),
@@ -66,6 +68,7 @@ from desktop_agent.core.events import (
     TextDelta,
     ThinkingDelta,
     ToolCallFinished,
+    ToolCallProgress,
     ToolCallStarted,
     TurnCancelled,
     TurnFailed,
@@ -73,6 +76,7 @@ from desktop_agent.core.events import (
 from desktop_agent.core.messages import Conversation, Message, ToolCall
 from desktop_agent.core.model_info import ModelFacts
 from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT
+from desktop_agent.core.streams import run_reporting
 from desktop_agent.core.textcalls import JsonToolCallGate
 from desktop_agent.core.thinktags import MOVED, TEXT, THINKING, Piece, ThinkSplitter, looks_like_reasoning_model
 from desktop_agent.core.tokens import CALIBRATION, Calibration, estimate_tools
@@ -81,6 +85,7 @@ if TYPE_CHECKING:
     from desktop_agent.core.tools.permissions import ChatPermissions, Decision
     from desktop_agent.core.tools.registry import ToolRegistry
     from desktop_agent.core.tools.relevance import ToolOffer
+    from desktop_agent.core.tools.results import Attachment, ToolResult
 
 __all__ = ["DEFAULT_SYSTEM_PROMPT", "Agent", "UnexpectedError"]
 
@@ -645,6 +650,7 @@ class Agent:
         err: str | None
         output = ""
         decision: Decision | None = None
+        attachments: tuple[Attachment, ...] = ()
         yield ToolCallStarted(call.id, call.name, dict(call.arguments))
         if stopped or cancel.is_set():
             stopped = True
@@ -666,16 +672,17 @@ class Agent:
             ok, status, err, duration = False, "error", f"unknown tool '{call.name}'", 0.0
         else:
             try:
-                result = registry.dispatch(call.name, call.arguments, cancel=call_cancel, chat=self.permissions,
-                                           call_id=call.id)
+                result = yield from self._dispatch(registry, call, call_cancel)
                 content, full, output, decision = result.content, result.full, result.output, result.decision
+                attachments = result.attachments
                 ok, status, err, duration = result.ok, result.status, result.error, result.duration_ms
             except Exception as exc:  # noqa: BLE001 - dispatch should never raise; be safe anyway
                 content = full = f"Error: {type(exc).__name__}: {exc}"
                 ok, status, err, duration = False, "error", content[7:], 0.0
             if cancel.is_set() or (status == "cancelled" and not call_cancel.own()):
                 stopped = True
-        yield ToolCallFinished(call.id, call.name, ok, full, err, duration, status, output=output, decision=decision)
+        yield ToolCallFinished(call.id, call.name, ok, full, err, duration, status, output=output, decision=decision,
+                               attachments=attachments)
         result_msg = Message(
             role="tool",
             content=content,
@@ -688,6 +695,21 @@ class Agent:
         self._add(conversation, result_msg)
         yield MessageAdded(result_msg)
         return stopped
+
+
+    def _dispatch(self, registry: ToolRegistry, call: ToolCall,
+                  call_cancel: _CallCancel) -> Generator[Event, None, ToolResult]:
+        """Dispatch ``call`` on a worker thread while its progress reports are yielded as :class:`ToolCallProgress`
+        (the dispatch watches cancel and timeout itself); its result."""
+
+        def work(report: Callable[[ToolCallProgress], None]) -> ToolResult:
+            def progress(done: float, total: float | None, message: str | None) -> None:
+                report(ToolCallProgress(call.id, call.name, done, total, message))
+
+            return registry.dispatch(call.name, call.arguments, cancel=call_cancel, chat=self.permissions,
+                                     call_id=call.id, progress=progress)
+
+        return (yield from run_reporting(work, name=f"call:{call.name}"))
 
 
 class _CallCancel(threading.Event):

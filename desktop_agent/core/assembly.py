@@ -17,7 +17,7 @@ import hashlib
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from desktop_agent.core.agent import Agent, OnMessage
     from desktop_agent.core.backends.base import ChatBackend
     from desktop_agent.core.backends.probe import OllamaProbe, OpenAIProbe
+    from desktop_agent.core.events import Notice
     from desktop_agent.core.mcp.manager import McpManager, ServerState
     from desktop_agent.core.secrets import SecretStore
     from desktop_agent.core.store.database import StoreDatabase
@@ -359,6 +360,7 @@ class Assembly:
     _mcp_watchers: list[Callable[[ServerState | None], None]] = field(default_factory=list, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _registry_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    _mcp_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def backend(self, settings: Settings) -> ChatBackend:
         keys = api_keys(settings, self.secrets, retry_locked=True)
@@ -402,22 +404,38 @@ class Assembly:
         if self.registry_override is not None:
             return None
         key = settings.mcp
-        with self._lock:
-            if self._mcp_key == key or self._mcp_closed:
-                return self._mcp
-            old, self._mcp, self._mcp_key = self._mcp, None, key
-        if old is not None:
-            old.close()
-        manager = start_mcp(settings, self.secrets, on_change=self._mcp_changed)
-        with self._lock:
-            closed = self._mcp_closed
-            if not closed:
-                self._mcp = manager
-        if closed and manager is not None:  # the assembly closed meanwhile: no server outlives it
-            manager.close()
-            return None
+        with self._mcp_lock:  # one start at a time: a turn asking meanwhile gets the manager being started
+            with self._lock:
+                if self._mcp_key == key or self._mcp_closed:
+                    return self._mcp
+                old, self._mcp, self._mcp_key = self._mcp, None, key
+            if old is not None:
+                old.close()
+            manager = start_mcp(settings, self.secrets, on_change=self._mcp_changed)
+            with self._lock:
+                closed = self._mcp_closed
+                if not closed:
+                    self._mcp = manager
+            if closed and manager is not None:  # the assembly closed meanwhile: no server outlives it
+                manager.close()
+                return None
         self._mcp_changed(None)
         return manager
+
+    def wait_for_mcp(self, settings: Settings, cancel: threading.Event | None = None) -> Iterator[Notice]:
+        """Before a turn: wait for the MCP servers still starting (each at most its start timeout, less when
+        ``cancel`` is set), so that the turn offers their tools; a :class:`Notice` says which are waited for.
+        Nothing when tools are off or no server is starting."""
+        if not settings.tools.enabled:
+            return
+        manager = self.mcp(settings)
+        starting = manager.starting() if manager is not None else []
+        if manager is None or not starting:
+            return
+        from desktop_agent.core.events import Notice
+
+        yield Notice(f"waiting for MCP server{'s' if len(starting) > 1 else ''} {', '.join(starting)}…")
+        manager.wait_ready(cancel=cancel)
 
     def current_mcp(self) -> McpManager | None:
         """The MCP servers running now (None: none started), without starting any."""
@@ -477,6 +495,19 @@ class Assembly:
             self.tools_generation += 1
         offered = with_mcp_tools(registry, self.mcp(every), every, self.permissions)
         return list(offered) if offered is not None else [], problems
+
+    def probe_keys_first(self, settings: Settings) -> tuple[str, ...] | None:
+        """The keys a probe of ``settings``' server (the window's model listing) tries first: none, ``()``, for an
+        OpenAI-compatible server on this machine while the system keyring has not been read yet — a local server
+        usually takes no key, and reading the keyring loads ≈ 17 MB of libraries (keyring, secretstorage,
+        jeepney, cryptography) and may ask to unlock it; the caller asks again with the stored keys (None) when
+        the server wants one. None — the stored keys — for any other server: a server that needs a key is told
+        to be missing one at once."""
+        if settings.backend != "openai" or not is_loopback_url(settings.openai.base_url):
+            return None
+        if self.secrets is None or getattr(self.secrets, "keyring_read", True):
+            return None
+        return ()
 
     def one_off_backend(self, settings: Settings, *, timeout_s: float | None = None, probe: bool = False,
                         keys: Iterable[str] | None = None) -> ChatBackend | OllamaProbe | OpenAIProbe:

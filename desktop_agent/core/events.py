@@ -14,6 +14,7 @@ from typing import Any
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.messages import Message
 from desktop_agent.core.tools.permissions import Decision
+from desktop_agent.core.tools.results import Attachment
 
 
 @dataclass(frozen=True)
@@ -75,12 +76,25 @@ class ToolCallStarted:
 
 
 @dataclass(frozen=True)
+class ToolCallProgress:
+    """A running tool call reported how far it is (an MCP server's progress notification): ``progress`` of
+    ``total`` (None: not known), with an optional ``message``. Between its ``ToolCallStarted`` and
+    ``ToolCallFinished``; reports that come faster than the consumer reads are merged (the newest is kept)."""
+
+    call_id: str
+    name: str
+    progress: float
+    total: float | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True)
 class ToolCallFinished:
     """A tool call ended. ``result`` is the full result (uncapped) for the UI; ``error`` is set when
     ``ok`` is false. ``status`` is one of ok / error / timeout / cancelled / denied; ``duration_ms`` in
     milliseconds. ``decision``: the permission check's (allow/deny, by rule/user/default, rule id); None when
     the call never reached it (unknown tool, invalid arguments, stopped before it ran); ``output`` what the
-    tool printed."""
+    tool printed; ``attachments`` images (and the like) of the result for the user, not sent to the model."""
 
     call_id: str
     name: str
@@ -92,6 +106,7 @@ class ToolCallFinished:
     #: what the tool printed (stdout/stderr) while it ran in the tool host; not sent to the model
     output: str = ""
     decision: Decision | None = None
+    attachments: tuple[Attachment, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -144,6 +159,7 @@ Event = (
     | ChatCompacted
     | CompactionUndone
     | ToolCallStarted
+    | ToolCallProgress
     | ToolCallFinished
     | MessageAdded
     | ChatUpdated
@@ -165,5 +181,7 @@ def event_to_dict(event: Event) -> dict[str, Any]:
             value = {"kind": type(value).__name__, "message": str(value)}
         elif isinstance(value, Decision):
             value = dataclasses.asdict(value)
+        elif f.name == "attachments":
+            value = [dataclasses.asdict(a) for a in value]
         out[f.name] = value
     return out

@@ -183,6 +183,11 @@ class SecretStore:
 
     # ---- the keyring ------------------------------------------------------------------------------
 
+    @property
+    def keyring_read(self) -> bool:
+        """Whether the system keyring has been looked at (imported and its backend chosen) by this store."""
+        return self._checked
+
     def _keyring(self) -> Any:
         """The usable keyring backend, or None (then :attr:`problem` says why). Imports keyring lazily."""
         with self._lock:

@@ -197,7 +197,10 @@ class AppearanceSettings(_Group):
 
 class McpServerSettings(_Group):
     """One MCP server: a stdio ``command`` with ``args``, ``env`` and ``cwd`` — or a Streamable HTTP ``url`` with
-    ``headers``. The values of the names in ``secret_env`` / ``secret_headers`` are in the OS keyring, not here."""
+    ``headers``. The values of the names in ``secret_env`` / ``secret_headers`` are in the OS keyring, not here;
+    so is the end of each argument whose index is in ``secret_args`` (the server gets ``args[i]`` + the secret:
+    ``--token=`` + the token), and with ``secret_url`` the whole URL (``url`` is then shown without its
+    credentials). See :mod:`desktop_agent.core.mcp.config`."""
 
     name: str = Field(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9_.-]+$")
     enabled: bool = True
@@ -209,6 +212,8 @@ class McpServerSettings(_Group):
     headers: dict[str, str] = Field(default_factory=dict)
     secret_env: list[str] = Field(default_factory=list)
     secret_headers: list[str] = Field(default_factory=list)
+    secret_args: list[int] = Field(default_factory=list)
+    secret_url: bool = False
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerSettings:

@@ -19,15 +19,17 @@ No backend and no client library is imported here: the tool layer uses this modu
 from __future__ import annotations
 
 import contextlib
+import queue
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from typing import Any, Literal, TypeVar
 
 __all__ = ["POLL_S", "WaitCancelled", "Watch", "run_watched", "shutdown_socket", "track_sockets"]
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 #: seconds between two looks at ``cancel`` (and the clock) while waiting
 POLL_S = 0.05
@@ -438,3 +440,42 @@ def run_watched(
 def _quietly(fn: Callable[[Any], Any], value: Any) -> None:
     with contextlib.suppress(Exception):  # closing an abandoned result must not raise anywhere
         fn(value)
+
+
+_DONE = object()
+
+
+def run_reporting(
+    fn: Callable[[Callable[[R], None]], T], *, name: str = "reporting-call"
+) -> Generator[R, None, T]:
+    """``fn(report)`` on a long-lived worker thread while this generator yields what it reports, in order; reports
+    that pile up while the consumer is busy are merged (the newest is yielded). Returns what ``fn`` returned
+    (raises what it raised). ``fn`` handles its own cancel and timeout: this waits for it to end."""
+    updates: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["value"] = fn(updates.put)
+        except BaseException as exc:  # noqa: BLE001 — handed to the waiting thread
+            box["error"] = exc
+        updates.put(_DONE)
+
+    _WORKERS.submit(work, name)
+    finished = False
+    while not finished:
+        item, latest = updates.get(), None
+        while True:
+            if item is _DONE:
+                finished = True
+            else:
+                latest = item
+            try:
+                item = updates.get_nowait()
+            except queue.Empty:
+                break
+        if latest is not None and not finished:
+            yield latest
+    if "error" in box:
+        raise box["error"]
+    return box["value"]

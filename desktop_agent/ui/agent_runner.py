@@ -112,6 +112,9 @@ class _Worker(QObject):
         try:
             settings = job.session.effective(job.settings)  # the chat's own options over the defaults
             job.session.asker = self._ask
+            if not job.compact:  # a message sent while MCP servers start waits for their tools (Stop ends it)
+                for notice in self.assembly.wait_for_mcp(settings, job.cancel):
+                    self.turn_event.emit(notice)
             job.session.agent = self.assembly.agent(settings)
             while self.assembly.pending_problems:
                 self.turn_event.emit(Notice(self.assembly.pending_problems.pop(0)))

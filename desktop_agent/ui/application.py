@@ -1,6 +1,8 @@
 """The application: QApplication set-up, theme, and :func:`run_gui`, the window's entry point.
 
-Only PySide6 and light core modules are imported before the window shows (see ``bench/startup.py``).
+Only PySide6 and light modules are imported before the window's first frame (see ``bench/startup.py``): the
+window is started staged from a glance at the settings file (:mod:`desktop_agent.core.settings_glance`) and
+loads the settings, logging and the rest right after its first frame (``MainWindow._build_rest``).
 """
 
 from __future__ import annotations
@@ -16,9 +18,7 @@ from typing import Any, cast
 from PySide6.QtCore import QSocketNotifier, QTimer
 from PySide6.QtWidgets import QApplication, QMainWindow
 
-from desktop_agent.ui import errors as ui_errors
 from desktop_agent.ui import icons, theme
-from desktop_agent.ui.agent_runner import orphaned_threads
 from desktop_agent.ui.cursor_blink import BlinkTimeout
 from desktop_agent.ui.first_frame import after_first_frame
 from desktop_agent.ui.main_window import APP_DISPLAY_NAME, APP_NAME, MainWindow
@@ -110,6 +110,16 @@ def _close_on_sigint(window: QMainWindow) -> Callable[[], None]:
     return restore
 
 
+def _start_logging() -> None:
+    """The log file and the hook that reports uncaught exceptions (idempotent)."""
+    from desktop_agent import __version__
+    from desktop_agent.ui import errors as ui_errors
+
+    log_path = ui_errors.setup_logging()
+    ui_errors.install_excepthook()
+    log.info("starting desktop-agent %s (log: %s)", __version__, log_path)
+
+
 def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | None = None) -> int:
     """Create the application, show the main window, run the event loop; returns the exit code.
 
@@ -133,25 +143,39 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
     from desktop_agent import __version__
 
     app.setApplicationVersion(__version__)
-    log_path = ui_errors.setup_logging()
-    ui_errors.install_excepthook()
     _quiet_qt_messages()
-    log.info("starting desktop-agent %s (log: %s)", __version__, log_path)
-    from desktop_agent.core.assembly import load_settings
+    from desktop_agent.core.settings_glance import glance
 
-    layered = load_settings(settings_overrides)
-    theme.apply(app, layered.effective.appearance.theme)
-    app.setWindowIcon(icons.app_icon())
-    window = MainWindow(layered.effective, saved=layered.saved, warnings=list(layered.warnings))
+    # the first frame from a glance at the settings file; the window loads them (and the rest) after it.
+    # Command-line settings or a file only the schema can read: loaded first, as before.
+    seen = None if settings_overrides else glance()
+    if seen is not None:
+        theme.apply(app, seen.appearance.theme)
+        app.setWindowIcon(icons.app_icon())
+        window = MainWindow(glance=seen)
+    else:
+        from desktop_agent.core.assembly import load_settings
+
+        layered = load_settings(settings_overrides)
+        theme.apply(app, layered.effective.appearance.theme)
+        app.setWindowIcon(icons.app_icon())
+        window = MainWindow(layered.effective, saved=layered.saved, warnings=list(layered.warnings))
     app.aboutToQuit.connect(window.shutdown)
-    restore_sigint = _close_on_sigint(window)
     window.show()  # the window notes its first frame for the bench (ui/first_frame.py)
+    # Ctrl+C before the first frame ends the start-up like any Ctrl+C at start (exit 130, app.main); from the
+    # first frame on — when the log says "starting" — it closes the window
+    restore_sigint: list[Callable[[], None]] = []
+    after_first_frame(window, lambda: restore_sigint.append(_close_on_sigint(window)))
+    after_first_frame(window, _start_logging)  # after the window's rest is built, before its deferred work
     after_first_frame(window, lambda: BlinkTimeout(app, window).watch(window.input))
     try:
         code = app.exec()
     finally:
-        restore_sigint()
+        for restore in restore_sigint:
+            restore()
     window.shutdown()
+    from desktop_agent.ui.agent_runner import orphaned_threads
+
     if orphaned_threads():
         # A worker is stuck in a blocking call we could not interrupt. Destroying its QThread would
         # abort the process ("QThread: Destroyed while thread is still running"); leave without that.

@@ -37,6 +37,11 @@ class DockFitter(QObject):
         self.docks.append(dock)
         dock.visibilityChanged.connect(lambda visible, d=dock: self._visibility_changed(d, visible))
 
+    def remove(self, dock: QDockWidget) -> None:
+        """Stop managing ``dock`` (it is going away)."""
+        self.docks = [d for d in self.docks if d is not dock]
+        self.given_way = [(d, w) for d, w in self.given_way if d is not dock]
+
     def schedule(self) -> None:
         """Fit after the dock layout has taken the window's new size."""
         QTimer.singleShot(0, self.fit)

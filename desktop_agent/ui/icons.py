@@ -2,7 +2,8 @@
 
 The SVGs draw with ``currentColor``; :func:`icon` substitutes a concrete colour (the palette's text
 colour unless told otherwise) and renders them with QtSvg, so the same files work in light and dark
-palettes. Icons are cached per (name, colour).
+palettes. Icons are cached per (name, colour); each is drawn only in the sizes it is painted at, when first
+painted (:class:`_SvgIconEngine`), which keeps building the window's toolbar and menus cheap.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QRectF, Qt
-from PySide6.QtGui import QColor, QIcon, QPainter, QPalette, QPixmap
+from PySide6.QtCore import QByteArray, QRect, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QIcon, QIconEngine, QPainter, QPalette, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QApplication
 
@@ -62,6 +63,41 @@ def pixmap(name: str, size: int, color: str | QColor | None = None, ratio: float
     return pm
 
 
+class _SvgIconEngine(QIconEngine):
+    """Draws icon ``name`` in ``color`` (``disabled`` for the disabled mode) at the size asked for, once per
+    size, mode and device pixel ratio."""
+
+    def __init__(self, name: str, color: str, disabled: str):
+        super().__init__()
+        self._name, self._color, self._disabled = name, color, disabled
+        self._drawn: dict[tuple[int, bool, float], QPixmap] = {}
+
+    def _pixmap(self, size: QSize, mode: QIcon.Mode, scale: float) -> QPixmap:
+        side = max(1, min(size.width(), size.height()))
+        off = mode == QIcon.Mode.Disabled
+        key = (side, off, scale)
+        drawn = self._drawn.get(key)
+        if drawn is None:
+            drawn = self._drawn[key] = pixmap(self._name, side, self._disabled if off else self._color, scale)
+        return drawn
+
+    def pixmap(self, size: QSize, mode: QIcon.Mode, state: QIcon.State) -> QPixmap:
+        return self._pixmap(size, mode, 1.0)
+
+    def scaledPixmap(self, size: QSize, mode: QIcon.Mode, state: QIcon.State, scale: float) -> QPixmap:
+        return self._pixmap(size, mode, scale)
+
+    def paint(self, painter: QPainter, rect: QRect, mode: QIcon.Mode, state: QIcon.State) -> None:
+        scale = painter.device().devicePixelRatioF() if painter.device() is not None else 1.0
+        painter.drawPixmap(rect, self._pixmap(rect.size(), mode, scale))
+
+    def availableSizes(self, mode: QIcon.Mode = QIcon.Mode.Normal, state: QIcon.State = QIcon.State.Off) -> list:
+        return [QSize(s, s) for s in _SIZES]
+
+    def clone(self) -> QIconEngine:
+        return _SvgIconEngine(self._name, self._color, self._disabled)
+
+
 _cache: dict[tuple[str, str, str], QIcon] = {}
 
 
@@ -87,9 +123,7 @@ def icon(name: str, color: str | QColor | None = None, disabled: str | QColor | 
         for size in (*_SIZES, 64, 128):
             result.addPixmap(pixmap(name, size, col))
     else:
-        for size in _SIZES:
-            result.addPixmap(pixmap(name, size, col), QIcon.Mode.Normal)
-            result.addPixmap(pixmap(name, size, dis), QIcon.Mode.Disabled)
+        result = QIcon(_SvgIconEngine(name, col, dis))
     _cache[key] = result
     return result
 

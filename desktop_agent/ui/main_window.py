@@ -7,10 +7,12 @@ dock when :mod:`desktop_agent.ui.history` is present; a toolbar with New chat (C
 pickers (models listed in the background) and Settings (Ctrl+,); a status bar with backend, model and
 whether the server answers.
 
-Start-up is fast: only PySide6 and light core modules load before the window shows. The store, the
-keyring, the history panel and the server check wait for the first frame (``_late_init``), markdown-it and
-Pygments come after them, and the model clients (openai, ollama) load on the worker thread with the first
-turn (the server check asks with plain HTTP).
+Start-up is fast: the window's frame is painted first, built from a glance at the settings file with only
+PySide6 and light modules (no pydantic); right after the first frame the settings are loaded and the chat
+view, options strip, runner and listing built (``_build_rest``), then the store, the history panel and the
+server check run (``_late_init``), markdown-it and Pygments come after them, the keyring is read when a key
+is first needed, and the model clients (openai, ollama) load on the worker thread with the first turn (the
+server check asks with plain HTTP).
 
 All background work goes through :mod:`desktop_agent.ui.agent_runner`.
 """
@@ -18,7 +20,7 @@ All background work goes through :mod:`desktop_agent.ui.agent_runner`.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
@@ -37,54 +39,105 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core import paths
-from desktop_agent.core.assembly import Assembly
-from desktop_agent.core.errors import AuthenticationFailed, BackendUnreachable, KeyringLocked, NoApiKey, StoreError
-from desktop_agent.core.events import (
-    AnswerFinished,
-    ChatUpdated,
-    ContextUsage,
-    Notice,
-    TurnCancelled,
-    TurnFailed,
-)
-from desktop_agent.core.messages import Conversation
-from desktop_agent.core.session import ChatSession
-from desktop_agent.core.settings import Settings
-from desktop_agent.ui import errors as ui_errors
 from desktop_agent.ui import icons, theme
-from desktop_agent.ui.agent_runner import (
-    AgentRunner,
-    TurnCrashed,
-    TurnEnded,
-    TurnStarted,
-)
-from desktop_agent.ui.chat.cards import ErrorCard
 from desktop_agent.ui.chat.context_meter import ContextMeter, confirm_oversized, oversized
-from desktop_agent.ui.chat.view import ChatView
-from desktop_agent.ui.chat_options import ChatOptions
 from desktop_agent.ui.compose import Composer
 from desktop_agent.ui.dock_fit import DockFitter
-from desktop_agent.ui.errors import ErrorAction
 from desktop_agent.ui.first_frame import after_first_frame
-from desktop_agent.ui.folder_offer import FolderOffer
 from desktop_agent.ui.mcp_status import McpStatus
 from desktop_agent.ui.model_capabilities import ModelCapabilities
-from desktop_agent.ui.model_listing import ModelListing
 from desktop_agent.ui.model_picker import BACKENDS, ModelPicker
-from desktop_agent.ui.pull import PullController
 from desktop_agent.ui.server_status import ServerStatus
 from desktop_agent.ui.tasks import TaskRunner
 from desktop_agent.ui.tool_sidebar import ToolSidebar, audited_decisions, keep_rules_in
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported by _import_the_rest(): after the first frame when the window starts staged
+    from desktop_agent.core.assembly import Assembly
+    from desktop_agent.core.errors import (
+        AuthenticationFailed,
+        BackendUnreachable,
+        KeyringLocked,
+        NoApiKey,
+        StoreError,
+    )
+    from desktop_agent.core.events import (
+        AnswerFinished,
+        ChatUpdated,
+        ContextUsage,
+        Notice,
+        TurnCancelled,
+        TurnFailed,
+    )
+    from desktop_agent.core.messages import Conversation
+    from desktop_agent.core.session import ChatSession
+    from desktop_agent.core.settings import Settings
+    from desktop_agent.core.settings_glance import SettingsGlance
+    from desktop_agent.ui import errors as ui_errors
+    from desktop_agent.ui.agent_runner import (
+        AgentRunner,
+        TurnCrashed,
+        TurnEnded,
+        TurnStarted,
+    )
+    from desktop_agent.ui.chat.cards import ErrorCard
+    from desktop_agent.ui.chat.view import ChatView
+    from desktop_agent.ui.chat_options import ChatOptions
+    from desktop_agent.ui.errors import ErrorAction
+    from desktop_agent.ui.folder_offer import FolderOffer
     from desktop_agent.ui.history.panel import HistoryPanel
+    from desktop_agent.ui.model_listing import ModelListing
+    from desktop_agent.ui.pull import PullController
     from desktop_agent.ui.settings.dialog import SettingsDialog
 
 log = logging.getLogger(__name__)
 
+
+def _import_the_rest() -> None:
+    """Import what the window needs beyond its first frame — the settings schema and messages (pydantic), the
+    agent runner, the chat view — into this module's names (declared for type checkers above). A window
+    started staged (:class:`MainWindow`'s ``glance``) paints its first frame without them."""
+    if "ChatView" in globals():
+        return
+    # each name is put in globals() below (hence "unused" here)
+    from desktop_agent.core.assembly import Assembly  # noqa: F401
+    from desktop_agent.core.errors import (  # noqa: F401
+        AuthenticationFailed,
+        BackendUnreachable,
+        KeyringLocked,
+        NoApiKey,
+        StoreError,
+    )
+    from desktop_agent.core.events import (  # noqa: F401
+        AnswerFinished,
+        ChatUpdated,
+        ContextUsage,
+        Notice,
+        TurnCancelled,
+        TurnFailed,
+    )
+    from desktop_agent.core.messages import Conversation  # noqa: F401
+    from desktop_agent.core.session import ChatSession  # noqa: F401
+    from desktop_agent.core.settings import Settings  # noqa: F401
+    from desktop_agent.ui import errors as ui_errors  # noqa: F401
+    from desktop_agent.ui.agent_runner import AgentRunner, TurnCrashed, TurnEnded, TurnStarted  # noqa: F401
+    from desktop_agent.ui.chat.cards import ErrorCard  # noqa: F401
+    from desktop_agent.ui.chat.view import ChatView  # noqa: F401
+    from desktop_agent.ui.chat_options import ChatOptions  # noqa: F401
+    from desktop_agent.ui.errors import ErrorAction  # noqa: F401
+    from desktop_agent.ui.folder_offer import FolderOffer  # noqa: F401
+    from desktop_agent.ui.model_listing import ModelListing  # noqa: F401
+    from desktop_agent.ui.pull import PullController  # noqa: F401
+
+    loaded = dict(locals())
+    for name, value in loaded.items():  # a name already set (a test patched it) stays
+        globals().setdefault(name, value)
+
 APP_NAME = "desktop-agent"
 #: the deferred start-up work runs after the first frame — or after this long, if no frame comes
 LATE_INIT_FALLBACK_MS = 2000
+#: the height of the chat's options strip (:class:`~desktop_agent.ui.chat_options.ChatOptions`), kept free
+#: for it in the first frame (a test keeps them equal)
+OPTIONS_STRIP_HEIGHT = 25
 APP_DISPLAY_NAME = "Desktop Agent"
 
 
@@ -105,6 +158,13 @@ class MainWindow(QMainWindow):
     """The desktop window. ``settings``: the effective settings (file + command-line overrides);
     ``saved``: what the settings file holds (picker changes are saved there, overrides are not).
 
+    Staged start (``glance``, :func:`~desktop_agent.ui.application.run_gui`): the window's frame — menus,
+    toolbar, the empty chat area, the composer, the tool sidebar, the status bar — is built from a
+    :class:`~desktop_agent.core.settings_glance.SettingsGlance` and painted first; the settings are loaded and
+    the rest (chat view, options strip, runner, listing…) built right after the first frame
+    (:meth:`_build_rest`), then the deferred start-up work runs (:meth:`_late_init`). Without it everything is
+    built at once.
+
     Test hooks: ``assembly`` (an :class:`~desktop_agent.core.assembly.Assembly`), ``store`` (a ConversationStore
     or None to use the default one; pass ``store=False`` for no saving), ``secrets``."""
 
@@ -118,15 +178,24 @@ class MainWindow(QMainWindow):
         store: Any = None,
         secrets: Any = None,
         check_server: bool = True,
+        glance: SettingsGlance | None = None,
     ):
         super().__init__()
-        self.settings = settings or Settings()
+        if glance is None or settings is not None:
+            _import_the_rest()
+            glance = None
+        #: the settings in use — until a staged window has loaded them, the glance it was started with
+        self.settings: Any = settings or glance or Settings()
         self.saved = saved
         self.warnings = list(warnings or [])
         self.store = store
         self.secrets = secrets
         self.check_server_on_start = check_server
-        self.session = ChatSession(Conversation(), store or None)
+        self._given_assembly = assembly
+        #: what a staged window was started with (None once the settings are loaded, or when not staged)
+        self._glance = glance
+        #: True once everything beyond the window's frame is built (at once, or after the first frame)
+        self._built = False
         #: the title shown in the window's title bar (from ChatUpdated events and opened chats)
         self._chat_title = ""
         self.history_panel: HistoryPanel | None = None
@@ -144,18 +213,7 @@ class MainWindow(QMainWindow):
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
         self.resize(1180, 760)
         self.setMinimumSize(*self.MIN_SIZE)
-
-        self.assembly = assembly or Assembly(secrets=secrets)
-        self.runner = AgentRunner(self.assembly, self)
-        self.runner.turn_event.connect(self._on_event)
         self.tasks = TaskRunner(self)
-        self.listing = ModelListing(self.assembly, self.tasks, lambda: self.settings, lambda: self.runner.busy, self)
-        self.listing.started.connect(lambda: self.server_label.show_checking())
-        self.listing.listed.connect(self._on_models_listed)
-        self.listing.facts.connect(self._on_model_facts)
-        self.listing.failed.connect(self._on_listing_failed)
-        #: pulls an Ollama model (the Settings dialog's Pull)
-        self.pull = PullController(self.assembly, self.tasks, self)
 
         self._build_central()
         self._build_docks()
@@ -163,6 +221,8 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self._build_menus()
         self._build_status()
+        if store is None:  # the default store opens after the first frame: its history panel's dock is in it
+            self._add_history_dock()
         self._restore_state()
         self._set_busy(False)
         self._refresh_backend_labels()
@@ -171,26 +231,23 @@ class MainWindow(QMainWindow):
         self.ready = False
         self._waiting_text = ""
         self._late_started = False
+        if glance is None:
+            self._build_rest()
         QTimer.singleShot(LATE_INIT_FALLBACK_MS, self._late_init)  # also when the window is never painted
 
     # ---- construction ----------------------------------------------------------------------------
 
     def _build_central(self) -> None:
-        self.chat = ChatView()
-        self.chat.status_message.connect(lambda t: self.statusBar().showMessage(t, 3000))
-        self.chat.error_action.connect(self._on_error_action)
-        self.chat.suggestion.connect(self._send_text)
-        self.chat.unsent_text.connect(self._give_back_text)
-        self.chat.undo_summary.connect(self._undo_summary)
+        """The chat area (an empty stand-in until :meth:`_build_rest` puts the chat view there), the room of
+        the chat's options strip and the composer."""
+        self.chat = cast("ChatView", QWidget())  # a stand-in of the chat view's size and colour
+        self.chat.setObjectName("chatRoom")
 
         self.composer = Composer()
         self.composer.send_requested.connect(self._send_text)
         self.composer.stop_requested.connect(self.stop)
         self.input = self.composer.input
         self.send_button = self.composer.button
-
-        self.chat_options = ChatOptions(self.assembly, self.tasks)  # this chat's quick options, above the composer
-        self.chat_options.options_changed.connect(self._set_chat_options)
 
         bottom = QWidget()
         bottom.setObjectName("composerArea")
@@ -199,11 +256,12 @@ class MainWindow(QMainWindow):
         bl.addStretch(1)
         column = QVBoxLayout()
         column.setSpacing(6)
-        self.folder_offer = FolderOffer()
-        self.folder_offer.folder_chosen.connect(self._allow_folder)
-        column.addWidget(self.folder_offer)
-        column.addWidget(self.chat_options)
+        #: keeps the options strip's height until the strip is built, so the composer does not move
+        self.options_room = QWidget()
+        self.options_room.setFixedHeight(OPTIONS_STRIP_HEIGHT)
+        column.addWidget(self.options_room)
         column.addWidget(self.composer)
+        self.composer_column = column
         holder = QWidget()
         holder.setMaximumWidth(880)
         holder.setLayout(column)
@@ -226,7 +284,7 @@ class MainWindow(QMainWindow):
         th = theme.current()
         self.central.setStyleSheet(
             f"""
-            QWidget#central, QWidget#composerArea {{ background: {th.base}; }}
+            QWidget#central, QWidget#composerArea, QWidget#chatRoom {{ background: {th.base}; }}
             QFrame#composer {{ background: {th.base}; border: 1px solid {th.assistant_border}; border-radius: 14px; }}
             QTextEdit#composeBox {{ background: transparent; color: {th.text}; }}
             QPushButton#sendButton {{ background: {th.accent}; color: {th.accent_text}; border: none;
@@ -239,8 +297,6 @@ class MainWindow(QMainWindow):
     def _build_docks(self) -> None:
         self.sidebar = ToolSidebar()
         self.sidebar.setMinimumWidth(200)
-        self.sidebar.cancel_requested.connect(self.runner.cancel_tool_call)
-        self.chat.tool_clicked.connect(self._show_tool_call)
         self.tool_dock = QDockWidget("Tool activity", self)
         self.tool_dock.setObjectName("toolDock")
         self.tool_dock.setAccessibleName("Tool activity")
@@ -344,13 +400,66 @@ class MainWindow(QMainWindow):
         self.server_label.recheck_due.connect(self._recheck)
         self.context_meter = ContextMeter()
         self.context_meter.compact_requested.connect(self.compact_chat)
-        self.context_meter.show_chat(self.session.id)
         sb.addPermanentWidget(self.context_meter)
         sb.addPermanentWidget(self.backend_label)
         sb.addPermanentWidget(self.server_label)
+
+    def _build_rest(self) -> None:
+        """Everything beyond the window's frame: the settings (a staged window loads them now), the assembly
+        and runner, the chat view, the chat's options strip, the folder offer, the context meter."""
+        if self._built:
+            return
+        self._built = True
+        if self._glance is not None:  # a staged start: the settings load now
+            _import_the_rest()
+            from desktop_agent.core.assembly import load_settings
+
+            layered = load_settings()
+            self.settings, self.saved = layered.effective, layered.saved
+            self.warnings.extend(layered.warnings)
+            if layered.effective.appearance.theme != self._glance.appearance.theme:
+                app = QApplication.instance()
+                if isinstance(app, QApplication):
+                    theme.apply(app, layered.effective.appearance.theme)
+            self._glance = None
+        self.session = ChatSession(Conversation(), self.store or None)
+        self.assembly = self._given_assembly or Assembly(secrets=self.secrets)
+        self.runner = AgentRunner(self.assembly, self)
+        self.runner.turn_event.connect(self._on_event)
+        self.listing = ModelListing(self.assembly, self.tasks, lambda: self.settings, lambda: self.runner.busy, self)
+        self.listing.started.connect(lambda: self.server_label.show_checking())
+        self.listing.listed.connect(self._on_models_listed)
+        self.listing.facts.connect(self._on_model_facts)
+        self.listing.failed.connect(self._on_listing_failed)
+        #: pulls an Ollama model (the Settings dialog's Pull)
+        self.pull = PullController(self.assembly, self.tasks, self)
         self.mcp_status = McpStatus(self.assembly)  # hidden without MCP servers; a click opens their page
         self.mcp_status.open_requested.connect(lambda: self.open_settings(tab="MCP servers"))
-        sb.addPermanentWidget(self.mcp_status)
+        self.statusBar().addPermanentWidget(self.mcp_status)
+
+        chat = ChatView()
+        chat.status_message.connect(lambda t: self.statusBar().showMessage(t, 3000))
+        chat.error_action.connect(self._on_error_action)
+        chat.suggestion.connect(self._send_text)
+        chat.unsent_text.connect(self._give_back_text)
+        chat.undo_summary.connect(self._undo_summary)
+        chat.tool_clicked.connect(self._show_tool_call)
+        central = self.central.layout()
+        assert central is not None
+        central.replaceWidget(self.chat, chat)
+        self.chat.deleteLater()
+        self.chat = chat
+        self.chat_options = ChatOptions(self.assembly, self.tasks)  # this chat's quick options, above the composer
+        self.chat_options.options_changed.connect(self._set_chat_options)
+        self.folder_offer = FolderOffer()
+        self.folder_offer.folder_chosen.connect(self._allow_folder)
+        column = self.composer_column
+        column.replaceWidget(self.options_room, self.chat_options)
+        self.options_room.deleteLater()
+        column.insertWidget(0, self.folder_offer)
+        self.sidebar.cancel_requested.connect(self.runner.cancel_tool_call)
+        self.context_meter.show_chat(self.session.id)
+        self._refresh_backend_labels()
 
     # ---- state persistence ------------------------------------------------------------------------
 
@@ -389,6 +498,7 @@ class MainWindow(QMainWindow):
         and highlighting are warmed up."""
         if self._closing or self._late_started:
             return
+        self._build_rest()
         self._late_started = True
         QTimer.singleShot(0, self._become_ready)  # right after this work — also if a part of it fails
         if self.secrets is None:
@@ -439,6 +549,7 @@ class MainWindow(QMainWindow):
 
     def _install_history_panel(self) -> None:
         if not self.store:
+            self._drop_history_dock()
             return
         from desktop_agent.ui.history.panel import HistoryPanel
 
@@ -446,38 +557,61 @@ class MainWindow(QMainWindow):
             panel = HistoryPanel(self.store)
         except Exception:
             log.exception("could not create the history panel")
+            self._drop_history_dock()
             return
         self.set_history_panel(panel)
+
+    def _add_history_dock(self) -> None:
+        """The left dock for the history panel (View → History, Ctrl+H), empty until the panel is set. A window
+        that will open the default store has it in its first frame (then restoreState places it); a dock added
+        after the window showed is placed from the saved layout here."""
+        dock = QDockWidget("History", self)
+        dock.setObjectName("historyDock")
+        dock.setAccessibleName("Chat history")
+        dock.setAllowedAreas(Qt.DockWidgetArea.LeftDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea)
+        dock.setWidget(QWidget())
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+        action = dock.toggleViewAction()
+        action.setText("&History")
+        action.setIcon(icons.icon("history"))
+        action.setShortcut(QKeySequence("Ctrl+H"))
+        action.setToolTip("Show or hide the chat history (Ctrl+H)")
+        self.addAction(action)
+        self.view_menu.insertAction(self.toggle_tools_action, action)
+        self.toolbar.insertAction(self.toggle_tools_action, action)
+        self.history_dock = dock
+        self.history_action = action
+        # created after the window showed: restore its place from the saved layout, then show it
+        # explicitly unless the user had hidden it (a late dock is not shown by restoreState)
+        restored = self._layout_restored and self.restoreDockWidget(dock)
+        visible = self.qsettings().value("history_visible", "true")
+        dock.setVisible(str(visible).lower() != "false")
+        if not restored:
+            w = max(200, min(260, int(self.width() * 0.2)))
+            self.resizeDocks([dock], [w], Qt.Orientation.Horizontal)
+        self.dock_fit.add(dock)
+        self._fit_toolbar()
+        self.dock_fit.schedule()
+
+    def _drop_history_dock(self) -> None:
+        """No history panel after all (the store could not be opened): its empty dock goes."""
+        dock, self.history_dock = self.history_dock, None
+        if dock is None or self.history_panel is not None:
+            self.history_dock = dock
+            return
+        for holder in (self, self.view_menu, self.toolbar):
+            holder.removeAction(self.history_action)
+        del self.history_action
+        self.dock_fit.remove(dock)
+        self.removeDockWidget(dock)
+        dock.deleteLater()
+        self._fit_toolbar()
 
     def set_history_panel(self, panel: HistoryPanel) -> None:
         """Put ``panel`` in the left dock (View → History, Ctrl+H) and connect its signals."""
         if self.history_dock is None:
-            dock = QDockWidget("History", self)
-            dock.setObjectName("historyDock")
-            dock.setAccessibleName("Chat history")
-            dock.setAllowedAreas(Qt.DockWidgetArea.LeftDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea)
-            self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
-            action = dock.toggleViewAction()
-            action.setText("&History")
-            action.setIcon(icons.icon("history"))
-            action.setShortcut(QKeySequence("Ctrl+H"))
-            action.setToolTip("Show or hide the chat history (Ctrl+H)")
-            self.addAction(action)
-            self.view_menu.insertAction(self.toggle_tools_action, action)
-            self.toolbar.insertAction(self.toggle_tools_action, action)
-            self.history_dock = dock
-            self.history_action = action
-            # created after the window showed: restore its place from the saved layout, then show it
-            # explicitly unless the user had hidden it (a late dock is not shown by restoreState)
-            restored = self._layout_restored and self.restoreDockWidget(dock)
-            visible = self.qsettings().value("history_visible", "true")
-            dock.setVisible(str(visible).lower() != "false")
-            if not restored:
-                w = max(200, min(260, int(self.width() * 0.2)))
-                self.resizeDocks([dock], [w], Qt.Orientation.Horizontal)
-            self.dock_fit.add(dock)
-            self._fit_toolbar()
-            self.dock_fit.schedule()
+            self._add_history_dock()
+        assert self.history_dock is not None
         self.history_dock.setWidget(panel)
         self.history_panel = panel
         panel.conversation_activated.connect(self.open_conversation)
@@ -491,7 +625,8 @@ class MainWindow(QMainWindow):
     def _refresh_backend_labels(self) -> None:
         s = self.settings
         self.picker.show_choice(s)
-        self._show_chat_options()
+        if self._built:
+            self._show_chat_options()
         where = s.ollama.host if s.backend == "ollama" else s.openai.base_url
         label = dict(BACKENDS)[s.backend]
         self.backend_label.setText(f"{label} · {s.model}")
@@ -641,13 +776,15 @@ class MainWindow(QMainWindow):
     # ---- turns ------------------------------------------------------------------------------------
 
     def _set_busy(self, busy: bool) -> None:
+        if not self._built:  # nothing runs before the rest is built
+            busy = False
         self.composer.set_busy(busy)
         self.stop_action.setEnabled(busy)
         self.compact_action.setEnabled(not busy)
 
     @property
     def busy(self) -> bool:
-        return self.runner.busy
+        return self._built and self.runner.busy
 
     def _send_text(self, text: str) -> None:
         if not self.ready and text.strip():  # the store and the keys are not there yet: it goes in a moment
@@ -962,10 +1099,11 @@ class MainWindow(QMainWindow):
         self._style_central()
         self._set_busy(self.busy)
         self.sidebar.restyle()
-        self.chat_options.restyle()
-        self.chat.restyle()
+        if self._built:
+            self.chat_options.restyle()
+            self.chat.restyle()
+            self.mcp_status.refresh()
         self.server_label.restyle()
-        self.mcp_status.refresh()
         for a, name in ((self.new_chat_action, "new-chat"), (self.settings_action, "settings"),
                         (self.quit_action, "quit"), (self.refresh_action, "refresh"),
                         (self.stop_action, "stop"), (self.toggle_tools_action, "sidebar")):
@@ -979,6 +1117,9 @@ class MainWindow(QMainWindow):
         if self._closing:
             return True
         self._closing = True
+        if not self._built:  # closed before the first frame's rest was built: only the layout to keep
+            self._save_state()
+            return True
         self.listing.closed = True
         self.pull.cancel()
         self._save_state()
@@ -995,7 +1136,9 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._shown_once:
             self._shown_once = True
-            after_first_frame(self, lambda: QTimer.singleShot(0, self._late_init))  # paint first, then the rest
+            # paint first, then the rest: built at once (no input event comes in between), then the deferred work
+            after_first_frame(self, self._build_rest)
+            after_first_frame(self, lambda: QTimer.singleShot(0, self._late_init))
             if not self._layout_restored:  # first start: the sidebar takes about 30 % of the width
                 w = max(240, min(340, int(self.width() * 0.27)))
                 self.resizeDocks([self.tool_dock], [w], Qt.Orientation.Horizontal)

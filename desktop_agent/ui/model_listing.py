@@ -70,7 +70,18 @@ class ModelListing(QObject):
         self.started.emit()
 
         def job(_task: Any) -> tuple[list[str], str, dict[str, Any]]:
-            backend = self.assembly.one_off_backend(settings, probe=True)
+            first = self.assembly.probe_keys_first(settings)  # a local server: no keyring read for it
+            if first is None:
+                return listing(None)
+            from desktop_agent.core.errors import AuthenticationFailed, NoApiKey
+
+            try:
+                return listing(first)
+            except (AuthenticationFailed, NoApiKey):  # it wants a key after all: the stored ones
+                return listing(None)
+
+        def listing(keys: tuple[str, ...] | None) -> tuple[list[str], str, dict[str, Any]]:
+            backend = self.assembly.one_off_backend(settings, probe=True, keys=keys)
             try:
                 models = [m.name for m in backend.list_models()]
                 facts = model_facts(backend, models)

@@ -7,10 +7,13 @@ list entry. It emits ``backend_picked(str)`` and ``model_picked(str)``; it chang
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
-from desktop_agent.core.settings import Settings
+if TYPE_CHECKING:  # the settings schema (pydantic) loads after the window's first frame
+    from desktop_agent.core.settings import Settings
 
 BACKENDS = (("ollama", "Ollama"), ("openai", "OpenAI-compatible"))
 
@@ -68,7 +71,10 @@ class ModelPicker(QWidget):
         self._show_model(current)
 
     def fill(self, models: list[str], current: str) -> None:
-        """The server's models, with ``current`` chosen (typed in when the server does not offer it)."""
+        """The server's models, with ``current`` chosen (typed in when the server does not offer it). The same
+        list again (a recheck) leaves the picker alone while the user is in it."""
+        if list(models) == self.available and (self.model_combo.hasFocus() or self.model_combo.view().isVisible()):
+            return
         self.available = list(models)
         self.model_combo.blockSignals(True)
         self.model_combo.clear()

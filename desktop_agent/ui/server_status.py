@@ -2,7 +2,8 @@
 or the problem's short label from :func:`desktop_agent.ui.errors.status_label`, the full text as tooltip.
 
 After a problem it emits ``recheck_due`` once :data:`RECHECK_MS` later: the user may be starting the server
-right now.
+right now. While online it emits it every :data:`ONLINE_RECHECK_MS`, so a server that went away does not stay
+"online"; that quiet recheck keeps showing "Server online" until its answer (no "Checking…" flicker).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 from desktop_agent.ui import theme
 
 RECHECK_MS = 20_000
+ONLINE_RECHECK_MS = 30_000
 
 
 class ServerStatus(QLabel):
@@ -28,16 +30,27 @@ class ServerStatus(QLabel):
         self._recheck.setSingleShot(True)
         self._recheck.setInterval(RECHECK_MS)
         self._recheck.timeout.connect(self._due)
+        self._online_recheck = QTimer(self)
+        self._online_recheck.setSingleShot(True)
+        self._online_recheck.setInterval(ONLINE_RECHECK_MS)
+        self._online_recheck.timeout.connect(self._due_online)
+        #: a recheck of a server that was online is starting: keep showing it online until it answers
+        self._quiet = False
         self._state: tuple[bool | None, str, str] = (None, "", "")
         self.show_checking()
 
     def show_checking(self) -> None:
+        if self._quiet and self.ok:
+            return
         self._show(None, "", "Checking the server…")
 
     def show_online(self, version: str = "") -> None:
+        self._quiet = False
         self._show(True, version, "Server online" + (f" (v{version})" if version and version[0].isdigit() else ""))
+        self._online_recheck.start()
 
     def show_problem(self, label: str, detail: str) -> None:
+        self._quiet = False
         self._show(False, detail, label)
         self._recheck.start()
 
@@ -53,7 +66,18 @@ class ServerStatus(QLabel):
         self.setToolTip(detail or text)
         if ok is not False:
             self._recheck.stop()
+        if ok is not True:
+            self._online_recheck.stop()
 
     def _due(self) -> None:
         if self.ok is False:
             self.recheck_due.emit()
+
+    def _due_online(self) -> None:
+        if self.ok:
+            self._quiet = True  # the listing says "started" while the signal is delivered
+            try:
+                self.recheck_due.emit()
+            finally:
+                self._quiet = False
+            self._online_recheck.start()  # and again later, if this one could not run now (a turn was running)

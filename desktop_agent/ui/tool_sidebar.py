@@ -4,22 +4,26 @@ Columns: status (running / ok / error / timed out / cancelled / denied), tool na
 duration (live while running, from a 100 ms timer that only runs while a call is running). Selecting a
 row shows the permission decision (allowed / denied, by rule, user or default), the pretty-printed arguments
 and the full (uncapped) result or error below, read-only and copyable; a running call has a "Cancel" button
-above them (Delete in the list does the same): that call alone is stopped and the turn goes on. Fed by
+above them (Delete in the list does the same): that call alone is stopped and the turn goes on. A call that
+reports progress (an MCP server's) shows it on its row, ``running — 3/5 · message`` (repainted with the duration,
+at most every 100 ms); the images of a result show as thumbnails under it (they are not sent to the model). Fed by
 :meth:`ToolSidebar.handle` with core events, or :meth:`ToolSidebar.load` with a saved conversation (and its
 audited decisions).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFontDatabase, QKeySequence, QShortcut
+from PySide6.QtGui import QColor, QFontDatabase, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -36,9 +40,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_agent.core.events import ToolCallFinished, ToolCallStarted, TurnCancelled, TurnFailed
-from desktop_agent.core.messages import Conversation
 from desktop_agent.ui import icons, theme
+
+if TYPE_CHECKING:  # the event and message models (pydantic) load after the window's first frame
+    from desktop_agent.core.messages import Conversation
+    from desktop_agent.core.tools.results import Attachment
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +126,23 @@ class ToolRun:
     decision: str = ""  # "allowed by rule #3", "denied by user: …"; empty when the call never reached the check
     cancelling: bool = False  # the user asked to cancel it; its result has not come yet
     output: str = ""  # what the tool printed
+    progress: str = ""  # "3/5 · message" while it runs and reports progress
+    attachments: tuple[Attachment, ...] = ()  # images of its result, shown under it
+
+
+def format_progress(progress: float, total: float | None, message: str | None, limit: int = 40) -> str:
+    """``3/5 · copying``, ``40%`` of a total of 1 or 100, ``12`` without a total; the message cut to ``limit``."""
+    def num(x: float) -> str:
+        return f"{x:g}"
+
+    if total and total > 0:
+        text = f"{round(100 * progress / total)}%" if total in (1, 100) else f"{num(progress)}/{num(total)}"
+    else:
+        text = num(progress)
+    message = " ".join((message or "").split())
+    if message:
+        text += " · " + (message if len(message) <= limit else message[: limit - 1] + "…")
+    return text
 
 
 class ToolSidebar(QWidget):
@@ -209,6 +232,8 @@ class ToolSidebar(QWidget):
         dl.addWidget(self.args_view, 1)
         dl.addLayout(self._section(self.result_label, self.copy_result))
         dl.addWidget(self.result_view, 3)
+        self.attachments_view = AttachmentStrip()
+        dl.addWidget(self.attachments_view)
 
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.split.setChildrenCollapsible(False)
@@ -272,12 +297,23 @@ class ToolSidebar(QWidget):
     # ---- events
     def handle(self, ev: object) -> None:
         """Update from a core event (others are ignored)."""
+        from desktop_agent.core.events import (
+            ToolCallFinished,
+            ToolCallProgress,
+            ToolCallStarted,
+            TurnCancelled,
+            TurnFailed,
+        )
+
         if isinstance(ev, ToolCallStarted):
             self.started(ev.call_id, ev.name, ev.arguments)
+        elif isinstance(ev, ToolCallProgress):
+            self.progressed(ev.call_id, format_progress(ev.progress, ev.total, ev.message))
         elif isinstance(ev, ToolCallFinished):
             status = ev.status or ("ok" if ev.ok else "error")
             decision = ev.decision.summary() if ev.decision is not None else ""
-            self.finished(ev.call_id, ev.name, status, ev.result, ev.error, ev.duration_ms, ev.output, decision)
+            self.finished(ev.call_id, ev.name, status, ev.result, ev.error, ev.duration_ms, ev.output, decision,
+                          ev.attachments)
         elif isinstance(ev, TurnCancelled | TurnFailed):
             self.end_running("cancelled")
 
@@ -287,10 +323,17 @@ class ToolSidebar(QWidget):
         self.tree.setCurrentItem(self._items[call_id])
         self._timer.start()
 
+    def progressed(self, call_id: str, text: str) -> None:
+        """A running call reported progress; its row shows it at the next tick (at most every 100 ms)."""
+        run = self.runs.get(call_id)
+        if run is not None and run.status == "running":
+            run.progress = text
+
     def finished(
         self, call_id: str, name: str, status: str, result: str, error: str | None, duration_ms: float | None,
         output: str = "",
         decision: str = "",
+        attachments: tuple[Attachment, ...] = (),
     ) -> None:
         run = self.runs.get(call_id)
         if run is None:
@@ -298,7 +341,7 @@ class ToolSidebar(QWidget):
             self._add(run)
         run.status = status if status in STATUS else ("ok" if not error else "error")
         run.result, run.error, run.duration_ms, run.output = result or "", error, duration_ms, output or ""
-        run.decision = decision
+        run.decision, run.attachments = decision, tuple(attachments)
         self._paint(run)
         if self.tree.currentItem() is self._items[call_id]:
             self._show(run)
@@ -331,6 +374,7 @@ class ToolSidebar(QWidget):
         self.copy_args.setEnabled(False)
         self.copy_result.setEnabled(False)
         self.result_label.setText("Result")
+        self.attachments_view.show_attachments(())
         self.stack.setCurrentWidget(self.empty)
 
     def load(self, conversation: Conversation, decisions: dict[str, str] | None = None) -> None:
@@ -379,7 +423,7 @@ class ToolSidebar(QWidget):
         icon_name, label = STATUS.get(run.status, ("info", run.status))
         color = status_color(run.status)
         item.setIcon(0, icons.icon(icon_name, color))
-        item.setText(0, label)
+        item.setText(0, f"{label} — {run.progress}" if run.status == "running" and run.progress else label)
         item.setForeground(0, QColor(color))
         item.setText(1, run.name)
         item.setText(2, short_arguments(run.arguments, 48))
@@ -397,7 +441,10 @@ class ToolSidebar(QWidget):
         for run in self.runs.values():
             if run.status == "running":
                 running = True
-                self._items[run.call_id].setText(3, format_duration((now - run.started) * 1000))
+                item = self._items[run.call_id]
+                item.setText(3, format_duration((now - run.started) * 1000))
+                if run.progress:
+                    item.setText(0, f"{STATUS['running'][1]} — {run.progress}")
         if not running:
             self._timer.stop()
 
@@ -450,12 +497,66 @@ class ToolSidebar(QWidget):
             self._set_result(pretty_json(run.result))
         if run.output.strip() and not running:
             self._set_result(f"{self._result_full}\n\n── printed by the tool ──\n{run.output.rstrip()}")
+        self.attachments_view.show_attachments(() if running else run.attachments)
         self.copy_args.setEnabled(True)
         self.copy_result.setEnabled(bool(self._result_full))
 
 
 #: what the result box says while no call is shown
 RESULT_PLACEHOLDER = "The result or error appears here."
+
+#: the longest side of a result's image thumbnail, in pixels (at most / at least)
+THUMBNAIL = 160
+SMALLEST = 64
+
+
+class AttachmentStrip(QWidget):
+    """The images of the shown call's result, as thumbnails in a row (hidden when there are none); an image that
+    cannot be read is a line saying so."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("toolAttachments")
+        self.setAccessibleName("Images of the result")
+        self._row = QHBoxLayout(self)
+        self._row.setContentsMargins(0, 4, 0, 0)
+        self._row.setSpacing(6)
+        self.labels: list[QLabel] = []
+        self.setVisible(False)
+
+    def show_attachments(self, attachments: tuple[Attachment, ...]) -> None:
+        for label in self.labels:
+            self._row.removeWidget(label)
+            label.deleteLater()
+        self.labels = []
+        while self._row.count():  # the stretch
+            self._row.takeAt(0)
+        for att in attachments:
+            label = QLabel()
+            label.setObjectName("toolAttachment")
+            pixmap = QPixmap()
+            if att.kind == "image" and pixmap.loadFromData(_decoded(att.data)):
+                side = max(pixmap.width(), pixmap.height())
+                if side > THUMBNAIL or side < SMALLEST:  # big ones shrunk, icon-sized ones made visible
+                    size = THUMBNAIL if side > THUMBNAIL else SMALLEST
+                    pixmap = pixmap.scaled(size, size, Qt.AspectRatioMode.KeepAspectRatio,
+                                           Qt.TransformationMode.SmoothTransformation)
+                label.setPixmap(pixmap)
+                label.setToolTip(f"{att.mime_type or 'image'}, {len(att.data) * 3 // 4:,} bytes")
+                label.setAccessibleName(f"Image of the result ({att.mime_type or 'image'})")
+            else:
+                label.setText(f"[{att.kind}: {att.mime_type or 'unknown type'} — cannot be shown here]")
+            self._row.addWidget(label)
+            self.labels.append(label)
+        self._row.addStretch(1)
+        self.setVisible(bool(self.labels))
+
+
+def _decoded(data: str) -> bytes:
+    try:
+        return base64.b64decode(data, validate=False)
+    except (ValueError, binascii.Error):
+        return b""
 
 
 def audited_decisions(store: Any, conversation_id: str) -> dict[str, str]:

@@ -7,6 +7,8 @@ import json
 import os
 import re
 import shutil
+import socket
+import subprocess
 import sys
 import threading
 import time
@@ -14,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from desktop_agent.core.assembly import Assembly, with_mcp_tools
 from desktop_agent.core.mcp.config import McpConfigError, import_file, parse
 from desktop_agent.core.mcp.manager import FAILED, READY, McpManager
 from desktop_agent.core.mcp.tools import registry_name
@@ -126,6 +129,119 @@ def test_a_call_is_cancelled_at_once(managers):
     assert dispatch_call(tools, "flaky__echo", {"text": "still here"}, chat=ALLOW).status == "ok"
 
 
+def test_a_cancel_reaches_the_server(managers, tmp_path):
+    manager = managers(_flaky())
+    tools = {t.name: t for t in manager.tools()}
+    marker = tmp_path / "cancelled.txt"
+    cancel = threading.Event()
+    threading.Timer(0.5, cancel.set).start()
+    result = dispatch_call(tools, "flaky__wait_for_cancel", {"marker": str(marker)}, cancel, chat=ALLOW)
+    assert result.status == "cancelled"
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not marker.exists():
+        time.sleep(0.05)
+    assert marker.read_text(encoding="utf-8") == "cancelled"  # the server was told, and stopped the call
+    assert dispatch_call(tools, "flaky__echo", {"text": "next"}, chat=ALLOW).content == "echo: next"
+
+
+@pytest.fixture(params=["stdio", "http"])
+def growing(request):
+    """The flaky server's settings, over each transport."""
+    if request.param == "stdio":
+        yield _flaky()
+        return
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "tests.mcp_servers.flaky", "--http", str(port)], cwd=str(ROOT),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, "the flaky HTTP server did not start"
+                time.sleep(0.1)
+        yield McpServerSettings(name="flaky", url=f"http://127.0.0.1:{port}/mcp")
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_a_list_change_is_seen_by_the_next_registry_and_the_listener(growing, managers):
+    seen = []
+    manager = managers(growing, on_change=seen.append)
+    assert manager.states()[0].state == READY, manager.states()[0].line()
+    assert "flaky__added" not in {t.name for t in manager.tools()}
+    tools = {t.name: t for t in manager.tools()}
+    assert dispatch_call(tools, "flaky__grow", {}, chat=ALLOW).content == "grown"
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and "added" not in manager.states()[0].tools:
+        time.sleep(0.05)
+    assert "added" in manager.states()[0].tools
+    assert "added" in seen[-1].tools and seen[-1].state == READY  # the app is told (the window repaints)
+    registry = with_mcp_tools(None, manager, Settings())  # what the next turn offers
+    assert registry is not None and "flaky__added" in registry.names()
+    assert registry.dispatch("flaky__added", {}, chat=ALLOW).content == "added here"
+
+
+def _bad(name: str, mode: str) -> McpServerSettings:
+    return McpServerSettings(name=name, command=sys.executable, args=["-m", "tests.mcp_servers.bad", mode],
+                             cwd=str(ROOT))
+
+
+def test_bad_commands_each_get_a_clear_status_and_cost_nothing_else(managers):
+    manager = managers(McpServerSettings(name="missing", command="no-such-mcp-server-here"),
+                       _bad("garbage", "garbage"), _bad("silent", "silent"), _bad("quits", "exit"), _flaky(),
+                       start_timeout_s=4)
+    states = {s.name: s for s in manager.states()}
+    assert states["missing"].line() == "missing: failed — the command was not found (no-such-mcp-server-here)"
+    assert states["garbage"].state == FAILED
+    assert "not MCP on its output: 'Welcome to my server! Listening…'" in states["garbage"].error
+    assert states["silent"].state == FAILED and "never answered the MCP handshake" in states["silent"].error
+    assert states["quits"].state == FAILED and "exited before it was ready" in states["quits"].error
+    assert states["quits"].stderr == ["bad: missing configuration, exiting"]
+    assert states["flaky"].state == READY
+    tools = {t.name: t for t in manager.tools()}
+    assert {t.server for t in tools.values()} == {"flaky"}
+    assert dispatch_call(tools, "flaky__echo", {"text": "fine"}, chat=ALLOW).content == "echo: fine"
+
+
+def test_a_turn_waits_for_a_starting_server_and_stop_ends_the_wait():
+    slow = McpServerSettings(name="slow", command=sys.executable, cwd=str(ROOT),
+                             args=["-c", "import time, runpy; time.sleep(1.5); "
+                                         "runpy.run_module('tests.mcp_servers.flaky', run_name='__main__')"])
+    settings = Settings().updated({"mcp.servers": [slow.model_dump()]})
+    assembly = Assembly()
+    try:
+        notices = list(assembly.wait_for_mcp(settings, threading.Event()))
+        assert [n.text for n in notices] == ["waiting for MCP server slow…"]
+        assert "slow__echo" in {t.name for t in assembly.available_tools(settings)}
+        assert list(assembly.wait_for_mcp(settings)) == []  # ready: nothing to wait for
+    finally:
+        assembly.close()
+    stopping = Assembly()
+    try:
+        cancel = threading.Event()
+        threading.Timer(0.2, cancel.set).start()
+        started = time.monotonic()
+        assert len(list(stopping.wait_for_mcp(settings, cancel))) == 1
+        assert time.monotonic() - started < 1.4  # Stop ended the wait before the server was up
+        assert stopping.mcp(settings).starting() == ["slow"]
+    finally:
+        stopping.close()
+
+
 def test_a_server_that_cannot_start_is_reported_with_its_output(managers):
     missing = McpServerSettings(name="missing", command="/nonexistent/server")
     crashing = McpServerSettings(name="crash", command=sys.executable,
@@ -208,3 +324,63 @@ def test_a_bad_server_entry_in_the_settings_file_costs_only_itself(tmp_path):
     settings, warnings = Settings.load(path)
     assert [s.name for s in settings.mcp.servers] == ["time"]
     assert warnings
+
+
+def _wait_state(manager: McpManager, name: str, state: str, timeout_s: float = 30.0):
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        found = {s.name: s for s in manager.states()}[name]
+        if found.state == state:
+            return found
+        time.sleep(0.05)
+    return {s.name: s for s in manager.states()}[name]
+
+
+def test_a_server_killed_while_idle_is_reported_and_the_other_goes_on(managers, monkeypatch):
+    from desktop_agent.core.mcp import manager as manager_module
+
+    monkeypatch.setattr(manager_module, "HEARTBEAT_S", 0.2)
+    seen: list[str] = []
+    manager = managers(_flaky(), _time(), on_change=lambda s: seen.append(f"{s.name}:{s.state}"))
+    time.sleep(1.0)  # several checks of both: healthy servers stay ready
+    assert [s.state for s in manager.states()] == [READY, READY], manager.states()
+    [pid] = _children_running("tests.mcp_servers.flaky")
+    os.kill(pid, 9)
+    state = _wait_state(manager, "flaky", FAILED)
+    assert state.state == FAILED and "exited" in state.error, state
+    assert "flaky:failed" in seen  # the window's status listener is told
+    tools = {t.name: t for t in manager.tools()}
+    assert "flaky__echo" not in tools
+    assert dispatch_call(tools, "time__get_current_time", {"timezone": "UTC"}).status == "ok"
+
+
+def test_a_server_that_stops_answering_is_reported(managers, monkeypatch):
+    from desktop_agent.core.mcp import manager as manager_module
+
+    monkeypatch.setattr(manager_module, "HEARTBEAT_S", 0.2)
+    monkeypatch.setattr(manager_module, "PING_TIMEOUT_S", 1.0)
+    manager = managers(_flaky())
+    [pid] = _children_running("tests.mcp_servers.flaky")
+    os.kill(pid, 19)  # SIGSTOP: alive, but it answers nothing
+    try:
+        state = _wait_state(manager, "flaky", FAILED)
+        assert state.state == FAILED and "stopped answering" in state.error, state
+    finally:
+        with __import__("contextlib").suppress(ProcessLookupError):
+            os.kill(pid, 18)  # SIGCONT, so that closing can end it
+
+
+def test_a_long_call_is_not_taken_for_a_hung_server(managers, monkeypatch):
+    from desktop_agent.core.mcp import manager as manager_module
+
+    monkeypatch.setattr(manager_module, "HEARTBEAT_S", 0.1)
+    monkeypatch.setattr(manager_module, "PING_TIMEOUT_S", 0.3)
+    manager = managers(_flaky())
+    [pid] = _children_running("tests.mcp_servers.flaky")
+    tools = {t.name: t for t in manager.tools()}
+    # the server is stopped for a moment during a call: it cannot answer pings, but a call is running
+    threading.Timer(0.2, os.kill, (pid, 19)).start()
+    threading.Timer(1.5, os.kill, (pid, 18)).start()
+    result = dispatch_call(tools, "flaky__slow", {"seconds": 0.5}, chat=ALLOW)
+    assert result.status == "ok", result.content
+    assert {s.name: s.state for s in manager.states()}["flaky"] == READY

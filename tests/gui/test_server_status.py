@@ -66,3 +66,27 @@ def test_an_unreachable_openai_url_is_reported_fast_and_logged_once(make_window,
     # one line about the server (the keyring's own note about this test machine is not about the URL)
     noisy = [r for r in caplog.records if r.levelno >= logging.INFO and r.name != "desktop_agent.core.secrets"]
     assert len(noisy) == 1 and "can't reach the server" in noisy[0].getMessage(), [r.getMessage() for r in noisy]
+
+
+def test_a_server_that_goes_away_while_idle_stops_showing_online(make_window, qtbot, monkeypatch):
+    # found by a new-user trial: "Server online" stayed green for long after the server was stopped
+    from desktop_agent.ui import server_status
+    from tests.servers.ollama import OllamaServer
+
+    monkeypatch.setattr(server_status, "ONLINE_RECHECK_MS", 300)
+    server = OllamaServer().start()
+    try:
+        w = make_window(Settings(ollama_host=server.url), check_server=False)
+        shown: list[str] = []
+        w.listing.started.connect(lambda: shown.append(w.server_label.text()))
+        with qtbot.waitSignal(w.listing.listed, timeout=10_000):
+            w.refresh_models()
+        assert "online" in w.server_label.text()
+        # a recheck while the server is up keeps saying online (no "Checking…" in between)
+        with qtbot.waitSignal(w.listing.listed, timeout=10_000):
+            pass
+        assert len(shown) >= 2 and all("online" in text for text in shown[1:]), shown
+        assert "online" in w.server_label.text()
+    finally:
+        server.stop()
+    qtbot.waitUntil(lambda: "not reachable" in w.server_label.text(), timeout=15_000)

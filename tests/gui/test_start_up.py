@@ -78,3 +78,139 @@ def test_the_window_starts_without_building_the_command_line_parsers():
                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+# ---- the staged start (run_gui): the window's frame first, from a glance at the settings file ------------
+
+
+@pytest.fixture
+def staged_window(qtbot, monkeypatch):
+    """``staged_window()``: a MainWindow started as run_gui starts it — from :func:`glance` of the settings file
+    — not shown yet; closed afterwards."""
+    from desktop_agent.core.settings_glance import glance
+
+    monkeypatch.setattr(main_window, "LATE_INIT_FALLBACK_MS", 600_000)
+    windows = []
+
+    def make(**kwargs):
+        seen = glance()
+        assert seen is not None
+        w = main_window.MainWindow(glance=seen, **kwargs)
+        windows.append(w)
+        w.resize(1100, 760)
+        return w
+
+    yield make
+    for w in windows:
+        w.close()
+    for w in windows:
+        w.deleteLater()
+
+
+def _layout(w) -> dict[str, tuple[int, int, int, int]]:
+    """Where the frame's parts are in the window (x, y, width, height)."""
+    parts = {"toolbar": w.toolbar, "chat area": w.chat, "composer": w.composer, "status bar": w.statusBar(),
+             "tool dock": w.tool_dock, "history dock": w.history_dock, "model picker": w.model_combo,
+             "send": w.send_button}
+    out = {}
+    for name, widget in parts.items():
+        top_left = widget.mapTo(w, widget.rect().topLeft())
+        out[name] = (top_left.x(), top_left.y(), widget.width(), widget.height())
+    return out
+
+
+def test_the_first_frame_is_the_window_frame_and_nothing_moves_after_it(staged_window, qtbot):
+    """The first frame shows the real frame — menus, toolbar with the saved backend and model, both docks, the
+    composer, the status bar — from the glance; the rest is built after it, with the real settings, and no
+    part of the frame moves or resizes."""
+    Settings(backend="openai", openai_base_url="http://127.0.0.1:9/v1", openai_model="local-model").save()
+    w = staged_window(check_server=False)
+    first: list = []
+    w.winId()  # the native window now: this test's look at the first frame comes before the window's own
+    after_first_frame(w, lambda: first.append((w._built, w.settings, _layout(w), w.grab())))
+    w.show()
+    qtbot.waitUntil(lambda: w.ready, timeout=10_000)
+    built, settings_then, layout_then, frame = first[0]
+    assert built is False and not isinstance(settings_then, Settings)  # painted before the schema was loaded
+    assert frame.width() >= 1000 and frame.height() >= 700
+    assert isinstance(w.settings, Settings) and w.settings.openai.model == "local-model"
+    assert w.model_combo.currentText() == "local-model" and w.backend_combo.currentData() == "openai"
+    assert w.history_panel is not None and w.history_dock.widget() is w.history_panel
+    qtbot.wait(50)  # let a layout change, if any, happen
+    assert _layout(w) == layout_then
+
+
+def test_a_message_sent_before_the_rest_is_built_waits_and_goes(staged_window, qtbot, ollama_server):
+    ollama_server.script(text_lines(["Paris."]))
+    Settings(ollama_host=ollama_server.url, ollama_model="llama3.2", tools_enabled=False).save()
+    w = staged_window(check_server=False)
+    w.input.setPlainText("Capital of France?")
+    w._send_text(w.input.toPlainText())  # Enter, before the first frame: nothing but the frame exists
+    assert not w._built and not w.ready and not w.busy and w.input.toPlainText() == ""
+    w.show()
+    qtbot.waitUntil(lambda: w.ready, timeout=10_000)
+    qtbot.waitUntil(lambda: len(w.conversation.messages) >= 2, timeout=10_000)
+    wait_idle(qtbot, w)
+    assert [m.content for m in w.conversation.messages][:1] == ["Capital of France?"]
+    assert w.store.load(w.conversation.id).messages[0].content == "Capital of France?"
+
+
+def test_closing_before_the_rest_is_built_keeps_nothing_running(staged_window):
+    w = staged_window(check_server=False)
+    assert w.shutdown() is True and not w._built
+
+
+def test_without_a_store_the_empty_history_dock_goes(staged_window, qtbot, monkeypatch):
+    from desktop_agent.core import store
+
+    def broken(*_a, **_k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(store, "ConversationStore", broken)
+    w = staged_window(check_server=False)
+    w.show()
+    assert w.history_dock is not None  # in the first frame: the store is expected to open
+    qtbot.waitUntil(lambda: w.ready, timeout=10_000)
+    assert w.history_dock is None and w.store is False
+    assert "History" not in [a.text().replace("&", "") for a in w.toolbar.actions()]
+
+
+CHILD = """
+import json, os, sys
+import desktop_agent.ui.first_frame as first_frame
+
+def noted(moment=None):
+    heavy = ("pydantic", "desktop_agent.core.settings", "desktop_agent.core.messages", "desktop_agent.ui.chat.view",
+             "markdown_it", "pygments", "openai", "ollama", "httpx", "keyring", "desktop_agent.cli")
+    print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in heavy or m in heavy
+                            or any(m.startswith(h + ".") for h in heavy))), flush=True)
+    os._exit(0)
+
+first_frame.note_for_bench = noted
+sys.argv = ["desktop-agent"]
+from desktop_agent.app import main
+main()
+"""
+
+
+def test_the_first_frame_of_the_app_comes_before_the_heavy_modules(tmp_path):
+    """``desktop-agent`` paints its first frame before pydantic (the settings, the messages), the chat view, the
+    model clients, markdown-it, Pygments, the keyring and the command-line parsers are imported (argparse itself
+    comes with PySide6)."""
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "QT_QPA_PLATFORM": "offscreen",
+           "DESKTOP_AGENT_HOME": str(tmp_path), "DESKTOP_AGENT_BENCH_FIRST_PAINT": str(tmp_path / "painted")}
+    out = subprocess.run([sys.executable, "-c", CHILD], cwd=ROOT, capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_ollama_host_from_the_environment_is_used_once_the_settings_load(staged_window, qtbot, monkeypatch):
+    """The glance shows the file's host (only in a tooltip); the settings loaded after the first frame layer
+    ``OLLAMA_HOST`` over it, as core/assembly.py always does."""
+    Settings(ollama_host="http://127.0.0.1:9").save()
+    monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:7")
+    w = staged_window(check_server=False)
+    w.show()
+    qtbot.waitUntil(lambda: w.ready, timeout=10_000)
+    assert w.settings.ollama.host == "http://127.0.0.1:7" and w.saved.ollama.host == "http://127.0.0.1:9"
+    assert "http://127.0.0.1:7" in w.backend_label.toolTip()

@@ -232,7 +232,7 @@ def test_migrating_a_version_3_database_keeps_everything(db, monkeypatch, tmp_pa
         assert backup.execute("SELECT count(*) FROM messages").fetchone() == (8,)
         assert backup.execute("PRAGMA user_version").fetchone() == (3,)
         backup.close()
-        assert s.conn.execute("PRAGMA user_version").fetchone() == (store_schema.schema_version(),) == (5,)
+        assert s.conn.execute("PRAGMA user_version").fetchone() == (store_schema.schema_version(),) == (6,)
         for t, sql in tables.items():
             assert s.conn.execute(sql).fetchall() == before[t]
         assert s.list() == listed

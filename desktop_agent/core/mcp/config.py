@@ -1,14 +1,25 @@
 """MCP servers as people write them down: a Claude-Desktop-style ``{"mcpServers": {NAME: {...}}}`` file (stdio
 ``command``/``args``/``env``/``cwd``, or ``url``/``headers`` for a remote server) read into settings, with every
-secret-looking value (a token, a key, a password) moved to the OS keyring instead of the settings file."""
+secret-looking value (a token, a key, a password) moved to the OS keyring instead of the settings file.
+
+What counts as a secret: an environment variable or header whose *name* says so (TOKEN, KEY, AUTH…); any value
+that *looks* like a credential whatever its name (``sk-…``, ``ghp_…``, ``Bearer …``, a JWT…); in the arguments,
+the value of a flag whose name says so (``--api-key VALUE``, ``--token=VALUE``; not ``--key-file PATH``) or an
+argument that looks like a credential; in a URL, its ``user:password@`` or a query parameter named like a secret or
+looking like one (``?api_key=…``). Without a keyring the caller chooses (``no_keyring``): keep them for this
+session only (the window), refuse (:class:`NoKeyring`, the terminal's default) or write them into the settings
+file (``--secrets-in-file``, said in the notes). A file larger than :data:`MAX_FILE_BYTES` or nested too deeply
+is refused with :class:`McpConfigError`."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from pydantic import ValidationError
 
@@ -19,10 +30,73 @@ if TYPE_CHECKING:
 
 #: names of environment variables and headers whose values are secrets
 SECRET_NAME = re.compile(r"(TOKEN|KEY|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL|COOKIE|SESSION)", re.IGNORECASE)
+#: values that are credentials whatever they are called (the well-known token shapes, an HTTP credential, a JWT)
+SECRET_VALUE = re.compile(
+    r"^(?:sk-[A-Za-z0-9_-]{16,}|sk_(?:live|test)_[A-Za-z0-9]{16,}|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}"
+    r"|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}"
+    r"|AIza[0-9A-Za-z_-]{30,}|hf_[A-Za-z0-9]{30,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
+    r"|(?:Bearer|Basic|Token)\s+\S{8,})$")
+#: a flag or parameter named like a secret that holds where one is, not the secret itself
+_NOT_SECRET_NAME = re.compile(r"(FILE|PATH|DIR|ENV|NAME|ID|MODE|TYPE|METHOD|URL|URI|HOST|PORT|USER|LEVEL|TIMEOUT)$",
+                              re.IGNORECASE)
+#: the largest MCP servers file read (a Claude Desktop config is a few kB)
+MAX_FILE_BYTES = 5 * 1024 * 1024
+NoKeyringChoice = Literal["session", "refuse", "file"]
 
 
 class McpConfigError(ValueError):
     """The file is not an MCP servers file; the message says what is wrong with it."""
+
+
+class UnreadableFile(McpConfigError):
+    """The file is too large, or its JSON nested too deeply, to be read as an MCP servers file."""
+
+
+class NoKeyring(McpConfigError):
+    """There are secrets to keep and no keyring to keep them in (the caller asked to refuse then)."""
+
+
+def looks_secret(value: str) -> bool:
+    """``value`` has the shape of a credential (see :data:`SECRET_VALUE`)."""
+    return bool(SECRET_VALUE.match(value.strip()))
+
+
+def _secret_named(name: str) -> bool:
+    name = name.strip().lstrip("-")
+    return bool(SECRET_NAME.search(name)) and not _NOT_SECRET_NAME.search(name.replace("-", "_"))
+
+
+def secret_args(args: list[str]) -> list[tuple[int, int]]:
+    """``(index, start)`` of each argument holding a secret from ``start`` on: the value after ``--api-key`` or
+    ``--token=``, or an argument that looks like a credential (``KEY=VALUE``: the value)."""
+    found: list[tuple[int, int]] = []
+    for i, arg in enumerate(args):
+        flag, eq, value = arg.partition("=")
+        if arg.startswith("-") and eq and value and _secret_named(flag) and not os.path.exists(value):
+            found.append((i, len(flag) + 1))
+        elif arg.startswith("-") and not eq and _secret_named(arg) and i + 1 < len(args) \
+                and args[i + 1] and not args[i + 1].startswith("-") and not os.path.exists(args[i + 1]):
+            found.append((i + 1, 0))
+        elif eq and value and not arg.startswith("-") and looks_secret(value):
+            found.append((i, len(flag) + 1))
+        elif looks_secret(arg):
+            found.append((i, 0))
+    return list(dict(reversed(found)).items())[::-1]  # one per argument: the first reason found
+
+
+def redacted_url(url: str) -> str | None:
+    """``url`` without its credentials (``user:password@``; the values of query parameters named like secrets or
+    looking like them), or None when it has none."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    hidden = [(k, "" if v and (_secret_named(k) or looks_secret(v)) else v) for k, v in query]
+    netloc = parts.netloc.rpartition("@")[2] if "@" in parts.netloc else parts.netloc
+    if netloc == parts.netloc and hidden == query:
+        return None
+    return urlunsplit((parts.scheme, netloc, parts.path, urlencode(hidden), parts.fragment))
 
 
 @dataclass
@@ -55,7 +129,7 @@ def server_from_entry(name: str, entry: Any) -> tuple[McpServerSettings, dict[st
         plain, hidden = {}, []
         for key, value in values.items():
             text = "" if value is None else str(value)
-            if SECRET_NAME.search(str(key)) and text:
+            if text and (SECRET_NAME.search(str(key)) or looks_secret(text)):
                 secrets[secret_name(clean_name, kind, str(key))] = text
                 hidden.append(str(key))
             else:
@@ -67,12 +141,23 @@ def server_from_entry(name: str, entry: Any) -> tuple[McpServerSettings, dict[st
     args = entry.get("args") or []
     if not isinstance(args, list):
         raise McpConfigError(f"{name}: 'args' must be a list")
+    args = [str(a) for a in args]
+    hidden_args = []
+    for index, start in secret_args(args):
+        secrets[secret_name(clean_name, "arg", str(index))] = args[index][start:]
+        args[index] = args[index][:start]
+        hidden_args.append(index)
+    url = str(entry.get("url") or entry.get("serverUrl") or "")
+    shown = redacted_url(url) if url else None
+    if shown is not None:
+        secrets[secret_name(clean_name, "url", "url")] = url
     try:
         server = McpServerSettings(
             name=clean_name, enabled=not bool(entry.get("disabled", False)),
-            command=str(entry.get("command") or ""), args=[str(a) for a in args], env=env,
-            cwd=str(entry.get("cwd") or ""), url=str(entry.get("url") or entry.get("serverUrl") or ""),
+            command=str(entry.get("command") or ""), args=args, env=env,
+            cwd=str(entry.get("cwd") or ""), url=shown if shown is not None else url,
             headers=headers, secret_env=secret_env, secret_headers=secret_headers,
+            secret_args=hidden_args, secret_url=shown is not None,
         )
     except ValidationError as exc:
         raise McpConfigError(f"{name}: " + "; ".join(e["msg"].removeprefix("Value error, ")
@@ -83,8 +168,13 @@ def server_from_entry(name: str, entry: Any) -> tuple[McpServerSettings, dict[st
 def parse(text: str) -> Imported:
     """Read an ``{"mcpServers": {...}}`` document (the bare ``{NAME: {...}}`` object too). Raises
     ``McpConfigError`` when it is not JSON or has no servers; a bad entry is skipped and said."""
+    if len(text) > MAX_FILE_BYTES:
+        raise UnreadableFile(f"it is {len(text) / 1e6:.1f} MB; an MCP servers file is at most "
+                             f"{MAX_FILE_BYTES // (1024 * 1024)} MB")
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise UnreadableFile("its JSON is nested too deeply to be an MCP servers file") from None
     except ValueError as exc:
         raise McpConfigError(f"not JSON ({exc})") from None
     if isinstance(data, dict) and isinstance(data.get("mcpServers"), dict):
@@ -109,27 +199,77 @@ def parse(text: str) -> Imported:
     return out
 
 
+def secret_keys(server: McpServerSettings) -> list[tuple[str, str]]:
+    """``(keyring name, what it is for the user)`` of each secret of ``server``."""
+    out = [(secret_name(server.name, "env", n), f"environment variable {n}") for n in server.secret_env]
+    out += [(secret_name(server.name, "header", n), f"header {n}") for n in server.secret_headers]
+    out += [(secret_name(server.name, "arg", str(i)), _arg_label(server.args, i)) for i in server.secret_args]
+    if server.secret_url:
+        out.append((secret_name(server.name, "url", "url"), "URL's credentials"))
+    return out
+
+
+def _arg_label(args: list[str], index: int) -> str:
+    before = args[index] if index < len(args) and args[index] else (args[index - 1] if 0 < index <= len(args)
+                                                                      else "")
+    return f"argument {index + 1}" + (f" ({before}…)" if before.startswith("-") else "")
+
+
+def with_secrets(server: McpServerSettings, values: dict[str, str]) -> McpServerSettings:
+    """``server`` with the secrets of ``values`` (keyring name → value) written back into it: what the server is
+    started with (and what ``--secrets-in-file`` saves)."""
+    env, headers, args, url = dict(server.env), dict(server.headers), list(server.args), server.url
+    for n in server.secret_env:
+        if secret_name(server.name, "env", n) in values:  # one not set is left out, not sent empty
+            env[n] = values[secret_name(server.name, "env", n)]
+    for n in server.secret_headers:
+        if secret_name(server.name, "header", n) in values:
+            headers[n] = values[secret_name(server.name, "header", n)]
+    for i in server.secret_args:
+        if i < len(args):
+            args[i] += values.get(secret_name(server.name, "arg", str(i)), "")
+    if server.secret_url:
+        url = values.get(secret_name(server.name, "url", "url")) or url
+    return server.model_copy(update={"env": env, "headers": headers, "args": args, "url": url, "secret_env": [],
+                                     "secret_headers": [], "secret_args": [], "secret_url": False})
+
+
+def _where(server: McpServerSettings) -> str:
+    return server.url or " ".join([server.command, *server.args])
+
+
 def merged(settings: Settings, servers: list[McpServerSettings]) -> tuple[Settings, list[str]]:
     """``settings`` with ``servers`` added — a server of the same name is replaced — and what changed, one line
-    each."""
+    each (a replaced server's line says what it was)."""
     current = {s.name: s for s in settings.mcp.servers}
     notes = []
     for server in servers:
-        notes.append(f"{'replaced' if server.name in current else 'added'} {server.name}")
+        old = current.get(server.name)
+        if old is None:
+            notes.append(f"added {server.name}")
+        else:
+            notes.append(f"replaced the existing server {server.name} (it was: {_where(old)})")
         current[server.name] = server
     new = settings.updated({"mcp.servers": [s.model_dump() for s in current.values()]})
     return new, notes
 
 
-def import_file(path: str | Path, settings: Settings, secrets: SecretStore | None) -> tuple[Settings, list[str]]:
-    """The settings with the servers of the file at ``path`` merged in, and lines for the user: what was added,
-    which secrets went where, what was skipped. The secrets are stored now. Raises ``McpConfigError``,
-    ``OSError``."""
-    return _store(parse(Path(path).read_text(encoding="utf-8-sig")), settings, secrets)
+def import_file(path: str | Path, settings: Settings, secrets: SecretStore | None, *,
+                no_keyring: NoKeyringChoice = "session") -> tuple[Settings, list[str]]:
+    """The settings with the servers of the file at ``path`` merged in, and lines for the user: what was added or
+    replaced, which secrets went where, what was skipped. The secrets are stored now (``no_keyring``: what to do
+    when there is no keyring, see the module docstring). Raises ``McpConfigError`` (:class:`UnreadableFile` for a
+    file over :data:`MAX_FILE_BYTES`, unread, or nested too deeply), ``OSError``."""
+    path = Path(path)
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise UnreadableFile(f"it is {size / 1e6:.1f} MB; an MCP servers file is at most "
+                             f"{MAX_FILE_BYTES // (1024 * 1024)} MB")
+    return _store(parse(path.read_text(encoding="utf-8-sig")), settings, secrets, no_keyring)
 
 
-def import_entries(entries: dict[str, Any], settings: Settings,
-                   secrets: SecretStore | None) -> tuple[Settings, list[str]]:
+def import_entries(entries: dict[str, Any], settings: Settings, secrets: SecretStore | None, *,
+                   no_keyring: NoKeyringChoice = "session") -> tuple[Settings, list[str]]:
     """Like :func:`import_file` for ``{NAME: entry}`` given directly (``desktop-agent mcp add``); a bad entry
     raises ``McpConfigError``."""
     found = Imported()
@@ -137,16 +277,45 @@ def import_entries(entries: dict[str, Any], settings: Settings,
         server, hidden = server_from_entry(name, entry)
         found.servers.append(server)
         found.secrets.update(hidden)
-    return _store(found, settings, secrets)
+    return _store(found, settings, secrets, no_keyring)
 
 
-def _store(found: Imported, settings: Settings, secrets: SecretStore | None) -> tuple[Settings, list[str]]:
-    new, notes = merged(settings, found.servers)
-    for key, value in found.secrets.items():
-        where = secrets.set_secret(key, value) if secrets is not None else "this session only"
-        _server, kind, name = key.split(":", 3)[1:]
-        place = "in the system keyring" if where == "system keyring" else "for this session only (no keyring)"
-        notes.append(f"the {'header' if kind == 'header' else 'environment variable'} {name} of {_server} is "
-                     f"kept {place}, not in the settings file")
+def _store(found: Imported, settings: Settings, secrets: SecretStore | None,
+           no_keyring: NoKeyringChoice = "session") -> tuple[Settings, list[str]]:
+    from desktop_agent.core.secrets import SYSTEM_KEYRING
+
+    places = {key: (secrets.set_secret(key, value) if secrets is not None else "this session only")
+              for key, value in found.secrets.items()}
+    labels = {key: f"the {label} of {server.name}" for server in found.servers for key, label in secret_keys(server)}
+    lost = [key for key, where in places.items() if where != SYSTEM_KEYRING]
+    servers = found.servers
+    if lost and no_keyring != "session":
+        for key in places:
+            if secrets is not None:
+                secrets.set_secret(key, None)  # all in the file, or none saved anywhere
+        if no_keyring == "refuse":
+            why = getattr(secrets, "problem", None) or "no system keyring is available"
+            raise NoKeyring(f"{why.rstrip('.')}, so {', '.join(labels.get(k, k) for k in lost)} would be lost when "
+                            "this command ends. Nothing was saved. Set up a keyring (see the README), or give "
+                            "--secrets-in-file to keep the secrets in the settings file, readable by anyone who can "
+                            "read that file")
+        servers = [with_secrets(s, found.secrets) for s in servers]
+        places = {}
+        lost = []
+    old = {s.name: s for s in settings.mcp.servers}
+    new, notes = merged(settings, servers)
+    if no_keyring == "file" and found.secrets:
+        notes.append("the secrets (" + ", ".join(labels.get(k, k) for k in found.secrets) + ") are written in the "
+                     "settings file in plain text (--secrets-in-file): there is no keyring to keep them")
+    for key, where in places.items():
+        place = "in the system keyring" if where == SYSTEM_KEYRING else "for this session only (no keyring)"
+        notes.append(f"{labels.get(key, key)} is kept {place}, not in the settings file")
+    if secrets is not None:  # a replaced server's secrets the new one does not have
+        kept = {key for server in servers for key, _label in secret_keys(server)}
+        for server in servers:
+            if server.name in old:
+                for key, _label in secret_keys(old[server.name]):
+                    if key not in kept:
+                        secrets.set_secret(key, None)
     notes.extend(f"skipped {line}" for line in found.skipped)
     return new, notes

@@ -1,7 +1,9 @@
 """Runs the configured MCP servers in the background and their tool calls: one asyncio loop on its own thread
 holds each server's ``mcp.Client`` session open; the agent's worker calls tools through it (with timeout and
-cancel, which the SDK sends to the server). A server that fails to start, or dies, is reported with the last
-lines of its stderr and the others keep working; :meth:`McpManager.close` stops every server it started."""
+cancel, which the SDK sends to the server, and the server's progress reports passed on). A server's
+``tools/list_changed`` makes it list its tools again (``on_change`` tells the app). A server that fails to start,
+or dies, is reported with the last lines of its stderr and the others keep working; :meth:`McpManager.close`
+stops every server it started."""
 
 from __future__ import annotations
 
@@ -28,6 +30,15 @@ log = logging.getLogger(__name__)
 STARTING, READY, FAILED, STOPPED = "starting", "ready", "failed", "stopped"
 #: how many lines of a failed server's stderr are kept for the user
 STDERR_LINES = 12
+#: while no call is running, a ready server is asked for its tool list this often (seconds; a remote one less
+#: often): one that exited or stopped answering is reported as failed even when nothing calls it
+HEARTBEAT_S = 5.0
+REMOTE_HEARTBEAT_S = 30.0
+#: how long that request may take before the server counts as not answering
+PING_TIMEOUT_S = 15.0
+
+#: what a call reports while it runs: ``(progress, total or None, message or None)`` (any thread may call it)
+Progress = Callable[[float, float | None, str | None], None]
 
 
 class McpCallFailed(ToolError):
@@ -67,6 +78,13 @@ class _Server:
         self.stop: asyncio.Event | None = None
         self.task: concurrent.futures.Future[None] | None = None
         self.errlog: IO[str] | None = None
+        #: the listing a ``tools/list_changed`` started; ``stale``: one came before the server was ready
+        self.relisting: asyncio.Future[None] | None = None
+        self.stale = False
+        #: the first line it wrote on stdout that is not MCP, while starting
+        self.noise = ""
+        #: calls running now (counted on the manager's loop)
+        self.calls = 0
 
 
 class McpManager:
@@ -108,12 +126,20 @@ class McpManager:
         self._changed(server)
         server.task = asyncio.run_coroutine_threadsafe(self._serve(server), self._loop)
 
-    def wait_ready(self, timeout_s: float | None = None) -> list[ServerState]:
-        """Wait until no server is starting any more (or ``timeout_s`` passed); their states."""
+    def wait_ready(self, timeout_s: float | None = None, cancel: threading.Event | None = None) -> list[ServerState]:
+        """Wait until no server is starting any more (or ``timeout_s`` passed, or ``cancel`` is set); their
+        states."""
         deadline = time.monotonic() + (self.start_timeout_s if timeout_s is None else timeout_s)
-        while time.monotonic() < deadline and any(s.state.state == STARTING for s in self._servers.values()):
-            time.sleep(0.05)
+        while time.monotonic() < deadline and self.starting():
+            if cancel is not None and cancel.wait(0.05):
+                break
+            if cancel is None:
+                time.sleep(0.05)
         return self.states()
+
+    def starting(self) -> list[str]:
+        """The names of the servers still starting."""
+        return [s.config.name for s in self._servers.values() if s.state.state == STARTING]
 
     def restart(self, name: str) -> None:
         """Stop server ``name`` and start it again (in the background)."""
@@ -171,15 +197,20 @@ class McpManager:
     # ---- calls ---------------------------------------------------------------------------------------
 
     def call(self, server_name: str, tool: str, arguments: dict[str, Any], *,
-             timeout_s: float | None = None, cancel: threading.Event | None = None) -> Any:
-        """Call ``tool`` of server ``server_name``; its ``CallToolResult``. Raises :class:`McpCallFailed`
-        (with a sentence for the model) or :class:`McpCallCancelled`."""
+             timeout_s: float | None = None, cancel: threading.Event | None = None,
+             progress: Progress | None = None) -> Any:
+        """Call ``tool`` of server ``server_name``; its ``CallToolResult``. ``progress`` gets the server's progress
+        notifications of this call (on the manager's thread). Raises :class:`McpCallFailed` (with a sentence for
+        the model) or :class:`McpCallCancelled`."""
         server = self._servers.get(server_name)
         if server is None or server.state.state != READY or server.client is None or self._loop is None:
             state = server.state.line() if server is not None else f"{server_name}: not configured"
             raise McpCallFailed(f"the MCP server is not available ({state})")
         timeout = self.call_timeout_s if timeout_s is None else timeout_s
-        future = asyncio.run_coroutine_threadsafe(server.client.call_tool(tool, arguments), self._loop)
+        on_progress = _progress_callback(progress) if progress is not None else None
+        future = asyncio.run_coroutine_threadsafe(
+            self._counted(server, server.client.call_tool(tool, arguments, progress_callback=on_progress)),
+            self._loop)
         deadline = time.monotonic() + timeout if timeout else None
         while True:
             try:
@@ -210,25 +241,29 @@ class McpManager:
         from mcp import Client
 
         server.stop = asyncio.Event()
+        server.stale, server.noise = False, ""
         try:
             transport = self._transport(server)
             async with asyncio.timeout(self.start_timeout_s):
-                client = Client(transport, raise_exceptions=True)
+                client = Client(transport, raise_exceptions=True, message_handler=self._listener(server))
                 await client.__aenter__()
             try:
-                infos: list[Any] = []
-                cursor = None
                 async with asyncio.timeout(self.start_timeout_s):
-                    while True:
-                        page = await client.list_tools(cursor=cursor)
-                        infos.extend(page.tools)
-                        cursor = getattr(page, "next_cursor", None)
-                        if not cursor:
-                            break
+                    infos = await _list_tools(client)
                 server.client, server.infos = client, infos
                 server.state = ServerState(server.config.name, READY, [str(i.name) for i in infos])
                 self._changed(server)
-                await server.stop.wait()
+                if server.stale:
+                    await self._relist(server)
+                watchers = [asyncio.ensure_future(self._watch(server, client)),
+                            asyncio.ensure_future(self._heartbeat(server, client))]
+                try:
+                    await server.stop.wait()
+                finally:
+                    for watcher in watchers:
+                        watcher.cancel()
+                        with contextlib.suppress(BaseException):
+                            await watcher
             finally:
                 server.client = None
                 with contextlib.suppress(BaseException):
@@ -240,7 +275,12 @@ class McpManager:
             server.state = ServerState(server.config.name, STOPPED)
             self._changed(server)
         except TimeoutError:
-            self._fail(server, f"it did not start within {self.start_timeout_s:g} s")
+            why = f"it did not start within {self.start_timeout_s:g} s"
+            if server.noise:
+                why += f"; it wrote something that is not MCP on its output: {server.noise!r}"
+            else:
+                why += " (it never answered the MCP handshake)"
+            self._fail(server, why)
         except BaseException as exc:
             log.info("MCP server %s failed", server.config.name, exc_info=True)
             self._fail(server, _reason(exc))
@@ -251,31 +291,124 @@ class McpManager:
                 server.errlog = None
 
     def _transport(self, server: _Server) -> Any:
-        config = server.config
+        from desktop_agent.core.mcp.config import secret_keys, with_secrets
+
+        values = {}
+        for key, _label in secret_keys(server.config):
+            value = self.secrets.get_secret(key) if self.secrets else None
+            if value:
+                values[key] = value
+        config = with_secrets(server.config, values)  # what the server is started with: its secrets filled in
         if config.url:
             from mcp.client.streamable_http import streamable_http_client
 
             headers = dict(config.headers)
-            for name in config.secret_headers:
-                value = self.secrets.get_secret(f"mcp:{config.name}:header:{name}") if self.secrets else None
-                if value:
-                    headers[name] = value
-            if headers:
-                import httpx2
+            if not headers:
+                return streamable_http_client(config.url)
+            from mcp.shared._httpx_utils import create_mcp_http_client
 
-                return streamable_http_client(config.url, http_client=httpx2.AsyncClient(headers=headers))
-            return streamable_http_client(config.url)
+            @contextlib.asynccontextmanager
+            async def with_headers() -> Any:  # the SDK's own client (its timeouts), closed with the transport
+                async with create_mcp_http_client(headers=headers) as http, \
+                        streamable_http_client(config.url, http_client=http) as streams:
+                    yield streams
+
+            return with_headers()
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
         env = dict(config.env)
-        for name in config.secret_env:
-            value = self.secrets.get_secret(f"mcp:{config.name}:env:{name}") if self.secrets else None
-            if value:
-                env[name] = value
         server.errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
         params = StdioServerParameters(command=config.command, args=list(config.args), env=env or None,
                                        cwd=config.cwd or None)
         return stdio_client(params, errlog=server.errlog)
+
+    def _listener(self, server: _Server) -> Any:
+        """The SDK message handler of ``server``'s session: a ``tools/list_changed`` lists its tools again."""
+        from mcp_types import ToolListChangedNotification
+
+        async def handle(message: Any) -> None:
+            if isinstance(message, Exception) and server.state.state == STARTING and not server.noise:
+                server.noise = _unreadable_line(message)  # said if it never gets ready
+            if isinstance(message, ToolListChangedNotification):
+                # not awaited here: the session's reader must go on (the listing's answer comes through it)
+                server.relisting = asyncio.ensure_future(self._relist(server))
+
+        return handle
+
+    async def _watch(self, server: _Server, client: Any) -> None:
+        """On a 2026-07-28 connection a server says its tools changed only to a ``subscriptions/listen`` stream:
+        listen, and list the tools again on each change (older connections: :meth:`_listener` gets the
+        notification). A stream the server does not offer, or that drops, costs only the updates."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        if getattr(client, "protocol_version", None) not in MODERN_PROTOCOL_VERSIONS:
+            return
+        try:
+            async with client.listen(tools_list_changed=True) as changes:
+                async for _change in changes:
+                    await self._relist(server)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.info("MCP server %s: no tool list changes (listen failed)", server.config.name, exc_info=True)
+
+    @staticmethod
+    async def _counted(server: _Server, call: Any) -> Any:
+        server.calls += 1
+        try:
+            return await call
+        finally:
+            server.calls -= 1
+
+    async def _heartbeat(self, server: _Server, client: Any) -> None:
+        """Check the ready server while it is idle: one that exited, was killed or hangs is reported failed (with
+        its last stderr lines) at once, not at the next call. The check is a ``tools/list`` past the SDK's cache
+        (the 2026-07-28 protocol has no ping); any answer, an error too, means it is there. A running call is left
+        alone — a server busy with it may not answer."""
+        from mcp import MCPError
+
+        assert server.stop is not None
+        every = REMOTE_HEARTBEAT_S if server.config.url else HEARTBEAT_S
+        while not server.stop.is_set():
+            await asyncio.sleep(every)
+            if server.calls or server.stop.is_set() or server.client is not client:
+                continue
+            try:
+                async with asyncio.timeout(PING_TIMEOUT_S):
+                    await client.list_tools(cache_mode="refresh")
+                continue
+            except asyncio.CancelledError:
+                raise
+            except TimeoutError:
+                why = f"it stopped answering (nothing for {PING_TIMEOUT_S:g} s)"
+            except Exception as exc:
+                if isinstance(exc, MCPError) and not _connection_closed(exc):
+                    continue  # it answered, with an error
+                log.info("MCP server %s: its check failed", server.config.name, exc_info=True)
+                why = "it exited or closed its connection" if _connection_closed(exc) else f"it failed: {exc}"
+            if server.calls or server.stop.is_set():
+                continue
+            self._fail(server, why)
+            server.stop.set()
+            return
+
+    async def _relist(self, server: _Server) -> None:
+        client = server.client
+        if client is None:  # not ready yet: listed again once it is (the first listing may be older)
+            server.stale = True
+            return
+        server.stale = False
+        try:
+            async with asyncio.timeout(self.start_timeout_s):
+                infos = await _list_tools(client)
+        except Exception:
+            log.info("MCP server %s: listing its tools again failed", server.config.name, exc_info=True)
+            return
+        if server.client is not client or server.state.state != READY:
+            return
+        server.infos = infos
+        server.state = ServerState(server.config.name, READY, [str(i.name) for i in infos])
+        self._changed(server)
 
     def _alive(self, server: _Server) -> bool:
         return server.client is not None and server.task is not None and not server.task.done()
@@ -302,6 +435,43 @@ class McpManager:
                 self.on_change(self.states()[list(self._servers).index(server.config.name)])
             except Exception:
                 log.warning("MCP state listener failed", exc_info=True)
+
+
+async def _list_tools(client: Any) -> list[Any]:
+    """Every tool of ``client``'s server (all pages)."""
+    infos: list[Any] = []
+    cursor = None
+    while True:
+        page = await client.list_tools(cursor=cursor)
+        infos.extend(page.tools)
+        cursor = getattr(page, "next_cursor", None)
+        if not cursor:
+            return infos
+
+
+def _progress_callback(progress: Progress) -> Callable[[float, float | None, str | None], Any]:
+    """``progress`` as the SDK's async progress callback; a failing listener costs only its report."""
+
+    async def report(done: float, total: float | None, message: str | None) -> None:
+        try:
+            progress(done, total, message)
+        except Exception:
+            log.warning("MCP progress listener failed", exc_info=True)
+
+    return report
+
+
+def _unreadable_line(exc: Exception) -> str:
+    """The line a server wrote that the SDK could not read as JSON-RPC (what ``exc`` says), cut to 80 characters."""
+    errors = getattr(exc, "errors", None)
+    text = ""
+    try:
+        found = errors() if callable(errors) else []
+        text = str(found[0].get("input", "")) if found else ""
+    except Exception:  # noqa: BLE001 — only a help for the message
+        text = ""
+    text = " ".join((text or str(exc)).split())
+    return text if len(text) <= 80 else text[:79] + "…"
 
 
 def _connection_closed(exc: BaseException) -> bool:

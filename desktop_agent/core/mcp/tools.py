@@ -1,5 +1,6 @@
 """An MCP server's tool as a registry tool: a name every backend accepts, the server's schema cleaned like ours,
-the server as its source, its hints as what it declares (read-only, destructive), and its result as text."""
+the server as its source, its hints as what it declares (read-only, destructive), its result as text (images kept
+for the user), its progress reported."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core.tools.decorator import ToolError
 from desktop_agent.core.tools.definition import Tool
+from desktop_agent.core.tools.results import Attachment, ProgressReport, ToolReply
 from desktop_agent.core.tools.schema import clean_schema
 
 if TYPE_CHECKING:
@@ -29,6 +31,17 @@ def registry_name(server: str, tool: str, taken: Iterable[str] = ()) -> str:
         return name
     digest = hashlib.sha1(f"{server}\0{tool}".encode()).hexdigest()[:8]
     return f"{name[:55]}_{digest}"
+
+
+def attachments(result: Any) -> tuple[Attachment, ...]:
+    """The images and audio of a ``CallToolResult``, for the user (the model reads :func:`result_text`'s line)."""
+    out = []
+    for item in getattr(result, "content", None) or []:
+        kind = getattr(item, "type", "")
+        data = getattr(item, "data", None)
+        if kind in ("image", "audio") and isinstance(data, str) and data:
+            out.append(Attachment(kind, str(getattr(item, "mime_type", None) or ""), data))
+    return tuple(out)
 
 
 def result_text(result: Any) -> tuple[str, bool]:
@@ -89,12 +102,14 @@ class McpTool(Tool):
     def prepare(self, arguments: dict[str, Any]) -> dict[str, Any]:
         return dict(arguments)
 
-    def invoke(self, kwargs: dict[str, Any], cancel: threading.Event | None = None) -> Any:
-        result = self.manager.call(self.server, self.remote_name, dict(kwargs), cancel=cancel)
+    def invoke(self, kwargs: dict[str, Any], cancel: threading.Event | None = None,
+               progress: ProgressReport | None = None) -> Any:
+        result = self.manager.call(self.server, self.remote_name, dict(kwargs), cancel=cancel, progress=progress)
         text, is_error = result_text(result)
         if is_error:
             raise ToolError(text or f"the MCP server {self.server} reported an error")
-        return text
+        shown = attachments(result)
+        return ToolReply(text, shown) if shown else text
 
     def __repr__(self) -> str:
         return f"McpTool({self.name!r}, server={self.server!r})"

@@ -24,6 +24,8 @@
   conversation id, ``call_id``, ``tool``, ``arguments`` (JSON), ``decision`` (allow / deny, NULL when the call
   never reached the check), ``decided_by`` (rule / user / default), ``rule_id``, ``reason``, ``status``,
   ``duration_ms``, ``started_at``.
+- ``tool_calls.source`` (schema 6): who made the call — ``chat`` (a chat's turn; ``conversation_id`` set) or
+  ``mcp client`` (``desktop-agent mcp serve``: another app's call, ``conversation_id`` NULL).
 - Rows of ``turn_failures``, ``imports``, ``chat_options`` and ``tool_calls`` go with their chat
   (``ON DELETE CASCADE``; the store also deletes them itself).
 - ``PRAGMA user_version`` is the schema version; :data:`MIGRATIONS` lists the functions that bring a
@@ -163,10 +165,41 @@ def _migrate_to_5(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX tool_calls_by_conversation ON tool_calls (conversation_id, id)")
 
 
+def _migrate_to_6(conn: sqlite3.Connection) -> None:
+    # a call may come from no chat (an MCP client of `desktop-agent mcp serve`): conversation_id may be NULL,
+    # which SQLite can only change by rebuilding the table
+    conn.execute(
+        """CREATE TABLE tool_calls_6 (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            conversation_id TEXT REFERENCES conversations (id) ON DELETE CASCADE,
+            call_id TEXT,
+            tool TEXT NOT NULL,
+            arguments TEXT NOT NULL,
+            decision TEXT,
+            decided_by TEXT,
+            rule_id INTEGER,
+            reason TEXT,
+            status TEXT NOT NULL,
+            duration_ms REAL,
+            started_at REAL NOT NULL,
+            source TEXT NOT NULL DEFAULT 'chat'
+        )"""
+    )
+    conn.execute(
+        "INSERT INTO tool_calls_6 (id, conversation_id, call_id, tool, arguments, decision, decided_by, rule_id, "
+        "reason, status, duration_ms, started_at) SELECT id, conversation_id, call_id, tool, arguments, decision, "
+        "decided_by, rule_id, reason, status, duration_ms, started_at FROM tool_calls"
+    )
+    conn.execute("DROP TABLE tool_calls")
+    conn.execute("ALTER TABLE tool_calls_6 RENAME TO tool_calls")
+    conn.execute("CREATE INDEX tool_calls_by_conversation ON tool_calls (conversation_id, id)")
+    conn.execute("CREATE INDEX tool_calls_by_source ON tool_calls (source, id)")
+
+
 #: ``MIGRATIONS[n]`` brings a database from schema version ``n`` to ``n + 1`` (inside one transaction).
 #: Append a function to change the schema; never edit a released one.
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
-    _migrate_to_1, _migrate_to_2, _migrate_to_3, _migrate_to_4, _migrate_to_5,
+    _migrate_to_1, _migrate_to_2, _migrate_to_3, _migrate_to_4, _migrate_to_5, _migrate_to_6,
 ]
 
 

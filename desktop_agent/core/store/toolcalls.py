@@ -1,5 +1,6 @@
-"""The audit of tool calls, in the store's ``tool_calls`` table: one row per call of a chat — when, which tool,
-its arguments, the permission decision and who made it, how long it took and how it ended."""
+"""The audit of tool calls, in the store's ``tool_calls`` table: one row per call of a chat — or of an MCP client
+of ``desktop-agent mcp serve`` — when, which tool, its arguments, the permission decision and who made it, how
+long it took and how it ended."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from desktop_agent.core.store.database import StoreDatabase
 from desktop_agent.core.tools.permissions import Decision
 
 R = TypeVar("R")
+#: who made a call: a chat's turn, or an MCP client of ``desktop-agent mcp serve``
+CHAT, MCP_CLIENT = "chat", "mcp client"
 _COLUMNS = "call_id, tool, arguments, decision, decided_by, rule_id, reason, status, duration_ms, started_at"
 
 
@@ -31,6 +34,8 @@ class AuditedCall:
     status: str
     duration_ms: float | None
     started_at: float
+    #: :data:`CHAT` or :data:`MCP_CLIENT`
+    source: str = CHAT
 
     def decision_text(self) -> str:
         """``allowed by rule #3``, ``denied by user: not now``, ``-`` when undecided."""
@@ -45,15 +50,17 @@ class ToolAudit:
     def __init__(self, db: StoreDatabase) -> None:
         self.db = db
 
-    def record(self, conversation_id: str, call: AuditedCall) -> None:
-        """Add one call of chat ``conversation_id`` (which must be saved already)."""
+    def record(self, conversation_id: str | None, call: AuditedCall) -> None:
+        """Add one call of chat ``conversation_id`` (which must be saved already; None: a call from no chat, like
+        an MCP client's — ``call.source`` says whose)."""
         def go() -> None:
             with self.db._write() as conn:
                 conn.execute(
-                    f"INSERT INTO tool_calls (conversation_id, {_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT INTO tool_calls (conversation_id, {_COLUMNS}, source) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (conversation_id, call.call_id, call.tool,
                      json.dumps(call.arguments, ensure_ascii=False, default=str), call.decision, call.decided_by,
-                     call.rule_id, call.reason, call.status, call.duration_ms, call.started_at),
+                     call.rule_id, call.reason, call.status, call.duration_ms, call.started_at, call.source),
                 )
 
         self._guard(go)
@@ -61,9 +68,18 @@ class ToolAudit:
     def calls(self, conversation_id: str) -> list[AuditedCall]:
         """The chat's calls, oldest first."""
         def go() -> list[AuditedCall]:
-            rows = self.db._read(f"SELECT {_COLUMNS} FROM tool_calls WHERE conversation_id = ? ORDER BY id",
+            rows = self.db._read(f"SELECT {_COLUMNS}, source FROM tool_calls WHERE conversation_id = ? ORDER BY id",
                                  (conversation_id,))
             return [AuditedCall(r[0], r[1], _arguments(r[2]), *r[3:]) for r in rows]
+
+        return self._guard(go)
+
+    def calls_from(self, source: str, limit: int = 1000) -> list[AuditedCall]:
+        """The last ``limit`` calls made by ``source`` (e.g. :data:`MCP_CLIENT`), oldest first."""
+        def go() -> list[AuditedCall]:
+            rows = self.db._read(f"SELECT {_COLUMNS}, source FROM tool_calls WHERE source = ? ORDER BY id DESC "
+                                 "LIMIT ?", (source, limit))
+            return [AuditedCall(r[0], r[1], _arguments(r[2]), *r[3:]) for r in reversed(rows)]
 
         return self._guard(go)
 

@@ -9,11 +9,14 @@ import json
 import re
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core.tools.decorator import TOOL_MARKER, ToolOptions
 from desktop_agent.core.tools.docstrings import parse_docstring
 from desktop_agent.core.tools.schema import allows_string, arguments_schema, build_argument_model
+
+if TYPE_CHECKING:
+    from desktop_agent.core.tools.results import ProgressReport
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -119,8 +122,10 @@ class Tool:
                 kwargs[pname] = getattr(validated, field_name)
         return kwargs
 
-    def invoke(self, kwargs: dict[str, Any], cancel: threading.Event | None = None) -> Any:
-        """Call the function with prepared keyword arguments (see :meth:`prepare`) in this thread."""
+    def invoke(self, kwargs: dict[str, Any], cancel: threading.Event | None = None,
+               progress: ProgressReport | None = None) -> Any:
+        """Call the function with prepared keyword arguments (see :meth:`prepare`) in this thread. ``progress``:
+        where a tool that reports progress reports it (a Python tool does not)."""
         args = [kwargs.pop(p) for p in self._positional if p in kwargs]
         if self.accepts_cancel:
             kwargs["cancel"] = cancel if cancel is not None else threading.Event()

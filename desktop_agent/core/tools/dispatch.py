@@ -20,7 +20,15 @@ from desktop_agent.core.tools.decorator import ToolError
 from desktop_agent.core.tools.definition import Tool
 from desktop_agent.core.tools.host_run import origin_of
 from desktop_agent.core.tools.permissions import ChatPermissions, Decision, PermissionEngine, denial_text
-from desktop_agent.core.tools.results import DEFAULT_OUTPUT_CAP, ToolResult, cap_text, result_to_text
+from desktop_agent.core.tools.results import (
+    DEFAULT_OUTPUT_CAP,
+    Attachment,
+    ProgressReport,
+    ToolReply,
+    ToolResult,
+    cap_text,
+    result_to_text,
+)
 
 if TYPE_CHECKING:
     from desktop_agent.core.tools.host import ToolHost
@@ -46,6 +54,7 @@ def dispatch_call(
     chat: ChatPermissions | None = None,
     call_id: str | None = None,
     host: ToolHost | None = None,
+    progress: ProgressReport | None = None,
 ) -> ToolResult:
     """Run tool ``name`` of ``tools`` with ``arguments`` and return its :class:`ToolResult`. Never raises.
 
@@ -60,7 +69,9 @@ def dispatch_call(
     ``timeout_s`` applies to tools without their own (None or 0: no timeout, only cancellation);
     ``output_cap`` caps ``ToolResult.content`` (None or 0: no cap). ``host``: run the function in the tool
     host's child process (see :mod:`.host`; what it prints is in ``ToolResult.output``) rather than in a
-    thread of this process.
+    thread of this process. ``progress``: where a tool that reports progress while it runs (an MCP server's)
+    reports it, from its own thread. A tool may return a :class:`ToolReply`: its text goes to the model, its
+    attachments (images) only to ``ToolResult.attachments``.
     """
     start = time.monotonic()
 
@@ -108,7 +119,7 @@ def dispatch_call(
             return fail(f"tool '{name}' was cancelled by the user.", "cancelled", args)
 
         timeout = found.timeout_s if found.timeout_s is not None else timeout_s
-        status, value, output = _run(found, args, kwargs, timeout, cancel, host)
+        status, value, output = _run(found, args, kwargs, timeout, cancel, host, progress)
         if status == "timeout":
             result = fail(ToolTimedOut(name, float(timeout or 0)).message, "timeout", args)
         elif status == "cancelled":
@@ -116,6 +127,9 @@ def dispatch_call(
         elif status == "error":
             result = fail(describe_exception(value), "error", args)
         else:
+            attachments: tuple[Attachment, ...] = ()
+            if isinstance(value, ToolReply):
+                attachments, value = value.attachments, value.text
             try:
                 text = result_to_text(value)
             except Exception as exc:  # noqa: BLE001 — whatever the value's serialisation raises goes to the model
@@ -123,7 +137,8 @@ def dispatch_call(
                               f"({type(exc).__name__}: {exc})", "error", args)
             else:
                 result = ToolResult(name=name, status="ok", content=cap_text(text, output_cap), full=text,
-                                    error=None, duration_ms=elapsed(), arguments=args, decision=decision)
+                                    error=None, duration_ms=elapsed(), arguments=args, decision=decision,
+                                    attachments=attachments)
         result.output = output
         return result
     except Exception as exc:  # a bug here must still not break the agent loop
@@ -132,7 +147,8 @@ def dispatch_call(
 
 
 def _run(found: Tool, args: dict[str, Any], kwargs: dict[str, Any], timeout: float | None,
-         cancel: threading.Event | None, host: ToolHost | None) -> tuple[str, Any, str]:
+         cancel: threading.Event | None, host: ToolHost | None,
+         progress: ProgressReport | None = None) -> tuple[str, Any, str]:
     """Run the tool — in ``host`` when there is one and it can address the tool, else in a daemon thread —
     and wait for it, the timeout or ``cancel``.
 
@@ -145,16 +161,18 @@ def _run(found: Tool, args: dict[str, Any], kwargs: dict[str, Any], timeout: flo
     if host is not None and origin is not None:
         outcome = host.run(found.name, origin, args, timeout, cancel)
         return outcome.status, outcome.value, outcome.output
-    status, value = _run_in_thread(found, kwargs, timeout, cancel)
+    status, value = _run_in_thread(found, kwargs, timeout, cancel, progress)
     return status, value, ""
 
 
 def _run_in_thread(found: Tool, kwargs: dict[str, Any], timeout: float | None,
-                   cancel: threading.Event | None) -> tuple[str, Any]:
+                   cancel: threading.Event | None, progress: ProgressReport | None = None) -> tuple[str, Any]:
     stop = threading.Event()  # what the tool sees as `cancel`
 
     def work() -> Any:
         try:
+            if progress is not None:
+                return found.invoke(dict(kwargs), stop, progress)
             return found.invoke(dict(kwargs), stop)
         except ToolError as exc:  # the tool's own, expected refusal ("no such city"): one line, no traceback
             log.info("tool %s: %s", found.name, exc)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from desktop_agent.core.tools.definition import Tool
 from desktop_agent.core.tools.dispatch import DEFAULT_TIMEOUT_S, dispatch_call
 from desktop_agent.core.tools.permissions import ChatPermissions, PermissionEngine
-from desktop_agent.core.tools.results import DEFAULT_OUTPUT_CAP, ToolResult
+from desktop_agent.core.tools.results import DEFAULT_OUTPUT_CAP, ProgressReport, ToolResult
 
 if TYPE_CHECKING:
     from desktop_agent.core.tools.host import ToolHost
@@ -113,16 +113,16 @@ class ToolRegistry:
 
     def dispatch(self, name: str, arguments: str | dict[str, Any] | None,
                  cancel: threading.Event | None = None, *, chat: ChatPermissions | None = None,
-                 call_id: str | None = None) -> ToolResult:
+                 call_id: str | None = None, progress: ProgressReport | None = None) -> ToolResult:
         """Run tool ``name`` with ``arguments`` and return its :class:`ToolResult`. Never raises.
 
         With this registry's timeout, output cap and permission engine; ``chat``: the chat's grants and asker
-        (None: a call that must be asked about is denied). See
+        (None: a call that must be asked about is denied); ``progress``: where the tool reports progress. See
         :func:`~desktop_agent.core.tools.dispatch.dispatch_call` for what each failure becomes.
         """
         return dispatch_call(self._tools, name, arguments, cancel, timeout_s=self.timeout_s,
                              output_cap=self.output_cap, permissions=self.permissions, chat=chat, call_id=call_id,
-                             host=self.host)
+                             host=self.host, progress=progress)
 
     def close(self) -> None:
         """Stop the tool host's processes, if any (a registry sharing the host — :meth:`subset` — stops it too)."""

@@ -6,7 +6,7 @@ import dataclasses
 import datetime as _dt
 import enum
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +19,27 @@ if TYPE_CHECKING:
 
 #: Default cap, in characters, of a tool result sent to the model.
 DEFAULT_OUTPUT_CAP = 16_000
+
+#: what a running tool reports: ``(progress, total or None, message or None)``; any thread may call it
+ProgressReport = Callable[[float, float | None, str | None], None]
+
+
+@dataclasses.dataclass(frozen=True)
+class Attachment:
+    """Content of a result that is shown to the user, not sent to the model (the model reads a one-line summary):
+    ``kind`` image / audio, ``mime_type``, ``data`` base64 as the tool gave it."""
+
+    kind: str
+    mime_type: str
+    data: str
+
+
+@dataclasses.dataclass(frozen=True)
+class ToolReply:
+    """A tool's return value with ``attachments`` besides its ``text`` (the text goes to the model)."""
+
+    text: str
+    attachments: tuple[Attachment, ...] = ()
 
 
 @dataclasses.dataclass
@@ -36,6 +57,7 @@ class ToolResult:
     - ``decision``: the permission check's :class:`~desktop_agent.core.tools.permissions.Decision` (None when
       the call never reached it: unknown tool, unreadable or invalid arguments).
     - ``output``: what the tool printed (stdout and stderr) while it ran in the tool host; not sent to the model.
+    - ``attachments``: images and the like for the user (not sent to the model), see :class:`ToolReply`.
     """
 
     name: str
@@ -47,6 +69,7 @@ class ToolResult:
     arguments: dict[str, Any] | None = None
     output: str = ""
     decision: Decision | None = None
+    attachments: tuple[Attachment, ...] = ()
 
     @property
     def ok(self) -> bool:

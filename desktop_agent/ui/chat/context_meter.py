@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMessageBox, QProgressBar, QToolButton, QWidget
 
-from desktop_agent.core.context import budget_for
-from desktop_agent.core.events import ContextUsage
-from desktop_agent.core.tokens import estimate_text
+if TYPE_CHECKING:  # the message models (pydantic) load after the window's first frame; the meter is in it
+    from desktop_agent.core.events import ContextUsage
 
 
 def tokens_text(n: int) -> str:
@@ -74,6 +75,8 @@ class ContextMeter(QWidget):
             return
         self.bar.setRange(0, usage.window)
         self.bar.setValue(min(usage.used, usage.window))
+        from desktop_agent.core.context import budget_for
+
         full = usage.used >= budget_for(usage.window) or usage.left_out > 0
         self.bar.setStyleSheet("QProgressBar::chunk { background: #c0392b; }" if full else "")
         self.label.setText(meter_text(usage))
@@ -100,6 +103,9 @@ def oversized(text: str, system_prompt: str, window: int | None) -> int | None:
     """The estimated tokens of a new message (with the system prompt) when it cannot fit ``window``, else None."""
     if not window:
         return None
+    from desktop_agent.core.context import budget_for
+    from desktop_agent.core.tokens import estimate_text
+
     tokens = estimate_text(text) + estimate_text(system_prompt) + 8
     return tokens if tokens > budget_for(window) else None
 
