@@ -365,7 +365,7 @@ def test_import_of_a_claude_desktop_config_reports_it_and_keeps_the_token_in_the
     page.import_config(str(claude_config(tmp_path)))
     qtbot.waitUntil(lambda: "Press Save" in page.import_note.text(), timeout=10_000)
     note = page.import_note.text()
-    assert "Replaced time." in note and "Added github." in note
+    assert "Replaced the existing server time (it was: old-time-server)." in note and "Added github." in note
     assert ("The environment variable GITHUB_PERSONAL_ACCESS_TOKEN of github goes to the system keyring when you "
             "press Save, not to the settings file.") in note
     assert not keyring_backend.data  # nothing is kept before Save
