@@ -4,8 +4,12 @@
 the worker, which asks the :class:`~desktop_agent.core.assembly.Assembly` for the agent of the turn's settings
 — the window's with the chat's own options applied (:meth:`~desktop_agent.core.session.ChatSession.effective`);
 the heavy client imports happen there, never in the GUI thread —, iterates the session's ``run_turn`` and
-re-emits every event through ONE signal, :attr:`AgentRunner.turn_event` (``Signal(object)``), delivered queued in
-the GUI thread. No widget is touched from the worker, and no widget method runs there.
+re-emits every event through ONE signal, :attr:`AgentRunner.turn_event` (``Signal(object)``), delivered in the
+GUI thread. No widget is touched from the worker, and no widget method runs there. The worker queues its events
+(:class:`_EventQueue`) and wakes the GUI thread once for all that queued meanwhile; streamed text is handed over
+at most every :data:`DELTA_BATCH_MS`, consecutive pieces joined into one ``TextDelta`` (or ``ThinkingDelta``):
+a model streaming 500 tokens/s costs the GUI thread ~30 events a second, not 500. Any other event is handed over
+at once, in order.
 
 Besides the core events (:mod:`desktop_agent.core.events`) the signal carries the runner's own:
 :class:`TurnStarted` (emitted in the GUI thread when a turn is queued), :class:`ApprovalRequest` (the core's
@@ -31,13 +35,14 @@ import logging
 import threading
 import time
 import traceback
+from collections import deque
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
 from desktop_agent.core.assembly import Assembly
 from desktop_agent.core.errors import AgentError
-from desktop_agent.core.events import AnswerFinished, Notice, TurnCancelled, TurnFailed
+from desktop_agent.core.events import AnswerFinished, Notice, TextDelta, ThinkingDelta, TurnCancelled, TurnFailed
 from desktop_agent.core.session import ChatSession
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.tools.permissions import Answer, PermissionRequest
@@ -81,6 +86,51 @@ ApprovalRequest = PermissionRequest
 
 # ---- the worker -------------------------------------------------------------------------------------
 
+#: streamed text reaches the GUI thread at most this often (ms): about a frame of the chat view
+DELTA_BATCH_MS = 30
+
+_DELTAS = (TextDelta, ThinkingDelta)
+
+
+def join_deltas(events: list[object]) -> list[object]:
+    """``events`` with each run of consecutive ``TextDelta`` (or ``ThinkingDelta``) joined into one."""
+    out: list[object] = []
+    for ev in events:
+        last = out[-1] if out else None
+        if isinstance(ev, _DELTAS) and isinstance(last, _DELTAS) and type(last) is type(ev):
+            out[-1] = type(ev)(last.text + ev.text)
+        else:
+            out.append(ev)
+    return out
+
+
+class _EventQueue:
+    """The worker's events on their way to the GUI thread. :meth:`put` (worker) says whether the GUI thread
+    must be woken: for the first event since the last :meth:`take`, and for every event that is not streamed
+    text (it must not wait for the batch)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._events: list[object] = []
+        self._woken = False
+
+    def put(self, ev: object) -> bool:
+        with self._lock:
+            self._events.append(ev)
+            wake = not self._woken or not isinstance(ev, _DELTAS)
+            self._woken = True
+        return wake
+
+    def urgent(self) -> bool:
+        """Something besides streamed text is waiting."""
+        with self._lock:
+            return any(not isinstance(ev, _DELTAS) for ev in self._events)
+
+    def take(self) -> list[object]:
+        with self._lock:
+            events, self._events, self._woken = self._events, [], False
+        return events
+
 
 @dataclass
 class _Job:
@@ -93,17 +143,23 @@ class _Job:
 
 
 class _Worker(QObject):
-    """Lives in the runner's QThread. Emits every event through :attr:`event`; touches no widget."""
+    """Lives in the runner's QThread. Puts every event in :attr:`queue` and wakes the GUI thread with
+    :attr:`ready` when it must look; touches no widget."""
 
-    turn_event = Signal(object)
+    ready = Signal()
 
     def __init__(self, assembly: Assembly):
         super().__init__()
         self.assembly = assembly
+        self.queue = _EventQueue()
+
+    def _emit(self, ev: object) -> None:
+        if self.queue.put(ev):
+            self.ready.emit()
 
     def _ask(self, request: PermissionRequest) -> Answer | None:
         """The session's asker: show the request (the window draws a card); the engine waits for its answer."""
-        self.turn_event.emit(request)
+        self._emit(request)
         return None
 
     @Slot(object)
@@ -114,13 +170,13 @@ class _Worker(QObject):
             job.session.asker = self._ask
             if not job.compact:  # a message sent while MCP servers start waits for their tools (Stop ends it)
                 for notice in self.assembly.wait_for_mcp(settings, job.cancel):
-                    self.turn_event.emit(notice)
+                    self._emit(notice)
             job.session.agent = self.assembly.agent(settings)
             while self.assembly.pending_problems:
-                self.turn_event.emit(Notice(self.assembly.pending_problems.pop(0)))
+                self._emit(Notice(self.assembly.pending_problems.pop(0)))
             events = job.session.compact(job.cancel) if job.compact else job.session.run_turn(job.user_text, job.cancel)
             for ev in events:
-                self.turn_event.emit(ev)
+                self._emit(ev)
                 if isinstance(ev, AnswerFinished):
                     outcome = "finished"
                 elif isinstance(ev, TurnFailed):
@@ -129,14 +185,14 @@ class _Worker(QObject):
                     outcome = "cancelled"
         except AgentError as exc:  # e.g. SettingsError while building the backend
             outcome = "failed"
-            self.turn_event.emit(TurnFailed(exc))
+            self._emit(TurnFailed(exc))
         except Exception as exc:  # noqa: BLE001 - a bug: the window shows the error dialog, the log its traceback
             outcome = "crashed"
             details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
             log.error("the turn crashed\n%s", details)
-            self.turn_event.emit(TurnCrashed(exc, details))
+            self._emit(TurnCrashed(exc, details))
         finally:
-            self.turn_event.emit(TurnEnded(job.turn_id, outcome))
+            self._emit(TurnEnded(job.turn_id, outcome))
 
 
 # ---- the runner (GUI thread) ------------------------------------------------------------------------
@@ -164,6 +220,12 @@ class AgentRunner(QObject):
         self._job: _Job | None = None
         self._ids = itertools.count(1)
         self._closed = False
+        self._last_hand_over = 0.0
+        self._handing: deque[object] = deque()
+        #: hands the queued streamed text over when its batch time is up
+        self._batch = QTimer(self)
+        self._batch.setSingleShot(True)
+        self._batch.timeout.connect(self._hand_over)
 
     # state
     @property
@@ -184,7 +246,7 @@ class AgentRunner(QObject):
         self._worker = _Worker(self.assembly)
         self._worker.moveToThread(self._thread)
         self._submit.connect(self._worker.run_turn, Qt.ConnectionType.QueuedConnection)
-        self._worker.turn_event.connect(self._relay, Qt.ConnectionType.QueuedConnection)
+        self._worker.ready.connect(self._on_ready, Qt.ConnectionType.QueuedConnection)
         self._thread.start()
 
     def start_turn(
@@ -219,7 +281,29 @@ class AgentRunner(QObject):
         job = self._job
         return job.session.cancel_tool_call(call_id) if job is not None else False
 
-    @Slot(object)
+    @Slot()
+    def _on_ready(self) -> None:
+        """The worker queued events: hand them over now, or — only streamed text, and the last hand-over was
+        less than :data:`DELTA_BATCH_MS` ago — when that time is up."""
+        if self._worker is None or self._closed:
+            return
+        wait_ms = DELTA_BATCH_MS - (time.monotonic() - self._last_hand_over) * 1000
+        if wait_ms <= 0 or self._worker.queue.urgent():
+            self._hand_over()
+        elif not self._batch.isActive():
+            self._batch.start(max(1, int(wait_ms)))
+
+    def _hand_over(self) -> None:
+        self._batch.stop()
+        if self._worker is None:
+            return
+        self._last_hand_over = time.monotonic()
+        # one list shared by nested calls (a handler may run a nested event loop, e.g. a dialog): the events
+        # keep their order either way
+        self._handing.extend(join_deltas(self._worker.queue.take()))
+        while self._handing:
+            self._relay(self._handing.popleft())
+
     def _relay(self, ev: object) -> None:
         if self._closed:
             return

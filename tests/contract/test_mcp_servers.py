@@ -57,15 +57,17 @@ def managers():
 
 
 def _children_running(marker: str) -> list[int]:
-    """Processes whose command line contains ``marker`` (Linux /proc)."""
+    """This test process's children whose command line contains ``marker`` (Linux /proc; zombies do not count):
+    other test runs on the machine may run the same servers."""
     pids = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            except OSError:
+                state, parent = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:2]
+            except (OSError, ValueError):
                 continue
-            if marker in cmd and int(entry.name) != os.getpid():
+            if marker in cmd and int(parent) == os.getpid() and state not in ("Z", "X"):
                 pids.append(int(entry.name))
     return pids
 
@@ -384,3 +386,18 @@ def test_a_long_call_is_not_taken_for_a_hung_server(managers, monkeypatch):
     result = dispatch_call(tools, "flaky__slow", {"seconds": 0.5}, chat=ALLOW)
     assert result.status == "ok", result.content
     assert {s.name: s.state for s in manager.states()}["flaky"] == READY
+
+
+def test_closing_while_a_server_is_starting_leaves_no_process(managers):
+    slow = McpServerSettings(name="slow", command=sys.executable, cwd=str(ROOT),
+                             args=["-c", "import time, runpy; time.sleep(20); "
+                                         "runpy.run_module('tests.mcp_servers.flaky', run_name='__main__')"])
+    manager = McpManager([slow])
+    manager.start()
+    end = time.monotonic() + 10
+    while not _children_running("time.sleep(20)") and time.monotonic() < end:
+        time.sleep(0.05)
+    assert _children_running("time.sleep(20)")
+    manager.close()
+    assert _children_running("time.sleep(20)") == []
+    assert manager.states()[0].state == "stopped"

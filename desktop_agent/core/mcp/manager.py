@@ -85,6 +85,9 @@ class _Server:
         self.noise = ""
         #: calls running now (counted on the manager's loop)
         self.calls = 0
+        #: set when its session has ended (the process is gone); ``began``: its session started
+        self.finished = threading.Event()
+        self.began = False
 
 
 class McpManager:
@@ -123,6 +126,7 @@ class McpManager:
     def _launch(self, server: _Server) -> None:
         assert self._loop is not None
         server.state = ServerState(server.config.name)
+        server.finished, server.began = threading.Event(), False
         self._changed(server)
         server.task = asyncio.run_coroutine_threadsafe(self._serve(server), self._loop)
 
@@ -164,14 +168,32 @@ class McpManager:
                 self._loop.close()
 
     def _stop_one(self, server: _Server, timeout_s: float) -> None:
-        loop, stop, task = self._loop, server.stop, server.task
-        if loop is not None and stop is not None and not loop.is_closed():
+        """Stop ``server`` and wait until its session and process are gone. A server still starting cannot hear
+        the stop, so its start is cancelled (the SDK still ends its process); one that does not end within
+        ``timeout_s`` is cancelled too."""
+        loop, task = self._loop, server.task
+        if loop is None or task is None or loop.is_closed():
+            return
+        stop = server.stop
+        if stop is not None:
             loop.call_soon_threadsafe(stop.set)
-        if task is not None:
-            with contextlib.suppress(Exception):
-                task.result(timeout_s)
-            if not task.done():
-                task.cancel()
+        if stop is None or server.state.state == STARTING:
+            task.cancel()
+        if not self._ended(server, timeout_s):
+            task.cancel()
+            self._ended(server, timeout_s)
+
+    @staticmethod
+    def _ended(server: _Server, timeout_s: float) -> bool:
+        """Wait for ``server``'s session to end; True when it did (or was cancelled before it began)."""
+        start = time.monotonic()
+        while not server.finished.wait(0.05):
+            now = time.monotonic()
+            if now - start > 0.3 and server.task is not None and server.task.done() and not server.began:
+                return True  # cancelled before it ran (the loop had time to run it): nothing was started
+            if now - start > timeout_s:
+                return False
+        return True
 
     # ---- what the servers offer ---------------------------------------------------------------------
 
@@ -240,6 +262,7 @@ class McpManager:
     async def _serve(self, server: _Server) -> None:
         from mcp import Client
 
+        server.began = True
         server.stop = asyncio.Event()
         server.stale, server.noise = False, ""
         try:
@@ -289,6 +312,7 @@ class McpManager:
                 with contextlib.suppress(OSError):
                     server.errlog.close()
                 server.errlog = None
+            server.finished.set()
 
     def _transport(self, server: _Server) -> Any:
         from desktop_agent.core.mcp.config import secret_keys, with_secrets

@@ -15,15 +15,22 @@ Performance (long chats, fast streams):
 
 - One small widget per displayed block (a user message, or the assistant side of one turn), created
   lazily: a loaded conversation materialises only its last :attr:`ChatView.PAGE <.view.ChatView.PAGE>`
-  blocks; older ones are created a page at a time when the user scrolls to the top. Blocks more than two
-  screens away from the viewport are released to same-height placeholders and rebuilt from their messages
-  when they come near (:mod:`.placeholders`): a 2,000-message chat scrolled to the top keeps a few
-  built blocks, not 2,000.
-- While streaming, only the current text part is re-rendered, at most every
-  :data:`~.parts.FRAME_MS` ms (≈ 30 fps; the interval grows when a render gets slow) from one timer
-  that runs only during a turn — and only its open block: finished blocks are rendered once, and a long
-  answer's finished blocks move into sealed chunks of their own (:class:`~.parts.SealedText`), so a frame
-  costs the same at 1,000 and at 20,000 tokens. The result is the same document as a full render.
+  blocks — and of those only the newest that fill the view before the first frame, the others as
+  placeholders built right after it; older ones are created a page at a time when the user scrolls to
+  the top. Blocks more than two screens away from the viewport are released to same-height placeholders
+  and rebuilt from their messages when they come near (:mod:`.placeholders`): a 2,000-message chat
+  scrolled to the top keeps a few built blocks, not 2,000.
+- While streaming, only the current text part is re-rendered, from one timer that runs only during a
+  turn, every :data:`~.parts.FRAME_MS` ms (≈ 30 fps) for cheap frames and up to
+  :data:`~.parts.MAX_FRAME_MS` apart as frames get costly (``ChatView._pace``: frames take ≈ 4 % of the
+  GUI thread) — and only its open block: finished blocks are rendered once, and a long answer's finished
+  blocks move into sealed chunks of their own (:class:`~.parts.SealedText`), so a frame costs the same at
+  1,000 and at 20,000 tokens. The result is the same document as a full render. The streamed text itself
+  reaches the GUI thread in batches (``agent_runner.DELTA_BATCH_MS``), not one event per token.
+- A frame repaints only what changed: the growing widgets repaint only the area a resize uncovers
+  (``widgets.repaint_only_changes``), a turn its rounded bottom edge, and the opaque chat content follows
+  the answer down by moving its pixels, after the frame is painted (``ChatView._settle_frame``) — not the
+  whole visible chat each frame.
 
 Markdown and highlighting come from :mod:`desktop_agent.ui.markdown`, imported on the first render (the
 window warms it up right after it shows).

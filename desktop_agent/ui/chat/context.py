@@ -49,6 +49,9 @@ class ChatContext:
     theme: Theme
     #: called after each render of a text part (the view counts renders)
     on_render: Callable[[QWidget], None] = _ignore_render
+    #: the shortest interval (ms) between two renders of a streaming part: the view sets it from what its
+    #: frames cost (``ChatView._pace``)
+    frame_ms: float = 33.0
     _md_colors: Any = field(default=None, repr=False)
 
     def md_colors(self):

@@ -21,14 +21,19 @@ from PySide6.QtGui import (
     QTextDocument,
     QTextDocumentFragment,
 )
-from PySide6.QtWidgets import QApplication, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QLayout, QToolButton, QVBoxLayout, QWidget
 
 from desktop_agent.ui import icons, theme
 from desktop_agent.ui.chat.context import ChatContext, markdown_module
-from desktop_agent.ui.chat.widgets import AutoHeightBrowser
+from desktop_agent.ui.chat.widgets import AutoHeightBrowser, repaint_only_changes
 
 #: the shortest interval (ms) between two renders of a streaming text part (≈ 30 fps)
 FRAME_MS = 33
+#: the longest: the view lengthens the interval as frames get costly (a fast stream, a long open block, a slow
+#: machine), up to this — a tick (FRAME_MS) later, new text is on screen within ≈ 100 ms
+MAX_FRAME_MS = 66
+#: the share of the GUI thread streaming frames may take before the interval grows
+FRAME_BUDGET = 0.04
 
 #: characters above which an answer is shown as plain monospaced text instead of markdown: parsing and
 #: laying out e.g. a 2,000-row table as HTML blocked the GUI thread ~2 s per render
@@ -92,8 +97,13 @@ class TextPart(AutoHeightBrowser):
         self._column_layout.setContentsMargins(0, 0, 0, 0)
         self._column_layout.setSpacing(0)
         self._column_layout.addWidget(self)
+        repaint_only_changes(self.column)
+        # the column grows with its text before it places it: laid out in its old height, the growing text
+        # would be moved up for a moment (and a moved widget is repainted whole)
+        self._column_layout.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)
         self._render_ms = 0.0
         self._last = 0.0
+        self._scratch: QTextDocument | None = None  # where appended fragments are cut from (reused)
         self._copied: int | None = None
         #: True when the text is past :data:`PLAIN_TEXT_LIMIT` and shown unformatted
         self.plain = False
@@ -114,8 +124,9 @@ class TextPart(AutoHeightBrowser):
         return self.dirty or not self._final
 
     def due(self, now: float) -> bool:
-        """Throttle: re-render at most every FRAME_MS, or 4× the last render time when it is slow."""
-        return self.dirty and (now - self._last) * 1000 >= max(FRAME_MS, 4 * self._render_ms)
+        """Throttle: re-render at most every ``ctx.frame_ms`` (the view's pace), or 4× the last render time
+        when it is slow."""
+        return self.dirty and (now - self._last) * 1000 >= max(self.ctx.frame_ms, 4 * self._render_ms)
 
     def note_text(self) -> str:
         """The note shown above an answer too large to format ("" for a normal answer)."""
@@ -221,6 +232,10 @@ class TextPart(AutoHeightBrowser):
         source = self.buffer[self._sealed_len:self._frozen_len]
         chunk = SealedText(self, "\n".join(self._doc_frozen), source)
         self._column_layout.insertWidget(self._column_layout.indexOf(self), chunk)
+        if self.isVisible():
+            # shown now, not when the layout's deferred show comes: until then it would take no space, the
+            # answer would lose its top for a frame and the view would jump
+            chunk.show()
         self.sealed.append(chunk)
         self._sealed_len = self._frozen_len
         self._doc_frozen = []
@@ -230,8 +245,12 @@ class TextPart(AutoHeightBrowser):
         """Append ``html`` (whole blocks) at the end of the document, each block keeping its own format, as
         ``setHtml`` of everything would give: the fragment is cut from a scratch document after a dummy
         first paragraph, so it starts with a block break that carries the first block's format."""
-        scratch = QTextDocument()
-        scratch.setDefaultStyleSheet(self.document().defaultStyleSheet())
+        scratch, css = self._scratch, self.document().defaultStyleSheet()
+        if scratch is None:
+            scratch = self._scratch = QTextDocument()
+            scratch.setUndoRedoEnabled(False)
+        if scratch.defaultStyleSheet() != css:  # parsing the style sheet is half the cost of a small fragment
+            scratch.setDefaultStyleSheet(css)
         scratch.setHtml("<p>x</p>" + html)
         cut = QTextCursor(scratch)
         cut.setPosition(1)

@@ -36,6 +36,18 @@ class Placeholder(QWidget):
         self.setFixedHeight(max(1, height))
 
 
+def estimate_height(source: Source, width: int = 850) -> int:
+    """A rough height (px) of the block ``source`` would build, from its text — for a placeholder that stands
+    in for a block not built yet (the view corrects it when the block is built)."""
+    _kind, msgs = source
+    chars_per_line = max(20, width // 8)
+    lines = 0
+    for m in msgs:
+        for line in (m.content or "").split("\n"):
+            lines += 1 + len(line) // chars_per_line
+    return 40 + 20 * lines
+
+
 def _trim_heap() -> None:
     """Give freed memory back to the system (glibc keeps freed small blocks in its arenas otherwise)."""
     if sys.platform != "linux":

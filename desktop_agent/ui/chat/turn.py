@@ -15,7 +15,14 @@ from desktop_agent.ui.agent_runner import ApprovalRequest
 from desktop_agent.ui.chat.cards import ApprovalCard
 from desktop_agent.ui.chat.context import ChatContext
 from desktop_agent.ui.chat.parts import TextPart, ThinkingPart
-from desktop_agent.ui.chat.widgets import AutoHeightBrowser, CopyButton, ToolChip, ToolsPart, time_text
+from desktop_agent.ui.chat.widgets import (
+    AutoHeightBrowser,
+    CopyButton,
+    ToolChip,
+    ToolsPart,
+    repaint_only_changes,
+    time_text,
+)
 
 W = TypeVar("W", bound=QWidget)
 
@@ -120,6 +127,21 @@ class AssistantTurn(QFrame):
         self.typing.setVisible(live)
         self._dots = 0
         self.set_meta(model, ts)
+        repaint_only_changes(self)
+
+    #: the height (px) of the frame's rounded bottom edge, repainted when the turn grows or shrinks
+    EDGE = 16
+
+    def resizeEvent(self, event) -> None:
+        """Only the new area is repainted on a resize (:func:`repaint_only_changes`): the rounded bottom
+        edge moved, so the strip where it was (growing) or now is (shrinking) is repainted too; a new width
+        repaints everything (the right edge moved)."""
+        super().resizeEvent(event)
+        old, new = event.oldSize(), event.size()
+        if old.width() != new.width():
+            self.update()
+        elif old.height() != new.height():
+            self.update(0, min(old.height(), new.height()) - self.EDGE, new.width(), self.EDGE)
 
     @classmethod
     def from_saved(cls, ctx: ChatContext, msgs: list[Message]) -> AssistantTurn:

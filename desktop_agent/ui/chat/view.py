@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from typing import TypeVar
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from desktop_agent.core.events import (
@@ -26,11 +27,12 @@ from desktop_agent.ui.agent_runner import ApprovalRequest, TurnCrashed, TurnEnde
 from desktop_agent.ui.chat.cards import ErrorCard
 from desktop_agent.ui.chat.context import ChatContext
 from desktop_agent.ui.chat.empty_state import EmptyState
-from desktop_agent.ui.chat.parts import FRAME_MS
-from desktop_agent.ui.chat.placeholders import rebuild, settle
+from desktop_agent.ui.chat.parts import FRAME_BUDGET, FRAME_MS, MAX_FRAME_MS
+from desktop_agent.ui.chat.placeholders import Placeholder, estimate_height, rebuild, settle
 from desktop_agent.ui.chat.style import chat_style_sheet
 from desktop_agent.ui.chat.summary_card import SummaryCard
 from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
+from desktop_agent.ui.chat.widgets import repaint_only_changes
 from desktop_agent.ui.errors import ErrorView, describe, describe_saved
 
 W = TypeVar("W", bound=QWidget)
@@ -59,6 +61,9 @@ class ChatView(QScrollArea):
     """The conversation. Feed it events with :meth:`handle`; load a saved chat with :meth:`set_conversation`."""
 
     PAGE = 40
+    #: a saved chat opens with the newest blocks that fill this many viewport heights built (the rest of the
+    #: page follows right after the first frame)
+    FIRST_SCREENS = 1.5
 
     status_message = Signal(str)
     #: an error card's button: (ErrorAction, ErrorCard)
@@ -120,6 +125,10 @@ class ChatView(QScrollArea):
         self.col.addWidget(self.later, 0, Qt.AlignmentFlag.AlignHCenter)
         self.col.addStretch(0)
         self.setWidget(self.content)
+        # the chat grows at the bottom while an answer streams and scrolls with it: a resize paints only the
+        # new area, and an opaque content widget (restyle) is scrolled by moving its pixels
+        repaint_only_changes(self.content)
+        repaint_only_changes(self.column)
 
         #: the model the next turn asks (the window sets it): shown in the header while the answer streams
         self.live_model: str | None = None
@@ -137,6 +146,11 @@ class ChatView(QScrollArea):
         bar = self.verticalScrollBar()
         bar.rangeChanged.connect(self._on_range)
         bar.valueChanged.connect(self._on_scroll)
+        self._follow_timer = QTimer(self)
+        self._follow_timer.setSingleShot(True)
+        self._follow_timer.setInterval(0)
+        self._follow_timer.timeout.connect(self._follow_bottom)
+        self._frame_cost: float | None = None  # ms of GUI-thread time a streaming frame takes (smoothed)
         self._tick = QTimer(self)
         self._tick.setInterval(FRAME_MS)
         self._tick.timeout.connect(self._on_tick)
@@ -156,6 +170,9 @@ class ChatView(QScrollArea):
         """Re-derive colours from the palette (light/dark switch) and re-render what is shown."""
         self.ctx.set_theme(theme.current())
         self.content.setStyleSheet(chat_style_sheet(self.ctx.theme))
+        # opaque (after the style sheet, which turns it off): scrolling then moves the painted pixels and
+        # paints only the uncovered strip, instead of repainting the whole visible chat
+        self.content.setAutoFillBackground(True)
         for w in self.blocks:
             if isinstance(w, AssistantTurn | UserBubble):
                 w.restyle()
@@ -198,15 +215,29 @@ class ChatView(QScrollArea):
         self._items = display_blocks(conversation.messages)
         failure = conversation.last_failure
         self._saved_failure = describe_saved(failure.kind, failure.text) if failure is not None else None
-        self._show_range(max(0, len(self._items) - self.PAGE), len(self._items))
+        self._show_range(max(0, len(self._items) - self.PAGE), len(self._items), build_screens=self.FIRST_SCREENS)
         self._follow = True
         self._scroll_to_bottom()
 
-    def _show_range(self, lo: int, hi: int) -> None:
-        """Create the widgets for items[lo:hi] only (a fresh window onto the conversation)."""
+    def _show_range(self, lo: int, hi: int, build_screens: float | None = None) -> None:
+        """Create the widgets for items[lo:hi] only (a fresh window onto the conversation). ``build_screens``:
+        build only the newest blocks that fill about that many viewport heights; the older ones of the range
+        get placeholders of their estimated height, built once the first frame is out (:func:`settle`, for
+        those near the viewport) — opening a long chat builds what it shows first."""
         self._settled_at = None
         self._remove_widgets()
-        widgets = [self._make_block(kind, msgs) for kind, msgs in self._items[lo:hi]]
+        items = self._items[lo:hi]
+        if build_screens is None:
+            widgets = [self._make_block(kind, msgs) for kind, msgs in items]
+        else:
+            budget = build_screens * max(self.viewport().height(), 400)
+            width = max(self.column.width(), 400)
+            widgets, filled = [], 0
+            for source in reversed(items):
+                guess = estimate_height(source, width)
+                widgets.append(self._make_block(*source) if filled < budget else Placeholder(source, guess))
+                filled += guess
+            widgets.reverse()
         if hi == len(self._items) and self._saved_failure is not None:
             widgets.append(self._error_card(self._saved_failure))
         for i, w in enumerate(widgets):
@@ -445,13 +476,41 @@ class ChatView(QScrollArea):
         self._tick.stop()
 
     def _on_tick(self) -> None:
-        if self.live is not None:
-            self.live.tick()
+        if self.live is None:
+            return
+        renders, t0 = self.render_count, time.thread_time()
+        self.live.tick()
+        if self.render_count != renders:
+            self._settle_frame()
+            self._pace((time.thread_time() - t0) * 1000)
+
+    def _pace(self, cost_ms: float) -> None:
+        """Set the streaming frame interval from what frames cost (render, layout, paint; smoothed): frames
+        take about :data:`FRAME_BUDGET` of the GUI thread, between :data:`FRAME_MS` and :data:`MAX_FRAME_MS`
+        apart."""
+        self._frame_cost = cost_ms if self._frame_cost is None else 0.8 * self._frame_cost + 0.2 * cost_ms
+        self.ctx.frame_ms = min(MAX_FRAME_MS, max(FRAME_MS, self._frame_cost / FRAME_BUDGET))
+
+    def _settle_frame(self) -> None:
+        """Lay out what a frame changed and follow it to the bottom now (the layout passes cascade: text →
+        its column → turn → chat column → content). The frame's changes are painted before it scrolls: a
+        scroll with no paint pending moves the pixels and paints only the uncovered strip, where one with a
+        paint pending repaints the whole visible chat."""
+        for _ in range(5):
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        if self._follow_timer.isActive():
+            self._follow_timer.stop()
+            QCoreApplication.sendPostedEvents(self.window(), QEvent.Type.UpdateRequest)
+            self._follow_bottom()
 
     # ---- scrolling and sizes
     def _scroll_to_bottom(self) -> None:
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())
+
+    def _follow_bottom(self) -> None:
+        if self._follow:
+            self._scroll_to_bottom()
 
     def _on_range(self, _lo: int, hi: int) -> None:
         self._settle_timer.start()
@@ -459,6 +518,10 @@ class ChatView(QScrollArea):
         if self._anchor_from_bottom is not None:
             bar.setValue(max(0, hi - self._anchor_from_bottom))
             self._anchor_from_bottom = None
+        elif self._follow and self.live is not None:
+            # streaming: scrolled once the frame is laid out and painted (:meth:`_settle_frame`) — a scroll
+            # made while the chat is being resized repaints the whole visible chat, one made after moves pixels
+            self._follow_timer.start()
         elif self._follow:
             bar.setValue(hi)
 

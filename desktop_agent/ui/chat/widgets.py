@@ -15,6 +15,13 @@ from desktop_agent.ui.chat.context import ChatContext
 from desktop_agent.ui.tool_sidebar import STATUS, format_duration, short_arguments, status_color
 
 
+def repaint_only_changes(widget: QWidget) -> None:
+    """Let a growing chat widget repaint only what changed: a resize then exposes (and repaints) only the
+    new area instead of the whole widget (``WA_StaticContents``). A streaming answer grows a line a frame;
+    without this every frame repainted the whole visible chat."""
+    widget.setAttribute(Qt.WidgetAttribute.WA_StaticContents)
+
+
 def time_text(ts: float | None) -> str:
     """``HH:MM`` of a message time (now when unknown)."""
     return datetime.fromtimestamp(ts or time.time()).strftime("%H:%M")
@@ -48,6 +55,8 @@ class AutoHeightBrowser(QTextBrowser):
         self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         self.document().setDocumentMargin(0)
         self.viewport().setAutoFillBackground(False)
+        repaint_only_changes(self)
+        repaint_only_changes(self.viewport())
         self.setStyleSheet("QTextBrowser { background: transparent; border: none; }")
         self.document().documentLayout().documentSizeChanged.connect(self._fit)
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
