@@ -12,6 +12,7 @@ all call it; nothing else constructs a backend.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from desktop_agent.core.backends.base import ChatBackend
     from desktop_agent.core.backends.probe import OllamaProbe, OpenAIProbe
     from desktop_agent.core.events import Notice
-    from desktop_agent.core.mcp.manager import McpManager
+    from desktop_agent.core.mcp.manager import McpManager, ServerState
     from desktop_agent.core.secrets import SecretStore
     from desktop_agent.core.store.database import StoreDatabase
     from desktop_agent.core.tools.definition import Tool
@@ -264,15 +265,17 @@ def tool_load_key(settings: Settings) -> Any:
     return settings.tools.model_copy(update={"enabled": True, "disabled": [], "allowed_folders": []})
 
 
-def start_mcp(settings: Settings, secrets: SecretStore | None = None) -> McpManager | None:
+def start_mcp(settings: Settings, secrets: SecretStore | None = None,
+              on_change: Callable[[ServerState], None] | None = None) -> McpManager | None:
     """The MCP servers of ``settings`` (the enabled ones), starting in the background; None when MCP is off or
-    no server is enabled. The caller closes it."""
+    no server is enabled. ``on_change``: see :class:`~desktop_agent.core.mcp.manager.McpManager`. The caller
+    closes it."""
     if not settings.mcp.enabled or not any(s.enabled for s in settings.mcp.servers):
         return None
     from desktop_agent.core.mcp.manager import McpManager
 
     manager = McpManager(settings.mcp.servers, secrets, start_timeout_s=settings.mcp.start_timeout_s,
-                         call_timeout_s=settings.tools.timeout_s)
+                         call_timeout_s=settings.tools.timeout_s, on_change=on_change)
     manager.start()
     return manager
 
@@ -352,6 +355,9 @@ class Assembly:
     _host: Any = field(default=None, init=False, repr=False)
     _mcp: Any = field(default=None, init=False, repr=False)
     _mcp_key: Any = field(default=None, init=False, repr=False)
+    _mcp_closed: bool = field(default=False, init=False, repr=False)
+    #: called (on any thread) when an MCP server's state changes or the servers were replaced (with None)
+    _mcp_watchers: list[Callable[[ServerState | None], None]] = field(default_factory=list, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _registry_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _mcp_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -400,15 +406,21 @@ class Assembly:
         key = settings.mcp
         with self._mcp_lock:  # one start at a time: a turn asking meanwhile gets the manager being started
             with self._lock:
-                if self._mcp_key == key:
+                if self._mcp_key == key or self._mcp_closed:
                     return self._mcp
                 old, self._mcp, self._mcp_key = self._mcp, None, key
             if old is not None:
                 old.close()
-            manager = start_mcp(settings, self.secrets)
+            manager = start_mcp(settings, self.secrets, on_change=self._mcp_changed)
             with self._lock:
-                self._mcp = manager
-            return manager
+                closed = self._mcp_closed
+                if not closed:
+                    self._mcp = manager
+            if closed and manager is not None:  # the assembly closed meanwhile: no server outlives it
+                manager.close()
+                return None
+        self._mcp_changed(None)
+        return manager
 
     def wait_for_mcp(self, settings: Settings, cancel: threading.Event | None = None) -> Iterator[Notice]:
         """Before a turn: wait for the MCP servers still starting (each at most its start timeout, less when
@@ -424,6 +436,32 @@ class Assembly:
 
         yield Notice(f"waiting for MCP server{'s' if len(starting) > 1 else ''} {', '.join(starting)}…")
         manager.wait_ready(cancel=cancel)
+
+    def current_mcp(self) -> McpManager | None:
+        """The MCP servers running now (None: none started), without starting any."""
+        with self._lock:
+            return self._mcp
+
+    def watch_mcp(self, watcher: Callable[[ServerState | None], None]) -> Callable[[], None]:
+        """Call ``watcher`` (on the manager's or a worker's thread) when a server's state changes, and with None
+        when the servers were replaced (settings changed); returns the function that stops it."""
+        with self._lock:
+            self._mcp_watchers.append(watcher)
+
+        def unwatch() -> None:
+            with self._lock, contextlib.suppress(ValueError):
+                self._mcp_watchers.remove(watcher)
+
+        return unwatch
+
+    def _mcp_changed(self, state: ServerState | None) -> None:
+        with self._lock:
+            watchers = list(self._mcp_watchers)
+        for watcher in watchers:
+            try:
+                watcher(state)
+            except Exception:
+                log.warning("MCP state watcher failed", exc_info=True)
 
     def _tool_host(self) -> ToolHost:
         """The one tool host of this assembly: it addresses tools by file and function, so the registries built
@@ -520,5 +558,6 @@ class Assembly:
             host.close()  # the tool host's processes end with the app
         with self._lock:
             manager, self._mcp, self._mcp_key = self._mcp, None, None
+            self._mcp_closed = True  # a background task asking for the servers afterwards starts none
         if manager is not None:
             manager.close()

@@ -92,9 +92,10 @@ def api_key_problem(key: str) -> str | None:
 
 
 def forget_session_keys() -> None:
-    """Drop every key kept for this session only (tests; "sign out")."""
+    """Drop every key and secret kept for this session only (tests; "sign out")."""
     with _session_lock:
         _session_keys.clear()
+        _session_secrets.clear()
 
 
 def _current_base_url() -> str:

@@ -44,6 +44,7 @@ from desktop_agent.ui.chat.context_meter import ContextMeter, confirm_oversized,
 from desktop_agent.ui.compose import Composer
 from desktop_agent.ui.dock_fit import DockFitter
 from desktop_agent.ui.first_frame import after_first_frame
+from desktop_agent.ui.mcp_status import McpStatus
 from desktop_agent.ui.model_capabilities import ModelCapabilities
 from desktop_agent.ui.model_picker import BACKENDS, ModelPicker
 from desktop_agent.ui.server_status import ServerStatus
@@ -432,6 +433,9 @@ class MainWindow(QMainWindow):
         self.listing.failed.connect(self._on_listing_failed)
         #: pulls an Ollama model (the Settings dialog's Pull)
         self.pull = PullController(self.assembly, self.tasks, self)
+        self.mcp_status = McpStatus(self.assembly)  # hidden without MCP servers; a click opens their page
+        self.mcp_status.open_requested.connect(lambda: self.open_settings(tab="MCP servers"))
+        self.statusBar().addPermanentWidget(self.mcp_status)
 
         chat = ChatView()
         chat.status_message.connect(lambda t: self.statusBar().showMessage(t, 3000))
@@ -701,18 +705,24 @@ class MainWindow(QMainWindow):
             app = QApplication.instance()
             if isinstance(app, QApplication):
                 theme.apply(app, settings.appearance.theme)
+        mcp_before = self.settings.mcp
         self.settings = layer(settings).effective
         self.saved = settings
+        if self.settings.mcp != mcp_before and self.ready:  # servers added, changed or removed: (re)start them now
+            effective, assembly = self.settings, self.assembly
+            self.tasks.run(lambda _task: assembly.mcp(effective), key="mcp-start")
         self._refresh_backend_labels()
         self.refresh_models()
 
-    def open_settings(self) -> None:
-        """Open the settings dialog (window-modal, non-blocking); saved settings apply from the next turn."""
+    def open_settings(self, tab: str = "") -> None:
+        """Open the settings dialog (window-modal, non-blocking) — at the page titled ``tab``, if given; saved
+        settings apply from the next turn."""
         from desktop_agent.ui.settings.dialog import SettingsDialog  # after the window shows
 
         if self.settings_dialog is not None:
             self.settings_dialog.raise_()
             self.settings_dialog.activateWindow()
+            self.settings_dialog.show_page(tab)
             return
         saved_host = (self.saved or self.settings).ollama.host
         dlg = SettingsDialog(self._settings_for_dialog(), self.secrets, self, assembly=self.assembly, pull=self.pull,
@@ -721,6 +731,7 @@ class MainWindow(QMainWindow):
         dlg.settings_saved.connect(self._on_settings_saved)
         dlg.destroyed.connect(lambda *_: setattr(self, "settings_dialog", None))
         self.settings_dialog = dlg
+        dlg.show_page(tab)
         dlg.open()
 
     def _settings_for_dialog(self) -> Settings:
@@ -1091,6 +1102,7 @@ class MainWindow(QMainWindow):
         if self._built:
             self.chat_options.restyle()
             self.chat.restyle()
+            self.mcp_status.refresh()
         self.server_label.restyle()
         for a, name in ((self.new_chat_action, "new-chat"), (self.settings_action, "settings"),
                         (self.quit_action, "quit"), (self.refresh_action, "refresh"),

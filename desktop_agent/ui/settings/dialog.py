@@ -1,7 +1,7 @@
 """The Settings dialog (Ctrl+,): the provider, then one tab per page — Ollama (:mod:`.ollama_page`),
 OpenAI-compatible (:mod:`.openai_page`), Generation (:mod:`.generation_page`), Tools (:mod:`.tools_page`),
-Appearance (:mod:`.appearance_page`) — Save and Cancel. Choosing a preset on the OpenAI-compatible tab
-chooses that provider too.
+Appearance (:mod:`.appearance_page`), MCP servers (:mod:`.mcp_page`) — Save and Cancel. Choosing a preset on
+the OpenAI-compatible tab chooses that provider too.
 
 Use::
 
@@ -53,6 +53,7 @@ from desktop_agent.ui.pull import PullController
 from desktop_agent.ui.settings.appearance_page import AppearancePage
 from desktop_agent.ui.settings.common import SettingsPage, field_message, note_label, show
 from desktop_agent.ui.settings.generation_page import GenerationPage
+from desktop_agent.ui.settings.mcp_page import McpPage
 from desktop_agent.ui.settings.ollama_page import OllamaPage
 from desktop_agent.ui.settings.openai_page import OpenAIPage
 from desktop_agent.ui.settings.tools_page import ToolsPage
@@ -60,7 +61,7 @@ from desktop_agent.ui.tasks import TaskRunner
 
 #: how long closing the dialog waits for its running background calls (they are cancelled first)
 SHUTDOWN_WAIT_S = 3.0
-OLLAMA_TAB, OPENAI_TAB, GENERATION_TAB, TOOLS_TAB, APPEARANCE_TAB = 0, 1, 2, 3, 4
+OLLAMA_TAB, OPENAI_TAB, GENERATION_TAB, TOOLS_TAB, APPEARANCE_TAB, MCP_TAB = 0, 1, 2, 3, 4, 5
 
 
 def _scrolling(page: QWidget) -> QScrollArea:
@@ -166,14 +167,16 @@ class SettingsDialog(QDialog):
         self.tools_page = ToolsPage(self._assembly, self.tasks)
         self.tools_page.show_rules(self._assembly.permissions.rules)
         self.appearance_page = AppearancePage()
+        self.mcp_page = McpPage(self._assembly, self._secrets, self.tasks)
         self.pages: list[SettingsPage] = [
             self.ollama_page, self.openai_page, self.generation_page, self.tools_page, self.appearance_page,
+            self.mcp_page,
         ]
         self.tabs = QTabWidget()
         self.tabs.setAccessibleName("Settings sections")
         self._areas = [_scrolling(page) for page in self.pages]
-        for area, title in zip(self._areas, ("Ollama", "OpenAI-compatible", "Generation", "Tools", "Appearance"),
-                               strict=True):
+        titles = ("Ollama", "OpenAI-compatible", "Generation", "Tools", "Appearance", "MCP servers")
+        for area, title in zip(self._areas, titles, strict=True):
             self.tabs.addTab(area, title)
         root.addWidget(self.tabs, 1)
 
@@ -198,6 +201,7 @@ class SettingsDialog(QDialog):
         for backend, page in (("ollama", self.ollama_page), ("openai", self.openai_page)):
             page.connection_tested.connect(lambda names, b=backend, p=page: self._connection_tested(b, p, names))
         self.openai_page.preset_chosen.connect(self._openai_preset_chosen)
+        self.mcp_page.servers_ready.connect(self.tools_page.tool_list.refresh)  # their tools are listed now
         self.ollama_radio.toggled.connect(self._provider_toggled)
         save = QShortcut(QKeySequence("Ctrl+S"), self)
         save.activated.connect(self._save)
@@ -216,6 +220,12 @@ class SettingsDialog(QDialog):
         for page in self.pages:
             page.load(s)
         self.tabs.setCurrentIndex(OLLAMA_TAB if s.backend == "ollama" else OPENAI_TAB)
+
+    def show_page(self, title: str) -> None:
+        """Show the page titled ``title`` (nothing happens for "" or an unknown title)."""
+        for index in range(self.tabs.count()):
+            if title and self.tabs.tabText(index) == title:
+                self.tabs.setCurrentIndex(index)
 
     # ---- the provider and its model ------------------------------------------------------------
 
@@ -318,6 +328,7 @@ class SettingsDialog(QDialog):
         had returned."""
         deadline = time.monotonic() + wait_s
         self.openai_page.keys.shutdown()
+        self.mcp_page.shutdown()
         self.tasks.close()
         pulled = self.ollama_page.pull.shutdown(wait_s)
         returned = self.tasks.wait(max(0.0, deadline - time.monotonic()))
@@ -343,6 +354,29 @@ class SettingsDialog(QDialog):
         except OSError as exc:
             show(self.status_label, f"The settings could not be saved: {exc}", "err")
             return
+        self._saving = True  # the MCP servers' secrets first: the servers restart with them once this emits
+
+        def secrets_saved(lost: bool) -> None:
+            self._saving = False
+            if lost:
+                show(self.status_label, f"The MCP servers' secrets could not go into the system keyring: "
+                                        f"{self._secrets.problem} They are kept for this session only.", "warn")
+            self._save_keys(settings, mcp_lost=lost)
+
+        def secrets_failed(text: str) -> None:
+            self._saving = False
+            self.save_button.setEnabled(True)
+            show(self.status_label, f"The MCP servers' secrets could not be saved: {text}", "err")
+
+        if not self.mcp_page.save_secrets(secrets_saved, secrets_failed):
+            self._saving = False
+            self._save_keys(settings)
+            return
+        self.save_button.setEnabled(False)
+        show(self.status_label, "Saving…", "info")
+
+    def _save_keys(self, settings: Settings, mcp_lost: bool = False) -> None:
+        """The settings file is written: save the API keys, then tell the window."""
 
         def saved(where_by_url: dict[str, str], lost: bool) -> None:
             self._saving = False
@@ -367,6 +401,12 @@ class SettingsDialog(QDialog):
             show(self.status_label, f"The keys could not be saved: {text}", "err")
 
         if not self.openai_page.keys.save(saved, failed):
+            if mcp_lost:  # said in the status line: the dialog stays open to show it
+                self.saved_settings = settings
+                self.settings_saved.emit(settings)
+                self.save_button.setEnabled(True)
+                self.cancel_button.setText("Close")
+                return
             self._finish_save(settings, {})
             return
         self._saving = True
