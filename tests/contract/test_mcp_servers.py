@@ -96,7 +96,9 @@ def test_an_error_result_is_a_tool_error_the_model_reads(managers):
 
 
 def test_names_every_backend_accepts():
-    assert registry_name("my.server", "read file") == "my_server__read_file"
+    # Behaviour changed on purpose (session 5): a name with replaced characters gets its hash (see
+    # tests/unit/test_mcp_names.py: two servers must not take turns at one name and its rules)
+    assert registry_name("my.server", "read file").startswith("my_server__read_file_")
     long = registry_name("s" * 40, "t" * 40)
     assert len(long) <= 64 and re.fullmatch(r"[A-Za-z0-9_-]{1,64}", long)
     assert registry_name("a", "b", taken={"a__b"}) != "a__b"

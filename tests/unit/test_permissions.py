@@ -387,7 +387,12 @@ def test_an_argument_the_tool_does_not_take_cannot_vouch_for_the_call(tmp_path):
     result = dispatch_call({"run_in": t}, "run_in", {"command": "touch x", "folder": str(b), "path": str(a)},
                            permissions=engine)
     assert result.status == "denied" and ran == []
-    ok = dispatch_call({"run_in": t}, "run_in", {"command": "touch x", "folder": str(a)}, permissions=engine)
+    # Behaviour changed on purpose (session 5): the folder rule alone no longer vouches for the command run there
+    inside = dispatch_call({"run_in": t}, "run_in", {"command": "touch x", "folder": str(a)}, permissions=engine)
+    assert inside.status == "denied" and ran == []
+    exact = {"command": "touch x", "folder": str(a)}
+    engine.rules.add("run_in", Scope("args", canonical_arguments(exact)), "allow")
+    ok = dispatch_call({"run_in": t}, "run_in", exact, permissions=engine)
     assert ok.status == "ok" and ran == [("touch x", str(a))]
 
 
@@ -408,3 +413,67 @@ def test_the_terminal_prompt_shows_control_characters_as_escapes():
 
     assert visible("touch x #\x1b[2K\x1b[1G    $ echo hello") == "touch x #\\x1b[2K\\x1b[1G    $ echo hello"
     assert visible("a\rb\nc\td") == "a\\rb\nc\td"
+
+
+# ---- bypasses found by the breaker (session 5) ----------------------------------------------------
+
+
+# Behaviour changed on purpose (session 5): a call with a command and a folder has no subject, so a folder rule no
+# longer allows any command run in that folder (``rm -rf ~`` run in an allowed folder acts outside it).
+@pytest.mark.parametrize("arguments", [
+    {"command": "rm -rf ~", "directory": "/home/me/project"},
+    {"command": "ls", "folder": "/home/me/project", "url": "https://evil.example/x"},
+    {"url": "https://evil.example/payload", "path": "/home/me/notes/x.txt"},
+    {"command": "ls", "cmd": "rm -rf ~"},
+    {"url": "https://ok.example/", "link": "https://evil.example/"},
+])
+def test_a_call_with_subjects_of_more_than_one_kind_has_none(arguments):
+    assert subject_of(arguments) is None
+    engine = PermissionEngine()
+    for scope in (Scope("path", "/home/me"), Scope("command", "ls"), Scope("host", "ok.example"),
+                  Scope("host", "evil.example"), Scope("command", "rm")):
+        engine.rules.add("shell", scope, "allow")
+    assert not check(engine, "shell", arguments).allowed
+
+
+@pytest.mark.parametrize("arguments", [
+    {"command": "find", "args": [".", "-exec", "rm", "{}", "+"]},
+    {"command": "git", "args": ["-c", "alias.x=!rm -rf ~", "x"]},
+    {"command": "git", "arguments": ["status;", "rm", "x"]},
+    {"command": "ls", "argv": "; rm -rf ~"},
+    {"command": ["rm", "-rf", "~"]},
+])
+def test_a_commands_separate_argument_list_is_judged_with_it(arguments):
+    """MCP shell servers take ``{"command": ..., "args": [...]}``: the list cannot smuggle in what the line may not."""
+    assert subject_of(arguments) is None
+    engine = PermissionEngine()
+    for value in ("find", "git", "git status", "git x", "ls"):
+        engine.rules.add("shell", Scope("command", value), "allow")
+    assert not check(engine, "shell", arguments).allowed
+    assert subject_of({"command": "git", "args": ["status", "-s"]}).value == "git status"
+
+
+@pytest.mark.parametrize("line", [
+    "python3.11 -c 'import os'", "perl5.36 -e 'system(1)'", "pypy3 x.py", "/usr/bin/python3.12 x.py",
+    "PYTHON.EXE x.py", r"C:\\Python311\\python.exe x.py", "flock /tmp/l rm -rf ~", "taskset 1 rm -rf ~",
+    "rg --pre ./evil x", "sort --compress-program=./evil big", "man -P 'rm -rf ~' ls", "scp -S ./evil a b:",
+    "scp -oProxyCommand=evil a b:", "apt-get update -o APT::Update::Pre-Invoke::=evil",
+    "git rebase -x 'rm -rf ~' main", "git rebase --exec='rm -rf ~' main", "git difftool -x evil",
+    "git grep -O'rm -rf ~' x", "git grep --open-files-in-pager=evil x", "git log --output=/home/me/.bashrc",
+    "git.exe -c alias.x=!evil x", "nodejs -e 1", "bwrap --bind / / rm -rf ~", "vim -c '!rm -rf ~'",
+])
+def test_more_programs_and_options_that_run_another_program_have_no_subject(line):
+    assert command_word(line) is None
+    engine = PermissionEngine()
+    for value in ("python3.11", "perl5.36", "pypy3", "flock", "taskset", "rg", "sort", "man", "scp", "apt-get update",
+                  "git rebase", "git difftool", "git grep", "git log", "nodejs", "bwrap", "vim"):
+        engine.rules.add("shell", Scope("command", value), "allow")
+    assert not check(engine, "shell", {"command": line}).allowed
+
+
+def test_plain_commands_still_have_their_word():
+    assert command_word("ls -la") == "ls"
+    assert command_word("rg -n foo") == "rg"
+    assert command_word("git status -s") == "git status"
+    assert command_word("sort -u names.txt") == "sort"
+    assert subject_of({"command": "ls -la", "timeout_ms": 5000}).value == "ls"

@@ -22,13 +22,23 @@ if TYPE_CHECKING:
 _NOT_ALLOWED = re.compile(r"[^A-Za-z0-9_-]+")
 
 
+#: a server name whose ``server__tool`` names can be read back: no ``__`` inside, no ``_`` at either end
+_PLAIN_SERVER = re.compile(r"^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$")
+_PLAIN_TOOL = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
 def registry_name(server: str, tool: str, taken: Iterable[str] = ()) -> str:
-    """``server__tool`` as a function name every backend accepts (OpenAI: ``^[a-zA-Z0-9_-]{1,64}$``, no dots);
-    too long or already ``taken``: shortened and made unique with a short hash."""
-    name = _NOT_ALLOWED.sub("_", f"{server}__{tool}").strip("_") or "tool"
-    taken = set(taken)
-    if len(name) <= 64 and name not in taken:
-        return name
+    """``server__tool`` as a function name every backend accepts (OpenAI: ``^[a-zA-Z0-9_-]{1,64}$``, no dots).
+
+    The name is the same for the same server and tool whatever else is configured: rules are kept by name, so
+    two tools must never take turns at one (server ``a`` tool ``b__c`` and server ``a__b`` tool ``c``, or
+    ``my.server`` and ``my_server``, by which of them started first). A name that cannot be read back as this
+    server and tool — characters replaced, a ``__`` in the server name, too long — or that is ``taken`` (by a
+    Python tool) is shortened and made its own with a hash of the server and tool."""
+    plain = f"{server}__{tool}"
+    if _PLAIN_SERVER.match(server) and _PLAIN_TOOL.match(tool) and len(plain) <= 64 and plain not in set(taken):
+        return plain
+    name = _NOT_ALLOWED.sub("_", plain).strip("_") or "tool"
     digest = hashlib.sha1(f"{server}\0{tool}".encode()).hexdigest()[:8]
     return f"{name[:55]}_{digest}"
 

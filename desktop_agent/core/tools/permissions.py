@@ -37,6 +37,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shlex
 import threading
 import time
@@ -91,18 +92,33 @@ RUNS_OTHERS = frozenset({
     "eval", "command", "builtin", "sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "python", "python3",
     "perl", "ruby", "node", "deno", "bun", "php", "lua", "awk", "gawk", "mawk", "busybox", "ssh", "script",
     "setsid", "stdbuf", "chroot", "unshare", "nsenter", "flatpak-spawn", "systemd-run", "strace", "ltrace", "gdb",
-    "npx", "uvx", "pipx", "parallel", "entr", "sed",
+    "npx", "uvx", "pipx", "parallel", "entr", "sed", "pypy", "ipython", "nodejs", "tclsh", "wish", "expect",
+    "rscript", "r", "julia", "pwsh", "powershell", "osascript", "jshell", "groovy", "guile", "racket", "ash", "mksh",
+    "yash", "rbash", "nu", "xonsh", "elvish", "flock", "chrt", "taskset", "numactl", "prlimit", "firejail", "bwrap",
+    "runuser", "sg", "unbuffer", "valgrind", "fakeroot", "proot", "torsocks", "proxychains", "proxychains4",
+    "dbus-launch", "dbus-run-session", "xvfb-run", "tmux", "screen", "vim", "vi", "nvim", "ex", "emacs", "lldb",
+    "cmd", "start", "wsl",
 })
+#: a program's name without what does not change what it is: a version (``python3.11``, ``perl5.36``), ``.exe``
+_PROGRAM_SUFFIX = re.compile(r"(\.exe)?$|[0-9][0-9.]*(\.exe)?$", re.IGNORECASE)
 #: options by which a program runs a command given on its command line (git's ``-c alias.x='!cmd'``, tar's
 #: ``--to-command``, rsync's ``-e``): a command using one has no subject
 RUNS_BY_OPTION: dict[str, tuple[str, ...]] = {
-    "git": ("-c", "--config-env", "--exec-path", "--upload-pack", "--receive-pack", "-u", "--ext-diff"),
+    "git": ("-c", "--config-env", "--exec-path", "--upload-pack", "--receive-pack", "-u", "--ext-diff", "--exec",
+            "-x", "--extcmd", "-O", "--open-files-in-pager", "--output", "--tool", "-t"),
     "tar": ("--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--info-script",
             "--new-volume-script", "-F", "--rmt-command", "--rsh-command"),
     "rsync": ("-e", "--rsh", "--rsync-path"),
     "zip": ("-TT", "--unzip-command"),
     "find": ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprintf", "-fls"),
     "fd": ("-x", "--exec", "-X", "--exec-batch"),
+    "rg": ("--pre",),
+    "sort": ("--compress-program",),
+    "man": ("-P", "--pager", "-H", "--html"),
+    "scp": ("-S", "-o", "-F"),
+    "sftp": ("-S", "-o", "-F", "-D"),
+    "apt": ("-o", "--option", "-c", "--config-file"),
+    "apt-get": ("-o", "--option", "-c", "--config-file"),
 }
 #: programs whose first argument is a sub-command with its own powers (``git status`` reads, ``git config``
 #: can make later calls run anything): their subject is the program and its sub-command
@@ -124,9 +140,11 @@ def command_word(command: str) -> str | None:
         words = command.split()
     if not words:
         return None
-    program = os.path.basename(words[0]) if "=" not in words[0] else ""
-    if not program or program in RUNS_OTHERS:
+    program = os.path.basename(words[0].replace("\\", "/")).lower() if "=" not in words[0] else ""
+    bare = _PROGRAM_SUFFIX.sub("", program)
+    if not program or program in RUNS_OTHERS or bare in RUNS_OTHERS:
         return None
+    program = program if program in RUNS_BY_OPTION or program in SUBCOMMAND_PROGRAMS else bare or program
     if any(_uses_option(word, flag) for word in words[1:] for flag in RUNS_BY_OPTION.get(program, ())):
         return None
     if program in SUBCOMMAND_PROGRAMS:
@@ -145,29 +163,64 @@ def _uses_option(word: str, flag: str) -> bool:
     return len(flag) == 2 and word.startswith("-") and not word.startswith("--") and flag[1] in word[1:]
 
 
+#: arguments that hold a command's arguments apart from the command (``{"command": "find", "args": ["-exec", …]}``)
+COMMAND_ARGUMENT_LISTS = ("args", "arguments", "argv")
+
+
 def subject_of(arguments: Mapping[str, Any]) -> Subject | None:
     """The call's subject, read from its arguments by name (see the module docstring); None when it has none.
 
     Every path-like argument counts: a call with a relative path, or with paths in more than one place, has no
-    path subject (a rule for one folder cannot vouch for it), and then no other subject either."""
-    paths = [(name, arguments[name]) for name in PATH_ARGUMENTS
-             if isinstance(arguments.get(name), str) and arguments[name].strip()]
+    path subject (a rule for one folder cannot vouch for it). A call with subjects of more than one kind (a
+    command and the folder it runs in, a URL and the file it is saved to) has none either: a rule for one of them
+    cannot vouch for the others (a folder rule would allow any command run there). A command's separate
+    argument list (``args``) is judged with it."""
+    found: list[Subject] = []
+    paths = [(name, arguments[name]) for name in PATH_ARGUMENTS if _given(arguments.get(name))]
     if paths:
-        resolved = {_resolve_path(value) for _name, value in paths}
+        resolved = {_resolve_path(value) if isinstance(value, str) else None for _name, value in paths}
         if len(resolved) != 1 or None in resolved:
             return None
-        return Subject("path", str(resolved.pop()), paths[0][0])
+        found.append(Subject("path", str(resolved.pop()), paths[0][0]))
     for names, kind in ((COMMAND_ARGUMENTS, "command"), (URL_ARGUMENTS, "host")):
-        for name in names:
-            value = arguments.get(name)
-            if not isinstance(value, str) or not value.strip():
-                continue
-            if kind == "command":
-                word = command_word(value)
-                return Subject("command", word, name) if word else None
+        given = [name for name in names if _given(arguments.get(name))]
+        if not given:
+            continue
+        values = {arguments[name] for name in given if isinstance(arguments[name], str)}
+        if len(given) != 1 or len(values) != 1:
+            return None
+        name, value = given[0], values.pop()
+        if kind == "command":
+            word = command_word(_with_argument_list(value, arguments))
+            if not word:
+                return None
+            found.append(Subject("command", word, name))
+        else:
             host = (urlsplit(value.strip()).hostname or "").lower()
-            return Subject("host", host, name) if host else None
-    return None
+            if not host:
+                return None
+            found.append(Subject("host", host, name))
+    return found[0] if len(found) == 1 else None
+
+
+def _given(value: Any) -> bool:
+    """An argument that is there: anything but None, an empty or blank text, an empty list."""
+    if value is None:
+        return False
+    if isinstance(value, str):
+        return bool(value.strip())
+    return not (isinstance(value, (list, tuple, dict)) and not value)
+
+
+def _with_argument_list(command: str, arguments: Mapping[str, Any]) -> str:
+    """The command line ``command`` and its separate argument list make (the list quoted word by word)."""
+    for name in COMMAND_ARGUMENT_LISTS:
+        extra = arguments.get(name)
+        if isinstance(extra, (list, tuple)):
+            command += " " + shlex.join(str(word) for word in extra)
+        elif isinstance(extra, str) and extra.strip():
+            command += " " + extra
+    return command
 
 
 def canonical_arguments(arguments: Mapping[str, Any]) -> str:
