@@ -57,8 +57,19 @@ class NoKeyring(McpConfigError):
 
 
 def looks_secret(value: str) -> bool:
-    """``value`` has the shape of a credential (see :data:`SECRET_VALUE`)."""
-    return bool(SECRET_VALUE.match(value.strip()))
+    """``value`` has the shape of a credential (see :data:`SECRET_VALUE`), or is a URL carrying one (a
+    ``user:password@``, as in ``postgresql://me:pw@localhost/db``)."""
+    text = value.strip()
+    return bool(SECRET_VALUE.match(text)) or _url_with_password(text)
+
+
+def _url_with_password(text: str) -> bool:
+    if "://" not in text or "@" not in text:
+        return False
+    try:
+        return bool(urlsplit(text).password)
+    except ValueError:
+        return False
 
 
 def _secret_named(name: str) -> bool:
@@ -232,6 +243,23 @@ def with_secrets(server: McpServerSettings, values: dict[str, str]) -> McpServer
         url = values.get(secret_name(server.name, "url", "url")) or url
     return server.model_copy(update={"env": env, "headers": headers, "args": args, "url": url, "secret_env": [],
                                      "secret_headers": [], "secret_args": [], "secret_url": False})
+
+
+def hide_secrets(server: McpServerSettings) -> tuple[McpServerSettings, dict[str, str]]:
+    """``server`` as typed (in Settings) with every secret in its plain values moved out by the import's rules — an
+    environment variable or header named or looking like one, a secret argument, a URL's credentials — and those
+    secrets (keyring name → value): a token typed into a plain field never reaches the settings file."""
+    entry = {"command": server.command, "args": list(server.args), "env": dict(server.env), "cwd": server.cwd,
+             "url": server.url, "headers": dict(server.headers)}
+    found, secrets = server_from_entry(server.name, entry)
+    url = server.url if server.secret_url else found.url
+    return server.model_copy(update={
+        "args": found.args, "env": found.env, "headers": found.headers, "url": url,
+        "secret_env": list(dict.fromkeys([*server.secret_env, *found.secret_env])),
+        "secret_headers": list(dict.fromkeys([*server.secret_headers, *found.secret_headers])),
+        "secret_args": sorted({*server.secret_args, *found.secret_args}),
+        "secret_url": server.secret_url or found.secret_url,
+    }), secrets
 
 
 def _where(server: McpServerSettings) -> str:

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_agent.core.mcp.config import secret_name
+from desktop_agent.core.mcp.config import hide_secrets, secret_name
 from desktop_agent.core.settings import McpServerSettings
 from desktop_agent.ui.settings.common import field_message, form_row, hint_label, note_label, show
 from desktop_agent.ui.settings.kv_rows import KeyValueRows, Row
@@ -132,6 +132,7 @@ class McpServerEditor(QDialog):
     # ---- in -----------------------------------------------------------------------------------------
 
     def _load(self, server: McpServerSettings | None, stored: set[str]) -> None:
+        self._loaded = server
         s = server or McpServerSettings.model_construct(name="", enabled=True, command="", args=[], env={}, cwd="",
                                                         url="", headers={}, secret_env=[], secret_headers=[])
         self.name.setText(s.name)
@@ -197,6 +198,12 @@ class McpServerEditor(QDialog):
             "env": env[0], "secret_env": env[1], "cwd": self.cwd.text().strip() if stdio else "",
             "url": "" if stdio else self.url.text().strip(), "headers": headers[0], "secret_headers": headers[1],
         }
+        old = self._loaded
+        # an imported server's secret arguments and URL credentials stay in the keyring while those are unchanged
+        if old is not None and stdio and args == old.args:
+            fields["secret_args"] = list(old.secret_args)
+        if old is not None and not stdio and fields["url"] == old.url:
+            fields["secret_url"] = old.secret_url
         server: McpServerSettings | None = None
         try:
             server = McpServerSettings(**fields)
@@ -223,7 +230,8 @@ class McpServerEditor(QDialog):
         show(self.headers_error, errors.get("headers"), "err")
         if errors or server is None:
             return None, {}
-        secrets = {secret_name(name, "env", k): v for k, v in env[2].items()}
+        server, secrets = hide_secrets(server)
+        secrets.update({secret_name(name, "env", k): v for k, v in env[2].items()})
         secrets.update({secret_name(name, "header", k): v for k, v in headers[2].items()})
         return server, secrets
 
