@@ -22,8 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFontDatabase, QKeySequence, QPixmap, QShortcut
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFontDatabase, QImageReader, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -508,6 +508,9 @@ RESULT_PLACEHOLDER = "The result or error appears here."
 #: the longest side of a result's image thumbnail, in pixels (at most / at least)
 THUMBNAIL = 160
 SMALLEST = 64
+#: the largest image (in pixels) a thumbnail is made of: a server's huge image (or a tiny file that says it is
+#: 30000 × 30000) is a line saying so, not seconds of decoding and gigabytes on the window's thread
+MOST_PIXELS = 40_000_000
 
 
 class AttachmentStrip(QWidget):
@@ -534,22 +537,40 @@ class AttachmentStrip(QWidget):
         for att in attachments:
             label = QLabel()
             label.setObjectName("toolAttachment")
-            pixmap = QPixmap()
-            if att.kind == "image" and pixmap.loadFromData(_decoded(att.data)):
-                side = max(pixmap.width(), pixmap.height())
-                if side > THUMBNAIL or side < SMALLEST:  # big ones shrunk, icon-sized ones made visible
-                    size = THUMBNAIL if side > THUMBNAIL else SMALLEST
-                    pixmap = pixmap.scaled(size, size, Qt.AspectRatioMode.KeepAspectRatio,
-                                           Qt.TransformationMode.SmoothTransformation)
+            pixmap, why = _thumbnail(att) if att.kind == "image" else (None, "cannot be shown here")
+            if pixmap is not None:
                 label.setPixmap(pixmap)
                 label.setToolTip(f"{att.mime_type or 'image'}, {len(att.data) * 3 // 4:,} bytes")
                 label.setAccessibleName(f"Image of the result ({att.mime_type or 'image'})")
             else:
-                label.setText(f"[{att.kind}: {att.mime_type or 'unknown type'} — cannot be shown here]")
+                label.setText(f"[{att.kind}: {att.mime_type or 'unknown type'} — {why}]")
             self._row.addWidget(label)
             self.labels.append(label)
         self._row.addStretch(1)
         self.setVisible(bool(self.labels))
+
+
+def _thumbnail(att: Attachment) -> tuple[QPixmap | None, str]:
+    """The image of ``att`` read at thumbnail size (a big one is never decoded whole), or None and why not."""
+    buffer = QBuffer()
+    buffer.setData(QByteArray(_decoded(att.data)))
+    buffer.open(QIODevice.OpenModeFlag.ReadOnly)
+    reader = QImageReader(buffer)
+    size = reader.size()
+    if not size.isValid() or size.isEmpty():
+        return None, "cannot be shown here"
+    if size.width() * size.height() > MOST_PIXELS:
+        return None, f"{size.width()} × {size.height()} pixels, too large to show here"
+    side = max(size.width(), size.height())
+    if side > THUMBNAIL:  # big ones read shrunk
+        reader.setScaledSize(size.scaled(THUMBNAIL, THUMBNAIL, Qt.AspectRatioMode.KeepAspectRatio))
+    image = reader.read()
+    if image.isNull():
+        return None, "cannot be shown here"
+    if side < SMALLEST:  # icon-sized ones made visible
+        image = image.scaled(SMALLEST, SMALLEST, Qt.AspectRatioMode.KeepAspectRatio,
+                             Qt.TransformationMode.SmoothTransformation)
+    return QPixmap.fromImage(image), ""
 
 
 def _decoded(data: str) -> bytes:
