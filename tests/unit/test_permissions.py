@@ -23,6 +23,7 @@ from desktop_agent.core.tools.permissions import (
     Scope,
     canonical_arguments,
     command_word,
+    scopes_for,
     subject_of,
 )
 from desktop_agent.core.tools.registry import ToolRegistry
@@ -418,20 +419,41 @@ def test_the_terminal_prompt_shows_control_characters_as_escapes():
 # ---- bypasses found by the breaker (session 5) ----------------------------------------------------
 
 
-# Behaviour changed on purpose (session 5): a call with a command and a folder has no subject, so a folder rule no
-# longer allows any command run in that folder (``rm -rf ~`` run in an allowed folder acts outside it).
+# Behaviour changed on purpose (session 5): a call with a command and a folder has the command as its subject, so a
+# folder rule no longer allows any command run in that folder (``rm -rf ~`` run in an allowed folder acts outside
+# it) — the shipped run_shell_command's first suggested "always" was that folder.
+def test_a_folder_rule_does_not_allow_every_command_run_in_the_folder(tmp_path):
+    import importlib.util
+
+    from desktop_agent.core.tools.dispatch import dispatch_call
+
+    spec = importlib.util.spec_from_file_location("shipped_shell", "tools/shell.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    shell_tool = Tool.from_function(module.run_shell_command)
+    marker = tmp_path / "ran"
+    arguments = {"command": f"touch {marker}", "folder": str(tmp_path)}
+    assert scopes_for(shell_tool, arguments)[0] == Scope("command", "touch")
+    engine = PermissionEngine()
+    engine.rules.add("run_shell_command", Scope("path", str(tmp_path)), "allow")
+    result = dispatch_call({"run_shell_command": shell_tool}, "run_shell_command", arguments, permissions=engine)
+    assert result.status == "denied" and not marker.exists()
+    assert subject_of({"command": "git status", "folder": "."}).value == "git status"
+    assert subject_of({"command": "rm -rf ~", "directory": "/home/me/project"}).value == "rm"
+
+
 @pytest.mark.parametrize("arguments", [
-    {"command": "rm -rf ~", "directory": "/home/me/project"},
     {"command": "ls", "folder": "/home/me/project", "url": "https://evil.example/x"},
     {"url": "https://evil.example/payload", "path": "/home/me/notes/x.txt"},
     {"command": "ls", "cmd": "rm -rf ~"},
     {"url": "https://ok.example/", "link": "https://evil.example/"},
+    {"url": "https://ok.example/", "path": "relative.txt"},
 ])
 def test_a_call_with_subjects_of_more_than_one_kind_has_none(arguments):
     assert subject_of(arguments) is None
     engine = PermissionEngine()
     for scope in (Scope("path", "/home/me"), Scope("command", "ls"), Scope("host", "ok.example"),
-                  Scope("host", "evil.example"), Scope("command", "rm")):
+                  Scope("host", "evil.example")):
         engine.rules.add("shell", scope, "allow")
     assert not check(engine, "shell", arguments).allowed
 

@@ -171,17 +171,19 @@ def subject_of(arguments: Mapping[str, Any]) -> Subject | None:
     """The call's subject, read from its arguments by name (see the module docstring); None when it has none.
 
     Every path-like argument counts: a call with a relative path, or with paths in more than one place, has no
-    path subject (a rule for one folder cannot vouch for it). A call with subjects of more than one kind (a
-    command and the folder it runs in, a URL and the file it is saved to) has none either: a rule for one of them
-    cannot vouch for the others (a folder rule would allow any command run there). A command's separate
-    argument list (``args``) is judged with it."""
+    path subject (a rule for one folder cannot vouch for it). A command's subject is the command even when the
+    call also names a folder to run it in (a folder rule would allow any command run there — ``rm -rf ~`` too);
+    its separate argument list (``args``) is judged with it. A call with other subjects of more than one kind (a
+    URL and the file it is saved to) has none: a rule for one of them cannot vouch for the other."""
     found: list[Subject] = []
+    unreadable = False  # paths no folder rule can vouch for: only a command can then be the subject
     paths = [(name, arguments[name]) for name in PATH_ARGUMENTS if _given(arguments.get(name))]
     if paths:
         resolved = {_resolve_path(value) if isinstance(value, str) else None for _name, value in paths}
         if len(resolved) != 1 or None in resolved:
-            return None
-        found.append(Subject("path", str(resolved.pop()), paths[0][0]))
+            unreadable = True
+        else:
+            found.append(Subject("path", str(resolved.pop()), paths[0][0]))
     for names, kind in ((COMMAND_ARGUMENTS, "command"), (URL_ARGUMENTS, "host")):
         given = [name for name in names if _given(arguments.get(name))]
         if not given:
@@ -200,7 +202,10 @@ def subject_of(arguments: Mapping[str, Any]) -> Subject | None:
             if not host:
                 return None
             found.append(Subject("host", host, name))
-    return found[0] if len(found) == 1 else None
+    commands = [f for f in found if f.kind == "command"]
+    if commands and all(f.kind in ("command", "path") for f in found):
+        return commands[0]
+    return found[0] if len(found) == 1 and not unreadable else None
 
 
 def _given(value: Any) -> bool:
