@@ -43,6 +43,28 @@ def registry_name(server: str, tool: str, taken: Iterable[str] = ()) -> str:
     return f"{name[:55]}_{digest}"
 
 
+def usable_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A server's (cleaned) input schema as one every backend takes: an object whose ``properties`` is an object
+    of schemas and whose ``required`` lists some of them. One server's malformed schema (``"properties": [...]``)
+    would otherwise make the backend refuse every request that offers tools; the server still checks the
+    arguments itself."""
+    out = dict(schema)
+    out["type"] = "object"
+    properties = out.get("properties")
+    if not isinstance(properties, dict):
+        properties = {}
+    out["properties"] = {str(k): (v if isinstance(v, dict) else {}) for k, v in properties.items()}
+    required = out.get("required")
+    if required is not None:
+        kept = [r for r in required if isinstance(r, str) and r in out["properties"]] \
+            if isinstance(required, list) else []
+        if kept:
+            out["required"] = kept
+        else:
+            out.pop("required")
+    return out
+
+
 def attachments(result: Any) -> tuple[Attachment, ...]:
     """The images and audio of a ``CallToolResult``, for the user (the model reads :func:`result_text`'s line)."""
     out = []
@@ -95,7 +117,7 @@ class McpTool(Tool):
         self.name = name
         self.description = (getattr(info, "description", None) or getattr(info, "title", None) or "").strip()
         schema = getattr(info, "input_schema", None) or {"type": "object", "properties": {}}
-        self.parameters = clean_schema(dict(schema))
+        self.parameters = usable_schema(clean_schema(dict(schema)) if isinstance(schema, dict) else {})
         hints = getattr(info, "annotations", None)
         self.read_only = bool(getattr(hints, "read_only_hint", False))
         destructive = getattr(hints, "destructive_hint", None)
