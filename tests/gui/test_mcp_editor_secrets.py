@@ -4,6 +4,8 @@ and URL credentials in the keyring instead of dropping them."""
 
 from __future__ import annotations
 
+import json
+
 from desktop_agent.core.mcp.config import parse, secret_name, with_secrets
 from desktop_agent.core.settings import McpServerSettings
 from desktop_agent.ui.settings.mcp_server_editor import McpServerEditor
@@ -44,8 +46,8 @@ def test_a_url_with_a_key_typed_in_settings_goes_to_the_keyring(qtbot):
 
 
 def test_editing_an_imported_server_keeps_its_secret_arguments_and_url(qtbot):
-    imported = parse('{"mcpServers": {"gh": {"command": "npx", "args": ["--token", "%s"]},'
-                     ' "web": {"url": "https://u:pw12345678@mcp.example.com/mcp"}}}' % TOKEN)
+    imported = parse(json.dumps({"mcpServers": {"gh": {"command": "npx", "args": ["--token", TOKEN]},
+                                                "web": {"url": "https://u:pw12345678@mcp.example.com/mcp"}}}))
     by_name = {s.name: s for s in imported.servers}
     gh, web = by_name["gh"], by_name["web"]
     assert gh.secret_args == [1] and web.secret_url
