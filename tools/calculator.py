@@ -127,7 +127,7 @@ def _format(value: float) -> str:
     return str(value)
 
 
-@tool
+@tool(read_only=True)
 def calculator(
     expression: Annotated[
         str,

@@ -3,7 +3,8 @@
 A tool module is a plain Python file: decorate functions with ``@tool``, give every parameter a type
 hint and a description (``Annotated[..., Field(description=...)]`` or the docstring's ``Args:``
 section), and write the docstring's first paragraph for the model — it is the tool's description.
-Raise ``ToolError`` (or any exception) to tell the model what went wrong.
+Raise ``ToolError`` (or any exception) to tell the model what went wrong. ``@tool(read_only=True)`` says the
+tool changes nothing (MCP clients of ``desktop-agent mcp serve`` see it as a read-only tool).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def _utc_offset(moment: dt.datetime) -> str:
     return f"{sign}{minutes // 60:02d}:{minutes % 60:02d}"
 
 
-@tool
+@tool(read_only=True)
 def today(
     timezone: Annotated[
         str | None,
@@ -74,7 +75,7 @@ def today(
     }
 
 
-@tool
+@tool(read_only=True)
 def day_of_week(
     date: Annotated[str, Field(description="A calendar date as YYYY-MM-DD, e.g. '2024-02-29'.")],
 ) -> str:

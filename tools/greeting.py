@@ -13,7 +13,7 @@ from pydantic import Field
 from desktop_agent import tool
 
 
-@tool
+@tool(read_only=True)
 def say_hello(
     name: Annotated[str, Field(description="The name of the person to greet, e.g. 'Ada'.")],
 ) -> str:

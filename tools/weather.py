@@ -121,7 +121,7 @@ def _measure(current: dict[str, Any], units: dict[str, Any], key: str) -> str | 
     return f"{value} {unit}".strip()
 
 
-@tool(timeout_s=25)
+@tool(read_only=True, timeout_s=25)
 def get_current_weather(
     location: Annotated[
         str,

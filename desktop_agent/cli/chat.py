@@ -184,9 +184,13 @@ def run_chat(args: argparse.Namespace, out: TextIO | Output | None = None, err: 
             registry = with_mcp_tools(registry, mcp, settings, permissions)
         choice = settings.loop.tool_choice
         if registry is not None and choice not in ("auto", "required", "none") and registry.get(choice) is None:
-            raise UsageError(
-                f"--tool-choice names no loaded tool: '{choice}'. Available: {', '.join(registry.names()) or 'none'}"
-            )
+            if getattr(args, "tool_choice", None) is not None:  # the user's flag: a usage error
+                raise UsageError(f"--tool-choice names no loaded tool: '{choice}'. "
+                                 f"Available: {', '.join(registry.names()) or 'none'}")
+            # the saved setting names a tool this run does not have (an MCP server skipped or failed): say so, go on
+            write_line(err, f"desktop-agent: warning: the saved tool choice '{choice}' is not loaded in this run; "
+                            "the model chooses its tools")
+            settings = settings.updated({"loop.tool_choice": "auto"})
         allowed = list(getattr(args, "allow_tool", None) or [])
         unknown = [n for n in allowed if registry is None or registry.get(n) is None]
         if unknown:

@@ -652,7 +652,8 @@ class Agent:
         output = ""
         decision: Decision | None = None
         attachments: tuple[Attachment, ...] = ()
-        yield ToolCallStarted(call.id, call.name, dict(call.arguments))
+        tool = registry.get(call.name) if registry is not None else None
+        yield ToolCallStarted(call.id, call.name, dict(call.arguments), str(getattr(tool, "source", "") or ""))
         if stopped or cancel.is_set():
             stopped = True
             content = full = "Error: cancelled by the user before the tool ran."

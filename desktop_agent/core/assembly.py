@@ -396,7 +396,7 @@ class Assembly:
                     registry.host.warm()  # its first process loads in the background, before the first call
                 self._registry, self._registry_key = registry, key
             registry = self._registry
-        return with_mcp_tools(registry, self.mcp(settings), settings, self.permissions)
+        return with_mcp_tools(registry, self.mcp_in_use(settings), settings, self.permissions)
 
     def mcp(self, settings: Settings) -> McpManager | None:
         """The MCP servers of ``settings``, started (in the background) the first time and again when their
@@ -422,13 +422,22 @@ class Assembly:
         self._mcp_changed(None)
         return manager
 
+    def mcp_in_use(self, settings: Settings) -> McpManager | None:
+        """The MCP servers a turn or a tool list uses: the ones running now. Only :meth:`mcp` (the window at
+        start and on saved settings) changes which run — a caller holding older settings (a dialog, a listing
+        started before a save) must not stop the servers just started; the first caller starts them."""
+        with self._lock:
+            if self._mcp_key is not None or self._mcp_closed:
+                return self._mcp
+        return self.mcp(settings)
+
     def wait_for_mcp(self, settings: Settings, cancel: threading.Event | None = None) -> Iterator[Notice]:
         """Before a turn: wait for the MCP servers still starting (each at most its start timeout, less when
         ``cancel`` is set), so that the turn offers their tools; a :class:`Notice` says which are waited for.
         Nothing when tools are off or no server is starting."""
         if not settings.tools.enabled:
             return
-        manager = self.mcp(settings)
+        manager = self.mcp_in_use(settings)
         starting = manager.starting() if manager is not None else []
         if manager is None or not starting:
             return
@@ -493,7 +502,7 @@ class Assembly:
                 registry.host.warm()
             self._registry, self._registry_key = registry, (tool_load_key(every), self.extra_tool_dirs)
             self.tools_generation += 1
-        offered = with_mcp_tools(registry, self.mcp(every), every, self.permissions)
+        offered = with_mcp_tools(registry, self.mcp_in_use(every), every, self.permissions)
         return list(offered) if offered is not None else [], problems
 
     def probe_keys_first(self, settings: Settings) -> tuple[str, ...] | None:

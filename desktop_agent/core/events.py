@@ -70,9 +70,13 @@ class CompactionUndone:
 
 @dataclass(frozen=True)
 class ToolCallStarted:
+    """A tool call is about to run. ``source``: where the tool comes from, as Settings → Tools shows it
+    (``shipped``, ``user``, a tools folder, ``MCP server NAME``); empty for a tool that is not offered."""
+
     call_id: str
     name: str
     arguments: dict[str, Any]
+    source: str = ""
 
 
 @dataclass(frozen=True)

@@ -128,6 +128,7 @@ class ToolRun:
     output: str = ""  # what the tool printed
     progress: str = ""  # "3/5 · message" while it runs and reports progress
     attachments: tuple[Attachment, ...] = ()  # images of its result, shown under it
+    source: str = ""  # where the tool comes from: "shipped", a tools folder, "MCP server time"
 
 
 def format_progress(progress: float, total: float | None, message: str | None, limit: int = 40) -> str:
@@ -306,7 +307,7 @@ class ToolSidebar(QWidget):
         )
 
         if isinstance(ev, ToolCallStarted):
-            self.started(ev.call_id, ev.name, ev.arguments)
+            self.started(ev.call_id, ev.name, ev.arguments, ev.source)
         elif isinstance(ev, ToolCallProgress):
             self.progressed(ev.call_id, format_progress(ev.progress, ev.total, ev.message))
         elif isinstance(ev, ToolCallFinished):
@@ -317,8 +318,8 @@ class ToolSidebar(QWidget):
         elif isinstance(ev, TurnCancelled | TurnFailed):
             self.end_running("cancelled")
 
-    def started(self, call_id: str, name: str, arguments: dict[str, Any] | None) -> None:
-        run = ToolRun(call_id, name, dict(arguments or {}), started=time.monotonic())
+    def started(self, call_id: str, name: str, arguments: dict[str, Any] | None, source: str = "") -> None:
+        run = ToolRun(call_id, name, dict(arguments or {}), started=time.monotonic(), source=source)
         self._add(run)
         self.tree.setCurrentItem(self._items[call_id])
         self._timer.start()
@@ -483,8 +484,10 @@ class ToolSidebar(QWidget):
         self.cancel_call.setEnabled(running and not run.cancelling)
         self.cancel_call.setText("Cancelling…" if running and run.cancelling else f"Cancel {run.name}")
         self.args_view.setPlainText(pretty_json(run.arguments) if run.arguments else "{}")
-        self.decision_label.setText(("Permission: " + run.decision) if run.decision else "")
-        self.decision_label.setVisible(bool(run.decision))
+        lines = ([f"From: {run.source}"] if run.source else []) + ([f"Permission: {run.decision}"] if run.decision
+                                                                    else [])
+        self.decision_label.setText("\n".join(lines))
+        self.decision_label.setVisible(bool(lines))
         self.result_view.setPlaceholderText(f"{run.name} is running…" if running else RESULT_PLACEHOLDER)
         if running:
             self.result_label.setText("Result")

@@ -126,3 +126,25 @@ def test_add_keeps_a_relative_command_as_an_absolute_path_and_warns_about_a_miss
     listed = run(home, "mcp", "list")
     assert listed.returncode == 1  # a server failed: say so in the exit status too
     assert "nothing  [failed" in listed.stdout
+
+
+def test_a_saved_tool_choice_of_a_skipped_server_is_a_warning_not_a_usage_error(home):
+    # found by a new-user trial: settings naming an MCP tool made `chat --no-mcp` exit 2 with "--tool-choice …"
+    # though no such flag was given
+    assert run(home, "mcp", "add", "time", "--", TIME_SERVER).returncode == 0
+    path = home / "config" / "settings.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data.setdefault("loop", {})["tool_choice"] = "time__get_current_time"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    server = OpenAIServer().start()
+    try:
+        out = run(home, "chat", "--backend", "openai", "--base-url", server.url, "--model", "local-model",
+                  "--no-mcp", "-p", "hello")
+        assert out.returncode == 0, out.stderr
+        assert "the saved tool choice 'time__get_current_time' is not loaded" in out.stderr
+        assert server.requests[-1].get("tool_choice") in (None, "auto")
+        flagged = run(home, "chat", "--backend", "openai", "--base-url", server.url, "--model", "local-model",
+                      "--no-mcp", "--tool-choice", "time__get_current_time", "-p", "hello")
+        assert flagged.returncode == 2 and "--tool-choice names no loaded tool" in flagged.stderr
+    finally:
+        server.stop()

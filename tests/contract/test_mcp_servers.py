@@ -403,3 +403,22 @@ def test_closing_while_a_server_is_starting_leaves_no_process(managers):
     manager.close()
     assert _children_running("time.sleep(20)") == []
     assert manager.states()[0].state == "stopped"
+
+
+def test_a_failed_start_says_only_what_is_there(managers):
+    # found by a new-user trial: "see its output below" with nothing below; a library's words for a server down
+    port = _free_port()
+    silent = McpServerSettings(name="silent", command="true")
+    down = McpServerSettings(name="down", url=f"http://127.0.0.1:{port}/mcp")
+    manager = managers(silent, down)
+    states = {s.name: s for s in manager.states()}
+    assert states["silent"].state == FAILED and "(it printed nothing)" in states["silent"].error
+    assert "see its output below" not in states["silent"].error
+    assert states["down"].state == FAILED
+    assert states["down"].error.startswith(f"can't reach the server at http://127.0.0.1:{port}/mcp"), states["down"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

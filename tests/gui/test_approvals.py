@@ -256,7 +256,8 @@ def test_the_sidebar_shows_decisions_live_and_for_a_reopened_chat(qtbot, make_wi
     wait_idle(qtbot, w)
     call_id = last_run(w).call_id
     w.sidebar.select_call(call_id)
-    assert w.sidebar.decision_label.text() == "Permission: allowed by user (once)"
+    # (session 4: the label also says where the tool comes from — its tools folder here)
+    assert w.sidebar.decision_label.text() == f"From: {ask_tools}\nPermission: allowed by user (once)"
     chat_id = w.conversation.id
     w.new_chat(ask=False)
     w.open_conversation(chat_id)

@@ -53,7 +53,12 @@ def test_stop_ends_the_wait_for_a_starting_server(make_window, qtbot, ollama_ser
     w.send("hello")
     qtbot.waitUntil(lambda: w.busy, timeout=5000)
     qtbot.waitUntil(lambda: "waiting for MCP server slow" in w.statusBar().currentMessage(), timeout=10_000)
+    # found by a new-user trial: the user's message must show while the turn waits, not only after it
+    from desktop_agent.ui.chat.turn import UserBubble
+
+    assert [b.message.content for b in w.chat.blocks if isinstance(b, UserBubble)] == ["hello"]
     w.stop()
     qtbot.waitUntil(lambda: not w.busy, timeout=10_000)  # well before the server's 30 s
     assert ollama_server.chat_requests == []
     assert [m.content for m in w.conversation.messages if m.role == "user"] == ["hello"]  # the message is kept
+    assert [b.message.content for b in w.chat.blocks if isinstance(b, UserBubble)] == ["hello"]  # shown once

@@ -306,7 +306,7 @@ class McpManager:
             self._fail(server, why)
         except BaseException as exc:
             log.info("MCP server %s failed", server.config.name, exc_info=True)
-            self._fail(server, _reason(exc))
+            self._fail(server, _reason(exc, server.config.url))
         finally:
             if server.errlog is not None:
                 with contextlib.suppress(OSError):
@@ -438,7 +438,10 @@ class McpManager:
         return server.client is not None and server.task is not None and not server.task.done()
 
     def _fail(self, server: _Server, why: str) -> None:
-        server.state = ServerState(server.config.name, FAILED, [], why, self._stderr_tail(server))
+        tail = self._stderr_tail(server)
+        if not tail:
+            why = why.replace(" (see its output below)", " (it printed nothing)")
+        server.state = ServerState(server.config.name, FAILED, [], why, tail)
         self._changed(server)
 
     @staticmethod
@@ -506,8 +509,9 @@ def _connection_closed(exc: BaseException) -> bool:
     return getattr(error, "code", None) == CONNECTION_CLOSED or "connection closed" in str(exc).lower()
 
 
-def _reason(exc: BaseException) -> str:
-    """A failed start in the user's words: the command is missing, the server exited, or its error."""
+def _reason(exc: BaseException, url: str = "") -> str:
+    """A failed start in the user's words: the command is missing, the server exited, a remote server cannot be
+    reached, or its error."""
     inner = exc
     while isinstance(inner, BaseExceptionGroup) and inner.exceptions:
         inner = inner.exceptions[0]
@@ -516,6 +520,8 @@ def _reason(exc: BaseException) -> str:
     if isinstance(inner, PermissionError):
         return f"the command cannot be run ({inner})"
     text = str(inner).strip()
+    if url and type(inner).__name__ in ("ConnectError", "ConnectTimeout"):
+        return f"can't reach the server at {url} ({text or 'no connection'})"
     if not text or "closed" in text.lower() or "EndOfStream" in type(inner).__name__:
         return "it exited before it was ready (see its output below)"
     return f"{type(inner).__name__}: {text}"

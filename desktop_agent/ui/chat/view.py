@@ -138,6 +138,8 @@ class ChatView(QScrollArea):
         self.live: AssistantTurn | None = None
         #: the text of the running turn until its user message arrives (MessageAdded)
         self._unsent: str | None = None
+        #: the bubble showing that text meanwhile
+        self._pending_bubble: QWidget | None = None
         #: the card of the loaded chat's failed last turn (``Conversation.last_failure``): shown after the
         #: newest block whenever the newest page is shown, until a turn starts
         self._saved_failure: ErrorView | None = None
@@ -389,6 +391,11 @@ class ChatView(QScrollArea):
             w.deleteLater()
         self.empty_state.setVisible(not self.blocks and not self._items)
 
+    def _drop_pending_bubble(self) -> None:
+        bubble, self._pending_bubble = self._pending_bubble, None
+        if bubble is not None:
+            self.remove_block(bubble)
+
     def error_cards(self) -> list[ErrorCard]:
         return [w for w in self.blocks if isinstance(w, ErrorCard)]
 
@@ -405,11 +412,16 @@ class ChatView(QScrollArea):
                 card.set_stale()
             self._follow = True
             self._unsent = ev.user_text
+            # the user's message shows at once — also while the turn waits (MCP servers starting, a backend
+            # being built) — and is replaced by the saved message when the session adds it
+            self._pending_bubble = (self._append(self._user_bubble(Message(role="user", content=ev.user_text)))
+                                    if ev.user_text else None)
             self.live = self._append(self._connect_turn(AssistantTurn(self.ctx, live=True, model=self.live_model)))
             self._tick.start()
             return
         if isinstance(ev, TurnEnded) and self._unsent is not None:
             text, self._unsent = self._unsent, None
+            self._drop_pending_bubble()  # never saved: the text goes back into the message box
             self.unsent_text.emit(text)
         live = self.live
         if isinstance(ev, ChatCompacted):
@@ -435,6 +447,7 @@ class ChatView(QScrollArea):
             return
         if isinstance(ev, MessageAdded) and ev.message.role == "user":
             self._unsent = None  # the user's bubble is drawn from the message the session added
+            self._drop_pending_bubble()
             self._insert_before(live, self._user_bubble(ev.message))
             return
         if isinstance(ev, TextDelta):
