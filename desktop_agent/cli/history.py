@@ -28,7 +28,7 @@ import sys
 from datetime import datetime
 from typing import TextIO
 
-from desktop_agent.cli.output import visible
+from desktop_agent.cli.output import Output, visible
 
 __all__ = ["run_history"]
 
@@ -38,20 +38,13 @@ SHORT_ID = 8
 def _write(stream: TextIO, text: str) -> None:
     """Write text; characters the terminal's encoding lacks become '?' instead of an error. On a terminal,
     control characters (in a saved answer or tool result) are shown as escapes, not obeyed."""
-    if _is_terminal(stream):
+    if Output(stream).isatty():
         text = visible(text)
     try:
         stream.write(text)
     except UnicodeEncodeError:
         enc = getattr(stream, "encoding", None) or "ascii"
         stream.write(text.encode(enc, "replace").decode(enc, "replace"))
-
-
-def _is_terminal(stream: TextIO) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (ValueError, OSError, AttributeError):
-        return False
 
 
 def _when(ts: float) -> str:

@@ -7,7 +7,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -25,6 +24,7 @@ from desktop_agent.core.settings import McpServerSettings, Settings
 from desktop_agent.core.tools.dispatch import dispatch_call
 from desktop_agent.core.tools.permissions import Answer, ChatPermissions
 from tests.keyrings import DictKeyring
+from tests.mcp_servers.everything import free_port, wait_listening
 
 ROOT = Path(__file__).resolve().parents[2]
 TIME_SERVER = shutil.which("mcp-server-time") or str(Path(sys.executable).with_name("mcp-server-time"))
@@ -154,18 +154,11 @@ def growing(request):
     if request.param == "stdio":
         yield _flaky()
         return
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "tests.mcp_servers.flaky", "--http", str(port)], cwd=str(ROOT),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                assert proc.poll() is None and time.monotonic() < deadline, "the flaky HTTP server did not start"
-                time.sleep(0.1)
+        wait_listening(proc, port, "the flaky HTTP server")
         yield McpServerSettings(name="flaky", url=f"http://127.0.0.1:{port}/mcp")
     finally:
         proc.terminate()
@@ -174,12 +167,6 @@ def growing(request):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_a_list_change_is_seen_by_the_next_registry_and_the_listener(growing, managers):
@@ -407,7 +394,7 @@ def test_closing_while_a_server_is_starting_leaves_no_process(managers):
 
 def test_a_failed_start_says_only_what_is_there(managers):
     # found by a new-user trial: "see its output below" with nothing below; a library's words for a server down
-    port = _free_port()
+    port = free_port()
     silent = McpServerSettings(name="silent", command="true")
     down = McpServerSettings(name="down", url=f"http://127.0.0.1:{port}/mcp")
     manager = managers(silent, down)
@@ -416,9 +403,3 @@ def test_a_failed_start_says_only_what_is_there(managers):
     assert "see its output below" not in states["silent"].error
     assert states["down"].state == FAILED
     assert states["down"].error.startswith(f"can't reach the server at http://127.0.0.1:{port}/mcp"), states["down"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]

@@ -20,6 +20,7 @@ from desktop_agent.core import paths
 from desktop_agent.core.secrets import SecretStore
 from desktop_agent.core.settings import Settings
 from tests.gui.conftest import last_turn_text, tool_call_lines, wait_idle
+from tests.gui.test_mcp_page import _children_running
 from tests.keyrings import DictKeyring
 from tests.mcp_servers.everything import everything_command
 
@@ -28,28 +29,6 @@ TOKEN = "ghp-done-when-0123456789abcdef"
 WAIT_MS = 90_000
 
 pytestmark = pytest.mark.usefixtures("clean_keyring_state")
-
-
-def _descendants(word: str) -> list[int]:
-    """Live processes below this test process whose command line has ``word``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            state, parent = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:2]
-        except (OSError, ValueError):
-            continue
-        pid = int(parent)
-        while pid > 1 and pid != os.getpid():
-            try:
-                pid = int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError):
-                break
-        if word in cmd and pid == os.getpid() and state not in ("Z", "X"):
-            found.append(int(entry.name))
-    return found
 
 
 def test_import_two_servers_approve_a_call_survive_a_killed_server_and_quit_clean(
@@ -108,7 +87,7 @@ def test_import_two_servers_approve_a_call_survive_a_killed_server_and_quit_clea
     w.grab().save(str(Path(os.environ.get("SCREENSHOT_DIR", tmp_path)) / "done-when-after-call.png"))
 
     # 4. kill the time server's process: the window says so, the other server still works
-    pids = _descendants("mcp-server-time")
+    pids = _children_running("mcp-server-time")
     assert pids
     for pid in pids:
         os.kill(pid, signal.SIGKILL)
@@ -122,4 +101,4 @@ def test_import_two_servers_approve_a_call_survive_a_killed_server_and_quit_clea
 
     # 5. quit: no server process is left
     w.close()
-    assert _descendants("mcp-server-time") == [] and _descendants("mcp-server-everything") == []
+    assert _children_running("mcp-server-time") == [] and _children_running("mcp-server-everything") == []

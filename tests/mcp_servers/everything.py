@@ -34,30 +34,36 @@ def everything_command() -> str:
     return str(EVERYTHING)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def wait_listening(proc: subprocess.Popen, port: int, name: str, timeout_s: float = 30) -> None:
+    """Wait until ``proc`` accepts connections on 127.0.0.1:``port``; RuntimeError (with its stderr, when piped)
+    if it exits or ``timeout_s`` passes first."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+                raise RuntimeError(f"{name} did not listen on {port}: {err[-500:]}") from None
+            time.sleep(0.1)
 
 
 @contextmanager
 def everything_http() -> Iterator[str]:
     """The server over Streamable HTTP; yields its URL ``http://127.0.0.1:PORT/mcp``; stopped afterwards."""
     command = everything_command()
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([command, "streamableHttp"], env={**os.environ, "PORT": str(port)},
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-                    raise RuntimeError(f"server-everything did not listen on {port}: {err[-500:]}") from None
-                time.sleep(0.1)
+        wait_listening(proc, port, "server-everything")
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         proc.terminate()
