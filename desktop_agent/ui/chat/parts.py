@@ -50,16 +50,14 @@ SEAL_CHARS = 6000
 class SealedText(AutoHeightBrowser):
     """Finished blocks of a streamed answer, moved out of its :class:`TextPart` (rendered once)."""
 
-    def __init__(self, part: TextPart, html: str, source: str):
+    def __init__(self, part: TextPart, doc: QTextDocument, source: str):
         super().__init__()
         self.setObjectName("assistantText")
         self.setAccessibleName("Assistant message")
         #: the markdown these blocks were rendered from
         self.markdown_text = source
-        self.document().setUndoRedoEnabled(False)
-        self.document().setDefaultStyleSheet(part.document().defaultStyleSheet())
         self.fill(part.ctx.theme.assistant_bubble)
-        self.setHtml(html)
+        self.adopt(doc)  # the blocks as the part rendered and laid them out: not parsed again
         # in one document the gap under these blocks is their last margin (the next chunk starts with a
         # paragraph, whose top margin is 0); a document's height leaves that margin out
         self.extra_height = self.document().lastBlock().blockFormat().bottomMargin()
@@ -91,7 +89,6 @@ class TextPart(AutoHeightBrowser):
         #: finished blocks sealed in their own widgets (above this one in :attr:`column`): buffer[:_sealed_len]
         self.sealed: list[SealedText] = []
         self._sealed_len = 0
-        self._doc_frozen: list[str] = []  # HTML of the frozen fragments in this document, since the last seal
         #: the open block (buffer[_open_at:]) and its kind, as the last render found them: more plain text
         #: for it is inserted as text (``markdown.appends_as_text``), without rendering the block again
         self._open_at = 0
@@ -152,7 +149,7 @@ class TextPart(AutoHeightBrowser):
         self.codes = []
 
     def _reset_frozen(self) -> None:
-        self._frozen_len, self._doc_end, self._frozen_codes, self._doc_frozen = 0, None, [], []
+        self._frozen_len, self._doc_end, self._frozen_codes = 0, None, []
         self._open_kind = ""
         self._sealed_len = 0
         for chunk in self.sealed:
@@ -207,12 +204,12 @@ class TextPart(AutoHeightBrowser):
         colors = self.ctx.md_colors()
         highlight = final or not open_fence
         self.plain = False
-        doc = self.document()
         frozen_html = md.render_fragment(tail[:boundary], colors, self._frozen_codes, last=False) if boundary else ""
         seal = (self._doc_end is not None and frozen_html.startswith(md.PARAGRAPH_OPEN)
                 and self._frozen_len - self._sealed_len >= SEAL_CHARS)
         if seal:
             self._seal()
+        doc = self.document()  # (a new one after a seal)
         if self._doc_end is None or seal:
             doc.setDefaultStyleSheet(md.style_sheet(colors))
             if not frozen_html:  # nothing finished yet: the whole text is the open block
@@ -229,7 +226,6 @@ class TextPart(AutoHeightBrowser):
             if frozen_html:
                 self._append_fragment(frozen_html)
         if frozen_html:
-            self._doc_frozen.append(frozen_html)
             self._frozen_len += boundary
             self._doc_end = doc.characterCount() - 1
         codes = list(self._frozen_codes)
@@ -284,7 +280,17 @@ class TextPart(AutoHeightBrowser):
         """Move the frozen blocks of this document into a :class:`SealedText` above it; the document starts
         again with the next finished blocks (a paragraph first: no margin is lost between)."""
         source = self.buffer[self._sealed_len:self._frozen_len]
-        chunk = SealedText(self, "\n".join(self._doc_frozen), source)
+        doc = self.document()
+        assert self._doc_end is not None
+        cursor = QTextCursor(doc)  # the document keeps its frozen blocks only: the open block is rendered anew
+        cursor.setPosition(self._doc_end)
+        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+        fresh = QTextDocument()
+        fresh.setUndoRedoEnabled(False)
+        fresh.setDefaultStyleSheet(doc.defaultStyleSheet())
+        chunk = SealedText(self, doc, source)  # takes the document
+        self.adopt(fresh)
         self._column_layout.insertWidget(self._column_layout.indexOf(self), chunk)
         if self.isVisible():
             # shown now, not when the layout's deferred show comes: until then it would take no space, the
@@ -292,7 +298,6 @@ class TextPart(AutoHeightBrowser):
             chunk.show()
         self.sealed.append(chunk)
         self._sealed_len = self._frozen_len
-        self._doc_frozen = []
         self._doc_end = None
 
     def _append_fragment(self, html: str) -> None:

@@ -7,7 +7,7 @@ import time
 from datetime import datetime
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QColor, QPalette, QTextOption
+from PySide6.QtGui import QColor, QPalette, QTextDocument, QTextOption
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
 from desktop_agent.ui import icons
@@ -60,6 +60,16 @@ class AutoHeightBrowser(QTextBrowser):
         self.setStyleSheet("QTextBrowser { background: transparent; border: none; }")
         self.document().documentLayout().documentSizeChanged.connect(self._fit)
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+
+    def adopt(self, doc: QTextDocument) -> None:
+        """Show ``doc`` (rendered and laid out elsewhere) and own it; the document shown before, this view's
+        own, is deleted by Qt."""
+        doc.setParent(self)
+        doc.setDocumentMargin(0)
+        self.document().documentLayout().documentSizeChanged.disconnect(self._fit)  # (it may live on elsewhere)
+        self.setDocument(doc)
+        doc.documentLayout().documentSizeChanged.connect(self._fit)
+        self._fit()
 
     def fill(self, color: str) -> None:
         """Paint the text's background in ``color`` (the colour behind it) instead of leaving it transparent:
