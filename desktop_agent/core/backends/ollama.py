@@ -162,6 +162,9 @@ class OllamaBackend:
         self._http = http
         #: path → its absolute URL on this client (see :meth:`_url`)
         self._urls: dict[str, Any] = {}
+        #: the headers a JSON body needs beyond the client's own (an ``ollama.Client`` sends JSON already)
+        json_type = str(getattr(http, "headers", {}).get("content-type", "")).lower() == "application/json"
+        self._json_headers: dict[str, str] | None = None if json_type else {"Content-Type": "application/json"}
         track_sockets(http)  # Stop and the waits reach a read blocked before the answer's headers too
         if own:  # its first data is awaited within timeout_s, even from a server that trickles it
             bound_reads(http)
@@ -591,7 +594,7 @@ class _LineStream:
                 # the headers and the first bytes (the whole answer, when not streamed) within timeout_s, however
                 # slowly a server trickles them (the watch's first-data wait then counts only real frames)
                 with first_data_within(self._backend.timeout_s) as first, self._backend._http.stream(
-                    method, self._backend._url(path), content=content, headers={"Content-Type": "application/json"}
+                    method, self._backend._url(path), content=content, headers=self._backend._json_headers
                 ) as r:
                     watch.attach(r)
                     if r.status_code >= 400:
