@@ -478,7 +478,7 @@ class RuleBook:
                     log.warning("could not save when rule %s was used", rule_id, exc_info=True)
         self._changed()
 
-    def names(self, tool_name: str) -> bool:
+    def about_tool(self, tool_name: str) -> bool:
         """Some rule is about tool ``tool_name``."""
         with self._lock:
             return any(r.tool == tool_name for r in self._rules.values())
@@ -610,7 +610,7 @@ class PermissionEngine:
         """``(policy, decision, rule)`` without asking anyone: ``decision`` is None when the user must be asked."""
         # the subject is read only when a rule or a grant of this chat is about the tool (else none can match)
         granting = chat is not None and bool(chat.grants.get(tool.name))
-        subject = subject_of(arguments) if granting or self.rules.names(tool.name) else None
+        subject = subject_of(arguments) if granting or self.rules.about_tool(tool.name) else None
         rule = self.rules.applicable(tool, arguments, subject)
         if rule is not None and rule.policy == "deny":
             return "deny", Decision("deny", "rule", rule.id, f"a rule denies {rule.scope.label(tool.name)}"), rule
