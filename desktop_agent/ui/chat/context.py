@@ -11,7 +11,6 @@ from PySide6.QtWidgets import QWidget
 
 from desktop_agent.ui.theme import Theme
 
-
 _markdown: Any = None
 
 
