@@ -87,13 +87,13 @@ def _full(view, text: str) -> TextPart:
 
 def _stream(view, text: str, size: int, monkeypatch) -> tuple[TextPart, list[int]]:
     rendered: list[int] = []
-    real = markdown.render_fragment
+    real = markdown.render_tokens
 
-    def counting(src, *args, **kwargs):
-        rendered.append(len(src))
-        return real(src, *args, **kwargs)
+    def counting(tokens, *args, **kwargs):
+        rendered.append(len(markdown.source_of(tokens)))
+        return real(tokens, *args, **kwargs)
 
-    monkeypatch.setattr(markdown, "render_fragment", counting)
+    monkeypatch.setattr(markdown, "render_tokens", counting)
     view.handle(TurnStarted(1, "c", "q"))
     live = view.live
     for chunk in _chunks(text, size):
@@ -101,7 +101,7 @@ def _stream(view, text: str, size: int, monkeypatch) -> tuple[TextPart, list[int
         live.flush(force=True)  # one frame per chunk
     view.handle(AnswerFinished(Message(role="assistant", content=text)))
     view.handle(TurnEnded(1, "finished"))
-    monkeypatch.setattr(markdown, "render_fragment", real)
+    monkeypatch.setattr(markdown, "render_tokens", real)
     (part,) = _text_parts(live)
     return part, rendered
 

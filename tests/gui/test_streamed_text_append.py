@@ -67,8 +67,9 @@ def _fresh(view: ChatView, text: str) -> tuple[str, list[str]]:
 
 def test_plain_words_are_appended_without_rendering(view, monkeypatch):
     renders: list[str] = []
-    real = markdown.render_fragment
-    monkeypatch.setattr(markdown, "render_fragment", lambda src, *a, **k: renders.append(src) or real(src, *a, **k))
+    real = markdown.render_tokens
+    monkeypatch.setattr(markdown, "render_tokens",
+                        lambda tokens, *a, **k: renders.append(markdown.source_of(tokens)) or real(tokens, *a, **k))
     view.handle(TurnStarted(1, "c", "q"))
     live = view.live
     view.handle(TextDelta("## Step one\n\nThe app reads a **file** today"))
@@ -107,8 +108,9 @@ def test_every_frame_shows_what_a_render_shows(view, seed):
 
 def test_code_streamed_into_an_open_fence_is_inserted_without_rendering(view, monkeypatch):
     renders: list[str] = []
-    real = markdown.render_fragment
-    monkeypatch.setattr(markdown, "render_fragment", lambda src, *a, **k: renders.append(src) or real(src, *a, **k))
+    real = markdown.render_tokens
+    monkeypatch.setattr(markdown, "render_tokens",
+                        lambda tokens, *a, **k: renders.append(markdown.source_of(tokens)) or real(tokens, *a, **k))
     view.handle(TurnStarted(1, "c", "q"))
     live = view.live
     view.handle(TextDelta("Here:\n\n```python\ndef f(x):\n"))

@@ -194,17 +194,17 @@ class TextPart(AutoHeightBrowser):
         if self._append_text(buffer, md):
             return
         tail = buffer[self._frozen_len:]
-        split = md.finished_prefix(tail)
-        if split is None:
+        parsed = md.parse_growing(tail)
+        if parsed is None:
             self.render_text()
             return
         t0 = time.perf_counter()
-        boundary, open_fence, self._open_kind = split
+        (boundary, open_fence, self._open_kind), tokens, cut = parsed
         self._open_at = self._frozen_len + boundary
         colors = self.ctx.md_colors()
         highlight = final or not open_fence
         self.plain = False
-        frozen_html = md.render_fragment(tail[:boundary], colors, self._frozen_codes, last=False) if boundary else ""
+        frozen_html = md.render_tokens(tokens[:cut], colors, self._frozen_codes, last=False) if boundary else ""
         seal = (self._doc_end is not None and frozen_html.startswith(md.PARAGRAPH_OPEN)
                 and self._frozen_len - self._sealed_len >= SEAL_CHARS)
         if seal:
@@ -214,7 +214,7 @@ class TextPart(AutoHeightBrowser):
             doc.setDefaultStyleSheet(md.style_sheet(colors))
             if not frozen_html:  # nothing finished yet: the whole text is the open block
                 codes = list(self._frozen_codes)
-                self.setHtml(md.render_fragment(tail, colors, codes, highlight=highlight))
+                self.setHtml(md.render_tokens(tokens, colors, codes, highlight=highlight))
                 self._set_rendered(buffer, codes, highlight, t0)
                 return
             self.setHtml(frozen_html)
@@ -231,7 +231,7 @@ class TextPart(AutoHeightBrowser):
         codes = list(self._frozen_codes)
         rest = tail[boundary:]
         if rest.strip():
-            self._append_fragment(md.render_fragment(rest, colors, codes, highlight=highlight))
+            self._append_fragment(md.render_tokens(tokens[cut:], colors, codes, highlight=highlight))
         self._set_rendered(buffer, codes, highlight, t0)
 
     def _append_text(self, buffer: str, md) -> bool:
