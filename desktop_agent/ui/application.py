@@ -132,10 +132,8 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
             print(f"desktop-agent: {problem}", file=sys.stderr)
             return 1
     # an existing instance is this program's (or a test's) QApplication
-    app = cast(
-        QApplication,
-        QApplication.instance() or QApplication(list(argv) if argv else [sys.argv[0] if sys.argv else APP_NAME]),
-    )
+    arguments = list(argv) if argv else [sys.argv[0] if sys.argv else APP_NAME]
+    app = cast(QApplication, QApplication.instance() or theme.new_application(arguments))
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(APP_NAME)
     app.setApplicationDisplayName(APP_DISPLAY_NAME)
