@@ -156,17 +156,24 @@ def apply(app: QApplication, choice: str = "system") -> None:
 _style_set: tuple[int, str] | None = None
 
 
-def new_application(argv: list[str]) -> QApplication:
-    """The QApplication, created with Fusion as its style (Qt's ``-style`` argument, unless the user chose one
-    with ``QT_STYLE_OVERRIDE`` or ``-style``): the style is then made inside Qt and never handed to Python, as
-    :meth:`QApplication.setStyle` hands it — PySide6 builds the ``QStyle`` type and its enums on that (≈ 8 ms,
-    before the first frame). :func:`apply` knows the style is set."""
+def application_arguments(argv: list[str]) -> list[str]:
+    """``argv`` with Qt's ``-style Fusion`` added — unless the user chose a style (``QT_STYLE_OVERRIDE``, or a
+    ``-style`` argument)."""
     import os
 
+    if os.environ.get("QT_STYLE_OVERRIDE") or any(a == "-style" or a.startswith("-style=") for a in argv):
+        return list(argv)
+    return [*argv, "-style", "Fusion"]
+
+
+def new_application(argv: list[str]) -> QApplication:
+    """The QApplication, made with Fusion as its style by Qt itself (:func:`application_arguments`): a style
+    set with :meth:`QApplication.setStyle` is handed to Python, and PySide6 builds the ``QStyle`` type and
+    its enums for that (≈ 8 ms before the first frame). :func:`apply` knows the style is set."""
     global _style_set
-    chosen = bool(os.environ.get("QT_STYLE_OVERRIDE")) or any(a == "-style" or a.startswith("-style=") for a in argv)
-    app = QApplication([*argv, "-style", "Fusion"] if not chosen else list(argv))
-    if not chosen:
+    arguments = application_arguments(argv)
+    app = QApplication(arguments)
+    if len(arguments) > len(argv):
         _style_set = (id(app), "fusion")
     return app
 
