@@ -148,7 +148,7 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
     # Command-line settings or a file only the schema can read: loaded first, as before.
     seen = None if settings_overrides else glance()
     if seen is not None:
-        theme.apply(app, seen.appearance.theme)
+        theme.apply(app, seen.appearance.theme, contrast_later=True)  # a dark palette's style: after the frame
         app.setWindowIcon(icons.app_icon())
         window = MainWindow(glance=seen)
     else:
@@ -164,6 +164,7 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
     # first frame on — when the log says "starting" — it closes the window
     restore_sigint: list[Callable[[], None]] = []
     after_first_frame(window, lambda: restore_sigint.append(_close_on_sigint(window)))
+    after_first_frame(window, lambda: theme.apply_contrast(app))
     after_first_frame(window, _start_logging)  # after the window's rest is built, before its deferred work
     after_first_frame(window, lambda: BlinkTimeout(app, window).watch(window.input))
     try:

@@ -133,23 +133,42 @@ def indicator_outline(palette: QPalette) -> QColor:
     return mix(palette.color(QPalette.ColorRole.WindowText), palette.color(QPalette.ColorRole.Window), 0.5)
 
 
-def apply(app: QApplication, choice: str = "system") -> None:
+def apply(app: QApplication, choice: str = "system", *, contrast_later: bool = False) -> None:
     """Fusion everywhere (a consistent look) and the palette for ``choice`` — "light", "dark" or "system"
     (the desktop's colour scheme). ``DESKTOP_AGENT_THEME=dark|light`` wins over the setting. A dark palette
     gets :class:`~desktop_agent.ui.contrast_style.ContrastStyle` (Fusion with indicators that show on it); a
-    light one plain Fusion, which draws the same without a Python call for every primitive painted."""
+    light one plain Fusion, which draws the same without a Python call for every primitive painted.
+
+    ``contrast_later``: a dark palette keeps plain Fusion until :func:`apply_contrast` — the window's first
+    frame has no radio button or check box for it to draw, and is painted faster without it."""
     import os
 
+    global _contrast_pending
     choice = os.environ.get("DESKTOP_AGENT_THEME", "").lower() or choice
     if choice not in ("dark", "light"):
         try:
             scheme = app.styleHints().colorScheme()
         except AttributeError:  # Qt < 6.5: the palette the platform gave
-            _set_style(app, dark=app.palette().color(QPalette.ColorRole.Window).lightness() < 128)
+            choice = "dark" if app.palette().color(QPalette.ColorRole.Window).lightness() < 128 else "light"
+            _contrast_pending = choice == "dark" and contrast_later
+            _set_style(app, dark=choice == "dark" and not contrast_later)
             return
         choice = "dark" if scheme == Qt.ColorScheme.Dark else "light"
-    _set_style(app, dark=choice == "dark")
+    _contrast_pending = choice == "dark" and contrast_later
+    _set_style(app, dark=choice == "dark" and not contrast_later)
     app.setPalette(dark_palette() if choice == "dark" else light_palette())
+
+
+def apply_contrast(app: QApplication) -> None:
+    """The contrast style :func:`apply` left for later (``contrast_later``), if the palette is still dark."""
+    global _contrast_pending
+    if _contrast_pending:
+        _contrast_pending = False
+        _set_style(app, dark=True)
+
+
+#: a dark palette is in use and its contrast style waits for :func:`apply_contrast`
+_contrast_pending = False
 
 
 #: the style :func:`_set_style` last gave the application: "fusion" or "contrast" (with the app's id)

@@ -1,6 +1,6 @@
-"""What the window's first frame does without: a style written in Python (plain Fusion, made by Qt, with a
-light palette; the contrast style only with a dark one), the tool sidebar's list and details (built right
-after the first frame), a re-polish of the Send button that changes nothing."""
+"""What the window's first frame does without: a style written in Python (plain Fusion, made by Qt; the
+contrast style only with a dark palette, after the first frame), the tool sidebar's list and details (built
+right after the first frame), a re-polish of the Send button that changes nothing."""
 
 from __future__ import annotations
 
@@ -43,6 +43,19 @@ def test_a_light_palette_gets_plain_fusion_and_a_dark_one_the_contrast_style(app
     theme.apply(app, "light")
     assert not isinstance(app.style(), ContrastStyle) and app.style().name().lower() == "fusion"
     assert app.palette().color(app.palette().ColorRole.Window).lightness() >= 128
+
+
+def test_a_dark_palettes_contrast_style_can_wait_for_the_first_frame(app_style):
+    app = app_style
+    theme.apply(app, "dark", contrast_later=True)
+    assert not isinstance(app.style(), ContrastStyle)
+    assert app.palette().color(app.palette().ColorRole.Window).lightness() < 128  # the palette comes at once
+    theme.apply_contrast(app)
+    assert isinstance(app.style(), ContrastStyle)
+    theme.apply(app, "dark", contrast_later=True)
+    theme.apply(app, "light")  # the settings, loaded after the first frame, say light: nothing waits any more
+    theme.apply_contrast(app)
+    assert not isinstance(app.style(), ContrastStyle)
 
 
 def test_a_style_the_user_chose_is_kept(app_style, monkeypatch):
@@ -114,12 +127,13 @@ main()
 """
 
 
-def test_the_first_frame_is_painted_with_qts_own_fusion_and_the_empty_sidebar(tmp_path):
-    """``desktop-agent`` with a light palette: its first frame is painted by Qt's Fusion style, with no style
-    written in Python (one would be called for every primitive painted), and the tool sidebar's list and details
-    come after it."""
+@pytest.mark.parametrize("palette", ["light", "dark"])
+def test_the_first_frame_is_painted_with_qts_own_fusion_and_the_empty_sidebar(tmp_path, palette):
+    """``desktop-agent``: its first frame is painted by Qt's Fusion style, with no style written in Python (one
+    would be called for every primitive painted) — with a dark palette too, whose contrast style comes right
+    after the frame — and the tool sidebar's list and details come after it."""
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "QT_QPA_PLATFORM": "offscreen",
-           "DESKTOP_AGENT_HOME": str(tmp_path), "DESKTOP_AGENT_THEME": "light",
+           "DESKTOP_AGENT_HOME": str(tmp_path), "DESKTOP_AGENT_THEME": palette,
            "DESKTOP_AGENT_BENCH_FIRST_PAINT": str(tmp_path / "painted")}
     out = subprocess.run([sys.executable, "-c", CHILD], cwd=ROOT, capture_output=True, text=True, timeout=60, env=env)
     assert out.returncode == 0, out.stderr
