@@ -15,11 +15,10 @@ import threading
 from collections.abc import Callable
 from typing import Any, cast
 
-from PySide6.QtCore import QSocketNotifier, QTimer
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMainWindow
 
 from desktop_agent.ui import icons, theme
-from desktop_agent.ui.cursor_blink import BlinkTimeout
 from desktop_agent.ui.first_frame import after_first_frame
 from desktop_agent.ui.main_window import APP_DISPLAY_NAME, APP_NAME, MainWindow
 
@@ -79,6 +78,8 @@ def _close_on_sigint(window: QMainWindow) -> Callable[[], None]:
     import signal
     import socket
 
+    from PySide6.QtCore import QSocketNotifier
+
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
     reader, writer = socket.socketpair()
@@ -108,6 +109,12 @@ def _close_on_sigint(window: QMainWindow) -> Callable[[], None]:
         writer.close()
 
     return restore
+
+
+def _watch_cursor_blink(app: QApplication, window: MainWindow) -> None:
+    from desktop_agent.ui.cursor_blink import BlinkTimeout  # after the first frame, like what it watches
+
+    BlinkTimeout(app, window).watch(window.input)
 
 
 def _start_logging() -> None:
@@ -166,7 +173,7 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
     after_first_frame(window, lambda: restore_sigint.append(_close_on_sigint(window)))
     after_first_frame(window, lambda: theme.apply_contrast(app))
     after_first_frame(window, _start_logging)  # after the window's rest is built, before its deferred work
-    after_first_frame(window, lambda: BlinkTimeout(app, window).watch(window.input))
+    after_first_frame(window, lambda: _watch_cursor_blink(app, window))
     try:
         code = app.exec()
     finally:
