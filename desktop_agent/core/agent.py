@@ -11,8 +11,8 @@ and the tests consume the same events. Per turn it yields, in order:
 - ``TextDelta`` / ``ThinkingDelta`` / ``Notice`` while the model streams (a ``Notice`` also when an
   empty answer is asked again without streaming or without tools, see
   :mod:`~desktop_agent.core.capabilities`);
-- ``ToolCallProgress`` while a call runs and its tool reports how far it is (the call is dispatched on a
-  worker thread meanwhile);
+- ``ToolCallProgress`` while a call runs and its tool reports how far it is (a tool that can report, an MCP
+  server's, is dispatched on a worker thread meanwhile);
 - ``ToolCallStarted`` / ``ToolCallFinished`` around each tool call (when a model asks again for calls
   it already had the results of in this turn, a ``Notice``, and the rest of the turn offers no tools);
 - exactly one terminal event: ``AnswerFinished(message)`` (the final answer, appended and saved),
@@ -383,6 +383,7 @@ class Agent:
         answered: set[str] = set()  # the tool calls run in this turn (name and arguments)
         withdrawn = False  # the tools were taken away for the rest of the turn (the model repeated its calls)
         self._catch_written_calls = False  # (then: a call written as text is still caught, not shown)
+        previous: Selection | None = None  # the last step's history (the next step's extends it)
 
         for step in range(self.max_steps):
             if cancel.is_set():
@@ -395,7 +396,8 @@ class Agent:
             shortened = False
             while True:
                 selection = plan_request(conversation.messages, self.system_prompt, budget=self._budget(window),
-                                         tools=tools, max_history=self.max_history)
+                                         tools=tools, max_history=self.max_history, after=previous)
+                previous = selection
                 if not selection.fits and window and "too big" not in told:
                     told.add("too big")
                     yield Notice(TOO_BIG.format(tokens=self._scaled(selection.tokens), window=window))
@@ -701,11 +703,12 @@ class Agent:
 
     def _dispatch(self, registry: ToolRegistry, call: ToolCall,
                   call_cancel: _CallCancel) -> Generator[Event, None, ToolResult]:
-        """Dispatch ``call`` on a worker thread while its progress reports are yielded as :class:`ToolCallProgress`
-        (the dispatch watches cancel and timeout itself); its result. A tool declared ``inline`` (quick, never
-        blocking, no progress) is dispatched in this thread: no hand-off."""
+        """Dispatch ``call``; its result. A tool that reports progress (an MCP server's) is dispatched on a worker
+        thread while its reports are yielded as :class:`ToolCallProgress`. Any other is dispatched in this
+        thread: the dispatch itself runs the function on a long-lived worker and waits for it, Stop, the call's
+        own cancel and the timeout (or calls it here when it is declared ``inline``: quick, never blocking)."""
         tool = registry.get(call.name)
-        if tool is not None and getattr(tool, "inline", False):
+        if tool is None or getattr(tool, "inline", False) or not getattr(tool, "reports_progress", True):
             return registry.dispatch(call.name, call.arguments, cancel=call_cancel, chat=self.permissions,
                                      call_id=call.id)
 

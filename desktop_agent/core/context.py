@@ -162,6 +162,12 @@ class Selection:
     left_out: int = 0
     trimmed: int = 0
     fits: bool = True
+    #: the whole history of this many messages in its usual shape, the last being ``last``, with ``fixed_tokens``
+    #: taken first (0: another kind of selection): a later request of the same history grown by whole units
+    #: (the next step of a tool turn) extends it instead of reading the history again (see :func:`choose`)
+    whole_of: int = field(default=0, compare=False)
+    last: Message | None = field(default=None, compare=False, repr=False)
+    fixed_tokens: int = field(default=0, compare=False)
 
 
 def _units_from_end(messages: Sequence[Message], i: int, stop: int) -> tuple[int, list[list[Message]], Message | None]:
@@ -187,9 +193,49 @@ WHOLE_TRY = 64
 
 
 def _whole(messages: Sequence[Message], budget: int | None, fixed_tokens: int,
-           count_limit: int | None) -> Selection | None:
+           count_limit: int | None, after: Selection | None = None) -> Selection | None:
     """The selection of :func:`choose` when the whole history fits (every unit, nothing trimmed, no summary), in
-    one forward pass; None when it does not fit or holds a summary (then the walk from the end decides)."""
+    one forward pass; None when it does not fit or holds a summary (then the walk from the end decides).
+
+    A history in its usual shape (each call's result right after its call, in call order; no orphan result, no
+    empty answer) is its own list of units: it is taken as it is, without building the units — and when
+    ``after`` is such a selection of the first messages of this history, only the messages added since are read."""
+    used = fixed_tokens
+    out: list[Message] = []
+    begin = 0
+    if (after is not None and after.whole_of and after.fixed_tokens == fixed_tokens
+            and after.whole_of <= len(messages) and messages[after.whole_of - 1] is after.last):
+        used, out, begin = after.tokens, list(after.messages), after.whole_of
+    expected: list[str] = []  # the ids of the calls whose results come next, reversed
+    for i in range(begin, len(messages)):
+        m = messages[i]
+        role = m.role
+        if expected:
+            if role != "tool" or m.tool_call_id != expected[-1]:
+                return _whole_grouped(messages, budget, fixed_tokens, count_limit)
+            expected.pop()
+        elif role == "assistant":
+            if m.tool_calls:
+                expected = [c.id for c in reversed(m.tool_calls)]
+                if len(set(expected)) != len(expected):
+                    return _whole_grouped(messages, budget, fixed_tokens, count_limit)
+            elif not m.content.strip():
+                return _whole_grouped(messages, budget, fixed_tokens, count_limit)
+        elif role != "user":  # a summary, or a result that answers no call
+            return _whole_grouped(messages, budget, fixed_tokens, count_limit)
+        used += estimate_message(m)
+        out.append(_for_request(m))
+    if expected:  # calls without results: the units add them
+        return _whole_grouped(messages, budget, fixed_tokens, count_limit)
+    if (budget is not None and used > budget) or (count_limit is not None and len(out) > count_limit):
+        return None
+    return Selection(out, None, used, 0, 0, True, whole_of=len(messages), last=messages[-1] if messages else None,
+                     fixed_tokens=fixed_tokens)
+
+
+def _whole_grouped(messages: Sequence[Message], budget: int | None, fixed_tokens: int,
+                   count_limit: int | None) -> Selection | None:
+    """:func:`_whole` for any history: unit by unit (see :func:`_groups`)."""
     used = fixed_tokens
     count = 0
     out: list[Message] = []
@@ -207,13 +253,14 @@ def _whole(messages: Sequence[Message], budget: int | None, fixed_tokens: int,
 
 
 def choose(messages: Sequence[Message], *, budget: int | None, fixed_tokens: int = 0,
-           max_history: int | None = None) -> Selection:
+           max_history: int | None = None, after: Selection | None = None) -> Selection:
     """The history to send for a prompt of at most ``budget`` tokens (None: no token limit), of which
     ``fixed_tokens`` (system prompt, tool schemas) are taken already; at most ``max_history`` messages
-    (None or ``<= 0``: no count limit). See the module docstring for the rules."""
+    (None or ``<= 0``: no count limit). See the module docstring for the rules. ``after``: the selection of an
+    earlier request of this history (the previous step of the turn), whose work is reused when it can be."""
     count_limit = max_history if max_history and max_history > 0 else None
     if len(messages) <= WHOLE_TRY:
-        whole = _whole(messages, budget, fixed_tokens, count_limit)
+        whole = _whole(messages, budget, fixed_tokens, count_limit, after)
         if whole is not None:
             return whole
     chosen: list[_Unit] = []  # newest first
@@ -315,10 +362,11 @@ def request_for(selection: Selection, system_prompt: str | None) -> list[Message
 
 
 def plan_request(messages: Sequence[Message], system_prompt: str | None, *, budget: int | None,
-                 tools: list[dict[str, Any]] | None = None, max_history: int | None = None) -> Selection:
+                 tools: list[dict[str, Any]] | None = None, max_history: int | None = None,
+                 after: Selection | None = None) -> Selection:
     """:func:`choose` for a request with ``system_prompt`` and ``tools``: their tokens are counted first."""
     fixed = estimate_text(system_prompt or "") + (4 if system_prompt else 0) + estimate_tools(tools)
-    return choose(messages, budget=budget, fixed_tokens=fixed, max_history=max_history)
+    return choose(messages, budget=budget, fixed_tokens=fixed, max_history=max_history, after=after)
 
 
 def build_request(

@@ -322,7 +322,8 @@ def shutdown_socket(response: Any) -> None:
 class _Workers:
     """Long-lived daemon threads that run blocking calls (tools) one at a time each. A call gets an
     idle worker, or a new one when all are busy (an abandoned call keeps its worker until it returns);
-    at most :attr:`KEEP` idle workers wait for more work, the others end."""
+    at most :attr:`KEEP` idle workers wait for more work, the others end. The hand-offs are
+    :class:`queue.SimpleQueue` puts and gets (one wake-up each way, no condition objects built per call)."""
 
     KEEP = 4
 
@@ -349,23 +350,17 @@ class _Workers:
 class _Worker:
     def __init__(self, pool: _Workers):
         self._pool = pool
-        self._jobs: list[Callable[[], None]] = []
-        self._ready = threading.Condition()
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], None], str]] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="worker", daemon=True)
         self._thread.start()
 
     def give(self, job: Callable[[], None], name: str) -> None:
-        with self._ready:
-            self._jobs.append(job)
-            self._thread.name = name
-            self._ready.notify()
+        self._jobs.put((job, name))
 
     def _run(self) -> None:
         while True:
-            with self._ready:
-                while not self._jobs:
-                    self._ready.wait()
-                job = self._jobs.pop()
+            job, name = self._jobs.get()
+            self._thread.name = name
             job()  # never raises (run_watched's work catches everything)
             self._thread.name = "worker"
             if not self._pool._done(self):
@@ -392,28 +387,30 @@ def run_watched(
     (its worker is a daemon: it never blocks the app's exit) and a result it returns later is given to
     ``discard``; a result that arrives first is always returned, never discarded.
     """
-    box: dict[str, Any] = {}
-    done = threading.Event()
-    abandoned = threading.Event()
+    results: queue.SimpleQueue[tuple[Outcome, Any]] = queue.SimpleQueue()
     lock = threading.Lock()
+    state = {"done": False, "abandoned": False}
 
     def work() -> None:
+        outcome: tuple[Outcome, Any]
         try:
-            box["value"] = fn()
+            outcome = ("ok", fn())
         except BaseException as exc:  # noqa: BLE001 — handed to the waiting thread
-            box["error"] = exc
+            outcome = ("error", exc)
         with lock:
-            done.set()
-            late = abandoned.is_set()
-        if late and "value" in box and discard is not None:
-            _quietly(discard, box["value"])
+            state["done"] = True
+            late = state["abandoned"]
+        if not late:
+            results.put(outcome)
+        elif outcome[0] == "ok" and discard is not None:
+            _quietly(discard, outcome[1])
 
     def give_up() -> bool:
         """Abandon the call unless it has just finished."""
         with lock:
-            if done.is_set():
+            if state["done"]:
                 return False
-            abandoned.set()
+            state["abandoned"] = True
             return True
 
     _WORKERS.submit(work, name)
@@ -422,19 +419,18 @@ def run_watched(
         wait = poll_s
         if deadline is not None:
             wait = min(wait, max(0.0, deadline - time.monotonic()))
-        if done.wait(wait):
-            break
+        try:
+            return results.get(timeout=wait)
+        except queue.Empty:
+            pass
         if cancel is not None and cancel.is_set():
             if give_up():
                 return "cancelled", None
-            break
+            return results.get()  # it finished meanwhile: its result is on its way
         if deadline is not None and time.monotonic() >= deadline:
             if give_up():
                 return "timeout", None
-            break
-    if "error" in box:
-        return "error", box["error"]
-    return "ok", box.get("value")
+            return results.get()
 
 
 def _quietly(fn: Callable[[Any], Any], value: Any) -> None:

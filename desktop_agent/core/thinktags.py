@@ -37,6 +37,7 @@ the reasoning and right after ``</think>`` is dropped.
 
 from __future__ import annotations
 
+import functools
 import re
 
 OPEN_TAG = "<think>"
@@ -57,9 +58,11 @@ _REASONING_MODEL = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=256)
 def looks_like_reasoning_model(model: str | None) -> bool:
     """True when ``model`` (e.g. ``qwen3:8b``, ``deepseek-r1:7b``) belongs to a family that writes
-    its reasoning into the content, so a lone ``</think>`` is plausible."""
+    its reasoning into the content, so a lone ``</think>`` is plausible. (Asked at every model call: the
+    answer is kept per name.)"""
     return bool(model) and bool(_REASONING_MODEL.search(model or ""))
 
 

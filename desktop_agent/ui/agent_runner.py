@@ -7,9 +7,10 @@ the heavy client imports happen there, never in the GUI thread —, iterates the
 re-emits every event through ONE signal, :attr:`AgentRunner.turn_event` (``Signal(object)``), delivered in the
 GUI thread. No widget is touched from the worker, and no widget method runs there. The worker queues its events
 (:class:`_EventQueue`) and wakes the GUI thread once for all that queued meanwhile; streamed text is handed over
-at most every :data:`DELTA_BATCH_MS`, consecutive pieces joined into one ``TextDelta`` (or ``ThinkingDelta``):
-a model streaming 500 tokens/s costs the GUI thread ~30 events a second, not 500. Any other event is handed over
-at once, in order.
+every :attr:`AgentRunner.batch_ms` (the chat view's frame interval), consecutive pieces joined into one
+``TextDelta`` (or ``ThinkingDelta``): a model streaming 500 tokens/s costs the GUI thread one wake-up a frame,
+not 500. While text flows, the GUI thread's batch timer collects it and the worker wakes nobody; any other event
+wakes the GUI thread at once and is handed over in order.
 
 Besides the core events (:mod:`desktop_agent.core.events`) the signal carries the runner's own:
 :class:`TurnStarted` (emitted in the GUI thread when a turn is queued), :class:`ApprovalRequest` (the core's
@@ -86,8 +87,9 @@ ApprovalRequest = PermissionRequest
 
 # ---- the worker -------------------------------------------------------------------------------------
 
-#: streamed text reaches the GUI thread at most this often (ms): about a frame of the chat view
-DELTA_BATCH_MS = 30
+#: streamed text reaches the GUI thread at most this often (ms) until the chat view sets its frame interval
+#: (:meth:`AgentRunner.set_batch_ms`)
+DELTA_BATCH_MS = 33
 
 _DELTAS = (TextDelta, ThinkingDelta)
 
@@ -106,8 +108,9 @@ def join_deltas(events: list[object]) -> list[object]:
 
 class _EventQueue:
     """The worker's events on their way to the GUI thread. :meth:`put` (worker) says whether the GUI thread
-    must be woken: for the first event since the last :meth:`take`, and for every event that is not streamed
-    text (it must not wait for the batch)."""
+    must be woken: for every event that is not streamed text (it must not wait for the batch), and for streamed
+    text only when the GUI thread is not going to look anyway — a :meth:`take` that found streamed text means
+    it will, in one batch time (its batch timer runs while text flows: one wake-up a frame)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -127,8 +130,11 @@ class _EventQueue:
             return any(not isinstance(ev, _DELTAS) for ev in self._events)
 
     def take(self) -> list[object]:
+        """All queued events. When they hold streamed text, the caller looks again in one batch time (and
+        the worker wakes nobody for more text meanwhile); when not, the next event wakes the GUI thread."""
         with self._lock:
-            events, self._events, self._woken = self._events, [], False
+            events, self._events = self._events, []
+            self._woken = any(isinstance(ev, _DELTAS) for ev in events)
         return events
 
 
@@ -222,7 +228,10 @@ class AgentRunner(QObject):
         self._closed = False
         self._last_hand_over = 0.0
         self._handing: deque[object] = deque()
-        #: hands the queued streamed text over when its batch time is up
+        #: ms between two hand-overs of streamed text (:meth:`set_batch_ms`)
+        self.batch_ms: float = DELTA_BATCH_MS
+        #: hands the queued streamed text over when its batch time is up; while text flows it runs after
+        #: every hand-over that carried text (the queue then wakes nobody for more text)
         self._batch = QTimer(self)
         self._batch.setSingleShot(True)
         self._batch.timeout.connect(self._hand_over)
@@ -281,13 +290,18 @@ class AgentRunner(QObject):
         job = self._job
         return job.session.cancel_tool_call(call_id) if job is not None else False
 
+    @Slot(float)
+    def set_batch_ms(self, ms: float) -> None:
+        """Hand streamed text over every ``ms`` (the chat view's frame interval: one hand-over a frame)."""
+        self.batch_ms = max(1.0, ms)
+
     @Slot()
     def _on_ready(self) -> None:
         """The worker queued events: hand them over now, or — only streamed text, and the last hand-over was
-        less than :data:`DELTA_BATCH_MS` ago — when that time is up."""
+        less than :attr:`batch_ms` ago — when that time is up."""
         if self._worker is None or self._closed:
             return
-        wait_ms = DELTA_BATCH_MS - (time.monotonic() - self._last_hand_over) * 1000
+        wait_ms = self.batch_ms - (time.monotonic() - self._last_hand_over) * 1000
         if wait_ms <= 0 or self._worker.queue.urgent():
             self._hand_over()
         elif not self._batch.isActive():
@@ -298,9 +312,12 @@ class AgentRunner(QObject):
         if self._worker is None:
             return
         self._last_hand_over = time.monotonic()
+        events = self._worker.queue.take()
+        if any(isinstance(ev, _DELTAS) for ev in events):  # text flows: look again in one batch time
+            self._batch.start(max(1, round(self.batch_ms)))
         # one list shared by nested calls (a handler may run a nested event loop, e.g. a dialog): the events
         # keep their order either way
-        self._handing.extend(join_deltas(self._worker.queue.take()))
+        self._handing.extend(join_deltas(events))
         while self._handing:
             self._relay(self._handing.popleft())
 

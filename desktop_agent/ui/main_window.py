@@ -444,6 +444,7 @@ class MainWindow(QMainWindow):
         chat.unsent_text.connect(self._give_back_text)
         chat.undo_summary.connect(self._undo_summary)
         chat.tool_clicked.connect(self._show_tool_call)
+        chat.frame_interval_changed.connect(self.runner.set_batch_ms)  # one hand-over of streamed text a frame
         central = self.central.layout()
         assert central is not None
         central.replaceWidget(self.chat, chat)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import NamedTuple
 
 from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
@@ -200,11 +201,24 @@ def _is_closing_fence(line: str, markup: str) -> bool:
     return len(line) - len(line.lstrip(" ")) < 4 and len(stripped) >= len(markup) and set(stripped) == {markup[0]}
 
 
-def finished_prefix(text: str) -> tuple[int, bool] | None:
-    """How much of a growing message is finished: ``(n, open_fence)``, where ``text[:n]`` holds only
-    top-level blocks that more text cannot change (all but the last block, and the last one too when it is
-    a closed code fence) and ``open_fence`` says the last block is a code fence still open. ``None`` when
-    the text cannot be split (reference definitions link across blocks; ``\\r`` and NUL change line counts)."""
+class Split(NamedTuple):
+    """Where a growing message's finished blocks end (:func:`finished_prefix`)."""
+
+    #: ``text[:end]`` holds only finished top-level blocks
+    end: int
+    #: the open block after them is a code fence still open
+    open_fence: bool
+    #: the open block's kind, as markdown-it names its first token (``paragraph_open``, ``fence``, …; ""
+    #: when there is none)
+    open_kind: str = ""
+
+
+def finished_prefix(text: str) -> Split | None:
+    """How much of a growing message is finished: ``(n, open_fence, open_kind)``, where ``text[:n]`` holds
+    only top-level blocks that more text cannot change (all but the last block, and the last one too when it
+    is a closed code fence), ``open_fence`` says the last block is a code fence still open and ``open_kind``
+    what the last block is. ``None`` when the text cannot be split (reference definitions link across blocks;
+    ``\\r`` and NUL change line counts)."""
     if "\r" in text or "\0" in text:
         return None
     env: dict = {}
@@ -213,7 +227,7 @@ def finished_prefix(text: str) -> tuple[int, bool] | None:
         return None
     top = [t for t in tokens if t.level == 0 and t.nesting >= 0 and t.map is not None]
     if not top:
-        return 0, False
+        return Split(0, False)
     starts = [0]  # offset of each line
     i = text.find("\n")
     while i >= 0:
@@ -222,12 +236,98 @@ def finished_prefix(text: str) -> tuple[int, bool] | None:
     last = top[-1]
     assert last.map is not None
     begin, end = last.map
+    before = top[-2] if len(top) > 1 else None
+    if before is not None and begin == len(starts) - 1 and _may_take_more(before, begin):
+        # the last block starts on a line not ended yet: more of that line may make it part of the block
+        # before ("- a\n---" is a list and a rule, "- a\n--- b" one list item; "1. a\n\n2" + ". b" one list),
+        # so that one is open too
+        assert before.map is not None
+        return Split(starts[before.map[0]], last.type == "fence", last.type)
     if last.type == "fence":
         closing = text[starts[end - 1]:starts[end] - 1] if end < len(starts) else None  # None: no line end yet
         if end - begin >= 2 and closing is not None and _is_closing_fence(closing, last.markup):
-            return starts[end], False
-        return starts[begin], True
-    return starts[begin], False
+            return Split(starts[end], False)
+        return Split(starts[begin], True, last.type)
+    return Split(starts[begin], False, last.type)
+
+
+def _may_take_more(block, next_line: int) -> bool:
+    """Whether a line starting at ``next_line`` may still become part of ``block`` (a closed fence takes
+    nothing more; after a blank line only a list goes on)."""
+    assert block.map is not None
+    if block.type == "fence":
+        return False
+    return block.map[1] >= next_line or block.type in ("bullet_list_open", "ordered_list_open")
+
+
+#: open blocks whose last line more plain text only lengthens (not a table: Qt's document ends after a table,
+#: not in its last cell; not code)
+_TEXT_BLOCKS = frozenset({"paragraph_open", "heading_open", "bullet_list_open", "ordered_list_open",
+                          "blockquote_open"})
+#: characters with no meaning to markdown inside a line (with html, linkify and typographer off): a run of them
+#: appended to a line is shown as it is; ``)`` only where no link is open (see :func:`appends_as_text`)
+_PLAIN = frozenset(" ,.;:?!'\"/%$@+=^{}()-—–…’‘“”·°")
+#: what may end the text before them: then it ends in plain text, outside any emphasis, code span or link
+_PLAIN_END = frozenset(",.;:?!'\"%’”…")
+
+
+def _plain_char(ch: str) -> bool:
+    return ch.isalnum() or ch in _PLAIN
+
+
+def appends_to_fence(open_text: str, more: str) -> tuple[str, str, str] | None:
+    """How an open fence (``open_text``: the fence from its opening line on) shown unhighlighted, as a render
+    shows it, becomes ``open_text + more``: ``(shown, add, code)`` — the code lines shown now, what to add
+    after them, and the block's new code (what Copy copies). None when a render is needed: ``more`` may close
+    the fence (a backtick or tilde), the opening line is not ended (its language may change), or the fence is
+    indented (its lines lose that indentation)."""
+    if not open_text.startswith(("```", "~~~")) or "\n" not in open_text or not more:
+        return None
+    if "`" in more or "~" in more or "\r" in more or "\0" in more:
+        return None
+    code = open_text[open_text.index("\n") + 1:]
+    before, after = _open_code(code), _open_code(code + more)
+    # shown: Qt's <pre> drops its text's last line end too
+    shown, now = before.removesuffix("\n"), after.removesuffix("\n")
+    if not now.startswith(shown):
+        return None
+    return shown, now[len(shown):], after
+
+
+def _open_code(code: str) -> str:
+    """The code of a fence open at the end of the text, as a render takes it (``_code_table``): without its
+    last line end, nor a last line of spaces not ended yet (markdown-it drops it)."""
+    last = code[code.rfind("\n") + 1:]
+    if last.isspace():
+        code = code[:len(code) - len(last)]
+    return code.removesuffix("\n")
+
+
+def last_word(text: str) -> str:
+    """The plain characters ``text`` ends in (letters, digits, closing punctuation), as a render shows them."""
+    i = len(text)
+    while i > 0 and (text[i - 1].isalnum() or text[i - 1] in _PLAIN_END):
+        i -= 1
+    return text[i:]
+
+
+def appends_as_text(open_text: str, open_kind: str, more: str) -> bool:
+    """Whether rendering ``open_text + more`` (``open_text``: the open last block of a growing message, of
+    kind ``open_kind``) shows the same as rendering ``open_text`` and adding ``more``'s characters at its end,
+    in the format the text ends in — so a streaming view may insert ``more`` as plain text instead of
+    rendering the block again. True only when nothing in ``more`` can start, end or change markdown, and the
+    block's last line is past anything that decides what kind of line it is."""
+    if open_kind not in _TEXT_BLOCKS or not more or not open_text:
+        return False
+    line = open_text[open_text.rfind("\n") + 1:]
+    last = open_text[-1]
+    if not (last.isalnum() or last in _PLAIN_END) or "&" in line:  # "&amp" + ";" would become an entity
+        return False
+    if not any(ch.isalpha() for ch in line):  # "- 1" + ". x" is a new list; "--" + "-" a rule
+        return False
+    if "  " in more or (")" in more and "](" in line):  # spaces fold into one; ")" may close a link
+        return False
+    return all(_plain_char(ch) for ch in more)
 
 
 def warm_up() -> None:

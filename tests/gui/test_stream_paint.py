@@ -152,11 +152,53 @@ def test_the_answer_never_loses_its_top_while_it_streams(view):
 
 def test_frames_are_paced_by_what_they_cost(view):
     """Cheap frames: ≈ 30 a second; costly ones (a fast stream, a long open block, a busy machine): fewer,
-    down to MAX_FRAME_MS apart — the text still shows within ≈ 100 ms."""
+    down to MAX_FRAME_MS apart — the text still shows within ≈ 100 ms. The runner is told the pace: it hands
+    the streamed text over once a frame."""
+    paces: list[float] = []
+    view.frame_interval_changed.connect(paces.append)
     for _ in range(30):
         view._pace(0.2)
     assert view.ctx.frame_ms == FRAME_MS
     for _ in range(30):
         view._pace(50.0)
     assert view.ctx.frame_ms == MAX_FRAME_MS
-    assert FRAME_MS < MAX_FRAME_MS <= 100 - FRAME_MS
+    assert FRAME_MS < MAX_FRAME_MS <= 100
+    assert paces and paces[-1] == MAX_FRAME_MS
+
+
+def test_the_window_hands_streamed_text_over_at_the_chat_views_pace(make_window, ollama_settings):
+    window = make_window(ollama_settings)
+    window.chat._pace(50.0)
+    window.chat._pace(50.0)
+    assert window.runner.batch_ms == window.chat.ctx.frame_ms > FRAME_MS
+
+
+def _handle(bar) -> tuple:
+    from PySide6.QtWidgets import QStyle, QStyleOptionSlider
+
+    opt = QStyleOptionSlider()
+    bar.initStyleOption(opt)
+    slider = QStyle.SubControl.SC_ScrollBarSlider
+    rect = bar.style().subControlRect(QStyle.ComplexControl.CC_ScrollBar, opt, slider, bar)
+    return rect.getRect()
+
+
+def test_the_scroll_bar_repaints_only_when_its_handle_moves_on_screen(view):
+    """A frame grows the scroll range and follows it down; the scroll bar used to repaint twice a frame. In a
+    long answer its handle's pixels often stay put: it repaints once in a frame that moved them, not at all in
+    one that did not, and shows the right place (the pixel comparisons above include it)."""
+    tokens = _answer(30)
+    view.handle(TurnStarted(1, "c", "write a long answer"))
+    for i in range(0, 2000, 17):
+        _frame(view, tokens[i:i + 17])
+    bar = view.verticalScrollBar()
+    log = _PaintLog(bar)
+    painted, moved = [], []
+    for i in range(2000, 2000 + 30 * 17, 17):
+        before, handle = log.area, _handle(bar)
+        _frame(view, tokens[i:i + 17])
+        painted.append(log.area > before)
+        moved.append(_handle(bar) != handle)
+    assert bar.value() == bar.maximum()
+    assert painted == moved and not all(moved)
+    assert _on_screen(view) == _fresh(view)

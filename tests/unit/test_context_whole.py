@@ -64,3 +64,53 @@ def test_the_forward_pass_is_taken_for_a_tool_turn_and_not_for_a_history_that_do
     assert context._whole(history, 60, 50, None) is None  # does not fit: the walk trims and leaves out
     summary = Message(role="system", kind="summary", content="earlier", covers=1)
     assert context._whole([summary, *history], 7_000, 50, None) is None  # a summary: the walk places it
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_a_history_grown_since_an_earlier_selection_gets_what_a_fresh_choice_gives(seed):
+    """The next step of a tool turn extends the last step's selection: always with the result of choosing anew."""
+    rnd = random.Random(seed)
+    history = random_history(rnd) + random_history(rnd)
+    budget = rnd.choice([None, 100_000, rnd.randint(20, 2_000)])
+    max_history = rnd.choice([None, 0, rnd.randint(1, 30)])
+    fixed = rnd.randint(0, 50)
+    earlier = choose(history[:rnd.randint(0, len(history))], budget=budget, fixed_tokens=fixed,
+                     max_history=max_history)
+    extended = choose(history, budget=budget, fixed_tokens=fixed, max_history=max_history, after=earlier)
+    fresh = choose(history, budget=budget, fixed_tokens=fixed, max_history=max_history)
+    assert comparable(extended.messages) == comparable(fresh.messages)
+    assert (extended.tokens, extended.left_out, extended.trimmed, extended.fits, extended.summary) == (
+        fresh.tokens, fresh.left_out, fresh.trimmed, fresh.fits, fresh.summary)
+
+
+def _tool_turn(steps: int) -> list[Message]:
+    history = [Message(role="user", content="go")]
+    for i in range(steps):
+        call = ToolCall(name="step", arguments={"n": i})
+        history += [Message(role="assistant", tool_calls=[call]),
+                    Message(role="tool", content=f"step {i} done", tool_call_id=call.id, tool_name="step")]
+    return history
+
+
+def test_the_next_step_of_a_tool_turn_reads_only_the_messages_added_since(monkeypatch):
+    history = _tool_turn(8)
+    earlier = choose(history[:15], budget=7_000, fixed_tokens=50)
+    read: list[Message] = []
+    real = context.estimate_message
+    monkeypatch.setattr(context, "estimate_message", lambda m: read.append(m) or real(m))
+    extended = choose(history, budget=7_000, fixed_tokens=50, after=earlier)
+    assert read == history[15:]
+    assert extended.tokens == choose(history, budget=7_000, fixed_tokens=50).tokens
+
+
+def test_an_earlier_selection_of_another_history_or_other_tools_is_not_reused(monkeypatch):
+    history, other = _tool_turn(4), _tool_turn(4)
+    earlier = choose(other[:5], budget=7_000, fixed_tokens=50)
+    read: list[Message] = []
+    real = context.estimate_message
+    monkeypatch.setattr(context, "estimate_message", lambda m: read.append(m) or real(m))
+    choose(history, budget=7_000, fixed_tokens=50, after=earlier)
+    assert read == history  # not the same messages: read from the start
+    read.clear()
+    choose(history, budget=7_000, fixed_tokens=80, after=choose(history[:5], budget=7_000, fixed_tokens=50))
+    assert len(read) == len(history) + 5  # (the earlier choice read 5) other tools: read again from the start

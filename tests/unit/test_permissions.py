@@ -499,3 +499,35 @@ def test_plain_commands_still_have_their_word():
     assert command_word("git status -s") == "git status"
     assert command_word("sort -u names.txt") == "sort"
     assert subject_of({"command": "ls -la", "timeout_ms": 5000}).value == "ls"
+
+
+# ---- the subject is read only when a rule or a grant is about the tool ----------------------------------------
+
+
+def test_a_folder_deny_rule_still_denies_a_tool_allowed_by_default(tmp_path):
+    engine = PermissionEngine()
+    engine.rules.add("read_file", Scope("path", str(tmp_path)), "deny")
+    assert not check(engine, "read_file", {"path": str(tmp_path / "secret.txt")}).allowed
+    assert check(engine, "read_file", {"path": "/elsewhere/file.txt"}).allowed
+
+
+def test_a_chat_grant_for_a_host_still_allows_without_any_rule():
+    engine = PermissionEngine()
+    chat = ChatPermissions(chat_id="c")
+    assert not check(engine, "fetch", {"url": "https://example.com/a"}, chat).allowed  # no one to ask
+    chat.grant("fetch", Scope("host", "example.com"))
+    decision = check(engine, "fetch", {"url": "https://example.com/b"}, chat)
+    assert decision.allowed and decision.reason == "for this chat"
+    assert not check(engine, "fetch", {"url": "https://other.org/"}, chat).allowed
+
+
+def test_no_subject_is_read_when_no_rule_or_grant_is_about_the_tool(monkeypatch):
+    from desktop_agent.core.tools import permissions
+
+    def unread(arguments):
+        raise AssertionError("the subject was read")
+
+    engine = PermissionEngine()
+    engine.rules.add("fetch", Scope("host", "example.com"), "allow")  # about another tool
+    monkeypatch.setattr(permissions, "subject_of", unread)
+    assert check(engine, "plain", {"x": 2}, ChatPermissions(chat_id="c")).allowed

@@ -108,6 +108,9 @@ class McpTool(Tool):
     """A tool of an MCP server, called through ``manager``. Arguments go to the server as given (the server
     validates them against its own schema and answers an error the model can read)."""
 
+    #: the server's progress notifications reach the turn (as ``ToolCallProgress``)
+    reports_progress = True
+
     def __init__(self, manager: McpManager, server: str, info: Any, name: str) -> None:
         # not Tool.__init__: there is no Python function to read a schema from
         self.fn = None  # type: ignore[assignment]

@@ -29,7 +29,8 @@ class Tool:
     function that never blocks, called in the calling thread), ``timeout_s``
     (seconds, None = the registry default), ``source`` (where it
     was loaded from: "shipped", "user", a folder, "entry point NAME"), ``model`` (the pydantic model
-    validating arguments), ``accepts_cancel`` (the function takes ``cancel: threading.Event``).
+    validating arguments), ``accepts_cancel`` (the function takes ``cancel: threading.Event``),
+    ``reports_progress`` (False: a Python function reports no progress).
 
     Raises ``TypeError`` when a parameter's type cannot be expressed as JSON schema, ``ValueError`` for
     an invalid name.
@@ -38,6 +39,10 @@ class Tool:
     #: a quick function that never blocks: called in the dispatching thread (see ``dispatch._run_inline``); a
     #: subclass that builds itself without ``__init__`` (an MCP tool) is not inline
     inline: bool = False
+    #: the tool reports how far it is while it runs (through :meth:`invoke`'s ``progress``): a Python function
+    #: does not, an MCP server's tool does. A call of a tool that cannot report is waited for without a
+    #: worker carrying its reports (see ``Agent._dispatch``)
+    reports_progress: bool = False
 
     def __init__(
         self,

@@ -478,6 +478,11 @@ class RuleBook:
                     log.warning("could not save when rule %s was used", rule_id, exc_info=True)
         self._changed()
 
+    def about_tool(self, tool_name: str) -> bool:
+        """Some rule is about tool ``tool_name``."""
+        with self._lock:
+            return any(r.tool == tool_name for r in self._rules.values())
+
     def applicable(self, tool: Tool, arguments: Mapping[str, Any], subject: Subject | None) -> Rule | None:
         """The rule deciding this call (see the module docstring), or None."""
         with self._lock:
@@ -603,7 +608,9 @@ class PermissionEngine:
     def preview(self, tool: Tool, arguments: Mapping[str, Any],
                 chat: ChatPermissions | None = None) -> tuple[str, Decision | None, Rule | None]:
         """``(policy, decision, rule)`` without asking anyone: ``decision`` is None when the user must be asked."""
-        subject = subject_of(arguments)
+        # the subject is read only when a rule or a grant of this chat is about the tool (else none can match)
+        granting = chat is not None and bool(chat.grants.get(tool.name))
+        subject = subject_of(arguments) if granting or self.rules.about_tool(tool.name) else None
         rule = self.rules.applicable(tool, arguments, subject)
         if rule is not None and rule.policy == "deny":
             return "deny", Decision("deny", "rule", rule.id, f"a rule denies {rule.scope.label(tool.name)}"), rule

@@ -11,13 +11,19 @@ from PySide6.QtWidgets import QWidget
 
 from desktop_agent.ui.theme import Theme
 
+_markdown: Any = None
+
 
 def markdown_module():
     """:mod:`desktop_agent.ui.markdown`, imported on first use (it pulls in the markdown parser and
-    Pygments, which start-up should not pay for)."""
-    from desktop_agent.ui import markdown
+    Pygments, which start-up should not pay for); kept, so that a streaming frame does not go through the
+    import machinery (and its lock, which a thread importing meanwhile holds)."""
+    global _markdown
+    if _markdown is None:
+        from desktop_agent.ui import markdown
 
-    return markdown
+        _markdown = markdown
+    return _markdown
 
 
 def markdown_colors(th: Theme):

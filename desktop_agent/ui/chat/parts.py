@@ -30,10 +30,11 @@ from desktop_agent.ui.chat.widgets import AutoHeightBrowser, repaint_only_change
 #: the shortest interval (ms) between two renders of a streaming text part (≈ 30 fps)
 FRAME_MS = 33
 #: the longest: the view lengthens the interval as frames get costly (a fast stream, a long open block, a slow
-#: machine), up to this — a tick (FRAME_MS) later, new text is on screen within ≈ 100 ms
-MAX_FRAME_MS = 66
+#: machine), up to this — streamed text arrives once a frame (the runner's batch follows the pace), so new text
+#: is on screen within ≈ 100 ms
+MAX_FRAME_MS = 100
 #: the share of the GUI thread streaming frames may take before the interval grows
-FRAME_BUDGET = 0.04
+FRAME_BUDGET = 0.03
 
 #: characters above which an answer is shown as plain monospaced text instead of markdown: parsing and
 #: laying out e.g. a 2,000-row table as HTML blocked the GUI thread ~2 s per render
@@ -49,15 +50,14 @@ SEAL_CHARS = 6000
 class SealedText(AutoHeightBrowser):
     """Finished blocks of a streamed answer, moved out of its :class:`TextPart` (rendered once)."""
 
-    def __init__(self, part: TextPart, html: str, source: str):
+    def __init__(self, part: TextPart, doc: QTextDocument, source: str):
         super().__init__()
         self.setObjectName("assistantText")
         self.setAccessibleName("Assistant message")
         #: the markdown these blocks were rendered from
         self.markdown_text = source
-        self.document().setUndoRedoEnabled(False)
-        self.document().setDefaultStyleSheet(part.document().defaultStyleSheet())
-        self.setHtml(html)
+        self.fill(part.ctx.theme.assistant_bubble)
+        self.adopt(doc)  # the blocks as the part rendered and laid them out: not parsed again
         # in one document the gap under these blocks is their last margin (the next chunk starts with a
         # paragraph, whose top margin is 0); a document's height leaves that margin out
         self.extra_height = self.document().lastBlock().blockFormat().bottomMargin()
@@ -89,7 +89,10 @@ class TextPart(AutoHeightBrowser):
         #: finished blocks sealed in their own widgets (above this one in :attr:`column`): buffer[:_sealed_len]
         self.sealed: list[SealedText] = []
         self._sealed_len = 0
-        self._doc_frozen: list[str] = []  # HTML of the frozen fragments in this document, since the last seal
+        #: the open block (buffer[_open_at:]) and its kind, as the last render found them: more plain text
+        #: for it is inserted as text (``markdown.appends_as_text``), without rendering the block again
+        self._open_at = 0
+        self._open_kind = ""
         self.document().setUndoRedoEnabled(False)  # frames edit the document: keep no undo history
         #: what the turn puts in its layout: the sealed chunks, then this part, with no gap between them
         self.column = QWidget()
@@ -108,6 +111,7 @@ class TextPart(AutoHeightBrowser):
         #: True when the text is past :data:`PLAIN_TEXT_LIMIT` and shown unformatted
         self.plain = False
         self.anchorClicked.connect(self._on_link)
+        self.fill(ctx.theme.assistant_bubble)
         if text:
             self.render_text()
 
@@ -124,9 +128,9 @@ class TextPart(AutoHeightBrowser):
         return self.dirty or not self._final
 
     def due(self, now: float) -> bool:
-        """Throttle: re-render at most every ``ctx.frame_ms`` (the view's pace), or 4× the last render time
-        when it is slow."""
-        return self.dirty and (now - self._last) * 1000 >= max(self.ctx.frame_ms, 4 * self._render_ms)
+        """Throttle: re-render at most every ``ctx.frame_ms`` (the view's pace; text arrives at that pace, so
+        a batch a little early still counts), or 4× the last render time when it is slow."""
+        return self.dirty and (now - self._last) * 1000 >= max(0.8 * self.ctx.frame_ms, 4 * self._render_ms)
 
     def note_text(self) -> str:
         """The note shown above an answer too large to format ("" for a normal answer)."""
@@ -145,7 +149,8 @@ class TextPart(AutoHeightBrowser):
         self.codes = []
 
     def _reset_frozen(self) -> None:
-        self._frozen_len, self._doc_end, self._frozen_codes, self._doc_frozen = 0, None, [], []
+        self._frozen_len, self._doc_end, self._frozen_codes = 0, None, []
+        self._open_kind = ""
         self._sealed_len = 0
         for chunk in self.sealed:
             chunk.setParent(None)
@@ -156,6 +161,7 @@ class TextPart(AutoHeightBrowser):
         """Render the whole text at once (a saved message, a theme change, a copy marker)."""
         t0 = time.perf_counter()
         self._reset_frozen()
+        self.fill(self.ctx.theme.assistant_bubble)  # (again after a theme change)
         self._final = True
         self._rendered = self.buffer
         if len(self.buffer) > PLAIN_TEXT_LIMIT:
@@ -185,22 +191,25 @@ class TextPart(AutoHeightBrowser):
         if len(buffer) > PLAIN_TEXT_LIMIT or self._copied is not None or not buffer.startswith(frozen):
             self.render_text()
             return
+        if self._append_text(buffer, md):
+            return
         tail = buffer[self._frozen_len:]
         split = md.finished_prefix(tail)
         if split is None:
             self.render_text()
             return
         t0 = time.perf_counter()
-        boundary, open_fence = split
+        boundary, open_fence, self._open_kind = split
+        self._open_at = self._frozen_len + boundary
         colors = self.ctx.md_colors()
         highlight = final or not open_fence
         self.plain = False
-        doc = self.document()
         frozen_html = md.render_fragment(tail[:boundary], colors, self._frozen_codes, last=False) if boundary else ""
         seal = (self._doc_end is not None and frozen_html.startswith(md.PARAGRAPH_OPEN)
                 and self._frozen_len - self._sealed_len >= SEAL_CHARS)
         if seal:
             self._seal()
+        doc = self.document()  # (a new one after a seal)
         if self._doc_end is None or seal:
             doc.setDefaultStyleSheet(md.style_sheet(colors))
             if not frozen_html:  # nothing finished yet: the whole text is the open block
@@ -217,7 +226,6 @@ class TextPart(AutoHeightBrowser):
             if frozen_html:
                 self._append_fragment(frozen_html)
         if frozen_html:
-            self._doc_frozen.append(frozen_html)
             self._frozen_len += boundary
             self._doc_end = doc.characterCount() - 1
         codes = list(self._frozen_codes)
@@ -226,11 +234,63 @@ class TextPart(AutoHeightBrowser):
             self._append_fragment(md.render_fragment(rest, colors, codes, highlight=highlight))
         self._set_rendered(buffer, codes, highlight, t0)
 
+    def _append_text(self, buffer: str, md) -> bool:
+        """The quick frame: what came since the last render only lengthens the open block's last line with
+        plain text (``markdown.appends_as_text``), so it is inserted as text at the end of the document, in
+        the format the text ends in. False (nothing done) when the block must be rendered again."""
+        done = self._rendered
+        if done is None or not self._open_kind or not buffer.startswith(done) or len(done) <= self._open_at:
+            return False
+        more = buffer[len(done):]
+        if self._open_kind == "fence":
+            return self._append_code(buffer, md.appends_to_fence(done[self._open_at:], more))
+        if not md.appends_as_text(done[self._open_at:], self._open_kind, more):
+            return False
+        doc = self.document()
+        if not doc.lastBlock().text().endswith(md.last_word(done)):
+            return False  # the document does not end in that text (e.g. a table's last cell): render
+        t0 = time.perf_counter()
+        cursor = QTextCursor(doc)
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertText(more.rstrip(" "))  # a render drops trailing spaces too (the next frame renders)
+        self._set_rendered(buffer, self.codes, self._final, t0)
+        return True
+
+    def _append_code(self, buffer: str, change: tuple[str, str, str] | None) -> bool:
+        """The quick frame of an open code fence (``change``: ``markdown.appends_to_fence``): its new code
+        (lines too) is inserted as text after the code shown, inside the code block's table (the document's
+        last block is the empty one after the table)."""
+        doc = self.document()
+        if change is None or self._final or not self.codes:
+            return False
+        shown, add, code = change
+        code_end = doc.lastBlock().previous()
+        last_line = shown[shown.rfind("\n") + 1:]
+        if doc.lastBlock().text() or not code_end.isValid() or not code_end.text().endswith(last_line):
+            return False  # not the document a render of the open fence gives: render
+        t0 = time.perf_counter()
+        if add:
+            cursor = QTextCursor(code_end)
+            cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock)
+            cursor.insertText(add)
+        self._set_rendered(buffer, [*self.codes[:-1], code], False, t0)
+        return True
+
     def _seal(self) -> None:
         """Move the frozen blocks of this document into a :class:`SealedText` above it; the document starts
         again with the next finished blocks (a paragraph first: no margin is lost between)."""
         source = self.buffer[self._sealed_len:self._frozen_len]
-        chunk = SealedText(self, "\n".join(self._doc_frozen), source)
+        doc = self.document()
+        assert self._doc_end is not None
+        cursor = QTextCursor(doc)  # the document keeps its frozen blocks only: the open block is rendered anew
+        cursor.setPosition(self._doc_end)
+        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+        fresh = QTextDocument()
+        fresh.setUndoRedoEnabled(False)
+        fresh.setDefaultStyleSheet(doc.defaultStyleSheet())
+        chunk = SealedText(self, doc, source)  # takes the document
+        self.adopt(fresh)
         self._column_layout.insertWidget(self._column_layout.indexOf(self), chunk)
         if self.isVisible():
             # shown now, not when the layout's deferred show comes: until then it would take no space, the
@@ -238,7 +298,6 @@ class TextPart(AutoHeightBrowser):
             chunk.show()
         self.sealed.append(chunk)
         self._sealed_len = self._frozen_len
-        self._doc_frozen = []
         self._doc_end = None
 
     def _append_fragment(self, html: str) -> None:
@@ -247,7 +306,7 @@ class TextPart(AutoHeightBrowser):
         first paragraph, so it starts with a block break that carries the first block's format."""
         scratch, css = self._scratch, self.document().defaultStyleSheet()
         if scratch is None:
-            scratch = self._scratch = QTextDocument()
+            scratch = self._scratch = QTextDocument(self)  # owned by the part: deleted with it, in its thread
             scratch.setUndoRedoEnabled(False)
         if scratch.defaultStyleSheet() != css:  # parsing the style sheet is half the cost of a small fragment
             scratch.setDefaultStyleSheet(css)

@@ -125,7 +125,6 @@ class AssistantTurn(QFrame):
         outer.addWidget(self.notice)
         self.body.addWidget(self.typing)
         self.typing.setVisible(live)
-        self._dots = 0
         self.set_meta(model, ts)
         repaint_only_changes(self)
 
@@ -280,8 +279,9 @@ class AssistantTurn(QFrame):
                 p.refresh(only_running=True)
         self.flush(now=now)
         if self.typing.isVisible():
-            self._dots = (self._dots + 1) % 30
-            self.typing.setText("●" + " ●" * (self._dots // 10))
+            dots = "●" + " ●" * (int(now * 3) % 3)  # a dot more every ⅓ s
+            if self.typing.text() != dots:
+                self.typing.setText(dots)
 
     def flush(self, force: bool = False, now: float | None = None, final: bool = False) -> None:
         """Render the text parts that changed (``force``: now; else when their frame is due). ``final``: their

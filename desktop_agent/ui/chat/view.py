@@ -29,6 +29,7 @@ from desktop_agent.ui.chat.context import ChatContext
 from desktop_agent.ui.chat.empty_state import EmptyState
 from desktop_agent.ui.chat.parts import FRAME_BUDGET, FRAME_MS, MAX_FRAME_MS
 from desktop_agent.ui.chat.placeholders import Placeholder, estimate_height, rebuild, settle
+from desktop_agent.ui.chat.scroll_bar import QuietScrollBar
 from desktop_agent.ui.chat.style import chat_style_sheet
 from desktop_agent.ui.chat.summary_card import SummaryCard
 from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
@@ -36,6 +37,9 @@ from desktop_agent.ui.chat.widgets import repaint_only_changes
 from desktop_agent.ui.errors import ErrorView, describe, describe_saved
 
 W = TypeVar("W", bound=QWidget)
+
+#: the live turn's clock (ms): labels that count (thinking, running tools), the typing dots
+TICK_MS = 100
 
 
 def display_blocks(messages: list[Message]) -> list[tuple[str, list[Message]]]:
@@ -77,6 +81,9 @@ class ChatView(QScrollArea):
     unsent_text = Signal(str)
     #: a summary card's Undo (the summary message)
     undo_summary = Signal(object)
+    #: the streaming frame interval (ms) changed: the runner hands streamed text over at this pace
+    #: (``AgentRunner.set_batch_ms``), so a frame costs one wake-up of the GUI thread
+    frame_interval_changed = Signal(float)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -85,6 +92,8 @@ class ChatView(QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._bar = QuietScrollBar(self)
+        self.setVerticalScrollBar(self._bar)
         # count_render is looked up on each render, so a replacement set on the instance (tests count
         # renders per part) sees every render
         self.ctx = ChatContext(theme.current(), on_render=lambda part: self.count_render(part))
@@ -153,8 +162,10 @@ class ChatView(QScrollArea):
         self._follow_timer.setInterval(0)
         self._follow_timer.timeout.connect(self._follow_bottom)
         self._frame_cost: float | None = None  # ms of GUI-thread time a streaming frame takes (smoothed)
+        #: while a turn streams: the thinking timer, running tool chips, the typing dots, and text that came
+        #: between two frames (streamed text is rendered when it arrives: :meth:`_frame`)
         self._tick = QTimer(self)
-        self._tick.setInterval(FRAME_MS)
+        self._tick.setInterval(TICK_MS)
         self._tick.timeout.connect(self._on_tick)
         # releases blocks far from the viewport and rebuilds near ones (placeholders.settle), after scrolling
         self._settle_timer = QTimer(self)
@@ -452,6 +463,7 @@ class ChatView(QScrollArea):
             return
         if isinstance(ev, TextDelta):
             live.on_text(ev.text)
+            self._frame()
         elif isinstance(ev, ThinkingDelta):
             live.on_thinking(ev.text)
         elif isinstance(ev, ToolCallStarted):
@@ -489,10 +501,20 @@ class ChatView(QScrollArea):
         self._tick.stop()
 
     def _on_tick(self) -> None:
-        if self.live is None:
+        if self.live is not None:
+            self._frame(self.live.tick)
+
+    def _frame(self, step=None) -> None:
+        """Render what streamed in when its frame is due (``step``: what else to do first), lay it out and
+        follow it, and pace the next frame by what this one cost."""
+        live = self.live
+        if live is None:
             return
         renders, t0 = self.render_count, time.thread_time()
-        self.live.tick()
+        if step is not None:
+            step()
+        else:
+            live.flush()
         if self.render_count != renders:
             self._settle_frame()
             self._pace((time.thread_time() - t0) * 1000)
@@ -502,19 +524,23 @@ class ChatView(QScrollArea):
         take about :data:`FRAME_BUDGET` of the GUI thread, between :data:`FRAME_MS` and :data:`MAX_FRAME_MS`
         apart."""
         self._frame_cost = cost_ms if self._frame_cost is None else 0.8 * self._frame_cost + 0.2 * cost_ms
-        self.ctx.frame_ms = min(MAX_FRAME_MS, max(FRAME_MS, self._frame_cost / FRAME_BUDGET))
+        frame_ms = min(MAX_FRAME_MS, max(FRAME_MS, self._frame_cost / FRAME_BUDGET))
+        if abs(frame_ms - self.ctx.frame_ms) >= 1:
+            self.ctx.frame_ms = frame_ms
+            self.frame_interval_changed.emit(frame_ms)
 
     def _settle_frame(self) -> None:
         """Lay out what a frame changed and follow it to the bottom now (the layout passes cascade: text →
         its column → turn → chat column → content). The frame's changes are painted before it scrolls: a
         scroll with no paint pending moves the pixels and paints only the uncovered strip, where one with a
         paint pending repaints the whole visible chat."""
-        for _ in range(5):
-            QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
-        if self._follow_timer.isActive():
-            self._follow_timer.stop()
-            QCoreApplication.sendPostedEvents(self.window(), QEvent.Type.UpdateRequest)
-            self._follow_bottom()
+        with self._bar.quiet():  # the scroll bar repaints once, if its handle moved on screen
+            for _ in range(5):
+                QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+            if self._follow_timer.isActive():
+                self._follow_timer.stop()
+                QCoreApplication.sendPostedEvents(self.window(), QEvent.Type.UpdateRequest)
+                self._follow_bottom()
 
     # ---- scrolling and sizes
     def _scroll_to_bottom(self) -> None:

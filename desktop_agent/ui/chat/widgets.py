@@ -7,7 +7,7 @@ import time
 from datetime import datetime
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QTextOption
+from PySide6.QtGui import QColor, QPalette, QTextDocument, QTextOption
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
 from desktop_agent.ui import icons
@@ -60,6 +60,27 @@ class AutoHeightBrowser(QTextBrowser):
         self.setStyleSheet("QTextBrowser { background: transparent; border: none; }")
         self.document().documentLayout().documentSizeChanged.connect(self._fit)
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+
+    def adopt(self, doc: QTextDocument) -> None:
+        """Show ``doc`` (rendered and laid out elsewhere) and own it; the document shown before, this view's
+        own, is deleted by Qt."""
+        doc.setParent(self)
+        doc.setDocumentMargin(0)
+        self.document().documentLayout().documentSizeChanged.disconnect(self._fit)  # (it may live on elsewhere)
+        self.setDocument(doc)
+        doc.documentLayout().documentSizeChanged.connect(self._fit)
+        self._fit()
+
+    def fill(self, color: str) -> None:
+        """Paint the text's background in ``color`` (the colour behind it) instead of leaving it transparent:
+        an opaque text view is repainted alone, where a transparent one makes each widget behind it (turn,
+        column, chat) repaint the same area first — a streaming answer repaints its last lines every frame."""
+        vp = self.viewport()
+        pal = vp.palette()
+        pal.setColor(QPalette.ColorRole.Base, QColor(color))
+        vp.setPalette(pal)
+        vp.setAutoFillBackground(True)
+        self.setStyleSheet("")  # a style sheet of its own would make the viewport transparent again
 
     def _fit(self, *_args) -> None:
         h = math.ceil(self.document().size().height() + self.extra_height) + 2 * self.frameWidth()

@@ -1,0 +1,148 @@
+"""Plain text streamed onto the open block's last line is inserted as text (no render of the block), and the
+document is exactly what rendering the block gives — frame after frame, for any text (random streams over the
+characters that matter to markdown)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import shiboken6
+
+from desktop_agent.core.events import TextDelta
+from desktop_agent.ui import markdown
+from desktop_agent.ui.agent_runner import TurnStarted
+from desktop_agent.ui.chat.parts import TextPart
+from desktop_agent.ui.chat.view import ChatView
+
+#: pieces a random answer is made of: words, and everything that starts, ends or changes markdown
+PIECES = [
+    " word", " more", "text", " 12", "1", "2.", ".", ",", ";", ":", "?", "!", "'", '"', "(", ")", "[", "]",
+    "](", "[a](b)", " [link](https://x.org)", "*", "**", "_", "__", "`", "``", "~~", "\\", "&", "&amp", "&copy",
+    "#", "# ", "## ", "- ", "+ ", "* ", "1. ", "2) ", "> ", "|", " | ", "|---|", "---", "===", "```", "~~~",
+    "\n", "\n", "\n\n", "  ", "   ", "\t", "<", ">", "<b>", "—", "…", "é", "日本", " 3:", "% ", "=", "+", "^",
+]
+
+
+def _random_text(rnd: random.Random) -> str:
+    return "".join(rnd.choice(PIECES) if rnd.random() < 0.45 else rnd.choice([" a", " bb", " ccc", " word"])
+                   for _ in range(rnd.randint(10, 60)))
+
+
+CODE = ["x = 1", "    if a > b:", "\treturn", "", "  # note *not* _emphasis_", "s = '<b>&amp;'", "y = [1, 2]",
+        "`", "``", "```", "~~~", " ```", "print(x)  ", "\\", "]("]
+
+
+def _random_code(rnd: random.Random) -> str:
+    fence = rnd.choice(["```", "~~~", "````", "  ```"])
+    lines = [rnd.choice(CODE) for _ in range(rnd.randint(2, 12))]
+    end = rnd.choice(["", "\n" + fence.strip(), "\n" + fence.strip() + "\n\nAfter it."])
+    return f"Intro *text*.\n\n{fence}{rnd.choice(['', 'python', 'js'])}\n" + "\n".join(lines) + end
+
+
+@pytest.fixture
+def view(qtbot):
+    v = ChatView()
+    v.resize(900, 700)
+    v.show()
+    qtbot.waitExposed(v)
+    yield v
+    v.close()
+    v.deleteLater()
+
+
+def _fresh(view: ChatView, text: str) -> tuple[str, list[str]]:
+    """The document and code blocks of ``text`` rendered by a part that never saw it grow (every block
+    rendered)."""
+    fresh = TextPart(view.ctx)
+    fresh.resize(850, 100)
+    fresh.buffer = text
+    fresh.render_live()
+    html, codes = fresh.toHtml(), fresh.codes
+    # deleted now, in this thread: its column and it refer to each other, and a garbage collection in another
+    # thread (a turn's worker) must not be the one to destroy widgets
+    shiboken6.delete(fresh.column)
+    return html, codes
+
+
+def test_plain_words_are_appended_without_rendering(view, monkeypatch):
+    renders: list[str] = []
+    real = markdown.render_fragment
+    monkeypatch.setattr(markdown, "render_fragment", lambda src, *a, **k: renders.append(src) or real(src, *a, **k))
+    view.handle(TurnStarted(1, "c", "q"))
+    live = view.live
+    view.handle(TextDelta("## Step one\n\nThe app reads a **file** today"))
+    live.flush(force=True)
+    renders.clear()
+    for word in [" and", " says,", " in", " a", " line:", " what", " it", " did (and", " why)."]:
+        view.handle(TextDelta(word))
+        live.flush(force=True)
+    assert renders == []  # nine frames, no render: the words were inserted as text
+    (part,) = [p for p in live.parts if isinstance(p, TextPart)]
+    assert part.toHtml() == _fresh(view, part.buffer)[0]
+    view.handle(TextDelta(" `code`"))  # a code span: the open block is rendered again
+    live.flush(force=True)
+    assert renders and renders[-1].endswith("`code`")
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_every_frame_shows_what_a_render_shows(view, seed):
+    rnd = random.Random(seed)
+    text = _random_text(rnd) if seed % 3 else _random_code(rnd)
+    view.handle(TurnStarted(1, "c", "q"))
+    live = view.live
+    i = 0
+    while i < len(text):
+        n = rnd.choice([1, 2, 3, 5, 8, 13])
+        view.handle(TextDelta(text[i:i + n]))
+        i += n
+        live.flush(force=True)
+        part = next(p for p in live.parts if isinstance(p, TextPart))
+        if part.sealed or part.plain:
+            continue
+        html, codes = _fresh(view, part.buffer)
+        assert part.toHtml() == html, repr(part.buffer)
+        assert part.codes == codes  # what a code block's Copy copies
+
+
+def test_code_streamed_into_an_open_fence_is_inserted_without_rendering(view, monkeypatch):
+    renders: list[str] = []
+    real = markdown.render_fragment
+    monkeypatch.setattr(markdown, "render_fragment", lambda src, *a, **k: renders.append(src) or real(src, *a, **k))
+    view.handle(TurnStarted(1, "c", "q"))
+    live = view.live
+    view.handle(TextDelta("Here:\n\n```python\ndef f(x):\n"))
+    live.flush(force=True)
+    renders.clear()
+    for piece in ["    if x", " > 3:\n", "        return [x]", "\n\n    return", " x * 2\n"]:
+        view.handle(TextDelta(piece))
+        live.flush(force=True)
+    assert renders == []
+    (part,) = [p for p in live.parts if isinstance(p, TextPart)]
+    assert part.codes[-1] == "def f(x):\n    if x > 3:\n        return [x]\n\n    return x * 2"
+    assert (part.toHtml(), part.codes) == _fresh(view, part.buffer)
+    view.handle(TextDelta("```"))  # may close it: rendered
+    live.flush(force=True)
+    assert renders
+
+
+def test_appends_as_text_refuses_what_would_change_the_render():
+    ok = markdown.appends_as_text
+    assert ok("The app reads", "paragraph_open", " a file, and says so.")
+    assert not ok("The app reads", "paragraph_open", " a *file")  # emphasis
+    assert not ok("The app reads", "fence", " more")  # code is not a line of text
+    assert not ok("The app reads", "table_open", " more")  # Qt's document ends after a table
+    assert not ok("- 1", "bullet_list_open", ". item")  # a list item that becomes an ordered list
+    assert not ok("Fish &amp", "paragraph_open", ";")  # an entity
+    assert not ok("A [link](http://x", "paragraph_open", ")")  # closes a link
+    assert not ok("A **b**", "paragraph_open", " c")  # ends in a delimiter: flanking may change
+    assert not ok("ends in a space ", "paragraph_open", "x")  # a render drops it
+    assert not ok("a", "paragraph_open", " two  spaces")  # folded into one by a render
+    assert ok("A [link](http://x) and", "paragraph_open", " more")
+    code = markdown.appends_to_fence
+    assert code("```py\na = 1\n", "b = 2") == ("a = 1", "\nb = 2", "a = 1\nb = 2")
+    assert code("```py\na = 1", "\n") == ("a = 1", "", "a = 1")  # a <pre> shows no last line end
+    assert code("```py\na\n", "\n") == ("a", "", "a\n")  # the empty line shows once more follows
+    assert code("```py", "thon\n") is None  # the language is not known yet
+    assert code("```py\na", "\n``") is None  # may close the fence
+    assert code("  ```\n  a", "b") is None  # an indented fence's lines lose that indentation
