@@ -12,7 +12,6 @@ from desktop_agent.ui import markdown
 from desktop_agent.ui.agent_runner import TurnEnded, TurnStarted
 from desktop_agent.ui.chat.parts import TextPart
 from desktop_agent.ui.chat.turn import AssistantTurn
-from desktop_agent.ui.chat.view import ChatView
 
 TRICKY = """# Plan
 
@@ -57,17 +56,6 @@ console.log(late);
 ```
 
 Last words."""
-
-
-@pytest.fixture
-def view(qtbot):
-    v = ChatView()
-    v.resize(900, 700)
-    v.show()
-    qtbot.waitExposed(v)
-    yield v
-    v.close()
-    v.deleteLater()
 
 
 def _chunks(text: str, size: int) -> list[str]:
