@@ -9,7 +9,8 @@ import random
 import pytest
 import shiboken6
 
-from desktop_agent.core.events import TextDelta
+from desktop_agent.core.events import AnswerFinished, TextDelta
+from desktop_agent.core.messages import Message
 from desktop_agent.ui import markdown
 from desktop_agent.ui.agent_runner import TurnStarted
 from desktop_agent.ui.chat.parts import TextPart
@@ -117,6 +118,22 @@ def test_code_streamed_into_an_open_fence_is_inserted_without_rendering(view, re
     view.handle(TextDelta("```"))  # may close it: rendered
     live.flush(force=True)
     assert renders
+
+
+def test_code_that_comes_with_the_end_of_the_answer_is_highlighted(view):
+    """The quick insert leaves an open fence plain; the answer's end renders it highlighted, as a full
+    render does — also when the last code came after the last frame."""
+    view.handle(TurnStarted(1, "c", "q"))
+    live = view.live
+    view.handle(TextDelta("Code:\n\n```python\nimport os\n"))
+    live.flush(force=True)
+    view.handle(TextDelta("print(os.getcwd())"))  # no frame before the end
+    text = "Code:\n\n```python\nimport os\nprint(os.getcwd())"
+    view.handle(AnswerFinished(Message(role="assistant", content=text)))
+    (part,) = [p for p in live.parts if isinstance(p, TextPart)]
+    full = TextPart(view.ctx, text)
+    assert part.toHtml() == full.toHtml()
+    shiboken6.delete(full.column)
 
 
 def test_appends_as_text_refuses_what_would_change_the_render():
