@@ -114,8 +114,8 @@ def run_one(finder: ToolFinder, origin: Any, arguments: dict[str, Any], stop: th
         return {"status": "error", "message": format_validation_error(found.name, exc)}
     try:
         value = found.invoke(kwargs, stop)
-    except ToolError as exc:
-        log.info("tool %s: %s", found.name, exc)
+    except ToolError as exc:  # the tool's own message, the call's result: no line of its own in what it printed
+        log.debug("tool %s: %s", found.name, exc)
         return {"status": "error", "message": describe_exception(exc)}
     except BaseException as exc:  # SystemExit, KeyboardInterrupt too: the host carries on
         log.info("tool %s raised", found.name, exc_info=True)
