@@ -298,7 +298,7 @@ def _open_code(code: str) -> str:
     """The code of a fence open at the end of the text, as a render takes it (``_code_table``): without its
     last line end, nor a last line of spaces not ended yet (markdown-it drops it)."""
     last = code[code.rfind("\n") + 1:]
-    if last.isspace():
+    if last and not last.strip(" \t"):  # only spaces and tabs make a blank line (not e.g. U+00A0 or U+3000)
         code = code[:len(code) - len(last)]
     return code.removesuffix("\n")
 
@@ -325,7 +325,9 @@ def appends_as_text(open_text: str, open_kind: str, more: str) -> bool:
         return False
     if not any(ch.isalpha() for ch in line):  # "- 1" + ". x" is a new list; "--" + "-" a rule
         return False
-    if "  " in more or (")" in more and "](" in line):  # spaces fold into one; ")" may close a link
+    # spaces fold into one; ")" may close a link, whose "](" may be on an earlier line of the block
+    # ("[a](\nb" + ")", a title over two lines)
+    if "  " in more or (")" in more and "](" in open_text):
         return False
     return all(_plain_char(ch) for ch in more)
 

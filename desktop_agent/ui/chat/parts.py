@@ -191,7 +191,7 @@ class TextPart(AutoHeightBrowser):
         if len(buffer) > PLAIN_TEXT_LIMIT or self._copied is not None or not buffer.startswith(frozen):
             self.render_text()
             return
-        if self._append_text(buffer, md):
+        if not final and self._append_text(buffer, md):  # the complete text is rendered (an open fence highlighted)
             return
         tail = buffer[self._frozen_len:]
         split = md.finished_prefix(tail)
