@@ -155,6 +155,11 @@ def test_appends_as_text_refuses_what_would_change_the_render():
     ["```\na\n", "\xa0"],  # a last code line of U+00A0: not a blank line to markdown-it
     ["```\na\n", "\u3000", "x"],
     ["```\na\n", "\x0c"],
+    # finished blocks that hold no text (an empty quote, an empty list item) before the open ones
+    [">\nd\n1. d ", "c"],
+    ["*\n1. a\n", "b"],
+    [">\n!\n>$", " "],
+    ["\u2028\n1. c\n", "o"],
 ])
 def test_frames_at_tricky_boundaries_show_what_a_render_shows(view, chunks):
     view.handle(TurnStarted(1, "c", "q"))
