@@ -225,7 +225,8 @@ def finished_prefix(text: str) -> Split | None:
     tokens = _parser().parse(text, env)
     if env.get("references"):
         return None
-    top = [t for t in tokens if t.level == 0 and t.nesting >= 0 and t.map is not None]
+    at = [i for i, t in enumerate(tokens) if t.level == 0 and t.nesting >= 0 and t.map is not None]
+    top = [tokens[i] for i in at]
     if not top:
         return Split(0, False)
     starts = [0]  # offset of each line
@@ -241,14 +242,33 @@ def finished_prefix(text: str) -> Split | None:
         # the last block starts on a line not ended yet: more of that line may make it part of the block
         # before ("- a\n---" is a list and a rule, "- a\n--- b" one list item; "1. a\n\n2" + ". b" one list),
         # so that one is open too
-        assert before.map is not None
-        return Split(starts[before.map[0]], last.type == "fence", last.type)
+        first = _past_empty(tokens, at, len(top) - 2)
+        return Split(starts[_line(top[first])], last.type == "fence", last.type)
     if last.type == "fence":
         closing = text[starts[end - 1]:starts[end] - 1] if end < len(starts) else None  # None: no line end yet
         if end - begin >= 2 and closing is not None and _is_closing_fence(closing, last.markup):
             return Split(starts[end], False)
-        return Split(starts[begin], True, last.type)
-    return Split(starts[begin], False, last.type)
+        return Split(starts[_line(top[_past_empty(tokens, at, len(top) - 1)])], True, last.type)
+    return Split(starts[_line(top[_past_empty(tokens, at, len(top) - 1)])], False, last.type)
+
+
+def _line(block) -> int:
+    assert block.map is not None
+    return int(block.map[0])
+
+
+def _past_empty(tokens: list, at: list[int], k: int) -> int:
+    """The first open top-level block (an index of ``at``, the top-level blocks' token indexes), given that
+    block ``k`` is open: the blocks before it that end in an empty one (a quote or list item holding nothing)
+    stay open too — their empty last block would take the format of the fragment rendered after it."""
+    while k > 0:
+        j = at[k] - 1
+        while j >= 0 and tokens[j].nesting == -1:
+            j -= 1
+        if j == at[k] - 1 or j < 0 or tokens[j].nesting != 1:
+            break
+        k -= 1
+    return k
 
 
 def _may_take_more(block, next_line: int) -> bool:

@@ -160,6 +160,10 @@ def test_appends_as_text_refuses_what_would_change_the_render():
     ["*\n1. a\n", "b"],
     [">\n!\n>$", " "],
     ["\u2028\n1. c\n", "o"],
+    ["c\n>\nd\n1. d ", "c"],  # (after a paragraph)
+    ["d\n>\n!\n>$", " "],
+    ["~\n>\nd\n1. c", "\u0301"],
+    ["x\n\n- a\n-\n\ny\n1. b", "c"],  # a list whose last item is empty
 ])
 def test_frames_at_tricky_boundaries_show_what_a_render_shows(view, chunks):
     view.handle(TurnStarted(1, "c", "q"))
