@@ -15,11 +15,10 @@ import threading
 from collections.abc import Callable
 from typing import Any, cast
 
-from PySide6.QtCore import QSocketNotifier, QTimer
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMainWindow
 
 from desktop_agent.ui import icons, theme
-from desktop_agent.ui.cursor_blink import BlinkTimeout
 from desktop_agent.ui.first_frame import after_first_frame
 from desktop_agent.ui.main_window import APP_DISPLAY_NAME, APP_NAME, MainWindow
 
@@ -79,6 +78,8 @@ def _close_on_sigint(window: QMainWindow) -> Callable[[], None]:
     import signal
     import socket
 
+    from PySide6.QtCore import QSocketNotifier
+
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
     reader, writer = socket.socketpair()
@@ -110,6 +111,12 @@ def _close_on_sigint(window: QMainWindow) -> Callable[[], None]:
     return restore
 
 
+def _watch_cursor_blink(app: QApplication, window: MainWindow) -> None:
+    from desktop_agent.ui.cursor_blink import BlinkTimeout  # after the first frame, like what it watches
+
+    BlinkTimeout(app, window).watch(window.input)
+
+
 def _start_logging() -> None:
     """The log file and the hook that reports uncaught exceptions (idempotent)."""
     from desktop_agent import __version__
@@ -132,10 +139,8 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
             print(f"desktop-agent: {problem}", file=sys.stderr)
             return 1
     # an existing instance is this program's (or a test's) QApplication
-    app = cast(
-        QApplication,
-        QApplication.instance() or QApplication(list(argv) if argv else [sys.argv[0] if sys.argv else APP_NAME]),
-    )
+    arguments = list(argv) if argv else [sys.argv[0] if sys.argv else APP_NAME]
+    app = cast(QApplication, QApplication.instance() or theme.new_application(arguments))
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(APP_NAME)
     app.setApplicationDisplayName(APP_DISPLAY_NAME)
@@ -150,7 +155,7 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
     # Command-line settings or a file only the schema can read: loaded first, as before.
     seen = None if settings_overrides else glance()
     if seen is not None:
-        theme.apply(app, seen.appearance.theme)
+        theme.apply(app, seen.appearance.theme, contrast_later=True)  # a dark palette's style: after the frame
         app.setWindowIcon(icons.app_icon())
         window = MainWindow(glance=seen)
     else:
@@ -166,8 +171,9 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
     # first frame on — when the log says "starting" — it closes the window
     restore_sigint: list[Callable[[], None]] = []
     after_first_frame(window, lambda: restore_sigint.append(_close_on_sigint(window)))
+    after_first_frame(window, lambda: theme.apply_contrast(app))
     after_first_frame(window, _start_logging)  # after the window's rest is built, before its deferred work
-    after_first_frame(window, lambda: BlinkTimeout(app, window).watch(window.input))
+    after_first_frame(window, lambda: _watch_cursor_blink(app, window))
     try:
         code = app.exec()
     finally:

@@ -104,12 +104,19 @@ class Composer(QFrame):
             self.button.setIcon(icons.icon("send", th.accent_text))
             self.button.setAccessibleName("Send")
             self.button.setToolTip("Send (Enter)")
+        shown = bool(self.button.property("stop"))  # None (False) before the first call
         self.button.setProperty("stop", busy)
-        self.button.style().unpolish(self.button)
-        self.button.style().polish(self.button)
+        if shown != busy:  # the style sheet's [stop="true"] rule shows a change after a re-polish
+            self._repolish()
+
+    def _repolish(self) -> None:
+        style = self.button.style()
+        style.unpolish(self.button)
+        style.polish(self.button)
 
     def restyle(self) -> None:
         self.set_busy(self._busy)
+        self._repolish()
 
     def _clicked(self) -> None:
         if not self._busy:

@@ -118,18 +118,13 @@ def icon(name: str, color: str | QColor | None = None, disabled: str | QColor | 
     cached = _cache.get(key)
     if cached is not None:
         return cached
-    result = QIcon()
-    if name == "desktop-agent":
-        for size in (*_SIZES, 64, 128):
-            result.addPixmap(pixmap(name, size, col))
-    else:
-        result = QIcon(_SvgIconEngine(name, col, dis))
+    result = QIcon(_SvgIconEngine(name, col, dis))  # drawn in a size when it is first painted in it
     _cache[key] = result
     return result
 
 
 def app_icon() -> QIcon:
-    """The application icon (a coloured SVG; not recoloured)."""
+    """The application icon (a coloured SVG, without ``currentColor``: the same in every palette and mode)."""
     return icon("desktop-agent")
 
 

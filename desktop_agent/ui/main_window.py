@@ -295,7 +295,7 @@ class MainWindow(QMainWindow):
         )
 
     def _build_docks(self) -> None:
-        self.sidebar = ToolSidebar()
+        self.sidebar = ToolSidebar(details_later=True)  # its list and details: in _build_rest
         self.sidebar.setMinimumWidth(200)
         self.tool_dock = QDockWidget("Tool activity", self)
         self.tool_dock.setObjectName("toolDock")
@@ -458,6 +458,7 @@ class MainWindow(QMainWindow):
         column.replaceWidget(self.options_room, self.chat_options)
         self.options_room.deleteLater()
         column.insertWidget(0, self.folder_offer)
+        self.sidebar.build_details()
         self.sidebar.cancel_requested.connect(self.runner.cancel_tool_call)
         self.context_meter.show_chat(self.session.id)
         self._refresh_backend_labels()

@@ -187,8 +187,20 @@ def render_fragment(text: str, colors: Colors, codes: list[str], *, copied: int 
     """The HTML of ``text``, one or more top-level blocks of a message. Its code blocks are appended to
     ``codes`` (their copy links count on from ``len(codes)``). ``last``: this fragment ends the message (its
     last paragraph gets no bottom gap). ``highlight=False`` leaves code unhighlighted (an open fence)."""
+    return render_tokens(_parser().parse(text, {}), colors, codes, copied=copied, last=last, highlight=highlight)
+
+
+def source_of(tokens: list) -> str:
+    """The text of parsed blocks (their inline text and code), for what a render was given."""
+    return "".join(t.content for t in tokens if t.content)
+
+
+def render_tokens(tokens: list, colors: Colors, codes: list[str], *, copied: int | None = None, last: bool = True,
+                  highlight: bool = True) -> str:
+    """:func:`render_fragment` of blocks already parsed (a slice of :func:`parse_growing`'s tokens)."""
     env = {"colors": colors, "codes": codes, "copied": copied, "highlight": highlight}
-    out = _parser().render(text, env).strip("\n")
+    md = _parser()
+    out = md.renderer.render(tokens, md.options, env).strip("\n")
     if last and out.endswith("</p>"):  # no gap under the last paragraph (the bubble has its own padding)
         i = out.rfind(_P_OPEN)
         if i >= 0:
@@ -219,37 +231,43 @@ def finished_prefix(text: str) -> Split | None:
     is a closed code fence), ``open_fence`` says the last block is a code fence still open and ``open_kind``
     what the last block is. ``None`` when the text cannot be split (reference definitions link across blocks;
     ``\\r`` and NUL change line counts)."""
+    parsed = parse_growing(text)
+    return parsed[0] if parsed is not None else None
+
+
+def parse_growing(text: str) -> tuple[Split, list, int] | None:
+    """:func:`finished_prefix` with what it parsed: ``(split, tokens, cut)`` — ``tokens[:cut]`` are the
+    finished blocks' tokens, ``tokens[cut:]`` the open block's (for :func:`render_tokens`: one parse a frame)."""
     if "\r" in text or "\0" in text:
         return None
     env: dict = {}
     tokens = _parser().parse(text, env)
     if env.get("references"):
         return None
-    at = [i for i, t in enumerate(tokens) if t.level == 0 and t.nesting >= 0 and t.map is not None]
-    top = [tokens[i] for i in at]
+    top = [i for i, t in enumerate(tokens) if t.level == 0 and t.nesting >= 0 and t.map is not None]
     if not top:
-        return Split(0, False)
+        return Split(0, False), tokens, len(tokens)
     starts = [0]  # offset of each line
     i = text.find("\n")
     while i >= 0:
         starts.append(i + 1)
         i = text.find("\n", i + 1)
-    last = top[-1]
+    last = tokens[top[-1]]
     assert last.map is not None
     begin, end = last.map
-    before = top[-2] if len(top) > 1 else None
+    before = tokens[top[-2]] if len(top) > 1 else None
     if before is not None and begin == len(starts) - 1 and _may_take_more(before, begin):
         # the last block starts on a line not ended yet: more of that line may make it part of the block
         # before ("- a\n---" is a list and a rule, "- a\n--- b" one list item; "1. a\n\n2" + ". b" one list),
         # so that one is open too
-        first = _past_empty(tokens, at, len(top) - 2)
-        return Split(starts[_line(top[first])], last.type == "fence", last.type)
+        first = top[_past_empty(tokens, top, len(top) - 2)]
+        return Split(starts[_line(tokens[first])], last.type == "fence", last.type), tokens, first
     if last.type == "fence":
         closing = text[starts[end - 1]:starts[end] - 1] if end < len(starts) else None  # None: no line end yet
         if end - begin >= 2 and closing is not None and _is_closing_fence(closing, last.markup):
-            return Split(starts[end], False)
-        return Split(starts[_line(top[_past_empty(tokens, at, len(top) - 1)])], True, last.type)
-    return Split(starts[_line(top[_past_empty(tokens, at, len(top) - 1)])], False, last.type)
+            return Split(starts[end], False), tokens, len(tokens)
+    first = top[_past_empty(tokens, top, len(top) - 1)]
+    return Split(starts[_line(tokens[first])], last.type == "fence", last.type), tokens, first
 
 
 def _line(block) -> int:
@@ -257,15 +275,15 @@ def _line(block) -> int:
     return int(block.map[0])
 
 
-def _past_empty(tokens: list, at: list[int], k: int) -> int:
-    """The first open top-level block (an index of ``at``, the top-level blocks' token indexes), given that
+def _past_empty(tokens: list, top: list[int], k: int) -> int:
+    """The first open top-level block (an index of ``top``, the top-level blocks' token indexes), given that
     block ``k`` is open: the blocks before it that end in an empty one (a quote or list item holding nothing)
     stay open too — their empty last block would take the format of the fragment rendered after it."""
     while k > 0:
-        j = at[k] - 1
+        j = top[k] - 1
         while j >= 0 and tokens[j].nesting == -1:
             j -= 1
-        if j == at[k] - 1 or j < 0 or tokens[j].nesting != 1:
+        if j == top[k] - 1 or j < 0 or tokens[j].nesting != 1:
             break
         k -= 1
     return k

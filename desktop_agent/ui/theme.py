@@ -2,16 +2,17 @@
 
 Every colour is a mix of palette roles (base, text, highlight) or a fixed hue mixed into the base
 colour, so contrast follows the user's theme. :func:`dark_palette` / :func:`light_palette` give the
-Fusion palettes used when the user asks for a theme (``DESKTOP_AGENT_THEME=dark|light``).
+Fusion palettes used when the user asks for a theme (``DESKTOP_AGENT_THEME=dark|light``); :func:`apply` sets
+the style and the palette.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPalette, QPen
-from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication
 
 
 def mix(a: QColor | str, b: QColor | str, t: float) -> QColor:
@@ -126,64 +127,93 @@ def light_palette() -> QPalette:
     )
 
 
-class ContrastStyle(QProxyStyle):
-    """Fusion with radio-button and check-box outlines that show on a dark palette.
-
-    Fusion outlines these indicators with ``Window.darker()``: on a dark window that is a near-black
-    ring on a near-black background, and an unchecked radio button cannot be seen. On a dark palette
-    this style adds a ring in a text/window mix (about 4:1 against the window); light palettes are
-    drawn exactly as Fusion draws them."""
-
-    _INDICATORS = (QStyle.PrimitiveElement.PE_IndicatorRadioButton, QStyle.PrimitiveElement.PE_IndicatorCheckBox)
-
-    def __init__(self, base: str = "Fusion"):
-        super().__init__(base)
-
-    def drawPrimitive(self, element, option, painter, widget=None) -> None:
-        super().drawPrimitive(element, option, painter, widget)
-        if element not in self._INDICATORS:
-            return
-        pal = option.palette
-        window = pal.color(QPalette.ColorRole.Window)
-        if window.lightness() >= 128:
-            return
-        painter.save()
-        try:
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.setPen(QPen(indicator_outline(pal), 1))
-            r = QRectF(option.rect).adjusted(0.5, 0.5, -0.5, -0.5)
-            if element == QStyle.PrimitiveElement.PE_IndicatorRadioButton:
-                painter.drawEllipse(r)
-            else:
-                painter.drawRoundedRect(r, 1.5, 1.5)
-        finally:
-            painter.restore()
-
-
 def indicator_outline(palette: QPalette) -> QColor:
-    """The ring :class:`ContrastStyle` draws around radio buttons and check boxes on a dark palette."""
+    """The ring :class:`~desktop_agent.ui.contrast_style.ContrastStyle` draws around radio buttons and check boxes
+    on a dark palette."""
     return mix(palette.color(QPalette.ColorRole.WindowText), palette.color(QPalette.ColorRole.Window), 0.5)
 
 
-def apply(app: QApplication, choice: str = "system") -> None:
+def apply(app: QApplication, choice: str = "system", *, contrast_later: bool = False) -> None:
     """Fusion everywhere (a consistent look) and the palette for ``choice`` — "light", "dark" or "system"
-    (the desktop's colour scheme). ``DESKTOP_AGENT_THEME=dark|light`` wins over the setting."""
+    (the desktop's colour scheme). ``DESKTOP_AGENT_THEME=dark|light`` wins over the setting. A dark palette
+    gets :class:`~desktop_agent.ui.contrast_style.ContrastStyle` (Fusion with indicators that show on it); a
+    light one plain Fusion, which draws the same without a Python call for every primitive painted.
+
+    ``contrast_later``: a dark palette keeps plain Fusion until :func:`apply_contrast` — the window's first
+    frame has no radio button or check box for it to draw, and is painted faster without it."""
     import os
 
-    if not os.environ.get("QT_STYLE_OVERRIDE") and not isinstance(app.style(), ContrastStyle):
-        app.setStyle(ContrastStyle("Fusion"))  # Fusion, with indicators visible on dark palettes
+    global _contrast_pending
     choice = os.environ.get("DESKTOP_AGENT_THEME", "").lower() or choice
-    if choice == "dark":
-        app.setPalette(dark_palette())
-    elif choice == "light":
-        app.setPalette(light_palette())
-    else:
+    if choice not in ("dark", "light"):
         try:
             scheme = app.styleHints().colorScheme()
-        except AttributeError:  # Qt < 6.5
+        except AttributeError:  # Qt < 6.5: the palette the platform gave
+            choice = "dark" if app.palette().color(QPalette.ColorRole.Window).lightness() < 128 else "light"
+            _contrast_pending = choice == "dark" and contrast_later
+            _set_style(app, dark=choice == "dark" and not contrast_later)
             return
-        if scheme == Qt.ColorScheme.Dark:
-            app.setPalette(dark_palette())
-        else:
-            app.setPalette(light_palette())
+        choice = "dark" if scheme == Qt.ColorScheme.Dark else "light"
+    _contrast_pending = choice == "dark" and contrast_later
+    _set_style(app, dark=choice == "dark" and not contrast_later)
+    app.setPalette(dark_palette() if choice == "dark" else light_palette())
+
+
+def apply_contrast(app: QApplication) -> None:
+    """The contrast style :func:`apply` left for later (``contrast_later``), if the palette is still dark."""
+    global _contrast_pending
+    if _contrast_pending:
+        _contrast_pending = False
+        _set_style(app, dark=True)
+
+
+#: a dark palette is in use and its contrast style waits for :func:`apply_contrast`
+_contrast_pending = False
+
+
+#: the style :func:`_set_style` last gave the application: "fusion" or "contrast" (with the app's id)
+_style_set: tuple[int, str] | None = None
+
+
+def application_arguments(argv: list[str]) -> list[str]:
+    """``argv`` with Qt's ``-style Fusion`` added — unless the user chose a style (``QT_STYLE_OVERRIDE``, or a
+    ``-style`` argument)."""
+    import os
+
+    if os.environ.get("QT_STYLE_OVERRIDE") or any(a == "-style" or a.startswith("-style=") for a in argv):
+        return list(argv)
+    return [*argv, "-style", "Fusion"]
+
+
+def new_application(argv: list[str]) -> QApplication:
+    """The QApplication, made with Fusion as its style by Qt itself (:func:`application_arguments`): a style
+    set with :meth:`QApplication.setStyle` is handed to Python, and PySide6 builds the ``QStyle`` type and
+    its enums for that (≈ 8 ms before the first frame). :func:`apply` knows the style is set."""
+    global _style_set
+    arguments = application_arguments(argv)
+    app = QApplication(arguments)
+    if len(arguments) > len(argv):
+        _style_set = (id(app), "fusion")
+    return app
+
+
+def _set_style(app: QApplication, *, dark: bool) -> None:
+    """Fusion, or Fusion with visible indicators (:class:`~desktop_agent.ui.contrast_style.ContrastStyle`) for a
+    dark palette — unless the user chose a style (``QT_STYLE_OVERRIDE``). Sets it only when it changes: a new
+    style re-polishes every widget."""
+    import os
+
+    global _style_set
+    if os.environ.get("QT_STYLE_OVERRIDE"):
+        return
+    wanted = (id(app), "contrast" if dark else "fusion")
+    if _style_set == wanted:
+        return
+    if dark:
+        from desktop_agent.ui.contrast_style import ContrastStyle
+
+        app.setStyle(ContrastStyle("Fusion"))
+    else:
+        app.setStyle("Fusion")
+    _style_set = wanted
+

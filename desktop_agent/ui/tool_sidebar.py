@@ -22,27 +22,26 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFontDatabase, QImageReader, QKeySequence, QPixmap, QShortcut
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
-    QPlainTextEdit,
     QPushButton,
-    QSplitter,
     QStackedWidget,
     QToolButton,
-    QTreeWidget,
-    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from desktop_agent.ui import icons, theme
 
-if TYPE_CHECKING:  # the event and message models (pydantic) load after the window's first frame
+if TYPE_CHECKING:  # the event and message models (pydantic) load after the window's first frame; the Qt
+    # types of the list and the details with them (PySide6 builds each type, and its enums, when first imported)
+    from PySide6.QtGui import QPixmap
+    from PySide6.QtWidgets import QPlainTextEdit, QSplitter, QTreeWidget, QTreeWidgetItem
+
     from desktop_agent.core.messages import Conversation
     from desktop_agent.core.tools.results import Attachment
 
@@ -156,14 +155,51 @@ class ToolSidebar(QWidget):
 
     COLS = ("Status", "Tool", "Arguments", "Duration")
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, *, details_later: bool = False):
+        """``details_later``: build only the empty sidebar now (what a new window shows) and the list and the
+        details when :meth:`build_details` is called — the main window does, right after its first frame."""
         super().__init__(parent)
         self.setObjectName("toolSidebar")
         self.setAccessibleName("Tool activity")
         self.runs: dict[str, ToolRun] = {}
         self._items: dict[str, QTreeWidgetItem] = {}
+        self._result_full = ""
+        self._details_built = False
 
-        self.tree = QTreeWidget()
+        self.empty = QLabel(
+            "No tool calls yet.\n\nWhen the assistant uses a tool, the call shows up here with its "
+            "arguments, result and duration."
+        )
+        self.empty.setObjectName("toolEmpty")
+        self.empty.setWordWrap(True)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setContentsMargins(24, 24, 24, 24)
+
+        # empty: one friendly message; with calls: the list above the details
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.empty)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(8, 6, 8, 8)
+        lay.addWidget(self.stack)
+
+        self._timer = QTimer(self)
+        self._timer.setInterval(100)
+        self._timer.timeout.connect(self._tick)
+
+        if details_later:
+            self._restyle_empty()
+        else:
+            self.build_details()
+
+    def build_details(self) -> None:
+        """The list of calls and the details below it (idempotent)."""
+        if self._details_built:
+            return
+        self._details_built = True
+        from PySide6.QtGui import QFontDatabase
+        from PySide6.QtWidgets import QHeaderView, QPlainTextEdit, QSplitter, QTreeWidget
+
+        self.tree: QTreeWidget = QTreeWidget()
         self.tree.setAccessibleName("Tool calls")
         self.tree.setColumnCount(len(self.COLS))
         self.tree.setHeaderLabels(list(self.COLS))
@@ -180,22 +216,13 @@ class ToolSidebar(QWidget):
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.currentItemChanged.connect(self._on_current)
 
-        self.empty = QLabel(
-            "No tool calls yet.\n\nWhen the assistant uses a tool, the call shows up here with its "
-            "arguments, result and duration."
-        )
-        self.empty.setObjectName("toolEmpty")
-        self.empty.setWordWrap(True)
-        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty.setContentsMargins(24, 24, 24, 24)
-
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-        self.args_view = QPlainTextEdit()
+        self.args_view: QPlainTextEdit = QPlainTextEdit()
         self.args_view.setReadOnly(True)
         self.args_view.setFont(mono)
         self.args_view.setAccessibleName("Tool call arguments")
         self.args_view.setPlaceholderText("Select a tool call to see its arguments.")
-        self.result_view = QPlainTextEdit()
+        self.result_view: QPlainTextEdit = QPlainTextEdit()
         self.result_view.setReadOnly(True)
         self.result_view.setFont(mono)
         self.result_view.setAccessibleName("Tool call result")
@@ -211,7 +238,6 @@ class ToolSidebar(QWidget):
         self.copy_args = self._copy_button("Copy arguments", self.args_view.toPlainText)
         # the whole result, not the (possibly cut) text shown
         self.copy_result = self._copy_button("Copy result", lambda: self._result_full)
-        self._result_full = ""
         self.cancel_call = QPushButton("Cancel call")
         self.cancel_call.setObjectName("cancelToolCall")
         self.cancel_call.setAccessibleName("Cancel this tool call")
@@ -236,24 +262,15 @@ class ToolSidebar(QWidget):
         self.attachments_view = AttachmentStrip()
         dl.addWidget(self.attachments_view)
 
-        self.split = QSplitter(Qt.Orientation.Vertical)
+        self.split: QSplitter = QSplitter(Qt.Orientation.Vertical)
         self.split.setChildrenCollapsible(False)
         self.split.addWidget(self.tree)
         self.split.addWidget(details)
         self.split.setStretchFactor(0, 2)
         self.split.setStretchFactor(1, 3)
         self.tree.setMinimumHeight(90)
-        # empty: one friendly message; with calls: the list above the details
-        self.stack = QStackedWidget()
-        self.stack.addWidget(self.empty)
         self.stack.addWidget(self.split)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(8, 6, 8, 8)
-        lay.addWidget(self.stack)
 
-        self._timer = QTimer(self)
-        self._timer.setInterval(100)
-        self._timer.timeout.connect(self._tick)
         self.restyle()
 
     # ---- building blocks
@@ -278,9 +295,15 @@ class ToolSidebar(QWidget):
         b.clicked.connect(lambda: QApplication.clipboard().setText(text()))
         return b
 
-    def restyle(self) -> None:
+    def _restyle_empty(self) -> theme.Theme:
         th = theme.current()
         self.empty.setStyleSheet(f"color: {th.muted};")
+        return th
+
+    def restyle(self) -> None:
+        th = self._restyle_empty()
+        if not self._details_built:
+            return
         # a soft selection keeps the coloured status readable
         sel = theme.mix(th.base, th.accent, 0.30 if th.dark else 0.16).name()
         self.tree.setStyleSheet(
@@ -408,6 +431,8 @@ class ToolSidebar(QWidget):
 
     # ---- rows
     def _add(self, run: ToolRun) -> None:
+        from PySide6.QtWidgets import QTreeWidgetItem
+
         self.runs[run.call_id] = run
         item = QTreeWidgetItem()
         item.setData(0, Qt.ItemDataRole.UserRole, run.call_id)
@@ -555,6 +580,9 @@ class AttachmentStrip(QWidget):
 
 def _thumbnail(att: Attachment) -> tuple[QPixmap | None, str]:
     """The image of ``att`` read at thumbnail size (a big one is never decoded whole), or None and why not."""
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+    from PySide6.QtGui import QImageReader, QPixmap
+
     buffer = QBuffer()
     buffer.setData(QByteArray(_decoded(att.data)))
     buffer.open(QIODevice.OpenModeFlag.ReadOnly)

@@ -87,3 +87,17 @@ def confirm_stop(qtbot, window) -> None:
     """Answer "Stop and …" to the question New chat / opening a chat asks while an answer is written."""
     qtbot.waitUntil(lambda: window.confirm_stop is not None, timeout=3000)
     window.confirm_stop.stop_button.click()
+
+
+@pytest.fixture
+def view(qtbot):
+    """A chat view, 900 × 700, shown (the streaming and rendering tests)."""
+    from desktop_agent.ui.chat.view import ChatView
+
+    v = ChatView()
+    v.resize(900, 700)
+    v.show()
+    qtbot.waitExposed(v)
+    yield v
+    v.close()
+    v.deleteLater()

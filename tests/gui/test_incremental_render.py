@@ -12,7 +12,6 @@ from desktop_agent.ui import markdown
 from desktop_agent.ui.agent_runner import TurnEnded, TurnStarted
 from desktop_agent.ui.chat.parts import TextPart
 from desktop_agent.ui.chat.turn import AssistantTurn
-from desktop_agent.ui.chat.view import ChatView
 
 TRICKY = """# Plan
 
@@ -59,17 +58,6 @@ console.log(late);
 Last words."""
 
 
-@pytest.fixture
-def view(qtbot):
-    v = ChatView()
-    v.resize(900, 700)
-    v.show()
-    qtbot.waitExposed(v)
-    yield v
-    v.close()
-    v.deleteLater()
-
-
 def _chunks(text: str, size: int) -> list[str]:
     return [text[i:i + size] for i in range(0, len(text), size)]
 
@@ -87,13 +75,13 @@ def _full(view, text: str) -> TextPart:
 
 def _stream(view, text: str, size: int, monkeypatch) -> tuple[TextPart, list[int]]:
     rendered: list[int] = []
-    real = markdown.render_fragment
+    real = markdown.render_tokens
 
-    def counting(src, *args, **kwargs):
-        rendered.append(len(src))
-        return real(src, *args, **kwargs)
+    def counting(tokens, *args, **kwargs):
+        rendered.append(len(markdown.source_of(tokens)))
+        return real(tokens, *args, **kwargs)
 
-    monkeypatch.setattr(markdown, "render_fragment", counting)
+    monkeypatch.setattr(markdown, "render_tokens", counting)
     view.handle(TurnStarted(1, "c", "q"))
     live = view.live
     for chunk in _chunks(text, size):
@@ -101,7 +89,7 @@ def _stream(view, text: str, size: int, monkeypatch) -> tuple[TextPart, list[int
         live.flush(force=True)  # one frame per chunk
     view.handle(AnswerFinished(Message(role="assistant", content=text)))
     view.handle(TurnEnded(1, "finished"))
-    monkeypatch.setattr(markdown, "render_fragment", real)
+    monkeypatch.setattr(markdown, "render_tokens", real)
     (part,) = _text_parts(live)
     return part, rendered
 

@@ -127,11 +127,13 @@ def test_the_first_frame_is_the_window_frame_and_nothing_moves_after_it(staged_w
     w = staged_window(check_server=False)
     first: list = []
     w.winId()  # the native window now: this test's look at the first frame comes before the window's own
-    after_first_frame(w, lambda: first.append((w._built, w.settings, _layout(w), w.grab())))
+    after_first_frame(w, lambda: first.append((w._built, w.settings, _layout(w), w.grab(),
+                                               w.sidebar._details_built)))
     w.show()
     qtbot.waitUntil(lambda: w.ready, timeout=10_000)
-    built, settings_then, layout_then, frame = first[0]
+    built, settings_then, layout_then, frame, sidebar_details = first[0]
     assert built is False and not isinstance(settings_then, Settings)  # painted before the schema was loaded
+    assert sidebar_details is False and w.sidebar._details_built  # its list and details: after the first frame
     assert frame.width() >= 1000 and frame.height() >= 700
     assert isinstance(w.settings, Settings) and w.settings.openai.model == "local-model"
     assert w.model_combo.currentText() == "local-model" and w.backend_combo.currentData() == "openai"

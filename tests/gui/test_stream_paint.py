@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import statistics
 
-import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QObject
 from PySide6.QtGui import QImage, QRegion
 from PySide6.QtWidgets import QApplication
@@ -40,17 +39,6 @@ def _answer(sections: int = 14) -> list[str]:
             word = ""
         word += ch
     return [*tokens, word]
-
-
-@pytest.fixture
-def view(qtbot):
-    v = ChatView()
-    v.resize(900, 700)
-    v.show()
-    qtbot.waitExposed(v)
-    yield v
-    v.close()
-    v.deleteLater()
 
 
 def _frame(view: ChatView, tokens: list[str]) -> None:

@@ -41,14 +41,13 @@ def _random_code(rnd: random.Random) -> str:
 
 
 @pytest.fixture
-def view(qtbot):
-    v = ChatView()
-    v.resize(900, 700)
-    v.show()
-    qtbot.waitExposed(v)
-    yield v
-    v.close()
-    v.deleteLater()
+def renders(monkeypatch) -> list[str]:
+    """The text of each markdown render from now on."""
+    seen: list[str] = []
+    real = markdown.render_tokens
+    monkeypatch.setattr(markdown, "render_tokens",
+                        lambda tokens, *a, **k: seen.append(markdown.source_of(tokens)) or real(tokens, *a, **k))
+    return seen
 
 
 def _fresh(view: ChatView, text: str) -> tuple[str, list[str]]:
@@ -65,10 +64,7 @@ def _fresh(view: ChatView, text: str) -> tuple[str, list[str]]:
     return html, codes
 
 
-def test_plain_words_are_appended_without_rendering(view, monkeypatch):
-    renders: list[str] = []
-    real = markdown.render_fragment
-    monkeypatch.setattr(markdown, "render_fragment", lambda src, *a, **k: renders.append(src) or real(src, *a, **k))
+def test_plain_words_are_appended_without_rendering(view, renders):
     view.handle(TurnStarted(1, "c", "q"))
     live = view.live
     view.handle(TextDelta("## Step one\n\nThe app reads a **file** today"))
@@ -105,10 +101,7 @@ def test_every_frame_shows_what_a_render_shows(view, seed):
         assert part.codes == codes  # what a code block's Copy copies
 
 
-def test_code_streamed_into_an_open_fence_is_inserted_without_rendering(view, monkeypatch):
-    renders: list[str] = []
-    real = markdown.render_fragment
-    monkeypatch.setattr(markdown, "render_fragment", lambda src, *a, **k: renders.append(src) or real(src, *a, **k))
+def test_code_streamed_into_an_open_fence_is_inserted_without_rendering(view, renders):
     view.handle(TurnStarted(1, "c", "q"))
     live = view.live
     view.handle(TextDelta("Here:\n\n```python\ndef f(x):\n"))

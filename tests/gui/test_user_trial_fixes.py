@@ -325,9 +325,9 @@ def test_radio_buttons_and_check_boxes_are_visible_on_the_dark_palette(qtbot):
     window (Fusion outlines indicators with Window.darker()): an unchecked option could not be seen."""
     from PySide6.QtWidgets import QCheckBox, QRadioButton
 
-    from desktop_agent.ui import theme
+    from desktop_agent.ui.contrast_style import ContrastStyle
 
-    style = theme.ContrastStyle("Fusion")
+    style = ContrastStyle("Fusion")
     for cls in (QRadioButton, QCheckBox):
         assert _indicator_contrast(qtbot, cls, style) >= 3.0, cls.__name__
 

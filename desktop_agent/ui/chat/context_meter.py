@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMessageBox, QProgressBar, QToolButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QToolButton, QWidget
 
 if TYPE_CHECKING:  # the message models (pydantic) load after the window's first frame; the meter is in it
     from desktop_agent.core.events import ContextUsage
@@ -112,6 +112,8 @@ def oversized(text: str, system_prompt: str, window: int | None) -> int | None:
 
 def confirm_oversized(parent: QWidget, tokens: int, window: int) -> bool:
     """Ask before sending a message that cannot fit: True = send anyway."""
+    from PySide6.QtWidgets import QMessageBox  # (its type is built on first use: not for the first frame)
+
     box = QMessageBox(QMessageBox.Icon.Warning, "Message too long for the model",
                       f"This message is about {tokens:,} tokens; the model's context window holds {window:,} "
                       "(with room for the answer). The model would miss part of it.", parent=parent)
