@@ -277,16 +277,37 @@ def _line(block) -> int:
 
 def _past_empty(tokens: list, top: list[int], k: int) -> int:
     """The first open top-level block (an index of ``top``, the top-level blocks' token indexes), given that
-    block ``k`` is open: the blocks before it that end in an empty one (a quote or list item holding nothing)
-    stay open too — their empty last block would take the format of the fragment rendered after it."""
-    while k > 0:
-        j = top[k] - 1
-        while j >= 0 and tokens[j].nesting == -1:
-            j -= 1
-        if j == top[k] - 1 or j < 0 or tokens[j].nesting != 1:
-            break
-        k -= 1
+    block ``k`` is open: the blocks before it that end in a block with no text (a rule, a quote or list item
+    holding nothing, a paragraph of spaces such as U+00A0) stay open too — that empty last block would take
+    the format of the fragment rendered after it (a rule lost, margins changed)."""
+    while k > 0 and (_ends_empty(tokens, top[k - 1], top[k])
+                     or (tokens[top[k]].type == "hr" and _ends_in_table(tokens, top[k - 1], top[k]))):
+        k -= 1  # (a rule after a table, a code block's too, would take the empty block Qt keeps after it)
     return k
+
+
+def _ends_in_table(tokens: list, begin: int, end: int) -> bool:
+    """The top-level block of ``tokens[begin:end]`` ends in a table or a code block (shown as a table)."""
+    j = end - 1
+    while j >= begin:
+        if tokens[j].type in ("table_close", "fence", "code_block"):
+            return True
+        if tokens[j].nesting != -1:
+            return False
+        j -= 1
+    return False
+
+
+def _ends_empty(tokens: list, begin: int, end: int) -> bool:
+    """The top-level block of ``tokens[begin:end]`` ends in a block with no text."""
+    if tokens[begin].type == "hr":
+        return True
+    j = end - 1
+    while j > begin and tokens[j].nesting == -1:
+        j -= 1
+    if j == end - 1:
+        return False
+    return tokens[j].nesting == 1 or (tokens[j].type == "inline" and not tokens[j].content.strip())
 
 
 def _may_take_more(block, next_line: int) -> bool:

@@ -157,6 +157,11 @@ def test_appends_as_text_refuses_what_would_change_the_render():
     ["d\n>\n!\n>$", " "],
     ["~\n>\nd\n1. c", "\u0301"],
     ["x\n\n- a\n-\n\ny\n1. b", "c"],  # a list whose last item is empty
+    ["(\n\n---\n\n>", " "],  # a rule before an empty quote: the rule stays on screen
+    ["1. x\n---\n\nj", "\n"],
+    ["# _\n\xa0\n```\n", "```\n"],  # a paragraph of U+00A0 only
+    ["~~~\n~~~\n---", "\na\n```\n"],  # a rule after a code block
+    [">```\n---\n", "1\n\nb"],
 ])
 def test_frames_at_tricky_boundaries_show_what_a_render_shows(view, chunks):
     view.handle(TurnStarted(1, "c", "q"))
