@@ -260,14 +260,54 @@ def parse_growing(text: str) -> tuple[Split, list, int] | None:
         # the last block starts on a line not ended yet: more of that line may make it part of the block
         # before ("- a\n---" is a list and a rule, "- a\n--- b" one list item; "1. a\n\n2" + ". b" one list),
         # so that one is open too
-        assert before.map is not None
-        return Split(starts[before.map[0]], last.type == "fence", last.type), tokens, top[-2]
+        first = top[_past_empty(tokens, top, len(top) - 2)]
+        return Split(starts[_line(tokens[first])], last.type == "fence", last.type), tokens, first
     if last.type == "fence":
         closing = text[starts[end - 1]:starts[end] - 1] if end < len(starts) else None  # None: no line end yet
         if end - begin >= 2 and closing is not None and _is_closing_fence(closing, last.markup):
             return Split(starts[end], False), tokens, len(tokens)
-        return Split(starts[begin], True, last.type), tokens, top[-1]
-    return Split(starts[begin], False, last.type), tokens, top[-1]
+    first = top[_past_empty(tokens, top, len(top) - 1)]
+    return Split(starts[_line(tokens[first])], last.type == "fence", last.type), tokens, first
+
+
+def _line(block) -> int:
+    assert block.map is not None
+    return int(block.map[0])
+
+
+def _past_empty(tokens: list, top: list[int], k: int) -> int:
+    """The first open top-level block (an index of ``top``, the top-level blocks' token indexes), given that
+    block ``k`` is open: the blocks before it that end in a block with no text (a rule, a quote or list item
+    holding nothing, a paragraph of spaces such as U+00A0) stay open too — that empty last block would take
+    the format of the fragment rendered after it (a rule lost, margins changed)."""
+    while k > 0 and (_ends_empty(tokens, top[k - 1], top[k])
+                     or (tokens[top[k]].type == "hr" and _ends_in_table(tokens, top[k - 1], top[k]))):
+        k -= 1  # (a rule after a table, a code block's too, would take the empty block Qt keeps after it)
+    return k
+
+
+def _ends_in_table(tokens: list, begin: int, end: int) -> bool:
+    """The top-level block of ``tokens[begin:end]`` ends in a table or a code block (shown as a table)."""
+    j = end - 1
+    while j >= begin:
+        if tokens[j].type in ("table_close", "fence", "code_block"):
+            return True
+        if tokens[j].nesting != -1:
+            return False
+        j -= 1
+    return False
+
+
+def _ends_empty(tokens: list, begin: int, end: int) -> bool:
+    """The top-level block of ``tokens[begin:end]`` ends in a block with no text."""
+    if tokens[begin].type == "hr":
+        return True
+    j = end - 1
+    while j > begin and tokens[j].nesting == -1:
+        j -= 1
+    if j == end - 1:
+        return False
+    return tokens[j].nesting == 1 or (tokens[j].type == "inline" and not tokens[j].content.strip())
 
 
 def _may_take_more(block, next_line: int) -> bool:
@@ -317,7 +357,7 @@ def _open_code(code: str) -> str:
     """The code of a fence open at the end of the text, as a render takes it (``_code_table``): without its
     last line end, nor a last line of spaces not ended yet (markdown-it drops it)."""
     last = code[code.rfind("\n") + 1:]
-    if last.isspace():
+    if last and not last.strip(" \t"):  # only spaces and tabs make a blank line (not e.g. U+00A0 or U+3000)
         code = code[:len(code) - len(last)]
     return code.removesuffix("\n")
 
@@ -344,7 +384,9 @@ def appends_as_text(open_text: str, open_kind: str, more: str) -> bool:
         return False
     if not any(ch.isalpha() for ch in line):  # "- 1" + ". x" is a new list; "--" + "-" a rule
         return False
-    if "  " in more or (")" in more and "](" in line):  # spaces fold into one; ")" may close a link
+    # spaces fold into one; ")" may close a link, whose "](" may be on an earlier line of the block
+    # ("[a](\nb" + ")", a title over two lines)
+    if "  " in more or (")" in more and "](" in open_text):
         return False
     return all(_plain_char(ch) for ch in more)
 

@@ -156,3 +156,56 @@ def test_appends_as_text_refuses_what_would_change_the_render():
     assert code("```py", "thon\n") is None  # the language is not known yet
     assert code("```py\na", "\n``") is None  # may close the fence
     assert code("  ```\n  a", "b") is None  # an indented fence's lines lose that indentation
+
+
+@pytest.mark.parametrize("chunks", [
+    ["See [a](\nhttps://x.org", ")", " after"],  # a link's destination on the line after its "]("
+    ['[a](https://x.org "a title\nover two lines', '")'],  # a title over two lines
+    ["![img](\nb", ")"],
+    ["```\na\n", "\xa0"],  # a last code line of U+00A0: not a blank line to markdown-it
+    ["```\na\n", "\u3000", "x"],
+    ["```\na\n", "\x0c"],
+    # finished blocks that hold no text (an empty quote, an empty list item) before the open ones
+    [">\nd\n1. d ", "c"],
+    ["*\n1. a\n", "b"],
+    [">\n!\n>$", " "],
+    ["\u2028\n1. c\n", "o"],
+    ["c\n>\nd\n1. d ", "c"],  # (after a paragraph)
+    ["d\n>\n!\n>$", " "],
+    ["~\n>\nd\n1. c", "\u0301"],
+    ["x\n\n- a\n-\n\ny\n1. b", "c"],  # a list whose last item is empty
+    ["(\n\n---\n\n>", " "],  # a rule before an empty quote: the rule stays on screen
+    ["1. x\n---\n\nj", "\n"],
+    ["# _\n\xa0\n```\n", "```\n"],  # a paragraph of U+00A0 only
+    ["~~~\n~~~\n---", "\na\n```\n"],  # a rule after a code block
+    [">```\n---\n", "1\n\nb"],
+])
+def test_frames_at_tricky_boundaries_show_what_a_render_shows(view, chunks):
+    view.handle(TurnStarted(1, "c", "q"))
+    live = view.live
+    for chunk in chunks:
+        view.handle(TextDelta(chunk))
+        live.flush(force=True)
+        part = next(p for p in live.parts if isinstance(p, TextPart))
+        assert (part.toHtml(), part.codes) == _fresh(view, part.buffer), repr(part.buffer)
+
+
+@pytest.mark.parametrize("chunks", [["Intro\n\n```python\nx = 1\n", "y = 2"], ["Words in a", " line"]])
+def test_text_arriving_with_the_turns_end_is_rendered_as_complete(view, chunks):
+    """The last batch and the turn's end in one go: the open fence gets its highlighting, as a render of the
+    whole answer gives (the quick insert would leave it plain)."""
+    view.handle(TurnStarted(1, "c", "q"))
+    live = view.live
+    view.handle(TextDelta(chunks[0]))
+    live.flush(force=True)
+    view.handle(TextDelta(chunks[1]))
+    live.finish()
+    part = next(p for p in live.parts if isinstance(p, TextPart))
+    whole = TextPart(view.ctx)
+    whole.resize(850, 100)
+    whole.buffer = part.buffer
+    whole.render_text()
+    expected = whole.toHtml(), whole.codes
+    shiboken6.delete(whole.column)
+    assert (part.toHtml(), part.codes) == expected
+    assert not part.unfinished

@@ -213,12 +213,15 @@ class TextPart(AutoHeightBrowser):
         doc = self.document()  # (a new one after a seal)
         if self._doc_end is None or seal:
             doc.setDefaultStyleSheet(md.style_sheet(colors))
-            if not frozen_html:  # nothing finished yet: the whole text is the open block
+            if frozen_html:
+                self.setHtml(frozen_html)
+            # nothing finished yet, or finished blocks that hold no text (an empty quote or list item: the
+            # next fragment would take over their empty block's format): the whole text is the open block
+            if not frozen_html or doc.isEmpty():
                 codes = list(self._frozen_codes)
                 self.setHtml(md.render_tokens(tokens, colors, codes, highlight=highlight))
                 self._set_rendered(buffer, codes, highlight, t0)
                 return
-            self.setHtml(frozen_html)
         else:
             cursor = QTextCursor(doc)
             cursor.setPosition(self._doc_end)
