@@ -276,3 +276,15 @@ def test_jump_to_a_released_message_rebuilds_it(qtbot, view):
     qtbot.waitUntil(lambda: any(type(b).__name__ == "Placeholder" for b in view.blocks), timeout=2000)
     target = view.scroll_to_message(1)  # the first question, released (far above)
     assert isinstance(target, UserBubble) and target.message.content == "question 0"
+
+
+def test_a_tool_chip_shows_an_ampersand_as_it_is(view):
+    """A button takes "&" as its shortcut mark: `ls -la && echo done` showed as `ls -la & echo done`. The
+    chip's text doubles each "&", which a button draws as one."""
+    call = ToolCall(id="c1", name="run_shell_command", arguments={"command": "ls -la && echo done"})
+    view.set_conversation(Conversation(messages=[
+        Message(role="user", content="list"),
+        Message(role="assistant", content="", tool_calls=[call]),
+        Message(role="tool", content="ok", tool_call_id="c1", tool_status="ok", duration_ms=10),
+    ]))
+    assert "ls -la &&&& echo done" in view.blocks[-1].chips["c1"].text()

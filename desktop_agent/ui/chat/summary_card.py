@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolBut
 
 from desktop_agent.core.messages import Message
 from desktop_agent.ui.chat.context import ChatContext
+from desktop_agent.ui.chat.widgets import button_text
 
 
 def summary_title(message: Message) -> str:
@@ -37,7 +38,7 @@ class SummaryCard(QFrame):
         self.toggle.setCheckable(True)
         self.toggle.setArrowType(Qt.ArrowType.RightArrow)
         self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.toggle.setText(summary_title(message))
+        self.toggle.setText(button_text(summary_title(message)))
         self.toggle.setStyleSheet(f"QToolButton {{ border: none; color: {th.text}; font-weight: 600; }}")
         self.toggle.setAccessibleName("Show the summary")
         self.toggle.toggled.connect(self._set_open)

@@ -22,6 +22,12 @@ def repaint_only_changes(widget: QWidget) -> None:
     widget.setAttribute(Qt.WidgetAttribute.WA_StaticContents)
 
 
+def button_text(text: str) -> str:
+    """``text`` as a button shows it letter for letter: a button takes ``&`` as the mark of its shortcut key
+    (``ls && echo`` showed as ``ls & echo``)."""
+    return text.replace("&", "&&")
+
+
 def time_text(ts: float | None) -> str:
     """``HH:MM`` of a message time (now when unknown)."""
     return datetime.fromtimestamp(ts or time.time()).strftime("%H:%M")
@@ -170,7 +176,7 @@ class ToolChip(QToolButton):
             bits.append(dur)
         if self.status not in ("ok", "running"):
             bits.append(label)
-        self.setText("  ·  ".join(bits))
+        self.setText(button_text("  ·  ".join(bits)))
         self.setToolTip(f"{self.name}: {label} — click to see the call in the tool sidebar")
         self.setAccessibleName(f"Tool call {self.name}, {label}, {dur}")
 
