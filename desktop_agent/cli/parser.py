@@ -102,7 +102,7 @@ def add_chat_parser(sub: argparse._SubParsersAction, parents: Sequence[argparse.
                    help="the OpenAI-compatible server needs no API key (local servers on 127.0.0.1 never do)")
     p.add_argument("--timeout", type=_number(0, None, above=True), metavar="SECONDS",
                    help="how long to wait for the server's data, first and next (default: the saved waits, "
-                        "300/60 ollama, 60/60 openai)")
+                        "300 s for the first data, 60 s between data)")
     p.add_argument("--system", metavar="TEXT", help="system prompt")
     p.add_argument("--temperature", type=_number(0, 2), metavar="X", help="sampling temperature, 0 to 2 (default 0)")
     p.add_argument("--max-steps", type=_number(1, 100, integer=True), metavar="N",
