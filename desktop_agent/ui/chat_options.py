@@ -256,11 +256,13 @@ class ChatOptions(QWidget):
         self._row.invalidate()
 
     def _fit(self) -> None:
-        """The least folded strip that fits in the width it has."""
+        """The least folded strip that fits in the width it has, placed now: laid out later, the strip's
+        first paint showed the controls where the hidden labels left gaps, then they snapped left."""
         for level in range(self.FOLDS + 1):
             self._fold(level)
             if self._row.sizeHint().width() <= self.width():
-                return
+                break
+        self._row.activate()
 
     def minimumSizeHint(self) -> QSize:
         hint = super().minimumSizeHint()

@@ -282,3 +282,4 @@ def test_the_tools_menu_that_grows_while_open_stays_on_the_screen(make_window, q
     assert menu.isVisible()
     assert screen.contains(menu.geometry()), (menu.geometry(), screen)
     menu.hide()
+
