@@ -288,3 +288,20 @@ def test_a_tool_chip_shows_an_ampersand_as_it_is(view):
         Message(role="tool", content="ok", tool_call_id="c1", tool_status="ok", duration_ms=10),
     ]))
     assert "ls -la &&&& echo done" in view.blocks[-1].chips["c1"].text()
+
+
+def test_the_typing_dots_come_back_while_the_model_works_on_tool_results(view):
+    """After a tool result nothing showed that the model was still working (the new-user trial); the dots
+    now show until its next text or call."""
+    from desktop_agent.core.events import TextDelta, ToolCallFinished, ToolCallStarted
+    from desktop_agent.ui.agent_runner import TurnStarted
+
+    view.handle(TurnStarted(1, "c", "weather?"))
+    live = view.live
+    assert live.typing.isVisibleTo(live)
+    view.handle(ToolCallStarted("c1", "get_current_weather", {"location": "Paris"}))
+    assert not live.typing.isVisibleTo(live)  # the running chip says what happens
+    view.handle(ToolCallFinished("c1", "get_current_weather", True, "sunny", None, 12.0))
+    assert live.typing.isVisibleTo(live)
+    view.handle(TextDelta("It is sunny."))
+    assert not live.typing.isVisibleTo(live)

@@ -274,6 +274,30 @@ def test_no_surface_runs_an_ask_tool_without_a_decision():
     assert ran == []
 
 
+def test_a_call_s_duration_is_its_run_not_the_wait_for_the_user(monkeypatch):
+    """The sidebar showed 8.4 s for a 0.05 s command: the time the user took to answer counted. The clock here
+    moves only while the user "thinks" (100 s), so the call's duration must be about nothing."""
+    from desktop_agent.core.tools import dispatch as dispatch_module
+
+    now = [1000.0]
+    monkeypatch.setattr(dispatch_module.time, "monotonic", lambda: now[0])
+
+    @tool(requires_approval=True, inline=True)
+    def launch(target: str) -> str:
+        """Launch."""
+        return "launched"
+
+    def user_thinks(_request):
+        now[0] += 100.0
+        return Answer("once")
+
+    reg = ToolRegistry()
+    reg.register(launch)
+    result = reg.dispatch("launch", {"target": "moon"}, chat=ChatPermissions("c", user_thinks))
+    assert result.status == "ok"
+    assert result.duration_ms is not None and result.duration_ms < 1000  # was 100,000 ms: the wait
+
+
 def test_a_denied_call_tells_the_model_why():
     reg = ToolRegistry()
     reg.register(fetch)

@@ -78,10 +78,10 @@ def dispatch_call(
     return a :class:`ToolReply`: its text goes to the model, its attachments (images) only to
     ``ToolResult.attachments``.
     """
-    start = time.monotonic()
+    start = [time.monotonic()]  # restarted once the call is allowed: its duration is its run, not the ask
 
     def elapsed() -> float:
-        return (time.monotonic() - start) * 1000.0
+        return (time.monotonic() - start[0]) * 1000.0
 
     decision: Decision | None = None
 
@@ -119,6 +119,7 @@ def dispatch_call(
         if not decision.allowed:
             return fail(denial_text(name, decision), "denied", args)
         # ---- end of the permission check
+        start[0] = time.monotonic()  # (a wait for the user's answer is not the tool's time)
 
         if cancel is not None and cancel.is_set():
             return fail(f"tool '{name}' was cancelled by the user.", "cancelled", args)

@@ -253,6 +253,7 @@ class AssistantTurn(QFrame):
         self._close_thinking()
         self.flush(final=True)  # the text before a tool call is complete
         self.add_tool(ev.call_id, ev.name, ev.arguments)
+        self.typing.setVisible(False)  # the running chip says what happens
 
     def on_tool_finished(self, ev: ToolCallFinished) -> None:
         status = ev.status or ("ok" if ev.ok else "error")
@@ -261,6 +262,8 @@ class AssistantTurn(QFrame):
         for card in self.approvals:
             if card.request.call_id == ev.call_id:
                 card.settle()
+        if self.live and all(c.status != "running" for c in self.chips.values()):
+            self.typing.setVisible(True)  # the model works on the results: the dots until its next part
 
     def on_notice(self, text: str) -> None:
         self.notice.setText(text)
