@@ -305,3 +305,31 @@ def test_the_typing_dots_come_back_while_the_model_works_on_tool_results(view):
     assert live.typing.isVisibleTo(live)
     view.handle(TextDelta("It is sunny."))
     assert not live.typing.isVisibleTo(live)
+
+
+@pytest.mark.parametrize("dark", [False, True])
+def test_an_answer_s_text_is_drawn_on_the_bubble_s_colour(view, dark):
+    """A text view paints its own background (nothing behind it repaints); it painted the palette's base
+    colour — white strips on the light grey bubble — where the bubble's colour belongs."""
+    from PySide6.QtGui import QColor
+
+    from desktop_agent.ui import theme
+    from desktop_agent.ui.chat.parts import TextPart
+
+    app = QApplication.instance()
+    original = app.palette()
+    try:
+        app.setPalette(theme.dark_palette() if dark else theme.light_palette())
+        view.restyle()
+        view.set_conversation(Conversation(messages=[
+            Message(role="user", content="hi"), Message(role="assistant", content="Short line.")]))
+        turn = view.blocks[-1]
+        part = next(p for p in turn.parts if isinstance(p, TextPart))
+        QApplication.processEvents()
+        image = turn.grab().toImage()
+        spot = part.mapTo(turn, part.rect().center())
+        spot.setX(turn.width() - 40)  # right of the short line, inside the text view
+        assert image.pixelColor(spot) == QColor(view.ctx.theme.assistant_bubble)
+    finally:
+        app.setPalette(original)
+        view.restyle()

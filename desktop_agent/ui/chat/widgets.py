@@ -7,7 +7,7 @@ import time
 from datetime import datetime
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QColor, QPalette, QTextDocument, QTextOption
+from PySide6.QtGui import QColor, QPainter, QTextDocument, QTextOption
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
 from desktop_agent.ui import icons
@@ -45,6 +45,7 @@ class AutoHeightBrowser(QTextBrowser):
         #: pixels added under the text (a sealed chunk keeps its last block's bottom margin, which Qt leaves
         #: out of a document's height)
         self.extra_height: float = 0
+        self._fill: QColor | None = None  # the background it paints itself (:meth:`fill`)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -80,13 +81,20 @@ class AutoHeightBrowser(QTextBrowser):
     def fill(self, color: str) -> None:
         """Paint the text's background in ``color`` (the colour behind it) instead of leaving it transparent:
         an opaque text view is repainted alone, where a transparent one makes each widget behind it (turn,
-        column, chat) repaint the same area first — a streaming answer repaints its last lines every frame."""
+        column, chat) repaint the same area first — a streaming answer repaints its last lines every frame.
+        Painted by :meth:`paintEvent` (a palette colour would be replaced by the chat's style sheet's)."""
+        self._fill = QColor(color)
         vp = self.viewport()
-        pal = vp.palette()
-        pal.setColor(QPalette.ColorRole.Base, QColor(color))
-        vp.setPalette(pal)
-        vp.setAutoFillBackground(True)
-        self.setStyleSheet("")  # a style sheet of its own would make the viewport transparent again
+        vp.setAutoFillBackground(False)
+        vp.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
+        vp.update()
+
+    def paintEvent(self, event) -> None:
+        if self._fill is not None:
+            painter = QPainter(self.viewport())
+            painter.fillRect(event.rect(), self._fill)
+            painter.end()
+        super().paintEvent(event)
 
     def _fit(self, *_args) -> None:
         h = math.ceil(self.document().size().height() + self.extra_height) + 2 * self.frameWidth()
