@@ -101,3 +101,8 @@ def view(qtbot):
     yield v
     v.close()
     v.deleteLater()
+
+
+def source_of(tokens: list) -> str:
+    """The text of parsed markdown blocks (their inline text and code): what a render was given."""
+    return "".join(t.content for t in tokens if t.content)

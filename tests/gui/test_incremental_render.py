@@ -8,10 +8,11 @@ import pytest
 
 from desktop_agent.core.events import AnswerFinished, TextDelta, ToolCallFinished, ToolCallStarted
 from desktop_agent.core.messages import Message
-from desktop_agent.ui import markdown
+from desktop_agent.ui import markdown, markdown_growth
 from desktop_agent.ui.agent_runner import TurnEnded, TurnStarted
 from desktop_agent.ui.chat.parts import TextPart
 from desktop_agent.ui.chat.turn import AssistantTurn
+from tests.gui.conftest import source_of
 
 TRICKY = """# Plan
 
@@ -78,7 +79,7 @@ def _stream(view, text: str, size: int, monkeypatch) -> tuple[TextPart, list[int
     real = markdown.render_tokens
 
     def counting(tokens, *args, **kwargs):
-        rendered.append(len(markdown.source_of(tokens)))
+        rendered.append(len(source_of(tokens)))
         return real(tokens, *args, **kwargs)
 
     monkeypatch.setattr(markdown, "render_tokens", counting)
@@ -154,13 +155,13 @@ def test_reference_links_fall_back_to_whole_renders(view, monkeypatch):
 
 
 def test_finished_prefix_follows_the_block_map():
-    assert markdown.finished_prefix("para one\n\npara two")[:2] == (len("para one\n\n"), False)
-    assert markdown.finished_prefix("- a\n- b\n\n")[:2] == (0, False)  # a list may go on
-    assert markdown.finished_prefix("x\n\n```py\ncode\n")[:2] == (len("x\n\n"), True)
-    assert markdown.finished_prefix("```py\ncode\n```")[:2] == (0, True)  # the closing line is not ended yet
-    assert markdown.finished_prefix("```py\ncode\n```\n")[:2] == (len("```py\ncode\n```\n"), False)
-    assert markdown.finished_prefix("[a]: http://x\n\ntext") is None
-    assert markdown.finished_prefix("a\r\n\r\nb") is None
+    assert markdown_growth.finished_prefix("para one\n\npara two")[:2] == (len("para one\n\n"), False)
+    assert markdown_growth.finished_prefix("- a\n- b\n\n")[:2] == (0, False)  # a list may go on
+    assert markdown_growth.finished_prefix("x\n\n```py\ncode\n")[:2] == (len("x\n\n"), True)
+    assert markdown_growth.finished_prefix("```py\ncode\n```")[:2] == (0, True)  # the closing line is not ended yet
+    assert markdown_growth.finished_prefix("```py\ncode\n```\n")[:2] == (len("```py\ncode\n```\n"), False)
+    assert markdown_growth.finished_prefix("[a]: http://x\n\ntext") is None
+    assert markdown_growth.finished_prefix("a\r\n\r\nb") is None
 
 
 def test_a_long_answer_seals_finished_blocks_into_chunks_that_look_the_same(qtbot, view, monkeypatch):

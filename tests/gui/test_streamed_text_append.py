@@ -11,10 +11,11 @@ import shiboken6
 
 from desktop_agent.core.events import AnswerFinished, TextDelta
 from desktop_agent.core.messages import Message
-from desktop_agent.ui import markdown
+from desktop_agent.ui import markdown, markdown_growth
 from desktop_agent.ui.agent_runner import TurnStarted
 from desktop_agent.ui.chat.parts import TextPart
 from desktop_agent.ui.chat.view import ChatView
+from tests.gui.conftest import source_of
 
 #: pieces a random answer is made of: words, and everything that starts, ends or changes markdown
 PIECES = [
@@ -47,7 +48,7 @@ def renders(monkeypatch) -> list[str]:
     seen: list[str] = []
     real = markdown.render_tokens
     monkeypatch.setattr(markdown, "render_tokens",
-                        lambda tokens, *a, **k: seen.append(markdown.source_of(tokens)) or real(tokens, *a, **k))
+                        lambda tokens, *a, **k: seen.append(source_of(tokens)) or real(tokens, *a, **k))
     return seen
 
 
@@ -137,7 +138,7 @@ def test_code_that_comes_with_the_end_of_the_answer_is_highlighted(view):
 
 
 def test_appends_as_text_refuses_what_would_change_the_render():
-    ok = markdown.appends_as_text
+    ok = markdown_growth.appends_as_text
     assert ok("The app reads", "paragraph_open", " a file, and says so.")
     assert not ok("The app reads", "paragraph_open", " a *file")  # emphasis
     assert not ok("The app reads", "fence", " more")  # code is not a line of text
@@ -149,7 +150,7 @@ def test_appends_as_text_refuses_what_would_change_the_render():
     assert not ok("ends in a space ", "paragraph_open", "x")  # a render drops it
     assert not ok("a", "paragraph_open", " two  spaces")  # folded into one by a render
     assert ok("A [link](http://x) and", "paragraph_open", " more")
-    code = markdown.appends_to_fence
+    code = markdown_growth.appends_to_fence
     assert code("```py\na = 1\n", "b = 2") == ("a = 1", "\nb = 2", "a = 1\nb = 2")
     assert code("```py\na = 1", "\n") == ("a = 1", "", "a = 1")  # a <pre> shows no last line end
     assert code("```py\na\n", "\n") == ("a", "", "a\n")  # the empty line shows once more follows

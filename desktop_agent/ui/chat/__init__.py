@@ -28,7 +28,7 @@ Performance (long chats, fast streams):
   rendered: finished blocks are rendered once, and a long answer's finished blocks move into sealed chunks
   of their own (:class:`~.parts.SealedText`), so a frame costs the same at 1,000 and at 20,000 tokens; plain
   words on the open block's last line, and code in an open fence, are inserted as text without a render
-  (``markdown.appends_as_text``, ``markdown.appends_to_fence``). The result is the same document as a full
+  (``markdown_growth.appends_as_text``, ``markdown_growth.appends_to_fence``). The result is the same document as a full
   render (tests compare every frame of random streams with a fresh render).
 - A frame repaints only what changed: the growing widgets repaint only the area a resize uncovers
   (``widgets.repaint_only_changes``), a turn its rounded bottom edge, text views paint their own opaque

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,19 +12,27 @@ from PySide6.QtWidgets import QWidget
 
 from desktop_agent.ui.theme import Theme
 
-_markdown: Any = None
+_loaded: dict[str, Any] = {}
+
+
+def _lazy(name: str) -> Any:
+    """Module ``name``, imported on first use and kept, so that a streaming frame does not go through the
+    import machinery (and its lock, which a thread importing meanwhile holds)."""
+    module = _loaded.get(name)
+    if module is None:
+        module = _loaded[name] = importlib.import_module(name)
+    return module
 
 
 def markdown_module():
     """:mod:`desktop_agent.ui.markdown`, imported on first use (it pulls in the markdown parser and
-    Pygments, which start-up should not pay for); kept, so that a streaming frame does not go through the
-    import machinery (and its lock, which a thread importing meanwhile holds)."""
-    global _markdown
-    if _markdown is None:
-        from desktop_agent.ui import markdown
+    Pygments, which start-up should not pay for)."""
+    return _lazy("desktop_agent.ui.markdown")
 
-        _markdown = markdown
-    return _markdown
+
+def markdown_growth():
+    """:mod:`desktop_agent.ui.markdown_growth` (what of a streaming answer is finished), on first use."""
+    return _lazy("desktop_agent.ui.markdown_growth")
 
 
 def markdown_colors(th: Theme):

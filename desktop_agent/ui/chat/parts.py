@@ -1,7 +1,7 @@
 """The streamed parts of an assistant turn: a markdown text part and the collapsed thinking section.
 
 A streaming :class:`TextPart` renders incrementally (:meth:`TextPart.render_live`): the finished top-level
-blocks at the start of its text (``markdown.finished_prefix``) are rendered once and stay in the document;
+blocks at the start of its text (``markdown_growth.finished_prefix``) are rendered once and stay in the document;
 each frame replaces only what follows them — the open block — so a frame costs the same at 1,000 and at
 20,000 tokens. An open code fence is shown unhighlighted until it closes. The document then is the same as
 a full render of the text (``tests/gui/test_incremental_render.py`` compares them).
@@ -24,7 +24,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QApplication, QLayout, QToolButton, QVBoxLayout, QWidget
 
 from desktop_agent.ui import icons, theme
-from desktop_agent.ui.chat.context import ChatContext, markdown_module
+from desktop_agent.ui.chat.context import ChatContext, markdown_growth, markdown_module
 from desktop_agent.ui.chat.widgets import AutoHeightBrowser, repaint_only_changes
 
 #: the shortest interval (ms) between two renders of a streaming text part (≈ 30 fps)
@@ -91,7 +91,7 @@ class TextPart(AutoHeightBrowser):
         self.sealed: list[SealedText] = []
         self._sealed_len = 0
         #: the open block (buffer[_open_at:]) and its kind, as the last render found them: more plain text
-        #: for it is inserted as text (``markdown.appends_as_text``), without rendering the block again
+        #: for it is inserted as text (``markdown_growth.appends_as_text``), without rendering the block again
         self._open_at = 0
         self._open_kind = ""
         self.document().setUndoRedoEnabled(False)  # frames edit the document: keep no undo history
@@ -192,10 +192,11 @@ class TextPart(AutoHeightBrowser):
         if len(buffer) > PLAIN_TEXT_LIMIT or self._copied is not None or not buffer.startswith(frozen):
             self.render_text()
             return
-        if not final and self._append_text(buffer, md):  # (a final render highlights an open fence)
+        grow = markdown_growth()
+        if not final and self._append_text(buffer, grow):  # (a final render highlights an open fence)
             return
         tail = buffer[self._frozen_len:]
-        parsed = md.parse_growing(tail)
+        parsed = grow.parse_growing(tail)
         if parsed is None:
             self.render_text()
             return
@@ -238,20 +239,20 @@ class TextPart(AutoHeightBrowser):
             self._append_fragment(md.render_tokens(tokens[cut:], colors, codes, highlight=highlight))
         self._set_rendered(buffer, codes, highlight, t0)
 
-    def _append_text(self, buffer: str, md) -> bool:
+    def _append_text(self, buffer: str, grow) -> bool:
         """The quick frame: what came since the last render only lengthens the open block's last line with
-        plain text (``markdown.appends_as_text``), so it is inserted as text at the end of the document, in
+        plain text (``markdown_growth.appends_as_text``), so it is inserted as text at the end of the document, in
         the format the text ends in. False (nothing done) when the block must be rendered again."""
         done = self._rendered
         if done is None or not self._open_kind or not buffer.startswith(done) or len(done) <= self._open_at:
             return False
         more = buffer[len(done):]
         if self._open_kind == "fence":
-            return self._append_code(buffer, md.appends_to_fence(done[self._open_at:], more))
-        if not md.appends_as_text(done[self._open_at:], self._open_kind, more):
+            return self._append_code(buffer, grow.appends_to_fence(done[self._open_at:], more))
+        if not grow.appends_as_text(done[self._open_at:], self._open_kind, more):
             return False
         doc = self.document()
-        if not doc.lastBlock().text().endswith(md.last_word(done)):
+        if not doc.lastBlock().text().endswith(grow.last_word(done)):
             return False  # the document does not end in that text (e.g. a table's last cell): render
         t0 = time.perf_counter()
         cursor = QTextCursor(doc)
@@ -261,7 +262,7 @@ class TextPart(AutoHeightBrowser):
         return True
 
     def _append_code(self, buffer: str, change: tuple[str, str, str] | None) -> bool:
-        """The quick frame of an open code fence (``change``: ``markdown.appends_to_fence``): its new code
+        """The quick frame of an open code fence (``change``: ``markdown_growth.appends_to_fence``): its new code
         (lines too) is inserted as text after the code shown, inside the code block's table (the document's
         last block is the empty one after the table)."""
         doc = self.document()
