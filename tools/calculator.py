@@ -136,7 +136,8 @@ def calculator(
                           "sin, cos, round, factorial; constants pi and e."),
     ],
 ) -> str:
-    """Evaluate an arithmetic expression and return the result as text.
+    """Evaluate an arithmetic expression — a sum, product, percentage, power, square root — and return the
+    result as text.
 
     Use it for any calculation instead of computing in your head. Angles for sin, cos and tan are in
     radians (use radians(x) to convert degrees).

@@ -43,9 +43,9 @@ def today(
                           "Leave it out for the user's own time zone."),
     ] = None,
 ) -> dict:
-    """Get the current date and time, with the time zone.
+    """Get the current date and the time now, with the time zone.
 
-    Use it for any question about today's date, the day of the week, or the current time.
+    Use it for any question about today's date, the day of the week today, or the time now.
     Returns the ISO 8601 timestamp and a human-readable sentence.
     """
     zone: dt.tzinfo | None = None
@@ -79,7 +79,7 @@ def today(
 def day_of_week(
     date: Annotated[str, Field(description="A calendar date as YYYY-MM-DD, e.g. '2024-02-29'.")],
 ) -> str:
-    """Tell which day of the week a date falls on (Monday to Sunday).
+    """Tell which day of the week (the weekday, Monday to Sunday) a date falls on.
 
     Dates follow the proleptic Gregorian calendar, years 1 to 9999.
     """

@@ -115,12 +115,20 @@ def run_turn(session: ChatSession, text: str, *, events: bool, out: TextIO | Out
     code = EXIT_FAILED
     printed = ""  # answer text written so far in the current model call (terminal only)
     stopped_at: float | None = None
+    sent: tuple[float, ev.RequestSent] | None = None  # the model call waiting for its first data
     with _SigintCancels(cancel):
         worker.start()
         while True:
             try:
                 item = q.get(timeout=0.1)
             except queue.Empty:
+                if sent is not None and time.monotonic() - sent[0] >= sent[1].QUIET_S and not cancel.is_set():
+                    if notices_shown and not events:
+                        if printed:
+                            out.write("\n")
+                            printed = ""
+                        write_line(err, f"[{sent[1].waiting_text()}]")
+                    sent = None
                 if out.closed and not cancel.is_set():
                     cancel.set()  # nobody reads the answer any more
                 if cancel.is_set():
@@ -136,6 +144,7 @@ def run_turn(session: ChatSession, text: str, *, events: bool, out: TextIO | Out
                 continue
             if item is done:
                 break
+            sent = (time.monotonic(), item) if isinstance(item, ev.RequestSent) else None
             if isinstance(item, BaseException):
                 write_line(err, f"desktop-agent: internal error: {type(item).__name__}: {item}")
                 code = EXIT_FAILED
@@ -165,6 +174,8 @@ def run_turn(session: ChatSession, text: str, *, events: bool, out: TextIO | Out
                     retries += 1
                 elif not events:
                     write_line(err, f"[{item.text}]")
+            elif isinstance(item, ev.ToolsOffered) and not events and err.isatty() and item.names:
+                write_line(err, f"[tools offered: {', '.join(item.names)} — {item.reason}]")
             elif isinstance(item, ev.ToolCallStarted) and not events and err.isatty():
                 write_line(err, f"[tool] {item.name}({json.dumps(item.arguments, ensure_ascii=False)})")
             elif isinstance(item, ev.ChatCompacted):

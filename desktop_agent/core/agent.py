@@ -37,6 +37,7 @@ import weakref
 from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
+from desktop_agent.core.answer import answer_request, results_answer, turn_results
 from desktop_agent.core.backends.base import ChatBackend
 from desktop_agent.core.capabilities import (
     LEARNED,
@@ -65,11 +66,13 @@ from desktop_agent.core.events import (
     Event,
     MessageAdded,
     Notice,
+    RequestSent,
     TextDelta,
     ThinkingDelta,
     ToolCallFinished,
     ToolCallProgress,
     ToolCallStarted,
+    ToolsOffered,
     TurnCancelled,
     TurnFailed,
 )
@@ -80,6 +83,7 @@ from desktop_agent.core.streams import run_reporting
 from desktop_agent.core.textcalls import JsonToolCallGate
 from desktop_agent.core.thinktags import MOVED, TEXT, THINKING, Piece, ThinkSplitter, looks_like_reasoning_model
 from desktop_agent.core.tokens import CALIBRATION, Calibration, estimate_tools
+from desktop_agent.core.tools.relevance import Relevant, relevant_tools
 
 if TYPE_CHECKING:
     from desktop_agent.core.tools.permissions import ChatPermissions, Decision
@@ -108,6 +112,8 @@ SHORTER = "The chat was too long for the model's context window; asked again wit
 #: the notice when even the system prompt, the tools and the new message do not fit
 TOO_BIG = ("The system prompt, the tools and the new message alone (about {tokens} tokens) do not fit the model's "
            "context window ({window} tokens); the answer may miss part of them.")
+#: the notice when the steps ran out after tools ran: the model answers from their results
+STEPS_USED = "The model used all {steps} steps; asking it for its answer from what the tools said."
 #: a server's count this much below ours means it cut the prompt
 CUT_RATIO = 0.6
 
@@ -119,23 +125,6 @@ _LEARNED_NO_LONE_CLOSE: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakK
 def _call_key(call: ToolCall) -> str:
     """A tool call's name and arguments, the same for two calls asking for the same thing."""
     return call.name + "\0" + json.dumps(call.arguments, sort_keys=True, ensure_ascii=False, default=str)
-
-
-def _from_results(conversation: Conversation, calls: list[ToolCall]) -> str:
-    """The answer of a model that, offered no tools, only wrote its tool calls again: the results those tools
-    already gave in this chat (the latest of each), said as such."""
-    latest: dict[str, Message] = {}
-    for m in conversation.messages:
-        if m.role == "tool" and m.tool_name:
-            latest[m.tool_name] = m
-    parts = []
-    for name in dict.fromkeys(c.name for c in calls):
-        result = latest.get(name)
-        if result is not None:
-            parts.append(f"**{name}** said:\n\n{result.content}")
-    if not parts:
-        return "The model did not answer in words: it only asked for " + ", ".join(c.name for c in calls) + "."
-    return "The model did not answer in words; here is what the tools said.\n\n" + "\n\n".join(parts)
 
 
 # ---- the agent ----------------------------------------------------------------------------------
@@ -155,7 +144,10 @@ class Agent:
     server says the model cannot use them (the user's choice). ``calibration``: token counts learned from the
     servers (default: :data:`~desktop_agent.core.tokens.CALIBRATION`). ``max_offered``: with more tools than
     this, each turn offers the most relevant ones and ``find_tools`` (:mod:`~desktop_agent.core.tools.relevance`;
-    None or 0: always all).
+    None or 0: always all). ``relevant_only``: each message is offered only the few tools that fit it, or none
+    (then it is answered without tools); a message that clearly means one tool gets that tool as its
+    ``tool_choice`` when it names it, or when this model was seen unable to choose tools itself.
+    ``tools_prompt``: added to the system prompt of a request that offers tools.
     """
 
     def __init__(
@@ -172,6 +164,8 @@ class Agent:
         tools_anyway: bool = False,
         calibration: Calibration | None = None,
         max_offered: int | None = None,
+        relevant_only: bool = False,
+        tools_prompt: str | None = None,
     ):
         if max_steps < 1:
             raise ValueError("max_steps must be at least 1")
@@ -197,6 +191,10 @@ class Agent:
         #: while the tools are withdrawn for the rest of a turn, a tool call written as text is still caught
         self._catch_written_calls = False
         self.max_offered = max_offered
+        #: offer each message only the tools that fit it, or none (:func:`~desktop_agent.core.tools.relevance.relevant_tools`)
+        self.relevant_only = relevant_only
+        #: what the system prompt adds in a request that offers tools (how to use them)
+        self.tools_prompt = tools_prompt
         try:
             self._no_lone_close = _LEARNED_NO_LONE_CLOSE.setdefault(backend, set())
         except TypeError:  # backend not weak-referenceable or not hashable: learn per Agent
@@ -373,89 +371,63 @@ class Agent:
         choice, problem = self._first_choice(tools)
         if problem:
             yield Notice(problem)
-        offer = self._offer(conversation, tools, choice)
-        registry = offer.registry if offer is not None else self.registry
-        if offer is not None:
-            tools = offer.schemas()
-        tool_names = set(registry.names()) if tools is not None and registry is not None else set()
+        registry = self.registry
+        fitting = self._fitting(conversation, tools, choice)
+        offer = None
+        if fitting is not None:
+            # (a call of a tool that was not offered — the model knows it from earlier turns — still goes
+            # through the whole registry and its permission check)
+            tools = self.registry.subset(fitting.names).schemas() if fitting.names and self.registry else None
+            if fitting.sure and (fitting.named or not self._chooses_tools()):
+                choice = fitting.sure  # the model is asked to call the tool the message clearly means
+        else:
+            offer = self._offer(conversation, tools, choice)
+            if offer is not None:
+                registry, tools = offer.registry, offer.schemas()
+        if self.registry is not None and len(self.registry):
+            yield self._offered(tools, fitting, choice)
+        tool_names = set(registry.names()) if registry is not None and (tools is not None or fitting) else set()
         window = self._window()
         told: set[str] = set()  # notices given once per turn
         answered: set[str] = set()  # the tool calls run in this turn (name and arguments)
         withdrawn = False  # the tools were taken away for the rest of the turn (the model repeated its calls)
         self._catch_written_calls = False  # (then: a call written as text is still caught, not shown)
         previous: Selection | None = None  # the last step's history (the next step's extends it)
+        retried = retried_now = False  # a chosen tool called with invalid arguments was asked again once
 
-        for step in range(self.max_steps):
+        step = 0
+        while step < self.max_steps:
             if cancel.is_set():
                 yield TurnCancelled(None)
                 return
-            if step > 0:
+            if step > 0 and not retried_now:
                 choice = "auto"
                 if offer is not None and tools is not None:
                     tools = offer.schemas()  # with the tools find_tools found in the last step
-            shortened = False
-            while True:
-                selection = plan_request(conversation.messages, self.system_prompt, budget=self._budget(window),
-                                         tools=tools, max_history=self.max_history, after=previous)
-                previous = selection
-                if not selection.fits and window and "too big" not in told:
-                    told.add("too big")
-                    yield Notice(TOO_BIG.format(tokens=self._scaled(selection.tokens), window=window))
-                request = request_for(selection, self.system_prompt)
-                self._prompt_tokens, self._sent_tools = None, True
-                outcome = yield from self._model_call(request, tools, choice, tool_names, cancel, told)
-                content, thinking, calls, error = outcome
-                if (isinstance(error, ContextTooLong) and not shortened and not content.strip()
-                        and not cancel.is_set() and len(selection.messages) > 1):
-                    # once: with fewer earlier messages (and remembered, so later requests stay below it)
-                    shortened = True
-                    self.calibration.refused(server_key(self.backend), self._scaled(selection.tokens))
-                    yield Notice(SHORTER)
-                    continue
-                break
-            if error is None and not cancel.is_set():
-                yield from self._usage(selection, tools, window)
+            retried_now = False
+            outcome, selection = yield from self._step(conversation, tools, choice, tool_names, window, previous,
+                                                       cancel, told)
+            previous = selection
+            content, thinking, calls, error = outcome
 
             if error is not None or cancel.is_set():
-                partial = None
-                if content.strip():
-                    partial = Message(
-                        role="assistant",
-                        content=content,
-                        thinking=thinking,
-                        status="stopped" if error is None else "interrupted",
-                        model=self._model,
-                        backend=self._backend_name,
-                    )
-                    self._add(conversation, partial)
-                if error is None:
-                    yield TurnCancelled(partial)
-                else:
-                    yield TurnFailed(error, partial)
+                yield self._interrupted(conversation, content, thinking, error)
                 return
 
             if not calls:
                 if not content.strip():
+                    if turn_results(conversation.messages):  # the tools ran, the model said nothing: ask once more
+                        yield from self._answer_in_words(conversation, window, cancel, told)
+                        return
                     yield TurnFailed(EmptyAnswer())
                     return
-                answer = Message(
-                    role="assistant",
-                    content=content,
-                    thinking=thinking,
-                    model=self._model,
-                    backend=self._backend_name,
-                )
-                self._add(conversation, answer)
-                yield AnswerFinished(answer)
+                yield self._answer(conversation, content, thinking)
                 return
 
             if withdrawn:
                 # offered no tools, the model still wrote a call (a small model copying its earlier ones): the
                 # answer is what the tools already said, not the call as text
-                answer = Message(role="assistant", content=_from_results(conversation, calls), thinking=thinking,
-                                 model=self._model, backend=self._backend_name)
-                self._add(conversation, answer)
-                yield AnswerFinished(answer)
+                yield self._answer(conversation, results_answer(conversation.messages) or content, thinking)
                 return
 
             step_msg = Message(
@@ -472,10 +444,32 @@ class Agent:
             keys = [_call_key(c) for c in calls]
             repeated = all(k in answered for k in keys)
             answered.update(keys)
-            stopped = yield from self._run_tools(conversation, calls, cancel, registry)
+            stopped, invalid = yield from self._run_tools(conversation, calls, cancel, registry)
             if stopped:
                 yield TurnCancelled(None)
                 return
+            if fitting is not None and not withdrawn and self.registry is not None:
+                # a tool the model called stays offered for the rest of the turn (also one it was not offered:
+                # its result is then sent back as the protocol's tool result, not as text)
+                names = tuple(dict.fromkeys([*(t["function"]["name"] for t in tools or ()),
+                                             *(c.name for c in calls if c.name in self.registry)]))
+                if names and len(names) != len(tools or ()):
+                    tools = self.registry.subset(names).schemas()
+                    yield ToolsOffered(names, "the tools called in this turn")
+            step += 1
+            chosen = choice not in _FIXED_CHOICES  # this step asked for one tool by name
+            if chosen and fitting is not None and fitting.sure == choice and not invalid and self._all_ok(
+                    conversation, calls):
+                # the tool the message clearly meant has answered: the model answers from its result (a model
+                # left to go on with tools after a forced call tends to call it again, blind to its result)
+                yield from self._answer_in_words(conversation, window, cancel, told)
+                return
+            if invalid and chosen and not retried:
+                # the tool the model was asked to call got arguments it could not take: once, the model is
+                # asked again (it has the validation message as the result) and that does not count as a step
+                retried = retried_now = True
+                step -= 1
+                continue
             if repeated and tools is not None:
                 # a model asking again for calls whose results it has is stuck (small models do this,
                 # and so do servers that drop tool results from the prompt): the rest of the turn
@@ -483,8 +477,125 @@ class Agent:
                 tools, withdrawn = None, True  # (the names stay: a call written as text is still caught)
                 self._catch_written_calls = True
                 yield Notice(REPEATED_CALLS)
+                yield ToolsOffered((), "the model repeated its calls")
 
+        if turn_results(conversation.messages):  # the steps ran out: the model answers from what the tools said
+            yield Notice(STEPS_USED.format(steps=self.max_steps))
+            yield from self._answer_in_words(conversation, window, cancel, told)
+            return
         yield TurnFailed(MaxStepsExceeded(self.max_steps))
+
+    def _step(self, conversation: Conversation, tools: list[dict[str, Any]] | None, choice: str,
+              tool_names: set[str], window: int | None, previous: Selection | None, cancel: threading.Event,
+              told: set[str]) -> Generator[Event, None, tuple[StepOutcome, Selection]]:
+        """One step's model call with the history that fits the window (asked once more with fewer earlier
+        messages when the server says it was too long); its outcome and the history sent."""
+        shortened = False
+        system = self._system_prompt(tools)
+        while True:
+            selection = plan_request(conversation.messages, system, budget=self._budget(window),
+                                     tools=tools, max_history=self.max_history, after=previous)
+            previous = selection
+            if not selection.fits and window and "too big" not in told:
+                told.add("too big")
+                yield Notice(TOO_BIG.format(tokens=self._scaled(selection.tokens), window=window))
+            request = request_for(selection, system)
+            self._prompt_tokens, self._sent_tools = None, True
+            outcome = yield from self._model_call(request, tools, choice, tool_names, cancel, told,
+                                                  tokens=self._scaled(selection.tokens))
+            content, _thinking, _calls, error = outcome
+            if (isinstance(error, ContextTooLong) and not shortened and not content.strip()
+                    and not cancel.is_set() and len(selection.messages) > 1):
+                # once: with fewer earlier messages (and remembered, so later requests stay below it)
+                shortened = True
+                self.calibration.refused(server_key(self.backend), self._scaled(selection.tokens))
+                yield Notice(SHORTER)
+                continue
+            break
+        if outcome[3] is None and not cancel.is_set():
+            yield from self._usage(selection, tools, window)
+        return outcome, selection
+
+    def _answer_in_words(self, conversation: Conversation, window: int | None, cancel: threading.Event,
+                         told: set[str]) -> Generator[Event, None, None]:
+        """The turn's last model call, without tools: the model answers from what the tools said
+        (:func:`~desktop_agent.core.answer.answer_request`). When it says nothing again, the answer is the
+        tools' results, readable, with a note."""
+        outcome, _selection = yield from self._step(conversation, None, "none", set(), window, None, cancel, told)
+        content, thinking, calls, error = outcome
+        if error is not None or cancel.is_set():
+            yield self._interrupted(conversation, content, thinking, error)
+            return
+        if not content.strip():
+            content = results_answer(conversation.messages) or ""
+        if not content.strip():
+            yield TurnFailed(EmptyAnswer())
+            return
+        yield self._answer(conversation, content, thinking)
+
+    @staticmethod
+    def _all_ok(conversation: Conversation, calls: list[ToolCall]) -> bool:
+        """Every one of ``calls`` has an ``ok`` result in the conversation."""
+        ids = {c.id for c in calls}
+        results = [m for m in conversation.messages[-len(calls):] if m.role == "tool" and m.tool_call_id in ids]
+        return len(results) == len(ids) and all(m.tool_status == "ok" for m in results)
+
+    def _answer(self, conversation: Conversation, content: str, thinking: str) -> AnswerFinished:
+        answer = Message(role="assistant", content=content, thinking=thinking, model=self._model,
+                         backend=self._backend_name)
+        self._add(conversation, answer)
+        return AnswerFinished(answer)
+
+    def _interrupted(self, conversation: Conversation, content: str, thinking: str,
+                     error: AgentError | None) -> TurnCancelled | TurnFailed:
+        """The end of a turn stopped (``error`` None) or failed: a partial answer is kept when there is one."""
+        partial = None
+        if content.strip():
+            partial = Message(
+                role="assistant",
+                content=content,
+                thinking=thinking,
+                status="stopped" if error is None else "interrupted",
+                model=self._model,
+                backend=self._backend_name,
+            )
+            self._add(conversation, partial)
+        if error is None:
+            return TurnCancelled(partial)
+        return TurnFailed(error, partial)
+
+    def _system_prompt(self, tools: list[dict[str, Any]] | None) -> str | None:
+        """The system prompt of a request: with :attr:`tools_prompt` when it offers tools."""
+        if tools and self.tools_prompt:
+            return f"{self.system_prompt}\n{self.tools_prompt}" if self.system_prompt else self.tools_prompt
+        return self.system_prompt
+
+    def _chooses_tools(self) -> bool:
+        """This model can be left to choose tools itself (offered them with automatic choice it answers)."""
+        return self.tools_anyway or self.capabilities.learned(self.backend).auto_tools
+
+    def _fitting(self, conversation: Conversation, tools: list[dict[str, Any]] | None,
+                 choice: str) -> Relevant | None:
+        """The tools that fit the new message, when this agent offers only those (automatic choice, and not a
+        chat's own selection of every tool); None: the offer is not narrowed by the message."""
+        if not self.relevant_only or tools is None or self.registry is None or choice != "auto":
+            return None
+        return relevant_tools(self.registry, conversation.messages)
+
+    def _offered(self, tools: list[dict[str, Any]] | None, fitting: Relevant | None, choice: str) -> ToolsOffered:
+        names = tuple(t.get("function", {}).get("name", "") for t in tools or ())
+        chosen = choice if choice not in _FIXED_CHOICES else None
+        if fitting is not None:
+            reason = fitting.reason()
+        elif not tools:
+            reason = "tools are off for this model" if self._tools() else "no tools"
+        elif chosen:
+            reason = "the tool chosen for this message"
+        elif choice == "required":
+            reason = "every tool; a tool call is required"
+        else:
+            reason = "every tool" if len(names) == len(self.registry or ()) else "the most relevant tools"
+        return ToolsOffered(names, reason, chosen)
 
     def _model_call(
         self,
@@ -494,10 +605,13 @@ class Agent:
         tool_names: set[str],
         cancel: threading.Event,
         told: set[str],
+        tokens: int = 0,
     ) -> Generator[Event, None, StepOutcome]:
         """One model call: a request, and when its answer is empty at most two more (without
-        streaming, then without tools; see :mod:`~desktop_agent.core.capabilities`). Yields events;
-        returns the ``(content, thinking, calls, error)`` of the last request."""
+        streaming, then without tools; see :mod:`~desktop_agent.core.capabilities`). A request without tools
+        after this turn's tools ran carries their results as text (:func:`~desktop_agent.core.answer.answer_request`).
+        Yields events (:class:`RequestSent` before each request, ``tokens`` its prompt's size); returns the
+        ``(content, thinking, calls, error)`` of the last request."""
         learned = self.capabilities.learned(self.backend)
         if self.tools_anyway:  # the user's choice outweighs what was learned
             learned = dataclasses.replace(learned, auto_tools=True, tools=True)
@@ -510,7 +624,9 @@ class Agent:
             offered = attempt.tools is not None or self._catch_written_calls
             gate_names = tool_names if (offered and choice != "none") else set()
             self._sent_tools = attempt.tools is not None or not tools
-            outcome = yield from self._stream_step(request, attempt, choice, gate_names, cancel)
+            sent = request if attempt.tools is not None else answer_request(request)
+            yield RequestSent(tokens, attempt.stream)
+            outcome = yield from self._stream_step(sent, attempt, choice, gate_names, cancel)
             content, thinking, calls, error = outcome
             if isinstance(error, ToolsNotSupported) and not self.tools_anyway:
                 self.capabilities.learn(self.backend, tools=False)  # the next turns go without tools at once
@@ -629,27 +745,31 @@ class Agent:
     def _run_tools(
         self, conversation: Conversation, calls: list[ToolCall], cancel: threading.Event,
         registry: ToolRegistry | None = None,
-    ) -> Generator[Event, None, bool]:
+    ) -> Generator[Event, None, tuple[bool, bool]]:
         """Run every call in order and append one tool result per call id, directly after the
         assistant message (servers refuse a history where a call has no result, or a result
         comes later). After a Stop, the remaining calls are answered as cancelled
-        without running, so the history stays valid. Returns True when stopped."""
+        without running, so the history stays valid. Returns (stopped, every call had arguments the tool
+        could not take)."""
         stopped = False
+        invalid = bool(calls)
         registry = registry if registry is not None else self.registry
         own = {call.id: _CallCancel(cancel) for call in calls}  # each call can be cancelled on its own
         self._call_cancels = dict(own)
         try:
             for call in calls:
-                stopped = yield from self._run_tool(conversation, call, cancel, own[call.id], stopped, registry)
+                stopped, bad = yield from self._run_tool(conversation, call, cancel, own[call.id], stopped, registry)
+                invalid = invalid and bad
         finally:
             self._call_cancels = {}
-        return stopped
+        return stopped, invalid
 
     def _run_tool(self, conversation: Conversation, call: ToolCall, cancel: threading.Event,
                   call_cancel: _CallCancel, stopped: bool,
-                  registry: ToolRegistry | None) -> Generator[Event, None, bool]:
+                  registry: ToolRegistry | None) -> Generator[Event, None, tuple[bool, bool]]:
         """Run one call of :meth:`_run_tools` with ``registry`` (the tools offered this step), or answer it as
-        cancelled; returns whether the turn is stopped."""
+        cancelled; returns whether the turn is stopped, and whether the call's arguments were invalid (not
+        JSON, or not what the tool takes)."""
         err: str | None
         output = ""
         decision: Decision | None = None
@@ -698,7 +818,8 @@ class Agent:
         )
         self._add(conversation, result_msg)
         yield MessageAdded(result_msg)
-        return stopped
+        invalid = status == "error" and bool(err) and (err.startswith("invalid") or "invalid arguments" in content)
+        return stopped, invalid
 
 
     def _dispatch(self, registry: ToolRegistry, call: ToolCall,

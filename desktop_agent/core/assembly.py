@@ -311,10 +311,12 @@ def build_agent(settings: Settings, backend: ChatBackend, registry: ToolRegistry
     tools = registry if registry is not None and len(registry) else None
     agent = Agent(
         backend, tools,
-        system_prompt=system_prompt(settings, tools is not None), max_steps=loop.max_steps,
+        system_prompt=loop.system_prompt, max_steps=loop.max_steps,
         max_history=loop.max_history_messages, tool_choice=loop.tool_choice, on_message=on_message,
         tools_anyway=settings.model in settings.models.tools_anyway,
         max_offered=settings.tools.max_offered or None,
+        relevant_only=settings.tools.only_relevant and bool(settings.tools.max_offered),
+        tools_prompt=TOOLS_PROMPT if loop.system_prompt == DEFAULT_SYSTEM_PROMPT else None,
     )
     agent.auto_compact = settings.models.auto_compact
     return agent

@@ -39,6 +39,35 @@ class Notice:
 
 
 @dataclass(frozen=True)
+class ToolsOffered:
+    """Which tools a model call of this turn offers, and why: ``names`` (empty: none), ``reason`` in a few words
+    ("matched 'week', 'day'", "no tool fits the message", "named in the message", "every tool"). ``chosen``: the
+    tool the model is asked to call (a named ``tool_choice``), if any. Yielded when a turn starts offering a
+    set of tools and when that set changes."""
+
+    names: tuple[str, ...]
+    reason: str
+    chosen: str | None = None
+
+
+@dataclass(frozen=True)
+class RequestSent:
+    """A model call was sent with about ``tokens`` prompt tokens; until its first data arrives the server is
+    reading the prompt (a local server can take many seconds for a long one). ``streamed``: whether the
+    answer streams (otherwise it arrives whole)."""
+
+    tokens: int
+    streamed: bool = True
+
+    #: seconds without any data after the request before a surface says the server is reading the prompt
+    QUIET_S = 3.0
+
+    def waiting_text(self) -> str:
+        """What a surface says when nothing came :attr:`QUIET_S` after the request."""
+        return f"The model is reading the prompt ({self.tokens:,} tokens)…"
+
+
+@dataclass(frozen=True)
 class ContextUsage:
     """How much of the model's context window a request used, for the context meter: ``used`` prompt tokens
     (as the server counted them when ``reported``, else our estimate) of ``window`` (None: not known).
@@ -159,6 +188,8 @@ Event = (
     TextDelta
     | ThinkingDelta
     | Notice
+    | ToolsOffered
+    | RequestSent
     | ContextUsage
     | ChatCompacted
     | CompactionUndone

@@ -161,6 +161,9 @@ class ToolSettings(_Group):
     #: with more tools than this, a turn offers the most relevant ones and find_tools for the rest (small models
     #: stop calling tools when offered dozens); 0 = always offer all
     max_offered: int = Field(12, ge=0, le=1000)
+    #: each message is offered only the few tools that fit it, or none ("What is the capital of France?" is
+    #: answered without tools); off: every tool is offered on every message
+    only_relevant: bool = True
 
 
 class ModelSettings(_Group):

@@ -178,8 +178,15 @@ class ToolSidebar(QWidget):
         # empty: one friendly message; with calls: the list above the details
         self.stack = QStackedWidget()
         self.stack.addWidget(self.empty)
+        #: which tools the current message was offered, and why (ToolsOffered)
+        self.offered = QLabel()
+        self.offered.setObjectName("toolsOffered")
+        self.offered.setWordWrap(True)
+        self.offered.setVisible(False)
+        self.offered.setAccessibleName("Tools offered to the model")
         lay = QVBoxLayout(self)
         lay.setContentsMargins(8, 6, 8, 8)
+        lay.addWidget(self.offered)
         lay.addWidget(self.stack)
 
         self._timer = QTimer(self)
@@ -325,11 +332,14 @@ class ToolSidebar(QWidget):
             ToolCallFinished,
             ToolCallProgress,
             ToolCallStarted,
+            ToolsOffered,
             TurnCancelled,
             TurnFailed,
         )
 
-        if isinstance(ev, ToolCallStarted):
+        if isinstance(ev, ToolsOffered):
+            self.show_offered(ev.names, ev.reason, ev.chosen)
+        elif isinstance(ev, ToolCallStarted):
             self.started(ev.call_id, ev.name, ev.arguments, ev.source)
         elif isinstance(ev, ToolCallProgress):
             self.progressed(ev.call_id, format_progress(ev.progress, ev.total, ev.message))
@@ -340,6 +350,18 @@ class ToolSidebar(QWidget):
                           ev.attachments)
         elif isinstance(ev, TurnCancelled | TurnFailed):
             self.end_running("cancelled")
+
+    def show_offered(self, names: tuple[str, ...] | list[str], reason: str, chosen: str | None = None) -> None:
+        """Say which tools the model is offered for the current message, and why."""
+        if names:
+            text = "Offered: " + ", ".join(names) + f" — {reason}"
+            if chosen:
+                text += f"; asked to call {chosen}"
+        else:
+            text = f"No tools offered — {reason}"
+        self.offered.setText(text)
+        self.offered.setToolTip(text)
+        self.offered.setVisible(True)
 
     def started(self, call_id: str, name: str, arguments: dict[str, Any] | None, source: str = "") -> None:
         run = ToolRun(call_id, name, dict(arguments or {}), started=time.monotonic(), source=source)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -23,7 +24,7 @@ from desktop_agent.core.messages import Message
 from desktop_agent.core.tools.definition import Tool
 from desktop_agent.core.tools.registry import ToolRegistry
 
-__all__ = ["FIND_TOOLS", "ToolIndex", "ToolOffer", "words"]
+__all__ = ["FIND_TOOLS", "Relevant", "ToolIndex", "ToolOffer", "relevant_tools", "words"]
 
 #: the name of the tool that finds the tools not offered
 FIND_TOOLS = "find_tools"
@@ -44,7 +45,11 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def _stem(word: str) -> str:
-    """A light English stem, the same for the index and the query ("files" / "file", "searching" / "search")."""
+    """A light English stem, the same for the index and the query ("files" / "file", "searching" / "search",
+    "calculate" / "calculation" / "calculator")."""
+    for suffix in ("ations", "ation", "ators", "ator", "ates", "ate"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
     for suffix, keep in (("ies", "y"), ("sses", "ss"), ("ches", "ch"), ("shes", "sh"), ("xes", "x"), ("ing", ""),
                          ("ed", ""), ("ss", "ss"), ("s", "")):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
@@ -196,3 +201,153 @@ def _first_sentence(tool: Tool | None) -> str:
     text = (tool.description if tool is not None else "").strip()
     match = re.match(r"(.+?[.!?])(\s|$)", text, re.S)
     return " ".join((match.group(1) if match else text).split())[:200]
+
+
+# ---- does any tool fit the message? ---------------------------------------------------------------------
+
+#: words so common in messages (and in tool descriptions) that alone they say nothing about needing a tool:
+#: "write one sentence", "say thank you in French", "translate this text", "how are you"
+_GENERIC_WORDS = (
+    "about accord all also answer any ask back best call check content create current default do doe each "
+    "else every example find first fit get give given go good help here just know last let like line list "
+    "long look lot made make many mean more most much name need new next note now number one only open "
+    "other out over own part person read result return right run say see set short show some someone "
+    "something still take tell text than thank thing think time today try turn two up user value very want "
+    "way well word work write year yes"
+)
+#: the words that, on their own, do say which tool fits (see :func:`relevant_tools`); "time", "now" and
+#: "today" are generic alone ("how are you today?") but count beside another telling word
+_WEAK_WORDS = frozenset({_stem(w) for w in ("time", "now", "today", "current", "day")})
+_GENERIC = frozenset(_stem(w) for w in _GENERIC_WORDS.split()) - _WEAK_WORDS
+
+_MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec"
+_DATE = re.compile(rf"\b\d{{4}}-\d{{1,2}}-\d{{1,2}}\b|\b\d{{1,2}}/\d{{1,2}}/\d{{2,4}}\b"
+                   rf"|\b(?:{_MONTHS})[a-z]*\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{3,4}}\b"
+                   rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})[a-z]*\.?,?\s+\d{{3,4}}\b", re.I)
+_ARITHMETIC = re.compile(r"\d\s*(?:\*\*|[-+*/×÷^x])\s*\(?\s*-?\d|\b(?:sqrt|log|sin|cos|tan)\s*\(", re.I)
+_PERCENT = re.compile(r"\d\s*%|\bpercent", re.I)
+_IN_WORDS = re.compile(r"\d\s+(?:plus|minus|times|divided\s+by|multiplied\s+by|to\s+the\s+power\s+of)\s+-?\d"
+                       r"|\bsquare\s+root|\bfactorial\b", re.I)
+_CLOCK = re.compile(r"\b(?:what|the)\s+time\b|\btime\s+is\s+it\b|\bwhat\s+(?:day|date)\s+is\s+(?:it|today)\b"
+                    r"|\btoday'?s\s+date\b", re.I)
+_URL = re.compile(r"https?://\S+|\bwww\.\S+", re.I)
+_PATH = re.compile(r"(?:^|\s)(?:~|\.{1,2})?/[\w.-]+|\b[\w-]+\.(?:txt|md|py|json|csv|log|toml|ya?ml|ini|cfg|html?|pdf)\b")
+#: what a message holds → the words it stands for (an expression has no words, but a calculator fits it)
+_CUES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (_DATE, "date"),
+    (_ARITHMETIC, "arithmetic calculation expression"),
+    (_IN_WORDS, "arithmetic calculation"),
+    (_PERCENT, "percent percentage calculation"),
+    (_CLOCK, "time now date today"),
+    (_URL, "url web page"),
+    (_PATH, "file path folder"),
+)
+#: how many tools a message is offered at most when some fit it
+RELEVANT_LIMIT = 3
+#: a tool scoring below this share of the best one's score is not offered beside it
+_NEAR_BEST = 0.25
+#: the best tool is the one the message means when it scores this many times the next one
+_CLEAR_LEAD = 1.5
+#: a message this short, right after a tool was used, is a follow-up ("and tomorrow?"): that tool still fits
+_FOLLOW_UP_WORDS = 6
+
+
+def _gate_words(tool: Tool) -> list[str]:
+    """The words that can make a tool fit a message: its name, description and parameter names (not the
+    parameters' descriptions, whose examples — "e.g. 'Paris'" — say nothing about when to use it)."""
+    return [*words(tool.name.replace("-", " ").replace("_", " ")), *words(tool.description),
+            *(w for p in (tool.parameters.get("properties") or {}) for w in words(p))]
+
+
+def cue_words(text: str) -> list[str]:
+    """The words for what ``text`` holds that has no words of its own: a date, an arithmetic expression, a
+    percentage, a URL, a path."""
+    out: list[str] = []
+    rest = text or ""
+    for pattern, meaning in _CUES:
+        if pattern.search(rest):
+            out += words(meaning)
+            if pattern is _DATE:  # "2024-03-15" is a date, not a subtraction
+                rest = pattern.sub(" ", rest)
+    return out
+
+
+@dataclass(frozen=True)
+class Relevant:
+    """The tools that fit one message, best first (empty: none does), the telling words each matched, and
+    :attr:`sure`: the one tool the message clearly means — it names it, or two or more of its telling words
+    match and it leads the next tool clearly."""
+
+    names: tuple[str, ...] = ()
+    matched: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    sure: str | None = None
+    named: bool = False
+
+    def reason(self) -> str:
+        """Why these tools (or none) are offered, in a few words: "matched 'week', 'day'"."""
+        if not self.names:
+            return "no tool fits the message"
+        if self.named:
+            return "named in the message"
+        hits = list(dict.fromkeys(w for n in self.names for w in self.matched.get(n, ())))
+        if not hits:
+            return "a follow-up of the tools used last"
+        return "matched " + ", ".join(f"'{w}'" for w in hits[:6])
+
+
+def _mentions(text: str, name: str) -> bool:
+    """``text`` names the tool ``name``: as written (``say_hello``, ``getWeather``); a name that is a plain word
+    ("today") only as "the today tool", "tool today", ```today``` or "today()"."""
+    n = re.escape(name)
+    if not re.fullmatch(r"[a-z]+", name):
+        return re.search(rf"(?<![\w-]){n}(?![\w-])", text, re.I) is not None
+    return re.search(rf"\b{n}\s+tool\b|\btool\s+[`'\"]?{n}\b|`{n}`|\b{n}\(", text, re.I) is not None
+
+
+def relevant_tools(registry: ToolRegistry, messages: Sequence[Message], limit: int = RELEVANT_LIMIT,
+                   index: ToolIndex | None = None) -> Relevant:
+    """The tools of ``registry`` that fit the newest user message of ``messages`` (see :class:`Relevant`).
+
+    A tool fits when the message names it, or shares a telling word with its index words (name, description,
+    parameter names; a weak word such as "time" or "today" counts only beside another telling word; a tool
+    that changes something — not ``read_only`` — also needs the first word of its name: "write", "run"), or — for
+    a short follow-up right after tool calls — when it was called in the last turn. Of those, the best ``limit``
+    by BM25 (the recent conversation as the query) are kept, without any that scores under a quarter of the best."""
+    last = next((m for m in reversed(messages) if m.role == "user" and m.content), None)
+    if last is None or not len(registry):
+        return Relevant()
+    text = last.content or ""
+    named = [n for n in registry.names() if _mentions(text, n)]
+    message_words = words(text) + cue_words(text)
+    telling = [w for w in dict.fromkeys(message_words) if w not in _GENERIC and not w.isdigit()]
+    cued = set(cue_words(text))  # "what time" makes "time" telling on its own
+    index = index if index is not None else ToolIndex(registry)
+    telling_docs = {t.name: set(_gate_words(t)) for t in registry}
+    query = conversation_query(messages)
+    query.update(cue_words(text) * 2)
+    scores = index.scores(query)
+    matched: dict[str, tuple[str, ...]] = {}
+    for name, doc in telling_docs.items():
+        hits = tuple(w for w in telling if w in doc)
+        if hits and any(w not in _WEAK_WORDS or w in cued for w in hits) or len(hits) >= 2:
+            matched[name] = hits
+    for name in list(matched):  # a tool that changes something fits only a message that says its verb
+        tool = registry.get(name)
+        verb = words(name.replace("_", " ").replace("-", " "))[:1]
+        if tool is not None and not tool.read_only and not set(verb) & set(message_words):
+            del matched[name]
+    order = {name: i for i, name in enumerate(registry.names())}
+    ranked = sorted(matched, key=lambda n: (-scores.get(n, 0.0), order[n]))
+    if not ranked and not named and len(words(text)) <= _FOLLOW_UP_WORDS:
+        ranked = [n for n in _recently_called(messages[:-1], RECENT_MESSAGES) if n in registry]
+    best = scores.get(ranked[0], 0.0) if ranked else 0.0
+    kept = [n for n in ranked if scores.get(n, 0.0) >= _NEAR_BEST * best][:limit]
+    names = tuple(dict.fromkeys([*named, *kept]))[: max(limit, len(named))]
+    sure: str | None = None
+    if len(named) == 1:
+        sure = named[0]
+    elif not named and kept and len(matched.get(kept[0], ())) >= 2:
+        second = scores.get(ranked[1], 0.0) if len(ranked) > 1 else 0.0
+        if scores.get(kept[0], 0.0) >= _CLEAR_LEAD * second:
+            sure = kept[0]
+    return Relevant(names, matched, sure, bool(named))

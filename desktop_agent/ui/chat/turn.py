@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QApplication, QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from desktop_agent.core.events import ToolCallFinished, ToolCallStarted
+from desktop_agent.core.events import RequestSent, ToolCallFinished, ToolCallStarted
 from desktop_agent.core.messages import Message
 from desktop_agent.ui import icons
 from desktop_agent.ui.agent_runner import ApprovalRequest
@@ -125,6 +125,9 @@ class AssistantTurn(QFrame):
         outer.addWidget(self.notice)
         self.body.addWidget(self.typing)
         self.typing.setVisible(live)
+        #: the model call waiting for its first data, and whether "reading the prompt" is shown
+        self._request: tuple[float, RequestSent] | None = None
+        self._waiting_shown = False
         self.set_meta(model, ts)
         repaint_only_changes(self)
 
@@ -237,19 +240,32 @@ class AssistantTurn(QFrame):
             if isinstance(p, ThinkingPart) and p.live:
                 p.finish()
 
+    def on_request(self, ev: RequestSent) -> None:
+        """A model call was sent: if nothing comes within its quiet time, say the server is reading the prompt."""
+        self._request = (time.monotonic(), ev)
+
+    def _data_came(self) -> None:
+        self._request = None
+        if self._waiting_shown:
+            self._waiting_shown = False
+            self.notice.setVisible(False)
+
     def on_text(self, text: str) -> None:
+        self._data_came()
         self.notice.setVisible(False)
         self._close_thinking()
         part = self.last(TextPart) or self.add_text("")
         part.append(text)
 
     def on_thinking(self, text: str) -> None:
+        self._data_came()
         part = self.last(ThinkingPart)
         if part is None or not part.live:
             part = self.add_thinking("", True)
         part.append(text)
 
     def on_tool_started(self, ev: ToolCallStarted) -> None:
+        self._data_came()
         self._close_thinking()
         self.flush(final=True)  # the text before a tool call is complete
         self.add_tool(ev.call_id, ev.name, ev.arguments)
@@ -266,6 +282,7 @@ class AssistantTurn(QFrame):
             self.typing.setVisible(True)  # the model works on the results: the dots until its next part
 
     def on_notice(self, text: str) -> None:
+        self._data_came()
         self.notice.setText(text)
         self.notice.setVisible(True)
 
@@ -281,6 +298,10 @@ class AssistantTurn(QFrame):
             elif isinstance(p, ToolsPart):
                 p.refresh(only_running=True)
         self.flush(now=now)
+        if self._request is not None and now - self._request[0] >= self._request[1].QUIET_S:
+            self.notice.setText(self._request[1].waiting_text())
+            self.notice.setVisible(True)
+            self._request, self._waiting_shown = None, True
         if self.typing.isVisible():
             dots = "●" + " ●" * (int(now * 3) % 3)  # a dot more every ⅓ s
             if self.typing.text() != dots:

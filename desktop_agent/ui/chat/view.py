@@ -14,6 +14,7 @@ from desktop_agent.core.events import (
     CompactionUndone,
     MessageAdded,
     Notice,
+    RequestSent,
     TextDelta,
     ThinkingDelta,
     ToolCallFinished,
@@ -472,6 +473,8 @@ class ChatView(QScrollArea):
             live.on_tool_finished(ev)
         elif isinstance(ev, Notice):
             live.on_notice(ev.text)
+        elif isinstance(ev, RequestSent):
+            live.on_request(ev)
         elif isinstance(ev, ApprovalRequest):
             live.on_approval(ev)
         elif isinstance(ev, MessageAdded):
