@@ -1,7 +1,6 @@
 """A tool function's parameters as JSON schema: the pydantic argument model built from its signature, and the
-schema that model produces, cleaned for picky tool-calling servers (``$defs`` inlined — a recursive model
-spelled out a few levels deep, then named —, no ``title``,
-``Optional[X]`` as X, a top-level ``type`` on every property)."""
+schema that model produces, cleaned for picky tool-calling servers (``$defs`` inlined, a recursive model spelled
+out a few levels deep; no ``title``, ``Optional[X]`` as X, a top-level ``type`` on every property)."""
 
 from __future__ import annotations
 
@@ -324,7 +323,8 @@ def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
     No ``$ref``/``$defs`` remain (inlined; a recursive model to a bounded depth, see :func:`_resolve_refs`), no
     ``title``, no ``anyOf`` with a null branch (the property takes the other branch's type), ``const`` becomes a
-    one-value ``enum``. The top level always has ``"type": "object"`` and ``"properties"``; ``required`` only when non-empty.
+    one-value ``enum``. The top level always has ``"type": "object"`` and ``"properties"``; ``required`` only
+    when non-empty.
     """
     defs = dict(schema.get("$defs", {}) or {})
     defs.update(schema.get("definitions", {}) or {})
