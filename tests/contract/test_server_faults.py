@@ -8,15 +8,58 @@ from __future__ import annotations
 import json
 import threading
 
+import pytest
 from pydantic import BaseModel
 
+from desktop_agent.cli.errors import terminal_text
+from desktop_agent.core import errors
 from desktop_agent.core.agent import Agent
 from desktop_agent.core.events import AnswerFinished
 from desktop_agent.core.messages import Conversation
 from desktop_agent.core.session import ChatSession
 from desktop_agent.core.store import ConversationStore
 from desktop_agent.core.tools.registry import ToolRegistry
-from tests.contract.test_openai_backend import make_backend, tool_calls_completion
+from tests.contract.test_openai_backend import collect, make_backend, tool_calls_completion, user
+from tests.servers.openai import HttpError
+
+# ------------------------------------------------------------------------------ out of quota
+OUT_OF_QUOTA = HttpError(429, {"error": {
+    "message": "You exceeded your current quota, please check your plan and billing details.",
+    "type": "insufficient_quota", "param": None, "code": "insufficient_quota"}})
+KEY_A, KEY_B = "sk-first-key-0123456789abcdefAAA", "sk-second-key-0123456789abcdefBBB"
+
+
+def test_out_of_quota_fails_at_once_after_one_request_with_its_own_error(openai_server):
+    """OpenAI's 429 ``insufficient_quota`` is no rate limit: one request, no pause, no "retrying" notice, and
+    "out of quota — check your plan and billing" in the window's and the terminal's text."""
+    openai_server.script(OUT_OF_QUOTA, OUT_OF_QUOTA, OUT_OF_QUOTA)
+    backend = make_backend(openai_server, keys=[KEY_A], retries_per_key=2)
+    chunks = []
+    with pytest.raises(errors.OutOfQuota) as info:
+        for chunk in backend.stream_chat(user("hi")):
+            chunks.append(chunk)
+    assert len(openai_server.chat_requests) == 1 and backend.pool._sleep == [] and chunks == []
+    assert "out of quota — check your plan and billing" in str(info.value)
+    assert "out of quota — check your plan and billing" in terminal_text(info.value)
+    assert "OPENAI_API_KEY" in terminal_text(info.value) and "rate limit" not in str(info.value).lower()
+    assert KEY_A not in str(info.value) + terminal_text(info.value)
+
+
+def test_a_key_out_of_quota_is_passed_over_like_a_rejected_key(openai_server):
+    """Several keys: the next key is tried at once (each key once, no pause); the one that works is used first
+    from then on; when every key is out of quota the error says how many."""
+    openai_server.script(OUT_OF_QUOTA)
+    backend = make_backend(openai_server, keys=[KEY_A, KEY_B], retries_per_key=2)
+    assert collect(backend.stream_chat(user("x"))).text == "You said: x"
+    assert collect(backend.stream_chat(user("y"))).text == "You said: y"
+    assert [r.key for r in openai_server.chat_requests] == [KEY_A, KEY_B, KEY_B] and backend.pool._sleep == []
+
+    openai_server.script(OUT_OF_QUOTA, OUT_OF_QUOTA, OUT_OF_QUOTA)
+    with pytest.raises(errors.OutOfQuota) as info:
+        collect(backend.stream_chat(user("z")))
+    assert len(openai_server.chat_requests) == 5 and backend.pool._sleep == []
+    assert info.value.keys_tried == 2 and "All 2 API keys" in str(info.value)
+
 
 
 # ------------------------------------------------------------------------------ recursive argument models
