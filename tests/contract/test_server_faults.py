@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import threading
+import time
+from typing import Any
 
 import pytest
 from pydantic import BaseModel
@@ -14,13 +16,85 @@ from pydantic import BaseModel
 from desktop_agent.cli.errors import terminal_text
 from desktop_agent.core import errors
 from desktop_agent.core.agent import Agent
-from desktop_agent.core.events import AnswerFinished
+from desktop_agent.core.backends.ollama import OllamaBackend
+from desktop_agent.core.backends.openai import OpenAIBackend
+from desktop_agent.core.events import AnswerFinished, TurnFailed
 from desktop_agent.core.messages import Conversation
 from desktop_agent.core.session import ChatSession
 from desktop_agent.core.store import ConversationStore
 from desktop_agent.core.tools.registry import ToolRegistry
 from tests.contract.test_openai_backend import collect, make_backend, tool_calls_completion, user
-from tests.servers.openai import HttpError
+from tests.servers.ollama import Pause
+from tests.servers.openai import HttpError, Raw, chunk
+
+# ------------------------------------------------------------------------------ keep-alives are not data
+KEEP_ALIVE = b": keep-alive\n\n"  # an SSE comment, as proxies and gateways send every few seconds
+DROP_S = 30.0  # when the servers below would give up themselves
+
+
+def _sse_text(text: str) -> bytes:
+    return f"data: {json.dumps(chunk('chatcmpl-1', 'local-model', {'content': text}))}\n\n".encode()
+
+
+def _ndjson_text(text: str) -> dict[str, Any]:
+    return {"model": "local-model", "message": {"role": "assistant", "content": text}, "done": False}
+
+
+def _turn(backend: Any) -> tuple[TurnFailed, float]:
+    """One turn of the app's loop; the TurnFailed it must end with and how long it took."""
+    start = time.monotonic()
+    events = list(Agent(backend, None, max_steps=2).run(Conversation(), "hi", threading.Event()))
+    elapsed = time.monotonic() - start
+    assert isinstance(events[-1], TurnFailed), events[-1]
+    return events[-1], elapsed
+
+
+def _openai(server: Any, first_s: float, next_s: float) -> OpenAIBackend:
+    return OpenAIBackend(server.url, "local-model", [], needs_key=False, timeout_s=first_s, next_data_timeout_s=next_s)
+
+
+def test_openai_keepalives_before_any_data_are_not_first_data(openai_server):
+    """Headers, then only ``: keep-alive`` every 0.3 s: the first-data wait (1 s) runs out as if the server were
+    silent — "did not answer within 1 s", one request, long before the server would drop the connection."""
+    openai_server.script(Raw(b"", stall_s=DROP_S, keepalive=KEEP_ALIVE, keepalive_every_s=0.3))
+    failed, elapsed = _turn(_openai(openai_server, first_s=1.0, next_s=1.0))
+    assert isinstance(failed.error, errors.ServerTimedOut) and "did not answer within 1 s" in str(failed.error)
+    assert elapsed < 5 and len(openai_server.chat_requests) == 1
+
+
+def test_openai_keepalives_between_data_are_not_data(openai_server):
+    """Text, then only keep-alives: the next-data wait (1 s; the first-data wait is 30 s) ends the turn as
+    "stopped responding", the text kept."""
+    openai_server.script(Raw(_sse_text("Hello, "), stall_s=DROP_S, keepalive=KEEP_ALIVE, keepalive_every_s=0.3))
+    failed, elapsed = _turn(_openai(openai_server, first_s=30.0, next_s=1.0))
+    assert isinstance(failed.error, errors.ServerStoppedResponding) and "stopped responding" in str(failed.error)
+    assert elapsed < 5 and failed.partial is not None and failed.partial.content == "Hello, "
+
+
+def test_openai_keepalives_then_a_dropped_connection_is_not_asked_again(openai_server):
+    """The server took the request (200, keep-alives) and hung up before any data: the answer broke off — not
+    "can't reach the server", and not sent again (each copy would start the first-data wait over: three
+    requests and three times the wait before this)."""
+    openai_server.script(*[Raw(b"", stall_s=1.0, keepalive=KEEP_ALIVE, keepalive_every_s=0.3)] * 3)
+    failed, elapsed = _turn(_openai(openai_server, first_s=30.0, next_s=1.0))
+    assert isinstance(failed.error, errors.AnswerCutOff), failed.error
+    assert len(openai_server.chat_requests) == 1 and elapsed < 5
+
+
+@pytest.mark.parametrize("keepalive", [b"\n", b"  \r\n"], ids=["blank", "whitespace"])
+def test_ollama_blank_lines_are_not_data_before_or_between_lines(ollama_server, keepalive):
+    """NDJSON's keep-alives are blank (or whitespace-only) lines: before any line they are not first data (the
+    1 s first-data wait runs out), between lines they are not data (the 1 s next-data wait runs out)."""
+    ollama_server.script([Pause(DROP_S, keepalive=keepalive, every_s=0.3)])
+    failed, elapsed = _turn(OllamaBackend(ollama_server.url, "local-model", timeout_s=1.0, next_data_timeout_s=1.0))
+    assert isinstance(failed.error, errors.ServerTimedOut) and "did not answer within 1 s" in str(failed.error)
+    assert elapsed < 5
+
+    ollama_server.script([_ndjson_text("Hello, "), Pause(DROP_S, keepalive=keepalive, every_s=0.3)])
+    failed, elapsed = _turn(OllamaBackend(ollama_server.url, "local-model", timeout_s=30.0, next_data_timeout_s=1.0))
+    assert isinstance(failed.error, errors.ServerStoppedResponding) and elapsed < 5
+    assert failed.partial is not None and failed.partial.content == "Hello, "
+
 
 # ------------------------------------------------------------------------------ out of quota
 OUT_OF_QUOTA = HttpError(429, {"error": {

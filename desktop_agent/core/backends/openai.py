@@ -687,8 +687,12 @@ class OpenAIBackend:
                     first = next(events)
                 except StopIteration:
                     return response, iter(())
-                except BaseException:
+                except BaseException as exc:
                     response.close()
+                    if _broken_off(exc):
+                        # the server took the request (200, perhaps keep-alives) and then hung up: asking
+                        # again would send a second copy and start the first-data wait over
+                        raise self._midstream_error(exc) from None
                     raise
             return response, _prepend(first, events)
 
@@ -1058,6 +1062,14 @@ def _response_bytes(response: Any) -> Iterator[bytes]:
         raise openai.APITimeoutError(request=response.request) from exc
     except requests as exc:
         raise openai.APIConnectionError(request=response.request) from exc
+
+
+def _broken_off(exc: BaseException) -> bool:
+    """Whether ``exc`` is a connection that broke while an answer was read (:func:`_response_bytes` makes
+    it the client's ``APIConnectionError``); a timeout is not: that is a wait that ran out."""
+    import openai
+
+    return isinstance(exc, openai.APIConnectionError) and not isinstance(exc, openai.APITimeoutError)
 
 
 def _prepend(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
