@@ -128,6 +128,23 @@ class RateLimited(AgentError):
         super().__init__(text)
 
 
+class OutOfQuota(AgentError):
+    """HTTP 429 with ``insufficient_quota``: the account behind the key has no credit left. Unlike
+    :class:`RateLimited`, waiting does not help, so nothing is retried; ``keys_tried``: how many keys were."""
+
+    retryable = False
+
+    def __init__(self, base_url: str, detail: str = "", keys_tried: int = 1):
+        self.base_url, self.detail, self.keys_tried = base_url, detail, keys_tried
+        who = f"All {keys_tried} API keys for {base_url} are" if keys_tried > 1 else f"The API key for {base_url} is"
+        super().__init__(
+            f"{who} out of quota — check your plan and billing.",
+            "Add credit on the provider's billing page, or use another key in Settings → OpenAI-compatible.",
+            "Add credit on the provider's billing page, or use another key: OPENAI_API_KEY, or the one saved in the "
+            "window's Settings → OpenAI-compatible (a saved key is used first).",
+        )
+
+
 class AllKeysFailed(AgentError):
     """Every API key of the pool failed with a retryable error."""
 

@@ -121,6 +121,7 @@ TABLE: tuple[_Row, ...] = (
     _Row(errors.AuthenticationFailed, "API key rejected", (lambda: _settings(), _retry), status="API key rejected"),
     _Row(errors.ModelNotFound, _model_missing, saved_title="Model not available"),
     _Row(errors.RateLimited, "Rate limited", (_retry,), "warning"),
+    _Row(errors.OutOfQuota, "Out of quota", (lambda: _settings(), _retry), status="Out of quota"),
     _Row(errors.AllKeysFailed, "Every API key failed", (_retry, lambda: _settings())),
     _Row(errors.ContextTooLong, "Conversation too long",
          (lambda: ErrorAction(NEW_CHAT, "New chat"), lambda: _settings()), "warning"),

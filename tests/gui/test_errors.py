@@ -35,6 +35,7 @@ def _kinds(view):
          ["retry", "open_settings"]),
         (errors.AuthenticationFailed("https://api.example/v1"), "API key rejected", ["open_settings", "retry"]),
         (errors.RateLimited(3600, "Daily request limit reached."), "Rate limited", ["retry"]),
+        (errors.OutOfQuota("https://api.example/v1"), "Out of quota", ["open_settings", "retry"]),
         (errors.ContextTooLong(), "Conversation too long", ["new_chat", "open_settings"]),
         (errors.EmptyAnswer(), "Empty answer", ["retry"]),
         (errors.AnswerCutOff("connection reset"), "Answer cut off", ["retry"]),

@@ -37,3 +37,21 @@ def test_a_malformed_schema_is_an_object_schema_every_backend_takes(schema):
 def test_a_good_schema_is_kept():
     schema = {"type": "object", "properties": {"a": {"type": "string", "description": "x"}}, "required": ["a"]}
     assert _tool(schema).parameters == schema
+
+
+def test_a_recursive_schema_keeps_its_recursive_part_whatever_its_refs_look_like():
+    """A tree as MCP servers write it: through ``$defs``, through ``#`` (the whole schema, as zod-to-json-schema
+    does) or a JSON pointer into it: the recursive property is spelled out (to a bound), not a bare object."""
+    by_defs = {"type": "object", "properties": {"root": {"$ref": "#/$defs/Node"}}, "$defs": {"Node": {
+        "type": "object", "properties": {"name": {"type": "string"}, "kids": {"type": "array", "items": {
+            "$ref": "#/$defs/Node"}}}}}}
+    by_root = {"type": "object", "properties": {"name": {"type": "string"}, "kids": {"type": "array", "items": {
+        "$ref": "#"}}}}
+    by_pointer = {"type": "object", "properties": {"root": {"type": "object", "properties": {
+        "name": {"type": "string"}, "kids": {"type": "array", "items": {"$ref": "#/properties/root"}}}}}}
+    for schema, top in ((by_defs, "root"), (by_root, None), (by_pointer, "root")):
+        params = _tool(schema).parameters
+        node = params["properties"][top] if top else params
+        child = node["properties"]["kids"]["items"]
+        assert set(child["properties"]) == {"name", "kids"}, schema
+        assert "$ref" not in str(params)

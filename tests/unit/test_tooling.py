@@ -291,6 +291,18 @@ class Node(BaseModel):
     children: list[Node] = []
 
 
+class Officer(BaseModel):
+    """A chain of command: officer → unit → officer … (mutually recursive models)."""
+
+    rank: str
+    unit: Unit | None = None
+
+
+class Unit(BaseModel):
+    title: str
+    commander: Officer | None = None
+
+
 class Opaque:
     pass
 
@@ -303,6 +315,26 @@ def test_recursive_model_has_no_ref_and_terminates():
     params = params_of(tree)
     assert "$ref" not in set(walk_keys(params))
     assert params["properties"]["root"]["properties"]["children"]["items"]["type"] == "object"
+
+
+def test_mutually_recursive_models_are_spelled_out_to_a_bound_then_named():
+    """Officer → Unit → Officer …: each model three times, then a plain object naming the fields it has."""
+    def command(top: Officer) -> str:
+        """Walk a chain of command."""
+        return top.rank
+
+    level = params_of(command)["properties"]["top"]
+    seen = []
+    while "properties" in level:
+        seen.append(sorted(level["properties"]))
+        level = level["properties"].get("unit") or level["properties"]["commander"]
+    assert seen == [["rank", "unit"], ["commander", "title"]] * 3
+    assert level == {"type": "object", "description":
+                     "Another Officer: an object with the same fields as the Officer above (rank, unit)."}
+    registry = ToolRegistry()
+    registry.register(command)
+    chain = {"rank": "general", "unit": {"title": "army", "commander": {"rank": "colonel", "unit": {"title": "x"}}}}
+    assert registry.dispatch("command", {"top": chain}).content == "general"
 
 
 def test_descriptions_from_annotated_win_over_docstring_and_args_section_is_parsed():

@@ -10,10 +10,14 @@ The rules, made explicit and testable:
 - a ``Retry-After`` longer than the cap is never waited for: that key is given up at once and, when no
   other key is left, :class:`~desktop_agent.core.errors.RateLimited` is raised with the wait;
 - 401/403 moves on to the next key at once (retrying a rejected key never helps);
+- a key out of quota (HTTP 429 ``insufficient_quota``) is like a rejected key, not like a rate limit: its
+  account has no credit, and waiting does not give it any — the next key is tried at once, each key once,
+  with no pause; when every key is out of quota: :class:`~desktop_agent.core.errors.OutOfQuota` (says how many);
 - a connection error is not the key's fault: after the retries the pool stops instead of trying every
   other key against a server that is down;
 - when every key fails: :class:`AuthenticationFailed` (all were rejected, says how many),
-  :class:`RateLimited` (all were rate limited), the failure itself (one key), or
+  :class:`OutOfQuota` (all were out of quota), :class:`RateLimited` (all were rate limited), the failure
+  itself (one key), or
   :class:`AllKeysFailed` (how many keys, the last reason).
 
 The pool knows nothing about HTTP clients: the caller gives an ``attempt(index, key)`` function and a
@@ -41,6 +45,7 @@ from desktop_agent.core.errors import (
     AllKeysFailed,
     AuthenticationFailed,
     NoApiKey,
+    OutOfQuota,
     RateLimited,
 )
 
@@ -124,7 +129,7 @@ class Failure:
     """How one failed attempt is handled.
 
     - ``kind``: ``"retry"`` (connection, 429, 5xx: retry this key after a pause), ``"next_key"``
-      (401/403, quota used up: try the next key at once) or ``"fatal"`` (raise ``error`` now).
+      (401/403, out of quota: try the next key at once) or ``"fatal"`` (raise ``error`` now).
     - ``error``: the typed error for this failure (raised if it is the last one); no key in its text.
     - ``retry_after_s``: the server's Retry-After in seconds, if any.
     - ``rotate``: whether another key can help (False for connection errors).
@@ -319,6 +324,8 @@ class KeyPool:
         last = failures[-1]
         if all(f.auth for f in failures):
             return AuthenticationFailed(self.base_url, last.status, keys_tried=tried)
+        if all(isinstance(f.error, OutOfQuota) for f in failures):
+            return OutOfQuota(self.base_url, str(getattr(last.error, "detail", "")), keys_tried=tried)
         limited = [f.error for f in failures if isinstance(f.error, RateLimited)]
         if len(limited) == len(failures):
             waits = [e.retry_after_s for e in limited if e.retry_after_s is not None]

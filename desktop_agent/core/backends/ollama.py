@@ -591,8 +591,8 @@ class _LineStream:
             if watch.cancelled:
                 return
             try:
-                # the headers and the first bytes (the whole answer, when not streamed) within timeout_s, however
-                # slowly a server trickles them (the watch's first-data wait then counts only real frames)
+                # the headers and the first line (the whole answer, when not streamed) within timeout_s, however
+                # slowly a server trickles them or how many blank keep-alive lines come first
                 with first_data_within(self._backend.timeout_s) as first, self._backend._http.stream(
                     method, self._backend._url(path), content=content, headers=self._backend._json_headers
                 ) as r:
@@ -613,14 +613,15 @@ class _LineStream:
                         return
                     buf = b""
                     for data in r.iter_bytes():
-                        first.arrived()
                         buf += data
                         if b"\n" in buf:
                             *lines, buf = buf.split(b"\n")
                             for line in lines:
                                 if watch.cancelled:
                                     return
-                                if line.strip():  # blank lines (and CRLF's CR) between objects are not lines
+                                # blank lines (keep-alives, CRLF's CR) between objects are not data
+                                if line.strip():
+                                    first.arrived()
                                     started = True
                                     yield line
                     if buf.strip():

@@ -62,6 +62,7 @@ from desktop_agent.core.errors import (
     ModelNotFound,
     NoApiKey,
     NotAnApi,
+    OutOfQuota,
     OutputLimitReached,
     RateLimited,
     ServerStoppedResponding,
@@ -557,8 +558,8 @@ class OpenAIBackend:
                 reason="key rejected",
             )
         if status == 429:
-            if "insufficient_quota" in markers:
-                return Failure("next_key", RateLimited(None, detail), status=status, reason="quota used up")
+            if "insufficient_quota" in markers:  # no credit left: waiting will not help, another key may
+                return Failure("next_key", OutOfQuota(self.base_url, detail), status=status, reason="out of quota")
             wait = self.pool.retry_after(headers)
             return Failure("retry", RateLimited(wait, detail), retry_after_s=wait, status=status,
                            reason="rate limited")
@@ -659,7 +660,7 @@ class OpenAIBackend:
         object in a JSON body or in a stream event, an ``event: error``, llama.cpp's ``error:`` line
         — is raised with the server's reason, never as an empty answer.
 
-        Raises :class:`NoApiKey`, :class:`AuthenticationFailed`, :class:`RateLimited`,
+        Raises :class:`NoApiKey`, :class:`AuthenticationFailed`, :class:`RateLimited`, :class:`OutOfQuota`,
         :class:`AllKeysFailed`, :class:`BackendUnreachable` (no connection; retried),
         :class:`ServerTimedOut` (connected, but no answer within ``timeout_s``; not retried),
         :class:`ModelNotFound`, :class:`ContextTooLong`, :class:`ToolsNotSupported`, :class:`EmptyAnswer`,
@@ -686,8 +687,12 @@ class OpenAIBackend:
                     first = next(events)
                 except StopIteration:
                     return response, iter(())
-                except BaseException:
+                except BaseException as exc:
                     response.close()
+                    if _broken_off(exc):
+                        # the server took the request (200, perhaps keep-alives) and then hung up: asking
+                        # again would send a second copy and start the first-data wait over
+                        raise self._midstream_error(exc) from None
                     raise
             return response, _prepend(first, events)
 
@@ -1057,6 +1062,14 @@ def _response_bytes(response: Any) -> Iterator[bytes]:
         raise openai.APITimeoutError(request=response.request) from exc
     except requests as exc:
         raise openai.APIConnectionError(request=response.request) from exc
+
+
+def _broken_off(exc: BaseException) -> bool:
+    """Whether ``exc`` is a connection that broke while an answer was read (:func:`_response_bytes` makes
+    it the client's ``APIConnectionError``); a timeout is not: that is a wait that ran out."""
+    import openai
+
+    return isinstance(exc, openai.APIConnectionError) and not isinstance(exc, openai.APITimeoutError)
 
 
 def _prepend(first: Any, rest: Iterator[Any]) -> Iterator[Any]:

@@ -1,6 +1,6 @@
 """A tool function's parameters as JSON schema: the pydantic argument model built from its signature, and the
-schema that model produces, cleaned for picky tool-calling servers (``$defs`` inlined, no ``title``,
-``Optional[X]`` as X, a top-level ``type`` on every property)."""
+schema that model produces, cleaned for picky tool-calling servers (``$defs`` inlined, a recursive model spelled
+out a few levels deep; no ``title``, ``Optional[X]`` as X, a top-level ``type`` on every property)."""
 
 from __future__ import annotations
 
@@ -153,34 +153,72 @@ _SCHEMA_ONE = ("items", "additionalProperties", "not", "contains", "propertyName
                "unevaluatedProperties", "unevaluatedItems")
 
 
-def _resolve_refs(node: Any, defs: dict[str, Any], stack: tuple[str, ...] = ()) -> Any:
-    """Replace every ``{"$ref": "#/$defs/X", ...siblings}`` by a copy of X merged with the siblings.
+#: how many times one model (one ``$ref`` target) is spelled out inside itself before the nesting is cut
+RECURSION_DEPTH = 3
 
-    A recursive model (X refers to itself) is cut at the second level as ``{"type": "object"}``.
+
+def _ref_target(ref: str, root: dict[str, Any], defs: dict[str, Any]) -> tuple[str, Any] | None:
+    """What a local ``$ref`` points at, and a name for it (a model's name): ``#/$defs/X``, ``#/definitions/X``,
+    ``#`` (the whole schema) or any JSON pointer into it (as some MCP servers write them). None when it points
+    nowhere (or outside this schema)."""
+    if ref == "#":
+        return str(root.get("title") or "object"), root
+    if not ref.startswith("#/"):
+        return None
+    parts = [p.replace("~1", "/").replace("~0", "~") for p in ref[2:].split("/")]
+    node: Any = root
+    for part in parts:
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            node = defs.get(parts[-1])  # a ``$defs`` name under another prefix
+            break
+    return (parts[-1], node) if isinstance(node, dict) else None
+
+
+def _nested_further(name: str, target: Any) -> dict[str, Any]:
+    """Where a recursive model's nesting is cut: a plain object that says what goes there."""
+    fields = list(target.get("properties") or {}) if isinstance(target, dict) else []
+    listed = f" ({', '.join(fields)})" if fields and all(isinstance(f, str) for f in fields) else ""
+    text = f"Another {name}: an object with the same fields as the {name} above{listed}."
+    return {"type": "object", "description": text}
+
+
+def _resolve_refs(node: Any, root: dict[str, Any], defs: dict[str, Any], stack: tuple[str, ...] = ()) -> Any:
+    """Replace every ``{"$ref": ..., ...siblings}`` by a copy of its target merged with the siblings.
+
+    A recursive model (a tree: X refers to itself, or X → Y → X) is spelled out :data:`RECURSION_DEPTH`
+    times inside itself; below that it is a plain object whose description names its fields
+    (:func:`_nested_further`), so the model sees the recursive part and the schema stays small. A ``$ref``
+    that points nowhere is a plain object.
     """
     if isinstance(node, list):
-        return [_resolve_refs(v, defs, stack) for v in node]
+        return [_resolve_refs(v, root, defs, stack) for v in node]
     if not isinstance(node, dict):
         return node
     if "$ref" in node and isinstance(node["$ref"], str):
         ref = node["$ref"]
-        key = ref.rsplit("/", 1)[-1]
         siblings = {k: v for k, v in node.items() if k != "$ref"}
-        if key in stack or key not in defs:
+        found = _ref_target(ref, root, defs)
+        if found is None:
             target: dict[str, Any] = {"type": "object"}
+        elif stack.count(ref) >= RECURSION_DEPTH:
+            target = _nested_further(*found)
         else:
-            target = _resolve_refs(copy.deepcopy(defs[key]), defs, (*stack, key))
+            target = _resolve_refs(copy.deepcopy(found[1]), root, defs, (*stack, ref))
         merged = dict(target)
-        merged.update(_resolve_refs(siblings, defs, stack))
+        merged.update(_resolve_refs(siblings, root, defs, stack))
         return merged
     out: dict[str, Any] = {}
     for k, v in node.items():
         if k in ("$defs", "definitions"):
             continue
         if k in _SCHEMA_MAPS and isinstance(v, dict):
-            out[k] = {name: _resolve_refs(sub, defs, stack) for name, sub in v.items()}
+            out[k] = {name: _resolve_refs(sub, root, defs, stack) for name, sub in v.items()}
         elif k in _SCHEMA_LISTS or k in _SCHEMA_ONE:
-            out[k] = _resolve_refs(v, defs, stack)
+            out[k] = _resolve_refs(v, root, defs, stack)
         else:
             out[k] = v
     return out
@@ -283,13 +321,14 @@ _KEY_ORDER = {"type": 0, "description": 1, "enum": 2, "properties": 3, "items": 
 def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """Make a pydantic JSON schema acceptable to picky tool-calling servers.
 
-    No ``$ref``/``$defs`` remain (inlined), no ``title``, no ``anyOf`` with a null branch
-    (the property takes the other branch's type), ``const`` becomes a one-value ``enum``. The
-    top level always has ``"type": "object"`` and ``"properties"``; ``required`` only when non-empty.
+    No ``$ref``/``$defs`` remain (inlined; a recursive model to a bounded depth, see :func:`_resolve_refs`), no
+    ``title``, no ``anyOf`` with a null branch (the property takes the other branch's type), ``const`` becomes a
+    one-value ``enum``. The top level always has ``"type": "object"`` and ``"properties"``; ``required`` only
+    when non-empty.
     """
     defs = dict(schema.get("$defs", {}) or {})
     defs.update(schema.get("definitions", {}) or {})
-    out = _clean(_resolve_refs(schema, defs))
+    out = _clean(_resolve_refs(schema, schema, defs))
     out["type"] = "object"
     out.setdefault("properties", {})
     if not out.get("required"):
