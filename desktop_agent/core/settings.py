@@ -161,6 +161,9 @@ class ToolSettings(_Group):
     #: with more tools than this, a turn offers the most relevant ones and find_tools for the rest (small models
     #: stop calling tools when offered dozens); 0 = always offer all
     max_offered: int = Field(12, ge=0, le=1000)
+    #: offer tools even to a model that cannot use them as its server says, or as the app learned (a chat's
+    #: Tools menu: Offer tools anyway)
+    offer_anyway: bool = False
 
 
 class ModelSettings(_Group):
@@ -537,7 +540,8 @@ def _reason(exc: BaseException) -> str:
 #: The settings one chat may override (the window's quick options for that chat); everything else comes from
 #: Settings for every chat.
 CHAT_OPTION_KEYS: tuple[str, ...] = (
-    "tools.enabled", "tools.disabled", "generation.temperature", "generation.think", "generation.format",
+    "tools.enabled", "tools.disabled", "tools.offer_anyway", "generation.temperature", "generation.think",
+    "generation.format",
 )
 
 
