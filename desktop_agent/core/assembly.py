@@ -353,11 +353,11 @@ def tools_off_reason(settings: Settings, facts: ModelFacts | None = None,
                      capabilities: Capabilities | None = None) -> str | None:
     """Why a turn with ``settings`` goes without tools although the chat offers them: ``its server says it cannot
     use tools`` (``facts``, what the server said of the model) or what was learned (``capabilities``, default
-    the process-wide one) — None when they are offered (or the chat offers none, or the user offers them anyway).
-    Reads the learned file if it changed; call it off the hot path."""
+    the process-wide one) — None when they are offered (or the chat offers none). The user's Offer tools anyway
+    (:func:`offers_tools_anyway`) outweighs it; the reason is given all the same."""
     from desktop_agent.core.capabilities import tools_off_reason as learned_reason
 
-    if not settings.tools.enabled or offers_tools_anyway(settings):
+    if not settings.tools.enabled:
         return None
     if facts is not None and not facts.can("tools"):
         return "its server says it cannot use tools"

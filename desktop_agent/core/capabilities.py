@@ -155,10 +155,11 @@ class Entry:
             elif name == "stream_with_tools" and count >= needed:
                 off.append(f"Not streamed when offered tools: its streamed answers came back empty ({times})")
             elif name == "auto_tools":
-                pending.append(f"Answered nothing when offered tools {times} (tools go off after {needed} in a row)")
+                pending.append(f"It answered nothing when offered tools {times} "
+                               f"(tools go off after {needed} in a row)")
             elif name == "stream_with_tools":
-                pending.append(f"A streamed answer came back empty when offered tools {times} "
-                               f"(streaming goes off after {needed} in a row)")
+                pending.append(f"Its streamed answer came back empty when offered tools {times} "
+                               f"(streaming with tools goes off after {needed} in a row)")
         return off + pending
 
 

@@ -32,7 +32,8 @@ def test_learned_lists_each_model_with_what_was_learned_and_how_to_forget(tmp_pa
     lines = proc.stdout.splitlines()
     assert lines[:4] == [
         "qwen3  [ollama http://127.0.0.1:11434]",
-        "  A streamed answer came back empty when offered tools once (streaming goes off after 2 in a row)",
+        "  Its streamed answer came back empty when offered tools once (streaming with tools goes off after 2 in a "
+        "row)",
         "smollm2  [openai http://127.0.0.1:8080/v1]",
         "  Tools off: it answered nothing when offered them (2 times in a row)",
     ]

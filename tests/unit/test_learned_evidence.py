@@ -65,7 +65,7 @@ def test_one_empty_answer_does_not_turn_the_tools_off_two_do():
     assert events[-1].message.content == "One."
     assert caps.learned(backend) == Learned()  # one empty answer: tools stay on
     assert caps.entry(server_key(backend)).lines() == [
-        "Answered nothing when offered tools once (tools go off after 2 in a row)"]
+        "It answered nothing when offered tools once (tools go off after 2 in a row)"]
 
     events = run(backend, caps)  # the next turn offers the tools again
     assert offered(backend, 3) == [True, True, False] and events[-1].message.content == "Two."
