@@ -142,6 +142,8 @@ class ChatOptions(QWidget):
         #: why the model gets no tools although the chat offers them (None: it gets them, or anyway)
         self.tools_off: str | None = None
         self._reason: str | None = None  # the same before Offer tools anyway
+        self._model = ""
+        self._level = 0  # how far the strip is folded (see _fold)
         self._next_tool: str | None = None
         #: the menu's "Use this tool for the next message" choices (tool name → action), and Offer tools anyway
         self.next_tool_actions: dict[str, QAction] = {}
@@ -275,11 +277,10 @@ class ChatOptions(QWidget):
 
     def _fold(self, level: int) -> None:
         """Show the strip folded to ``level`` (see :attr:`FOLDS`)."""
+        self._level = level
         for label in self.labels:
             label.setHidden(level >= 1)
-        self.tools_button.setToolButtonStyle(
-            Qt.ToolButtonStyle.ToolButtonIconOnly if level >= 2 else Qt.ToolButtonStyle.ToolButtonTextBesideIcon
-        )
+        self._show_tools_text()
         for gap in self._gaps:
             gap.changeSize(4 if level >= 2 else 12, 0, QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Minimum)
         self.json_button.setHidden(level >= 3)
@@ -402,7 +403,8 @@ class ChatOptions(QWidget):
             action.blockSignals(True)
             action.setChecked(tool == name)
             action.blockSignals(False)
-        self._row.invalidate()
+        if self.isVisible():
+            self._fit()
 
     def _display(self) -> None:
         eff = self.effective()
@@ -455,17 +457,32 @@ class ChatOptions(QWidget):
         anyway = offers_tools_anyway(eff)
         self.tools_off = None if anyway else reason
         th = theme.current()
+        self._model = eff.model
         if self.tools_off is not None:
-            self.tools_button.setText(f"Tools: off for {short_model(eff.model)}")
             self.tools_button.setIcon(icons.icon("warning", th.warn))
             self.tools_button.setAccessibleName(f"Tools: off for {eff.model}")
         else:
-            self.tools_button.setText("Tools")
             self.tools_button.setIcon(icons.icon("tool", th.muted))
             self.tools_button.setAccessibleName("Tools")
         self._repolish(self.tools_button, "blocked", self.tools_off is not None)
+        before = self.tools_button.text()
+        self._show_tools_text()
+        if self.tools_button.text() != before and self.isVisible():
+            self._fit()  # a longer or shorter button: fold the strip again
         if self.anyway_action is not None:
             self._update_anyway_action()
+
+    def _show_tools_text(self) -> None:
+        """The Tools button's text as the fold allows: "Tools: off for MODEL", folded "Tools: off" (the icon alone when
+        tools are not off: the warning must not fold away)."""
+        folded = self._level >= 2
+        if self.tools_off is not None:
+            self.tools_button.setText("Tools: off" if folded else f"Tools: off for {short_model(self._model)}")
+            style = Qt.ToolButtonStyle.ToolButtonTextBesideIcon
+        else:
+            self.tools_button.setText("Tools")
+            style = Qt.ToolButtonStyle.ToolButtonIconOnly if folded else Qt.ToolButtonStyle.ToolButtonTextBesideIcon
+        self.tools_button.setToolButtonStyle(style)
 
     def _tools_tip(self, eff: Settings) -> str:
         if not eff.tools.enabled:
@@ -564,6 +581,7 @@ class ChatOptions(QWidget):
         self.anyway_action.setCheckable(True)
         self.anyway_action.toggled.connect(lambda on: self._change("tools.offer_anyway", on))
         self._update_anyway_action()
+        menu.addSeparator()  # collapsed while Offer tools anyway is hidden
         if self._tools is None:
             text = f"Could not list the tools: {self._tools_error}" if self._tools_error else "Listing the tools…"
             menu.addAction(text).setEnabled(False)

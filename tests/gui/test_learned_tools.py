@@ -58,11 +58,11 @@ def test_one_empty_answer_leaves_the_tools_button_as_it_was(make_window, ollama_
 def test_the_tools_button_says_tools_are_off_for_a_learned_model_and_offer_anyway_sends_them(
         make_window, qtbot, openai_server, openai_settings):
     learn_twice(openai_settings, auto_tools=False)
-    w = make_window(openai_settings)
+    w = make_window(openai_settings, size=(1700, 760))  # the strip unfolded
     strip = w.chat_options
     button = strip.tools_button
     assert button.isChecked()  # the chat still wants tools; the model gets none
-    assert button.text() == "Tools: off for smollm2"
+    assert button.text() == "Tools: off for smollm2" and button.accessibleName() == "Tools: off for smollm2"
     assert button.property("blocked") is True
     assert "Tools are off for smollm2: it answered nothing when offered them" in button.toolTip()
     assert "Offer tools anyway" in button.toolTip() and "Settings → Tools → Learned" in button.toolTip()
@@ -79,6 +79,9 @@ def test_the_tools_button_says_tools_are_off_for_a_learned_model_and_offer_anywa
     assert "offered anyway, although it answered nothing when offered them" in button.toolTip()
     anyway.trigger()  # off again: back to the default, no override left
     assert w.conversation.options == {} and button.text() == "Tools: off for smollm2"
+    w.resize(760, 600)  # folded: shorter, but the warning stays
+    qtbot.waitUntil(lambda: button.text() == "Tools: off")
+    assert not button.icon().isNull()
 
     anyway.trigger()
     send(qtbot, w, "and now with tools")
@@ -96,7 +99,8 @@ def test_a_model_its_ollama_server_says_cannot_use_tools_shows_on_the_button_and
     strip = w.chat_options
     w.refresh_models()
     qtbot.waitUntil(lambda: strip.tools_off is not None, timeout=10_000)
-    assert strip.tools_button.text().startswith("Tools: off for llama3.2")  # (":latest", as the listing names it)
+    # (":latest", as the listing names it)
+    assert strip.tools_button.accessibleName().startswith("Tools: off for llama3.2")
     assert "its server says it cannot use tools" in strip.tools_button.toolTip()
     send(qtbot, w)
     assert "tools" not in ollama_server.chat_requests[-1]
@@ -115,7 +119,7 @@ def test_settings_lists_what_was_learned_and_forget_applies_at_once(make_window,
     other = SimpleNamespace(name="ollama", host="http://127.0.0.1:11434", model="qwen3")
     learned_capabilities().learn(other, stream_with_tools=False)
     w = make_window(openai_settings)
-    assert w.chat_options.tools_button.text() == "Tools: off for smollm2"
+    assert w.chat_options.tools_button.accessibleName() == "Tools: off for smollm2"
     w.open_settings("Tools")
     dialog = w.settings_dialog
     try:
