@@ -65,7 +65,9 @@ __all__ = [
 ]
 
 #: the notice of a turn whose model calls leave the tools out because of what was learned
-TOOLS_LEFT_OUT = "Tools are not offered to this model on this server: it answered nothing when offered them."
+TOOLS_LEFT_OUT = ("Tools are not offered to this model on this server: it answered nothing when offered them, twice "
+                  "in a row (to offer them again: Forget in Settings → Tools → Learned, or "
+                  "desktop-agent tools --forget-learned).")
 
 ServerKey = tuple[str, str, str]
 
@@ -107,7 +109,7 @@ def cannot_use(what: str, model: str) -> str:
     use it."""
     if what == "tools":
         return (f"The model '{model}' can't use tools, so it answers without them "
-                "(to offer them anyway: the model picker).")
+                "(to offer them anyway: the Tools menu above the message box).")
     return (f"The model '{model}' can't think step by step, so it answers without thinking "
             "(to ask anyway: the model picker).")
 
