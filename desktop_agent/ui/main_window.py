@@ -230,6 +230,8 @@ class MainWindow(QMainWindow):
         #: True once the deferred start-up work (:meth:`_late_init`) has run; a message sent before waits for it
         self.ready = False
         self._waiting_text = ""
+        #: the tool the last message was sent to use (the strip's choice), given back with a message that failed
+        self._sent_tool: str | None = None
         self._late_started = False
         if glance is None:
             self._build_rest()
@@ -808,9 +810,12 @@ class MainWindow(QMainWindow):
         self._start(text)
 
     def _give_back_text(self, text: str) -> None:
-        """A turn failed before the message joined the chat: put it back for another try."""
+        """A turn failed before the message joined the chat: put it back for another try (with the tool chosen
+        for it)."""
         if not self.input.toPlainText().strip():
             self.input.setPlainText(text)
+            if self._sent_tool and self.chat_options.next_tool is None:
+                self.chat_options.set_next_tool(self._sent_tool)
 
     def send(self, text: str) -> None:
         """Send ``text`` as if typed (used by tests and the suggestions)."""
@@ -841,6 +846,7 @@ class MainWindow(QMainWindow):
         chosen = self.chat_options.take_next_tool() if text is not None else None
         if chosen:  # the strip's "Use this tool for the next message": this one turn only
             settings = settings.updated({"loop.tool_choice": chosen})
+        self._sent_tool = chosen
         self.runner.start_turn(self.session, text, settings)
 
     def compact_chat(self) -> None:

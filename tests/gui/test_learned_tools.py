@@ -181,3 +181,19 @@ def test_the_chip_takes_the_choice_back_and_a_chat_switch_drops_it(make_window, 
     strip.set_next_tool("today")
     w.new_chat(ask=False)
     assert strip.next_tool is None and not strip.next_tool_chip.isVisible()
+
+
+def test_a_message_given_back_after_a_failure_keeps_its_chosen_tool(make_window, qtbot):
+    from desktop_agent.core.assembly import Assembly
+    from desktop_agent.core.errors import SettingsError
+
+    def refuse(_settings, _keys):
+        raise SettingsError("The base URL is not usable.")
+
+    w = make_window(Settings(), assembly=Assembly(backend_factory=refuse))
+    w.chat_options.set_next_tool("today")
+    w.input.setPlainText("what is the date?")
+    w.send_button.click()
+    wait_idle(qtbot, w)
+    assert w.input.toPlainText() == "what is the date?"  # never joined the chat: back in the box …
+    assert w.chat_options.next_tool == "today" and w.chat_options.next_tool_chip.isVisibleTo(w)  # … with its tool
