@@ -136,6 +136,13 @@ def add_tools_parser(sub: argparse._SubParsersAction, parents: Sequence[argparse
     p.add_argument("--tools-dir", action="append", default=[], metavar="DIR", help="also load tools from DIR")
     p.add_argument("--no-mcp", action="store_true",
                    help="leave out the configured MCP servers' tools (they are started to list them)")
+    learned = p.add_mutually_exclusive_group()
+    learned.add_argument("--learned", action="store_true",
+                         help="instead: what the app learned about each server and model (e.g. tools off for a model "
+                              "that answered nothing when offered them)")
+    learned.add_argument("--forget-learned", nargs="?", const="", default=None, metavar="MODEL",
+                         help="forget what was learned about MODEL on every server (no MODEL: about all); its next "
+                              "chat offers tools again")
     p.set_defaults(_parser=p)
 
 

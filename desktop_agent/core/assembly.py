@@ -19,6 +19,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -32,8 +33,10 @@ if TYPE_CHECKING:
     from desktop_agent.core.agent import Agent, OnMessage
     from desktop_agent.core.backends.base import ChatBackend
     from desktop_agent.core.backends.probe import OllamaProbe, OpenAIProbe
+    from desktop_agent.core.capabilities import Capabilities, ServerKey
     from desktop_agent.core.events import Notice
     from desktop_agent.core.mcp.manager import McpManager, ServerState
+    from desktop_agent.core.model_info import ModelFacts
     from desktop_agent.core.secrets import SecretStore
     from desktop_agent.core.store.database import StoreDatabase
     from desktop_agent.core.tools.definition import Tool
@@ -302,9 +305,8 @@ def build_agent(settings: Settings, backend: ChatBackend, registry: ToolRegistry
     """The agent loop for ``settings`` around ``backend`` and ``registry``; the tools named in
     ``settings.tools.disabled`` are not offered."""
     from desktop_agent.core.agent import Agent
-    from desktop_agent.core.capabilities import LEARNED
 
-    LEARNED.use_file(paths.cache_dir() / "capabilities.json")
+    learned_capabilities()
     loop = settings.loop
     if registry is not None and settings.tools.disabled:
         registry = registry.without(settings.tools.disabled)
@@ -313,13 +315,56 @@ def build_agent(settings: Settings, backend: ChatBackend, registry: ToolRegistry
         backend, tools,
         system_prompt=loop.system_prompt, max_steps=loop.max_steps,
         max_history=loop.max_history_messages, tool_choice=loop.tool_choice, on_message=on_message,
-        tools_anyway=settings.model in settings.models.tools_anyway,
+        tools_anyway=offers_tools_anyway(settings),
         max_offered=settings.tools.max_offered or None,
         relevant_only=settings.tools.only_relevant and bool(settings.tools.max_offered),
         tools_prompt=TOOLS_PROMPT if loop.system_prompt == DEFAULT_SYSTEM_PROMPT else None,
     )
     agent.auto_compact = settings.models.auto_compact
     return agent
+
+
+def learned_capabilities() -> Capabilities:
+    """What was learned about servers and models, the process-wide store every agent shares, kept in the cache
+    folder's ``capabilities.json`` (Settings → Tools → Learned and ``desktop-agent tools --learned`` show it)."""
+    from desktop_agent.core.capabilities import LEARNED
+
+    LEARNED.use_file(paths.cache_dir() / "capabilities.json")
+    return LEARNED
+
+
+def offers_tools_anyway(settings: Settings) -> bool:
+    """Whether the user chose to offer tools to ``settings.model`` although it cannot use them as its server says or
+    as the app learned: in this chat (``tools.offer_anyway``) or for the model everywhere (the model picker)."""
+    return settings.tools.offer_anyway or settings.model in settings.models.tools_anyway
+
+
+def learned_key(settings: Settings) -> ServerKey:
+    """The (backend, URL, model) what is learned about the server and model of ``settings`` is kept under — the
+    key :func:`~desktop_agent.core.capabilities.server_key` gives the backend they build."""
+    from desktop_agent.core.capabilities import server_key
+
+    if settings.backend == "ollama":
+        host = settings.ollama.host.strip()
+        url = host if "://" in host else f"http://{host}"  # as the ollama client makes "localhost:11434"
+        return server_key(SimpleNamespace(name="ollama", host=url, model=settings.model))
+    return server_key(SimpleNamespace(name="openai", base_url=settings.openai.base_url, model=settings.model))
+
+
+def tools_off_reason(settings: Settings, facts: ModelFacts | None = None,
+                     capabilities: Capabilities | None = None) -> str | None:
+    """Why a turn with ``settings`` goes without tools although the chat offers them: ``its server says it cannot
+    use tools`` (``facts``, what the server said of the model) or what was learned (``capabilities``, default
+    the process-wide one) — None when they are offered (or the chat offers none). The user's Offer tools anyway
+    (:func:`offers_tools_anyway`) outweighs it; the reason is given all the same."""
+    from desktop_agent.core.capabilities import tools_off_reason as learned_reason
+
+    if not settings.tools.enabled:
+        return None
+    if facts is not None and not facts.can("tools"):
+        return "its server says it cannot use tools"
+    known = capabilities if capabilities is not None else learned_capabilities()
+    return learned_reason(known.learned_for(learned_key(settings)))
 
 
 def system_prompt(settings: Settings, tools_offered: bool) -> str:

@@ -164,6 +164,9 @@ class ToolSettings(_Group):
     #: each message is offered only the few tools that fit it, or none ("What is the capital of France?" is
     #: answered without tools); off: every tool is offered on every message
     only_relevant: bool = True
+    #: offer tools even to a model that cannot use them as its server says, or as the app learned (a chat's
+    #: Tools menu: Offer tools anyway)
+    offer_anyway: bool = False
 
 
 class ModelSettings(_Group):
@@ -540,7 +543,8 @@ def _reason(exc: BaseException) -> str:
 #: The settings one chat may override (the window's quick options for that chat); everything else comes from
 #: Settings for every chat.
 CHAT_OPTION_KEYS: tuple[str, ...] = (
-    "tools.enabled", "tools.disabled", "generation.temperature", "generation.think", "generation.format",
+    "tools.enabled", "tools.disabled", "tools.offer_anyway", "generation.temperature", "generation.think",
+    "generation.format",
 )
 
 

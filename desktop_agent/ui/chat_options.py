@@ -10,6 +10,14 @@ Settings in everything it did not change itself. It changes no settings and save
 The tools menu lists the tools the assembly loads for the current settings; they are listed on a background
 thread (the window's :class:`~desktop_agent.ui.tasks.TaskRunner`) the first time the menu opens, and again
 only when the tool settings (folders, limits) change.
+
+When the chat offers tools but the model gets none — its server says it cannot use them, or the app learned that
+it answers nothing when offered them (:mod:`desktop_agent.core.capabilities`) — the Tools button says so and
+why ("Tools: off for smollm2", a warning icon, the reason in its tooltip), and the menu has *Offer tools anyway*
+(the chat option ``tools.offer_anyway``). The menu's *Use this tool for the next message* picks one tool that the
+next message must use (``--tool-choice NAME`` in the terminal): a chip "next: NAME ×" shows it until the message
+is sent (:meth:`ChatOptions.take_next_tool`) or the × is pressed. It is not an option of the chat: it is gone
+with the next message.
 """
 
 from __future__ import annotations
@@ -32,7 +40,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_agent.core.assembly import Assembly
+from desktop_agent.core.assembly import Assembly, offers_tools_anyway, tools_off_reason
+from desktop_agent.core.model_info import ModelFacts
 from desktop_agent.core.settings import Settings, chat_options
 from desktop_agent.ui import icons, theme
 from desktop_agent.ui.tasks import Task, TaskRunner
@@ -41,6 +50,13 @@ log = logging.getLogger(__name__)
 
 #: the Think choices: label, value of ``generation.think``
 THINK_CHOICES: tuple[tuple[str, bool | None], ...] = (("Model default", None), ("On", True), ("Off", False))
+#: the longest model name the Tools button shows (a longer one is cut with "…"; the tooltip has it whole)
+SHOWN_MODEL_CHARS = 20
+
+
+def short_model(name: str) -> str:
+    """``name`` as the Tools button shows it: at most :data:`SHOWN_MODEL_CHARS` characters."""
+    return name if len(name) <= SHOWN_MODEL_CHARS else name[: SHOWN_MODEL_CHARS - 1] + "…"
 
 
 class _TemperatureBox(QDoubleSpinBox):
@@ -105,6 +121,8 @@ class ChatOptions(QWidget):
     options_changed = Signal(dict)
     #: the tools menu got its list of tools (names), or an empty list when listing them failed
     tools_listed = Signal(list)
+    #: the tool chosen for the next message ("" when none is)
+    next_tool_changed = Signal(str)
 
     def __init__(self, assembly: Assembly, tasks: TaskRunner, parent: QWidget | None = None):
         super().__init__(parent)
@@ -119,6 +137,18 @@ class ChatOptions(QWidget):
         self._tools_key: Any = None
         self._tools_error = ""
         self.tool_actions: dict[str, QAction] = {}
+        #: what each server said its models can do (model name → facts), from the window's model listing
+        self._facts: dict[str, ModelFacts] = {}
+        #: why the model gets no tools although the chat offers them (None: it gets them, or anyway)
+        self.tools_off: str | None = None
+        self._reason: str | None = None  # the same before Offer tools anyway
+        self._model = ""
+        self._level = 0  # how far the strip is folded (see _fold)
+        self._next_tool: str | None = None
+        #: the menu's "Use this tool for the next message" choices (tool name → action), and Offer tools anyway
+        self.next_tool_actions: dict[str, QAction] = {}
+        self.anyway_action: QAction | None = None
+        self._choose_action: QAction | None = None
 
         self.tools_button = QToolButton()
         self.tools_button.setObjectName("chatToolsToggle")
@@ -137,6 +167,12 @@ class ChatOptions(QWidget):
         self.tools_menu_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.tools_menu_button.setAccessibleName("Choose the tools")
         self.tools_menu_button.setToolTip("Choose which tools this chat offers the model")
+
+        self.next_tool_chip = QToolButton()
+        self.next_tool_chip.setObjectName("chatNextTool")
+        self.next_tool_chip.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.next_tool_chip.clicked.connect(lambda: self.set_next_tool(None))
+        self.next_tool_chip.setHidden(True)
 
         self.temperature = _TemperatureBox()
         self.temperature.setObjectName("chatTemperature")
@@ -210,6 +246,7 @@ class ChatOptions(QWidget):
         self._gaps = [QSpacerItem(12, 0, QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Minimum) for _ in range(3)]
         row.addWidget(self.tools_button)
         row.addWidget(self.tools_menu_button)
+        row.addWidget(self.next_tool_chip)
         row.addSpacerItem(self._gaps[0])
         row.addWidget(temperature_label)
         row.addWidget(self.temperature_box)
@@ -221,11 +258,12 @@ class ChatOptions(QWidget):
         row.addWidget(self.more_button)
         row.addStretch(1)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
-        for w in (self.tools_button, self.tools_menu_button, self.temperature, self.think, self.json_button,
-                  self.more_button):
+        for w in (self.tools_button, self.tools_menu_button, self.next_tool_chip, self.temperature, self.think,
+                  self.json_button, self.more_button):
             w.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # reachable with Tab
         QWidget.setTabOrder(self.tools_button, self.tools_menu_button)
-        QWidget.setTabOrder(self.tools_menu_button, self.temperature)
+        QWidget.setTabOrder(self.tools_menu_button, self.next_tool_chip)
+        QWidget.setTabOrder(self.next_tool_chip, self.temperature)
         QWidget.setTabOrder(self.temperature, self.think)
         QWidget.setTabOrder(self.think, self.json_button)
         QWidget.setTabOrder(self.json_button, self.more_button)
@@ -239,11 +277,10 @@ class ChatOptions(QWidget):
 
     def _fold(self, level: int) -> None:
         """Show the strip folded to ``level`` (see :attr:`FOLDS`)."""
+        self._level = level
         for label in self.labels:
             label.setHidden(level >= 1)
-        self.tools_button.setToolButtonStyle(
-            Qt.ToolButtonStyle.ToolButtonIconOnly if level >= 2 else Qt.ToolButtonStyle.ToolButtonTextBesideIcon
-        )
+        self._show_tools_text()
         for gap in self._gaps:
             gap.changeSize(4 if level >= 2 else 12, 0, QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Minimum)
         self.json_button.setHidden(level >= 3)
@@ -322,6 +359,53 @@ class ChatOptions(QWidget):
         """The settings the chat's next turn uses, as shown."""
         return self._defaults.updated(self._options) if self._options else self._defaults
 
+    def set_model_facts(self, facts: dict[str, ModelFacts]) -> None:
+        """What the server says its models can do (from the window's model listing): a model that cannot use
+        tools shows on the Tools button."""
+        self._facts.update(facts)
+        self._display()
+
+    def refresh(self) -> None:
+        """Show again what was learned about the model (after a turn, or a Forget in Settings)."""
+        self._display()
+
+    # ---- the tool for the next message -------------------------------------------------------------
+
+    @property
+    def next_tool(self) -> str | None:
+        """The tool the next message must use (None: the model chooses)."""
+        return self._next_tool
+
+    def set_next_tool(self, name: str | None) -> None:
+        """Make the next message use tool ``name`` (None: let the model choose again); the chip shows it."""
+        name = name or None
+        if name == self._next_tool:
+            return
+        self._next_tool = name
+        self._show_next_tool()
+        self.next_tool_changed.emit(name or "")
+
+    def take_next_tool(self) -> str | None:
+        """The tool the message being sent must use, and the chip goes (None: no tool was chosen)."""
+        name = self._next_tool
+        self.set_next_tool(None)
+        return name
+
+    def _show_next_tool(self) -> None:
+        chip, name = self.next_tool_chip, self._next_tool
+        chip.setHidden(name is None)
+        if name is not None:
+            chip.setText(f"next: {name} ×")
+            chip.setToolTip(f"The next message must use the tool {name} (what --tool-choice {name} does in the "
+                            "terminal); later messages let the model choose again. Click to let it choose now.")
+            chip.setAccessibleName(f"Next message uses {name}; press to let the model choose")
+        for tool, action in self.next_tool_actions.items():
+            action.blockSignals(True)
+            action.setChecked(tool == name)
+            action.blockSignals(False)
+        if self.isVisible():
+            self._fit()
+
     def _display(self) -> None:
         eff = self.effective()
         gen = eff.generation
@@ -342,9 +426,8 @@ class ChatOptions(QWidget):
         self.think.setEnabled(ollama)
         self.json_button.setEnabled(ollama)
         d = self._defaults
-        self._mark(self.tools_button, "tools.enabled",
-                   "Offer tools to the model in this chat" if eff.tools.enabled else "Tools are off in this chat",
-                   "on" if d.tools.enabled else "off")
+        self._show_tools_state(eff)
+        self._mark(self.tools_button, "tools.enabled", self._tools_tip(eff), "on" if d.tools.enabled else "off")
         disabled = eff.tools.disabled
         self._mark(self.tools_menu_button, "tools.disabled",
                    "Choose which tools this chat offers the model"
@@ -360,6 +443,57 @@ class ChatOptions(QWidget):
         self._mark(self.json_button, "generation.format",
                    "Ask the model to answer in JSON (Ollama's format: json)" + only_ollama,
                    "on" if d.generation.format == "json" else "off")
+
+    def _show_tools_state(self, eff: Settings) -> None:
+        """The Tools button's text and icon: "Tools", or "Tools: off for MODEL" with a warning icon when the chat
+        offers tools but the model gets none (see the module docstring)."""
+        reason = None
+        if eff.tools.enabled:
+            try:
+                reason = tools_off_reason(eff, self._facts.get(eff.model))
+            except OSError:  # the cache folder cannot be read: nothing learned shows
+                log.warning("could not read what was learned about the model", exc_info=True)
+        self._reason = reason
+        anyway = offers_tools_anyway(eff)
+        self.tools_off = None if anyway else reason
+        th = theme.current()
+        self._model = eff.model
+        if self.tools_off is not None:
+            self.tools_button.setIcon(icons.icon("warning", th.warn))
+            self.tools_button.setAccessibleName(f"Tools: off for {eff.model}")
+        else:
+            self.tools_button.setIcon(icons.icon("tool", th.muted))
+            self.tools_button.setAccessibleName("Tools")
+        self._repolish(self.tools_button, "blocked", self.tools_off is not None)
+        before = self.tools_button.text()
+        self._show_tools_text()
+        if self.tools_button.text() != before and self.isVisible():
+            self._fit()  # a longer or shorter button: fold the strip again
+        if self.anyway_action is not None:
+            self._update_anyway_action()
+
+    def _show_tools_text(self) -> None:
+        """The Tools button's text as the fold allows: "Tools: off for MODEL", folded "Tools: off" (the icon alone when
+        tools are not off: the warning must not fold away)."""
+        folded = self._level >= 2
+        if self.tools_off is not None:
+            self.tools_button.setText("Tools: off" if folded else f"Tools: off for {short_model(self._model)}")
+            style = Qt.ToolButtonStyle.ToolButtonTextBesideIcon
+        else:
+            self.tools_button.setText("Tools")
+            style = Qt.ToolButtonStyle.ToolButtonIconOnly if folded else Qt.ToolButtonStyle.ToolButtonTextBesideIcon
+        self.tools_button.setToolButtonStyle(style)
+
+    def _tools_tip(self, eff: Settings) -> str:
+        if not eff.tools.enabled:
+            return "Tools are off in this chat"
+        if self.tools_off is not None:
+            return (f"Tools are off for {eff.model}: {self.tools_off}, so this chat's messages go without them.\n"
+                    "The Tools menu's Offer tools anyway offers them all the same; Settings → Tools → Learned "
+                    "forgets what was learned.")
+        if self._reason is not None:
+            return f"Offer tools to the model in this chat — offered anyway, although {self._reason}"
+        return "Offer tools to the model in this chat"
 
     def _mark(self, widget: QWidget, key: str, tip: str, default: str) -> None:
         """Tooltip and look of a control: whether the chat overrides the default, and what the default is."""
@@ -442,6 +576,12 @@ class ChatOptions(QWidget):
         menu = self.tools_menu
         menu.clear()
         self.tool_actions = {}
+        self.next_tool_actions = {}
+        self.anyway_action = menu.addAction("Offer tools anyway")
+        self.anyway_action.setCheckable(True)
+        self.anyway_action.toggled.connect(lambda on: self._change("tools.offer_anyway", on))
+        self._update_anyway_action()
+        menu.addSeparator()  # collapsed while Offer tools anyway is hidden
         if self._tools is None:
             text = f"Could not list the tools: {self._tools_error}" if self._tools_error else "Listing the tools…"
             menu.addAction(text).setEnabled(False)
@@ -459,22 +599,72 @@ class ChatOptions(QWidget):
             self.tool_actions[name] = action
         menu.addSeparator()
         menu.addAction("Offer all tools", self._offer_all)
+        self._fill_next_tool_menu(menu.addMenu("Use this tool for the next message"))
         self._update_tool_checks()
         if menu.isVisible():  # it opened with "Listing the tools…" and grew: keep it on the screen
             keep_on_screen(menu, self.tools_menu_button)
 
+    def _fill_next_tool_menu(self, sub: QMenu) -> None:
+        """The tools the chat offers, one of which the next message must use (exclusive), and "the model
+        chooses"."""
+        sub.setToolTipsVisible(True)
+        sub.menuAction().setToolTip("What --tool-choice NAME does in the terminal, for one message")
+        group = QActionGroup(sub)
+        choose = sub.addAction("The model chooses")
+        choose.setCheckable(True)
+        group.addAction(choose)
+        choose.triggered.connect(lambda: self.set_next_tool(None))
+        sub.addSeparator()
+        for name, description in self._tools or ():
+            action = sub.addAction(name)
+            action.setCheckable(True)
+            action.setToolTip(description or name)
+            group.addAction(action)
+            action.triggered.connect(lambda _on=False, n=name: self.set_next_tool(n))
+            self.next_tool_actions[name] = action
+        self._choose_action = choose
+
+    def _update_anyway_action(self) -> None:
+        """Offer tools anyway: shown while it matters (the model gets no tools, or the user offers them anyway),
+        checked when offered anyway; fixed on when the model picker offers them to this model in every chat."""
+        action = self.anyway_action
+        if action is None:
+            return
+        eff = self.effective()
+        everywhere = eff.model in eff.models.tools_anyway
+        action.blockSignals(True)
+        action.setChecked(offers_tools_anyway(eff))
+        action.blockSignals(False)
+        action.setVisible(eff.tools.enabled and (self._reason is not None or offers_tools_anyway(eff)))
+        action.setEnabled(not everywhere)
+        if everywhere:
+            action.setToolTip(f"Offered to {eff.model} in every chat (the model picker's Offer tools anyway)")
+        elif self._reason is not None:
+            action.setToolTip(f"Offer the tools in this chat although {self._reason}")
+        else:
+            action.setToolTip("Offer the tools in this chat whatever the model's server says or the app learned")
+
     def _update_tool_checks(self) -> None:
-        disabled = set(self.effective().tools.disabled)
+        eff = self.effective()
+        disabled = set(eff.tools.disabled)
         for name, action in self.tool_actions.items():
             action.blockSignals(True)
             action.setChecked(name not in disabled)
             action.blockSignals(False)
+        for name, action in self.next_tool_actions.items():  # a tool the chat does not offer cannot be chosen
+            action.setEnabled(eff.tools.enabled and name not in disabled)
+            action.blockSignals(True)
+            action.setChecked(name == self._next_tool)
+            action.blockSignals(False)
+        if self.next_tool_actions and self._choose_action is not None:
+            self._choose_action.setChecked(self._next_tool is None)
 
     # ---- look ------------------------------------------------------------------------------------
 
     def restyle(self) -> None:
         th = theme.current()
-        self.tools_button.setIcon(icons.icon("tool", th.muted))
+        self.tools_button.setIcon(icons.icon("warning" if self.tools_off else "tool", th.warn if self.tools_off
+                                             else th.muted))
         self.tools_menu_button.setIcon(icons.icon("chevron-down", th.muted))
         self.setStyleSheet(
             f"""
@@ -502,6 +692,10 @@ class ChatOptions(QWidget):
             QWidget#chatOptions QToolButton#chatStep {{ border: none; padding: 0 5px; color: {th.muted}; }}
             QWidget#chatOptions QToolButton#chatStep:hover {{ color: {th.text}; }}
             QWidget#chatOptions *[override="true"] {{ font-weight: 600; }}
+            QWidget#chatOptions QToolButton#chatToolsToggle[blocked="true"] {{ color: {th.warn};
+                border-color: {th.warn}; background: transparent; }}
+            QWidget#chatOptions QToolButton#chatNextTool {{ color: {th.text}; background: {th.user_bubble};
+                border-color: {th.accent}; border-radius: 10px; }}
             """
         )
 

@@ -230,6 +230,8 @@ class MainWindow(QMainWindow):
         #: True once the deferred start-up work (:meth:`_late_init`) has run; a message sent before waits for it
         self.ready = False
         self._waiting_text = ""
+        #: the tool the last message was sent to use (the strip's choice), given back with a message that failed
+        self._sent_tool: str | None = None
         self._late_started = False
         if glance is None:
             self._build_rest()
@@ -686,6 +688,7 @@ class MainWindow(QMainWindow):
 
     def _on_model_facts(self, facts: dict) -> None:
         self.capabilities.set_facts(facts)
+        self.chat_options.set_model_facts(facts)
         self._show_capabilities()
 
     def _show_capabilities(self) -> None:
@@ -731,6 +734,7 @@ class MainWindow(QMainWindow):
                              file_host=saved_host if saved_host != self.settings.ollama.host else None)
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.settings_saved.connect(self._on_settings_saved)
+        dlg.tools_page.learned_changed.connect(self.chat_options.refresh)  # a Forget applies at once
         dlg.destroyed.connect(lambda *_: setattr(self, "settings_dialog", None))
         self.settings_dialog = dlg
         dlg.show_page(tab)
@@ -806,9 +810,12 @@ class MainWindow(QMainWindow):
         self._start(text)
 
     def _give_back_text(self, text: str) -> None:
-        """A turn failed before the message joined the chat: put it back for another try."""
+        """A turn failed before the message joined the chat: put it back for another try (with the tool chosen
+        for it)."""
         if not self.input.toPlainText().strip():
             self.input.setPlainText(text)
+            if self._sent_tool and self.chat_options.next_tool is None:
+                self.chat_options.set_next_tool(self._sent_tool)
 
     def send(self, text: str) -> None:
         """Send ``text`` as if typed (used by tests and the suggestions)."""
@@ -827,6 +834,7 @@ class MainWindow(QMainWindow):
     def _show_session(self, conversation: Conversation) -> None:
         self.session = ChatSession(conversation, self.store or None)
         self._chat_title = conversation.title or (conversation.default_title() if conversation.messages else "")
+        self.chat_options.set_next_tool(None)  # a tool chosen for the next message was for the other chat
         self._show_chat_options()
         self.context_meter.show_chat(conversation.id)
         if self.history_panel is not None:  # the list highlights the chat on screen, or nothing for a new one
@@ -834,7 +842,12 @@ class MainWindow(QMainWindow):
 
     def _start(self, text: str | None) -> None:
         self.chat.live_model = self.settings.model
-        self.runner.start_turn(self.session, text, self.settings)
+        settings = self.settings
+        chosen = self.chat_options.take_next_tool() if text is not None else None
+        if chosen:  # the strip's "Use this tool for the next message": this one turn only
+            settings = settings.updated({"loop.tool_choice": chosen})
+        self._sent_tool = chosen
+        self.runner.start_turn(self.session, text, settings)
 
     def compact_chat(self) -> None:
         """Summarise the chat's earlier messages (the model writes the summary; it is sent instead of them)."""
@@ -897,6 +910,7 @@ class MainWindow(QMainWindow):
             ui_errors.report_unexpected(ev.error, "the agent", ev.error.__traceback__)
         elif isinstance(ev, TurnEnded):
             self._set_busy(False)
+            self.chat_options.refresh()  # the turn may have learned that the model answers nothing with tools
             if self.confirm_stop is not None:  # the answer ended while "stop it?" was asked: nothing to stop
                 self.confirm_stop.stop_button.click()
             self._refresh_history()

@@ -83,8 +83,11 @@ def test_empty_streamed_answer_with_tools_is_asked_again_without_streaming(llama
     assert [m.role for m in conversation.messages] == ["user", "assistant"]
 
 
-def test_a_second_turn_asks_without_streaming_at_once_and_says_nothing(llama_like):
+def test_a_third_turn_asks_without_streaming_at_once_and_says_nothing(llama_like):
     turn(llama_like, "hi")
+    before = len(llama_like.requests)
+    turn(llama_like, "hi again")  # one empty answer is no lesson yet: asked again the same way
+    assert sent(llama_like, before) == [(True, True), (False, True)]
     before = len(llama_like.requests)
     events, _ = turn(llama_like, "hello again")  # a new backend and agent: what was learned stays
     assert isinstance(events[-1], AnswerFinished) and events[-1].message.content == "You said: hello again"
@@ -95,6 +98,8 @@ def test_a_second_turn_asks_without_streaming_at_once_and_says_nothing(llama_lik
 def test_what_is_learned_is_per_server_and_model(llama_like, openai_server):
     turn(llama_like, "hi")
     backend = new_backend(llama_like)
+    assert LEARNED.learned(backend) == Learned()
+    turn(llama_like, "hi again")
     assert LEARNED.learned(backend) == Learned(stream_with_tools=False, auto_tools=True)
     other = OpenAIBackend(llama_like.url, "another-model", [], needs_key=False)
     assert LEARNED.learned(other) == Learned()
@@ -103,11 +108,14 @@ def test_what_is_learned_is_per_server_and_model(llama_like, openai_server):
 
 
 def test_empty_again_without_streaming_is_asked_without_tools_and_tools_are_then_left_out(llama_like):
-    llama_like.script(Json(EMPTY_COMPLETION))  # the non-streamed request with tools answers nothing
-    events, _ = turn(llama_like, "hi")
-    assert isinstance(events[-1], AnswerFinished) and events[-1].message.content == "You said: hi"
-    assert sent(llama_like) == [(True, True), (False, True), (False, False)]
-    assert notices(events) == [NO_STREAM_NOTICE, NO_TOOLS_NOTICE]
+    for n in range(2):  # twice in a row: the second time makes it a lesson
+        before = len(llama_like.requests)
+        llama_like.script(Json(EMPTY_COMPLETION))  # the non-streamed request with tools answers nothing
+        events, _ = turn(llama_like, "hi")
+        assert isinstance(events[-1], AnswerFinished) and events[-1].message.content == "You said: hi"
+        assert sent(llama_like, before) == [(True, True), (False, True), (False, False)]
+        assert notices(events) == [NO_STREAM_NOTICE, NO_TOOLS_NOTICE]
+        assert LEARNED.learned(new_backend(llama_like)).auto_tools is (n == 0)
 
     before = len(llama_like.requests)
     events, _ = turn(llama_like, "and now?")
@@ -137,6 +145,7 @@ def test_a_tool_result_followed_by_an_empty_answer_is_asked_again(llama_like):
 
 def test_the_follow_up_after_a_tool_result_goes_without_streaming_once_learned(llama_like):
     turn(llama_like, "hi")
+    turn(llama_like, "hi again")
     before = len(llama_like.requests)
     events, _ = turn(llama_like, "what is the weather in Paris?")
     assert isinstance(events[-1], AnswerFinished) and events[-1].message.content == "The tool said: sunny in Paris"

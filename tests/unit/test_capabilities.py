@@ -91,12 +91,17 @@ def test_only_failures_tools_may_cause_are_asked_again_without_tools():
 
 
 def test_lessons():
-    assert lesson(Attempt(TOOLS, True), Attempt(TOOLS, False), "auto") == {"stream_with_tools": False}
+    works = {"tools": True, "auto_tools": True}
+    assert lesson(Attempt(TOOLS, True), Attempt(TOOLS, False), "auto") == {**works, "stream_with_tools": False}
     assert lesson(Attempt(TOOLS, True), Attempt(None, False), "auto") == {"auto_tools": False}
     assert lesson(Attempt(TOOLS, False), Attempt(None, False), "auto") == {"auto_tools": False}
     assert lesson(Attempt(TOOLS, True), Attempt(None, False), "get_weather") == {}
     assert lesson(Attempt(None, True), Attempt(None, False), "auto") == {}  # plain: not remembered
-    assert lesson(Attempt(TOOLS, True), Attempt(TOOLS, True), "auto") == {}
+    # an answer where tools were offered is evidence that they work (it starts the failures' count again)
+    assert lesson(Attempt(TOOLS, True), Attempt(TOOLS, True), "auto") == {**works, "stream_with_tools": True}
+    assert lesson(Attempt(TOOLS, False), Attempt(TOOLS, False), "auto") == works
+    # a forced choice streams where automatic choice may not: no evidence about streaming either way
+    assert lesson(Attempt(TOOLS, True), Attempt(TOOLS, True), "get_weather") == {"tools": True}
 
 
 def test_capabilities_are_kept_per_backend_name_url_and_model():
@@ -109,11 +114,13 @@ def test_capabilities_are_kept_per_backend_name_url_and_model():
 
     a = B("openai", "http://h:1/v1/", "m")
     caps.learn(a, stream_with_tools=False)
+    caps.learn(a, stream_with_tools=False)  # two observations in a row turn a fact off
     assert server_key(a) == ("openai", "http://h:1/v1", "m")
     assert caps.learned(B("openai", "http://h:1/v1", "m")) == Learned(stream_with_tools=False)
     assert caps.learned(B("openai", "http://h:1/v1", "other")) == Learned()
     assert caps.learned(B("openai", "http://h:2/v1", "m")) == Learned()
     assert caps.learned(B("ollama", "http://h:1/v1/", "m", attr="host")) == Learned()
+    caps.learn(a, auto_tools=False)
     caps.learn(a, auto_tools=False)
     assert caps.learned(a) == Learned(False, False)
     caps.clear()
@@ -124,15 +131,20 @@ def test_capabilities_are_kept_per_backend_name_url_and_model():
 
 
 def test_an_empty_done_chunk_is_asked_again_without_streaming_and_remembered():
-    """Ollama's shape of an empty answer: a done line with nothing in it (no EmptyAnswer raised)."""
-    backend = ScriptedBackend([Chunk(done=True, finish_reason="stop")], text("Hi!"), text("Again!"))
+    """Ollama's shape of an empty answer: a done line with nothing in it (no EmptyAnswer raised). Remembered
+    after the second time in a row."""
+    empty = [Chunk(done=True, finish_reason="stop")]
+    backend = ScriptedBackend(empty, text("Hi!"), empty, text("Hi again!"), text("Third!"))
     events = list(Agent(backend, registry()).run(Conversation(), "hi"))
     assert isinstance(events[-1], AnswerFinished) and events[-1].message.content == "Hi!"
     assert sent(backend) == [(True, True), (False, True)]
     assert len(notices(events)) == 1
     events = list(Agent(backend, registry()).run(Conversation(), "hi"))
-    assert events[-1].message.content == "Again!"
-    assert sent(backend)[2:] == [(False, True)] and notices(events) == []
+    assert events[-1].message.content == "Hi again!"
+    assert sent(backend)[2:] == [(True, True), (False, True)]  # once is not yet a lesson
+    events = list(Agent(backend, registry()).run(Conversation(), "hi"))
+    assert events[-1].message.content == "Third!"
+    assert sent(backend)[4:] == [(False, True)] and notices(events) == []
 
 
 def test_a_reasoning_only_answer_is_not_asked_again():
@@ -150,6 +162,7 @@ def test_a_failed_streamed_request_is_not_asked_again():
 
 
 def test_tools_left_out_once_learned_with_one_notice_per_turn():
+    LEARNED.learn(ScriptedBackend(), auto_tools=False)
     LEARNED.learn(ScriptedBackend(), auto_tools=False)
     backend = ScriptedBackend(calls(call("get_weather", {"city": "Oslo"})), text("Sunny."))
     events = list(Agent(backend, registry(), tool_choice="get_weather").run(Conversation(), "weather?"))

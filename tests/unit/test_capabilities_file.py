@@ -22,6 +22,7 @@ def test_a_lesson_is_read_back_by_a_new_store(tmp_path):
     first = Capabilities()
     first.use_file(path)
     first.learn(BACKEND, stream_with_tools=False)
+    first.learn(BACKEND, stream_with_tools=False)
     again = Capabilities()
     again.use_file(path)
     assert again.learned(BACKEND) == Learned(stream_with_tools=False, auto_tools=True)
@@ -37,6 +38,7 @@ def test_a_damaged_file_counts_as_nothing_learned_and_is_replaced(tmp_path, capl
         caps.use_file(path)
         assert caps.learned(BACKEND) == Learned()
         caps.learn(BACKEND, auto_tools=False)
+        caps.learn(BACKEND, auto_tools=False)
         assert json.loads(path.read_text(encoding="utf-8"))["learned"][0]["auto_tools"] is False
 
 
@@ -45,6 +47,7 @@ def test_an_unwritable_folder_is_logged_not_raised(tmp_path, caplog):
     blocker.write_text("x")
     caps = Capabilities()
     caps.use_file(blocker / "capabilities.json")
+    caps.learn(BACKEND, stream_with_tools=False)
     caps.learn(BACKEND, stream_with_tools=False)  # the folder cannot be made: the lesson still counts
     assert caps.learned(BACKEND).stream_with_tools is False
     assert "could not be saved" in caplog.text
@@ -54,6 +57,7 @@ def test_the_assembly_keeps_lessons_in_the_cache_folder_for_the_next_process(tmp
     paths.set_home(tmp_path)
     try:
         build_agent(Settings(), BACKEND, None)  # type: ignore[arg-type]
+        LEARNED.learn(BACKEND, stream_with_tools=False)
         LEARNED.learn(BACKEND, stream_with_tools=False)
         assert (paths.cache_dir() / "capabilities.json").exists()
         code = (
@@ -77,6 +81,7 @@ def test_the_assembly_keeps_lessons_in_the_cache_folder_for_the_next_process(tmp
 def test_localhost_and_127_0_0_1_are_one_server(tmp_path):
     """The README says 127.0.0.1, the window's preset localhost: what was learned holds for both."""
     caps = Capabilities()
-    caps.learn(SimpleNamespace(name="openai", base_url="http://localhost:8080/v1", model="smollm2"),
-               stream_with_tools=False)
+    for _ in range(2):
+        caps.learn(SimpleNamespace(name="openai", base_url="http://localhost:8080/v1", model="smollm2"),
+                   stream_with_tools=False)
     assert caps.learned(BACKEND).stream_with_tools is False

@@ -31,8 +31,8 @@ def test_tools_disabled_is_a_tool_setting_defaulting_to_none():
 
 
 def test_chat_options_keep_only_the_allowed_keys_and_valid_values():
-    assert CHAT_OPTION_KEYS == ("tools.enabled", "tools.disabled", "generation.temperature", "generation.think",
-                                "generation.format")
+    assert CHAT_OPTION_KEYS == ("tools.enabled", "tools.disabled", "tools.offer_anyway", "generation.temperature",
+                                "generation.think", "generation.format")
     given = {
         "generation.temperature": 1,  # normalised to a float
         "generation.think": None,  # "the model's default" is an override too (Settings may say on)

@@ -1,14 +1,15 @@
 """The Settings dialog's Tools page: whether the model may use tools, how long a tool may run, how much of its
 output is sent to the model, the folders file and command tools may use, extra tool folders, where the user
-tools folder is (with a button that opens it in the file manager), and every installed tool with its switch
-(:mod:`.tool_list`, with Reload tools)."""
+tools folder is (with a button that opens it in the file manager), every installed tool with its switch
+(:mod:`.tool_list`, with Reload tools), and what was learned about each server and model, with Forget
+(:mod:`.learned_box`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -33,6 +34,7 @@ from desktop_agent.ui.settings.common import (
     show,
 )
 from desktop_agent.ui.settings.folder_list import FolderList
+from desktop_agent.ui.settings.learned_box import LearnedBox
 from desktop_agent.ui.settings.tool_list import ToolList
 
 if TYPE_CHECKING:
@@ -40,7 +42,7 @@ if TYPE_CHECKING:
     from desktop_agent.ui.tasks import TaskRunner
 
 #: the page's sections (``ToolsPage.sections``)
-OPTIONS_SECTION, INSTALLED_SECTION = 0, 1
+OPTIONS_SECTION, INSTALLED_SECTION, LEARNED_SECTION = 0, 1, 2
 #: the largest output cap the field takes (characters); the settings accept any number from 256 up
 MAX_OUTPUT_CAP = 100_000_000
 
@@ -49,7 +51,9 @@ class ToolsPage(SettingsPage):
     """``tools.enabled``, ``tools.timeout_s``, ``tools.isolated``, ``tools.output_cap``, ``tools.max_offered``,
     ``tools.allowed_folders``, ``tools.dirs`` and ``tools.disabled``; the user tools folder is shown, not edited (it
     is where the app's data lives). ``assembly`` and ``tasks`` list and reload the tools (without them the list
-    stays empty)."""
+    stays empty). ``learned_changed``: what was learned was forgotten (at once, not on Save)."""
+
+    learned_changed = Signal()
 
     def __init__(self, assembly: Assembly | None = None, tasks: TaskRunner | None = None) -> None:
         super().__init__()
@@ -156,6 +160,10 @@ class ToolsPage(SettingsPage):
         installed_layout.addWidget(self.tool_list, 1)
         installed_layout.addLayout(sources)
         self.sections.addTab(installed, "I&nstalled tools")
+
+        self.learned = LearnedBox()
+        self.learned.changed.connect(self.learned_changed)
+        self.sections.addTab(self.learned, "&Learned")
 
         self.fields = [
             (("tools.timeout_s",), self.timeout_error, "Tool timeout (Tools tab)"),
