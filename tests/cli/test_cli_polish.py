@@ -214,7 +214,8 @@ def test_events_of_a_failed_turn_carry_the_command_line_text(home, stuck):
                    "-p", "hi")
     assert proc.returncode == 1
     evs = events_of(proc.stdout)
-    assert [e["type"] for e in evs] == ["Chat", "MessageAdded", "ChatUpdated", "TurnFailed"]
+    assert [e["type"] for e in evs] == ["Chat", "MessageAdded", "ChatUpdated", "ToolsOffered", "RequestSent",
+                                        "TurnFailed"]
     error = evs[-1]["error"]
     assert error["kind"] == "ServerTimedOut" and "--timeout SECONDS" in error["message"]
     assert proc.stderr.strip() == f"desktop-agent: {error['message']}"
@@ -381,11 +382,23 @@ def test_no_api_key_flag_reaches_a_keyless_server_that_is_not_local(home, openai
     assert ok.stdout == "You said: hi\n"
 
 
-def test_max_steps_line_names_the_flag_and_counts_right(home, ollama_server):
-    proc = run_cli(home, "chat", "--host", ollama_server.url, "--max-steps", "1", "-p", "what day is it?")
-    assert proc.returncode == 1
-    (line,) = proc.stderr.strip().splitlines()
+def test_max_steps_line_names_the_flag_and_counts_right():
+    """The step limit's terminal line (kept for a turn whose steps ran out with nothing to answer from)."""
+    from desktop_agent.cli.errors import terminal_text
+    from desktop_agent.core.errors import MaxStepsExceeded
+
+    line = terminal_text(MaxStepsExceeded(1), None)
     assert "did not finish in 1 step." in line and "--max-steps" in line and "Settings" not in line
+
+
+def test_when_the_steps_run_out_the_terminal_still_gets_an_answer(home, ollama_server):
+    """Issue 20: a turn that used all its steps on tools ends with the model's answer from their results."""
+    proc = run_cli(home, "chat", "--host", ollama_server.url, "--max-steps", "1", "--events", "-p",
+                   "what day is it?")
+    assert proc.returncode == 0, proc.stderr
+    evs = events_of(proc.stdout)
+    assert any(e["type"] == "Notice" and "used all 1 steps" in e["text"] for e in evs)
+    assert evs[-1]["type"] == "AnswerFinished" and evs[-1]["message"]["content"]
 
 
 def test_openai_missing_model_lists_the_served_models(home, openai_server):

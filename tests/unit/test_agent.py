@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from desktop_agent.core.answer import NO_WORDS
 from desktop_agent.core.agent import SHORTER, Agent, UnexpectedError
 from desktop_agent.core.backends.base import Chunk
 from desktop_agent.core.errors import (
@@ -177,11 +178,12 @@ def test_tool_loop_runs_tool_and_saves_every_message_before_the_next_model_call(
     assert started == [ToolCallStarted("call_1", "get_weather", {"city": "Paris"})]
     assert finished[0].ok and finished[0].status == "ok" and finished[0].result == "Paris: sunny"
     assert finished[0].error is None
-    # events in order: user added, text, step added, started, finished, result added, text, answer
+    # events in order: user added, tools offered, request, text, step added, started, finished, result added,
+    # request, text, answer
     kinds = [type(e).__name__ for e in events]
     assert kinds == [
-        "MessageAdded", "TextDelta", "MessageAdded", "ToolCallStarted", "ToolCallFinished",
-        "MessageAdded", "TextDelta", "AnswerFinished",
+        "MessageAdded", "ToolsOffered", "RequestSent", "TextDelta", "MessageAdded", "ToolCallStarted",
+        "ToolCallFinished", "MessageAdded", "RequestSent", "TextDelta", "AnswerFinished",
     ]
     # the second request carries the tool result right after the assistant message
     second = backend.requests[1]
@@ -254,12 +256,14 @@ def test_case24_unknown_tool_name_is_answered_and_counts_as_a_step():
     assert weather_calls == ["Paris"]
     assert events[-1].message.content == "It is sunny in Paris."
 
-    # the failed attempt is a step: with two steps the loop cannot reach the answer
+    # the failed attempt is a step: with two steps the loop cannot reach the answer with tools; the last call,
+    # without tools, asks the model for its answer from what the tools said (issue 20)
     weather_calls.clear()
     backend = ScriptedBackend(*script)
     events = drive(Agent(backend, reg, max_steps=2), Conversation(), "weather in Paris?")
-    assert isinstance(events[-1].error, MaxStepsExceeded)
-    assert len(backend.requests) == 2
+    assert isinstance(events[-1], AnswerFinished) and events[-1].message.content == "It is sunny in Paris."
+    assert len(backend.requests) == 3 and backend.requests[2].tools is None
+    assert any(isinstance(e, Notice) and "used all 2 steps" in e.text for e in events)
 
 
 def test_case13_invalid_json_arguments_are_not_run_and_replayed_as_valid_json():
@@ -646,25 +650,42 @@ def test_unknown_forced_tool_falls_back_to_auto_with_a_notice():
     assert any("nope" in n.text for n in of(events, Notice))
 
 
-def test_max_steps_exceeded():
-    """The model keeps calling tools: after max_steps model calls the turn fails with a clear
-    'did not finish in N steps'; every call made was answered."""
+def test_when_the_steps_run_out_the_model_answers_from_what_the_tools_said():
+    """The model keeps calling tools: after max_steps model calls one last call, without tools, asks it for
+    its answer from the results — written into the user's message as text (issue 20: "an answer in words");
+    every call made was answered."""
     reg = make_registry(get_time)
     # each call new (a repeated call would take the tools away: see test_capabilities)
-    backend = ScriptedBackend(*[calls(call("get_time", f'{{"step": {i}}}', f"s{i}")) for i in range(3)])
+    backend = ScriptedBackend(*[calls(call("get_time", f'{{"step": {i}}}', f"s{i}")) for i in range(3)],
+                              text("It is noon."))
     conv = Conversation()
     events = drive(Agent(backend, reg, max_steps=3), conv, "loop")
-    err = events[-1].error
-    assert isinstance(err, MaxStepsExceeded) and err.steps == 3 and "3 steps" in str(err)
-    assert len(backend.requests) == 3
-    assert [m.role for m in conv.messages] == ["user"] + ["assistant", "tool"] * 3
+    assert isinstance(events[-1], AnswerFinished) and events[-1].message.content == "It is noon."
+    assert len(backend.requests) == 4
+    last = backend.requests[3]
+    assert last.tools is None and last.roles() == ["system", "user"]
+    assert "get_time(step=2) returned" in last.messages[-1].content
+    assert [m.role for m in conv.messages] == ["user"] + ["assistant", "tool"] * 3 + ["assistant"]
+
+
+def test_when_the_last_call_says_nothing_the_user_reads_the_results_with_a_note():
+    reg = make_registry(get_time)
+    # (an empty streamed answer is asked again without streaming: empty twice)
+    backend = ScriptedBackend(*[calls(call("get_time", f'{{"step": {i}}}', f"s{i}")) for i in range(2)], text(""),
+                              text(""))
+    events = drive(Agent(backend, reg, max_steps=2), Conversation(), "loop")
+    answer = events[-1]
+    assert isinstance(answer, AnswerFinished)
+    assert answer.message.content.startswith(NO_WORDS) and "**get_time**" in answer.message.content
+    assert "{" not in answer.message.content.split(NO_WORDS, 1)[1].split("**get_time**", 1)[0]
 
 
 def test_default_max_steps_is_8():
     reg = make_registry(get_time)
-    backend = ScriptedBackend(*[calls(call("get_time", f'{{"step": {i}}}')) for i in range(8)])
+    backend = ScriptedBackend(*[calls(call("get_time", f'{{"step": {i}}}')) for i in range(8)], text("Done."))
     events = drive(Agent(backend, reg), Conversation(), "loop")
-    assert isinstance(events[-1].error, MaxStepsExceeded) and len(backend.requests) == 8
+    assert isinstance(events[-1], AnswerFinished) and len(backend.requests) == 9
+    assert backend.requests[8].tools is None
 
 
 def test_history_window_is_bounded():
