@@ -28,6 +28,7 @@ format); :meth:`ChatSession.effective` gives the settings its turns use.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -41,6 +42,7 @@ from desktop_agent.core.events import (
     ChatCompacted,
     ChatUpdated,
     CompactionUndone,
+    ContextUsage,
     Event,
     MessageAdded,
     Notice,
@@ -50,6 +52,7 @@ from desktop_agent.core.events import (
     TurnFailed,
 )
 from desktop_agent.core.messages import Conversation, Message, TurnFailure
+from desktop_agent.core.model_info import window_info
 from desktop_agent.core.settings import Settings, chat_options
 from desktop_agent.core.tokens import estimate_text, estimate_tools
 from desktop_agent.core.tools.permissions import Asker, ChatPermissions
@@ -204,6 +207,14 @@ class ChatSession:
             fixed += estimate_tools(tools)
         return compaction.outgrown(self.conversation, agent._window(), fixed)
 
+    def _window_of(self, usage: ContextUsage) -> ContextUsage:
+        """``usage`` with the window as the backend knows it now — the one a refusal in this turn named, say —
+        and whether it is assumed."""
+        window = window_info(self.agent.backend)
+        if window is None or usage.window is None:
+            return usage
+        return dataclasses.replace(usage, window=window.tokens, assumed=window.assumed)
+
     def cancel_tool_call(self, call_id: str) -> bool:
         """Cancel one running tool call of this chat's turn (any thread); the turn goes on. False when no such
         call is running (see :meth:`Agent.cancel_tool_call`)."""
@@ -224,6 +235,8 @@ class ChatSession:
             yield self.info()
         self.permissions.chat_id = self.conversation.id
         for event in self.agent.run(self.conversation, text, cancel):
+            if isinstance(event, ContextUsage):
+                event = self._window_of(event)
             self._audit(event)
             if (isinstance(event, TurnCancelled) and self.interrupting.is_set() and event.partial is not None
                     and event.partial.status == "stopped"):

@@ -10,7 +10,8 @@ history by it stays fast for long chats.
 multiplies later estimates by it. Only ratios of 0.7 and more are learned: a much smaller count is a server
 that reused a cached prompt prefix (Ollama counts only the tokens it evaluated) or that cut the prompt — and
 under-estimating is what overflows a window, while over-estimating only sends a little less. When a server
-refused a prompt as too long, the size it refused is remembered as a limit below which later requests stay.
+refused a prompt as too long, the size it refused is remembered as a limit below which later requests stay, and
+the window its error named (``ContextTooLong.window``) as that model's window on that server.
 """
 
 from __future__ import annotations
@@ -85,12 +86,13 @@ Key = tuple[str, str, str]
 
 
 class Calibration:
-    """Per (backend, URL, model): the learned ratio of reported to estimated prompt tokens, and the prompt
-    size a server refused as too long. Thread-safe."""
+    """Per (backend, URL, model): the learned ratio of reported to estimated prompt tokens, the prompt
+    size a server refused as too long, and the window a refusal named. Thread-safe."""
 
     def __init__(self) -> None:
         self._ratio: dict[Key, float] = {}
         self._limit: dict[Key, int] = {}
+        self._window: dict[Key, int] = {}
         self._lock = threading.Lock()
 
     def ratio(self, key: Key) -> float:
@@ -115,9 +117,23 @@ class Calibration:
         return True
 
     def limit(self, key: Key) -> int | None:
-        """The prompt tokens (calibrated) this model's server refused as too long, if it did."""
+        """The prompt tokens (calibrated) this model's server refused as too long, if it did — or, when its refusal
+        named a smaller window, that window: the request asked again at once stays below it."""
         with self._lock:
-            return self._limit.get(key)
+            refused, window = self._limit.get(key), self._window.get(key)
+        if refused is None or window is None:
+            return refused
+        return min(refused, window)
+
+    def learn_window(self, key: Key, window: int) -> None:
+        """The server said this model's window is ``window`` tokens (in a refusal)."""
+        with self._lock:
+            self._window[key] = window
+
+    def window(self, key: Key) -> int | None:
+        """The window this model's server named when it refused a request, if it did."""
+        with self._lock:
+            return self._window.get(key)
 
     def refused(self, key: Key, tokens: int) -> None:
         """A request of about ``tokens`` (calibrated) was refused as too long for the context window."""
@@ -129,6 +145,7 @@ class Calibration:
         with self._lock:
             self._ratio.clear()
             self._limit.clear()
+            self._window.clear()
 
 
 #: what this process learned; every agent shares it
