@@ -63,6 +63,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: the notices of a compaction
+OUTGREW = "The chat outgrew the model's context window: summarising earlier messages…"
+SUMMARISING = "Summarising earlier messages…"
+PIECE = "Summarising earlier messages ({piece}/{pieces})…"
+LEFT_OUT = ("The {n} oldest message{s} do not fit in one summary request and are left out; Summarise earlier "
+            "messages (/compact in the terminal) summarises the whole chat.")
+
 
 class ChatSession:
     """``conversation`` + ``store`` (None: nothing is saved) + ``agent`` (replaceable between turns, when the
@@ -170,14 +177,27 @@ class ChatSession:
         return ChatUpdated(c.id, c.title, backend or c.backend, model or c.model)
 
     def compact(self, cancel: threading.Event | None = None, *, automatic: bool = False) -> Iterator[Event]:
-        """Summarise the chat's earlier messages with the model: a :class:`Notice`, then :class:`ChatCompacted`
-        (the summary is saved) — or, when it cannot be done, :class:`TurnFailed` (``automatic``: a
-        :class:`Notice`, and the turn goes on without). Nothing is lost either way."""
+        """Summarise the chat's earlier messages with the model: a :class:`Notice` (and one per piece when it takes
+        several requests: "Summarising earlier messages (3/25)…"), then :class:`ChatCompacted` (the summary is
+        saved) — or, when it cannot be done, :class:`TurnFailed` (``automatic``: a :class:`Notice`, and the turn
+        goes on without); :class:`TurnCancelled` when ``cancel`` is set. ``automatic`` (before a turn) makes one
+        request at most: the oldest earlier messages that do not fit in it are left out, and a notice says so.
+        Nothing is lost either way."""
         agent = self.agent
-        yield Notice("The chat outgrew the model's context window: summarising earlier messages…" if automatic
-                     else "Summarising earlier messages…")
+        yield Notice(OUTGREW if automatic else SUMMARISING)
         try:
-            summary = compaction.summarise(self.conversation, agent.backend, agent._window(), cancel)
+            steps = compaction.summarising(self.conversation, agent.backend, agent._window(), cancel,
+                                           max_requests=1 if automatic else None)
+            while True:
+                try:
+                    step = next(steps)
+                except StopIteration as done:
+                    summary = done.value
+                    break
+                if step.left_out:
+                    yield Notice(LEFT_OUT.format(n=step.left_out, s="s" if step.left_out != 1 else ""))
+                if step.pieces > 1:
+                    yield Notice(PIECE.format(piece=step.piece, pieces=step.pieces))
             if summary is None:
                 yield TurnCancelled(None)
                 return
