@@ -46,7 +46,7 @@ NOT_RUN_TEXT = "Error: this tool call was not run (the turn was interrupted befo
 #: characters of an earlier turn's tool result kept when it is trimmed to fit the window
 TRIMMED_KEEP = 300
 #: the end of a tool result cut to fit the window (the model reads it: it may ask for less)
-CUT_NOTE = ("\n[… {cut} more characters cut: the result is too big for the model's context window. Ask for a "
+CUT_NOTE = ("\n[... {cut} more characters cut: the result is too big for the model's context window. Ask for a "
             "smaller part if it is needed.]")
 #: characters a result cut to fit keeps at least
 CUT_KEEP = 200
@@ -343,14 +343,19 @@ def choose(messages: Sequence[Message], *, budget: int | None, fixed_tokens: int
 
 def _cut(m: Message, tokens: int) -> Message:
     """Tool result ``m`` cut to about ``tokens`` estimated tokens (at least :data:`CUT_KEEP` characters), saying so."""
-    now = estimate_message(m)
-    keep = max(CUT_KEEP, int(len(m.content) * max(0, tokens) / max(1, now)))
-    if keep >= len(m.content):
-        return m
-    note = CUT_NOTE.format(cut=len(m.content) - keep)
-    keep = max(CUT_KEEP, keep - len(note))
-    return m.model_copy(update={"content": m.content[:keep] + CUT_NOTE.format(cut=len(m.content) - keep),
-                                "thinking": "", "full_content": None})
+    text = m.content
+    target = max(0, tokens)
+    keep = len(text)
+    out = m
+    for _ in range(3):  # the estimate is per script (a cut may change it): a few passes get within it
+        keep = max(CUT_KEEP, int(keep * target / max(1, estimate_message(out))))
+        if keep >= len(text):
+            return m
+        out = m.model_copy(update={"content": text[:keep] + CUT_NOTE.format(cut=len(text) - keep),
+                                   "thinking": "", "full_content": None})
+        if estimate_message(out) <= target or keep == CUT_KEEP:
+            break
+    return out
 
 
 def _cut_to_fit(units: list[_Unit], over: int) -> tuple[int, int]:

@@ -220,13 +220,14 @@ def window_for(facts: ModelFacts, *, setting: int | None, default: int, cap: int
 def learn_from_error(backend: Any, error: Any) -> None:
     """Keep the window a context-overflow ``error`` of ``backend``'s server says (its ``window``; see
     :class:`~desktop_agent.core.errors.ContextTooLong`) for that server and model, for the rest of the process:
-    later requests are planned against it."""
-    window = getattr(error, "window", None)
-    if isinstance(window, int) and window > 0:
-        from desktop_agent.core.capabilities import server_key
-        from desktop_agent.core.tokens import CALIBRATION
+    later requests are planned against it; and the server's count of the refused request (``requested``), which
+    calibrates our estimates (:meth:`~desktop_agent.core.tokens.Calibration.refused`)."""
+    from desktop_agent.core.capabilities import server_key
+    from desktop_agent.core.tokens import CALIBRATION
 
-        CALIBRATION.learn_window(server_key(backend), window)
+    window, counted = getattr(error, "window", None), getattr(error, "requested", None)
+    CALIBRATION.learn_window(server_key(backend), window if isinstance(window, int) else None,
+                             counted if isinstance(counted, int) else None)
 
 
 def learned_window(backend: Any) -> int | None:

@@ -136,7 +136,7 @@ def test_summarising_explicitly_reads_the_whole_chat_piece_by_piece_with_progres
     list(session.run_turn("what now?"))  # an automatic, partial summary first
     events = list(session.compact())
     pieces = [e.text for e in events if isinstance(e, Notice) and "(" in e.text]
-    assert len(pieces) >= 2 and pieces[0].endswith("(1/%d)…" % len(pieces)), pieces
+    assert len(pieces) >= 2 and pieces[0].endswith(f"(1/{len(pieces)})…"), pieces
     assert backend.summaries == 1 + len(pieces)
     summary = events[-1].summary
     assert isinstance(events[-1], ChatCompacted) and not compaction.is_partial(summary)
