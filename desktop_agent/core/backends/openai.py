@@ -978,15 +978,34 @@ class OpenAIBackend:
         """What the server says about ``model`` (default: this backend's) — its window: the ``GET
         {base_url}/models`` entry where it says one (vLLM, OpenRouter-style servers), else llama.cpp's ``GET
         /props`` (the window it serves). No capabilities: those are learned from errors. One try with the key
-        that worked last, :data:`FACTS_TIMEOUT_S` at most per request; raises on failure (the caller asks again
-        later)."""
+        that worked last, :data:`FACTS_TIMEOUT_S` at most in all (also from a server that trickles: the question
+        is asked on a thread of its own, left to end by itself); raises on failure (the caller asks again later)."""
         name = model or self.model
         order = self.pool.order()
         if not order:
             return ModelFacts()
-        index = order[0]
+        limit = min(FACTS_TIMEOUT_S, self.timeout_s)
+        found: list[ModelFacts] = []
+        failed: list[BaseException] = []
+
+        def ask() -> None:
+            try:
+                found.append(self._ask_facts(name, order[0], limit))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                failed.append(exc)
+
+        thread = threading.Thread(target=ask, name="model-facts", daemon=True)
+        thread.start()
+        thread.join(limit + 0.5)
+        if found:
+            return found[0]
+        if failed:
+            raise failed[0]
+        raise ServerTimedOut(self.base_url, limit, backend="openai")
+
+    def _ask_facts(self, name: str, index: int, limit: float) -> ModelFacts:
         key = self.pool.key(index)
-        client = self._client(index, key).with_options(timeout=min(FACTS_TIMEOUT_S, self.timeout_s), max_retries=0)
+        client = self._client(index, key).with_options(timeout=limit, max_retries=0)
         facts = ModelFacts()
         for m in client.models.list():
             if _field(m, "id") == name:
