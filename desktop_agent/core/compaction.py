@@ -8,7 +8,14 @@ them. :func:`undo` removes the summary, and they are sent again.
 What is summarised: everything but the newest messages (the last turns, up to a quarter of the window and a third of
 the messages since the last summary), at a
 boundary that never parts a tool call from its results. When the part to summarise is larger than one request
-can hold, it is summarised piece by piece, each piece together with the summary so far.
+can hold, it is summarised piece by piece, each piece together with the summary so far (:func:`summarising`
+reports each piece, so the surfaces show "3/25" and Stop ends it between and during pieces).
+
+Automatic compaction (before a turn) makes at most one request (``max_requests=1``): it summarises the newest
+piece of the part to summarise, and the older pieces are left out — not sent, not summarised; the summary says
+so by its status (``status="interrupted"``: it stops short of the oldest messages it stands for, see
+:func:`is_partial`). Summarising explicitly (Summarise, ``/compact``) reads them all: after a partial summary it
+starts again from the last complete one (or the start of the chat).
 """
 
 from __future__ import annotations
@@ -16,7 +23,8 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core.context import _groups, budget_for
@@ -54,6 +62,21 @@ class NothingToCompact(AgentError):
 def active_summary(messages: Sequence[Message]) -> Message | None:
     """The newest summary of the chat (the one the history is sent from), if any."""
     return next((m for m in reversed(messages) if m.kind == "summary"), None)
+
+
+def is_partial(summary: Message) -> bool:
+    """Whether ``summary`` leaves out the oldest messages it stands for (an automatic one-request summary)."""
+    return summary.status != "complete"
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A summary request about to be made: piece ``piece`` of ``pieces``; ``left_out``: messages of the part
+    to summarise that this summary leaves out (the oldest; only with ``max_requests``)."""
+
+    piece: int
+    pieces: int
+    left_out: int = 0
 
 
 def _boundary(messages: Sequence[Message], keep_tokens: int) -> int:
@@ -171,15 +194,20 @@ def _ask(backend: Any, transcript: str, words: int, cancel: threading.Event | No
     return text
 
 
-def summarise(conversation: Conversation, backend: Any, window: int | None,
-              cancel: threading.Event | None = None) -> Message | None:
-    """The model's summary of the chat's earlier messages, as a new ``kind="summary"`` message (not yet added
-    to the chat), or None when stopped. Raises :class:`NothingToCompact` or the backend's
-    :class:`~desktop_agent.core.errors.AgentError`."""
+def summarising(conversation: Conversation, backend: Any, window: int | None,
+                cancel: threading.Event | None = None, *,
+                max_requests: int | None = None) -> Generator[Progress, None, Message | None]:
+    """:func:`summarise`, yielding a :class:`Progress` before each request; returns the summary (None: stopped).
+    ``max_requests``: at most this many requests — the newest pieces; the older ones are left out and the summary
+    is partial (:func:`is_partial`). Raises like :func:`summarise`."""
     window = window or 8192
     messages = conversation.messages
     cut = _boundary(messages, keep_tokens=window // 4)
-    previous = active_summary(messages[:cut]) or active_summary(messages)
+    if max_requests is None:  # a full summary: from the last complete one
+        previous = next((m for m in reversed(messages) if m.kind == "summary" and not is_partial(m)
+                         and (m.covers or 0) <= cut), None)
+    else:
+        previous = active_summary(messages[:cut]) or active_summary(messages)
     start = previous.covers or 0 if previous is not None else 0
     covered = [m for m in messages[start:cut] if m.kind != "summary"]
     chat = [m for unit in _groups(covered) for m in unit]
@@ -187,14 +215,35 @@ def summarise(conversation: Conversation, backend: Any, window: int | None,
         raise NothingToCompact()
     words = max(60, min(300, window // 16))
     piece_budget = max(200, budget_for(window) - estimate_text(INSTRUCTIONS) - words * 2 - 200)
+    pieces = _pieces([_line(m) for m in chat], piece_budget)
+    left_out = 0
+    if max_requests is not None and len(pieces) > max_requests:
+        dropped, pieces = pieces[:-max_requests], pieces[-max_requests:]
+        left_out = sum(len(p) for p in dropped)  # (one line a message)
     summary = previous.content if previous is not None else ""
-    for piece in _pieces([_line(m) for m in chat], piece_budget):
+    for n, piece in enumerate(pieces, 1):
+        yield Progress(n, len(pieces), left_out)
         transcript = "\n".join(([f"Earlier summary: {summary}"] if summary else []) + piece)
         summary = _ask(backend, transcript, words, cancel)
         if cancel is not None and cancel.is_set():
             return None
+    partial = bool(left_out) or (previous is not None and is_partial(previous))
     return Message(role="system", kind="summary", covers=cut, content=summary,
+                   status="interrupted" if partial else "complete",
                    model=getattr(backend, "model", None), backend=getattr(backend, "name", None))
+
+
+def summarise(conversation: Conversation, backend: Any, window: int | None,
+              cancel: threading.Event | None = None, *, max_requests: int | None = None) -> Message | None:
+    """The model's summary of the chat's earlier messages, as a new ``kind="summary"`` message (not yet added
+    to the chat), or None when stopped. Raises :class:`NothingToCompact` or the backend's
+    :class:`~desktop_agent.core.errors.AgentError`. See :func:`summarising`."""
+    steps = summarising(conversation, backend, window, cancel, max_requests=max_requests)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
 
 
 def outgrown(conversation: Conversation, window: int | None, fixed_tokens: int = 0) -> bool:

@@ -25,7 +25,9 @@ their first lines (the full result stays in the chat); then, newest first, trimm
 back while it fits. A summary of earlier messages (``Message.kind == "summary"``, see
 :mod:`~desktop_agent.core.compaction`) replaces the first ``covers`` messages of the chat: it is added to the
 system prompt and those messages are not sent. The walk goes from the newest message back and stops when the
-budget is full, so its cost does not grow with the length of the chat.
+budget is full, so its cost does not grow with the length of the chat. When even the newest messages do not fit
+because of a tool result too big for the window (a whole file, a long page), the longest results are cut to fit,
+each saying so at its end, so the turn goes on instead of being refused.
 
 The conversation itself is never modified (nothing is deleted from the history).
 """
@@ -43,6 +45,11 @@ from desktop_agent.core.tokens import estimate_message, estimate_text, estimate_
 NOT_RUN_TEXT = "Error: this tool call was not run (the turn was interrupted before it ran)."
 #: characters of an earlier turn's tool result kept when it is trimmed to fit the window
 TRIMMED_KEEP = 300
+#: the end of a tool result cut to fit the window (the model reads it: it may ask for less)
+CUT_NOTE = ("\n[... {cut} more characters cut: the result is too big for the model's context window. Ask for a "
+            "smaller part if it is needed.]")
+#: characters a result cut to fit keeps at least
+CUT_KEEP = 200
 #: how the summary of earlier messages is introduced in the system prompt
 SUMMARY_HEADING = "Summary of the earlier part of this conversation (those messages are not shown):"
 
@@ -324,10 +331,63 @@ def choose(messages: Sequence[Message], *, budget: int | None, fixed_tokens: int
         chosen.append(last_user)
         used += last_user.cost
         left_out -= len(last_user.messages)
+    cut = 0
+    if budget is not None and used > budget:
+        saved, cut = _cut_to_fit(chosen, used - budget)
+        used -= saved
     chosen.reverse()
     out = [m for unit in chosen for m in unit.sent()]
-    trimmed = sum(1 for unit in chosen if unit.use_trimmed for m in unit.messages if m.role == "tool")
+    trimmed = sum(1 for unit in chosen if unit.use_trimmed for m in unit.messages if m.role == "tool") + cut
     return Selection(out, summary, used, max(0, left_out), trimmed, budget is None or used <= budget)
+
+
+def _cut(m: Message, tokens: int) -> Message:
+    """Tool result ``m`` cut to about ``tokens`` estimated tokens (at least :data:`CUT_KEEP` characters), saying so."""
+    text = m.content
+    target = max(0, tokens)
+    keep = len(text)
+    out = m
+    for _ in range(3):  # the estimate is per script (a cut may change it): a few passes get within it
+        keep = max(CUT_KEEP, int(keep * target / max(1, estimate_message(out))))
+        if keep >= len(text):
+            return m
+        out = m.model_copy(update={"content": text[:keep] + CUT_NOTE.format(cut=len(text) - keep),
+                                   "thinking": "", "full_content": None})
+        if estimate_message(out) <= target or keep == CUT_KEEP:
+            break
+    return out
+
+
+def _cut_to_fit(units: list[_Unit], over: int) -> tuple[int, int]:
+    """Cut the longest tool results of ``units`` (as they would be sent) until ``over`` estimated tokens are saved,
+    or nothing more can be cut: (tokens saved, results cut)."""
+    saved = cut = 0
+    done: set[tuple[int, int]] = set()  # (unit, index) of the results cut already
+    while saved < over:
+        best: tuple[_Unit, int, int] | None = None  # (unit, index, tokens) of the longest result left
+        for unit in units:
+            sent = unit.trimmed_messages if unit.use_trimmed and unit.trimmed_messages else unit.messages
+            for i, m in enumerate(sent):
+                if m.role == "tool" and (id(unit), i) not in done and len(m.content) > CUT_KEEP + len(CUT_NOTE) and (
+                        best is None or estimate_message(m) > best[2]):
+                    best = (unit, i, estimate_message(m))
+        if best is None:
+            break
+        unit, i, tokens = best
+        done.add((id(unit), i))
+        sent = list(unit.trimmed_messages if unit.use_trimmed and unit.trimmed_messages else unit.messages)
+        shorter = _cut(sent[i], tokens - (over - saved))
+        less = tokens - estimate_message(shorter)
+        if less <= 0:
+            break
+        sent[i] = shorter
+        if unit.use_trimmed and unit.trimmed_messages:
+            unit.trimmed_messages, unit.trimmed = sent, unit.trimmed - less
+        else:
+            unit.messages, unit.full = sent, unit.full - less
+        saved += less
+        cut += 1
+    return saved, cut
 
 
 def select_history(messages: Sequence[Message], max_history: int | None = 50, budget: int | None = None,

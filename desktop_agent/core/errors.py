@@ -154,12 +154,16 @@ class AllKeysFailed(AgentError):
 
 
 class ContextTooLong(AgentError):
-    """The request does not fit the model's context window. The history is kept intact."""
+    """The request does not fit the model's context window. The history is kept intact. ``window`` and
+    ``requested``: the window and the request's size in tokens, where the server's reason says them."""
 
     retryable = False
 
     def __init__(self, detail: str = ""):
+        from desktop_agent.core.backends.reasons import context_numbers
+
         self.detail = detail
+        self.window, self.requested = context_numbers(detail)
         super().__init__(
             "This conversation is too long for the model's context window" + (f" ({detail})." if detail else "."),
             "Summarise earlier messages (Chat menu), start a new chat, or pick a model with a larger context "

@@ -72,13 +72,15 @@ class ContextUsage:
     """How much of the model's context window a request used, for the context meter: ``used`` prompt tokens
     (as the server counted them when ``reported``, else our estimate) of ``window`` (None: not known).
     ``left_out``: earlier messages not sent (they did not fit); ``trimmed``: earlier tool results sent
-    trimmed. Yielded after each model call."""
+    trimmed. ``assumed``: the window is a guess (the server did not say it; the meter says "assumed").
+    Yielded after each model call."""
 
     used: int
     window: int | None
     reported: bool = False
     left_out: int = 0
     trimmed: int = 0
+    assumed: bool = False
 
 
 @dataclass(frozen=True)

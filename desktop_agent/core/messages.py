@@ -107,7 +107,8 @@ class Message(BaseModel):
     backend: str | None = None
     created_at: float = Field(default_factory=time.time)
     #: ``summary``: a summary of earlier messages (role ``system``), sent instead of the first ``covers``
-    #: messages of the chat, which stay in the chat (shown, searchable, exported) but are no longer sent
+    #: messages of the chat, which stay in the chat (shown, searchable, exported) but are no longer sent; its
+    #: ``status`` is ``interrupted`` when it leaves out the oldest of them (see core/compaction.py)
     kind: MessageKind = "message"
     covers: int | None = None
     #: Row id given by the store once the message is saved; None before.

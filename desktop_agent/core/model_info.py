@@ -1,10 +1,14 @@
 """What a server says about a model — its context window and what it can do — and the window a chat uses.
 
-Sources: Ollama's ``POST /api/show`` (``model_info["<arch>.context_length"]`` and ``capabilities``: ``tools``,
-``thinking``, ``vision``…); OpenAI-compatible servers' ``GET /models`` entries where they say it (vLLM
-``max_model_len``, OpenRouter-style ``context_length``, llama.cpp's ``meta.n_ctx_train``). A server that says
-nothing leaves the facts unknown; the window then comes from the per-model setting or the default
-(:class:`~desktop_agent.core.settings.ModelSettings`).
+Sources: Ollama's ``POST /api/show`` (``model_info["<arch>.context_length"]``, the Modelfile's ``num_ctx``
+parameter, and ``capabilities``: ``tools``, ``thinking``, ``vision``…); OpenAI-compatible servers' ``GET /models``
+entries where they say it (vLLM ``max_model_len``, OpenRouter-style ``context_length``) and llama.cpp's
+``GET /props`` (``default_generation_settings.n_ctx``: the window it serves). llama.cpp's ``meta.n_ctx_train`` is
+the window the model was *trained* with, not the one served (``--ctx-size``): it only caps a guess. A server that
+says nothing leaves the facts unknown; the window then comes from the per-model setting or the default
+(:class:`~desktop_agent.core.settings.ModelSettings`) — an *assumed* window, and the context meter says so —
+until a request the server refused as too long says the window in its error (learned, see
+:func:`learn_from_error`).
 
 Facts are asked once per server and model and kept for the life of the process (:data:`FACTS`); a failed
 question is asked again after :data:`RETRY_AFTER_S`, never on every request.
@@ -12,13 +16,15 @@ question is asked again after :data:`RETRY_AFTER_S`, never on every request.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-__all__ = ["FACTS", "FactsCache", "ModelFacts", "facts_for", "facts_from_models_entry", "facts_from_show"]
+__all__ = ["FACTS", "FactsCache", "ModelFacts", "Window", "facts_for", "facts_from_models_entry", "facts_from_props",
+           "facts_from_show", "learn_from_error", "window_for"]
 
 #: seconds before a server that could not say is asked again
 RETRY_AFTER_S = 60.0
@@ -29,10 +35,15 @@ SHOWN_CAPABILITIES = ("tools", "thinking", "vision")
 @dataclass(frozen=True)
 class ModelFacts:
     """``context_length``: the window the server reports, in tokens (None: not said). ``capabilities``: what
-    the server says the model can do (None: it does not say — assume everything)."""
+    the server says the model can do (None: it does not say — assume everything). ``trained``: the window the
+    model was trained with, where a server says only that (llama.cpp's ``n_ctx_train``): the most it could
+    serve, not what it serves. ``num_ctx``: the window an Ollama model is served with by default (its
+    Modelfile's ``num_ctx`` parameter)."""
 
     context_length: int | None = None
     capabilities: frozenset[str] | None = None
+    trained: int | None = None
+    num_ctx: int | None = None
 
     def can(self, what: str) -> bool:
         """False only when the server said which capabilities the model has and ``what`` is not one."""
@@ -65,21 +76,46 @@ def facts_from_show(data: Mapping[str, Any]) -> ModelFacts:
                            if str(k).endswith(".context_length") and _positive_int(v)), None)
     caps = data.get("capabilities")
     capabilities = frozenset(str(c) for c in caps) if isinstance(caps, (list, tuple)) else None
-    return ModelFacts(length, capabilities)
+    return ModelFacts(length, capabilities, num_ctx=_num_ctx_parameter(data.get("parameters")))
+
+
+_NUM_CTX = re.compile(r"^\s*num_ctx\s+(\d+)\s*$", re.M)
+
+
+def _num_ctx_parameter(parameters: Any) -> int | None:
+    """``num_ctx`` of ``/api/show``'s ``parameters`` (the Modelfile's, one ``name value`` a line)."""
+    if isinstance(parameters, Mapping):
+        return _positive_int(parameters.get("num_ctx"))
+    found = _NUM_CTX.search(parameters) if isinstance(parameters, str) else None
+    return _positive_int(found.group(1)) if found else None
 
 
 def facts_from_models_entry(entry: Mapping[str, Any]) -> ModelFacts:
-    """One ``/models`` entry of an OpenAI-compatible server as facts (its window, where it says one)."""
+    """One ``/models`` entry of an OpenAI-compatible server as facts (its window, where it says one; llama.cpp's
+    ``meta.n_ctx_train`` only as the trained window)."""
     for key in ("max_model_len", "context_length", "context_window", "max_context_length", "n_ctx"):
         length = _positive_int(entry.get(key))
         if length:
             return ModelFacts(length)
     meta = entry.get("meta")
     if isinstance(meta, Mapping):
-        length = _positive_int(meta.get("n_ctx")) or _positive_int(meta.get("n_ctx_train"))
+        length = _positive_int(meta.get("n_ctx"))
         if length:
             return ModelFacts(length)
+        return ModelFacts(trained=_positive_int(meta.get("n_ctx_train")))
     return ModelFacts()
+
+
+def facts_from_props(data: Any, known: ModelFacts | None = None) -> ModelFacts:
+    """llama.cpp's ``GET /props`` answer: the window it serves (``default_generation_settings.n_ctx``, or a
+    top-level ``n_ctx``), added to what ``known`` says (None: nothing said)."""
+    known = known or ModelFacts()
+    if not isinstance(data, Mapping):
+        return known
+    settings = data.get("default_generation_settings")
+    length = _positive_int(settings.get("n_ctx")) if isinstance(settings, Mapping) else None
+    length = length or _positive_int(data.get("n_ctx"))
+    return replace(known, context_length=length) if length else known
 
 
 FactsKey = tuple[str, str, str]
@@ -144,8 +180,74 @@ def facts_for(backend: Any, model: str | None = None, cache: FactsCache | None =
     return (cache or FACTS).get(facts_key(backend, name), lambda: fetch(name))
 
 
-def window_for(facts: ModelFacts, *, setting: int | None, default: int, cap: int | None) -> int:
-    """The context window a chat uses: the per-model ``setting``, else what the server reports, else
-    ``default``; never above ``cap`` (when given)."""
-    window = setting or facts.context_length or default
-    return min(window, cap) if cap else window
+@dataclass(frozen=True)
+class Window:
+    """A chat's context window: ``tokens``, and where the number comes from (``source``): ``setting`` (the
+    per-model setting), ``server`` (the server said it), ``learned`` (a request the server refused said it), or
+    ``assumed`` (a guess: the default)."""
+
+    tokens: int
+    source: str = "assumed"
+
+    @property
+    def assumed(self) -> bool:
+        """True when the window is a guess: the context meter says so."""
+        return self.source == "assumed"
+
+
+def window_for(facts: ModelFacts, *, setting: int | None, default: int, cap: int | None,
+               learned: int | None = None) -> Window:
+    """The context window a chat uses: the per-model ``setting``, else what the server reports (an Ollama
+    model's ``num_ctx``, else its window), else ``default`` (assumed; never above the model's trained window);
+    never above ``cap`` (when given), nor above a window ``learned`` from the server's own refusal."""
+    if setting:
+        window = Window(setting, "setting")
+    elif facts.num_ctx or facts.context_length:
+        window = Window(facts.num_ctx or facts.context_length or default, "server")
+        if facts.num_ctx and facts.context_length:
+            window = Window(min(facts.num_ctx, facts.context_length), "server")
+    else:
+        window = Window(min(default, facts.trained) if facts.trained else default)
+    if cap and window.tokens > cap:
+        window = Window(cap, window.source)
+    if learned and learned < window.tokens:
+        window = Window(learned, "learned")
+    elif learned and window.assumed:
+        window = Window(window.tokens, "learned")  # the server took this much: no longer a guess
+    return window
+
+
+def learn_from_error(backend: Any, error: Any) -> None:
+    """Keep the window a context-overflow ``error`` of ``backend``'s server says (its ``window``; see
+    :class:`~desktop_agent.core.errors.ContextTooLong`) for that server and model, for the rest of the process:
+    later requests are planned against it; and the server's count of the refused request (``requested``), which
+    calibrates our estimates (:meth:`~desktop_agent.core.tokens.Calibration.refused`)."""
+    from desktop_agent.core.capabilities import server_key
+    from desktop_agent.core.tokens import CALIBRATION
+
+    window, counted = getattr(error, "window", None), getattr(error, "requested", None)
+    CALIBRATION.learn_window(server_key(backend), window if isinstance(window, int) else None,
+                             counted if isinstance(counted, int) else None)
+
+
+def learned_window(backend: Any) -> int | None:
+    """The window ``backend``'s server said in a refusal, if it did (see :func:`learn_from_error`)."""
+    from desktop_agent.core.capabilities import server_key
+    from desktop_agent.core.tokens import CALIBRATION
+
+    return CALIBRATION.window(server_key(backend))
+
+
+def window_info(backend: Any) -> Window | None:
+    """``backend``'s window and where it comes from (None: a backend that cannot say, such as a test double
+    with only ``context_window``, or one whose window cannot be read). Never raises."""
+    info = getattr(backend, "window_info", None)
+    try:
+        if callable(info):
+            value = info()
+            return value if isinstance(value, Window) else None
+        tokens = getattr(backend, "context_window", None)
+        value = tokens() if callable(tokens) else None
+    except Exception:  # noqa: BLE001 - the window is a help; a turn never fails for it
+        return None
+    return Window(value, "server") if isinstance(value, int) and value > 0 else None

@@ -28,6 +28,7 @@ format); :meth:`ChatSession.effective` gives the settings its turns use.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -41,6 +42,7 @@ from desktop_agent.core.events import (
     ChatCompacted,
     ChatUpdated,
     CompactionUndone,
+    ContextUsage,
     Event,
     MessageAdded,
     Notice,
@@ -50,6 +52,7 @@ from desktop_agent.core.events import (
     TurnFailed,
 )
 from desktop_agent.core.messages import Conversation, Message, TurnFailure
+from desktop_agent.core.model_info import window_info
 from desktop_agent.core.settings import Settings, chat_options
 from desktop_agent.core.tokens import estimate_text, estimate_tools
 from desktop_agent.core.tools.permissions import Asker, ChatPermissions
@@ -59,6 +62,13 @@ if TYPE_CHECKING:
     from desktop_agent.core.store import ConversationStore
 
 log = logging.getLogger(__name__)
+
+#: the notices of a compaction
+OUTGREW = "The chat outgrew the model's context window: summarising earlier messages…"
+SUMMARISING = "Summarising earlier messages…"
+PIECE = "Summarising earlier messages ({piece}/{pieces})…"
+LEFT_OUT = ("The {n} oldest message{s} do not fit in one summary request and are left out; Summarise earlier "
+            "messages (/compact in the terminal) summarises the whole chat.")
 
 
 class ChatSession:
@@ -167,14 +177,27 @@ class ChatSession:
         return ChatUpdated(c.id, c.title, backend or c.backend, model or c.model)
 
     def compact(self, cancel: threading.Event | None = None, *, automatic: bool = False) -> Iterator[Event]:
-        """Summarise the chat's earlier messages with the model: a :class:`Notice`, then :class:`ChatCompacted`
-        (the summary is saved) — or, when it cannot be done, :class:`TurnFailed` (``automatic``: a
-        :class:`Notice`, and the turn goes on without). Nothing is lost either way."""
+        """Summarise the chat's earlier messages with the model: a :class:`Notice` (and one per piece when it takes
+        several requests: "Summarising earlier messages (3/25)…"), then :class:`ChatCompacted` (the summary is
+        saved) — or, when it cannot be done, :class:`TurnFailed` (``automatic``: a :class:`Notice`, and the turn
+        goes on without); :class:`TurnCancelled` when ``cancel`` is set. ``automatic`` (before a turn) makes one
+        request at most: the oldest earlier messages that do not fit in it are left out, and a notice says so.
+        Nothing is lost either way."""
         agent = self.agent
-        yield Notice("The chat outgrew the model's context window: summarising earlier messages…" if automatic
-                     else "Summarising earlier messages…")
+        yield Notice(OUTGREW if automatic else SUMMARISING)
         try:
-            summary = compaction.summarise(self.conversation, agent.backend, agent._window(), cancel)
+            steps = compaction.summarising(self.conversation, agent.backend, agent._window(), cancel,
+                                           max_requests=1 if automatic else None)
+            while True:
+                try:
+                    step = next(steps)
+                except StopIteration as done:
+                    summary = done.value
+                    break
+                if step.left_out:
+                    yield Notice(LEFT_OUT.format(n=step.left_out, s="s" if step.left_out != 1 else ""))
+                if step.pieces > 1:
+                    yield Notice(PIECE.format(piece=step.piece, pieces=step.pieces))
             if summary is None:
                 yield TurnCancelled(None)
                 return
@@ -204,6 +227,14 @@ class ChatSession:
             fixed += estimate_tools(tools)
         return compaction.outgrown(self.conversation, agent._window(), fixed)
 
+    def _window_of(self, usage: ContextUsage) -> ContextUsage:
+        """``usage`` with the window as the backend knows it now — the one a refusal in this turn named, say —
+        and whether it is assumed."""
+        window = window_info(self.agent.backend)
+        if window is None or usage.window is None:
+            return usage
+        return dataclasses.replace(usage, window=window.tokens, assumed=window.assumed)
+
     def cancel_tool_call(self, call_id: str) -> bool:
         """Cancel one running tool call of this chat's turn (any thread); the turn goes on. False when no such
         call is running (see :meth:`Agent.cancel_tool_call`)."""
@@ -224,6 +255,8 @@ class ChatSession:
             yield self.info()
         self.permissions.chat_id = self.conversation.id
         for event in self.agent.run(self.conversation, text, cancel):
+            if isinstance(event, ContextUsage):
+                event = self._window_of(event)
             self._audit(event)
             if (isinstance(event, TurnCancelled) and self.interrupting.is_set() and event.partial is not None
                     and event.partial.status == "stopped"):

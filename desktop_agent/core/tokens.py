@@ -10,7 +10,11 @@ history by it stays fast for long chats.
 multiplies later estimates by it. Only ratios of 0.7 and more are learned: a much smaller count is a server
 that reused a cached prompt prefix (Ollama counts only the tokens it evaluated) or that cut the prompt — and
 under-estimating is what overflows a window, while over-estimating only sends a little less. When a server
-refused a prompt as too long, the size it refused is remembered as a limit below which later requests stay.
+refused a prompt as too long, the size it refused is remembered as a limit below which later requests stay, and
+the window its error named (``ContextTooLong.window``) as that model's window on that server; when the error also
+says how many tokens the server counted in the refused request, that count against our estimate of the same request
+is learned as the ratio at once (a small model's tokenizer may count 1.7 times our estimate: asked again without
+it, the shorter request would be refused too).
 """
 
 from __future__ import annotations
@@ -85,12 +89,15 @@ Key = tuple[str, str, str]
 
 
 class Calibration:
-    """Per (backend, URL, model): the learned ratio of reported to estimated prompt tokens, and the prompt
-    size a server refused as too long. Thread-safe."""
+    """Per (backend, URL, model): the learned ratio of reported to estimated prompt tokens, the prompt
+    size a server refused as too long, and the window a refusal named. Thread-safe."""
 
     def __init__(self) -> None:
         self._ratio: dict[Key, float] = {}
         self._limit: dict[Key, int] = {}
+        self._window: dict[Key, int] = {}
+        #: the server's count of the request it refused last, until :meth:`refused` says our estimate of it
+        self._counted: dict[Key, int] = {}
         self._lock = threading.Lock()
 
     def ratio(self, key: Key) -> float:
@@ -115,12 +122,38 @@ class Calibration:
         return True
 
     def limit(self, key: Key) -> int | None:
-        """The prompt tokens (calibrated) this model's server refused as too long, if it did."""
+        """The prompt tokens (calibrated) this model's server refused as too long, if it did — or, when its refusal
+        named a smaller window, that window: the request asked again at once stays below it."""
         with self._lock:
-            return self._limit.get(key)
+            refused, window = self._limit.get(key), self._window.get(key)
+        if refused is None or window is None:
+            return refused
+        return min(refused, window)
+
+    def learn_window(self, key: Key, window: int | None, counted: int | None = None) -> None:
+        """A refusal said this model's window is ``window`` tokens (None: it did not say) and that the request had
+        ``counted`` tokens (None: not said; :meth:`refused` learns from it)."""
+        with self._lock:
+            if window:
+                self._window[key] = window
+            if counted:
+                self._counted[key] = counted
+            else:
+                self._counted.pop(key, None)
+
+    def window(self, key: Key) -> int | None:
+        """The window this model's server named when it refused a request, if it did."""
+        with self._lock:
+            return self._window.get(key)
 
     def refused(self, key: Key, tokens: int) -> None:
-        """A request of about ``tokens`` (calibrated) was refused as too long for the context window."""
+        """A request of about ``tokens`` (calibrated) was refused as too long for the context window. When the
+        refusal said the server's count of it (:meth:`learn_window`), the ratio is learned from the two, and the
+        limit is the server's count."""
+        with self._lock:
+            counted = self._counted.pop(key, None)
+        if counted and self.observe(key, int(tokens / self.ratio(key)), counted):
+            tokens = counted
         with self._lock:
             old = self._limit.get(key)
             self._limit[key] = tokens if old is None else min(old, tokens)
@@ -129,6 +162,8 @@ class Calibration:
         with self._lock:
             self._ratio.clear()
             self._limit.clear()
+            self._window.clear()
+            self._counted.clear()
 
 
 #: what this process learned; every agent shares it

@@ -276,3 +276,33 @@ def test_compact_in_the_chat_loop_summarises_and_the_chat_goes_on(ollama_server,
         messages = store.load(chat.id).messages
     assert [m.kind for m in messages].count("summary") == 1
     assert sum(m.role == "user" for m in messages) == 7
+
+
+def test_compact_of_a_long_chat_reads_it_all_piece_by_piece_with_progress(ollama_server, home):
+    """Issue 20: an imported chat of 200 long messages continued on a 2k window costs one summary request before
+    the answer (the oldest left out, said); ``/compact`` then summarises the whole chat, a request per piece,
+    each announced ("Summarising earlier messages (2/5)…")."""
+    from desktop_agent.core.messages import Conversation, Message
+
+    ollama_server.model_facts["llama3.2"] = (2048, ["completion"])
+    chat = Conversation(messages=[Message(role="user" if i % 2 == 0 else "assistant",
+                                          content=f"message {i} " + "about the long report " * 20)
+                                  for i in range(200)])
+    (home / "data").mkdir(parents=True, exist_ok=True)
+    with ConversationStore(home / "data" / "conversations.sqlite3") as store:
+        store.add_conversations([chat])
+    proc = run_cli(home, "chat", "--host", ollama_server.url, "--no-tools", "--events", "--chat", chat.id,
+                   stdin="what now?\n/compact\nbye\n")
+    assert proc.returncode == 0, proc.stderr
+    events = events_of(proc.stdout)
+    answered = next(i for i, e in enumerate(events) if e["type"] == "AnswerFinished")
+    asks = [r for r in ollama_server.chat_requests if r["messages"][0]["content"].startswith("You summarise")]
+    before = [e for e in events[:answered] if e["type"] == "ChatCompacted"]
+    assert len(before) == 1 and before[0]["automatic"] and before[0]["summary"]["status"] == "interrupted"
+    assert any(e["type"] == "Notice" and "oldest" in e["text"] for e in events[:answered])
+    pieces = len(asks) - 1
+    assert pieces >= 3, "the whole chat takes several requests"
+    progress = [e["text"] for e in events[answered:] if e["type"] == "Notice" and "(" in e["text"]]
+    assert progress == [f"Summarising earlier messages ({i}/{pieces})…" for i in range(1, pieces + 1)]
+    assert events[-1]["type"] == "ChatCompacted" and not events[-1]["automatic"]
+    assert events[-1]["summary"]["status"] == "complete"

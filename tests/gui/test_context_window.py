@@ -130,3 +130,34 @@ def test_the_picker_shows_what_the_model_can_do_and_tools_can_be_turned_back_on(
     w._on_model_picked("qwen3:8b")
     qtbot.waitUntil(lambda: w.capabilities.label.text() == "tools · thinking", timeout=10000)
     assert not w.capabilities.button.isVisible()
+
+
+def openai_window(make_window, openai_server):
+    from desktop_agent.core.settings import Settings
+
+    return make_window(Settings(backend="openai", openai_base_url=openai_server.url, openai_model="local-model",
+                                openai_needs_key=False, openai_retries_per_key=0, tools_enabled=False))
+
+
+def test_the_meter_shows_the_window_a_llama_cpp_server_serves(make_window, qtbot, openai_server, monkeypatch):
+    """Issue 20: a llama.cpp server started with --ctx-size 4096 says so at /props; the meter shows 4.1k, not the
+    8.2k default and not the model's trained window."""
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    openai_server.model_meta["local-model"] = {"owned_by": "llamacpp", "meta": {"n_ctx_train": 131072}}
+    openai_server.props = {"default_generation_settings": {"n_ctx": 4096}}
+    w = openai_window(make_window, openai_server)
+    w.send("hi")
+    qtbot.waitUntil(lambda: w.context_meter.isVisible(), timeout=20000)
+    wait_idle(qtbot, w)
+    assert w.context_meter.label.text().endswith("/ 4.1k") and w.context_meter.bar.maximum() == 4096
+    assert "assumed" not in w.context_meter.toolTip()
+
+
+def test_the_meter_says_assumed_when_the_server_does_not_say(make_window, qtbot, openai_server, monkeypatch):
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    w = openai_window(make_window, openai_server)
+    w.send("hi")
+    qtbot.waitUntil(lambda: w.context_meter.isVisible(), timeout=20000)
+    wait_idle(qtbot, w)
+    assert w.context_meter.label.text().endswith("/ 8.2k (assumed)")
+    assert "this one is assumed" in w.context_meter.toolTip()

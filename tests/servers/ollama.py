@@ -201,6 +201,8 @@ per request), ``models`` (``/api/tags``
         self.strict_models = False
         #: ``/api/show`` per model name: (context_length, capabilities); see :meth:`show_info`
         self.model_facts: dict[str, tuple[int, list[str]]] = {}
+        #: ``/api/show``'s ``parameters`` text per model name (the Modelfile's, e.g. ``"num_ctx 4096"``)
+        self.model_parameters: dict[str, str] = {}
         #: like Ollama, cut a prompt longer than ``options.num_ctx`` (default 2048) silently, and count only
         #: what was kept in ``prompt_eval_count`` (tokens estimated as characters / 4)
         self.truncate_to_num_ctx = False
@@ -438,7 +440,7 @@ class _Handler(BaseHTTPRequestHandler):
                 200,
                 {
                     "modelfile": f"FROM {name}",
-                    "parameters": "",
+                    "parameters": self.owner.model_parameters.get(name, ""),
                     "template": "{{ .Prompt }}",
                     "details": (entry or {}).get("details", {}),
                     "model_info": {"general.architecture": "llama", "general.parameter_count": 3212749888,

@@ -44,8 +44,9 @@ tools with ``tool_choice`` ``"auto"`` (or none) gets a 200 event stream with an 
 scripted reply is used); non-streamed requests are answered. ``required_keys``: requests with another
 bearer key get 401. ``models`` is served at /v1/models; ``strict_models=True`` answers 404 for
 others;
-``model_meta[name]`` adds fields to a model's entry (``max_model_len``, ``meta``…). ``chunk_delay_s`` pauses
-before every streamed event.
+``model_meta[name]`` adds fields to a model's entry (``max_model_len``, ``meta``…). ``props`` (a dict) is served at
+``GET /props`` as llama.cpp's server does (``{"default_generation_settings": {"n_ctx": 4096}}``); None: 404.
+``chunk_delay_s`` pauses before every streamed event.
 
 Standalone: ``python -m tests.servers.openai --port 8080`` (Ctrl-C to stop).
 """
@@ -386,6 +387,8 @@ class OpenAIServer:
         self.models = list(models)
         #: extra fields of a model's ``/v1/models`` entry (vLLM's ``max_model_len``, llama.cpp's ``meta``…)
         self.model_meta: dict[str, dict[str, Any]] = {}
+        #: llama.cpp's ``GET /props`` answer (None: the route does not exist)
+        self.props: dict[str, Any] | None = None
         self.strict_models = False
         self.required_keys: set[str] | None = set(required_keys) if required_keys is not None else None
         self.strict = strict
@@ -608,6 +611,8 @@ class _Handler(BaseHTTPRequestHandler):
                 {"id": m, "object": "model", "created": CREATED, "owned_by": "local", **srv.model_meta.get(m, {})}
                 for m in srv.models
             ]})
+        elif path == "/props" and srv.props is not None:
+            self._send_json(200, srv.props)
         elif path.startswith("/v1/models/") and path[len("/v1/models/"):] in srv.models:
             self._send_json(200, {"id": path[len("/v1/models/"):], "object": "model", "created": CREATED,
                                   "owned_by": "local"})

@@ -117,10 +117,50 @@ def test_a_chat_that_outgrew_its_window_is_compacted_before_the_turn(store):
     compacted = [e for e in events if isinstance(e, ChatCompacted)]
     assert len(compacted) == 1 and compacted[0].automatic
     assert isinstance(events[-1], AnswerFinished) and events[-1].message.content == "the answer"
-    assert f"{SUMMARY_HEADING}\nsummary {backend.summaries}" in backend.requests[-1].messages[0].content
-    # several requests were needed to read it all (a piece at a time), each building on the one before
-    assert backend.summaries >= 2
-    assert "Earlier summary: summary 1" in backend.requests[1].messages[-1].content
+    assert f"{SUMMARY_HEADING}\nsummary 1" in backend.requests[-1].messages[0].content
+    # reading it all takes several requests: before a turn only one is made, the oldest are left out (and said)
+    assert backend.summaries == 1 and len(backend.requests) == 2
+    summary = compacted[0].summary
+    assert compaction.is_partial(summary) and store.load(conv.id).messages[-3].status == "interrupted"
+    assert any(isinstance(e, Notice) and "oldest message" in e.text and "left out" in e.text for e in events)
+    assert "question 0 " not in backend.requests[0].messages[-1].content, "the oldest are not summarised"
+    assert "question 48 " in backend.requests[0].messages[-1].content, "the newest earlier ones are"
+
+
+def test_summarising_explicitly_reads_the_whole_chat_piece_by_piece_with_progress(store):
+    conv = saved_chat(store, long_chat(60, tool_every=0))
+    backend = SummaryBackend(text("the answer"), window=2048)
+    agent = Agent(backend)
+    agent.auto_compact = True
+    session = ChatSession(conv, store, agent)
+    list(session.run_turn("what now?"))  # an automatic, partial summary first
+    events = list(session.compact())
+    pieces = [e.text for e in events if isinstance(e, Notice) and "(" in e.text]
+    assert len(pieces) >= 2 and pieces[0].endswith(f"(1/{len(pieces)})…"), pieces
+    assert backend.summaries == 1 + len(pieces)
+    summary = events[-1].summary
+    assert isinstance(events[-1], ChatCompacted) and not compaction.is_partial(summary)
+    asks = [r for r in backend.requests if r.messages[0].content.startswith("You summarise")]
+    # after a partial summary it starts from the beginning, each piece building on the one before
+    assert "question 0 " in asks[1].messages[-1].content and "Earlier summary" not in asks[1].messages[-1].content
+    assert f"Earlier summary: summary {backend.summaries - 1}" in asks[-1].messages[-1].content
+
+
+def test_stop_ends_an_explicit_summary_between_pieces(store):
+    import threading
+
+    from desktop_agent.core.events import TurnCancelled
+
+    conv = saved_chat(store, long_chat(60, tool_every=0))
+    backend = SummaryBackend(window=2048)
+    cancel = threading.Event()
+    events = []
+    for event in ChatSession(conv, store, Agent(backend)).compact(cancel):
+        events.append(event)
+        if isinstance(event, Notice) and "(2/" in event.text:
+            cancel.set()  # Stop pressed while the second piece is asked for
+    assert isinstance(events[-1], TurnCancelled)
+    assert backend.summaries <= 2 and compaction.active_summary(store.load(conv.id).messages) is None
 
 
 def test_without_auto_compact_a_long_chat_just_leaves_out_the_oldest(store):

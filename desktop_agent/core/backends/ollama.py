@@ -40,7 +40,15 @@ from desktop_agent.core.backends.base import Chunk, ModelInfo
 from desktop_agent.core.backends.deadline import bound_reads, first_data_within
 from desktop_agent.core.backends.reasons import is_context_reason, looks_like_html, one_line, reason_text
 from desktop_agent.core.messages import Message, ToolCall
-from desktop_agent.core.model_info import ModelFacts, facts_for, facts_from_show, window_for
+from desktop_agent.core.model_info import (
+    ModelFacts,
+    Window,
+    facts_for,
+    facts_from_show,
+    learn_from_error,
+    learned_window,
+    window_for,
+)
 from desktop_agent.core.streams import Watch, track_sockets
 
 DEFAULT_HOST = "http://localhost:11434"
@@ -127,8 +135,10 @@ class OllamaBackend:
         force_think: bool = False,
     ):
         self.model = model
-        #: the context window: ``window`` (a per-model setting), else the model's own (``/api/show``), else
-        #: ``default_window``; never above ``max_window`` (memory). Sent as ``options.num_ctx``.
+        #: the context window: ``window`` (a per-model setting), else the model's own (``/api/show``: its
+        #: Modelfile's ``num_ctx``, else its context length), else ``default_window`` (assumed); never above
+        #: ``max_window`` (memory), nor above a window the server named refusing a request. Sent as
+        #: ``options.num_ctx``.
         self.max_window = max_window
         self.window = window
         self.default_window = default_window
@@ -295,15 +305,21 @@ class OllamaBackend:
         except Exception as exc:  # noqa: BLE001 - any transport failure becomes a typed AgentError
             raise self._error_for_transport(exc, started=False) from None
         return facts_from_show({"model_info": getattr(shown, "modelinfo", None) or {},
-                                "capabilities": getattr(shown, "capabilities", None)})
+                                "capabilities": getattr(shown, "capabilities", None),
+                                "parameters": getattr(shown, "parameters", None)})
 
     def model_facts(self) -> ModelFacts:
         """This backend's model's facts, asked once per process (unknown when the server cannot say)."""
         return facts_for(self)
 
+    def window_info(self) -> Window:
+        """The window requests ask for (``options.num_ctx``) and where it comes from, see the constructor."""
+        return window_for(self.model_facts(), setting=self.window, default=self.default_window, cap=self.max_window,
+                          learned=learned_window(self))
+
     def context_window(self) -> int:
-        """The window requests ask for (``options.num_ctx``), see the constructor."""
-        return window_for(self.model_facts(), setting=self.window, default=self.default_window, cap=self.max_window)
+        """The window requests ask for (``options.num_ctx``), in tokens."""
+        return self.window_info().tokens
 
     def thinks(self) -> bool:
         """Whether requests carry ``think: true``: asked for, and the model can think (or ``force_think``)."""
@@ -506,7 +522,9 @@ class OllamaBackend:
         if model and (status == 404 or status is None) and _MODEL_NOT_FOUND.search(message):
             return errors.ModelNotFound(model, available=self._available_names())
         if is_context_reason(message):
-            return errors.ContextTooLong(message)
+            error = errors.ContextTooLong(message)
+            learn_from_error(self, error)  # the window the server named is kept for this model
+            return error
         if status == 404 and model:
             # 404 without Ollama's wording: probably not an Ollama server at this URL
             return errors.BackendError(f"{message} — is {self.host} an Ollama server?", status)

@@ -72,7 +72,18 @@ from desktop_agent.core.errors import (
     WebPageAnswer,
 )
 from desktop_agent.core.messages import Message, ToolCall
-from desktop_agent.core.model_info import FACTS, ModelFacts, facts_from_models_entry, facts_key, window_for
+from desktop_agent.core.model_info import (
+    FACTS,
+    ModelFacts,
+    Window,
+    facts_for,
+    facts_from_models_entry,
+    facts_from_props,
+    facts_key,
+    learn_from_error,
+    learned_window,
+    window_for,
+)
 from desktop_agent.core.streams import WaitCancelled, Watch, track_sockets
 from desktop_agent.core.urls import suggest_v1
 
@@ -92,6 +103,8 @@ _TOOLS_MARKERS = (
     "enable-auto-tool-choice",
 )
 _MAX_DETAIL = MAX_REASON
+#: seconds each question about a model's window may take (a turn waits for it, once per process)
+FACTS_TIMEOUT_S = 5.0
 
 
 # ------------------------------------------------------------------------------------------------
@@ -485,7 +498,7 @@ class OpenAIBackend:
             detail = self._detail(exc)
             markers = self._markers(exc, detail)
             if is_context_reason(markers):
-                return Failure("fatal", ContextTooLong(detail))
+                return Failure("fatal", self._overflow(detail))
             if any(m in markers for m in _TOOLS_MARKERS):
                 return Failure("fatal", ToolsNotSupported(self.model))
             return Failure("fatal", BackendError(detail))
@@ -564,7 +577,7 @@ class OpenAIBackend:
             return Failure("retry", RateLimited(wait, detail), retry_after_s=wait, status=status,
                            reason="rate limited")
         if is_context_reason(markers):
-            return Failure("fatal", ContextTooLong(detail), status=status)
+            return Failure("fatal", self._overflow(detail), status=status)
         if any(m in markers for m in _TOOLS_MARKERS):
             return Failure("fatal", ToolsNotSupported(self.model), status=status)
         if status == 404:
@@ -757,10 +770,17 @@ class OpenAIBackend:
             bits += [str(inner.get("code") or ""), str(inner.get("type") or "")]
         markers = " ".join(bits).lower()
         if is_context_reason(markers):
-            return ContextTooLong(detail)
+            return self._overflow(detail)
         if any(m in markers for m in _TOOLS_MARKERS):
             return ToolsNotSupported(self.model)
         return BackendError(detail, status)
+
+    def _overflow(self, detail: str) -> ContextTooLong:
+        """The server refused the request as too long for the window: the window its reason names is kept
+        for this server and model (the next request is planned against it)."""
+        error = ContextTooLong(detail)
+        learn_from_error(self, error)
+        return error
 
     def _answer_events(self, answer: Any) -> list[Any]:
         """The events of a non-streamed answer: the ``chat.completion`` itself; a server that streamed
@@ -935,8 +955,9 @@ class OpenAIBackend:
                 continue
             details = {k: _field(m, k) for k in ("owned_by", "created") if _field(m, k) is not None}
             out.append(ModelInfo(name=str(mid), details=details))
-            # the window, where the server says it: kept for context_window()
-            FACTS.put(facts_key(self, str(mid)), facts_from_models_entry(m))
+            facts = facts_from_models_entry(m)
+            if facts.context_length:  # the window, where the server says it: kept for context_window()
+                FACTS.put(facts_key(self, str(mid)), facts)
         return out
 
     def list_models(self) -> list[ModelInfo]:
@@ -959,34 +980,71 @@ class OpenAIBackend:
 
     # -- model facts ---------------------------------------------------------------------------
     def fetch_model_facts(self, model: str | None = None) -> ModelFacts:
-        """What ``GET {base_url}/models`` says about ``model`` (default: this backend's): its window, where
-        the server reports one (vLLM, llama.cpp, OpenRouter-style servers). No capabilities: those are
-        learned from errors. Waits a few seconds at most. Raises :class:`AgentError`."""
+        """What the server says about ``model`` (default: this backend's) — its window: the ``GET
+        {base_url}/models`` entry where it says one (vLLM, OpenRouter-style servers), else llama.cpp's ``GET
+        /props`` (the window it serves). No capabilities: those are learned from errors. One try with the key
+        that worked last, :data:`FACTS_TIMEOUT_S` at most in all (also from a server that trickles: the question
+        is asked on a thread of its own, left to end by itself); raises on failure (the caller asks again later)."""
         name = model or self.model
-
-        def attempt(index: int, key: str) -> ModelFacts:
-            client = self._client(index, key).with_options(timeout=min(10.0, self.timeout_s), max_retries=0)
-            for m in client.models.list():
-                if _field(m, "id") == name:
-                    raw = m.model_dump() if hasattr(m, "model_dump") else dict(m)
-                    return facts_from_models_entry(raw)
+        order = self.pool.order()
+        if not order:
             return ModelFacts()
+        limit = min(FACTS_TIMEOUT_S, self.timeout_s)
+        found: list[ModelFacts] = []
+        failed: list[BaseException] = []
 
+        def ask() -> None:
+            try:
+                found.append(self._ask_facts(name, order[0], limit))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                failed.append(exc)
+
+        thread = threading.Thread(target=ask, name="model-facts", daemon=True)
+        thread.start()
+        thread.join(limit + 0.5)
+        if found:
+            return found[0]
+        if failed:
+            raise failed[0]
+        raise ServerTimedOut(self.base_url, limit, backend="openai")
+
+    def _ask_facts(self, name: str, index: int, limit: float) -> ModelFacts:
+        key = self.pool.key(index)
+        client = self._client(index, key).with_options(timeout=limit, max_retries=0)
+        facts = ModelFacts()
+        for m in client.models.list():
+            if _field(m, "id") == name:
+                facts = facts_from_models_entry(m.model_dump() if hasattr(m, "model_dump") else dict(m))
+                break
+        if facts.context_length:
+            return facts
+        return facts_from_props(self._props(key), facts)
+
+    def _props(self, key: str) -> Any:
+        """llama.cpp's ``GET /props`` (beside ``/v1``), or None when the server has none."""
+        from desktop_agent.core.backends.probe import get
+
+        root = self.base_url.removesuffix("/v1")
         try:
-            return self.pool.call(attempt, self.classify)
-        except PoolCancelled:  # pragma: no cover — no cancel given
-            return ModelFacts()
+            answer = get(f"{root}/props", {"Authorization": f"Bearer {key}"}, min(FACTS_TIMEOUT_S, self.timeout_s))
+            return answer.json() if answer.status == 200 else None
+        except Exception:  # noqa: BLE001 - most servers have no /props: nothing said
+            return None
 
     def model_facts(self) -> ModelFacts:
-        """This backend's model's facts as far as known — from the last :meth:`list_models` (the window lists
-        the models when it starts), never a request of its own: a turn does not wait for ``/models``."""
-        return FACTS.peek(facts_key(self)) or ModelFacts()
+        """This backend's model's facts: from the last :meth:`list_models` when it said the window, else asked
+        once per process (:meth:`fetch_model_facts`; a server that cannot say is asked again a minute later)."""
+        return facts_for(self)
+
+    def window_info(self) -> Window:
+        """The model's window and where it comes from: the per-model setting, else the server's report, else
+        the default (assumed); never above the window the server named when it refused a request."""
+        return window_for(self.model_facts(), setting=self.window, default=self.default_window, cap=None,
+                          learned=learned_window(self))
 
     def context_window(self) -> int:
-        """The model's window: the per-model setting, else the server's report, else the default."""
-        if self.window:
-            return self.window
-        return window_for(self.model_facts(), setting=None, default=self.default_window, cap=None)
+        """The model's window in tokens (see :meth:`window_info`)."""
+        return self.window_info().tokens
 
 
 def _prompt_tokens(usage: Any) -> int | None:

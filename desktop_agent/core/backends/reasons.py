@@ -6,7 +6,8 @@ Servers explain a failure in many shapes: a JSON body (``{"error": {"message": .
 inside a stream, or a proxy's HTML error page. :func:`reason_text` turns any of them into one trimmed
 line (an HTML page is never pasted: it becomes "the server answered HTTP 502 with a web page"), and
 :func:`is_context_reason` recognises the context-window wordings of OpenAI, llama.cpp,
-llama-cpp-python, vLLM, Ollama and others. Both backends report errors through these two.
+llama-cpp-python, vLLM, Ollama and others; :func:`context_numbers` reads the window and the request's size
+from those wordings where they give them. Both backends report errors through these.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["MAX_REASON", "is_context_reason", "looks_like_html", "one_line", "reason_text"]
+__all__ = ["MAX_REASON", "context_numbers", "is_context_reason", "looks_like_html", "one_line", "reason_text"]
 
 #: the longest reason quoted to the user, in characters
 MAX_REASON = 300
@@ -90,3 +91,40 @@ def is_context_reason(text: str) -> bool:
     """True when a server's reason (message, code or type) says the request does not fit the context
     window: "context length", "exceeds the available context size", "n_ctx", "prompt is too long"…"""
     return bool(_CONTEXT.search(text or ""))
+
+
+#: the window in a context-overflow reason: OpenAI / vLLM / llama-cpp-python ("maximum context length is 8192
+#: tokens"), llama-cpp-python's own ("exceed context window of 4096"), llama.cpp ("the available context size
+#: (4096 tokens)"), and a bare ``n_ctx`` field or ``n_ctx = 4096``
+_WINDOW = re.compile(
+    r"maximum context length (?:is|of) (\d+)"
+    r"|context window of (\d+)"
+    r"|context size \((\d+) tokens?\)"
+    r"|\bn_ctx\b\W{0,4}(\d+)",
+    re.I,
+)
+#: the request's size: "your messages resulted in 9000 tokens", "you requested 5000 tokens", "Requested tokens
+#: (5000)", "request (5000 tokens)", "your request has 3500 input tokens"
+_REQUESTED = re.compile(
+    r"resulted in (\d+) tokens"
+    r"|you requested (\d+) tokens"
+    r"|requested tokens \((\d+)\)"
+    r"|request \((\d+) tokens\)"
+    r"|request has (\d+) input tokens",
+    re.I,
+)
+
+
+def _first_number(pattern: re.Pattern[str], text: str) -> int | None:
+    found = pattern.search(text or "")
+    if found is None:
+        return None
+    value = int(next(g for g in found.groups() if g is not None))
+    return value if value > 0 else None
+
+
+def context_numbers(text: str) -> tuple[int | None, int | None]:
+    """(the model's window, the request's tokens) as a context-overflow reason states them; None where it does
+    not. "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens"
+    → (8192, 9000)."""
+    return _first_number(_WINDOW, text), _first_number(_REQUESTED, text)

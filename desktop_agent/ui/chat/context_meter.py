@@ -22,13 +22,18 @@ def tokens_text(n: int) -> str:
 
 
 def meter_text(usage: ContextUsage) -> str:
-    return f"{tokens_text(usage.used)} / {tokens_text(usage.window or 0)}"
+    """``1.2k / 4k``; ``1.2k / 8.2k (assumed)`` when the server did not say its window."""
+    text = f"{tokens_text(usage.used)} / {tokens_text(usage.window or 0)}"
+    return text + " (assumed)" if usage.assumed else text
 
 
 def meter_tooltip(usage: ContextUsage) -> str:
     how = "as the server counted them" if usage.reported else "estimated"
     lines = [f"The last request used {usage.used:,} of the model's {usage.window or 0:,}-token context window "
              f"({how})."]
+    if usage.assumed:
+        lines.append("The server does not say its window, so this one is assumed (Settings: “Context window if "
+                     "unknown”); the real one is learned when the server refuses a request as too long.")
     if usage.left_out:
         lines.append(f"{usage.left_out} earlier message{'s' if usage.left_out != 1 else ''} did not fit and "
                      "were not sent.")
