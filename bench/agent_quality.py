@@ -21,8 +21,8 @@ Figures: the success rate of each system, the app's margin over the plain loop (
 time to an answer, the number of times a tool that changes something (write, edit, shell) was asked for on a
 prompt that needs none, and the number of runs that ended without an answer (a time limit, the step limit,
 an error). Without ``--base-url`` the README's local model is started (``scripts/local-model.sh``) on a free
-port for the run. ``--smoke`` asks three prompts (CI runs that as a check that the benchmark itself works; it
-is not a timed test).
+port for each system in turn. ``--smoke`` asks three prompts (CI runs that as a check that the benchmark
+itself works; it is not a timed test).
 """
 
 from __future__ import annotations
@@ -308,6 +308,35 @@ def figures(runs: list[Run], prompts: tuple[Prompt, ...]) -> list[Figure]:
     return out
 
 
+def _run_system(system: str, prompts: tuple[Prompt, ...], args: argparse.Namespace) -> list[Run]:
+    """Every prompt through one system. Without ``--base-url`` each system gets a server of its own, started
+    for it: llama-cpp-python goes on generating for a request whose client gave up (a time limit), which
+    would slow the next system's first runs."""
+    server = None
+    base = args.base_url
+    if not base:
+        server, base = start_local_model()
+    home = Path(tempfile.mkdtemp(prefix="agent-quality-"))  # the app's data and cache, for the whole system
+    runs: list[Run] = []
+    try:
+        for prompt in prompts:
+            if system == "plain":
+                run = run_plain(prompt, base, args.model, args.limit_s)
+            else:
+                run = run_app(prompt, base, args.model, home, args.limit_s, no_tools=system == "no-tools")
+            runs.append(run)
+            mark = "ok " if run.ok else "BAD"
+            tools = ",".join(run.tools_called) or "-"
+            print(f"{mark} {system:8} {prompt.key:13} {run.seconds:6.1f}s tools={tools:30} "
+                  f"{run.ended[:40]:40} {run.answer[:90]!r}", file=sys.stderr, flush=True)
+    finally:
+        if server is not None:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(10)
+        shutil.rmtree(home, ignore_errors=True)
+    return runs
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--figures", action="store_true", help="print the figures as JSON lines (bench/_figures.py)")
@@ -328,29 +357,10 @@ def main() -> int:
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     print(machine(), file=sys.stderr)
 
-    server = None
-    base = args.base_url
-    if not base:
-        server, base = start_local_model()
-    home = Path(tempfile.mkdtemp(prefix="agent-quality-"))
     runs: list[Run] = []
-    try:
-        for prompt in prompts:
-            for system in systems:
-                if system == "plain":
-                    run = run_plain(prompt, base, args.model, args.limit_s)
-                else:
-                    run = run_app(prompt, base, args.model, home, args.limit_s, no_tools=system == "no-tools")
-                runs.append(run)
-                mark = "ok " if run.ok else "BAD"
-                tools = ",".join(run.tools_called) or "-"
-                print(f"{mark} {system:8} {prompt.key:13} {run.seconds:6.1f}s tools={tools:30} "
-                      f"{run.ended[:40]:40} {run.answer[:90]!r}", file=sys.stderr, flush=True)
-    finally:
-        if server is not None:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(10)
-        shutil.rmtree(home, ignore_errors=True)
+    for system in systems:  # one system after the other, each on a server of its own (see _run_system)
+        runs += _run_system(system, prompts, args)
+
     if args.json:
         Path(args.json).write_text(json.dumps([asdict(r) for r in runs], indent=1, ensure_ascii=False))
     results = figures(runs, prompts)

@@ -191,7 +191,7 @@ class Agent:
         #: while the tools are withdrawn for the rest of a turn, a tool call written as text is still caught
         self._catch_written_calls = False
         self.max_offered = max_offered
-        #: offer each message only the tools that fit it, or none (:func:`~desktop_agent.core.tools.relevance.relevant_tools`)
+        #: offer each message only the tools that fit it, or none (see ``relevance.relevant_tools``)
         self.relevant_only = relevant_only
         #: what the system prompt adds in a request that offers tools (how to use them)
         self.tools_prompt = tools_prompt
@@ -458,10 +458,10 @@ class Agent:
                     yield ToolsOffered(names, "the tools called in this turn")
             step += 1
             chosen = choice not in _FIXED_CHOICES  # this step asked for one tool by name
-            if chosen and fitting is not None and fitting.sure == choice and not invalid and self._all_ok(
-                    conversation, calls):
-                # the tool the message clearly meant has answered: the model answers from its result (a model
-                # left to go on with tools after a forced call tends to call it again, blind to its result)
+            if (fitting is not None and fitting.sure and step == 1 and all(c.name == fitting.sure for c in calls)
+                    and not invalid and self._all_ok(conversation, calls)):
+                # the tool the message clearly meant has answered: the model answers from its result (a small model
+                # left to go on with tools calls it again — some servers drop the result from its prompt)
                 yield from self._answer_in_words(conversation, window, cancel, told)
                 return
             if invalid and chosen and not retried:
@@ -522,7 +522,7 @@ class Agent:
         (:func:`~desktop_agent.core.answer.answer_request`). When it says nothing again, the answer is the
         tools' results, readable, with a note."""
         outcome, _selection = yield from self._step(conversation, None, "none", set(), window, None, cancel, told)
-        content, thinking, calls, error = outcome
+        content, thinking, _calls, error = outcome
         if error is not None or cancel.is_set():
             yield self._interrupted(conversation, content, thinking, error)
             return
@@ -818,7 +818,7 @@ class Agent:
         )
         self._add(conversation, result_msg)
         yield MessageAdded(result_msg)
-        invalid = status == "error" and bool(err) and (err.startswith("invalid") or "invalid arguments" in content)
+        invalid = status == "error" and (str(err or "").startswith("invalid") or "invalid arguments" in content)
         return stopped, invalid
 
 

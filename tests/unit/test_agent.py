@@ -12,15 +12,14 @@ from typing import Any
 
 import pytest
 
-from desktop_agent.core.answer import NO_WORDS
 from desktop_agent.core.agent import SHORTER, Agent, UnexpectedError
+from desktop_agent.core.answer import NO_WORDS
 from desktop_agent.core.backends.base import Chunk
 from desktop_agent.core.errors import (
     AgentError,
     BackendUnreachable,
     ContextTooLong,
     EmptyAnswer,
-    MaxStepsExceeded,
     ModelNotFound,
 )
 from desktop_agent.core.events import (

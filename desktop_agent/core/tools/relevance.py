@@ -231,7 +231,8 @@ _IN_WORDS = re.compile(r"\d\s+(?:plus|minus|times|divided\s+by|multiplied\s+by|t
 _CLOCK = re.compile(r"\b(?:what|the)\s+time\b|\btime\s+is\s+it\b|\bwhat\s+(?:day|date)\s+is\s+(?:it|today)\b"
                     r"|\btoday'?s\s+date\b", re.I)
 _URL = re.compile(r"https?://\S+|\bwww\.\S+", re.I)
-_PATH = re.compile(r"(?:^|\s)(?:~|\.{1,2})?/[\w.-]+|\b[\w-]+\.(?:txt|md|py|json|csv|log|toml|ya?ml|ini|cfg|html?|pdf)\b")
+_PATH = re.compile(r"(?:^|\s)(?:~|\.{1,2})?/[\w.-]+"
+                   r"|\b[\w-]+\.(?:txt|md|py|json|csv|log|toml|ya?ml|ini|cfg|html?|pdf)\b")
 #: what a message holds → the words it stands for (an expression has no words, but a calculator fits it)
 _CUES: tuple[tuple[re.Pattern[str], str], ...] = (
     (_DATE, "date"),
@@ -329,7 +330,7 @@ def relevant_tools(registry: ToolRegistry, messages: Sequence[Message], limit: i
     matched: dict[str, tuple[str, ...]] = {}
     for name, doc in telling_docs.items():
         hits = tuple(w for w in telling if w in doc)
-        if hits and any(w not in _WEAK_WORDS or w in cued for w in hits) or len(hits) >= 2:
+        if (hits and any(w not in _WEAK_WORDS or w in cued for w in hits)) or len(hits) >= 2:
             matched[name] = hits
     for name in list(matched):  # a tool that changes something fits only a message that says its verb
         tool = registry.get(name)
