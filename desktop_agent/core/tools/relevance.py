@@ -313,7 +313,8 @@ def relevant_tools(registry: ToolRegistry, messages: Sequence[Message], limit: i
     parameter names; a weak word such as "time" or "today" counts only beside another telling word; a tool
     that changes something — not ``read_only`` — also needs the first word of its name: "write", "run"), or — for
     a short follow-up right after tool calls — when it was called in the last turn. Of those, the best ``limit``
-    by BM25 (the recent conversation as the query) are kept, without any that scores under a quarter of the best."""
+    by BM25 (the recent conversation as the query) are kept, without any that scores under a quarter of the best;
+    when the message clearly means one tool (:attr:`Relevant.sure`), only that one."""
     last = next((m for m in reversed(messages) if m.role == "user" and m.content), None)
     if last is None or not len(registry):
         return Relevant()
@@ -351,4 +352,6 @@ def relevant_tools(registry: ToolRegistry, messages: Sequence[Message], limit: i
         second = scores.get(ranked[1], 0.0) if len(ranked) > 1 else 0.0
         if scores.get(kept[0], 0.0) >= _CLEAR_LEAD * second:
             sure = kept[0]
+    if sure is not None:
+        names = (sure,)  # beside the tool it clearly means, others only tempt a small model away from it
     return Relevant(names, matched, sure, bool(named))
