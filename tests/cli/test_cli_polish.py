@@ -634,3 +634,13 @@ def test_readme_documents_the_scripting_surface():
     for needle in ('{"type": "Chat"', "--timeout", "--no-api-key", "desktop-agent chat --data-dir DIR",
                    "Ollama has no tool", "130", "exit, quit", "(gave up after 2 retries)"):
         assert needle in section, needle
+
+
+def test_a_slow_first_byte_is_said_on_a_terminal(home, ollama_server):
+    """Issue 20: after 3 s with nothing from the server, a terminal's stderr says the model is reading the
+    prompt (and how long it is); the answer follows on stdout as usual."""
+    ollama_server.first_chunk_delay_s = 4.0
+    code, out, err = run_with_terminal_stderr(home, "chat", "--host", ollama_server.url, "-p", "hi")
+    assert code == 0, err
+    assert re.search(r"\[The model is reading the prompt \([\d,]+ tokens\)…\]", err), err
+    assert out == "You said: hi\n"

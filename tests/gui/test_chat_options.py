@@ -38,7 +38,7 @@ def _store(tmp_path):
 
 def test_turning_tools_off_sends_no_tools_and_the_empty_chat_says_so(make_window, qtbot, ollama_server,
                                                                     ollama_settings):
-    w = make_window(ollama_settings)
+    w = make_window(ollama_settings.updated({"tools.only_relevant": False}))  # every tool, every message
     strip = w.chat_options
     assert strip.tools_button.isChecked() and "tools" in w.chat.empty_state.hint.text()
     strip.tools_button.click()
@@ -132,7 +132,7 @@ def test_temperature_think_and_json_go_into_the_request(make_window, qtbot, olla
 
 def test_options_survive_reopening_and_a_restart_and_a_new_chat_starts_from_settings(
         make_window, qtbot, ollama_server, ollama_settings, tmp_path):
-    defaults = ollama_settings.updated({"generation.temperature": 0.2})
+    defaults = ollama_settings.updated({"generation.temperature": 0.2, "tools.only_relevant": False})
     store = _store(tmp_path)
     w = make_window(defaults, store=store)
     strip = w.chat_options

@@ -29,7 +29,7 @@ def test_a_long_chat_shows_its_meter_and_is_compacted_and_uncompacted(make_windo
                                                                       ollama_settings):
     ollama_server.model_facts["llama3.2"] = (2048, ["completion", "tools"])
     ollama_server.truncate_to_num_ctx = True
-    w = make_window(ollama_settings.updated({"models.auto_compact": False}))
+    w = make_window(ollama_settings.updated({"models.auto_compact": False, "tools.only_relevant": False}))
     conv = open_long_chat(w)
     assert not w.context_meter.isVisible(), "no request yet: nothing to show"
     w.send("what day is it?")

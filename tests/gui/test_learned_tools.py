@@ -58,7 +58,7 @@ def test_one_empty_answer_leaves_the_tools_button_as_it_was(make_window, ollama_
 def test_the_tools_button_says_tools_are_off_for_a_learned_model_and_offer_anyway_sends_them(
         make_window, qtbot, openai_server, openai_settings):
     learn_twice(openai_settings, auto_tools=False)
-    w = make_window(openai_settings, size=(1700, 760))  # the strip unfolded
+    w = make_window(openai_settings.updated({"tools.only_relevant": False}), size=(1700, 760))  # the strip unfolded
     strip = w.chat_options
     button = strip.tools_button
     assert button.isChecked()  # the chat still wants tools; the model gets none
@@ -95,7 +95,7 @@ def test_the_tools_button_says_tools_are_off_for_a_learned_model_and_offer_anywa
 def test_a_model_its_ollama_server_says_cannot_use_tools_shows_on_the_button_and_anyway_works(
         make_window, qtbot, ollama_server, ollama_settings):
     ollama_server.model_facts["llama3.2"] = (4096, ["completion"])
-    w = make_window(ollama_settings)
+    w = make_window(ollama_settings.updated({"tools.only_relevant": False}))
     strip = w.chat_options
     w.refresh_models()
     qtbot.waitUntil(lambda: strip.tools_off is not None, timeout=10_000)
@@ -118,7 +118,7 @@ def test_settings_lists_what_was_learned_and_forget_applies_at_once(make_window,
     smollm = learn_twice(openai_settings, auto_tools=False)
     other = SimpleNamespace(name="ollama", host="http://127.0.0.1:11434", model="qwen3")
     learned_capabilities().learn(other, stream_with_tools=False)
-    w = make_window(openai_settings)
+    w = make_window(openai_settings.updated({"tools.only_relevant": False}))
     assert w.chat_options.tools_button.accessibleName() == "Tools: off for smollm2"
     w.open_settings("Tools")
     dialog = w.settings_dialog

@@ -5,7 +5,8 @@ plausibly answer, so tests and manual runs (``python -m tests.servers.ollama``) 
 wire protocols end to end.
 
 Rules, in order, on the request's messages (wire dicts) and offered tool names:
-1. The last message is a tool result → answer ``"The tool said: <content>"``.
+1. The last message is a tool result → answer ``"The tool said: <content>"``; so is the app's request for an
+   answer from the results written as text (``core/answer.py``): ``"The tool said: <result>; <result>"``.
 2. The last user message mentions a word from TOOL_TRIGGERS and that tool is offered (or
    ``tool_choice`` names a tool) → one tool call with arguments from ``guess_arguments``.
 3. Otherwise → echo: ``"You said: <text>"`` (markdown-free), split into word chunks.
@@ -59,6 +60,20 @@ def guess_arguments(tool: str, text: str) -> dict[str, Any]:
     return {}
 
 
+def _results_as_text(content: str) -> list[str] | None:
+    """The results in the app's answer-in-words request ("- name(args) returned: R" lines after "The tools you
+    called gave these results:"); None when the message is not one."""
+    head = "The tools you called gave these results:"
+    if head not in content:
+        return None
+    out = []
+    for line in content.split(head, 1)[1].splitlines():
+        m = re.match(r"- .*? returned: (.*)$", line)
+        if m:
+            out.append(m.group(1))
+    return out
+
+
 def words(text: str) -> list[str]:
     """Split text into stream chunks that join back to ``text`` exactly."""
     return re.findall(r"\S+\s*|\s+", text) or [text]
@@ -70,6 +85,9 @@ def plan(messages: list[dict[str, Any]], tool_names: list[str], forced: str | No
     last = messages[-1]
     if last.get("role") == "tool":
         return Plan(chunks=words("The tool said: " + _content(last)))
+    results = _results_as_text(_content(last)) if last.get("role") == "user" else None
+    if results is not None:  # the app's request for an answer from the results, written as text
+        return Plan(chunks=words("The tool said: " + "; ".join(results)))
     user_text = next((_content(m) for m in reversed(messages) if m.get("role") == "user"), "")
     if forced and forced in tool_names:
         return Plan(tool_calls=[(forced, guess_arguments(forced, user_text))])

@@ -103,6 +103,13 @@ class ToolsPage(SettingsPage):
                  hint_label("Characters of a tool's output sent to the model, at least 256; longer output is "
                             "cut (Tool activity shows all of it)."), left=True)
 
+        self.only_relevant = QCheckBox("Offer only the tools that &fit the message")
+        self.only_relevant.setAccessibleName("Offer only the tools that fit the message")
+        form_row(form, "", self.only_relevant,
+                 hint_label("A message no tool fits (\u201cWhat is the capital of France?\u201d) is answered without "
+                            "tools; one that fits gets only the best few. Small models take every tool offered "
+                            "as an order. Off: every tool on every message."), left=True)
+
         self.max_offered = QSpinBox()
         self.max_offered.setRange(0, 1000)
         self.max_offered.setSpecialValueText("all")
@@ -174,6 +181,7 @@ class ToolsPage(SettingsPage):
         self.output_cap.valueChanged.connect(self.changed)
         self.isolated.toggled.connect(self.changed)
         self.max_offered.valueChanged.connect(self.changed)
+        self.only_relevant.toggled.connect(self.changed)
         self.open_button.clicked.connect(self.open_tools_folder)
         self.extra_dirs.changed.connect(self.changed)
         self.allowed.changed.connect(self.changed)
@@ -191,6 +199,7 @@ class ToolsPage(SettingsPage):
         self.isolated.setChecked(tools.isolated)
         self.output_cap.setValue(min(tools.output_cap, MAX_OUTPUT_CAP))
         self.max_offered.setValue(tools.max_offered)
+        self.only_relevant.setChecked(tools.only_relevant)
         self.extra_dirs.set_folders(list(tools.dirs))
         self._show_tools_folder()
         self._enabled_toggled(tools.enabled)
@@ -202,6 +211,7 @@ class ToolsPage(SettingsPage):
             "tools.output_cap": self.output_cap.value(),
             "tools.isolated": self.isolated.isChecked(),
             "tools.max_offered": self.max_offered.value(),
+            "tools.only_relevant": self.only_relevant.isChecked(),
             "tools.dirs": self.folders(),
             "tools.allowed_folders": self.allowed.folders(),
             "tools.disabled": self.tool_list.disabled(),
@@ -235,7 +245,8 @@ class ToolsPage(SettingsPage):
         self.extra_dirs.remove_selected()
 
     def _enabled_toggled(self, on: bool) -> None:
-        for widget in (self.timeout, self.isolated, self.output_cap, self.max_offered, self.extra_dirs, self.allowed):
+        for widget in (self.timeout, self.isolated, self.output_cap, self.max_offered, self.only_relevant,
+                       self.extra_dirs, self.allowed):
             widget.setEnabled(on)
         self.changed.emit()
 
