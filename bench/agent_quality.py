@@ -308,6 +308,19 @@ def figures(runs: list[Run], prompts: tuple[Prompt, ...]) -> list[Figure]:
     return out
 
 
+def _stop(server: subprocess.Popen[bytes]) -> None:
+    """Stop the server's process group: politely, then for good (it may be busy generating for a gone client)."""
+    for sig, wait_s in ((signal.SIGTERM, 10), (signal.SIGKILL, 10)):
+        try:
+            os.killpg(server.pid, sig)
+            server.wait(wait_s)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+        except ProcessLookupError:
+            return
+
+
 def _run_system(system: str, prompts: tuple[Prompt, ...], args: argparse.Namespace) -> list[Run]:
     """Every prompt through one system. Without ``--base-url`` each system gets a server of its own, started
     for it: llama-cpp-python goes on generating for a request whose client gave up (a time limit), which
@@ -331,8 +344,7 @@ def _run_system(system: str, prompts: tuple[Prompt, ...], args: argparse.Namespa
                   f"{run.ended[:40]:40} {run.answer[:90]!r}", file=sys.stderr, flush=True)
     finally:
         if server is not None:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(10)
+            _stop(server)
         shutil.rmtree(home, ignore_errors=True)
     return runs
 
@@ -344,7 +356,8 @@ def main() -> int:
     ap.add_argument("--base-url", help="an OpenAI-compatible server already running (default: start the README's)")
     ap.add_argument("--model", default="smollm2")
     ap.add_argument("--only", nargs="+", metavar="KEY", help="only these prompts")
-    ap.add_argument("--limit-s", type=float, default=120.0, help="time limit of one run (default 120 s)")
+    ap.add_argument("--limit-s", type=float, default=300.0,
+                    help="time limit of one run (default 300 s, the app's own wait for a first answer)")
     ap.add_argument("--systems", default="app,plain", help="app, plain, no-tools (comma-separated)")
     ap.add_argument("--json", metavar="FILE", help="write every run to FILE")
     args = ap.parse_args()
