@@ -15,7 +15,7 @@ from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.session import ChatSession
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.tools.registry import ToolRegistry
-from desktop_agent.core.tools.relevance import FIND_TOOLS, ToolIndex, ToolOffer, words
+from desktop_agent.core.tools.relevance import FIND_TOOLS, ToolIndex, ToolOffer, relevant_tools, words
 from tests.unit.scripted import ScriptedBackend, call, calls, text
 
 #: (name, description) of a registry like one with a few MCP servers
@@ -151,3 +151,18 @@ def test_a_chats_own_tool_selection_is_offered_whole():
     chosen = ChatSession(Conversation(options={"tools.disabled": ["say_hello"]}))
     assert chosen.effective(settings).tools.max_offered == 0
     assert ChatSession(Conversation()).effective(settings).tools.max_offered == 12
+
+
+# ---- relevant_tools under odd input (issue 20, feat-break20) -------------------------------------------
+
+
+def test_a_long_hyphenated_message_is_judged_at_once(registry):
+    """A pasted 40 kB run of hyphen-joined words (a base64url blob, a kebab-case list) is judged in linear time:
+    the file-name cue once took 40 s here, before any request and out of Stop's reach."""
+    import time
+
+    started = time.monotonic()
+    relevant_tools(registry, ask("a-" * 20000))
+    relevant_tools(registry, ask("see notes-" * 5000 + "final-notes.txt"))
+    assert time.monotonic() - started < 3.0
+    assert "read_file" in relevant_tools(registry, ask("read my-notes.txt")).names

@@ -231,8 +231,10 @@ _IN_WORDS = re.compile(r"\d\s+(?:plus|minus|times|divided\s+by|multiplied\s+by|t
 _CLOCK = re.compile(r"\b(?:what|the)\s+time\b|\btime\s+is\s+it\b|\bwhat\s+(?:day|date)\s+is\s+(?:it|today)\b"
                     r"|\btoday'?s\s+date\b", re.I)
 _URL = re.compile(r"https?://\S+|\bwww\.\S+", re.I)
+#: (a file name starts where a run of name characters starts: ``\b`` would try again inside "a-b-c-…", whose every
+#: letter follows a word boundary — quadratic on a long hyphenated message)
 _PATH = re.compile(r"(?:^|\s)(?:~|\.{1,2})?/[\w.-]+"
-                   r"|\b[\w-]+\.(?:txt|md|py|json|csv|log|toml|ya?ml|ini|cfg|html?|pdf)\b")
+                   r"|(?<![\w-])[\w-]+\.(?:txt|md|py|json|csv|log|toml|ya?ml|ini|cfg|html?|pdf)\b")
 #: what a message holds → the words it stands for (an expression has no words, but a calculator fits it)
 _CUES: tuple[tuple[re.Pattern[str], str], ...] = (
     (_DATE, "date"),
