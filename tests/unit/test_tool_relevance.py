@@ -166,3 +166,36 @@ def test_a_long_hyphenated_message_is_judged_at_once(registry):
     relevant_tools(registry, ask("see notes-" * 5000 + "final-notes.txt"))
     assert time.monotonic() - started < 3.0
     assert "read_file" in relevant_tools(registry, ask("read my-notes.txt")).names
+
+
+def _mcp_registry() -> ToolRegistry:
+    from types import SimpleNamespace
+
+    from desktop_agent.core.mcp.tools import McpTool
+
+    reg = ToolRegistry()
+    for server, name, description in [
+        ("filesystem", "read_file", "Read the complete contents of a file from the file system."),
+        ("filesystem", "write_file", "Create a new file or completely overwrite an existing file with new content."),
+        ("filesystem", "list_directory", "Get a detailed listing of all files and directories in a specified path."),
+        ("git", "git_status", "Shows the working tree status of a repository."),
+        ("git", "git_commit", "Records changes to the repository."),
+    ]:  # (no annotations: none of them says it is read-only, as most servers' tools do not)
+        info = SimpleNamespace(name=name, description=description, annotations=None,
+                               input_schema={"type": "object", "properties": {"path": {"type": "string"}}})
+        reg.register(McpTool(None, server, info, f"{server}__{name}"), source=f"MCP server {server}")  # type: ignore[arg-type]
+    return reg
+
+
+def test_an_mcp_tool_that_changes_something_fits_by_its_own_verb_not_its_servers_name():
+    """``server__tool``: the verb a tool that changes something needs is its tool name's ("write"), not the server's
+    ("filesystem", "git") — else every such tool of a server fits a message that names the server, and none fits
+    one that says what to do."""
+    reg = _mcp_registry()
+    named_server = relevant_tools(reg, ask("read the file notes.txt from the filesystem")).names
+    assert "filesystem__read_file" in named_server and "filesystem__write_file" not in named_server
+    assert "filesystem__read_file" in relevant_tools(reg, ask("read the file notes.txt")).names
+    assert "filesystem__write_file" in relevant_tools(reg, ask("write hello to the file notes.txt")).names
+    status = relevant_tools(reg, ask("show the git status of the repository")).names
+    assert "git__git_status" in status and "git__git_commit" not in status
+    assert "git__git_commit" in relevant_tools(reg, ask("commit the changes to the git repository")).names

@@ -262,6 +262,15 @@ def _gate_words(tool: Tool) -> list[str]:
             *(w for p in (tool.parameters.get("properties") or {}) for w in words(p))]
 
 
+def _verb(tool: Tool) -> list[str]:
+    """The first word of a tool's name, the verb of a tool that changes something ("write", "run"); of an MCP
+    server's tool (``server__tool``) the first word of its own name that is not the server's ("write" of
+    ``filesystem__write_file``, "commit" of ``git__git_commit``)."""
+    own = words(str(getattr(tool, "remote_name", None) or tool.name).replace("_", " ").replace("-", " "))
+    server = set(words(str(getattr(tool, "server", None) or "").replace("_", " ").replace("-", " ")))
+    return ([w for w in own if w not in server] or own)[:1]
+
+
 def cue_words(text: str) -> list[str]:
     """The words for what ``text`` holds that has no words of its own: a date, an arithmetic expression, a
     percentage, a URL, a path."""
@@ -336,8 +345,7 @@ def relevant_tools(registry: ToolRegistry, messages: Sequence[Message], limit: i
             matched[name] = hits
     for name in list(matched):  # a tool that changes something fits only a message that says its verb
         tool = registry.get(name)
-        verb = words(name.replace("_", " ").replace("-", " "))[:1]
-        if tool is not None and not tool.read_only and not set(verb) & set(message_words):
+        if tool is not None and not tool.read_only and not set(_verb(tool)) & set(message_words):
             del matched[name]
     order = {name: i for i, name in enumerate(registry.names())}
     ranked = sorted(matched, key=lambda n: (-scores.get(n, 0.0), order[n]))
