@@ -199,3 +199,14 @@ def test_an_mcp_tool_that_changes_something_fits_by_its_own_verb_not_its_servers
     status = relevant_tools(reg, ask("show the git status of the repository")).names
     assert "git__git_status" in status and "git__git_commit" not in status
     assert "git__git_commit" in relevant_tools(reg, ask("commit the changes to the git repository")).names
+
+
+def test_an_empty_new_message_is_not_judged_by_the_one_before():
+    """The newest user message decides, even when it is empty: an empty message after "use the calculator tool"
+    is offered no tool and forces none (it was judged by that earlier message, and made to call its tool)."""
+    history = [Message(role="user", content="use the calculator tool for 6*7"),
+               Message(role="assistant", content="42"), Message(role="user", content="")]
+    assert relevant_tools(registry_of(CATALOGUE), history).names == ()
+    backend = ScriptedBackend(text("Did you mean to send something?"))
+    list(Agent(backend, registry_of(CATALOGUE), relevant_only=True).run(Conversation(messages=history[:2]), ""))
+    assert backend.requests[0].tools is None and backend.requests[0].tool_choice == "auto"

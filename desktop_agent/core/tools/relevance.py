@@ -325,9 +325,9 @@ def relevant_tools(registry: ToolRegistry, messages: Sequence[Message], limit: i
     that changes something — not ``read_only`` — also needs the first word of its name: "write", "run"), or — for
     a short follow-up right after tool calls — when it was called in the last turn. Of those, the best ``limit``
     by BM25 (the recent conversation as the query) are kept, without any that scores under a quarter of the best."""
-    last = next((m for m in reversed(messages) if m.role == "user" and m.content), None)
-    if last is None or not len(registry):
-        return Relevant()
+    last = next((m for m in reversed(messages) if m.role == "user"), None)
+    if last is None or not (last.content or "").strip() or not len(registry):
+        return Relevant()  # (an empty message is not judged by the one before it)
     text = last.content or ""
     named = [n for n in registry.names() if _mentions(text, n)]
     message_words = words(text) + cue_words(text)
