@@ -470,14 +470,17 @@ class Agent:
                 retried = retried_now = True
                 step -= 1
                 continue
-            if repeated and tools is not None:
+            if repeated:
                 # a model asking again for calls whose results it has is stuck (small models do this,
                 # and so do servers that drop tool results from the prompt): the rest of the turn
-                # offers no tools, so that it answers
+                # offers no tools, so that it answers — also when it was offered none (a tool it knows from
+                # earlier turns, or one it made up, called again and again)
+                offered_some = tools is not None
                 tools, withdrawn = None, True  # (the names stay: a call written as text is still caught)
                 self._catch_written_calls = True
                 yield Notice(REPEATED_CALLS)
-                yield ToolsOffered((), "the model repeated its calls")
+                if offered_some:
+                    yield ToolsOffered((), "the model repeated its calls")
 
         if turn_results(conversation.messages):  # the steps ran out: the model answers from what the tools said
             yield Notice(STEPS_USED.format(steps=self.max_steps))

@@ -870,3 +870,17 @@ def test_consumer_closing_the_generator_closes_the_stream():
             break
     gen.close()
     assert backend.closed_streams == 1
+
+
+def test_case24_an_unknown_tool_called_again_and_again_without_tools_offered_ends_the_turn_early():
+    """shared case 24-agent-unknown-tool-name.json, with no tool offered (the message fits none): a model asking
+    again for the very call it has the result of is stuck whether or not tools were offered — it is asked to
+    answer without tools after its second identical call, not left to use all eight steps."""
+    script = [calls(call("get_wether", '{"city": "Paris"}', f"c{i}")) for i in range(8)]
+    backend = ScriptedBackend(*script, text("Paris."))
+    events = drive(Agent(backend, make_registry(get_weather, get_time), relevant_only=True), Conversation(),
+                   "What is the capital of France?")
+    assert backend.requests[0].tools is None
+    assert isinstance(events[-1], AnswerFinished) and len(backend.requests) <= 4
+    assert any(isinstance(e, Notice) and "asked again for a tool call" in e.text for e in events)
+    assert weather_calls == []

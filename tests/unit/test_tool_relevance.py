@@ -15,7 +15,7 @@ from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.session import ChatSession
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.tools.registry import ToolRegistry
-from desktop_agent.core.tools.relevance import FIND_TOOLS, ToolIndex, ToolOffer, words
+from desktop_agent.core.tools.relevance import FIND_TOOLS, ToolIndex, ToolOffer, relevant_tools, words
 from tests.unit.scripted import ScriptedBackend, call, calls, text
 
 #: (name, description) of a registry like one with a few MCP servers
@@ -151,3 +151,62 @@ def test_a_chats_own_tool_selection_is_offered_whole():
     chosen = ChatSession(Conversation(options={"tools.disabled": ["say_hello"]}))
     assert chosen.effective(settings).tools.max_offered == 0
     assert ChatSession(Conversation()).effective(settings).tools.max_offered == 12
+
+
+# ---- relevant_tools under odd input (issue 20, feat-break20) -------------------------------------------
+
+
+def test_a_long_hyphenated_message_is_judged_at_once(registry):
+    """A pasted 40 kB run of hyphen-joined words (a base64url blob, a kebab-case list) is judged in linear time:
+    the file-name cue once took 40 s here, before any request and out of Stop's reach."""
+    import time
+
+    started = time.monotonic()
+    relevant_tools(registry, ask("a-" * 20000))
+    relevant_tools(registry, ask("see notes-" * 5000 + "final-notes.txt"))
+    assert time.monotonic() - started < 3.0
+    assert "read_file" in relevant_tools(registry, ask("read my-notes.txt")).names
+
+
+def _mcp_registry() -> ToolRegistry:
+    from types import SimpleNamespace
+
+    from desktop_agent.core.mcp.tools import McpTool
+
+    reg = ToolRegistry()
+    for server, name, description in [
+        ("filesystem", "read_file", "Read the complete contents of a file from the file system."),
+        ("filesystem", "write_file", "Create a new file or completely overwrite an existing file with new content."),
+        ("filesystem", "list_directory", "Get a detailed listing of all files and directories in a specified path."),
+        ("git", "git_status", "Shows the working tree status of a repository."),
+        ("git", "git_commit", "Records changes to the repository."),
+    ]:  # (no annotations: none of them says it is read-only, as most servers' tools do not)
+        info = SimpleNamespace(name=name, description=description, annotations=None,
+                               input_schema={"type": "object", "properties": {"path": {"type": "string"}}})
+        reg.register(McpTool(None, server, info, f"{server}__{name}"), source=f"MCP server {server}")  # type: ignore[arg-type]
+    return reg
+
+
+def test_an_mcp_tool_that_changes_something_fits_by_its_own_verb_not_its_servers_name():
+    """``server__tool``: the verb a tool that changes something needs is its tool name's ("write"), not the server's
+    ("filesystem", "git") — else every such tool of a server fits a message that names the server, and none fits
+    one that says what to do."""
+    reg = _mcp_registry()
+    named_server = relevant_tools(reg, ask("read the file notes.txt from the filesystem")).names
+    assert "filesystem__read_file" in named_server and "filesystem__write_file" not in named_server
+    assert "filesystem__read_file" in relevant_tools(reg, ask("read the file notes.txt")).names
+    assert "filesystem__write_file" in relevant_tools(reg, ask("write hello to the file notes.txt")).names
+    status = relevant_tools(reg, ask("show the git status of the repository")).names
+    assert "git__git_status" in status and "git__git_commit" not in status
+    assert "git__git_commit" in relevant_tools(reg, ask("commit the changes to the git repository")).names
+
+
+def test_an_empty_new_message_is_not_judged_by_the_one_before():
+    """The newest user message decides, even when it is empty: an empty message after "use the calculator tool"
+    is offered no tool and forces none (it was judged by that earlier message, and made to call its tool)."""
+    history = [Message(role="user", content="use the calculator tool for 6*7"),
+               Message(role="assistant", content="42"), Message(role="user", content="")]
+    assert relevant_tools(registry_of(CATALOGUE), history).names == ()
+    backend = ScriptedBackend(text("Did you mean to send something?"))
+    list(Agent(backend, registry_of(CATALOGUE), relevant_only=True).run(Conversation(messages=history[:2]), ""))
+    assert backend.requests[0].tools is None and backend.requests[0].tool_choice == "auto"

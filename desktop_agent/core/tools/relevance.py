@@ -231,8 +231,10 @@ _IN_WORDS = re.compile(r"\d\s+(?:plus|minus|times|divided\s+by|multiplied\s+by|t
 _CLOCK = re.compile(r"\b(?:what|the)\s+time\b|\btime\s+is\s+it\b|\bwhat\s+(?:day|date)\s+is\s+(?:it|today)\b"
                     r"|\btoday'?s\s+date\b", re.I)
 _URL = re.compile(r"https?://\S+|\bwww\.\S+", re.I)
+#: (a file name starts where a run of name characters starts: ``\b`` would try again inside "a-b-c-…", whose every
+#: letter follows a word boundary — quadratic on a long hyphenated message)
 _PATH = re.compile(r"(?:^|\s)(?:~|\.{1,2})?/[\w.-]+"
-                   r"|\b[\w-]+\.(?:txt|md|py|json|csv|log|toml|ya?ml|ini|cfg|html?|pdf)\b")
+                   r"|(?<![\w-])[\w-]+\.(?:txt|md|py|json|csv|log|toml|ya?ml|ini|cfg|html?|pdf)\b")
 #: what a message holds → the words it stands for (an expression has no words, but a calculator fits it)
 _CUES: tuple[tuple[re.Pattern[str], str], ...] = (
     (_DATE, "date"),
@@ -258,6 +260,15 @@ def _gate_words(tool: Tool) -> list[str]:
     parameters' descriptions, whose examples — "e.g. 'Paris'" — say nothing about when to use it)."""
     return [*words(tool.name.replace("-", " ").replace("_", " ")), *words(tool.description),
             *(w for p in (tool.parameters.get("properties") or {}) for w in words(p))]
+
+
+def _verb(tool: Tool) -> list[str]:
+    """The first word of a tool's name, the verb of a tool that changes something ("write", "run"); of an MCP
+    server's tool (``server__tool``) the first word of its own name that is not the server's ("write" of
+    ``filesystem__write_file``, "commit" of ``git__git_commit``)."""
+    own = words(str(getattr(tool, "remote_name", None) or tool.name).replace("_", " ").replace("-", " "))
+    server = set(words(str(getattr(tool, "server", None) or "").replace("_", " ").replace("-", " ")))
+    return ([w for w in own if w not in server] or own)[:1]
 
 
 def cue_words(text: str) -> list[str]:
@@ -315,9 +326,9 @@ def relevant_tools(registry: ToolRegistry, messages: Sequence[Message], limit: i
     a short follow-up right after tool calls — when it was called in the last turn. Of those, the best ``limit``
     by BM25 (the recent conversation as the query) are kept, without any that scores under a quarter of the best;
     when the message clearly means one tool (:attr:`Relevant.sure`), only that one."""
-    last = next((m for m in reversed(messages) if m.role == "user" and m.content), None)
-    if last is None or not len(registry):
-        return Relevant()
+    last = next((m for m in reversed(messages) if m.role == "user"), None)
+    if last is None or not (last.content or "").strip() or not len(registry):
+        return Relevant()  # (an empty message is not judged by the one before it)
     text = last.content or ""
     named = [n for n in registry.names() if _mentions(text, n)]
     message_words = words(text) + cue_words(text)
@@ -335,8 +346,7 @@ def relevant_tools(registry: ToolRegistry, messages: Sequence[Message], limit: i
             matched[name] = hits
     for name in list(matched):  # a tool that changes something fits only a message that says its verb
         tool = registry.get(name)
-        verb = words(name.replace("_", " ").replace("-", " "))[:1]
-        if tool is not None and not tool.read_only and not set(verb) & set(message_words):
+        if tool is not None and not tool.read_only and not set(_verb(tool)) & set(message_words):
             del matched[name]
     order = {name: i for i, name in enumerate(registry.names())}
     ranked = sorted(matched, key=lambda n: (-scores.get(n, 0.0), order[n]))
