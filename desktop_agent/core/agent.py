@@ -83,7 +83,7 @@ from desktop_agent.core.streams import run_reporting
 from desktop_agent.core.textcalls import JsonToolCallGate
 from desktop_agent.core.thinktags import MOVED, TEXT, THINKING, Piece, ThinkSplitter, looks_like_reasoning_model
 from desktop_agent.core.tokens import CALIBRATION, Calibration, estimate_tools
-from desktop_agent.core.tools.relevance import Relevant, relevant_tools
+from desktop_agent.core.tools.relevance import Relevant, judgeable, relevant_tools
 
 if TYPE_CHECKING:
     from desktop_agent.core.tools.permissions import ChatPermissions, Decision
@@ -583,6 +583,9 @@ class Agent:
         chat's own selection of every tool); None: the offer is not narrowed by the message."""
         if not self.relevant_only or tools is None or self.registry is None or choice != "auto":
             return None
+        last = next((m for m in reversed(conversation.messages) if m.role == "user"), None)
+        if last is not None and (last.content or "").strip() and not judgeable(last.content or ""):
+            return None  # a message in a script the judge cannot read: the offer is not narrowed
         return relevant_tools(self.registry, conversation.messages)
 
     def _offered(self, tools: list[dict[str, Any]] | None, fitting: Relevant | None, choice: str) -> ToolsOffered:

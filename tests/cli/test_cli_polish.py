@@ -394,8 +394,8 @@ def test_max_steps_line_names_the_flag_and_counts_right():
 
 def test_when_the_steps_run_out_the_terminal_still_gets_an_answer(home, ollama_server):
     """Issue 20: a turn that used all its steps on tools ends with the model's answer from their results."""
-    proc = run_cli(home, "chat", "--host", ollama_server.url, "--max-steps", "1", "--events", "-p",
-                   "what day is it?")
+    proc = run_cli(home, "chat", "--host", ollama_server.url, "--max-steps", "1", "--tool-choice", "today",
+                   "--events", "-p", "what day is it?")
     assert proc.returncode == 0, proc.stderr
     evs = events_of(proc.stdout)
     assert any(e["type"] == "Notice" and "used all 1 steps" in e["text"] for e in evs)

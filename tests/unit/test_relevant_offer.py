@@ -35,7 +35,6 @@ def fits(registry: ToolRegistry, message: str):
     "What is the capital of France?", "Hi there! How are you today?", "Write one short sentence about cats.",
     "How do you say 'thank you' in French?", "What colour is the sky on a clear day?", "Tell me a joke",
     "Summarise this text: the cat sat on the mat.", "Translate 'good morning' into German", "", "   ",
-    "你好，今天怎么样？", "Καλημέρα, τι κάνεις;",
 ])
 def test_a_message_no_tool_fits_is_offered_none(shipped, message):
     assert fits(shipped, message).names == ()
@@ -216,3 +215,22 @@ def test_request_sent_says_the_prompt_size():
     events = list(Agent(backend).run(Conversation(), "hi"))
     (sent,) = [e for e in events if isinstance(e, RequestSent)]
     assert sent.tokens > 0 and sent.waiting_text() == f"The model is reading the prompt ({sent.tokens:,} tokens)…"
+
+
+@pytest.mark.parametrize("message", ["call 555-1234", "the 1999-2000 season", "the 2-3 zone"])
+def test_a_hyphen_between_numbers_is_not_a_sum(shipped, message):
+    assert "calculator" not in fits(shipped, message).names
+
+
+def test_a_plain_word_is_not_a_tool_named_in_passing(shipped):
+    assert fits(shipped, "recommend a tool today for painting").sure is None
+    assert fits(shipped, "use the tool called today").sure == "today"
+
+
+def test_a_message_in_a_script_the_judge_cannot_read_is_offered_the_tools_as_before(shipped):
+    """"现在几点了" ("what time is it now"): the words are not the index's; the model decides (every tool)."""
+    backend = ScriptedBackend(text("现在是中午。"))
+    agent = Agent(backend, shipped, relevant_only=True)
+    events = list(agent.run(Conversation(), "现在几点了"))
+    assert backend.requests[0].tools and len(backend.requests[0].tools) == len(shipped)
+    assert offered(events)[0].reason == "every tool"

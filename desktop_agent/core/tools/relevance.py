@@ -24,7 +24,7 @@ from desktop_agent.core.messages import Message
 from desktop_agent.core.tools.definition import Tool
 from desktop_agent.core.tools.registry import ToolRegistry
 
-__all__ = ["FIND_TOOLS", "Relevant", "ToolIndex", "ToolOffer", "relevant_tools", "words"]
+__all__ = ["FIND_TOOLS", "Relevant", "ToolIndex", "ToolOffer", "judgeable", "relevant_tools", "words"]
 
 #: the name of the tool that finds the tools not offered
 FIND_TOOLS = "find_tools"
@@ -224,7 +224,9 @@ _MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec"
 _DATE = re.compile(rf"\b\d{{4}}-\d{{1,2}}-\d{{1,2}}\b|\b\d{{1,2}}/\d{{1,2}}/\d{{2,4}}\b"
                    rf"|\b(?:{_MONTHS})[a-z]*\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{3,4}}\b"
                    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})[a-z]*\.?,?\s+\d{{3,4}}\b", re.I)
-_ARITHMETIC = re.compile(r"\d\s*(?:\*\*|[-+*/×÷^x])\s*\(?\s*-?\d|\b(?:sqrt|log|sin|cos|tan)\s*\(", re.I)
+#: (a hyphen between digits is a subtraction only with spaces around it: "555-1234", "1999-2000" are not sums)
+_ARITHMETIC = re.compile(r"\d\s*(?:\*\*|[+*/×÷^x])\s*\(?\s*-?\d|\d\s+-\s+\(?-?\d"
+                         r"|\b(?:sqrt|log|sin|cos|tan)\s*\(", re.I)
 _PERCENT = re.compile(r"\d\s*%|\bpercent", re.I)
 _IN_WORDS = re.compile(r"\d\s+(?:plus|minus|times|divided\s+by|multiplied\s+by|to\s+the\s+power\s+of)\s+-?\d"
                        r"|\bsquare\s+root|\bfactorial\b", re.I)
@@ -309,11 +311,19 @@ class Relevant:
 
 def _mentions(text: str, name: str) -> bool:
     """``text`` names the tool ``name``: as written (``say_hello``, ``getWeather``); a name that is a plain word
-    ("today") only as "the today tool", "tool today", ```today``` or "today()"."""
+    ("today") only as "the today tool", "the tool called today", ```today``` or "today()" — not "a tool today"."""
     n = re.escape(name)
     if not re.fullmatch(r"[a-z]+", name):
         return re.search(rf"(?<![\w-]){n}(?![\w-])", text, re.I) is not None
-    return re.search(rf"\b{n}\s+tool\b|\btool\s+[`'\"]?{n}\b|`{n}`|\b{n}\(", text, re.I) is not None
+    return re.search(rf"\b{n}\s+tool\b|\btool\s+(?:called|named)\s+[`'\"]?{n}\b|`{n}`|\b{n}\(", text,
+                     re.I) is not None
+
+
+def judgeable(text: str) -> bool:
+    """Whether :func:`relevant_tools` can judge ``text``: its words are the index's (Latin script), or it holds a
+    date, an expression, a URL or a path. A message in another script ("现在几点了") is not narrowed: the
+    model is offered the tools as if no judge were there."""
+    return bool(re.search(r"[A-Za-z]", text or "")) or bool(cue_words(text or ""))
 
 
 def relevant_tools(registry: ToolRegistry, messages: Sequence[Message], limit: int = RELEVANT_LIMIT,
