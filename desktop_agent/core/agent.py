@@ -458,10 +458,11 @@ class Agent:
                     yield ToolsOffered(names, "the tools called in this turn")
             step += 1
             chosen = choice not in _FIXED_CHOICES  # this step asked for one tool by name
-            if (fitting is not None and fitting.sure and step == 1 and all(c.name == fitting.sure for c in calls)
-                    and not invalid and self._all_ok(conversation, calls)):
-                # the tool the message clearly meant has answered: the model answers from its result (a small model
-                # left to go on with tools calls it again — some servers drop the result from its prompt)
+            meant = fitting is not None and fitting.sure is not None and all(c.name == fitting.sure for c in calls)
+            if meant and step == 1 and not (invalid and chosen and not retried):
+                # the tool the message clearly meant has answered (or failed, its one retry spent): the model answers
+                # from what it said (a small model left to go on with tools calls it again and again — some servers
+                # drop the results from its prompt)
                 yield from self._answer_in_words(conversation, window, cancel, told)
                 return
             if invalid and chosen and not retried:
@@ -536,13 +537,6 @@ class Agent:
             return
         yield self._answer(conversation, content, thinking)
 
-    @staticmethod
-    def _all_ok(conversation: Conversation, calls: list[ToolCall]) -> bool:
-        """Every one of ``calls`` has an ``ok`` result in the conversation."""
-        ids = {c.id for c in calls}
-        results = [m for m in conversation.messages[-len(calls):] if m.role == "tool" and m.tool_call_id in ids]
-        return len(results) == len(ids) and all(m.tool_status == "ok" for m in results)
-
     def _answer(self, conversation: Conversation, content: str, thinking: str) -> AnswerFinished:
         answer = Message(role="assistant", content=content, thinking=thinking, model=self._model,
                          backend=self._backend_name)
@@ -581,8 +575,10 @@ class Agent:
                  choice: str) -> Relevant | None:
         """The tools that fit the new message, when this agent offers only those (automatic choice, and not a
         chat's own selection of every tool); None: the offer is not narrowed by the message."""
-        if not self.relevant_only or tools is None or self.registry is None or choice != "auto":
+        if not self.relevant_only or tools is None or self.registry is None or choice in ("none", "required"):
             return None
+        if choice != "auto":  # the user chose the tool for this message: it is offered alone
+            return Relevant((choice,), {}, choice, named=True, chosen=True)
         last = next((m for m in reversed(conversation.messages) if m.role == "user"), None)
         if last is not None and (last.content or "").strip() and not judgeable(last.content or ""):
             return None  # a message in a script the judge cannot read: the offer is not narrowed

@@ -409,6 +409,8 @@ class ToolSidebar(QWidget):
 
     def clear(self) -> None:
         self._timer.stop()
+        self.offered.clear()  # (another chat's offer is not this one's)
+        self.offered.setVisible(False)
         self.tree.clear()
         self.runs.clear()
         self._items.clear()

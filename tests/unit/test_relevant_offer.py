@@ -34,7 +34,7 @@ def fits(registry: ToolRegistry, message: str):
 @pytest.mark.parametrize("message", [
     "What is the capital of France?", "Hi there! How are you today?", "Write one short sentence about cats.",
     "How do you say 'thank you' in French?", "What colour is the sky on a clear day?", "Tell me a joke",
-    "Summarise this text: the cat sat on the mat.", "Translate 'good morning' into German", "", "   ",
+    "Summarise this text: the cat sat on the mat.", "Translate 'good morning' into German", "", "   ", "Hello!",
 ])
 def test_a_message_no_tool_fits_is_offered_none(shipped, message):
     assert fits(shipped, message).names == ()
@@ -234,3 +234,28 @@ def test_a_message_in_a_script_the_judge_cannot_read_is_offered_the_tools_as_bef
     events = list(agent.run(Conversation(), "现在几点了"))
     assert backend.requests[0].tools and len(backend.requests[0].tools) == len(shipped)
     assert offered(events)[0].reason == "every tool"
+
+
+def test_a_tool_chosen_for_the_message_is_offered_alone_and_then_answered_from(shipped):
+    """The trial's "Use this tool for the next message" offered every tool; a small model wandered to
+    list_directory and write_text_file. The chosen tool is offered alone; its result is answered from."""
+    backend = ScriptedBackend(calls(call("day_of_week", {"date": "2025-12-25"}, "c1")), text("A Thursday."))
+    agent = Agent(backend, shipped, relevant_only=True, tool_choice="day_of_week")
+    events = list(agent.run(Conversation(), "When was Christmas 2025, which weekday?"))
+    first = backend.requests[0]
+    assert [t["function"]["name"] for t in first.tools] == ["day_of_week"] and first.tool_choice == "day_of_week"
+    told = offered(events)[0]
+    assert told.names == ("day_of_week",) and told.reason == "the tool chosen for this message"
+    assert backend.requests[1].tools is None and events[-1].message.content == "A Thursday."
+
+
+def test_the_meant_tool_failing_ends_in_an_answer_not_a_hunt(shipped):
+    """The trial: today() with an invented time zone failed, and the model called it five times. A failed call
+    of the tool the message means (its arguments were valid) goes to the answer from what it said."""
+    backend = ScriptedBackend(calls(call("today", {"timezone": "US/Eastern Time Zone (UTC+1)"}, "c1")),
+                              text("I could not tell the time."))
+    agent = Agent(backend, shipped, relevant_only=True)
+    events = list(agent.run(Conversation(), "What time is it right now?"))
+    assert len(backend.requests) == 2 and backend.requests[1].tools is None
+    assert "unknown time zone" in backend.requests[1].messages[-1].content
+    assert isinstance(events[-1], AnswerFinished)

@@ -206,14 +206,14 @@ def _first_sentence(tool: Tool | None) -> str:
 # ---- does any tool fit the message? ---------------------------------------------------------------------
 
 #: words so common in messages (and in tool descriptions) that alone they say nothing about needing a tool:
-#: "write one sentence", "say thank you in French", "translate this text", "how are you"
+#: "write one sentence", "say thank you in French", "translate this text", "how are you", "Hello!"
 _GENERIC_WORDS = (
     "about accord all also answer any ask back best call check content create current default do doe each "
     "else every example find first fit get give given go good help here just know last let like line list "
     "long look lot made make many mean more most much name need new next note now number one only open "
     "other out over own part person read result return right run say see set short show some someone "
     "something still take tell text than thank thing think time today try turn two up user value very want "
-    "way well word work write year yes"
+    "way well word work write year yes hello hi hey thanks"
 )
 #: the words that, on their own, do say which tool fits (see :func:`relevant_tools`); "time", "now" and
 #: "today" are generic alone ("how are you today?") but count beside another telling word
@@ -296,11 +296,15 @@ class Relevant:
     matched: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     sure: str | None = None
     named: bool = False
+    #: the user chose the tool for this message (``--tool-choice NAME``, the Tools menu)
+    chosen: bool = False
 
     def reason(self) -> str:
         """Why these tools (or none) are offered, in a few words: "matched 'week', 'day'"."""
         if not self.names:
             return "no tool fits the message"
+        if self.chosen:
+            return "the tool chosen for this message"
         if self.named:
             return "named in the message"
         hits = list(dict.fromkeys(w for n in self.names for w in self.matched.get(n, ())))
