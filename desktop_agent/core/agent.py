@@ -146,7 +146,8 @@ class Agent:
     this, each turn offers the most relevant ones and ``find_tools`` (:mod:`~desktop_agent.core.tools.relevance`;
     None or 0: always all). ``relevant_only``: each message is offered only the few tools that fit it, or none
     (then it is answered without tools); a message that clearly means one tool gets that tool as its
-    ``tool_choice`` when it names it, or when this model was seen unable to choose tools itself.
+    ``tool_choice``, and is answered from its result; a tool chosen for the message (``tool_choice``) is offered
+    alone.
     ``tools_prompt``: added to the system prompt of a request that offers tools.
     """
 
@@ -378,7 +379,7 @@ class Agent:
             # (a call of a tool that was not offered — the model knows it from earlier turns — still goes
             # through the whole registry and its permission check)
             tools = self.registry.subset(fitting.names).schemas() if fitting.names and self.registry else None
-            if fitting.sure and (fitting.named or not self._chooses_tools()):
+            if fitting.sure:
                 choice = fitting.sure  # the model is asked to call the tool the message clearly means
         else:
             offer = self._offer(conversation, tools, choice)
@@ -458,7 +459,8 @@ class Agent:
                     yield ToolsOffered(names, "the tools called in this turn")
             step += 1
             chosen = choice not in _FIXED_CHOICES  # this step asked for one tool by name
-            meant = fitting is not None and fitting.sure is not None and all(c.name == fitting.sure for c in calls)
+            meant = (fitting is not None and fitting.sure is not None and not fitting.chosen
+                     and all(c.name == fitting.sure for c in calls))
             if meant and step == 1 and not (invalid and chosen and not retried):
                 # the tool the message clearly meant has answered (or failed, its one retry spent): the model answers
                 # from what it said (a small model left to go on with tools calls it again and again — some servers
@@ -566,10 +568,6 @@ class Agent:
         if tools and self.tools_prompt:
             return f"{self.system_prompt}\n{self.tools_prompt}" if self.system_prompt else self.tools_prompt
         return self.system_prompt
-
-    def _chooses_tools(self) -> bool:
-        """This model can be left to choose tools itself (offered them with automatic choice it answers)."""
-        return self.tools_anyway or self.capabilities.learned(self.backend).auto_tools
 
     def _fitting(self, conversation: Conversation, tools: list[dict[str, Any]] | None,
                  choice: str) -> Relevant | None:

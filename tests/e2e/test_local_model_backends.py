@@ -207,7 +207,8 @@ def test_agent_with_default_settings_answers_although_the_server_cannot_stream_w
     the agent asks again without streaming (and, if need be, without tools) and gets an answer."""
     from desktop_agent.core.events import AnswerFinished, Notice
 
-    events = _agent_turn(_default_settings(llama_server), "Say hello")
+    # (a message some tools fit, none clearly: they are offered with automatic choice)
+    events = _agent_turn(_default_settings(llama_server), "Read the file notes.txt")
     assert isinstance(events[-1], AnswerFinished), events[-1]
     assert events[-1].message.content.strip()
     assert any(isinstance(e, Notice) and "asked again without" in e.text for e in events)

@@ -108,19 +108,20 @@ def test_chat_without_tools_answers_and_is_saved(llama_server, run_cli, e2e_metr
     assert result.stdout.strip(), result
     assert_no_traceback(result)
     e2e_metrics["terminal chat, one turn (s, incl. start-up)"] = round(result.elapsed_s, 2)
-    assert "Say hello" in saved_titles(run_cli)
+    assert "Read the file notes.txt" in saved_titles(run_cli)
 
 
 @pytest.mark.timeout(300)
 def test_chat_with_tools_auto_answers(llama_server, run_cli):
     """Tools on (``tool_choice="auto"``, the default): this server sends an empty 200 stream when tools
     are offered; the agent asks again without streaming (then without tools) and the command answers."""
-    result = run_cli(*openai_args(llama_server), "-p", "Say hello", timeout=240)
+    # (a message some tools fit, none clearly: they are offered with automatic choice)
+    result = run_cli(*openai_args(llama_server), "-p", "Read the file notes.txt", timeout=240)
     assert_no_traceback(result)
     assert result.returncode == 0, result
     assert result.stdout.strip(), result
     assert "asked again without" in result.stderr, result  # the notice, on stderr
-    assert "Say hello" in saved_titles(run_cli)
+    assert "Read the file notes.txt" in saved_titles(run_cli)
 
 
 def test_chat_events_stream_several_text_deltas(llama_server, run_cli):
@@ -156,7 +157,7 @@ def test_ollama_chat_without_tools_answers_and_is_saved(ollama_translator, run_c
     chats = [r for r in ollama_translator.requests[before:] if "messages" in r]
     assert chats and chats[-1]["model"] == "smollm2" and chats[-1].get("stream", True) is not False
     assert "tools" not in chats[-1] or not chats[-1]["tools"]
-    assert "Say hello" in saved_titles(run_cli)
+    assert "Read the file notes.txt" in saved_titles(run_cli)
 
 
 def test_ollama_forced_tool_call_round_trip(ollama_translator, run_cli):
