@@ -46,24 +46,25 @@ def today(
     """Get the current date and the time now, with the time zone.
 
     Use it for any question about today's date, the day of the week today, or the time now.
-    Returns the ISO 8601 timestamp and a human-readable sentence.
+    Returns the ISO 8601 timestamp and a human-readable sentence. A time zone it does not know is said in a
+    ``note``, with the user's own date and time (a small model fills the time zone in with whatever comes to
+    it, even this parameter's description: the date is still what was asked).
     """
     zone: dt.tzinfo | None = None
+    note = ""
     if timezone and timezone.strip():
         from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
         try:
             zone = ZoneInfo(timezone.strip())
         except (ZoneInfoNotFoundError, ValueError):
-            raise ToolError(
-                f"unknown time zone '{timezone}'. Use an IANA name such as 'Europe/Paris', "
-                "or leave the time zone out for the user's own."
-            ) from None
+            note = (f"unknown time zone '{timezone.strip()[:80]}' (use an IANA name such as 'Europe/Paris'); "
+                    "this is the user's own time")
     now = _now(zone)
     offset = _utc_offset(now)
     zone_name = timezone.strip() if zone is not None else (now.tzname() or "local time")
     weekday = _WEEKDAYS[now.weekday()]
-    return {
+    out = {
         "iso": now.isoformat(timespec="seconds"),
         "date": now.date().isoformat(),
         "time": now.strftime("%H:%M:%S"),
@@ -73,6 +74,9 @@ def today(
         "text": f"{weekday}, {now.day} {_MONTHS[now.month - 1]} {now.year}, "
                 f"{now:%H:%M} {zone_name} (UTC{offset})",
     }
+    if note:
+        out["note"] = note
+    return out
 
 
 @tool(read_only=True)

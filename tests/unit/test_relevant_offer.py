@@ -254,12 +254,12 @@ def test_a_tool_chosen_for_the_message_is_offered_alone_and_then_answered_from(s
 
 
 def test_the_meant_tool_failing_ends_in_an_answer_not_a_hunt(shipped):
-    """The trial: today() with an invented time zone failed, and the model called it five times. A failed call
-    of the tool the message means (its arguments were valid) goes to the answer from what it said."""
-    backend = ScriptedBackend(calls(call("today", {"timezone": "US/Eastern Time Zone (UTC+1)"}, "c1")),
-                              text("I could not tell the time."))
+    """The trial: a failed call of the meant tool was called again and again (five times, 203 s). A failed call
+    of the tool the message means (its arguments were valid for the tool) goes to the answer from what it said."""
+    backend = ScriptedBackend(calls(call("calculator", {"expression": "1764 * 25.38%"}, "c1")),
+                              text("I could not work it out."))
     agent = Agent(backend, shipped, relevant_only=True)
-    events = list(agent.run(Conversation(), "What time is it right now?"))
+    events = list(agent.run(Conversation(), "What is the square root of 1764?"))
     assert len(backend.requests) == 2 and backend.requests[1].tools is None
-    assert "unknown time zone" in backend.requests[1].messages[-1].content
+    assert "is not a valid expression" in backend.requests[1].messages[-1].content
     assert isinstance(events[-1], AnswerFinished)
