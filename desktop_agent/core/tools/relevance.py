@@ -345,13 +345,14 @@ def relevant_tools(registry: ToolRegistry, messages: Sequence[Message], limit: i
         return Relevant()  # (an empty message is not judged by the one before it)
     text = last.content or ""
     named = [n for n in registry.names() if _mentions(text, n)]
-    message_words = words(text) + cue_words(text)
+    cues = cue_words(text)  # (once: its patterns are the costly part of judging a long message)
+    message_words = words(text) + cues
     telling = [w for w in dict.fromkeys(message_words) if w not in _GENERIC and not w.isdigit()]
-    cued = set(cue_words(text))  # "what time" makes "time" telling on its own
+    cued = set(cues)  # "what time" makes "time" telling on its own
     index = index if index is not None else ToolIndex(registry)
     telling_docs = {t.name: set(_gate_words(t)) for t in registry}
     query = conversation_query(messages)
-    query.update(cue_words(text) * 2)
+    query.update(cues * 2)
     scores = index.scores(query)
     matched: dict[str, tuple[str, ...]] = {}
     for name, doc in telling_docs.items():
