@@ -48,7 +48,14 @@ from desktop_agent.core.arguments import make_tool_call
 from desktop_agent.core.backends.base import Chunk, ModelInfo
 from desktop_agent.core.backends.deadline import bound_reads, first_data_within
 from desktop_agent.core.backends.keypool import PLACEHOLDER_KEY, Failure, KeyPool, PoolCancelled, scrub
-from desktop_agent.core.backends.reasons import MAX_REASON, is_context_reason, looks_like_html, one_line, reason_text
+from desktop_agent.core.backends.reasons import (
+    MAX_REASON,
+    errno_free,
+    is_context_reason,
+    looks_like_html,
+    one_line,
+    reason_text,
+)
 from desktop_agent.core.backends.sse import sse_events
 from desktop_agent.core.errors import (
     AgentError,
@@ -484,7 +491,7 @@ class OpenAIBackend:
             return Failure("fatal", ServerTimedOut(self.base_url, self.timeout_s, backend="openai"))
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc.__context__
-            detail = _errno_free(scrub(str(cause) if cause else "", self.pool.keys))[:_MAX_DETAIL]
+            detail = errno_free(scrub(str(cause) if cause else "", self.pool.keys))[:_MAX_DETAIL]
             err = BackendUnreachable(self.base_url, backend="openai", detail=detail)
             return Failure("retry", err, rotate=False, reason="can't reach the server")
         if isinstance(exc, openai.APIStatusError):
@@ -619,7 +626,7 @@ class OpenAIBackend:
         if isinstance(exc, (openai.APITimeoutError, httpx.TimeoutException)):
             return AnswerCutOff(f"no data from the server within {self.timeout_s:g} s")
         if isinstance(exc, httpx.TransportError):
-            return AnswerCutOff(_errno_free(scrub(str(exc) or type(exc).__name__, self.pool.keys))[:_MAX_DETAIL])
+            return AnswerCutOff(errno_free(scrub(str(exc) or type(exc).__name__, self.pool.keys))[:_MAX_DETAIL])
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc.__context__
             return AnswerCutOff(scrub(str(cause or exc), self.pool.keys)[:_MAX_DETAIL])
@@ -1050,13 +1057,6 @@ class OpenAIBackend:
 def _prompt_tokens(usage: Any) -> int | None:
     value = _field(usage, "prompt_tokens")
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
-
-
-def _errno_free(text: str) -> str:
-    """``"[Errno 111] Connection refused"`` → ``"Connection refused"``."""
-    import re
-
-    return re.sub(r"\[Errno -?\d+\]\s*", "", text).strip()
 
 
 @dataclass

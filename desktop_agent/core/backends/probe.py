@@ -32,7 +32,7 @@ from desktop_agent import __version__
 from desktop_agent.core import errors
 from desktop_agent.core.backends.base import ModelInfo
 from desktop_agent.core.backends.keypool import Failure, KeyPool, scrub
-from desktop_agent.core.backends.reasons import one_line
+from desktop_agent.core.backends.reasons import errno_free, one_line
 
 USER_AGENT = f"desktop-agent/{__version__}"
 _MAX_BODY = 8 << 20  # a model list is kilobytes; never read a runaway body whole
@@ -243,22 +243,16 @@ class OpenAIProbe:
             return backend.classify_status(exc.status_code, detail, backend._markers(exc, detail), headers,
                                            listing=True)
         if isinstance(exc, Unreachable):
-            detail = f"no connection within {timeout:g} s" if exc.timed_out else _errno_free(scrub(exc.detail, keys))
+            detail = f"no connection within {timeout:g} s" if exc.timed_out else errno_free(scrub(exc.detail, keys))
             return Failure("retry", errors.BackendUnreachable(where, backend="openai", detail=detail[:300]),
                            rotate=False, reason="can't reach the server")
         if isinstance(exc, NoAnswer):
             return Failure("fatal", errors.ServerTimedOut(where, timeout, backend="openai"))
         if isinstance(exc, Broken):
-            err = errors.BackendUnreachable(where, backend="openai", detail=_errno_free(scrub(str(exc), keys))[:300])
+            err = errors.BackendUnreachable(where, backend="openai", detail=errno_free(scrub(str(exc), keys))[:300])
             return Failure("retry", err, rotate=False, reason="can't reach the server")
         if isinstance(exc, ValueError | UnicodeDecodeError):
             detail = scrub(str(exc), keys)[:300]
             return Failure("fatal", errors.BackendError(f"the server sent data that is not valid JSON ({detail})"))
         return backend.classify(exc)
-
-
-def _errno_free(text: str) -> str:
-    from desktop_agent.core.backends.openai import _errno_free as strip
-
-    return strip(text)
 

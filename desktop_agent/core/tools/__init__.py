@@ -64,7 +64,7 @@ The modules, one job each (import from them directly; this ``__init__`` stays em
 - :mod:`.docstrings` — a docstring's description and its ``Args:`` / ``:param:`` descriptions
 - :mod:`.schema` — a signature as a pydantic argument model, and its JSON schema cleaned for servers
 - :mod:`.definition` — :class:`Tool`: one function with its name, description, schema; prepare and invoke
-- :mod:`.results` — :class:`ToolResult`, a return value as text, the output cap
+- :mod:`.results` — :class:`ToolResult`, a return value or a failure as text, the output cap
 - :mod:`.dispatch` — one call: arguments decoded and validated, the permission check, run with timeout and
   cancel, every failure turned into a result the model can read
 - :mod:`.permissions` — allow / ask / deny: rules by tool and subject (folder, command word, host, exact
@@ -72,6 +72,7 @@ The modules, one job each (import from them directly; this ``__init__`` stays em
 - :mod:`.preview` — what a call would do (command line, diff, arguments), shown before it is allowed
 - :mod:`.registry` — :class:`ToolRegistry`: registration, names, lookup; its ``dispatch`` runs a call
 - :mod:`.loader` — shipped tools, the user's folder, extra folders and entry points into a registry
+- :mod:`.origin` — where a tool's function lives: the address the tool host finds it by
 - :mod:`.host` — the tool host: child processes that run calls apart from the app (:mod:`.host_main` is the
   child, :mod:`.host_run` finds a tool again there and runs one call)
 """

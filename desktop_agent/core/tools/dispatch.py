@@ -18,7 +18,7 @@ from desktop_agent.core.errors import ToolTimedOut
 from desktop_agent.core.streams import run_watched
 from desktop_agent.core.tools.decorator import ToolError
 from desktop_agent.core.tools.definition import Tool
-from desktop_agent.core.tools.host_run import origin_of
+from desktop_agent.core.tools.origin import origin_of
 from desktop_agent.core.tools.permissions import ChatPermissions, Decision, PermissionEngine, denial_text
 from desktop_agent.core.tools.results import (
     DEFAULT_OUTPUT_CAP,
@@ -27,6 +27,8 @@ from desktop_agent.core.tools.results import (
     ToolReply,
     ToolResult,
     cap_text,
+    describe_exception,
+    format_validation_error,
     result_to_text,
 )
 
@@ -234,33 +236,3 @@ def decode_arguments(arguments: Any) -> tuple[dict[str, Any], str | None]:
     if isinstance(arguments, BaseModel):
         arguments = arguments.model_dump()
     return parse_tool_arguments(arguments)
-
-
-def describe_exception(exc: BaseException) -> str:
-    """An exception as the model reads it: a :class:`ToolError`'s message alone, else ``Type: message``."""
-    if isinstance(exc, ToolError):
-        return str(exc) or "the tool failed"
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _short(value: Any, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def format_validation_error(name: str, exc: ValidationError, max_errors: int = 5) -> str:
-    """One readable line per problem, e.g. ``customer_id: Input should be a valid integer (got
-    'forty-two')`` — no pydantic URLs."""
-    parts = []
-    errors = exc.errors(include_url=False)
-    for err in errors[:max_errors]:
-        loc = ".".join(str(p) for p in err.get("loc", ())) or "arguments"
-        msg = err.get("msg", "invalid value")
-        if err.get("type") == "missing":
-            parts.append(f"{loc}: missing (required)")
-        else:
-            parts.append(f"{loc}: {msg} (got {_short(err.get('input'))})")
-    if len(errors) > max_errors:
-        parts.append(f"and {len(errors) - max_errors} more")
-    return f"invalid arguments for tool '{name}': " + "; ".join(parts)

@@ -30,7 +30,7 @@ from typing import IO, Any
 
 from desktop_agent.core.errors import ToolHostCrashed, ToolHostUnavailable, ToolPrintedTooMuch
 from desktop_agent.core.tools.decorator import ToolError
-from desktop_agent.core.tools.host_run import Origin
+from desktop_agent.core.tools.origin import Origin
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
-"""Where a tool's function lives (:func:`origin_of`) and running one call by that address (:func:`run_one`):
-the half of the tool host that both the app (to address a tool) and the host child (to run it) use."""
+"""Running one call by a tool's address (:func:`run_one`; the address is :func:`~.origin.origin_of`): the host
+child's half of the tool host."""
 
 from __future__ import annotations
 
@@ -17,35 +17,6 @@ from desktop_agent.core.tools.decorator import ToolError
 from desktop_agent.core.tools.definition import Tool
 
 log = logging.getLogger(__name__)
-
-#: prefix of the module names the loader gives tool files (see loader._module_name)
-LOADED_PREFIX = "desktop_agent_tools_"
-
-#: ``(kind, where, attribute)``: ``("file", "/path/tool.py", "fn")`` or ``("module", "pkg.mod", "fn")``
-Origin = tuple[str, str, str]
-
-
-def origin_of(tool: Tool) -> Origin | None:
-    """How a separate process finds ``tool``'s function again, or None when it cannot (a function made inside
-    another function, a lambda, one defined in ``__main__``)."""
-    fn = tool.fn
-    module_name = getattr(fn, "__module__", None)
-    qualname = getattr(fn, "__qualname__", "")
-    if not module_name or not qualname or "." in qualname or "<" in qualname:
-        return None
-    module = sys.modules.get(module_name)
-    if module is None or getattr(module, qualname, None) is not fn:
-        return None
-    if module_name.startswith(LOADED_PREFIX):
-        if "." in module_name:  # a file of a tool package: the package is loaded, and re-exports the tool
-            module = sys.modules.get(module_name.split(".", 1)[0])
-            if module is None or getattr(module, qualname, None) is not fn:
-                return None
-        path = getattr(module, "__file__", None)
-        return ("file", str(path), qualname) if path else None
-    if module_name == "__main__":
-        return None
-    return ("module", module_name, qualname)
 
 
 class ToolFinder:
@@ -99,8 +70,7 @@ def run_one(finder: ToolFinder, origin: Any, arguments: dict[str, Any], stop: th
     """Run one call in this process; the reply as the protocol sends it: ``{"status": "ok", "text": ...}`` or
     ``{"status": "error", "message": ...}`` (the message as the model reads it). Never raises, not even for a
     tool's ``SystemExit``."""
-    from desktop_agent.core.tools.dispatch import describe_exception, format_validation_error
-    from desktop_agent.core.tools.results import result_to_text
+    from desktop_agent.core.tools.results import describe_exception, format_validation_error, result_to_text
 
     try:
         found = finder.find(origin)

@@ -1,4 +1,5 @@
-"""What a tool call produced: :class:`ToolResult`, a return value as text, and the cap on what the model gets."""
+"""What a tool call produced: :class:`ToolResult`, a return value or a failure as text the model reads, and the
+cap on what the model gets."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from collections.abc import Callable, Iterator
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from desktop_agent.core.messages import clean_text
+from desktop_agent.core.tools.decorator import ToolError
 
 if TYPE_CHECKING:
     from desktop_agent.core.tools.permissions import Decision
@@ -130,3 +132,32 @@ def result_to_text(value: Any) -> str:
         return clean_text(value)
     return clean_text(json.dumps(value, ensure_ascii=False, default=_json_default))
 
+
+def describe_exception(exc: BaseException) -> str:
+    """An exception as the model reads it: a :class:`ToolError`'s message alone, else ``Type: message``."""
+    if isinstance(exc, ToolError):
+        return str(exc) or "the tool failed"
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def format_validation_error(name: str, exc: ValidationError, max_errors: int = 5) -> str:
+    """One readable line per problem, e.g. ``customer_id: Input should be a valid integer (got
+    'forty-two')`` — no pydantic URLs."""
+    parts = []
+    errors = exc.errors(include_url=False)
+    for err in errors[:max_errors]:
+        loc = ".".join(str(p) for p in err.get("loc", ())) or "arguments"
+        msg = err.get("msg", "invalid value")
+        if err.get("type") == "missing":
+            parts.append(f"{loc}: missing (required)")
+        else:
+            parts.append(f"{loc}: {msg} (got {_short(err.get('input'))})")
+    if len(errors) > max_errors:
+        parts.append(f"and {len(errors) - max_errors} more")
+    return f"invalid arguments for tool '{name}': " + "; ".join(parts)
