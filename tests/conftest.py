@@ -32,18 +32,15 @@ def _user_dirs(tmp_path, monkeypatch):
 
 
 @pytest.fixture(autouse=True)
-def _fresh_capabilities():
-    """What an agent learned about a server and model (no streaming, no tools; its window and capabilities;
-    token calibration) lives for the process: every test starts without it."""
-    from desktop_agent.core.capabilities import LEARNED
-    from desktop_agent.core.model_info import FACTS
-    from desktop_agent.core.tokens import CALIBRATION
+def _fresh_state():
+    """What the process learned or was told for the session (capabilities, windows, token calibration,
+    session-only keys …; see :mod:`desktop_agent.core.state`) lives for the process: every test starts
+    without it, and leaves none behind."""
+    from desktop_agent.core import state
 
-    for learned in (LEARNED, FACTS, CALIBRATION):
-        learned.clear()
+    state.reset()
     yield
-    for learned in (LEARNED, FACTS, CALIBRATION):
-        learned.clear()
+    state.reset()
 
 
 @pytest.fixture

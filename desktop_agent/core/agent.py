@@ -33,14 +33,13 @@ import dataclasses
 import json
 import threading
 import time
-import weakref
 from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
+from desktop_agent.core import state
 from desktop_agent.core.answer import answer_request, results_answer, turn_results
 from desktop_agent.core.backends.base import ChatBackend
 from desktop_agent.core.capabilities import (
-    LEARNED,
     TOOLS_LEFT_OUT,
     Attempt,
     Capabilities,
@@ -82,7 +81,7 @@ from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT
 from desktop_agent.core.streams import run_reporting
 from desktop_agent.core.textcalls import JsonToolCallGate
 from desktop_agent.core.thinktags import MOVED, TEXT, THINKING, Piece, ThinkSplitter, looks_like_reasoning_model
-from desktop_agent.core.tokens import CALIBRATION, Calibration, estimate_tools
+from desktop_agent.core.tokens import Calibration, estimate_tools
 from desktop_agent.core.tools.relevance import Relevant, judgeable, relevant_tools
 
 if TYPE_CHECKING:
@@ -117,11 +116,6 @@ STEPS_USED = "The model used all {steps} steps; asking it for its answer from wh
 #: a server's count this much below ours means it cut the prompt
 CUT_RATIO = 0.6
 
-#: backend instance → models seen answering without a lone ``</think>`` (their text need not be held
-#: back any more). Keyed by the backend, not the Agent: the window builds an Agent per turn.
-_LEARNED_NO_LONE_CLOSE: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
-
-
 def _call_key(call: ToolCall) -> str:
     """A tool call's name and arguments, the same for two calls asking for the same thing."""
     return call.name + "\0" + json.dumps(call.arguments, sort_keys=True, ensure_ascii=False, default=str)
@@ -140,9 +134,9 @@ class Agent:
     ``auto``, so a forced tool cannot loop). ``on_message(conversation, message)`` saves a finished
     message (e.g. :meth:`ConversationStore.add_message`); it is called synchronously, before the
     next model call. ``capabilities``: what is learned about servers and models (default: the
-    process-wide :data:`~desktop_agent.core.capabilities.LEARNED`). ``tools_anyway``: offer tools although the
+    process-wide :data:`~desktop_agent.core.state.LEARNED`). ``tools_anyway``: offer tools although the
     server says the model cannot use them (the user's choice). ``calibration``: token counts learned from the
-    servers (default: :data:`~desktop_agent.core.tokens.CALIBRATION`). ``max_offered``: with more tools than
+    servers (default: :data:`~desktop_agent.core.state.CALIBRATION`). ``max_offered``: with more tools than
     this, each turn offers the most relevant ones and ``find_tools`` (:mod:`~desktop_agent.core.tools.relevance`;
     None or 0: always all). ``relevant_only``: each message is offered only the few tools that fit it, or none
     (then it is answered without tools); a message that clearly means one tool gets that tool as its
@@ -179,11 +173,11 @@ class Agent:
         self.on_message = on_message
         #: the chat's permission grants and asker (set by its ChatSession; None: "ask" calls are denied)
         self.permissions: ChatPermissions | None = None
-        self.capabilities = capabilities if capabilities is not None else LEARNED
+        self.capabilities = capabilities if capabilities is not None else state.LEARNED
         self.tools_anyway = tools_anyway
         #: summarise earlier messages before a turn when the chat outgrew the window (read by ChatSession)
         self.auto_compact = False
-        self.calibration = calibration if calibration is not None else CALIBRATION
+        self.calibration = calibration if calibration is not None else state.CALIBRATION
         #: what the last request did: prompt tokens the server reported, whether it offered the tools
         self._prompt_tokens: int | None = None
         self._sent_tools = True
@@ -197,7 +191,7 @@ class Agent:
         #: what the system prompt adds in a request that offers tools (how to use them)
         self.tools_prompt = tools_prompt
         try:
-            self._no_lone_close = _LEARNED_NO_LONE_CLOSE.setdefault(backend, set())
+            self._no_lone_close = state.NO_LONE_CLOSE.setdefault(backend, set())
         except TypeError:  # backend not weak-referenceable or not hashable: learn per Agent
             self._no_lone_close = set()
 

@@ -327,10 +327,10 @@ def build_agent(settings: Settings, backend: ChatBackend, registry: ToolRegistry
 def learned_capabilities() -> Capabilities:
     """What was learned about servers and models, the process-wide store every agent shares, kept in the cache
     folder's ``capabilities.json`` (Settings → Tools → Learned and ``desktop-agent tools --learned`` show it)."""
-    from desktop_agent.core.capabilities import LEARNED
+    from desktop_agent.core import state
 
-    LEARNED.use_file(paths.cache_dir() / "capabilities.json")
-    return LEARNED
+    state.LEARNED.use_file(paths.cache_dir() / "capabilities.json")
+    return state.LEARNED
 
 
 def offers_tools_anyway(settings: Settings) -> bool:

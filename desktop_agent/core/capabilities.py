@@ -12,8 +12,8 @@ comes back empty — no text, no reasoning, no tool call — is asked again, at 
    the same request without tools.
 
 Each retry is announced with one notice. What worked is evidence about that server and model — keyed
-by (backend name, URL, model) — kept in :data:`LEARNED` and in a small file in the cache folder so that it
-holds across runs (each ``desktop-agent chat -p`` is a new process). A fact turns off only after
+by (backend name, URL, model) — kept in :data:`desktop_agent.core.state.LEARNED` and in a small file in the
+cache folder so that it holds across runs (each ``desktop-agent chat -p`` is a new process). A fact turns off only after
 :data:`EVIDENCE_NEEDED` observations in a row (two empty answers, not one: a small model may answer nothing
 once by chance, and a wrong lesson silently costs the user the tools); then later calls go without streaming,
 or without tools, at once. An answer to a request that offered tools is evidence the other way and starts
@@ -49,7 +49,6 @@ from desktop_agent.core.errors import (
 
 __all__ = [
     "EVIDENCE_NEEDED",
-    "LEARNED",
     "TOOLS_LEFT_OUT",
     "Attempt",
     "Capabilities",
@@ -334,10 +333,6 @@ class Capabilities:
             self._file = None
             self._stamp = None
 
-
-#: what was learned; every agent shares it (the window builds an agent per turn); the assembly keeps it in the
-#: cache folder
-LEARNED = Capabilities()
 
 
 def first_attempt(learned: Learned, tools: list[dict[str, Any]] | None, choice: str) -> Attempt:

@@ -8,10 +8,11 @@ the window the model was *trained* with, not the one served (``--ctx-size``): it
 says nothing leaves the facts unknown; the window then comes from the per-model setting or the default
 (:class:`~desktop_agent.core.settings.ModelSettings`) — an *assumed* window, and the context meter says so —
 until a request the server refused as too long says the window in its error (learned, see
-:func:`learn_from_error`).
+:func:`~desktop_agent.core.state.learn_from_error`).
 
-Facts are asked once per server and model and kept for the life of the process (:data:`FACTS`); a failed
-question is asked again after :data:`RETRY_AFTER_S`, never on every request.
+Facts are asked once per server and model and kept for the life of the process (a :class:`FactsCache`: the
+process's is :data:`desktop_agent.core.state.FACTS`); a failed question is asked again after
+:data:`RETRY_AFTER_S`, never on every request.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-__all__ = ["FACTS", "FactsCache", "ModelFacts", "Window", "facts_for", "facts_from_models_entry", "facts_from_props",
-           "facts_from_show", "learn_from_error", "window_for"]
+__all__ = ["FactsCache", "ModelFacts", "Window", "facts_from_models_entry", "facts_from_props", "facts_from_show",
+           "window_for"]
 
 #: seconds before a server that could not say is asked again
 RETRY_AFTER_S = 60.0
@@ -160,24 +161,10 @@ class FactsCache:
             self._facts.clear()
 
 
-#: what this process knows about models
-FACTS = FactsCache()
-
-
 def facts_key(backend: Any, model: str | None = None) -> FactsKey:
     url = getattr(backend, "base_url", None) or getattr(backend, "host", None) or ""
     return (str(getattr(backend, "name", "") or ""), str(url).rstrip("/"),
             str(model if model is not None else getattr(backend, "model", "") or ""))
-
-
-def facts_for(backend: Any, model: str | None = None, cache: FactsCache | None = None) -> ModelFacts:
-    """What ``backend``'s server says about ``model`` (default: the backend's), asked at most once. A backend
-    without ``fetch_model_facts`` (a test double) has unknown facts. Never raises."""
-    fetch = getattr(backend, "fetch_model_facts", None)
-    if fetch is None:
-        return ModelFacts()
-    name = model if model is not None else str(getattr(backend, "model", "") or "")
-    return (cache or FACTS).get(facts_key(backend, name), lambda: fetch(name))
 
 
 @dataclass(frozen=True)
@@ -215,27 +202,6 @@ def window_for(facts: ModelFacts, *, setting: int | None, default: int, cap: int
     elif learned and window.assumed:
         window = Window(window.tokens, "learned")  # the server took this much: no longer a guess
     return window
-
-
-def learn_from_error(backend: Any, error: Any) -> None:
-    """Keep the window a context-overflow ``error`` of ``backend``'s server says (its ``window``; see
-    :class:`~desktop_agent.core.errors.ContextTooLong`) for that server and model, for the rest of the process:
-    later requests are planned against it; and the server's count of the refused request (``requested``), which
-    calibrates our estimates (:meth:`~desktop_agent.core.tokens.Calibration.refused`)."""
-    from desktop_agent.core.capabilities import server_key
-    from desktop_agent.core.tokens import CALIBRATION
-
-    window, counted = getattr(error, "window", None), getattr(error, "requested", None)
-    CALIBRATION.learn_window(server_key(backend), window if isinstance(window, int) else None,
-                             counted if isinstance(counted, int) else None)
-
-
-def learned_window(backend: Any) -> int | None:
-    """The window ``backend``'s server said in a refusal, if it did (see :func:`learn_from_error`)."""
-    from desktop_agent.core.capabilities import server_key
-    from desktop_agent.core.tokens import CALIBRATION
-
-    return CALIBRATION.window(server_key(backend))
 
 
 def window_info(backend: Any) -> Window | None:

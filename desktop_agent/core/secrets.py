@@ -35,6 +35,7 @@ import threading
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from desktop_agent.core import state
 from desktop_agent.core.backends.keypool import mask_key  # one masking rule for the whole app
 
 __all__ = ["SecretStore", "api_key_problem", "forget_session_keys", "mask_key", "normalize_base_url"]
@@ -56,11 +57,6 @@ ALTERNATIVES_TEXT = (
 )
 _DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
-#: keys kept for this session only: normalised base URL -> keys. Memory only, never written.
-_session_keys: dict[str, list[str]] = {}
-_session_lock = threading.Lock()
-#: other secrets the keyring could not take, for this session only
-_session_secrets: dict[str, str] = {}
 
 
 def normalize_base_url(base_url: str | None) -> str:
@@ -93,9 +89,9 @@ def api_key_problem(key: str) -> str | None:
 
 def forget_session_keys() -> None:
     """Drop every key and secret kept for this session only (tests; "sign out")."""
-    with _session_lock:
-        _session_keys.clear()
-        _session_secrets.clear()
+    with state.SESSION_LOCK:
+        state.SESSION_KEYS.clear()
+        state.SESSION_SECRETS.clear()
 
 
 def _current_base_url() -> str:
@@ -320,8 +316,8 @@ class SecretStore:
         return value or None
 
     def _session(self, provider: str) -> list[str] | None:
-        with _session_lock:
-            keys = _session_keys.get(provider)
+        with state.SESSION_LOCK:
+            keys = state.SESSION_KEYS.get(provider)
             return list(keys) if keys is not None else None
 
     def _lookup(self, provider: str) -> tuple[list[str], str]:
@@ -387,26 +383,26 @@ class SecretStore:
                     else:
                         self._delete_entry(backend, provider)
                     # saved: a session copy from an earlier failure is no longer needed
-                    with _session_lock:
-                        _session_keys.pop(provider, None)
+                    with state.SESSION_LOCK:
+                        state.SESSION_KEYS.pop(provider, None)
                     keys_now, where = self._lookup(provider)
                     if clean and keys_now != clean:
                         # the keyring took the keys but can't give them back (get fails, a locked
                         # collection): keep them for this session so they are not lost now
-                        with _session_lock:
-                            _session_keys[provider] = clean
+                        with state.SESSION_LOCK:
+                            state.SESSION_KEYS[provider] = clean
                         return SESSION_ONLY
                     return where
                 except Exception as exc:  # noqa: BLE001 - a keyring that fails in any way is reported, not raised
                     self._fail(exc)
             # no usable keyring: environment or memory, never a file
             env = self._env_key()
-            with _session_lock:
+            with state.SESSION_LOCK:
                 if clean and clean != [env]:
-                    _session_keys[provider] = clean
+                    state.SESSION_KEYS[provider] = clean
                     where = SESSION_ONLY
                 else:
-                    _session_keys.pop(provider, None)
+                    state.SESSION_KEYS.pop(provider, None)
                     where = ENVIRONMENT if env else SESSION_ONLY
             log.info("API keys for %s: %d key(s), kept in %s", provider, len(clean), where)
             return where
@@ -425,9 +421,9 @@ class SecretStore:
 
     def get_secret(self, name: str) -> str | None:
         """The secret stored under ``name`` (e.g. ``"mcp:github:env:GITHUB_TOKEN"``), or None. Never raises."""
-        with _session_lock:
-            if name in _session_secrets:
-                return _session_secrets[name]
+        with state.SESSION_LOCK:
+            if name in state.SESSION_SECRETS:
+                return state.SESSION_SECRETS[name]
         backend = self._keyring()
         if backend is None:
             return None
@@ -451,16 +447,16 @@ class SecretStore:
 
                         with contextlib.suppress(PasswordDeleteError):
                             backend.delete_password(SERVICE, f"secret:{name}")
-                    with _session_lock:
-                        _session_secrets.pop(name, None)
+                    with state.SESSION_LOCK:
+                        state.SESSION_SECRETS.pop(name, None)
                     return SYSTEM_KEYRING
                 except Exception as exc:  # noqa: BLE001 - a keyring that fails in any way is reported, not raised
                     self._fail(exc)
-            with _session_lock:
+            with state.SESSION_LOCK:
                 if value:
-                    _session_secrets[name] = value
+                    state.SESSION_SECRETS[name] = value
                 else:
-                    _session_secrets.pop(name, None)
+                    state.SESSION_SECRETS.pop(name, None)
             return SESSION_ONLY
 
     def describe(self, base_url: str | None = None) -> str:

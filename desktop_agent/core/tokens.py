@@ -164,7 +164,3 @@ class Calibration:
             self._limit.clear()
             self._window.clear()
             self._counted.clear()
-
-
-#: what this process learned; every agent shares it
-CALIBRATION = Calibration()

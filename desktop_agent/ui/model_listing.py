@@ -28,14 +28,15 @@ MAX_FACTS = 30
 
 def model_facts(backend: Any, models: list[str]) -> dict[str, Any]:
     """What the server says about each of ``models`` (asked once per process; never raises)."""
-    from desktop_agent.core.model_info import FACTS, facts_for, facts_key
+    from desktop_agent.core import state
+    from desktop_agent.core.model_info import facts_key
 
     out = {}
     for name in models[:MAX_FACTS]:
         if getattr(backend, "name", "") == "openai":  # the listing itself said what it could
-            out[name] = FACTS.peek(facts_key(backend, name))
+            out[name] = state.FACTS.peek(facts_key(backend, name))
         else:
-            out[name] = facts_for(backend, name)
+            out[name] = state.facts_for(backend, name)
     return {k: v for k, v in out.items() if v is not None}
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import pytest
 
+from desktop_agent.core import state
 from desktop_agent.core.agent import Agent
 from desktop_agent.core.backends.openai import OpenAIBackend
-from desktop_agent.core.capabilities import LEARNED, TOOLS_LEFT_OUT, Learned
+from desktop_agent.core.capabilities import TOOLS_LEFT_OUT, Learned
 from desktop_agent.core.errors import ContextTooLong, EmptyAnswer
 from desktop_agent.core.events import AnswerFinished, Notice, ToolCallFinished, TurnFailed
 from desktop_agent.core.messages import Conversation
@@ -98,11 +99,11 @@ def test_a_third_turn_asks_without_streaming_at_once_and_says_nothing(llama_like
 def test_what_is_learned_is_per_server_and_model(llama_like, openai_server):
     turn(llama_like, "hi")
     backend = new_backend(llama_like)
-    assert LEARNED.learned(backend) == Learned()
+    assert state.LEARNED.learned(backend) == Learned()
     turn(llama_like, "hi again")
-    assert LEARNED.learned(backend) == Learned(stream_with_tools=False, auto_tools=True)
+    assert state.LEARNED.learned(backend) == Learned(stream_with_tools=False, auto_tools=True)
     other = OpenAIBackend(llama_like.url, "another-model", [], needs_key=False)
-    assert LEARNED.learned(other) == Learned()
+    assert state.LEARNED.learned(other) == Learned()
     backend.close()
     other.close()
 
@@ -115,7 +116,7 @@ def test_empty_again_without_streaming_is_asked_without_tools_and_tools_are_then
         assert isinstance(events[-1], AnswerFinished) and events[-1].message.content == "You said: hi"
         assert sent(llama_like, before) == [(True, True), (False, True), (False, False)]
         assert notices(events) == [NO_STREAM_NOTICE, NO_TOOLS_NOTICE]
-        assert LEARNED.learned(new_backend(llama_like)).auto_tools is (n == 0)
+        assert state.LEARNED.learned(new_backend(llama_like)).auto_tools is (n == 0)
 
     before = len(llama_like.requests)
     events, _ = turn(llama_like, "and now?")
@@ -159,7 +160,7 @@ def test_never_more_than_two_extra_requests(llama_like):
     assert isinstance(events[-1], TurnFailed) and isinstance(events[-1].error, EmptyAnswer)
     assert sent(llama_like) == [(True, True), (False, True), (False, False)]
     assert [m.role for m in conversation.messages] == ["user"]
-    assert LEARNED.learned(new_backend(llama_like)) == Learned()  # nothing worked: nothing learned
+    assert state.LEARNED.learned(new_backend(llama_like)) == Learned()  # nothing worked: nothing learned
 
 
 def test_a_plain_empty_stream_is_asked_once_without_streaming_and_not_remembered(openai_server):

@@ -7,10 +7,10 @@ from __future__ import annotations
 import threading
 
 from desktop_agent import tool
+from desktop_agent.core import state
 from desktop_agent.core.agent import Agent
 from desktop_agent.core.backends.base import Chunk
 from desktop_agent.core.capabilities import (
-    LEARNED,
     TOOLS_LEFT_OUT,
     Attempt,
     Capabilities,
@@ -162,8 +162,8 @@ def test_a_failed_streamed_request_is_not_asked_again():
 
 
 def test_tools_left_out_once_learned_with_one_notice_per_turn():
-    LEARNED.learn(ScriptedBackend(), auto_tools=False)
-    LEARNED.learn(ScriptedBackend(), auto_tools=False)
+    state.LEARNED.learn(ScriptedBackend(), auto_tools=False)
+    state.LEARNED.learn(ScriptedBackend(), auto_tools=False)
     backend = ScriptedBackend(calls(call("get_weather", {"city": "Oslo"})), text("Sunny."))
     events = list(Agent(backend, registry(), tool_choice="get_weather").run(Conversation(), "weather?"))
     assert isinstance(events[-1], AnswerFinished)

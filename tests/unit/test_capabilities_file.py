@@ -9,9 +9,9 @@ import subprocess
 import sys
 from types import SimpleNamespace
 
-from desktop_agent.core import paths
+from desktop_agent.core import paths, state
 from desktop_agent.core.assembly import build_agent
-from desktop_agent.core.capabilities import LEARNED, Capabilities, Learned
+from desktop_agent.core.capabilities import Capabilities, Learned
 from desktop_agent.core.settings import Settings
 
 BACKEND = SimpleNamespace(name="openai", base_url="http://127.0.0.1:8080/v1", model="smollm2")
@@ -57,24 +57,24 @@ def test_the_assembly_keeps_lessons_in_the_cache_folder_for_the_next_process(tmp
     paths.set_home(tmp_path)
     try:
         build_agent(Settings(), BACKEND, None)  # type: ignore[arg-type]
-        LEARNED.learn(BACKEND, stream_with_tools=False)
-        LEARNED.learn(BACKEND, stream_with_tools=False)
+        state.LEARNED.learn(BACKEND, stream_with_tools=False)
+        state.LEARNED.learn(BACKEND, stream_with_tools=False)
         assert (paths.cache_dir() / "capabilities.json").exists()
         code = (
             "from types import SimpleNamespace\n"
             "from desktop_agent.core import paths\n"
             "from desktop_agent.core.assembly import build_agent\n"
-            "from desktop_agent.core.capabilities import LEARNED\n"
+            "from desktop_agent.core import state\n"
             "from desktop_agent.core.settings import Settings\n"
             f"paths.set_home({str(tmp_path)!r})\n"
             "b = SimpleNamespace(name='openai', base_url='http://127.0.0.1:8080/v1', model='smollm2')\n"
             "build_agent(Settings(), b, None)\n"
-            "print(LEARNED.learned(b).stream_with_tools)\n"
+            "print(state.LEARNED.learned(b).stream_with_tools)\n"
         )
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
         assert out.stdout.strip() == "False"
     finally:
-        LEARNED.clear()
+        state.LEARNED.clear()
         paths.set_home(None)
 
 

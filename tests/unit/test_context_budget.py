@@ -3,6 +3,7 @@ offline and calibrated by what servers report; 'too long' is asked again once wi
 
 from __future__ import annotations
 
+from desktop_agent.core import state
 from desktop_agent.core.agent import PROMPT_CUT, SHORTER, Agent
 from desktop_agent.core.context import (
     NOT_RUN_TEXT,
@@ -14,7 +15,7 @@ from desktop_agent.core.context import (
 from desktop_agent.core.errors import ContextTooLong
 from desktop_agent.core.events import AnswerFinished, ContextUsage, Notice
 from desktop_agent.core.messages import Conversation, Message, ToolCall
-from desktop_agent.core.tokens import CALIBRATION, Calibration, estimate_message, estimate_text
+from desktop_agent.core.tokens import Calibration, estimate_message, estimate_text
 
 from .scripted import ScriptedBackend, text
 
@@ -169,7 +170,7 @@ def test_a_servers_own_count_calibrates_later_estimates():
     first = next(e for e in Agent(backend).run(conv, "a") if isinstance(e, ContextUsage))
     backend.reported = int(first.used * 1.5)
     list(Agent(backend).run(conv, "b"))
-    assert abs(CALIBRATION.ratio(("scripted", "", "scripted-model")) - 1.5) < 0.05
+    assert abs(state.CALIBRATION.ratio(("scripted", "", "scripted-model")) - 1.5) < 0.05
 
 
 def test_context_too_long_is_asked_again_once_with_less_and_the_limit_is_remembered():

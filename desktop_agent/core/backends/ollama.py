@@ -40,15 +40,8 @@ from desktop_agent.core.backends.base import Chunk, ModelInfo
 from desktop_agent.core.backends.deadline import bound_reads, first_data_within
 from desktop_agent.core.backends.reasons import is_context_reason, looks_like_html, one_line, reason_text
 from desktop_agent.core.messages import Message, ToolCall
-from desktop_agent.core.model_info import (
-    ModelFacts,
-    Window,
-    facts_for,
-    facts_from_show,
-    learn_from_error,
-    learned_window,
-    window_for,
-)
+from desktop_agent.core.model_info import ModelFacts, Window, facts_from_show, window_for
+from desktop_agent.core.state import facts_for, learn_from_error, learned_window
 from desktop_agent.core.streams import Watch, track_sockets
 
 DEFAULT_HOST = "http://localhost:11434"

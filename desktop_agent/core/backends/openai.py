@@ -44,6 +44,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktop_agent.core import state
 from desktop_agent.core.arguments import make_tool_call
 from desktop_agent.core.backends.base import Chunk, ModelInfo
 from desktop_agent.core.backends.deadline import bound_reads, first_data_within
@@ -80,17 +81,14 @@ from desktop_agent.core.errors import (
 )
 from desktop_agent.core.messages import Message, ToolCall
 from desktop_agent.core.model_info import (
-    FACTS,
     ModelFacts,
     Window,
-    facts_for,
     facts_from_models_entry,
     facts_from_props,
     facts_key,
-    learn_from_error,
-    learned_window,
     window_for,
 )
+from desktop_agent.core.state import facts_for, learn_from_error, learned_window
 from desktop_agent.core.streams import WaitCancelled, Watch, track_sockets
 from desktop_agent.core.urls import suggest_v1
 
@@ -964,7 +962,7 @@ class OpenAIBackend:
             out.append(ModelInfo(name=str(mid), details=details))
             facts = facts_from_models_entry(m)
             if facts.context_length:  # the window, where the server says it: kept for context_window()
-                FACTS.put(facts_key(self, str(mid)), facts)
+                state.FACTS.put(facts_key(self, str(mid)), facts)
         return out
 
     def list_models(self) -> list[ModelInfo]:

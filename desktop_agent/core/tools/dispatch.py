@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
+from desktop_agent.core import state
 from desktop_agent.core.arguments import parse_tool_arguments
 from desktop_agent.core.errors import ToolTimedOut
 from desktop_agent.core.streams import run_watched
@@ -42,10 +43,6 @@ DEFAULT_TIMEOUT_S = 30.0
 
 #: seconds an ``inline`` tool may take (the wait for Stop) before it is run on a worker thread instead
 INLINE_LIMIT_S = 0.05
-
-#: the engine of a dispatch given none: no rules, the defaults (an "ask" tool with no one to ask is denied)
-_DEFAULT_ENGINE = PermissionEngine()
-
 
 def dispatch_call(
     tools: Mapping[str, Tool],
@@ -113,7 +110,7 @@ def dispatch_call(
             return fail(format_validation_error(name, exc), args=args)
 
         # ---- the permission check: before anything of the tool runs (no surface can skip it)
-        engine = permissions if permissions is not None else _DEFAULT_ENGINE
+        engine = permissions if permissions is not None else state.PERMISSIONS
         # judged on the arguments the tool takes: an extra one (a "path" the tool ignores) cannot vouch for it
         declared = found.parameters.get("properties") or {}
         taken = {k: v for k, v in args.items() if k in declared} if declared else dict(args)
