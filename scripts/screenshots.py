@@ -241,7 +241,7 @@ def shot_settings(app, server, settings, out):
     about half way."""
     from desktop_agent.core.secrets import SecretStore
     from desktop_agent.ui.settings.dialog import SettingsDialog
-    from tests.keyrings import DictKeyring
+    from tests.helpers.keyrings import DictKeyring
     from tests.servers.ollama import model_entry
 
     installed = list(server.models)
@@ -325,7 +325,7 @@ def shot_rules(app, server, settings, out):
     from desktop_agent.core.store import ConversationStore
     from desktop_agent.core.tools.permissions import Scope
     from desktop_agent.ui.settings.dialog import TOOLS_TAB, SettingsDialog
-    from tests.keyrings import DictKeyring
+    from tests.helpers.keyrings import DictKeyring
 
     store = ConversationStore()
     assembly = Assembly(secrets=SecretStore(keyring_backend=DictKeyring()))

@@ -11,7 +11,7 @@ from desktop_agent.core.secrets import SecretStore
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.store import ConversationStore
 from desktop_agent.ui.settings.dialog import SettingsDialog
-from tests.keyrings import DictKeyring
+from tests.helpers.keyrings import DictKeyring
 
 WAIT_MS = 10_000
 

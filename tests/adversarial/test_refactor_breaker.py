@@ -224,7 +224,7 @@ def test_saving_the_settings_dialog_does_not_write_ollama_host_into_the_file(qtb
     from desktop_agent.core import paths
     from desktop_agent.core.assembly import load_settings
     from desktop_agent.core.secrets import SecretStore
-    from tests.keyrings import DictKeyring
+    from tests.helpers.keyrings import DictKeyring
 
     Settings().updated({"ollama.host": "http://saved-box:11434", "generation.temperature": 0.1}).save()
     monkeypatch.setenv("OLLAMA_HOST", "gpu-box:11500")

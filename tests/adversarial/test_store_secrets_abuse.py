@@ -9,7 +9,7 @@ from desktop_agent.core.backends.openai import OpenAIBackend
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.messages import Message
 from desktop_agent.core.secrets import SESSION_ONLY, SecretStore, api_key_problem
-from tests.keyrings import DictKeyring, _not_detectable
+from tests.helpers.keyrings import DictKeyring, _not_detectable
 
 BASE = "http://127.0.0.1:9/v1"
 

@@ -25,8 +25,8 @@ def home(tmp_path) -> Path:
 
 
 def run(home: Path, *args: str, keyring: Path | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "DESKTOP_AGENT_HOME": str(home), "PYTHONPATH": str(ROOT),
-           "PYTHON_KEYRING_BACKEND": "tests.keyrings.FileKeyring" if keyring else "keyring.backends.fail.Keyring"}
+    backend = "tests.helpers.keyrings.FileKeyring" if keyring else "keyring.backends.fail.Keyring"
+    env = {**os.environ, "DESKTOP_AGENT_HOME": str(home), "PYTHONPATH": str(ROOT), "PYTHON_KEYRING_BACKEND": backend}
     if keyring:
         env["TEST_KEYRING_FILE"] = str(keyring)
     env.pop("OLLAMA_HOST", None)

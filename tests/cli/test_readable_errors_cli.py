@@ -66,7 +66,7 @@ def test_a_trickling_server_is_not_responding(home, servers):
 def test_a_locked_keyring_is_one_line_saying_unlock_it(home):
     proc = run_cli(home, "chat", "--backend", "openai", "--base-url", "https://api.example.invalid/v1", "--model",
                    "m", "--no-tools", "--events", "-p", "hi",
-                   env={"PYTHON_KEYRING_BACKEND": "tests.keyrings.LockedKeyring"})  # fmt: skip
+                   env={"PYTHON_KEYRING_BACKEND": "tests.helpers.keyrings.LockedKeyring"})  # fmt: skip
     line = one_line(proc)
     assert "The keyring is locked — unlock it" in line and "OPENAI_API_KEY" in line
     assert "No API key is set" not in line and "Settings" not in line

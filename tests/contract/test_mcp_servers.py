@@ -23,7 +23,7 @@ from desktop_agent.core.secrets import SecretStore
 from desktop_agent.core.settings import McpServerSettings, Settings
 from desktop_agent.core.tools.dispatch import dispatch_call
 from desktop_agent.core.tools.permissions import Answer, ChatPermissions
-from tests.keyrings import DictKeyring
+from tests.helpers.keyrings import DictKeyring
 from tests.mcp_servers.everything import free_port, wait_listening
 
 ROOT = Path(__file__).resolve().parents[2]

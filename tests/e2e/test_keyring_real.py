@@ -54,8 +54,9 @@ def real_keyring(monkeypatch):
         pytest.skip(f"no Secret Service reachable ({problem}); run under scripts/with-keyring.sh")
     monkeypatch.delenv("PYTHON_KEYRING_BACKEND", raising=False)
     saved = keyring.core._keyring_backend
-    # detect as the app does: the test suite's own in-memory backends (tests/keyrings.py and its subclasses,
-    # registered with keyring when imported) are not on a user's machine, and may tie with the Secret Service
+    # detect as the app does: the test suite's own in-memory backends (tests/helpers/keyrings.py and its
+    # subclasses, registered with keyring when imported) are not on a user's machine, and may tie with the Secret
+    # Service
     keyring.core.init_backend(limit=lambda b: not type(b).__module__.startswith("tests."))
     secrets.forget_session_keys()
     yield keyring.get_keyring()

@@ -1,5 +1,5 @@
 """Settings → MCP servers against real servers: the PyPI ``mcp-server-time`` over stdio, a command that does not
-exist and a program that exits at once; real widgets, an in-test keyring (tests/keyrings.py), the settings file
+exist and a program that exits at once; real widgets, an in-test keyring (tests/helpers/keyrings.py), the settings file
 read back from disk."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from desktop_agent.core.secrets import SERVICE, SecretStore
 from desktop_agent.core.settings import McpServerSettings, Settings
 from desktop_agent.ui.settings.dialog import MCP_TAB, TOOLS_TAB, SettingsDialog
 from desktop_agent.ui.settings.tool_list import SOURCE_COL
-from tests.keyrings import DictKeyring
+from tests.helpers.keyrings import DictKeyring
 
 TIME_SERVER = shutil.which("mcp-server-time") or str(Path(sys.executable).with_name("mcp-server-time"))
 #: a server that writes a line to stderr and exits before it answers initialize

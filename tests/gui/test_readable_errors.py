@@ -9,7 +9,7 @@ import pytest
 from desktop_agent.core.secrets import SecretStore
 from desktop_agent.core.settings import Settings
 from tests.gui.conftest import wait_idle
-from tests.keyrings import LockedKeyring
+from tests.helpers.keyrings import LockedKeyring
 from tests.servers.misbehaving import PageServer, TrickleServer
 
 PAGE = b"<!DOCTYPE html><html><head><title>Welcome to nginx!</title></head><body><h1>Welcome</h1></body></html>"
@@ -109,7 +109,7 @@ def test_a_local_server_asking_for_the_locked_away_key_says_unlock_it(qtbot, mak
 @pytest.fixture
 def dialog(qtbot, clean_keyring_state):
     from desktop_agent.ui.settings.dialog import SettingsDialog
-    from tests.keyrings import DictKeyring
+    from tests.helpers.keyrings import DictKeyring
 
     made = SettingsDialog(Settings(), SecretStore(keyring_backend=DictKeyring()), auto_refresh=False)
     qtbot.addWidget(made)

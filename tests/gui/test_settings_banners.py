@@ -9,7 +9,7 @@ import pytest
 from desktop_agent.core.secrets import SecretStore
 from desktop_agent.core.settings import Settings
 from desktop_agent.ui.settings.dialog import SettingsDialog
-from tests.keyrings import DictKeyring
+from tests.helpers.keyrings import DictKeyring
 
 pytestmark = pytest.mark.usefixtures("clean_keyring_state")
 

@@ -33,7 +33,7 @@ from desktop_agent.core.secrets import SERVICE, SESSION_ONLY, SYSTEM_KEYRING, Se
 from desktop_agent.core.settings import OPENAI_PRESETS, Settings
 from desktop_agent.ui.settings.common import human_size, human_time
 from desktop_agent.ui.settings.dialog import SettingsDialog
-from tests.keyrings import DictKeyring, RaisingKeyring
+from tests.helpers.keyrings import DictKeyring, RaisingKeyring
 from tests.servers.ollama import ollama_server  # noqa: F401 (fixture)
 from tests.servers.openai import OpenAIServer
 

@@ -6,7 +6,7 @@ import pytest
 
 from desktop_agent.core.secrets import SecretStore
 from desktop_agent.core.settings import Settings
-from tests.keyrings import DictKeyring
+from tests.helpers.keyrings import DictKeyring
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from desktop_agent.ui.chat.parts import TextPart
 from desktop_agent.ui.chat.turn import AssistantTurn
 from desktop_agent.ui.settings.dialog import SettingsDialog
 from tests.gui.conftest import last_turn_text, text_lines, wait_idle
-from tests.keyrings import DictKeyring
+from tests.helpers.keyrings import DictKeyring
 from tests.servers.ollama import HttpError
 from tests.servers.openai import OpenAIServer
 

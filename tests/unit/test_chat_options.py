@@ -18,7 +18,7 @@ from desktop_agent.core.store import ConversationStore
 from desktop_agent.core.store import schema as store_schema
 from desktop_agent.core.tools.permissions import PermissionEngine
 from desktop_agent.core.tools.registry import ToolRegistry
-from tests.store_versions import messages_sql, schema_of_version
+from tests.helpers.store_versions import messages_sql, schema_of_version
 
 from .scripted import ScriptedBackend, text
 

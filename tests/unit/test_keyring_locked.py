@@ -15,7 +15,7 @@ from desktop_agent.core.backends.openai import OpenAIBackend
 from desktop_agent.core.messages import Message
 from desktop_agent.core.secrets import SecretStore
 from desktop_agent.core.settings import Settings
-from tests.keyrings import LockedKeyring, RaisingKeyring
+from tests.helpers.keyrings import LockedKeyring, RaisingKeyring
 
 pytestmark = pytest.mark.usefixtures("clean_keyring_state")
 URL = "https://api.example.invalid/v1"

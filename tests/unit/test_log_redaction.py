@@ -15,7 +15,7 @@ from desktop_agent.core.mcp.config import import_entries
 from desktop_agent.core.mcp.manager import McpManager
 from desktop_agent.core.secrets import SecretStore
 from desktop_agent.core.settings import Settings
-from tests.keyrings import DictKeyring
+from tests.helpers.keyrings import DictKeyring
 
 SECRET = "sk-" + "Z" * 30
 

@@ -28,7 +28,7 @@ from desktop_agent.core.secrets import SecretStore
 from desktop_agent.core.settings import McpServerSettings, Settings
 from desktop_agent.core.tools.dispatch import dispatch_call
 from desktop_agent.core.tools.permissions import Answer, ChatPermissions
-from tests.keyrings import DictKeyring, RaisingKeyring
+from tests.helpers.keyrings import DictKeyring, RaisingKeyring
 
 ALLOW = ChatPermissions(None, lambda _request: Answer("once"))
 

@@ -32,7 +32,7 @@ from desktop_agent.core.secrets import (
     normalize_base_url,
 )
 from desktop_agent.core.settings import Settings
-from tests.keyrings import DictKeyring, PlaintextLikeKeyring, RaisingKeyring, _not_detectable
+from tests.helpers.keyrings import DictKeyring, PlaintextLikeKeyring, RaisingKeyring, _not_detectable
 
 KEY = "sk-test-9f8e7d6c5b4a39281706"
 KEY2 = "sk-other-1122334455667788aa"

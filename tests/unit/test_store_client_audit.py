@@ -10,7 +10,7 @@ from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.store import ConversationStore
 from desktop_agent.core.store import schema as store_schema
 from desktop_agent.core.store.toolcalls import CHAT, MCP_CLIENT, AuditedCall, ToolAudit
-from tests.store_versions import schema_of_version
+from tests.helpers.store_versions import schema_of_version
 
 
 def _call(tool: str, source: str = CHAT) -> AuditedCall:

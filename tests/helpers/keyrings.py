@@ -98,7 +98,7 @@ def clean_keyring_state():
 class LockedKeyring(DictKeyring):
     """A Secret Service whose collection stays locked (the unlock prompt dismissed): every read and write raises
     ``KeyringLocked``, as keyring's SecretService backend does. Selectable in a subprocess with
-    ``PYTHON_KEYRING_BACKEND=tests.keyrings.LockedKeyring``."""
+    ``PYTHON_KEYRING_BACKEND=tests.helpers.keyrings.LockedKeyring``."""
 
     def get_password(self, service, username):
         from keyring.errors import KeyringLocked
@@ -118,7 +118,7 @@ _not_detectable(LockedKeyring)
 
 class FileKeyring(DictKeyring):
     """A secure-looking keyring whose secrets are in the JSON file ``$TEST_KEYRING_FILE``, so that a command run as a
-    subprocess (``PYTHON_KEYRING_BACKEND=tests.keyrings.FileKeyring``) keeps them and the test can read them."""
+    subprocess (``PYTHON_KEYRING_BACKEND=tests.helpers.keyrings.FileKeyring``) keeps them and the test can read them."""
 
     def _load(self) -> dict[str, str]:
         import json
