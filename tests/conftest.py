@@ -6,7 +6,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
 
-pytest_plugins = ["tests.servers.ollama", "tests.servers.openai", "tests.helpers.keyrings"]
+pytest_plugins = ["tests.servers.ollama", "tests.servers.openai", "tests.helpers.keyrings", "tests.helpers.logfail"]
 
 
 @pytest.fixture(autouse=True)

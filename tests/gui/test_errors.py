@@ -88,6 +88,7 @@ def test_unexpected_errors_are_flagged_for_the_dialog():
     assert ui.describe(RuntimeError("x")).unexpected
 
 
+@pytest.mark.expect_log("desktop_agent.ui", match="^Unexpected error in a test")
 def test_report_unexpected_logs_traceback_and_shows_dialog(qtbot):
     ui.setup_logging()
     seen = []

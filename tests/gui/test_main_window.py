@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import time
 
+import pytest
 from PySide6.QtCore import QEventLoop, Qt, QTimer
 
 from desktop_agent.core.settings import Settings
@@ -476,6 +477,7 @@ def _capture_dialog(monkeypatch):
     return seen
 
 
+@pytest.mark.expect_log("desktop_agent.ui", match="^Unexpected error in the agent")
 def test_unexpected_error_in_the_loop_opens_the_dialog(qtbot, make_window, monkeypatch):
     """Not a core error: an inline card (with Retry) and the dialog with the traceback, never a bare one."""
     from desktop_agent.core.assembly import Assembly
@@ -492,6 +494,8 @@ def test_unexpected_error_in_the_loop_opens_the_dialog(qtbot, make_window, monke
     assert "Traceback (most recent call last)" in seen[0][1]
 
 
+@pytest.mark.expect_log("desktop_agent.ui.agent_runner", match="^the turn crashed")
+@pytest.mark.expect_log("desktop_agent.ui", match="^Unexpected error in the agent")
 def test_crash_while_building_the_agent_is_reported(qtbot, make_window, monkeypatch):
     from desktop_agent.core.assembly import Assembly
 
