@@ -4,48 +4,18 @@ servers (the official ollama / openai clients speak to real HTTP servers on 127.
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.store import ConversationStore
-
-
-def run_cli(home: Path, *args: str, stdin: str | None = None, env: dict | None = None, timeout: float = 60):
-    full_env = {**os.environ, "DESKTOP_AGENT_HOME": str(home), **(env or {})}
-    full_env.pop("OLLAMA_HOST", None) if "OLLAMA_HOST" not in (env or {}) else None
-    return subprocess.run(
-        [sys.executable, "-m", "desktop_agent", *args],
-        input=stdin, capture_output=True, text=True, timeout=timeout, env=full_env,
-    )
-
-
-def events_of(stdout: str) -> list[dict]:
-    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.helpers.cli import closed_port, events_of, run_cli, saved_chats
 
 
 @pytest.fixture
 def home(tmp_path) -> Path:
     return tmp_path / "app-home"
-
-
-def saved_chats(home: Path):
-    store = ConversationStore(home / "data" / "conversations.sqlite3")
-    try:
-        return [store.load(s.id) for s in store.list()]
-    finally:
-        store.close()
 
 
 def test_ollama_prompt_runs_today_tool_and_prints_answer(ollama_server, home):

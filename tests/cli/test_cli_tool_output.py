@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import textwrap
 
-from tests.cli.test_chat_cli import run_cli
+from tests.helpers.cli import run_cli
 
 PRINTING_TOOL = textwrap.dedent('''
     import os, sys

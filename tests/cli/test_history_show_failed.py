@@ -9,7 +9,7 @@ import pytest
 
 from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.store import ConversationStore
-from tests.cli.test_chat_cli import run_cli
+from tests.helpers.cli import run_cli
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import sys
 
 from desktop_agent.core.messages import Conversation, Message, ToolCall
 from desktop_agent.core.store import ConversationStore
-from tests.cli.test_chat_cli import run_cli
+from tests.helpers.cli import run_cli
 
 NASTY = "listing done\x1b[2J\x1b]0;pwned\x07 end"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tests.cli.test_cli_polish import run_cli
+from tests.helpers.cli import run_cli
 
 SMOLLM = {"backend": "openai", "url": "http://127.0.0.1:8080/v1", "model": "smollm2",
           "failures": {"auto_tools": 2}}

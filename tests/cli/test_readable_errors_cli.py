@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.cli.test_cli_polish import events_of, run_cli
+from tests.helpers.cli import events_of, run_cli
 from tests.servers.misbehaving import PageServer, TrickleServer
 
 PAGE = b"<!DOCTYPE html><html><head><title>Welcome</title></head><body><h1>It works!</h1></body></html>"
