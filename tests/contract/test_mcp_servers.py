@@ -191,6 +191,7 @@ def _bad(name: str, mode: str) -> McpServerSettings:
                              cwd=str(ROOT))
 
 
+@pytest.mark.expect_log("mcp.client.stdio", match="^Failed to parse JSONRPC message")  # the "garbage" server
 def test_bad_commands_each_get_a_clear_status_and_cost_nothing_else(managers):
     manager = managers(McpServerSettings(name="missing", command="no-such-mcp-server-here"),
                        _bad("garbage", "garbage"), _bad("silent", "silent"), _bad("quits", "exit"), _flaky(),
