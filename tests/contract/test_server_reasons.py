@@ -16,6 +16,7 @@ from desktop_agent.core import errors
 from desktop_agent.core.backends.ollama import OllamaBackend
 from desktop_agent.core.backends.openai import OpenAIBackend
 from desktop_agent.core.messages import Message
+from desktop_agent.core.settings import Settings
 from tests.servers.ollama import HttpError as OllamaHttpError
 from tests.servers.openai import HttpError, Json, Raw, chunk
 
@@ -247,3 +248,65 @@ def test_ollama_non_streamed_answer_gives_the_same_chunks(ollama_server, ollama_
     calls = [tc for c in chunks for tc in c.tool_calls]
     assert [(c.name, c.arguments) for c in calls] == [("get_current_weather", {"location": "Paris"})]
     assert chunks[-1].finish_reason == "tool_calls"
+
+
+# ---- Ollama: a 200 that is not an answer ----------------------------------------------------------------------------
+
+
+def _raw_server(body: bytes, ctype: str):
+    import socket
+    import threading
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(8)
+
+    def serve():
+        while True:
+            try:
+                c, _ = sock.accept()
+            except OSError:
+                return
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += c.recv(65536)
+            c.sendall(f"HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\nContent-Length: {len(body)}\r\n"
+                      "Connection: close\r\n\r\n".encode() + body)
+            c.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return sock, f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def test_ollama_200_with_a_web_page_is_named_not_pasted():
+    from desktop_agent.core.backends.ollama import OllamaBackend
+    from desktop_agent.core.errors import AgentError, AnswerCutOff
+    from desktop_agent.core.messages import Message
+
+    sock, url = _raw_server(b"<html><body>Sign in to the Wi-Fi</body></html>", "text/html")
+    backend = OllamaBackend(url, "m", timeout_s=5)
+    try:
+        with pytest.raises(AgentError) as info:
+            list(backend.stream_chat([Message(role="user", content="hi")]))
+    finally:
+        backend.close()
+        sock.close()
+    assert not isinstance(info.value, AnswerCutOff), str(info.value)
+    assert "<html" not in str(info.value) and "web page" in str(info.value)
+
+
+def test_ollama_200_with_no_data_is_an_empty_answer_not_a_broken_connection():
+    from desktop_agent.core.assembly import build_agent
+    from desktop_agent.core.backends.ollama import OllamaBackend
+    from desktop_agent.core.errors import EmptyAnswer
+    from desktop_agent.core.events import TurnFailed
+    from desktop_agent.core.messages import Conversation
+
+    sock, url = _raw_server(b"", "application/x-ndjson")
+    backend = OllamaBackend(url, "m", timeout_s=5)
+    try:
+        events = list(build_agent(Settings(), backend, None).run(Conversation(), "hi"))
+    finally:
+        backend.close()
+        sock.close()
+    assert isinstance(events[-1], TurnFailed) and isinstance(events[-1].error, EmptyAnswer), events[-1]

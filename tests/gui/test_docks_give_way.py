@@ -3,6 +3,8 @@ come back when there is room; the toolbar shows every button; the user's own cho
 
 from __future__ import annotations
 
+import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QToolButton
 
 from desktop_agent.core.settings import Settings
@@ -79,3 +81,22 @@ def test_a_dock_that_gave_way_is_saved_as_shown(make_window, qtbot):
     w.close()
     again = _with_history(make_window, qtbot)
     assert again.history_dock.isVisible()
+
+
+@pytest.mark.usefixtures("clean_keyring_state")
+def test_a_small_window_keeps_the_chat_usable(qtbot, make_window, ollama_settings):
+    """Resized to 800×600 the docks kept their width and the chat shrank to ≈230 px, and the toolbar
+    hid Tool activity and Settings behind its overflow arrow."""
+    w = make_window(ollama_settings, size=(1280, 800))
+    qtbot.waitUntil(lambda: w.history_dock is not None and w.history_dock.isVisible(), timeout=5000)
+    w.resize(800, 600)
+    qtbot.waitUntil(lambda: w.chat.width() >= 340, timeout=5000)
+    assert w.tool_dock.isVisible() and w.history_dock.isVisible()
+    for action in (w.settings_action, w.toggle_tools_action, w.new_chat_action):
+        button = w.toolbar.widgetForAction(action)
+        assert button is not None and button.isVisible()
+        assert button.geometry().right() <= w.toolbar.width()
+    # wide again: the buttons get their text back
+    w.resize(1280, 800)
+    qtbot.waitUntil(lambda: w.toolbar.widgetForAction(w.settings_action).toolButtonStyle()
+                    == Qt.ToolButtonStyle.ToolButtonTextBesideIcon, timeout=5000)

@@ -8,7 +8,7 @@ import time
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QAbstractButton, QApplication, QFileDialog, QLineEdit, QMessageBox
+from PySide6.QtWidgets import QAbstractButton, QApplication, QFileDialog, QLineEdit, QMessageBox, QToolButton
 
 from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.store import ConversationStore
@@ -631,3 +631,29 @@ def test_the_import_dialog_opens_where_the_last_export_or_import_went(make_panel
     again = make_panel(store)  # remembered across starts (window.ini)
     again.import_chat()
     assert Path(starts[-1]) == elsewhere.resolve()
+
+
+@pytest.mark.usefixtures("clean_keyring_state")
+def test_escape_in_the_history_search_clears_it_inside_the_window(qtbot, make_window, ollama_settings):
+    """Esc in the search box cleared it when the panel stood alone, but inside the window the
+    window's Esc (= Stop) shortcut swallowed the key: the search stayed."""
+    w = make_window(ollama_settings)
+    qtbot.waitUntil(lambda: w.history_panel is not None, timeout=5000)
+    panel = w.history_panel
+    panel.search_box.setFocus()
+    qtbot.keyClicks(panel.search_box, "hello")
+    assert panel.search_box.text() == "hello"
+    qtbot.keyClick(panel.search_box, Qt.Key.Key_Escape)
+    assert panel.search_box.text() == ""
+
+
+@pytest.mark.usefixtures("clean_keyring_state")
+def test_history_chat_button_leaves_room_for_its_menu_arrow(qtbot, make_window, ollama_settings):
+    """The footer "Chat" button's menu arrow was drawn over the last letter ("Chat⌄" looked clipped)."""
+    w = make_window(ollama_settings)
+    qtbot.waitUntil(lambda: w.history_panel is not None, timeout=5000)
+    button: QToolButton = w.history_panel.chat_button
+    text_width = button.fontMetrics().horizontalAdvance(button.text())
+    # the label, plus the arrow (≥ 8 px) and a gap, fit in the button
+    assert button.sizeHint().width() >= text_width + 8 + 14
+    assert button.width() >= button.sizeHint().width()

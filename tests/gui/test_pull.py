@@ -9,6 +9,7 @@ from desktop_agent.core.assembly import Assembly
 from desktop_agent.core.settings import Settings
 from desktop_agent.ui.pull import PullController
 from desktop_agent.ui.tasks import TaskRunner
+from tests.gui.conftest import last_turn_text, wait_idle
 from tests.servers.ollama import ollama_server  # noqa: F401 (fixture)
 
 WAIT_MS = 10_000
@@ -76,3 +77,44 @@ def test_a_failing_pull_reports_the_server_error(qtbot, controller, ollama_serve
     kind, text = seen.ends[0]
     assert kind == "failed" and "file does not exist" in str(text)
     assert len(seen.ends) == 1 and not controller.busy
+
+
+def test_new_chat_during_the_error_cards_pull(qtbot, make_window, ollama_server):  # noqa: F811
+    from tests.gui.conftest import wait_idle
+
+    errors = []
+    import sys
+    old_hook = sys.excepthook
+    sys.excepthook = lambda *a: errors.append(a[1])
+    try:
+        ollama_server.strict_models = True
+        ollama_server.pull_delay_s = 0.2
+        w = make_window(Settings(ollama_host=ollama_server.url, ollama_model="llama2"))
+        w.send("hello")
+        wait_idle(qtbot, w)
+        card = w.chat.error_cards()[0]
+        card.buttons["Pull llama2"].click()
+        qtbot.waitUntil(lambda: card.cancel_button.isVisible(), timeout=3000)
+        w.new_chat()  # idle: no question; the card is deleted
+        qtbot.waitUntil(lambda: not w.pull.busy, timeout=15_000)
+        qtbot.wait(1500)
+    finally:
+        sys.excepthook = old_hook
+    # FAULT(s): RuntimeError on the deleted card; and/or the pull's retry runs in the NEW chat
+    assert not errors, [repr(e) for e in errors]
+    assert not w.conversation.messages, [(m.role, m.content) for m in w.conversation.messages]
+
+
+@pytest.mark.usefixtures("clean_keyring_state")
+def test_after_pull_the_retried_turn_uses_the_listed_model_name(qtbot, make_window, ollama_server):  # noqa: F811
+    """Pull from the error card, then the automatic retry: the answer said "llama2" while the picker
+    and the status bar said "llama2:latest" (the retry started before the models were listed)."""
+    ollama_server.strict_models = True
+    w = make_window(Settings(ollama_host=ollama_server.url, ollama_model="llama2"))
+    w.send("hello")
+    wait_idle(qtbot, w)
+    w.chat.error_cards()[0].buttons["Pull llama2"].click()
+    qtbot.waitUntil(lambda: not w.chat.error_cards() and not w.busy and bool(last_turn_text(w)), timeout=10_000)
+    assert ollama_server.chat_requests[-1]["model"] == "llama2:latest"
+    assert w.model_combo.currentText() == "llama2:latest"
+    assert "llama2:latest" in w.backend_label.text() and "llama2:latest" in w.chat.blocks[-1].meta.text()

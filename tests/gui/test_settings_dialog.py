@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import socket
+import threading
 from datetime import UTC
 from pathlib import Path
 
@@ -29,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core import paths
 from desktop_agent.core.assembly import Assembly
-from desktop_agent.core.secrets import SERVICE, SESSION_ONLY, SYSTEM_KEYRING, SecretStore
+from desktop_agent.core.secrets import SERVICE, SESSION_ONLY, SYSTEM_KEYRING, SecretStore, normalize_base_url
 from desktop_agent.core.settings import OPENAI_PRESETS, Settings
 from desktop_agent.ui.settings.common import human_size, human_time
 from desktop_agent.ui.settings.dialog import SettingsDialog
@@ -985,3 +986,141 @@ def test_test_connection_on_ollama_replaces_a_model_that_is_not_installed(dialog
     qtbot.waitUntil(lambda: "Connected" in _shown(dialog.ollama_page.status), timeout=WAIT_MS)
     assert dialog.generation_page.model_of("ollama") == "llama3.2:latest"
     assert "“mistral” is not installed: chats will use llama3.2:latest" in _shown(dialog.ollama_page.status)
+
+
+def test_saving_the_settings_dialog_does_not_write_ollama_host_into_the_file(qtbot, make_window, monkeypatch):
+    from desktop_agent.core import paths
+    from desktop_agent.core.assembly import load_settings
+    from desktop_agent.core.secrets import SecretStore
+    from tests.helpers.keyrings import DictKeyring
+
+    Settings().updated({"ollama.host": "http://saved-box:11434", "generation.temperature": 0.1}).save()
+    monkeypatch.setenv("OLLAMA_HOST", "gpu-box:11500")
+    layered = load_settings()
+    assert layered.effective.ollama.host == "http://gpu-box:11500"
+    w = make_window(layered.effective, saved=layered.saved, store=False,
+                    secrets=SecretStore(keyring_backend=DictKeyring()))
+    w.open_settings()
+    qtbot.waitUntil(lambda: w.settings_dialog is not None, timeout=3000)
+    dlg = w.settings_dialog
+    with qtbot.waitSignal(dlg.settings_saved, timeout=5000):
+        dlg.save_button.click()  # saves nothing the user changed
+    written = json.loads(paths.settings_file().read_text())
+    # FAULT: the file now holds OLLAMA_HOST's http://gpu-box:11500; without the variable the saved host is gone
+    assert written["ollama"]["host"] == "http://saved-box:11434", written["ollama"]["host"]
+
+
+class GatedKeyring(DictKeyring):
+    """Reads wait until ``gate`` is set: a keyring that is slow to answer (an unlock prompt)."""
+
+    def __init__(self):
+        super().__init__()
+        self.gate = threading.Event()
+        self.gate.set()
+
+    def get_password(self, service, username):
+        self.gate.wait(10)
+        return super().get_password(service, username)
+
+
+def test_a_key_typed_while_the_keys_list_loads_is_kept(qtbot, dialogs):
+    """Edit the base URL, then type the key: while the new URL's keys were read, the key field was
+    disabled — the focus jumped to Timeout and the typed key was lost."""
+    backend = GatedKeyring()
+    dialog = dialogs(Settings(backend="openai", openai_base_url="https://a.example/v1"),
+                     SecretStore(keyring_backend=backend))
+    dialog.tabs.setCurrentIndex(1)
+    backend.gate.clear()  # the keyring is slow to answer from now on
+    dialog.openai_page.base_url.selectAll()
+    qtbot.keyClicks(dialog.openai_page.base_url, "https://b.example/v1")
+    qtbot.waitUntil(lambda: not dialog.openai_page.keys.loaded, timeout=5000)  # reading b's keys
+    assert dialog.openai_page.keys.new_key.isEnabled()
+    dialog.openai_page.keys.new_key.setFocus()
+    qtbot.keyClicks(dialog.openai_page.keys.new_key, KEY)
+    assert dialog.openai_page.keys.new_key.hasFocus() and dialog.openai_page.keys.new_key.text() == KEY
+    qtbot.keyClick(dialog.openai_page.keys.new_key, Qt.Key.Key_Return)
+    backend.gate.set()
+    qtbot.waitUntil(lambda: dialog.openai_page.keys.api_keys() == [KEY], timeout=5000)
+    assert dialog.openai_page.keys._keys_by_url[normalize_base_url("https://b.example/v1")] == [KEY]
+    assert not dialog.openai_page.keys._keys_by_url.get(normalize_base_url("https://a.example/v1"))
+
+
+def test_a_key_added_right_after_editing_the_url_belongs_to_the_new_url(qtbot, dialogs):
+    """Enter in the key field before the (debounced) switch to the new URL's keys: the key went to the
+    previous provider."""
+    dialog = dialogs(Settings(backend="openai", openai_base_url="https://a.example/v1"),
+                     SecretStore(keyring_backend=DictKeyring()))
+    dialog.openai_page.base_url.selectAll()
+    qtbot.keyClicks(dialog.openai_page.base_url, "https://b.example/v1")
+    assert dialog.openai_page.keys._timer.isActive()
+    dialog.openai_page.keys.new_key.setText(KEY)
+    qtbot.keyClick(dialog.openai_page.keys.new_key, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: dialog.openai_page.keys.api_keys() == [KEY], timeout=5000)
+    assert dialog.openai_page.keys._keys_url == normalize_base_url("https://b.example/v1")
+    assert not dialog.openai_page.keys._keys_by_url.get(normalize_base_url("https://a.example/v1"))
+
+
+def test_settings_show_the_ollama_host_in_use_when_OLLAMA_HOST_is_set(qtbot, make_window, ollama_server, monkeypatch):  # noqa: F811
+    """Started with OLLAMA_HOST, chats worked but Settings showed the saved localhost:11434 and
+    reported "Can't reach Ollama" as soon as it opened."""
+    monkeypatch.setenv("OLLAMA_HOST", ollama_server.url)
+    saved = Settings(ollama_host="http://localhost:11434")
+    w = make_window(saved.updated({"ollama.host": ollama_server.url}), saved=saved)
+    w.open_settings()
+    dialog = w.settings_dialog
+    assert dialog is not None
+    try:
+        assert dialog.ollama_page.host.text() == ollama_server.url
+        assert dialog.ollama_page.host_note.isVisible() and "OLLAMA_HOST" in dialog.ollama_page.host_note.text()
+    finally:
+        dialog.shutdown()
+        dialog.close()
+
+
+def _luminance(c) -> float:
+    def ch(v: int) -> float:
+        v = v / 255
+        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * ch(c.red()) + 0.7152 * ch(c.green()) + 0.0722 * ch(c.blue())
+
+
+def _indicator_contrast(qtbot, widget_cls, style) -> float:
+    """The best contrast between an unchecked indicator's pixels and the window, on the dark palette."""
+    from PySide6.QtGui import QColor
+    from PySide6.QtWidgets import QStyle, QStyleOptionButton
+
+    from desktop_agent.ui import theme
+
+    w = widget_cls("Option")
+    qtbot.addWidget(w)
+    w.setStyle(style)
+    w.setPalette(theme.dark_palette())
+    w.setAutoFillBackground(True)
+    w.resize(160, 30)
+    image = w.grab().toImage()
+    opt = QStyleOptionButton()
+    opt.initFrom(w)
+    element = (QStyle.SubElement.SE_RadioButtonIndicator if "Radio" in widget_cls.__name__
+               else QStyle.SubElement.SE_CheckBoxIndicator)
+    rect = style.subElementRect(element, opt, w)
+    window = _luminance(theme.dark_palette().color(theme.QPalette.ColorRole.Window))
+    best = 1.0
+    for x in range(rect.left(), rect.right() + 1):
+        for y in range(rect.top(), rect.bottom() + 1):
+            lum = _luminance(QColor(image.pixel(x, y)))
+            hi, lo = max(lum, window), min(lum, window)
+            best = max(best, (hi + 0.05) / (lo + 0.05))
+    return best
+
+
+def test_radio_buttons_and_check_boxes_are_visible_on_the_dark_palette(qtbot):
+    """In the dark theme the Settings "Provider" radio buttons were near-black rings on a near-black
+    window (Fusion outlines indicators with Window.darker()): an unchecked option could not be seen."""
+    from PySide6.QtWidgets import QCheckBox, QRadioButton
+
+    from desktop_agent.ui.contrast_style import ContrastStyle
+
+    style = ContrastStyle("Fusion")
+    for cls in (QRadioButton, QCheckBox):
+        assert _indicator_contrast(qtbot, cls, style) >= 3.0, cls.__name__

@@ -51,3 +51,9 @@ def test_every_chat_request_says_its_body_is_json(ollama_server, monkeypatch):
     for backend in (plain, custom):
         assert list(backend.stream_chat([Message(role="user", content="hi")], cancel=threading.Event()))[-1].done
     assert [kind for path, kind in seen if path == "/api/chat"] == ["application/json", "application/json"]
+
+
+def test_ollama_host_bare_ipv6_is_read_as_ollama_reads_it():
+    from desktop_agent.core.assembly import parse_ollama_host
+
+    assert parse_ollama_host("::1") == "http://[::1]:11434"  # FAULT: ValueError "'::1' has an invalid port"

@@ -3,6 +3,8 @@ servers' error lines (core/backends/sse.py)."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from desktop_agent.core.backends.reasons import is_context_reason, reason_text
@@ -63,3 +65,14 @@ def test_sse_events_with_error_lines_and_split_line_ends():
 def test_sse_events_lone_cr_line_ends_and_multibyte_text():
     data = 'data: {"t": "北京"}\r\rdata: x\r\r'.encode()
     assert list(sse_events([data[:9], data[9:]])) == [SseEvent('{"t": "北京"}'), SseEvent("x")]
+
+
+def test_sse_reader_is_linear_in_a_long_line_split_into_small_chunks():
+    from desktop_agent.core.backends.sse import sse_events
+
+    line = b"data: " + b"a" * 20_000 + b"\n\n"
+    t = time.perf_counter()
+    events = list(sse_events(line[i:i + 1] for i in range(len(line))))  # a server trickling bytes
+    took = time.perf_counter() - t
+    assert len(events) == 1
+    assert took < 1.0, f"{took:.1f} s of CPU for a 20 kB line"  # FAULT: ~20 s (quadratic rescans)

@@ -236,3 +236,60 @@ def test_updated_takes_dotted_names_and_validates():
     assert (s.ollama.model, s.backend, s.generation.temperature, s.model) == ("qwen3", "openai", 1.5, "gpt-4o-mini")
     with pytest.raises(ValidationError):
         Settings().updated({"ollama.keep_alive": "soon"})
+
+
+# ---- a damaged settings file costs only what is damaged -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("group", ["oops", [1, 2], None], ids=["string", "list", "null"])
+def test_a_group_of_the_wrong_type_costs_only_that_group(tmp_path, group):
+    p = tmp_path / "settings.json"
+    p.write_text(json.dumps({"version": 2, "ollama": group, "loop": {"max_steps": 3}}))
+    s, warnings = Settings.load(p)  # FAULT: TypeError: Object of type OllamaSettings is not JSON serializable
+    assert s.loop.max_steps == 3 and any("ollama" in w for w in warnings)
+
+
+def test_an_object_for_keep_alive_costs_only_keep_alive(tmp_path):
+    p = tmp_path / "settings.json"
+    p.write_text(json.dumps({"version": 2, "ollama": {"keep_alive": {}, "model": "qwen3"}, "loop": {"max_steps": 3}}))
+    s, warnings = Settings.load(p)
+    # FAULT: every value is reset ("The settings file could not be read; defaults are used.")
+    assert s.ollama.model == "qwen3" and s.loop.max_steps == 3, warnings
+
+
+def test_one_bad_tools_dir_keeps_the_others(tmp_path):
+    p = tmp_path / "settings.json"
+    p.write_text(json.dumps({"version": 2, "tools": {"dirs": ["/a", 5, "/b"]}}))
+    s, warnings = Settings.load(p)
+    assert s.tools.dirs == ["/a", "/b"], (s.tools.dirs, warnings)  # FAULT: [] (all dirs dropped)
+
+
+def test_a_settings_file_with_a_utf8_bom_is_read(tmp_path):
+    p = tmp_path / "settings.json"
+    p.write_text("\ufeff" + json.dumps({"version": 2, "ollama": {"model": "qwen3"}}), encoding="utf-8")
+    s, warnings = Settings.load(p)
+    assert s.ollama.model == "qwen3" and p.exists(), warnings  # FAULT: moved aside, defaults used
+
+
+def test_a_deeply_nested_settings_file_does_not_raise(tmp_path):
+    p = tmp_path / "settings.json"
+    p.write_text('{"version": 2, "x": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    Settings.load(p)  # FAULT: RecursionError ("Never raises for a bad file")
+
+
+def test_an_unreadable_settings_file_is_left_where_it_is(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    p = tmp_path / "settings.json"
+    p.write_text(json.dumps({"version": 2, "ollama": {"model": "qwen3"}}))
+    real = Path.read_text
+
+    def denied(self, *a, **k):
+        if self == p:
+            raise PermissionError(13, "Permission denied", str(self))  # e.g. root-owned after `sudo desktop-agent`
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(Path, "read_text", denied)
+    _s, warnings = Settings.load(p)
+    # FAULT: a file that is fine but unreadable right now is renamed to settings.json.bad-<time>
+    assert p.exists(), warnings

@@ -1063,3 +1063,44 @@ def test_another_export_of_an_imported_chat_and_a_chat_saved_here_are_noticed(st
         assert later.read_bytes() != here.read_bytes()
         previous = other.previous_import(read_chat_file(later))
         assert previous is not None and previous.conversation_id == cid and previous.imported_at is not None
+
+
+def test_a_user_message_that_could_not_be_saved_is_not_kept_in_the_chat(tmp_path):
+    from desktop_agent.core.agent import Agent
+    from desktop_agent.core.backends.base import Chunk
+    from desktop_agent.core.errors import StoreError
+    from desktop_agent.core.messages import Conversation
+    from desktop_agent.core.session import ChatSession
+    from desktop_agent.core.store import ConversationStore
+
+    class Echo:
+        name, model = "fake", "echo"
+
+        def __init__(self):
+            self.requests = []
+
+        def stream_chat(self, messages, tools=None, tool_choice="auto", cancel=None, stream=True):
+            self.requests.append([m.role for m in messages])
+            yield Chunk(text="answer")
+            yield Chunk(done=True, finish_reason="stop")
+
+        def close(self):
+            pass
+
+    store = ConversationStore(tmp_path / "c.db")
+    real, fails = store.add_message, [1]
+
+    def flaky(conv, msg):
+        if fails and msg.role == "user":
+            fails.pop()
+            raise StoreError("database is locked")
+        return real(conv, msg)
+
+    store.add_message = flaky
+    backend = Echo()
+    session = ChatSession(Conversation(), store, Agent(backend, None))
+    events = list(session.run_turn("hello"))
+    assert type(events[-1]).__name__ == "TurnFailed"  # no MessageAdded: the window gives the text back
+    list(session.run_turn("hello"))  # the user sends it again
+    # FAULT: the model gets ['system', 'user', 'user'] (the unsaved copy stayed in the conversation)
+    assert backend.requests[-1] == ["system", "user"]
