@@ -282,7 +282,18 @@ def save_changes(changes: Mapping[str, Any], path: Path | None = None) -> Settin
 def save_edit(before: Settings, after: Settings, path: Path | None = None) -> Settings:
     """Save what changed from ``before`` to ``after`` (:func:`changed_keys`) on top of the file as it is now:
     what another process wrote meanwhile and ``after`` did not change is kept."""
-    return save_changes(changed_keys(before, after), path)
+    from desktop_agent.core import paths
+
+    path = path or paths.settings_file()
+    return edit_file(edit_of(before, after, path), path)[0]
+
+
+def edit_of(before: Settings, after: Settings, path: Path) -> Callable[[Settings], Settings]:
+    """The change of the file at ``path`` an editor made from ``before`` to ``after``: its changed keys on top of
+    the file as it is — or ``after`` whole when there is no file (nothing on disk to keep: an editor opened
+    with settings of its own is saved as it shows them)."""
+    changes = changed_keys(before, after)
+    return lambda current: current.updated(changes) if path.exists() else after
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:
@@ -401,7 +412,7 @@ class Services:
     def save_settings(self, before: Settings, after: Settings) -> Layered:
         """Save what an editor changed from ``before`` to ``after`` (:func:`changed_keys`) — nothing else: a
         setting another process changed meanwhile keeps its new value unless this editor changed it too."""
-        return self.update_settings(changed_keys(before, after))
+        return self.edit_settings(edit_of(before, after, self.settings_path))
 
     def edit_settings(self, change: Callable[[Settings], Settings]) -> Layered:
         """Apply ``change`` to the settings file as it is now, under its lock (an MCP server added to the list
