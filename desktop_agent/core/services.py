@@ -26,9 +26,8 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from desktop_agent.core.assembly import Assembly
@@ -74,9 +73,10 @@ OTHER_READERS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class AppEnv:
-    """The environment variables the app uses (:data:`VARIABLES`), as read once; empty when not set."""
+class AppEnv(NamedTuple):
+    """The environment variables the app uses (:data:`VARIABLES`), as read once; empty when not set. (Named
+    tuples, not dataclasses, here: this module may be imported before the window's first frame, and a
+    dataclass costs a millisecond of start-up each, the ``dataclasses`` module more.)"""
 
     ollama_host: str = ""
     openai_api_key: str = ""
@@ -109,14 +109,13 @@ def current_env() -> AppEnv:
     return AppEnv.read()
 
 
-assert {f.name for f in fields(AppEnv)} == set(VARIABLES)  # one table, one snapshot
+assert set(AppEnv._fields) == set(VARIABLES)  # one table, one snapshot
 
 
 # ---- layering ---------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Layered:
+class Layered(NamedTuple):
     """The settings a surface works with. ``effective`` = ``saved`` + environment + flags; only ``saved``
     is ever written back. ``warnings``: what the user must be told (a reset value, an unusable variable);
     ``env_warnings`` those of them about the environment. ``env_host``: the ``OLLAMA_HOST`` URL in use,
