@@ -22,6 +22,7 @@ the store and the assembly are imported when first used.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 import threading
@@ -236,12 +237,13 @@ def settings_lock(path: Path) -> Iterator[None]:
             import msvcrt
 
             handle.seek(0)
-            while True:  # LK_LOCK gives up after ten seconds; a save waits as long as it takes
+            while True:  # LK_LOCK gives up after ten seconds (EDEADLOCK); a save waits as long as it takes
                 try:
                     msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)
                     break
-                except OSError:
-                    continue
+                except OSError as exc:
+                    if exc.errno != errno.EDEADLOCK:
+                        raise
             try:
                 yield
             finally:
@@ -262,14 +264,22 @@ def edit_file(change: Callable[[Settings], Settings], path: Path | None = None) 
     :meth:`Settings.save`) under :func:`settings_lock` — and return what was written and the warnings of
     reading it. ``change`` raising writes nothing."""
     from desktop_agent.core import paths
+
+    new, warnings, _stamped = _edit_file(change, path or paths.settings_file())
+    return new, warnings
+
+
+def _edit_file(change: Callable[[Settings], Settings],
+               path: Path) -> tuple[Settings, list[str], tuple[int, int, int] | None]:
+    """:func:`edit_file`, and the written file's :func:`_stamp` taken under the lock (a save by another process
+    right after is not mistaken for this one)."""
     from desktop_agent.core.settings import Settings
 
-    path = path or paths.settings_file()
     with settings_lock(path):
         current, warnings = Settings.load(path)
         new = change(current)
         new.save(path)
-    return new, warnings
+        return new, warnings, _stamp(path)
 
 
 def save_changes(changes: Mapping[str, Any], path: Path | None = None) -> Settings:
@@ -417,9 +427,8 @@ class Services:
         """Apply ``change`` to the settings file as it is now, under its lock (an MCP server added to the list
         as the file holds it); returns the settings layered again. ``change`` raising writes nothing."""
         with self._lock:
-            path = self.settings_path
-            saved, warnings = edit_file(change, path)
-            return self._use(saved, warnings, _stamp(path))
+            saved, warnings, stamp = _edit_file(change, self.settings_path)
+            return self._use(saved, warnings, stamp)
 
     def settings_changed(self) -> Layered | None:
         """The settings layered again when the file changed since it was last read or written here (another
