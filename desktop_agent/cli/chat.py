@@ -1,6 +1,6 @@
 """The terminal chat (``desktop-agent chat``), over the same Agent as the window: the session's set-up
-(settings layered by core.assembly, tools, the store, a new or continued chat), then one turn (``-p``) or
-the stdin loop. This is also the scripting surface:
+(through :class:`~desktop_agent.core.services.Services`: settings layered, tools, the store, a new or continued
+chat), then one turn (``-p``) or the stdin loop. This is also the scripting surface:
 
 - ``-p/--prompt TEXT``: one turn, the answer on stdout, exit.
 - ``--events``: JSON Lines on stdout: first ``{"type": "Chat", "id": <chat id>, "new": <bool>}`` (a
@@ -35,7 +35,8 @@ import argparse
 import contextlib
 import json
 import sys
-from typing import TYPE_CHECKING, Any, TextIO
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, TextIO
 
 from desktop_agent.cli.errors import EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, UsageError, terminal_text
 from desktop_agent.cli.output import Output, as_output, quiet_library_logs, write_failed, write_line
@@ -43,10 +44,9 @@ from desktop_agent.cli.parser import clean_message
 from desktop_agent.cli.turn import run_turn, turn_still_running
 
 if TYPE_CHECKING:
-    from desktop_agent.core.messages import Conversation
+    from desktop_agent.core.services import Services
     from desktop_agent.core.session import ChatSession
     from desktop_agent.core.settings import Settings
-    from desktop_agent.core.tools.permissions import PermissionEngine
     from desktop_agent.core.tools.registry import ToolRegistry
 
 #: lines that end the stdin session (case-insensitive)
@@ -66,15 +66,14 @@ _FLAG_FOR_SETTING = {
 }
 
 
-def flag_settings(args: argparse.Namespace, saved_backend: str) -> dict[str, object]:
-    """The command-line flags as dotted settings (only those given)."""
-    backend = getattr(args, "backend", None) or saved_backend
+def flag_settings(args: argparse.Namespace) -> dict[str, object]:
+    """The command-line flags as dotted settings (only those given; ``model`` is the chosen backend's)."""
     timeout = getattr(args, "timeout", None)
     flags: dict[str, object] = {
         "backend": getattr(args, "backend", None),
         "ollama.host": getattr(args, "host", None),
         "openai.base_url": getattr(args, "base_url", None),
-        f"{backend}.model": getattr(args, "model", None),
+        "model": getattr(args, "model", None),
         "openai.needs_key": False if getattr(args, "no_api_key", False) else None,
         "ollama.timeout_s": timeout,
         "openai.timeout_s": timeout,
@@ -83,72 +82,48 @@ def flag_settings(args: argparse.Namespace, saved_backend: str) -> dict[str, obj
         "loop.max_steps": getattr(args, "max_steps", None),
         "loop.tool_choice": getattr(args, "tool_choice", None),
     }
+    if getattr(args, "no_tools", False):
+        flags["tools.enabled"] = False
+    if getattr(args, "no_tools", False) or getattr(args, "no_mcp", False):
+        flags["mcp.enabled"] = False  # no server is started for this run
     return {k: v for k, v in flags.items() if v is not None}
 
 
-def load_settings(args: argparse.Namespace, err: TextIO | Output) -> Settings:
-    """Saved settings, then ``OLLAMA_HOST``, then the flags (one layering, in core.assembly). Raises
-    UsageError for bad flag values."""
-    from desktop_agent.core.assembly import FlagError, layer
-    from desktop_agent.core.settings import Settings
+def open_services(args: argparse.Namespace, err: TextIO | Output, flags: Mapping[str, object] | None = None, *,
+                  server: bool = True) -> Services:
+    """The app opened for a command: saved settings, then ``OLLAMA_HOST``, then the flags (``flags``, default
+    :func:`flag_settings`), layered by :class:`~desktop_agent.core.services.Services`; their warnings are printed
+    (the environment's only when the command talks to an Ollama server: ``server``). Raises UsageError for bad
+    flag values."""
+    from desktop_agent.core.services import FlagError, Services
 
-    saved, warnings = Settings.load()
-    for w in warnings:
-        err.write(f"desktop-agent: warning: {w}\n")
+    services = Services(flag_settings(args) if flags is None else flags, getattr(args, "data_dir", None),
+                        tool_dirs=getattr(args, "tools_dir", None) or ())
     try:
-        layered = layer(saved, flags=flag_settings(args, saved.backend))
+        layered = services.layered
     except FlagError as exc:
         flag = _FLAG_FOR_SETTING.get(exc.key, exc.key)
         raise UsageError(f"argument {flag}: {clean_message(str(exc))}") from None
-    if layered.effective.backend == "ollama":
-        for w in layered.warnings:
+    for w in services.file_warnings:
+        err.write(f"desktop-agent: warning: {w}\n")
+    if server and layered.effective.backend == "ollama":
+        for w in layered.env_warnings:
             err.write(f"desktop-agent: warning: {w}\n")
-    return layered.effective
+    return services
 
 
-def build_registry(settings: Settings, extra_dirs: list[str], err: TextIO | Output,
-                   permissions: PermissionEngine | None = None) -> ToolRegistry:
-    """The tool registry for ``settings`` and ``extra_dirs``; its problems are printed as warnings."""
-    from desktop_agent.core.assembly import build_registry as assemble
-
-    registry, problems = assemble(settings, extra_dirs, permissions)
-    for problem in problems:
+def load_tools(services: Services, settings: Settings, err: TextIO | Output) -> ToolRegistry | None:
+    """The tool registry of ``settings`` (None when tools are off) with the tools of the MCP servers that
+    started: the tool files' problems are warnings, then each server is waited for (at most its start
+    timeout) and one that failed is one warning line."""
+    services.registry(settings)  # loads the tool files (the MCP servers start meanwhile)
+    for problem in services.tool_problems():
         err.write(f"desktop-agent: warning: {problem}\n")
-    return registry
-
-
-def start_mcp_servers(settings: Settings, err: TextIO | Output) -> Any:
-    """The configured MCP servers, started and waited for (each at most its start timeout); a server that
-    failed is one warning line. None when there are none."""
-    from desktop_agent.core.assembly import start_mcp
-    from desktop_agent.core.secrets import SecretStore
-
-    manager = start_mcp(settings, SecretStore())
-    if manager is None:
-        return None
-    for state in manager.wait_ready():
+    for state in services.wait_for_mcp(settings):
         if state.state != "ready":
             tail = f" (its last output: {state.stderr[-1]})" if state.stderr else ""
             err.write(f"desktop-agent: warning: MCP server {state.line()}{tail}\n")
-    return manager
-
-
-def build_session(settings: Settings, registry, store, conversation: Conversation) -> ChatSession:
-    """The chat session for ``settings``. ``session.key_source`` says where the API keys came from
-    (``"environment"``, ``"system keyring"``, ``"this session only"``; None for Ollama or no key)."""
-    from desktop_agent.core.assembly import api_keys, backend_spec, build_agent, build_backend
-    from desktop_agent.core.session import ChatSession
-
-    secrets = None
-    if settings.backend == "openai":
-        from desktop_agent.core.secrets import SecretStore
-
-        secrets = SecretStore()
-    keys = api_keys(settings, secrets)
-    backend = build_backend(backend_spec(settings, keys), keys)
-    session = ChatSession(conversation, store, build_agent(settings, backend, registry))
-    session.key_source = keys.source  # type: ignore[attr-defined]
-    return session
+    return services.registry(settings)
 
 
 def _usage_error(args: argparse.Namespace, err: Output, message: str) -> int:
@@ -165,23 +140,13 @@ def run_chat(args: argparse.Namespace, out: TextIO | Output | None = None, err: 
     """``desktop-agent chat``: set the session up, run ``-p`` or the stdin loop; returns the exit code."""
     out, err, inp = as_output(out or sys.stdout), as_output(err or sys.stderr), inp or sys.stdin
     quiet_library_logs()
-    store = None
-    mcp = None
+    services: Services | None = None
     try:
         if args.no_tools and args.tool_choice not in (None, "auto", "none"):
             raise UsageError(f"--tool-choice {args.tool_choice} needs tools: drop --no-tools")
-        settings = load_settings(args, err)
-        from desktop_agent.core.assembly import attach_rules, permission_engine
-
-        permissions = permission_engine()
-        registry = None if args.no_tools else build_registry(settings, args.tools_dir, err, permissions)
-        if registry is not None and registry.host is not None and len(registry):
-            registry.host.warm()  # its process loads while the model is asked
-        if not args.no_tools and not getattr(args, "no_mcp", False):
-            mcp = start_mcp_servers(settings, err)
-            from desktop_agent.core.assembly import with_mcp_tools
-
-            registry = with_mcp_tools(registry, mcp, settings, permissions)
+        services = open_services(args, err)
+        settings = services.effective
+        registry = load_tools(services, settings, err)
         choice = settings.loop.tool_choice
         if registry is not None and choice not in ("auto", "required", "none") and registry.get(choice) is None:
             if getattr(args, "tool_choice", None) is not None:  # the user's flag: a usage error
@@ -196,28 +161,21 @@ def run_chat(args: argparse.Namespace, out: TextIO | Output | None = None, err: 
         if unknown:
             available = ", ".join(registry.names()) if registry is not None else "none (--no-tools)"
             raise UsageError(f"--allow-tool names no loaded tool: '{unknown[0]}'. Available: {available}")
-        from desktop_agent.core.messages import Conversation
-        from desktop_agent.core.store import ConversationStore
-
-        store = ConversationStore()
+        store = services.store  # the saved rules ("always allow" in the window or here) apply from now on
         for w in store.warnings:
             write_line(err, f"desktop-agent: warning: {w}")
-        attach_rules(permissions, store)  # the saved rules ("always allow" in the window or here)
-        permissions.allow_for_run(allowed)
-        if args.chat:
-            conversation = _open_chat(store, args.chat)
-        else:
-            conversation = Conversation(backend=settings.backend, model=settings.model)
-        session = build_session(settings, registry, store, conversation)
+        services.permissions.allow_for_run(allowed)
+        session = services.open_session(args.chat, settings) if args.chat else services.new_session(settings)
+        conversation = session.conversation
     except UsageError as exc:
-        _close(store, mcp)
+        _close(services)
         return _usage_error(args, err, str(exc))
     except Exception as exc:  # noqa: BLE001 — a setup failure the user can act on (unreadable store, bad chat id…)
         write_line(err, f"desktop-agent: {terminal_text(exc)}")
-        _close(store, mcp)
+        _close(services)
         return EXIT_FAILED
     except BaseException:  # Ctrl+C while starting: nothing of this session to keep
-        _close(store, mcp)
+        _close(services)
         raise
 
     try:
@@ -233,10 +191,7 @@ def run_chat(args: argparse.Namespace, out: TextIO | Output | None = None, err: 
         _tell_chat_id(conversation, args, err)
         return code
     finally:
-        session.agent.backend.close()
-        if registry is not None:
-            registry.close()  # the tool host's processes end with the command
-        _close(store, mcp)
+        _close(services)  # the backend, the tool host's processes and the MCP servers end with the command
 
 
 def _chat_loop(session: ChatSession, args, out: Output, err: Output, inp: TextIO) -> int:
@@ -309,12 +264,6 @@ def _lenient_input(inp: TextIO) -> None:
             reconfigure(errors="replace")
 
 
-def _open_chat(store, chat_id: str):
-    return store.load(store.resolve(chat_id))
-
-
-def _close(store, mcp: Any = None) -> None:
-    if mcp is not None:
-        mcp.close()
-    if store is not None:
-        store.close()
+def _close(services: Services | None) -> None:
+    if services is not None:
+        services.close()

@@ -63,8 +63,8 @@ def _fail(message: str) -> int:
 def run_history(args: argparse.Namespace, store=None) -> int:
     """Run ``history <command>`` from parsed ``args``; returns the exit status (0, 1 or 2).
 
-    ``store``: a :class:`~desktop_agent.core.store.ConversationStore` to use (default: open the one at
-    ``paths.store_file()``, honouring ``--data-dir``/``DESKTOP_AGENT_HOME``, and close it after).
+    ``store``: a :class:`~desktop_agent.core.store.ConversationStore` to use (default: the one of
+    :class:`~desktop_agent.core.services.Services` — honouring ``--data-dir``/``DESKTOP_AGENT_HOME`` — closed after).
     """
     command = getattr(args, "history_command", None)
     if command is None:
@@ -76,12 +76,12 @@ def run_history(args: argparse.Namespace, store=None) -> int:
         return 2
 
     from desktop_agent.core.errors import StoreError
-    from desktop_agent.core.store import ConversationStore
+    from desktop_agent.core.services import Services
 
-    own = store is None
+    services = Services(data_dir=getattr(args, "data_dir", None)) if store is None else None
     try:
-        if own:
-            store = ConversationStore()
+        if services is not None:
+            store = services.store
         for warning in store.warnings:
             _write(sys.stderr, "desktop-agent: warning: " + warning + "\n")
         code = _COMMANDS[command](store, args)
@@ -97,8 +97,8 @@ def run_history(args: argparse.Namespace, store=None) -> int:
             return _fail(f"can't write to stdout: {exc.strerror or exc}")
         return _fail(f"can't write {exc.filename}: {exc.strerror or exc}")
     finally:
-        if own and store is not None:
-            store.close()
+        if services is not None:
+            services.close()
 
 
 def _drop_stdout() -> None:

@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from desktop_agent.cli.chat import build_registry, start_mcp_servers
+from desktop_agent.cli.chat import load_tools, open_services
 from desktop_agent.cli.errors import EXIT_OK
 from desktop_agent.cli.output import Output, as_output, quiet_library_logs, write_failed, write_line
 
@@ -27,23 +27,17 @@ def run_tools(args: argparse.Namespace, out: TextIO | Output | None = None,
     quiet_library_logs()
     if getattr(args, "learned", False) or getattr(args, "forget_learned", None) is not None:
         return _learned(args.forget_learned, out, err)
-    from desktop_agent.core.settings import Settings
-
-    settings, warnings = Settings.load()
-    for w in warnings:
-        write_line(err, f"desktop-agent: warning: {w}")
-    registry = build_registry(settings, args.tools_dir, err)
-    mcp = None if getattr(args, "no_mcp", False) else start_mcp_servers(settings, err)
+    flags = {"tools.enabled": True}  # every tool is listed; those switched off are marked
+    if getattr(args, "no_mcp", False):
+        flags["mcp.enabled"] = False
+    services = open_services(args, err, flags, server=False)
     try:
-        if mcp is not None:
-            from desktop_agent.core.assembly import with_mcp_tools
-
-            registry = with_mcp_tools(registry, mcp, settings.updated({"tools.enabled": True})) or registry
+        settings = services.effective
+        registry = load_tools(services, settings, err)
+        assert registry is not None  # tools are on for this listing
         return _print(registry, settings, out, err)
     finally:
-        if mcp is not None:
-            mcp.close()
-        registry.close()
+        services.close()
 
 
 def _print(registry: ToolRegistry, settings: Settings, out: Output, err: Output) -> int:

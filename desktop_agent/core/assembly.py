@@ -1,9 +1,6 @@
-"""The one place that turns (saved settings, environment, flags) into effective settings and builds the
-backend, the tool registry and the agent from them. The window, the Settings dialog and the terminal chat
-all call it; nothing else constructs a backend.
+"""The one place that builds the backend, the tool registry and the agent from layered settings (layered by
+:mod:`desktop_agent.core.services`, which calls this). Nothing else constructs a backend.
 
-- :func:`layer` / :func:`load_settings`: the settings file, then ``OLLAMA_HOST`` (read exactly as Ollama
-  reads it, :func:`parse_ollama_host`), then command-line flags. Only the file is ever written back.
 - :func:`backend_spec` + :func:`build_backend`: everything a backend is built from, as one frozen value.
 - :class:`Assembly`: a long-lived builder that caches the backend by *everything that built it* — its whole
   spec and a fingerprint of the API keys — so a fixed key or a changed timeout is used by the next turn,
@@ -15,17 +12,19 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
-import os
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 from desktop_agent.core import paths
-from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT, TOOLS_PROMPT, Settings, check_url, is_loopback_url
+from desktop_agent.core.services import AppEnv
+from desktop_agent.core.services import FlagError as FlagError  # re-exported for the window until it opens
+from desktop_agent.core.services import Layered as Layered  # Services (integration of issue 21)
+from desktop_agent.core.services import layer as layer
+from desktop_agent.core.services import load_settings as load_settings
+from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT, TOOLS_PROMPT, Settings, is_loopback_url
 from desktop_agent.core.urls import OLLAMA_DEFAULT_PORT as OLLAMA_DEFAULT_PORT  # re-exported: the URL rules
 from desktop_agent.core.urls import parse_ollama_host as parse_ollama_host  # live in core/urls.py
 
@@ -48,72 +47,6 @@ log = logging.getLogger(__name__)
 
 #: how long a probe of a server (Test connection, the window's server check and model listing) waits
 PROBE_TIMEOUT_S = 10.0
-
-
-# ---- layering ---------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Layered:
-    """The settings a surface works with. ``effective`` = ``saved`` + environment + flags; only ``saved``
-    is ever written back. ``warnings``: what the user must be told (a reset value, an unusable variable).
-    ``env_host``: the ``OLLAMA_HOST`` URL in use, when it replaced the saved host."""
-
-    effective: Settings
-    saved: Settings
-    warnings: tuple[str, ...] = ()
-    env_host: str | None = None
-
-
-class FlagError(ValueError):
-    """A command-line value the settings refuse. ``key`` is the dotted setting it was meant for."""
-
-    def __init__(self, key: str, message: str):
-        super().__init__(message)
-        self.key = key
-
-
-def layer(saved: Settings, environ: Mapping[str, str] | None = None,
-          flags: Mapping[str, Any] | None = None, warnings: Iterable[str] = ()) -> Layered:
-    """``saved``, then ``OLLAMA_HOST`` from ``environ`` (default ``os.environ``), then ``flags`` (dotted keys,
-    ``None`` values ignored). A bad ``OLLAMA_HOST`` is a warning; a bad flag raises :class:`FlagError`."""
-    env = os.environ if environ is None else environ
-    notes = list(warnings)
-    effective = saved
-    env_host: str | None = None
-    flags = {k: v for k, v in (flags or {}).items() if v is not None}
-    raw = env.get("OLLAMA_HOST", "").strip()
-    if raw:
-        try:
-            env_host = check_url(parse_ollama_host(raw))
-            effective = effective.updated({"ollama.host": env_host})
-        except (ValueError, ValidationError) as exc:
-            env_host = None
-            if "ollama.host" not in flags:
-                notes.append(f"OLLAMA_HOST is not usable ({_first_message(exc)}); using {saved.ollama.host}")
-    if flags:
-        try:
-            effective = effective.updated(flags)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            key = ".".join(str(p) for p in first.get("loc", ()))
-            raise FlagError(key, _first_message(exc)) from None
-    return Layered(effective, saved, tuple(notes), env_host)
-
-
-def load_settings(flags: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> Layered:
-    """The saved settings file, layered with the environment and ``flags`` (see :func:`layer`)."""
-    saved, warnings = Settings.load()
-    return layer(saved, environ, flags, warnings)
-
-
-def _first_message(exc: Exception) -> str:
-    if isinstance(exc, ValidationError):
-        errors = exc.errors()
-        text = str(errors[0].get("msg", "invalid value")) if errors else "invalid value"
-    else:
-        text = str(exc)
-    return " ".join(text.replace("Value error, ", "").split())
 
 
 # ---- API keys ---------------------------------------------------------------------------------------
@@ -206,17 +139,22 @@ def build_backend(spec: BackendSpec, keys: KeySet = KeySet()) -> ChatBackend:
     return OpenAIBackend(options.pop("base_url"), options.pop("model"), list(keys.keys), **options)
 
 
-def build_probe(spec: BackendSpec, keys: KeySet = KeySet()) -> OllamaProbe | OpenAIProbe:
+def build_probe(spec: BackendSpec, keys: KeySet = KeySet(), env: AppEnv | None = None) -> OllamaProbe | OpenAIProbe:
     """What asks the server of ``spec`` for its models (and Ollama's version) with plain HTTP GETs — no
-    client library is imported (:mod:`desktop_agent.core.backends.probe`)."""
+    client library is imported (:mod:`desktop_agent.core.backends.probe`). ``env``: the environment it sends
+    and trusts what from, as the client libraries do (default: this process's)."""
     from desktop_agent.core.backends.probe import OllamaProbe, OpenAIProbe
 
+    env = env or AppEnv.read()
+    certs = (env.ssl_cert_file, env.ssl_cert_dir)
     options = dict(spec.options)
     if spec.kind == "ollama":
-        return OllamaProbe(options["host"], options["model"], timeout_s=options["timeout_s"] or PROBE_TIMEOUT_S)
+        return OllamaProbe(options["host"], options["model"], timeout_s=options["timeout_s"] or PROBE_TIMEOUT_S,
+                           api_key=env.ollama_api_key, certs=certs)
     from desktop_agent.core.backends.openai import OpenAIBackend  # the key pool and error rules; no client yet
 
-    return OpenAIProbe(OpenAIBackend(options.pop("base_url"), options.pop("model"), list(keys.keys), **options))
+    return OpenAIProbe(OpenAIBackend(options.pop("base_url"), options.pop("model"), list(keys.keys), **options),
+                       headers=env.openai_headers(), certs=certs)
 
 
 # ---- tools and the agent ----------------------------------------------------------------------------
@@ -389,6 +327,9 @@ class Assembly:
     backend_factory: BackendFactory | None = None
     registry_override: ToolRegistry | None = None
     extra_tool_dirs: tuple[str, ...] = ()
+    #: the environment snapshot of the :class:`~desktop_agent.core.services.Services` that made it (None: this
+    #: process's, read when needed)
+    env: AppEnv | None = None
     #: problems from tool loading not yet shown to the user
     pending_problems: list[str] = field(default_factory=list)
     #: counts :meth:`reload_tools` calls: a list of tools made before a reload is out of date
@@ -581,7 +522,7 @@ class Assembly:
             return self.backend_factory(settings, keyset)
         if probe:
             spec = backend_spec(settings, keyset, timeout_s=timeout_s or PROBE_TIMEOUT_S, retries=0)
-            return build_probe(spec, keyset)
+            return build_probe(spec, keyset, self.env)
         return build_backend(backend_spec(settings, keyset, timeout_s=timeout_s), keyset)
 
     def agent(self, settings: Settings, on_message: OnMessage | None = None) -> Agent:

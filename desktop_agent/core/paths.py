@@ -28,7 +28,11 @@ def home_override() -> Path | None:
 def _home() -> Path | None:
     if _override is not None:
         return _override
-    env = os.environ.get("DESKTOP_AGENT_HOME")
+    # no --data-dir set: DESKTOP_AGENT_HOME, read where the environment is read (a process that opened no
+    # Services yet: the window's first frame, the tool host child)
+    from desktop_agent.core.services import current_env
+
+    env = current_env().home
     return Path(env).expanduser() if env else None
 
 

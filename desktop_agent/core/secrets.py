@@ -30,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 import threading
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -152,7 +151,9 @@ class SecretStore:
     ``base_url``: the provider whose keys the methods handle when they are called without one;
     None = the ``openai_base_url`` of the saved settings. ``keyring_backend``: use this
     ``keyring.backend.KeyringBackend`` instead of the one ``keyring`` detects (tests). ``environ``:
-    the environment to read ``OPENAI_API_KEY`` from (default ``os.environ``).
+    the environment to read ``OPENAI_API_KEY`` from (default: this process's, read at each use through
+    :func:`desktop_agent.core.services.current_env`; :class:`~desktop_agent.core.services.Services` hands its
+    snapshot down).
 
     Thread-safe; every method may block while the keyring shows an unlock prompt, so the window calls
     them off the GUI thread. No method raises for a keyring failure.
@@ -167,7 +168,7 @@ class SecretStore:
     ):
         self._base_url = base_url
         self._given_backend = keyring_backend
-        self._environ = environ if environ is not None else os.environ
+        self._environ = environ
         self._lock = threading.RLock()
         self._backend: Any = None
         self._checked = False
@@ -312,7 +313,12 @@ class SecretStore:
         return _decode(raw)
 
     def _env_key(self) -> str | None:
-        value = (self._environ.get(ENV_VAR) or "").strip()
+        if self._environ is None:
+            from desktop_agent.core.services import current_env
+
+            value = current_env().openai_api_key.strip()
+        else:
+            value = (self._environ.get(ENV_VAR) or "").strip()
         return value or None
 
     def _session(self, provider: str) -> list[str] | None:

@@ -11,7 +11,8 @@ Reading never loses the user's data:
   beside it (``settings.json.bad-<time>``);
 - a file that is not a JSON object at all gives the defaults, and is moved aside, never overwritten.
 
-Layering (file, environment, command-line flags) is not done here but in :mod:`desktop_agent.core.assembly`.
+Layering (file, environment, command-line flags) is not done here but in :mod:`desktop_agent.core.services`,
+which also owns the file's saves (only what changed, on top of the file as it is now, under a lock).
 """
 
 from __future__ import annotations

@@ -3,11 +3,11 @@ read with :mod:`json` alone, without the settings schema (:mod:`desktop_agent.co
 the largest part of start-up).
 
 The glance only decides what the first frame shows; the window then loads the real settings
-(:func:`desktop_agent.core.assembly.load_settings`: validation, migration, layering) and shows those. So it
+(:func:`desktop_agent.core.services.load_settings`: validation, migration, layering) and shows those. So it
 answers None whenever what it shows could differ from them: a file it cannot read as the current grouped
 schema (missing version, an older or newer schema, not an object, unreadable) or a value of an unexpected type
 — then the window loads the settings first, as before. The hosts are the file's: an ``OLLAMA_HOST`` in the
-environment is layered over them with the real settings (core/assembly.py), and the frame shows a host only
+environment is layered over them with the real settings (core/services.py), and the frame shows a host only
 in a tooltip, set again then. Its defaults are :class:`~desktop_agent.core.settings.Settings`' (a test keeps
 them equal).
 """

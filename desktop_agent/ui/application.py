@@ -27,7 +27,8 @@ log = logging.getLogger(__name__)
 
 def display_problem(environ: dict[str, str] | None = None) -> str | None:
     """Why Qt could not open a window here, or None. Checked before QApplication exists, because Qt
-    aborts the process (exit 134, core dump) when it finds no display or no xcb cursor library."""
+    aborts the process (exit 134, core dump) when it finds no display or no xcb cursor library. The
+    variables are Qt's own, not the app's configuration (see core.services.OTHER_READERS)."""
     env = os.environ if environ is None else environ
     if not sys.platform.startswith("linux") or env.get("QT_QPA_PLATFORM"):
         return None
@@ -159,9 +160,9 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
         app.setWindowIcon(icons.app_icon())
         window = MainWindow(glance=seen)
     else:
-        from desktop_agent.core.assembly import load_settings
+        from desktop_agent.core.services import Services
 
-        layered = load_settings(settings_overrides)
+        layered = Services(settings_overrides).layered
         theme.apply(app, layered.effective.appearance.theme)
         app.setWindowIcon(icons.app_icon())
         window = MainWindow(layered.effective, saved=layered.saved, warnings=list(layered.warnings))

@@ -133,18 +133,22 @@ def indicator_outline(palette: QPalette) -> QColor:
     return mix(palette.color(QPalette.ColorRole.WindowText), palette.color(QPalette.ColorRole.Window), 0.5)
 
 
-def apply(app: QApplication, choice: str = "system", *, contrast_later: bool = False) -> None:
+def apply(app: QApplication, choice: str = "system", *, contrast_later: bool = False,
+          override: str | None = None) -> None:
     """Fusion everywhere (a consistent look) and the palette for ``choice`` — "light", "dark" or "system"
-    (the desktop's colour scheme). ``DESKTOP_AGENT_THEME=dark|light`` wins over the setting. A dark palette
+    (the desktop's colour scheme). ``override`` (``DESKTOP_AGENT_THEME=dark|light``; default: this process's,
+    from :func:`~desktop_agent.core.services.current_env`) wins over the setting. A dark palette
     gets :class:`~desktop_agent.ui.contrast_style.ContrastStyle` (Fusion with indicators that show on it); a
     light one plain Fusion, which draws the same without a Python call for every primitive painted.
 
     ``contrast_later``: a dark palette keeps plain Fusion until :func:`apply_contrast` — the window's first
     frame has no radio button or check box for it to draw, and is painted faster without it."""
-    import os
-
     global _contrast_pending
-    choice = os.environ.get("DESKTOP_AGENT_THEME", "").lower() or choice
+    if override is None:
+        from desktop_agent.core.services import current_env
+
+        override = current_env().theme
+    choice = override.lower() or choice
     if choice not in ("dark", "light"):
         try:
             scheme = app.styleHints().colorScheme()

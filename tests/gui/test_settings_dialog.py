@@ -1124,3 +1124,50 @@ def test_radio_buttons_and_check_boxes_are_visible_on_the_dark_palette(qtbot):
     style = ContrastStyle("Fusion")
     for cls in (QRadioButton, QCheckBox):
         assert _indicator_contrast(qtbot, cls, style) >= 3.0, cls.__name__
+
+
+# ---- Save writes what changed here, on top of the file as it is now (issue 21) -----------------------------
+
+
+def test_save_with_nothing_changed_keeps_an_mcp_server_another_process_added(dialogs, qtbot):
+    """The issue's repro in the dialog: opened from the saved settings, a server added to the file meanwhile
+    (`desktop-agent mcp add` in a terminal), Save with nothing changed — the server stays, and the window is
+    handed the settings with it."""
+    import sys
+
+    from desktop_agent.core.services import Services
+
+    Services(environ={}).update_settings({"loop.max_steps": 4})
+    dialog = dialogs(Settings.load()[0])
+    server = {"name": "clock", "command": sys.executable, "args": ["-c", "pass"]}
+    Services(environ={}).update_settings({"mcp.servers": [server]})
+    with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS) as saved:
+        dialog.save_button.click()
+    assert [s.name for s in Settings.load()[0].mcp.servers] == ["clock"]
+    assert [s.name for s in saved.args[0].mcp.servers] == ["clock"]
+    assert Settings.load()[0].loop.max_steps == 4
+
+
+def test_save_writes_the_change_made_here_and_keeps_the_others(dialogs, qtbot):
+    from desktop_agent.core.services import Services
+
+    Services(environ={}).update_settings({"loop.max_steps": 4})
+    dialog = dialogs(Settings.load()[0])
+    Services(environ={}).update_settings({"generation.temperature": 0.3})  # another process, meanwhile
+    dialog.appearance_page.theme_buttons["dark"].setChecked(True)
+    with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS):
+        dialog.save_button.click()
+    on_file = Settings.load()[0]
+    assert on_file.appearance.theme == "dark" and on_file.generation.temperature == 0.3
+    assert on_file.loop.max_steps == 4
+
+
+def test_the_notes_about_the_environment_come_from_the_snapshot_given(dialogs, monkeypatch):
+    from desktop_agent.core.services import AppEnv
+
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)
+    monkeypatch.delenv("DESKTOP_AGENT_THEME", raising=False)
+    dialog = dialogs(env=AppEnv(ollama_host=":11500", theme="dark"))
+    assert "http://127.0.0.1:11500" in dialog.ollama_page.host_note.text()
+    assert "dark" in dialog.appearance_page.override_note.text()
+    assert not dialog.appearance_page.override_note.isHidden()

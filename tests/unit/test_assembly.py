@@ -1,19 +1,14 @@
-"""core/assembly.py: one layering of (file, environment, flags), one OLLAMA_HOST parser read as Ollama reads
-it, and backends keyed by everything that built them."""
+"""core/assembly.py: one OLLAMA_HOST parser read as Ollama reads it, and backends keyed by everything that
+built them (the layering of file, environment and flags is tested with core/services.py, test_services.py)."""
 
 from __future__ import annotations
-
-import argparse
 
 import pytest
 
 from desktop_agent.core.assembly import (
     Assembly,
-    FlagError,
     KeySet,
     backend_spec,
-    layer,
-    load_settings,
     parse_ollama_host,
 )
 from desktop_agent.core.settings import Settings
@@ -50,41 +45,6 @@ def test_ollama_host_agrees_with_the_ollama_client():
 def test_bad_port_is_a_value_error():
     with pytest.raises(ValueError, match="invalid port"):
         parse_ollama_host("gpu-box:abc")
-
-
-@pytest.mark.parametrize("value", [":11500", "gpu-box"])
-def test_window_and_terminal_use_the_same_host(value, monkeypatch):
-    """The window (load_settings with no flags) and the terminal chat (cli.chat.load_settings) mean one host."""
-    import io
-
-    from desktop_agent.cli import chat
-
-    monkeypatch.setenv("OLLAMA_HOST", value)
-    window = load_settings().effective.ollama.host
-    args = argparse.Namespace(backend=None, host=None, base_url=None, model=None, no_api_key=False, timeout=None,
-                              system=None, temperature=None, max_steps=None, tool_choice=None)
-    terminal = chat.load_settings(args, io.StringIO()).ollama.host
-    assert window == terminal == parse_ollama_host(value)
-
-
-def test_layers_file_then_environment_then_flags():
-    saved = Settings(ollama_host="http://saved:1", ollama_model="a")
-    got = layer(saved, {"OLLAMA_HOST": "env-host"}, {"ollama.model": "b"})
-    assert got.effective.ollama.host == "http://env-host:11434" and got.env_host == got.effective.ollama.host
-    assert got.effective.ollama.model == "b"
-    assert got.saved == saved  # never written back
-    flagged = layer(saved, {"OLLAMA_HOST": "env-host"}, {"ollama.host": "http://flag:2"})
-    assert flagged.effective.ollama.host == "http://flag:2"
-
-
-def test_bad_environment_is_a_warning_and_bad_flag_an_error():
-    saved = Settings()
-    got = layer(saved, {"OLLAMA_HOST": "gpu box:1"}, {})
-    assert got.effective.ollama.host == saved.ollama.host
-    assert len(got.warnings) == 1 and "OLLAMA_HOST is not usable" in got.warnings[0]
-    with pytest.raises(FlagError) as info:
-        layer(saved, {}, {"generation.temperature": 5})
-    assert info.value.key == "generation.temperature"
 
 
 def test_spec_holds_every_constructor_option_of_the_backend():

@@ -19,7 +19,6 @@ methods the callers use (``list_models``, ``server_version``, ``describe``, ``cl
 from __future__ import annotations
 
 import json
-import os
 import socket
 import ssl
 import urllib.error
@@ -67,14 +66,17 @@ class Broken(Exception):
     """Connected, but the exchange broke (connection reset, not HTTP)."""
 
 
-def get(url: str, headers: dict[str, str], timeout_s: float, body: Any = None) -> Answer:
+def get(url: str, headers: dict[str, str], timeout_s: float, body: Any = None, *,
+        certs: tuple[str, str] | None = None) -> Answer:
     """``GET url`` — or ``POST`` of ``body`` as JSON when given; an HTTP error status is an :class:`Answer` too.
-    Raises :class:`Unreachable`, :class:`NoAnswer` or :class:`Broken`."""
+    ``certs``: ``SSL_CERT_FILE`` and ``SSL_CERT_DIR`` (default: this process's, from
+    :func:`~desktop_agent.core.services.current_env`). Raises :class:`Unreachable`, :class:`NoAnswer` or
+    :class:`Broken`."""
     data = json.dumps(body).encode("utf-8") if body is not None else None
     extra = {"Content-Type": "application/json"} if data is not None else {}
     request = urllib.request.Request(url, data=data, headers={"Accept": "application/json",
                                                               "User-Agent": USER_AGENT, **extra, **headers})
-    context = _tls_context() if url.lower().startswith("https:") else None
+    context = _tls_context(*(certs or _env_certs())) if url.lower().startswith("https:") else None
     try:
         # http(s) URLs only: checked by Settings
         response = urllib.request.urlopen(request, timeout=timeout_s, context=context)
@@ -105,13 +107,21 @@ def _lower(items: Any) -> dict[str, str]:
     return {str(k).lower(): str(v) for k, v in items}
 
 
-def _tls_context() -> ssl.SSLContext:
-    """The certificates httpx (and so the official clients) trust: ``SSL_CERT_FILE``, ``SSL_CERT_DIR``, else
-    certifi's bundle — not only the system's, which a frozen build may not find."""
-    if os.environ.get("SSL_CERT_FILE"):
-        return ssl.create_default_context(cafile=os.environ["SSL_CERT_FILE"])
-    if os.environ.get("SSL_CERT_DIR"):
-        return ssl.create_default_context(capath=os.environ["SSL_CERT_DIR"])
+def _env_certs() -> tuple[str, str]:
+    from desktop_agent.core.services import current_env
+
+    env = current_env()
+    return env.ssl_cert_file, env.ssl_cert_dir
+
+
+def _tls_context(cert_file: str = "", cert_dir: str = "") -> ssl.SSLContext:
+    """The certificates httpx (and so the official clients) trust: ``SSL_CERT_FILE`` (``cert_file``),
+    ``SSL_CERT_DIR`` (``cert_dir``), else certifi's bundle — not only the system's, which a frozen build may
+    not find."""
+    if cert_file:
+        return ssl.create_default_context(cafile=cert_file)
+    if cert_dir:
+        return ssl.create_default_context(capath=cert_dir)
     try:
         import certifi
     except ImportError:  # pragma: no cover - certifi comes with httpx
@@ -124,12 +134,17 @@ class OllamaProbe:
 
     name = "ollama"
 
-    def __init__(self, host: str, model: str = "", *, timeout_s: float = 10.0):
+    def __init__(self, host: str, model: str = "", *, timeout_s: float = 10.0, api_key: str | None = None,
+                 certs: tuple[str, str] | None = None):
         self.host = host.rstrip("/")
         self.model = model
         self.timeout_s = timeout_s
-        api_key = os.environ.get("OLLAMA_API_KEY")  # as ollama.Client sends it (hosted Ollama)
+        if api_key is None:  # OLLAMA_API_KEY, as ollama.Client sends it (hosted Ollama)
+            from desktop_agent.core.services import current_env
+
+            api_key = current_env().ollama_api_key
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._certs = certs
 
     def describe(self) -> str:
         return f"ollama · {self.model} @ {self.host}"
@@ -167,7 +182,7 @@ class OllamaProbe:
         from desktop_agent.core.backends.ollama import _connect_detail, json_answer
 
         try:
-            answer = get(self.host + path, self._headers, self.timeout_s, body)
+            answer = get(self.host + path, self._headers, self.timeout_s, body, certs=self._certs)
         except Unreachable as exc:
             raise errors.BackendUnreachable(self.host, detail=_connect_detail(exc)) from None
         except NoAnswer:
@@ -197,14 +212,22 @@ class _StatusAnswer(Exception):
 class OpenAIProbe:
     """An OpenAI-compatible server's models (``GET {base_url}/models``), with the keys tried in turn as
     :class:`~desktop_agent.core.backends.openai.OpenAIBackend` tries them (``backend``: the one whose base
-    URL, keys, timeout and error rules are used; it opens no connection itself)."""
+    URL, keys, timeout and error rules are used; it opens no connection itself). ``headers``: the organization
+    and project headers to send (default: this process's ``OPENAI_ORG_ID`` / ``OPENAI_PROJECT_ID``)."""
 
     name = "openai"
 
-    def __init__(self, backend: Any):
+    def __init__(self, backend: Any, *, headers: dict[str, str] | None = None,
+                 certs: tuple[str, str] | None = None):
         self._backend = backend
         self.model = backend.model
         self.base_url = backend.base_url
+        if headers is None:
+            from desktop_agent.core.services import current_env
+
+            headers = current_env().openai_headers()
+        self._env_headers = headers
+        self._certs = certs
 
     @property
     def pool(self) -> KeyPool:
@@ -222,10 +245,8 @@ class OpenAIProbe:
 
     def _attempt(self, _index: int, key: str) -> list[ModelInfo]:
         headers = {"Authorization": f"Bearer {key}"}
-        for variable, header in (("OPENAI_ORG_ID", "OpenAI-Organization"), ("OPENAI_PROJECT_ID", "OpenAI-Project")):
-            if os.environ.get(variable):  # as the openai client sends them
-                headers[header] = os.environ[variable]
-        answer = get(f"{self.base_url}/models", headers, self._backend.timeout_s)
+        headers.update(self._env_headers)  # OPENAI_ORG_ID, OPENAI_PROJECT_ID: as the openai client sends them
+        answer = get(f"{self.base_url}/models", headers, self._backend.timeout_s, certs=self._certs)
         if answer.status >= 400:
             raise _StatusAnswer(answer)
         return self._backend.models_from_listing(f"{self.base_url}/models", answer.body.decode("utf-8-sig", "replace"),

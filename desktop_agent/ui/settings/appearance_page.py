@@ -3,8 +3,6 @@ window as soon as the settings are saved."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtWidgets import QButtonGroup, QFormLayout, QRadioButton, QVBoxLayout
@@ -18,19 +16,22 @@ THEMES: tuple[tuple[str, str], ...] = (
 )
 
 
-def theme_override_note(environ: Mapping[str, str]) -> str | None:
-    """The note saying ``DESKTOP_AGENT_THEME`` is set and wins over the choice (None when it is not set)."""
-    value = environ.get("DESKTOP_AGENT_THEME", "").strip()
+def theme_override_note(value: str) -> str | None:
+    """The note saying ``DESKTOP_AGENT_THEME`` is set (to ``value``) and wins over the choice (None when it is
+    not set)."""
+    value = value.strip()
     if not value:
         return None
     return f"`DESKTOP_AGENT_THEME` is set ({value}): it wins over this choice while it is set."
 
 
 class AppearancePage(SettingsPage):
-    """``appearance.theme`` as three radio buttons."""
+    """``appearance.theme`` as three radio buttons. ``theme_override``: the value of ``DESKTOP_AGENT_THEME``
+    ("" when it is not set), shown in a note."""
 
-    def __init__(self) -> None:
+    def __init__(self, theme_override: str = "") -> None:
         super().__init__()
+        self._theme_override = theme_override
         outer = QVBoxLayout(self)
         form = QFormLayout()
         outer.addLayout(form)
@@ -52,7 +53,7 @@ class AppearancePage(SettingsPage):
 
     def load(self, settings: Settings) -> None:
         self.theme_buttons[settings.appearance.theme].setChecked(True)
-        show(self.override_note, theme_override_note(os.environ), "info")
+        show(self.override_note, theme_override_note(self._theme_override), "info")
 
     def values(self) -> dict[str, Any]:
         return {"appearance.theme": self.theme()}

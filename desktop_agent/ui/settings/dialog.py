@@ -25,6 +25,7 @@ Use::
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core.assembly import Assembly
 from desktop_agent.core.secrets import SecretStore
+from desktop_agent.core.services import AppEnv, current_env, ollama_host_note, save_edit
 from desktop_agent.core.settings import Settings
 from desktop_agent.ui.pull import PullController
 from desktop_agent.ui.settings.appearance_page import AppearancePage
@@ -89,10 +91,15 @@ class SettingsDialog(QDialog):
     (default: the assembly's, else a new :class:`SecretStore`). ``assembly``: builds every backend
     (default: ``Assembly(secrets=secrets)``). ``pull``: the window's pull controller (default: one of the
     dialog's own). ``settings_path``: the file Save writes (default: the user config dir).
-    ``auto_refresh``: list the Ollama models in the background when the dialog opens.
+    ``auto_refresh``: list the Ollama models in the background when the dialog opens. ``env``: the environment
+    the notes about ``OLLAMA_HOST`` and ``DESKTOP_AGENT_THEME`` come from (default: this process's).
+    ``saver``: writes what changed from :attr:`started_from` to the settings being saved, on top of the file as
+    it is now, and returns what the file then holds (default: :func:`~desktop_agent.core.services.save_edit`;
+    the window passes :meth:`Services.save_settings <desktop_agent.core.services.Services.save_settings>`).
 
-    On Save: the settings file is written, changed keys are saved through ``secrets``, then
-    :attr:`settings_saved` is emitted with the new :class:`Settings` and the dialog is accepted
+    On Save: only the settings changed here are written — a change another process (``desktop-agent mcp add``)
+    made to the file meanwhile is kept — changed keys are saved through ``secrets``, then
+    :attr:`settings_saved` is emitted with the new saved :class:`Settings` and the dialog is accepted
     (:attr:`saved_settings` holds it too).
     """
 
@@ -109,6 +116,8 @@ class SettingsDialog(QDialog):
         settings_path: Path | None = None,
         auto_refresh: bool = True,
         file_host: str | None = None,
+        env: AppEnv | None = None,
+        saver: Callable[[Settings, Settings], Settings] | None = None,
     ):
         super().__init__(parent)
         self.setWindowTitle("Settings")
@@ -124,6 +133,8 @@ class SettingsDialog(QDialog):
         #: unchanged host field writes this one back, so the environment never lands in the file
         self._file_host = file_host
         self._settings_path = settings_path
+        self._env = env if env is not None else current_env()
+        self._saver = saver
         self.saved_settings: Settings | None = None
         self.key_locations: dict[str, str] = {}
         self._candidate: Settings | None = settings
@@ -161,12 +172,13 @@ class SettingsDialog(QDialog):
         provider_row.addStretch(1)
         root.addLayout(provider_row)
 
-        self.ollama_page = OllamaPage(self._assembly, self.tasks, self._pull)
+        self.ollama_page = OllamaPage(self._assembly, self.tasks, self._pull,
+                                      host_note=ollama_host_note(self._env.ollama_host))
         self.openai_page = OpenAIPage(self._assembly, self._secrets, self.tasks)
         self.generation_page = GenerationPage()
         self.tools_page = ToolsPage(self._assembly, self.tasks)
         self.tools_page.show_rules(self._assembly.permissions.rules)
-        self.appearance_page = AppearancePage()
+        self.appearance_page = AppearancePage(theme_override=self._env.theme)
         self.mcp_page = McpPage(self._assembly, self._secrets, self.tasks)
         self.pages: list[SettingsPage] = [
             self.ollama_page, self.openai_page, self.generation_page, self.tools_page, self.appearance_page,
@@ -350,8 +362,11 @@ class SettingsDialog(QDialog):
         if self._file_host and settings.ollama.host == self._original.ollama.host:
             settings = settings.updated({"ollama.host": self._file_host})
         try:
-            settings.save(self._settings_path)
-        except OSError as exc:
+            if self._saver is not None:
+                settings = self._saver(self.started_from, settings)
+            else:
+                settings = save_edit(self.started_from, settings, self._settings_path)
+        except (OSError, ValueError) as exc:  # ValueError: the file's settings refuse a change (pydantic)
             show(self.status_label, f"The settings could not be saved: {exc}", "err")
             return
         self._saving = True  # the MCP servers' secrets first: the servers restart with them once this emits
@@ -374,6 +389,14 @@ class SettingsDialog(QDialog):
             return
         self.save_button.setEnabled(False)
         show(self.status_label, "Saving…", "info")
+
+    @property
+    def started_from(self) -> Settings:
+        """The settings as the file held them when the dialog opened (the host the file holds, not the one
+        ``OLLAMA_HOST`` gives): Save writes what differs from these, nothing else."""
+        if self._file_host:
+            return self._original.updated({"ollama.host": self._file_host})
+        return self._original
 
     def _save_keys(self, settings: Settings, mcp_lost: bool = False) -> None:
         """The settings file is written: save the API keys, then tell the window."""

@@ -7,16 +7,14 @@ Every request goes through :meth:`Assembly.one_off_backend` with the host being 
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import ValidationError
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLineEdit, QMessageBox, QPushButton, QVBoxLayout
 
-from desktop_agent.core.assembly import PROBE_TIMEOUT_S, Assembly, parse_ollama_host
-from desktop_agent.core.settings import Settings, check_url
+from desktop_agent.core.assembly import PROBE_TIMEOUT_S, Assembly
+from desktop_agent.core.settings import Settings
 from desktop_agent.core.urls import clean_ollama_host
 from desktop_agent.ui.errors import one_line
 from desktop_agent.ui.pull import PullController
@@ -43,20 +41,6 @@ def _ollama(assembly: Assembly, target: Settings) -> OllamaProbe:
     return cast("OllamaProbe", assembly.one_off_backend(target, probe=True))
 
 
-def ollama_host_note(environ: Mapping[str, str]) -> tuple[str | None, str]:
-    """The note under the host field about ``OLLAMA_HOST`` (None when it is not set) and its kind. The
-    variable is read as Ollama reads it (``":11500"`` is ``http://127.0.0.1:11500``)."""
-    raw = environ.get("OLLAMA_HOST", "").strip()
-    if not raw:
-        return None, "info"
-    try:
-        url = check_url(parse_ollama_host(raw))
-    except ValueError as exc:
-        return f"OLLAMA_HOST is set ({raw}) but cannot be used: {exc}. The saved host is used.", "warn"
-    shown = url if url == raw else f"{raw}, that is {url}"
-    return f"OLLAMA_HOST is set ({shown}): it replaces the saved host each time the app starts.", "info"
-
-
 class OllamaPage(SettingsPage):
     """``model_chosen(name)``: the user picked an installed model for chats; ``connection_tested(names)``: Test
     connection worked and ``names`` are installed; ``models_listed(names)``:
@@ -66,8 +50,11 @@ class OllamaPage(SettingsPage):
     models_listed = Signal(list)
     connection_tested = Signal(list)
 
-    def __init__(self, assembly: Assembly, tasks: TaskRunner, pull: PullController):
+    def __init__(self, assembly: Assembly, tasks: TaskRunner, pull: PullController, *,
+                 host_note: tuple[str | None, str] = (None, "info")):
         super().__init__()
+        #: the note about OLLAMA_HOST and its kind (:meth:`desktop_agent.core.services.Services.ollama_host_note`)
+        self._host_note = host_note
         self._connected = ""  # the last Test connection's result
         self._assembly = assembly
         self._tasks = tasks
@@ -147,8 +134,7 @@ class OllamaPage(SettingsPage):
             self.host.setText(settings.ollama.host)
             self.timeout.setText(f"{settings.ollama.timeout_s:g}")
             self.next_data.setText(f"{settings.ollama.next_data_timeout_s:g}")
-            note, kind = ollama_host_note(os.environ)
-            show(self.host_note, note, kind)
+            show(self.host_note, *self._host_note)
         finally:
             self._loading = False
 

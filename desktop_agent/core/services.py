@@ -1,0 +1,577 @@
+"""Services: the ONE composition root. Every terminal command opens the app through it (and the window will):
+opened once from command-line flags (dotted settings), a data folder and the environment, it layers the
+settings, owns the settings file, and holds — opened lazily, on first use — the secret store, the chat store,
+the permission engine with its saved rules, the :class:`~desktop_agent.core.assembly.Assembly` (backend,
+tools, agents) and the MCP servers; it hands out :class:`~desktop_agent.core.session.ChatSession`\\ s.
+
+- **The environment is read here and only here** (:class:`AppEnv`, an immutable snapshot of the variables the
+  app uses); the values are handed down as parameters. Modules used without a ``Services`` (the window until
+  it opens one, the tool host child) fall back to :func:`current_env` — still read here. The reads left
+  elsewhere belong to another process or to Qt (:data:`OTHER_READERS`; a test keeps the code to that list).
+- **Layering** (:func:`layer`): the settings file, then ``OLLAMA_HOST`` (read as Ollama reads it), then the
+  flags. Only the file is ever written back.
+- **Saves never lose another process's change**: a save writes only the keys the caller changed, on top of
+  the file as it is now — re-read under an exclusive lock on a file beside it (:func:`save_changes`).
+  :meth:`Services.settings_changed` and :meth:`Services.store_changed` are cheap checks for changes made by
+  another process (a window calls them when it gets the focus).
+
+Nothing heavy is imported with this module (the window's first frame may import it): the settings schema,
+the store and the assembly are imported when first used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from desktop_agent.core.assembly import Assembly
+    from desktop_agent.core.mcp.manager import McpManager, ServerState
+    from desktop_agent.core.messages import Conversation
+    from desktop_agent.core.secrets import SecretStore
+    from desktop_agent.core.session import ChatSession
+    from desktop_agent.core.settings import Settings
+    from desktop_agent.core.store import ConversationStore
+    from desktop_agent.core.tools.permissions import PermissionEngine
+    from desktop_agent.core.tools.registry import ToolRegistry
+
+
+# ---- the environment ----------------------------------------------------------------------------------
+
+#: every environment variable that configures the app: :class:`AppEnv`'s field → the variable
+VARIABLES: dict[str, str] = {
+    "ollama_host": "OLLAMA_HOST",  # the Ollama server, over the saved host (as Ollama itself reads it)
+    "openai_api_key": "OPENAI_API_KEY",  # a key for OpenAI-compatible servers, after the keyring's
+    "home": "DESKTOP_AGENT_HOME",  # every folder of the app under one (as --data-dir)
+    "theme": "DESKTOP_AGENT_THEME",  # the colour theme, over the saved one
+    "ollama_api_key": "OLLAMA_API_KEY",  # hosted Ollama: sent by the probe as ollama.Client sends it
+    "ssl_cert_file": "SSL_CERT_FILE",  # the certificates the probe trusts, as httpx does
+    "ssl_cert_dir": "SSL_CERT_DIR",
+    "openai_org": "OPENAI_ORG_ID",  # headers the probe sends as the openai client does
+    "openai_project": "OPENAI_PROJECT_ID",
+}
+
+#: the reads of the environment outside this module, and why they stay there (a test checks the code
+#: against this list: a new read of app configuration belongs in :class:`AppEnv`)
+OTHER_READERS: dict[str, str] = {
+    "desktop_agent/core/tools/host.py":
+        "the tool host child's environment is built from this process's: the child's, not configuration",
+    "desktop_agent/core/tools/host_main.py": "the tool host child process reads what its parent gave it",
+    "desktop_agent/toolkit.py": "the tool authors' API runs inside the tool's process (the host child, `mcp serve`, "
+                                "a script) and reads DESKTOP_AGENT_ALLOWED_FOLDERS given to that process; the "
+                                "approval preview asks it so that it shows the file the tool will really use",
+    "desktop_agent/ui/theme.py": "QT_STYLE_OVERRIDE is Qt's own: the user's style wins over ours",
+    "desktop_agent/ui/application.py": "DISPLAY, WAYLAND_DISPLAY, QT_QPA_PLATFORM are Qt's own: checked before "
+                                       "QApplication, because Qt aborts the process without a display",
+    "desktop_agent/ui/first_frame.py": "DESKTOP_AGENT_BENCH_FIRST_PAINT is the benchmark's probe of the first "
+                                       "frame, not configuration",
+}
+
+
+class AppEnv(NamedTuple):
+    """The environment variables the app uses (:data:`VARIABLES`), as read once; empty when not set. (Named
+    tuples, not dataclasses, here: this module may be imported before the window's first frame, and a
+    dataclass costs a millisecond of start-up each, the ``dataclasses`` module more.)"""
+
+    ollama_host: str = ""
+    openai_api_key: str = ""
+    home: str = ""
+    theme: str = ""
+    ollama_api_key: str = ""
+    ssl_cert_file: str = ""
+    ssl_cert_dir: str = ""
+    openai_org: str = ""
+    openai_project: str = ""
+
+    @classmethod
+    def read(cls, environ: Mapping[str, str] | None = None) -> AppEnv:
+        """The variables of ``environ`` (default: this process's environment, now)."""
+        env = os.environ if environ is None else environ
+        return cls(**{name: env.get(variable) or "" for name, variable in VARIABLES.items()})
+
+    def openai_headers(self) -> dict[str, str]:
+        """The organization and project headers the openai client sends from the environment."""
+        pairs = (("OpenAI-Organization", self.openai_org), ("OpenAI-Project", self.openai_project))
+        return {header: value for header, value in pairs if value}
+
+    def secret_environ(self) -> dict[str, str]:
+        """What :class:`~desktop_agent.core.secrets.SecretStore` reads its environment key from."""
+        return {VARIABLES["openai_api_key"]: self.openai_api_key} if self.openai_api_key else {}
+
+
+def current_env() -> AppEnv:
+    """This process's environment now — the default of a parameter no :class:`Services` handed down."""
+    return AppEnv.read()
+
+
+assert set(AppEnv._fields) == set(VARIABLES)  # one table, one snapshot
+
+
+# ---- layering ---------------------------------------------------------------------------------------
+
+
+class Layered(NamedTuple):
+    """The settings a surface works with. ``effective`` = ``saved`` + environment + flags; only ``saved``
+    is ever written back. ``warnings``: what the user must be told (a reset value, an unusable variable);
+    ``env_warnings`` those of them about the environment. ``env_host``: the ``OLLAMA_HOST`` URL in use,
+    when it replaced the saved host."""
+
+    effective: Settings
+    saved: Settings
+    warnings: tuple[str, ...] = ()
+    env_host: str | None = None
+    env_warnings: tuple[str, ...] = ()
+
+
+class FlagError(ValueError):
+    """A command-line value the settings refuse. ``key`` is the dotted setting it was meant for."""
+
+    def __init__(self, key: str, message: str):
+        super().__init__(message)
+        self.key = key
+
+
+def layer(saved: Settings, environ: Mapping[str, str] | AppEnv | None = None,
+          flags: Mapping[str, Any] | None = None, warnings: Iterable[str] = ()) -> Layered:
+    """``saved``, then ``OLLAMA_HOST`` from ``environ`` (an :class:`AppEnv` or a mapping; default this
+    process's), then ``flags`` (dotted keys, ``None`` values ignored; ``"model"`` is the model of the backend the
+    settings end with). A bad ``OLLAMA_HOST`` is a warning; a bad flag raises :class:`FlagError`."""
+    from pydantic import ValidationError
+
+    from desktop_agent.core.settings import check_url
+    from desktop_agent.core.urls import parse_ollama_host
+
+    env = environ if isinstance(environ, AppEnv) else AppEnv.read(environ)
+    notes: list[str] = []
+    effective = saved
+    env_host: str | None = None
+    flags = {k: v for k, v in (flags or {}).items() if v is not None}
+    if "model" in flags:  # `--model`: the model of the backend chosen (by `--backend` or the file)
+        flags[f"{flags.get('backend') or saved.backend}.model"] = flags.pop("model")
+    raw = env.ollama_host.strip()
+    if raw:
+        try:
+            env_host = check_url(parse_ollama_host(raw))
+            effective = effective.updated({"ollama.host": env_host})
+        except (ValueError, ValidationError) as exc:
+            env_host = None
+            if "ollama.host" not in flags:
+                notes.append(f"OLLAMA_HOST is not usable ({_first_message(exc)}); using {saved.ollama.host}")
+    if flags:
+        try:
+            effective = effective.updated(flags)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            key = ".".join(str(p) for p in first.get("loc", ()))
+            raise FlagError(key, _first_message(exc)) from None
+    return Layered(effective, saved, (*warnings, *notes), env_host, tuple(notes))
+
+
+def load_settings(flags: Mapping[str, Any] | None = None, environ: Mapping[str, str] | AppEnv | None = None,
+                  path: Path | None = None) -> Layered:
+    """The saved settings file, layered with the environment and ``flags`` (see :func:`layer`)."""
+    from desktop_agent.core.settings import Settings
+
+    saved, warnings = Settings.load(path)
+    return layer(saved, environ, flags, warnings)
+
+
+def ollama_host_note(raw: str) -> tuple[str | None, str]:
+    """The note under Settings' Ollama host field about ``OLLAMA_HOST`` (its value ``raw``; None when it is not
+    set) and its kind (``info`` / ``warn``). The variable is read as Ollama reads it (``":11500"`` is
+    ``http://127.0.0.1:11500``)."""
+    from desktop_agent.core.settings import check_url
+    from desktop_agent.core.urls import parse_ollama_host
+
+    raw = raw.strip()
+    if not raw:
+        return None, "info"
+    try:
+        url = check_url(parse_ollama_host(raw))
+    except ValueError as exc:
+        return f"OLLAMA_HOST is set ({raw}) but cannot be used: {exc}. The saved host is used.", "warn"
+    shown = url if url == raw else f"{raw}, that is {url}"
+    return f"OLLAMA_HOST is set ({shown}): it replaces the saved host each time the app starts.", "info"
+
+
+def _first_message(exc: Exception) -> str:
+    from pydantic import ValidationError
+
+    if isinstance(exc, ValidationError):
+        errors = exc.errors()
+        text = str(errors[0].get("msg", "invalid value")) if errors else "invalid value"
+    else:
+        text = str(exc)
+    return " ".join(text.replace("Value error, ", "").split())
+
+
+# ---- the settings file: saves that keep other processes' changes ------------------------------------
+
+
+def changed_keys(before: Settings, after: Settings) -> dict[str, Any]:
+    """The dotted settings (``"ollama.host"``, ``"mcp.servers"``, ``"backend"``) whose values differ from
+    ``before`` to ``after``, with their values in ``after``."""
+    old, new = before.model_dump(), after.model_dump()
+    out: dict[str, Any] = {}
+    for key, value in new.items():
+        if isinstance(value, dict) and isinstance(old.get(key), dict):
+            out.update({f"{key}.{name}": v for name, v in value.items() if old[key].get(name) != v})
+        elif old.get(key) != value:
+            out[key] = value
+    return out
+
+
+@contextlib.contextmanager
+def settings_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock on the settings file at ``path`` (a lock file beside it), across processes and threads:
+    who holds it reads the file, changes it and writes it back before anyone else may."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "a+b") as handle:
+        if sys.platform == "win32":  # pragma: no cover - Windows
+            import msvcrt
+
+            handle.seek(0)
+            while True:  # LK_LOCK gives up after ten seconds (EDEADLOCK); a save waits as long as it takes
+                try:
+                    msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)
+                    break
+                except OSError as exc:
+                    if exc.errno != errno.EDEADLOCK:
+                        raise
+            try:
+                yield
+            finally:
+                handle.seek(0)
+                msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def edit_file(change: Callable[[Settings], Settings], path: Path | None = None) -> tuple[Settings, list[str]]:
+    """Apply ``change`` to the settings file AS IT IS NOW — read, changed and written (atomically, by
+    :meth:`Settings.save`) under :func:`settings_lock` — and return what was written and the warnings of
+    reading it. ``change`` raising writes nothing."""
+    from desktop_agent.core import paths
+
+    new, warnings, _stamped = _edit_file(change, path or paths.settings_file())
+    return new, warnings
+
+
+def _edit_file(change: Callable[[Settings], Settings],
+               path: Path) -> tuple[Settings, list[str], tuple[int, int, int] | None]:
+    """:func:`edit_file`, and the written file's :func:`_stamp` taken under the lock (a save by another process
+    right after is not mistaken for this one)."""
+    from desktop_agent.core.settings import Settings
+
+    with settings_lock(path):
+        current, warnings = Settings.load(path)
+        new = change(current)
+        new.save(path)
+        return new, warnings, _stamp(path)
+
+
+def save_changes(changes: Mapping[str, Any], path: Path | None = None) -> Settings:
+    """Write the dotted ``changes`` on top of the settings file as it is now (see :func:`edit_file`); returns
+    the settings written. Raises pydantic's ``ValidationError`` for a bad value, OSError when it can't write."""
+    return edit_file(lambda current: current.updated(changes), path)[0]
+
+
+def save_edit(before: Settings, after: Settings, path: Path | None = None) -> Settings:
+    """Save what changed from ``before`` to ``after`` (:func:`changed_keys`) on top of the file as it is now:
+    what another process wrote meanwhile and ``after`` did not change is kept."""
+    from desktop_agent.core import paths
+
+    path = path or paths.settings_file()
+    return edit_file(edit_of(before, after, path), path)[0]
+
+
+def edit_of(before: Settings, after: Settings, path: Path) -> Callable[[Settings], Settings]:
+    """The change of the file at ``path`` an editor made from ``before`` to ``after``: its changed keys on top of
+    the file as it is — or ``after`` whole when there is no file (nothing on disk to keep: an editor opened
+    with settings of its own is saved as it shows them)."""
+    changes = changed_keys(before, after)
+    return lambda current: current.updated(changes) if path.exists() else after
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """What tells a changed file cheaply: its inode (an atomic save replaces it), size and modification time."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+# ---- the composition root -----------------------------------------------------------------------------
+
+
+class Services:
+    """What a surface opens the app with. ``flags``: dotted settings from the command line (see :func:`layer`);
+    ``data_dir``: every folder of the app under it (else ``DESKTOP_AGENT_HOME``, else the user folders);
+    ``environ``: the environment (default this process's), read once here. ``tool_dirs``: tool folders added
+    for this run (``--tools-dir``).
+
+    ``secrets``, ``store`` and ``assembly`` are hooks for a surface that made its own (the window's tests);
+    each is otherwise opened on first use. Thread-safe; :meth:`close` stops the MCP servers and the tool
+    host and closes the store."""
+
+    def __init__(self, flags: Mapping[str, Any] | None = None, data_dir: str | os.PathLike[str] | None = None,
+                 environ: Mapping[str, str] | None = None, *, tool_dirs: Iterable[str] = (),
+                 settings_path: Path | None = None, secrets: SecretStore | None = None,
+                 store: ConversationStore | None = None, assembly: Assembly | None = None):
+        self.env = AppEnv.read(environ)
+        home = data_dir or self.env.home
+        if home:
+            from desktop_agent.core import paths
+
+            paths.set_home(home)
+        self.flags = {k: v for k, v in (flags or {}).items() if v is not None}
+        self.tool_dirs = tuple(tool_dirs)
+        self._settings_path = settings_path
+        self._secrets = secrets if secrets is not None else (assembly.secrets if assembly is not None else None)
+        self._store = store
+        self._assembly = assembly
+        self._permissions: PermissionEngine | None = assembly.permissions if assembly is not None else None
+        self._rules_attached = False
+        self._layered: Layered | None = None
+        self._file_warnings: tuple[str, ...] = ()
+        self._settings_stamp: tuple[int, int, int] | None = None
+        self._store_version: int | None = None
+        self._lock = threading.RLock()
+
+    # ---- settings -----------------------------------------------------------------------------------
+
+    @property
+    def settings_path(self) -> Path:
+        from desktop_agent.core import paths
+
+        return self._settings_path or paths.settings_file()
+
+    @property
+    def layered(self) -> Layered:
+        """The settings file layered with the environment and the flags (read the first time; raises
+        :class:`FlagError` for a bad flag)."""
+        with self._lock:
+            if self._layered is None:
+                self._read_settings()
+            assert self._layered is not None
+            return self._layered
+
+    def _read_settings(self) -> Layered:
+        from desktop_agent.core.settings import Settings
+
+        path = self.settings_path
+        stamp = _stamp(path)
+        saved, warnings = Settings.load(path)
+        return self._use(saved, warnings, stamp)
+
+    def _use(self, saved: Settings, warnings: Iterable[str], stamp: tuple[int, int, int] | None) -> Layered:
+        layered = layer(saved, self.env, self.flags, warnings)
+        self._layered, self._file_warnings, self._settings_stamp = layered, tuple(warnings), stamp
+        return layered
+
+    @property
+    def effective(self) -> Settings:
+        """The settings in use: saved + environment + flags."""
+        return self.layered.effective
+
+    @property
+    def saved(self) -> Settings:
+        """The settings as in the file (what a settings editor starts from)."""
+        return self.layered.saved
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Everything the user must be told about the settings (the file's and the environment's)."""
+        return self.layered.warnings
+
+    @property
+    def file_warnings(self) -> tuple[str, ...]:
+        """What reading the settings file met (a value reset, a damaged file moved aside)."""
+        self.layered  # noqa: B018 — reads the file the first time
+        return self._file_warnings
+
+    @property
+    def env_host(self) -> str | None:
+        """The ``OLLAMA_HOST`` URL in use instead of the saved host, or None."""
+        return self.layered.env_host
+
+    def ollama_host_note(self) -> tuple[str | None, str]:
+        """The note Settings → Ollama shows about ``OLLAMA_HOST`` and its kind (see :func:`ollama_host_note`)."""
+        return ollama_host_note(self.env.ollama_host)
+
+    def update_settings(self, changes: Mapping[str, Any]) -> Layered:
+        """Save the dotted ``changes`` on top of the settings file as it is now (another process's changes
+        stay); returns the settings layered again. Raises ValidationError for a bad value, OSError (also
+        :class:`~desktop_agent.core.settings.NewerSettingsFile`) when the file can't be written."""
+        return self.edit_settings(lambda current: current.updated(changes))
+
+    def save_settings(self, before: Settings, after: Settings) -> Layered:
+        """Save what an editor changed from ``before`` to ``after`` (:func:`changed_keys`) — nothing else: a
+        setting another process changed meanwhile keeps its new value unless this editor changed it too."""
+        return self.edit_settings(edit_of(before, after, self.settings_path))
+
+    def edit_settings(self, change: Callable[[Settings], Settings]) -> Layered:
+        """Apply ``change`` to the settings file as it is now, under its lock (an MCP server added to the list
+        as the file holds it); returns the settings layered again. ``change`` raising writes nothing."""
+        with self._lock:
+            saved, warnings, stamp = _edit_file(change, self.settings_path)
+            return self._use(saved, warnings, stamp)
+
+    def settings_changed(self) -> Layered | None:
+        """The settings layered again when the file changed since it was last read or written here (another
+        process saved it), else None. One ``stat``: cheap enough for every focus-in."""
+        with self._lock:
+            if self._layered is None:
+                self._read_settings()
+                return None
+            if _stamp(self.settings_path) == self._settings_stamp:
+                return None
+            return self._read_settings()
+
+    # ---- secrets, store, permissions ----------------------------------------------------------------
+
+    @property
+    def secrets(self) -> SecretStore:
+        """The API keys and MCP secrets (keyring first, then ``OPENAI_API_KEY`` from the snapshot)."""
+        with self._lock:
+            if self._secrets is None:
+                from desktop_agent.core.secrets import SecretStore
+
+                self._secrets = SecretStore(environ=self.env.secret_environ())
+            return self._secrets
+
+    @property
+    def store(self) -> ConversationStore:
+        """The chat store, opened the first time (its ``warnings`` say what opening met; raises
+        :class:`~desktop_agent.core.errors.StoreError` when it can't be opened). The permission rules are kept
+        in it from then on."""
+        with self._lock:
+            if self._store is None:
+                from desktop_agent.core.store import ConversationStore
+
+                self._store = ConversationStore()
+                self._store_version = self._data_version(self._store)
+            self._attach_rules()
+            return self._store
+
+    @property
+    def store_open(self) -> bool:
+        return self._store is not None
+
+    @property
+    def permissions(self) -> PermissionEngine:
+        """The one permission engine deciding every tool call; its user rules are the store's once it is open."""
+        with self._lock:
+            if self._permissions is None:
+                from desktop_agent.core.assembly import permission_engine
+
+                self._permissions = permission_engine()
+            self._attach_rules()
+            return self._permissions
+
+    def _attach_rules(self) -> None:
+        if self._rules_attached or self._store is None or self._permissions is None:
+            return
+        from desktop_agent.core.assembly import attach_rules
+
+        attach_rules(self._permissions, self._store)
+        self._rules_attached = True
+
+    def store_changed(self) -> bool:
+        """Whether another process changed the chat store since the last call (a ``history import`` in a
+        terminal): SQLite's ``PRAGMA data_version``, which this connection's own writes do not change. False
+        while the store is not open."""
+        with self._lock:
+            if self._store is None:
+                return False
+            version = self._data_version(self._store)
+            changed = version != self._store_version
+            self._store_version = version
+            return changed
+
+    @staticmethod
+    def _data_version(store: ConversationStore) -> int:
+        return int(store.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    # ---- assembly, tools, MCP, sessions -------------------------------------------------------------
+
+    @property
+    def assembly(self) -> Assembly:
+        """Builds backends, the tool registry and agents, caching them while what built them is unchanged."""
+        with self._lock:
+            if self._assembly is None:
+                from desktop_agent.core.assembly import Assembly
+
+                self._assembly = Assembly(secrets=self.secrets, extra_tool_dirs=self.tool_dirs,
+                                          permissions=self.permissions, env=self.env)
+            return self._assembly
+
+    def registry(self, settings: Settings | None = None) -> ToolRegistry | None:
+        """The tool registry for ``settings`` (default the effective ones; None when tools are off), with the
+        tools of the MCP servers ready now (starting them, in the background, the first time)."""
+        return self.assembly.registry(settings or self.effective)
+
+    def tool_problems(self) -> list[str]:
+        """The problems met loading tool files not yet told (one line each); told once."""
+        problems = self.assembly.pending_problems
+        out, problems[:] = list(problems), []
+        return out
+
+    def mcp(self, settings: Settings | None = None) -> McpManager | None:
+        """The MCP servers of ``settings`` (default the effective ones), starting in the background; started again
+        when their settings changed. None when there are none."""
+        return self.assembly.mcp(settings or self.effective)
+
+    def wait_for_mcp(self, settings: Settings | None = None) -> list[ServerState]:
+        """Start the MCP servers (see :meth:`mcp`) and wait for each (at most its start timeout); their states."""
+        manager = self.mcp(settings)
+        return list(manager.wait_ready()) if manager is not None else []
+
+    def new_session(self, settings: Settings | None = None, conversation: Conversation | None = None) -> ChatSession:
+        """A chat session for ``settings`` (default the effective ones): a new chat, or ``conversation``, kept in
+        the store. ``session.key_source`` says where the API keys came from (``"environment"``, ``"system
+        keyring"``, ``"this session only"``; None for Ollama or no key)."""
+        from desktop_agent.core.assembly import api_keys
+        from desktop_agent.core.messages import Conversation
+        from desktop_agent.core.session import ChatSession
+
+        settings = settings or self.effective
+        if conversation is None:
+            conversation = Conversation(backend=settings.backend, model=settings.model)
+        session = ChatSession(conversation, self.store, self.assembly.agent(settings))
+        session.key_source = api_keys(settings, self.secrets).source  # type: ignore[attr-defined]
+        return session
+
+    def open_session(self, chat_id: str, settings: Settings | None = None) -> ChatSession:
+        """A chat session continuing the saved chat ``chat_id`` (any unique prefix of its id)."""
+        store = self.store
+        return self.new_session(settings, store.load(store.resolve(chat_id)))
+
+    def close(self) -> None:
+        """Stop the MCP servers and the tool host, close the backend and the store (idempotent)."""
+        with self._lock:
+            assembly, store, self._store = self._assembly, self._store, None
+            self._rules_attached = False
+        if assembly is not None:
+            assembly.close()
+        if store is not None:
+            store.close()
+
+    def __enter__(self) -> Services:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
