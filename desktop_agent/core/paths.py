@@ -30,7 +30,7 @@ def _home() -> Path | None:
         return _override
     # no --data-dir set: DESKTOP_AGENT_HOME, read where the environment is read (a process that opened no
     # Services yet: the window's first frame, the tool host child)
-    from desktop_agent.core.services import current_env
+    from desktop_agent.core.environment import current_env
 
     env = current_env().home
     return Path(env).expanduser() if env else None

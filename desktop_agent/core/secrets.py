@@ -314,7 +314,7 @@ class SecretStore:
 
     def _env_key(self) -> str | None:
         if self._environ is None:
-            from desktop_agent.core.services import current_env
+            from desktop_agent.core.environment import current_env
 
             value = current_env().openai_api_key.strip()
         else:

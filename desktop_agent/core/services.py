@@ -5,7 +5,9 @@ the permission engine with its saved rules, the :class:`~desktop_agent.core.asse
 tools, agents) and the MCP servers; it hands out :class:`~desktop_agent.core.session.ChatSession`\\ s.
 
 - **The environment is read here and only here** (:class:`AppEnv`, an immutable snapshot of the variables the
-  app uses); the values are handed down as parameters. Modules used without a ``Services`` (the window until
+  app uses, defined in :mod:`.environment` — a module of its own below every module that needs it, so that
+  ``paths``, ``secrets`` and the probe do not import the composition root); the values are handed down as
+  parameters. Modules used without a ``Services`` (the window until
   it opens one, the tool host child) fall back to :func:`current_env` — still read here. The reads left
   elsewhere belong to another process or to Qt (:data:`OTHER_READERS`; a test keeps the code to that list).
 - **Layering** (:func:`layer`): the settings file, then ``OLLAMA_HOST`` (read as Ollama reads it), then the
@@ -30,6 +32,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+# the environment snapshot lives in a module below every module that needs it; it is part of what Services offers
+from desktop_agent.core.environment import OTHER_READERS as OTHER_READERS
+from desktop_agent.core.environment import VARIABLES as VARIABLES
+from desktop_agent.core.environment import AppEnv as AppEnv
+from desktop_agent.core.environment import current_env as current_env
+
 if TYPE_CHECKING:
     from desktop_agent.core.assembly import Assembly
     from desktop_agent.core.mcp.manager import McpManager, ServerState
@@ -40,77 +48,6 @@ if TYPE_CHECKING:
     from desktop_agent.core.store import ConversationStore
     from desktop_agent.core.tools.permissions import PermissionEngine
     from desktop_agent.core.tools.registry import ToolRegistry
-
-
-# ---- the environment ----------------------------------------------------------------------------------
-
-#: every environment variable that configures the app: :class:`AppEnv`'s field → the variable
-VARIABLES: dict[str, str] = {
-    "ollama_host": "OLLAMA_HOST",  # the Ollama server, over the saved host (as Ollama itself reads it)
-    "openai_api_key": "OPENAI_API_KEY",  # a key for OpenAI-compatible servers, after the keyring's
-    "home": "DESKTOP_AGENT_HOME",  # every folder of the app under one (as --data-dir)
-    "theme": "DESKTOP_AGENT_THEME",  # the colour theme, over the saved one
-    "ollama_api_key": "OLLAMA_API_KEY",  # hosted Ollama: sent by the probe as ollama.Client sends it
-    "ssl_cert_file": "SSL_CERT_FILE",  # the certificates the probe trusts, as httpx does
-    "ssl_cert_dir": "SSL_CERT_DIR",
-    "openai_org": "OPENAI_ORG_ID",  # headers the probe sends as the openai client does
-    "openai_project": "OPENAI_PROJECT_ID",
-}
-
-#: the reads of the environment outside this module, and why they stay there (a test checks the code
-#: against this list: a new read of app configuration belongs in :class:`AppEnv`)
-OTHER_READERS: dict[str, str] = {
-    "desktop_agent/core/tools/host.py":
-        "the tool host child's environment is built from this process's: the child's, not configuration",
-    "desktop_agent/core/tools/host_main.py": "the tool host child process reads what its parent gave it",
-    "desktop_agent/toolkit.py": "the tool authors' API runs inside the tool's process (the host child, `mcp serve`, "
-                                "a script) and reads DESKTOP_AGENT_ALLOWED_FOLDERS given to that process; the "
-                                "approval preview asks it so that it shows the file the tool will really use",
-    "desktop_agent/ui/theme.py": "QT_STYLE_OVERRIDE is Qt's own: the user's style wins over ours",
-    "desktop_agent/ui/application.py": "DISPLAY, WAYLAND_DISPLAY, QT_QPA_PLATFORM are Qt's own: checked before "
-                                       "QApplication, because Qt aborts the process without a display",
-    "desktop_agent/ui/first_frame.py": "DESKTOP_AGENT_BENCH_FIRST_PAINT is the benchmark's probe of the first "
-                                       "frame, not configuration",
-}
-
-
-class AppEnv(NamedTuple):
-    """The environment variables the app uses (:data:`VARIABLES`), as read once; empty when not set. (Named
-    tuples, not dataclasses, here: this module may be imported before the window's first frame, and a
-    dataclass costs a millisecond of start-up each, the ``dataclasses`` module more.)"""
-
-    ollama_host: str = ""
-    openai_api_key: str = ""
-    home: str = ""
-    theme: str = ""
-    ollama_api_key: str = ""
-    ssl_cert_file: str = ""
-    ssl_cert_dir: str = ""
-    openai_org: str = ""
-    openai_project: str = ""
-
-    @classmethod
-    def read(cls, environ: Mapping[str, str] | None = None) -> AppEnv:
-        """The variables of ``environ`` (default: this process's environment, now)."""
-        env = os.environ if environ is None else environ
-        return cls(**{name: env.get(variable) or "" for name, variable in VARIABLES.items()})
-
-    def openai_headers(self) -> dict[str, str]:
-        """The organization and project headers the openai client sends from the environment."""
-        pairs = (("OpenAI-Organization", self.openai_org), ("OpenAI-Project", self.openai_project))
-        return {header: value for header, value in pairs if value}
-
-    def secret_environ(self) -> dict[str, str]:
-        """What :class:`~desktop_agent.core.secrets.SecretStore` reads its environment key from."""
-        return {VARIABLES["openai_api_key"]: self.openai_api_key} if self.openai_api_key else {}
-
-
-def current_env() -> AppEnv:
-    """This process's environment now — the default of a parameter no :class:`Services` handed down."""
-    return AppEnv.read()
-
-
-assert set(AppEnv._fields) == set(VARIABLES)  # one table, one snapshot
 
 
 # ---- layering ---------------------------------------------------------------------------------------

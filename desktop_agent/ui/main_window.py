@@ -414,7 +414,7 @@ class MainWindow(QMainWindow):
         self._built = True
         if self._glance is not None:  # a staged start: the settings load now
             _import_the_rest()
-            from desktop_agent.core.assembly import load_settings
+            from desktop_agent.core.services import load_settings
 
             layered = load_settings()
             self.settings, self.saved = layered.effective, layered.saved
@@ -704,7 +704,7 @@ class MainWindow(QMainWindow):
     def apply_settings(self, settings: Settings) -> None:
         """New saved settings (from the dialog): layered again with the environment (one layering, in
         core.assembly) and used from the next turn on; a new theme at once."""
-        from desktop_agent.core.assembly import layer
+        from desktop_agent.core.services import layer
 
         if settings.appearance.theme != self.settings.appearance.theme:
             app = QApplication.instance()

@@ -602,7 +602,7 @@ def test_the_stop_question_goes_away_when_the_answer_ends_first(qtbot, make_wind
 
 def test_a_newer_settings_file_survives_a_model_pick_in_the_window(qtbot, make_window, tmp_path, monkeypatch):
     from desktop_agent.core import paths
-    from desktop_agent.core.assembly import load_settings
+    from desktop_agent.core.services import load_settings
 
     paths.set_home(tmp_path / "home2")
     newer = {"version": 3, "backend": "ollama", "ollama": {"model": "future-model"}, "new_group": {"x": 1}}

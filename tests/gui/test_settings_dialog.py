@@ -990,8 +990,8 @@ def test_test_connection_on_ollama_replaces_a_model_that_is_not_installed(dialog
 
 def test_saving_the_settings_dialog_does_not_write_ollama_host_into_the_file(qtbot, make_window, monkeypatch):
     from desktop_agent.core import paths
-    from desktop_agent.core.assembly import load_settings
     from desktop_agent.core.secrets import SecretStore
+    from desktop_agent.core.services import load_settings
     from tests.helpers.keyrings import DictKeyring
 
     Settings().updated({"ollama.host": "http://saved-box:11434", "generation.temperature": 0.1}).save()

@@ -108,7 +108,7 @@ def _lower(items: Any) -> dict[str, str]:
 
 
 def _env_certs() -> tuple[str, str]:
-    from desktop_agent.core.services import current_env
+    from desktop_agent.core.environment import current_env
 
     env = current_env()
     return env.ssl_cert_file, env.ssl_cert_dir
@@ -140,7 +140,7 @@ class OllamaProbe:
         self.model = model
         self.timeout_s = timeout_s
         if api_key is None:  # OLLAMA_API_KEY, as ollama.Client sends it (hosted Ollama)
-            from desktop_agent.core.services import current_env
+            from desktop_agent.core.environment import current_env
 
             api_key = current_env().ollama_api_key
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -223,7 +223,7 @@ class OpenAIProbe:
         self.model = backend.model
         self.base_url = backend.base_url
         if headers is None:
-            from desktop_agent.core.services import current_env
+            from desktop_agent.core.environment import current_env
 
             headers = current_env().openai_headers()
         self._env_headers = headers
