@@ -14,7 +14,7 @@ from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.model_info import ModelFacts
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.tools.registry import ToolRegistry
-from tests.unit.test_context_budget import long_chat
+from tests.helpers.chats import long_chat
 
 
 def registry() -> ToolRegistry:

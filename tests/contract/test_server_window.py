@@ -15,8 +15,8 @@ from desktop_agent.core.events import AnswerFinished, ChatCompacted, ContextUsag
 from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.session import ChatSession
 from desktop_agent.core.tools.registry import ToolRegistry
+from tests.helpers.chats import long_chat
 from tests.servers.openai import OpenAIServer
-from tests.unit.test_context_budget import long_chat
 
 
 def openai_backend(server: OpenAIServer, model: str = "local-model", **kwargs) -> OpenAIBackend:

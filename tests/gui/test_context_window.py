@@ -9,7 +9,7 @@ from pathlib import Path
 from desktop_agent.core.messages import Conversation
 from desktop_agent.ui.chat import context_meter
 from desktop_agent.ui.chat.summary_card import SummaryCard
-from tests.unit.test_context_budget import long_chat
+from tests.helpers.chats import long_chat
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 

@@ -14,9 +14,10 @@ from desktop_agent.core.events import AnswerFinished, ChatCompacted, Notice, Tur
 from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.session import ChatSession
 from desktop_agent.core.store import ConversationStore
+from tests.helpers.chats import long_chat
 
 from .scripted import ScriptedBackend, text
-from .test_context_budget import WindowBackend, long_chat
+from .test_context_budget import WindowBackend
 
 
 class SummaryBackend(WindowBackend):

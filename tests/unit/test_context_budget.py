@@ -16,24 +16,12 @@ from desktop_agent.core.errors import ContextTooLong
 from desktop_agent.core.events import AnswerFinished, ContextUsage, Notice
 from desktop_agent.core.messages import Conversation, Message, ToolCall
 from desktop_agent.core.tokens import Calibration, estimate_message, estimate_text
+from tests.helpers.chats import long_chat
 
 from .scripted import ScriptedBackend, text
 
 TOOLS = [{"type": "function", "function": {"name": "lookup", "description": "Looks things up. " * 20,
                                            "parameters": {"type": "object", "properties": {}}}}]
-
-
-def long_chat(turns: int, tool_every: int = 5, result_chars: int = 2000) -> list[Message]:
-    out: list[Message] = []
-    for i in range(turns):
-        out.append(Message(role="user", content=f"question {i} " + "x" * 100))
-        if tool_every and i % tool_every == 0:
-            c = ToolCall(name="lookup", arguments={"i": i})
-            out.append(Message(role="assistant", tool_calls=[c]))
-            out.append(Message(role="tool", content=f"result {i} " + "r" * result_chars, tool_call_id=c.id,
-                               tool_name="lookup"))
-        out.append(Message(role="assistant", content=f"answer {i} " + "y" * 100))
-    return out
 
 
 def test_estimates_are_offline_rules_of_thumb():
