@@ -12,7 +12,8 @@ from desktop_agent.core.store import ConversationStore
 from desktop_agent.ui.chat.parts import TextPart
 from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
 from desktop_agent.ui.compose import STOP_GUARD_MS
-from tests.gui.conftest import confirm_stop, free_port, last_turn_text, text_lines, wait_idle
+from tests.helpers.gui import confirm_stop, free_port, last_turn_text, wait_idle
+from tests.helpers.replies import text_lines
 from tests.servers.ollama import OllamaServer
 
 WORDS = [f"word{i} " for i in range(80)]

@@ -20,8 +20,8 @@ from desktop_agent.core.store import ConversationStore
 from desktop_agent.core.store.rules import ToolRules
 from desktop_agent.core.store.toolcalls import ToolAudit
 from desktop_agent.core.tools.permissions import Scope
-from tests.gui.conftest import tool_call_lines
 from tests.helpers.cli import events_of, run_cli
+from tests.helpers.replies import tool_call_lines
 
 
 @pytest.fixture

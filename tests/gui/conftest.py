@@ -5,7 +5,6 @@ them too).
 
 from __future__ import annotations
 
-import socket
 import textwrap
 from pathlib import Path
 
@@ -13,22 +12,14 @@ import pytest
 
 import desktop_agent.ui  # noqa: F401  (applies the PySide6 6.12 refcount guard before any Qt use)
 
-
-def wait_idle(qtbot, window, timeout: int = 10_000) -> None:
-    qtbot.waitUntil(lambda: not window.busy, timeout=timeout)
-
-
-def last_turn_text(window) -> str:
-    from desktop_agent.ui.chat.turn import AssistantTurn
-
-    turns = [b for b in window.chat.blocks if isinstance(b, AssistantTurn)]
-    return turns[-1].text_content() if turns else ""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+# the helpers moved to tests/helpers/; still importable from here for tests written before the move
+from tests.helpers.gui import confirm_stop as confirm_stop
+from tests.helpers.gui import free_port as free_port
+from tests.helpers.gui import last_turn_text as last_turn_text
+from tests.helpers.gui import source_of as source_of
+from tests.helpers.gui import wait_idle as wait_idle
+from tests.helpers.replies import text_lines as text_lines
+from tests.helpers.replies import tool_call_lines as tool_call_lines
 
 
 @pytest.fixture
@@ -65,30 +56,6 @@ def tools_dir(tmp_path) -> Path:
     return d
 
 
-def tool_call_lines(name: str, arguments: dict | None = None) -> list[dict]:
-    """An Ollama NDJSON reply asking for one tool call."""
-    return [
-        {"message": {"role": "assistant", "content": "", "tool_calls": [
-            {"function": {"name": name, "arguments": arguments or {}}}]}, "done": False},
-        {"message": {"role": "assistant", "content": ""}, "done": True, "done_reason": "stop"},
-    ]
-
-
-def text_lines(pieces: list[str], thinking: str = "") -> list[dict]:
-    lines: list[dict] = []
-    if thinking:
-        lines.append({"message": {"role": "assistant", "content": "", "thinking": thinking}, "done": False})
-    lines += [{"message": {"role": "assistant", "content": p}, "done": False} for p in pieces]
-    lines.append({"message": {"role": "assistant", "content": ""}, "done": True, "done_reason": "stop"})
-    return lines
-
-
-def confirm_stop(qtbot, window) -> None:
-    """Answer "Stop and …" to the question New chat / opening a chat asks while an answer is written."""
-    qtbot.waitUntil(lambda: window.confirm_stop is not None, timeout=3000)
-    window.confirm_stop.stop_button.click()
-
-
 @pytest.fixture
 def view(qtbot):
     """A chat view, 900 × 700, shown (the streaming and rendering tests)."""
@@ -103,6 +70,3 @@ def view(qtbot):
     v.deleteLater()
 
 
-def source_of(tokens: list) -> str:
-    """The text of parsed markdown blocks (their inline text and code): what a render was given."""
-    return "".join(t.content for t in tokens if t.content)

@@ -16,7 +16,8 @@ from desktop_agent.core.settings import Settings
 from desktop_agent.core.store import ConversationStore
 from desktop_agent.ui.agent_runner import AgentRunner, ApprovalRequest, TurnEnded, TurnStarted
 from desktop_agent.ui.chat.cards import ApprovalCard
-from tests.gui.conftest import last_turn_text, tool_call_lines, wait_idle
+from tests.helpers.gui import last_turn_text, wait_idle
+from tests.helpers.replies import tool_call_lines
 from tests.servers.openai import HttpError
 
 

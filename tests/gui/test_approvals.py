@@ -17,7 +17,8 @@ from desktop_agent.core.store import ConversationStore
 from desktop_agent.core.store.rules import ToolRules
 from desktop_agent.core.store.toolcalls import ToolAudit
 from desktop_agent.ui.chat.cards import ApprovalCard
-from tests.gui.conftest import tool_call_lines, wait_idle
+from tests.helpers.gui import wait_idle
+from tests.helpers.replies import tool_call_lines
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from desktop_agent.core.settings import Settings
-from tests.gui.conftest import wait_idle
+from tests.helpers.gui import wait_idle
 
 
 def _last_chat(server) -> dict:

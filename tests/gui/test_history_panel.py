@@ -354,7 +354,7 @@ def test_screenshot_renders(make_panel, store, sample):
 def test_in_the_window_chat_restart_find_by_a_middle_word_open_and_continue(qtbot, make_window, ollama_settings):
     """Issue 6 "done when", through the real window and the local Ollama protocol server: chat, quit, start
     again, find the chat by a word from its middle, open it (Enter in the search box) and continue it."""
-    from tests.gui.conftest import wait_idle
+    from tests.helpers.gui import wait_idle
 
     w = make_window(ollama_settings)
     w.send("Hello there")

@@ -12,7 +12,7 @@ from desktop_agent.ui import markdown, markdown_growth
 from desktop_agent.ui.agent_runner import TurnEnded, TurnStarted
 from desktop_agent.ui.chat.parts import TextPart
 from desktop_agent.ui.chat.turn import AssistantTurn
-from tests.gui.conftest import source_of
+from tests.helpers.gui import source_of
 
 TRICKY = """# Plan
 

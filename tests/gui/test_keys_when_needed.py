@@ -12,7 +12,7 @@ import pytest
 from desktop_agent.core.assembly import Assembly
 from desktop_agent.core.secrets import SERVICE, SecretStore, normalize_base_url
 from desktop_agent.core.settings import Settings
-from tests.gui.conftest import wait_idle
+from tests.helpers.gui import wait_idle
 from tests.helpers.keyrings import DictKeyring
 from tests.servers.openai import OpenAIServer
 

@@ -14,7 +14,7 @@ from desktop_agent.core import paths
 from desktop_agent.core.assembly import learned_capabilities, learned_key
 from desktop_agent.core.capabilities import Capabilities, server_key
 from desktop_agent.core.settings import Settings
-from tests.gui.conftest import wait_idle
+from tests.helpers.gui import wait_idle
 
 
 def learn_twice(settings: Settings, **facts: bool) -> SimpleNamespace:

@@ -16,7 +16,8 @@ from desktop_agent.ui.agent_runner import TurnEnded
 from desktop_agent.ui.chat.cards import ErrorCard
 from desktop_agent.ui.chat.parts import TextPart, ThinkingPart
 from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
-from tests.gui.conftest import confirm_stop, free_port, last_turn_text, text_lines, tool_call_lines, wait_idle
+from tests.helpers.gui import confirm_stop, free_port, last_turn_text, wait_idle
+from tests.helpers.replies import text_lines, tool_call_lines
 from tests.servers.ollama import HttpError, OllamaServer
 
 

@@ -19,9 +19,10 @@ import pytest
 from desktop_agent.core import paths
 from desktop_agent.core.secrets import SecretStore
 from desktop_agent.core.settings import Settings
-from tests.gui.conftest import last_turn_text, tool_call_lines, wait_idle
 from tests.gui.test_mcp_page import _children_running
+from tests.helpers.gui import last_turn_text, wait_idle
 from tests.helpers.keyrings import DictKeyring
+from tests.helpers.replies import tool_call_lines
 from tests.mcp_servers.everything import everything_command
 
 TIME_SERVER = shutil.which("mcp-server-time") or str(Path(sys.executable).with_name("mcp-server-time"))

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from desktop_agent.core.events import RequestSent
 from desktop_agent.core.settings import Settings
-from tests.gui.conftest import text_lines, wait_idle
+from tests.helpers.gui import wait_idle
+from tests.helpers.replies import text_lines
 
 
 def test_the_sidebar_says_which_tools_were_offered_and_why(qtbot, make_window, ollama_server):

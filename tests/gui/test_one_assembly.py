@@ -11,7 +11,7 @@ from desktop_agent.core.events import AnswerFinished, TurnFailed
 from desktop_agent.core.secrets import SecretStore
 from desktop_agent.core.settings import Settings
 from desktop_agent.ui.agent_runner import TurnEnded
-from tests.gui.conftest import wait_idle
+from tests.helpers.gui import wait_idle
 from tests.helpers.keyrings import DictKeyring
 from tests.servers.ollama import OllamaServer
 from tests.servers.openai import OpenAIServer

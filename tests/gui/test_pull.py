@@ -9,7 +9,7 @@ from desktop_agent.core.assembly import Assembly
 from desktop_agent.core.settings import Settings
 from desktop_agent.ui.pull import PullController
 from desktop_agent.ui.tasks import TaskRunner
-from tests.gui.conftest import last_turn_text, wait_idle
+from tests.helpers.gui import last_turn_text, wait_idle
 from tests.servers.ollama import ollama_server  # noqa: F401 (fixture)
 
 WAIT_MS = 10_000
@@ -80,7 +80,7 @@ def test_a_failing_pull_reports_the_server_error(qtbot, controller, ollama_serve
 
 
 def test_new_chat_during_the_error_cards_pull(qtbot, make_window, ollama_server):  # noqa: F811
-    from tests.gui.conftest import wait_idle
+    from tests.helpers.gui import wait_idle
 
     errors = []
     import sys

@@ -8,7 +8,7 @@ import pytest
 
 from desktop_agent.core.secrets import SecretStore
 from desktop_agent.core.settings import Settings
-from tests.gui.conftest import wait_idle
+from tests.helpers.gui import wait_idle
 from tests.helpers.keyrings import LockedKeyring
 from tests.servers.misbehaving import PageServer, TrickleServer
 

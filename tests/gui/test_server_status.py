@@ -13,7 +13,7 @@ from desktop_agent.core import assembly
 from desktop_agent.core.secrets import SecretStore
 from desktop_agent.core.settings import Settings
 from desktop_agent.ui.chat.turn import AssistantTurn
-from tests.gui.conftest import wait_idle
+from tests.helpers.gui import wait_idle
 from tests.helpers.keyrings import DictKeyring
 from tests.servers.openai import OpenAIServer
 

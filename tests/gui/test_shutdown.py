@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from desktop_agent.core.store import ConversationStore
-from tests.gui.conftest import text_lines, tool_call_lines
+from tests.helpers.replies import text_lines, tool_call_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 

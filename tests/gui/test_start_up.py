@@ -13,7 +13,8 @@ from PySide6.QtCore import Qt
 from desktop_agent.core.settings import Settings
 from desktop_agent.ui import main_window
 from desktop_agent.ui.first_frame import after_first_frame
-from tests.gui.conftest import text_lines, wait_idle
+from tests.helpers.gui import wait_idle
+from tests.helpers.replies import text_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,7 +10,7 @@ from desktop_agent.core.messages import Conversation
 from desktop_agent.core.session import ChatSession
 from desktop_agent.core.settings import Settings
 from desktop_agent.ui.agent_runner import AgentRunner, TurnEnded, TurnStarted, join_deltas
-from tests.gui.conftest import text_lines
+from tests.helpers.replies import text_lines
 
 
 def test_join_deltas_joins_runs_of_the_same_kind_only():

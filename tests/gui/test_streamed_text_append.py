@@ -15,7 +15,7 @@ from desktop_agent.ui import markdown, markdown_growth
 from desktop_agent.ui.agent_runner import TurnStarted
 from desktop_agent.ui.chat.parts import TextPart
 from desktop_agent.ui.chat.view import ChatView
-from tests.gui.conftest import source_of
+from tests.helpers.gui import source_of
 
 #: pieces a random answer is made of: words, and everything that starts, ends or changes markdown
 PIECES = [

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.store import ConversationStore
-from tests.gui.conftest import last_turn_text, wait_idle
+from tests.helpers.gui import last_turn_text, wait_idle
 
 
 def _two_calls() -> list[dict]:

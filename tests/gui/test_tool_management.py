@@ -14,7 +14,8 @@ from PySide6.QtCore import Qt
 from desktop_agent.core import paths
 from desktop_agent.core.settings import Settings
 from desktop_agent.ui.settings.dialog import TOOLS_TAB
-from tests.gui.conftest import last_turn_text, text_lines, tool_call_lines, wait_idle
+from tests.helpers.gui import last_turn_text, wait_idle
+from tests.helpers.replies import text_lines, tool_call_lines
 
 NEW_TOOL = '''
 from typing import Annotated

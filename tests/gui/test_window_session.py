@@ -10,7 +10,7 @@ from desktop_agent.core.errors import SettingsError
 from desktop_agent.core.events import ChatUpdated
 from desktop_agent.core.settings import Settings
 from desktop_agent.ui.chat.turn import UserBubble
-from tests.gui.conftest import wait_idle
+from tests.helpers.gui import wait_idle
 
 
 def test_user_bubble_is_the_saved_message(make_window, qtbot, ollama_settings, tmp_path):
@@ -92,7 +92,7 @@ def test_empty_chat_suggests_what_the_assistant_can_do(make_window):
 def test_a_chat_whose_last_turn_failed_shows_the_failure_and_retry_when_reopened(make_window, qtbot, ollama_server,
                                                                                 ollama_settings):
     from desktop_agent.ui.chat.turn import AssistantTurn
-    from tests.gui.conftest import last_turn_text
+    from tests.helpers.gui import last_turn_text
     from tests.servers.ollama import HttpError
 
     ollama_server.script(HttpError(500, {"error": "out of memory"}))
