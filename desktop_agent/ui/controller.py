@@ -19,10 +19,9 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop_agent.core.assembly import Assembly, layer, load_settings
+from desktop_agent.core.assembly import Assembly, layer
 from desktop_agent.core.errors import AuthenticationFailed, BackendUnreachable, KeyringLocked, NoApiKey, StoreError
 from desktop_agent.core.events import (
-    AnswerFinished,
     ChatUpdated,
     ContextUsage,
     Notice,
@@ -48,8 +47,8 @@ WAIT = "Wait for the answer, or press Stop (Esc)."
 
 class ChatController(QObject):
     """The window's core and turn logic. ``settings``: the effective settings (file + command-line overrides);
-    ``saved``: what the settings file holds (picker changes are saved there, overrides are not); None for both:
-    loaded from the file here (:meth:`load_settings`). Test hooks: ``assembly``, ``store`` (None: the default
+    ``saved``: what the settings file holds (picker changes are saved there, overrides are not). Test hooks:
+    ``assembly``, ``store`` (None: the default
     one, opened by :meth:`open_store`; ``False``: nothing is saved), ``secrets``."""
 
     #: a turn runs (True) or ended (False)
@@ -97,12 +96,6 @@ class ChatController(QObject):
         #: the tool the last message was sent to use (the strip's choice), given back with a message that failed
         self._sent_tool: str | None = None
         self._open_core()
-
-    def load_settings(self) -> None:
-        """The settings from the file, layered with the environment (a window started from a glance)."""
-        layered = load_settings()
-        self.settings, self.saved = layered.effective, layered.saved
-        self.warnings.extend(layered.warnings)
 
     def _open_core(self) -> None:
         """The core objects, in one place (the composition root the window uses): the assembly, the turn runner,
@@ -154,7 +147,7 @@ class ChatController(QObject):
 
     def _routes(self) -> dict[type, Callable[[Any], None]]:
         return {TurnStarted: self._on_turn_started, Notice: self._on_notice, ContextUsage: self._on_usage,
-                ChatUpdated: self._on_chat_updated, AnswerFinished: self._on_answer, TurnFailed: self._on_failed,
+                ChatUpdated: self._on_chat_updated, TurnFailed: self._on_failed,
                 TurnCancelled: self._on_cancelled, TurnCrashed: self._on_crashed, TurnEnded: self._on_turn_ended}
 
     def add_routes(self, routes: dict[type, Callable[[Any], None]]) -> None:
@@ -176,12 +169,6 @@ class ChatController(QObject):
             self.title_changed.emit(ev.title)
         if self.store:  # the chat is saved from its first message on: it is in the list from then
             self.chat_saved.emit(ev.conversation_id, shown)
-
-    def _on_answer(self, _ev: AnswerFinished) -> None:
-        # the server answers again (or its key works now): list its models and version (after the turn)
-        self.server_online.emit("")
-        if not self.closing:
-            self.refresh_models()
 
     def _on_failed(self, ev: TurnFailed) -> None:
         self.status_cleared.emit()  # a "retrying in 1 s" notice is over: the card says how it ended

@@ -1,0 +1,106 @@
+"""The window's start-up as one ordered list of stages, each timed in the log (debug level).
+
+first frame → settings → services (the core objects, the rest of the widgets) → store and history → server
+check → warm-up. The first frame is the window's frame, built from a glance at the settings file with only
+PySide6 and light modules (:class:`~desktop_agent.ui.main_window.MainWindow`); the heavy modules (pydantic, the
+core, the chat view) are imported once, by the stages after it. Each stage runs in its own turn of the event
+loop (single-shot timers), so what the user types or clicks is handled between them — except where a stage
+says the next one follows at once (the settings and the services: nothing may act on half of them).
+A stage that fails is reported like any uncaught exception; the stages after it still run.
+
+Pure PySide6 and the standard library: imported before the first frame.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, QTimer
+
+log = logging.getLogger(__name__)
+
+#: the stages after the first frame run then — or after this long, if no frame comes (never painted)
+FALLBACK_MS = 2000
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One step of the start-up. ``then_input``: the event loop runs (input is handled) before the next one."""
+
+    name: str
+    run: Callable[[], None]
+    then_input: bool = True
+
+
+class Startup(QObject):
+    """Runs ``stages`` in order, once each: :meth:`run_through` at once (a window given its settings builds
+    its services before it shows), :meth:`start` for the rest, one event-loop turn apiece."""
+
+    def __init__(self, stages: list[Stage], parent: QObject | None = None):
+        super().__init__(parent)
+        self.stages = stages
+        self._next = 0
+        self._started = False
+        self._stopped = False
+        self._t0 = time.perf_counter()
+        #: stage name → its time in ms, in the order they ran
+        self.timings: dict[str, float] = {}
+
+    def reached(self, name: str) -> bool:
+        """Whether stage ``name`` has run."""
+        return name in self.timings
+
+    @property
+    def done(self) -> bool:
+        return self._next >= len(self.stages)
+
+    def run_through(self, name: str) -> None:
+        """Run every stage not run yet up to and including ``name``, now."""
+        while not self._stopped and not self.done:
+            stage = self._take()
+            self._run(stage)
+            if stage.name == name:
+                return
+
+    def start(self, delay_ms: int = 0) -> None:
+        """Run the stages left, one event-loop turn apiece (idempotent: a second call does nothing)."""
+        if self._started or self._stopped:
+            return
+        self._started = True
+        QTimer.singleShot(delay_ms, self._step)
+
+    def start_later(self, ms: int | None = None) -> None:
+        """:meth:`start` after ``ms`` (default :data:`FALLBACK_MS`) if nothing started it before (a window that
+        is never painted)."""
+        QTimer.singleShot(FALLBACK_MS if ms is None else ms, self.start)
+
+    def stop(self) -> None:
+        """No stage runs any more (the window is closing)."""
+        self._stopped = True
+
+    def _take(self) -> Stage:
+        stage = self.stages[self._next]
+        self._next += 1
+        return stage
+
+    def _step(self) -> None:
+        while not self._stopped and not self.done:
+            stage = self._take()
+            if stage.then_input:
+                QTimer.singleShot(0, self._step)  # the next stage after input — also if this one fails
+                self._run(stage)
+                return
+            self._run(stage)
+
+    def _run(self, stage: Stage) -> None:
+        t = time.perf_counter()
+        try:
+            stage.run()
+        finally:
+            ms = (time.perf_counter() - t) * 1000
+            self.timings[stage.name] = ms
+            log.debug("start-up: %s took %.1f ms (%.0f ms since the window was made)", stage.name, ms,
+                      (time.perf_counter() - self._t0) * 1000)
