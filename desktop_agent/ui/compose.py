@@ -10,6 +10,8 @@ just started.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QElapsedTimer, QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QFrame,
@@ -213,3 +215,11 @@ class StopQuestion(QMessageBox):
         self.addButton("Keep the answer", QMessageBox.ButtonRole.RejectRole)
         self.setDefaultButton(self.stop_button)
         self.setWindowModality(Qt.WindowModality.WindowModal)
+
+    @classmethod
+    def ask(cls, what: str, parent: QWidget, stop: Callable[[], None]) -> StopQuestion:
+        """Open the question (not blocking); ``stop`` runs when the user says "Stop and …"."""
+        box = cls(what, parent)
+        box.buttonClicked.connect(lambda button: stop() if button is box.stop_button else None)
+        box.open()
+        return box

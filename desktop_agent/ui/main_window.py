@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-from PySide6.QtCore import QEvent, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
@@ -26,10 +26,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
-    QSizePolicy,
-    QToolBar,
-    QToolButton,
-    QWidget,
 )
 
 from desktop_agent.core import paths
@@ -39,11 +35,11 @@ from desktop_agent.ui.compose import ComposeArea, StopQuestion
 from desktop_agent.ui.dock_fit import DockFitter
 from desktop_agent.ui.first_frame import after_first_frame
 from desktop_agent.ui.history.dock import HistoryDock
-from desktop_agent.ui.model_capabilities import ModelCapabilities
-from desktop_agent.ui.model_picker import BACKENDS, ModelPicker
+from desktop_agent.ui.model_picker import BACKENDS
 from desktop_agent.ui.server_status import ServerStatus
-from desktop_agent.ui.startup import Stage, Startup
+from desktop_agent.ui.startup import Stage, Startup, load_layered, warm_up_markdown
 from desktop_agent.ui.tool_sidebar import ToolSidebar
+from desktop_agent.ui.toolbar import MainToolbar, build_menus, make_action
 from desktop_agent.ui.window_state import restore_layout, save_layout
 
 if TYPE_CHECKING:  # the types of what the stages after the first frame build
@@ -96,7 +92,6 @@ class MainWindow(QMainWindow):
                                        "assembly": assembly, "store": store, "secrets": secrets}
         self.check_server_on_start = check_server
         self.controller: ChatController | None = None
-        self.history_panel: HistoryPanel | None = None
         self.settings_dialog: SettingsDialog | None = None
         #: the question "stop the answer and …?" while it is open
         self.confirm_stop: StopQuestion | None = None
@@ -115,8 +110,6 @@ class MainWindow(QMainWindow):
         self._build_central()
         self._build_docks()
         self._build_actions()
-        self._build_toolbar()
-        self._build_menus()
         self._build_status()
         self.history = HistoryDock(self, self.view_menu, self.toolbar, self.toggle_tools_action, self.dock_fit,
                                    fitted=self._fit_toolbar, restored=lambda: self._layout_restored,
@@ -135,7 +128,7 @@ class MainWindow(QMainWindow):
             Stage("services", self._open_services),
             Stage("store and history", self._open_store),
             Stage("server check", self._check_server),
-            Stage("warm-up", _warm_up_markdown),
+            Stage("warm-up", warm_up_markdown),
         ], self)
         if not staged:
             self.startup.run_through("services")
@@ -207,17 +200,7 @@ class MainWindow(QMainWindow):
         self.restyle.connect(self.sidebar.restyle)
 
     def _action(self, text: str, icon: str | None, shortcut: str | None, slot, tip: str = "") -> QAction:
-        a = QAction(text, self)
-        if icon:
-            a.setIcon(icons.icon(icon))
-            self.restyle.connect(lambda: a.setIcon(icons.icon(icon)))
-        if shortcut:
-            a.setShortcut(QKeySequence(shortcut))
-            a.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        keys = QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText) if shortcut else ""
-        a.setToolTip(f"{tip or text.replace('&', '').rstrip('…')}" + (f" ({keys})" if keys else ""))
-        a.triggered.connect(slot)
-        return a
+        return make_action(self, text, icon, shortcut, slot, tip, self.restyle)
 
     def _build_actions(self) -> None:
         self.new_chat_action = self._action("&New chat", "new-chat", "Ctrl+N", self.new_chat, "Start a new chat")
@@ -240,50 +223,20 @@ class MainWindow(QMainWindow):
             self.addAction(a)
         self.esc = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
         self.esc.setContext(Qt.ShortcutContext.WindowShortcut)
-
-    def _build_toolbar(self) -> None:
-        tb = QToolBar("Main toolbar")
-        tb.setObjectName("mainToolbar")
-        tb.setMovable(False)
-        tb.setIconSize(QSize(18, 18))
-        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        tb.addAction(self.new_chat_action)
-        tb.addSeparator()
-        self.picker = ModelPicker()
+        self.toolbar = MainToolbar(self.new_chat_action, self.refresh_action, self.toggle_tools_action,
+                                   self.settings_action)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.toolbar)
+        self.picker, self.capabilities = self.toolbar.picker, self.toolbar.capabilities
+        self.backend_combo, self.model_combo = self.picker.backend_combo, self.picker.model_combo
         self.picker.backend_picked.connect(self._on_backend_picked)
         self.picker.model_picked.connect(self._on_model_picked)
-        self.capabilities = ModelCapabilities()
         self.capabilities.anyway_changed.connect(lambda *a: self._ctl.use_anyway(*a))
-        self.backend_combo = self.picker.backend_combo
-        self.model_combo = self.picker.model_combo
-        tb.addWidget(self.picker)
-        tb.addWidget(self.capabilities)
-        tb.addAction(self.refresh_action)
-        spacer = QWidget()
-        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-        tb.addWidget(spacer)
-        tb.addSeparator()
-        tb.addAction(self.toggle_tools_action)
-        tb.addAction(self.settings_action)
-        btn = tb.widgetForAction(self.refresh_action)
-        if isinstance(btn, QToolButton):
-            btn.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
-        self.toolbar = tb
-        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, tb)
-
-    def _build_menus(self) -> None:
-        mb = self.menuBar()
-        file_menu = mb.addMenu("&File")
-        for a in (self.new_chat_action, None, self.settings_action, None, self.quit_action):
-            file_menu.addAction(a) if a is not None else file_menu.addSeparator()
-        chat_menu = mb.addMenu("&Chat")
-        for a in (self.focus_action, self.stop_action, self.compact_action, self.refresh_action):
-            chat_menu.addAction(a)
-        self.view_menu = mb.addMenu("&View")
-        self.view_menu.addAction(self.toggle_tools_action)
-        help_menu = mb.addMenu("&Help")
-        help_menu.addAction(self._action("Open the &log folder", None, None, lambda: _open_folder(paths.log_dir())))
-        help_menu.addAction(self._action("&About Desktop Agent", None, None, self._about))
+        self.view_menu = build_menus(
+            self, [self.new_chat_action, None, self.settings_action, None, self.quit_action],
+            [self.focus_action, self.stop_action, self.compact_action, self.refresh_action],
+            [self.toggle_tools_action],
+            [self._action("Open the &log folder", None, None, lambda: _open_folder(paths.log_dir())),
+             self._action("&About Desktop Agent", None, None, self._about)])
 
     def _build_status(self) -> None:
         sb = self.statusBar()
@@ -302,16 +255,11 @@ class MainWindow(QMainWindow):
 
     def _load_settings(self) -> None:
         """A window started from a glance loads its settings (layered with the environment) now."""
-        if self._glance is None:
-            return
-        from desktop_agent.core.assembly import load_settings
-
-        layered = load_settings()
-        self._given.update(settings=layered.effective, saved=layered.saved)
-        self._given["warnings"].extend(layered.warnings)
-        if layered.effective.appearance.theme != self._glance.appearance.theme:
-            self._use_theme(layered.effective.appearance.theme)
-        self._glance = None
+        if self._glance is not None:
+            layered = load_layered(self._glance)
+            self._given.update(settings=layered.effective, saved=layered.saved)
+            self._given["warnings"].extend(layered.warnings)
+            self._glance = None
 
     def _open_services(self) -> None:
         """The controller (the core objects, the current chat) and the widgets that show it: the chat view, the
@@ -368,7 +316,7 @@ class MainWindow(QMainWindow):
         ctl.server_problem.connect(self.server_label.show_problem)
         ctl.server_checking.connect(self.server_label.show_checking)
         ctl.usage.connect(self.context_meter.note)
-        ctl.chat_saved.connect(self._on_chat_saved)
+        ctl.chat_saved.connect(self.history.note_saved)
         ctl.turn_ended.connect(self._on_turn_ended)
         ctl.give_back.connect(self._give_back_text)
 
@@ -395,7 +343,6 @@ class MainWindow(QMainWindow):
     def set_history_panel(self, panel: HistoryPanel) -> None:
         """Put ``panel`` in the left dock (View → History, Ctrl+H) and connect its signals."""
         self.history.set_panel(panel)
-        self.history_panel = panel
         panel.conversation_activated.connect(self.open_conversation)
         panel.message_activated.connect(self.open_conversation)
         panel.conversation_deleted.connect(self._on_conversation_deleted)
@@ -403,6 +350,7 @@ class MainWindow(QMainWindow):
         panel.status_message.connect(lambda t: self.statusBar().showMessage(t, 6000))
         self.restyle.connect(panel.restyle)
 
+    history_panel = property(lambda self: self.history.panel)
     history_dock = property(lambda self: self.history.dock)
     history_action = property(lambda self: self.history.action)
 
@@ -444,8 +392,7 @@ class MainWindow(QMainWindow):
         self.chat_options.set_next_tool(None)  # a tool chosen for the next message was for the other chat
         self._refresh_backend_labels()
         self.context_meter.show_chat(conversation.id)
-        if self.history_panel is not None:  # the list highlights the chat on screen, or nothing for a new one
-            self.history_panel.show_current(conversation.id if conversation.messages else None)
+        self.history.show_current(conversation.id if conversation.messages else None)
         if decisions is None:
             self.chat.clear()
             self.sidebar.clear()
@@ -454,22 +401,11 @@ class MainWindow(QMainWindow):
             self.chat.set_conversation(conversation)
             self.sidebar.load(conversation, decisions)
 
-    def _on_chat_saved(self, conversation_id: str, shown: bool) -> None:
-        if self.history_panel is not None:
-            self.history_panel.note_saved(conversation_id)  # in the list from its first message on
-            if shown:
-                self.history_panel.show_current(conversation_id)
-
     def _on_turn_ended(self) -> None:
         self.chat_options.refresh()  # the turn may have learned that the model answers nothing with tools
         if self.confirm_stop is not None:  # the answer ended while "stop it?" was asked: nothing to stop
             self.confirm_stop.stop_button.click()
-        if self.history_panel is not None:
-            try:  # the panel lists the saved chat, with the one shown selected
-                self.history_panel.refresh()
-                self.history_panel.show_current(self.conversation.id if self.conversation.messages else None)
-            except Exception:  # the panel failing must not break the chat
-                log.exception("history panel refresh failed")
+        self.history.refresh(self.conversation.id if self.conversation.messages else None)
         if not self._closing:
             self.input.setFocus()
 
@@ -528,19 +464,16 @@ class MainWindow(QMainWindow):
             return
         if self.confirm_stop is not None:
             self.confirm_stop.close()
-        box = StopQuestion(what, self)
 
-        def answered(button) -> None:
+        def stop() -> None:
             self.confirm_stop = None
-            if button is box.stop_button and self.busy:
+            if self.busy:
                 self._ctl.after_turn(fn)
-            elif button is box.stop_button:
+            else:  # the answer ended meanwhile
                 fn()
 
-        box.buttonClicked.connect(answered)
-        box.finished.connect(lambda _r: setattr(self, "confirm_stop", None))
-        self.confirm_stop = box
-        box.open()
+        self.confirm_stop = StopQuestion.ask(what, self, stop)
+        self.confirm_stop.finished.connect(lambda _r: setattr(self, "confirm_stop", None))
 
     def new_chat(self, *, ask: bool = True) -> None:
         if self.controller is not None:
@@ -695,34 +628,13 @@ class MainWindow(QMainWindow):
             self.dock_fit.schedule()
 
     def _fit_toolbar(self) -> None:
-        """Toolbar buttons show their text when everything fits, only their icon (the text stays in the tooltip
-        and the accessible name) when the window is too narrow — rather than hiding Settings behind the arrow."""
-        tb = getattr(self, "toolbar", None)
-        if tb is None:
-            return
-        actions = [a for a in (self.new_chat_action, self.history.action if hasattr(self, "history") else None,
-                               self.toggle_tools_action, self.settings_action) if a is not None]
-        buttons = [b for b in (tb.widgetForAction(a) for a in actions) if b is not None]
-        for b in buttons:
-            b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        if tb.sizeHint().width() > self.width():
-            for b in buttons:
-                b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+        if hasattr(self, "history"):
+            self.toolbar.fit(self.width(), self.history.action)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.shutdown()
         event.accept()
         super().closeEvent(event)
-
-
-def _warm_up_markdown() -> None:
-    """markdown-it and Pygments, loaded before the first answer needs them."""
-    try:
-        from desktop_agent.ui import markdown
-
-        markdown.warm_up()
-    except ImportError:
-        log.warning("markdown rendering unavailable", exc_info=True)
 
 
 def _open_folder(folder) -> None:

@@ -17,8 +17,14 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
+from PySide6.QtWidgets import QApplication
+
+if TYPE_CHECKING:
+    from desktop_agent.core.assembly import Layered
+    from desktop_agent.core.settings_glance import SettingsGlance
 
 log = logging.getLogger(__name__)
 
@@ -104,3 +110,27 @@ class Startup(QObject):
             self.timings[stage.name] = ms
             log.debug("start-up: %s took %.1f ms (%.0f ms since the window was made)", stage.name, ms,
                       (time.perf_counter() - self._t0) * 1000)
+
+
+def load_layered(glance: SettingsGlance) -> Layered:
+    """The "settings" stage of a window started from a glance: the settings file read with its schema and
+    layered with the environment; the theme follows when the glance got it wrong."""
+    from desktop_agent.core.assembly import load_settings
+
+    layered = load_settings()
+    app = QApplication.instance()
+    if layered.effective.appearance.theme != glance.appearance.theme and isinstance(app, QApplication):
+        from desktop_agent.ui import theme
+
+        theme.apply(app, layered.effective.appearance.theme)
+    return layered
+
+
+def warm_up_markdown() -> None:
+    """The "warm-up" stage: markdown-it and Pygments, loaded before the first answer needs them."""
+    try:
+        from desktop_agent.ui import markdown
+
+        markdown.warm_up()
+    except ImportError:
+        log.warning("markdown rendering unavailable", exc_info=True)

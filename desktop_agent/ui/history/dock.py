@@ -88,6 +88,28 @@ class HistoryDock:
         self.dock.setWidget(panel)
         self.panel = panel
 
+    def show_current(self, conversation_id: str | None) -> None:
+        """The list highlights the chat on screen (None: nothing, a new chat)."""
+        if self.panel is not None:
+            self.panel.show_current(conversation_id)
+
+    def note_saved(self, conversation_id: str, shown: bool) -> None:
+        """Chat ``conversation_id`` was saved: in the list from its first message on (highlighted when shown)."""
+        if self.panel is not None:
+            self.panel.note_saved(conversation_id)
+            if shown:
+                self.panel.show_current(conversation_id)
+
+    def refresh(self, current: str | None) -> None:
+        """After a turn: the list shows the saved chats, with ``current`` selected."""
+        if self.panel is None:
+            return
+        try:
+            self.panel.refresh()
+            self.panel.show_current(current)
+        except Exception:  # the panel failing must not break the chat
+            log.exception("history panel refresh failed")
+
     def drop(self) -> None:
         """No history panel after all (the store could not be opened): its empty dock goes."""
         dock, action = self.dock, self.action
