@@ -2,7 +2,7 @@
 
 Only PySide6 and light modules are imported before the window's first frame (see ``bench/startup.py``): the
 window is started staged from a glance at the settings file (:mod:`desktop_agent.core.settings_glance`) and
-loads the settings, logging and the rest right after its first frame (``MainWindow._build_rest``).
+loads the settings, logging and the rest right after its first frame (the stages of :mod:`desktop_agent.ui.startup`).
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
     restore_sigint: list[Callable[[], None]] = []
     after_first_frame(window, lambda: restore_sigint.append(_close_on_sigint(window)))
     after_first_frame(window, lambda: theme.apply_contrast(app))
-    after_first_frame(window, _start_logging)  # after the window's rest is built, before its deferred work
+    after_first_frame(window, _start_logging)  # after the window's settings and services, before the store
     after_first_frame(window, lambda: _watch_cursor_blink(app, window))
     try:
         code = app.exec()

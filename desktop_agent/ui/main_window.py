@@ -338,7 +338,7 @@ class MainWindow(QMainWindow):
         self._ctl.start_mcp()
         text, self._waiting_text = self._waiting_text, ""
         if text and not self._closing:
-            QTimer.singleShot(0, lambda: self._send_text(text))  # once this stage counts as run (ready)
+            self._send_now(text)
 
     def set_history_panel(self, panel: HistoryPanel) -> None:
         """Put ``panel`` in the left dock (View → History, Ctrl+H) and connect its signals."""
@@ -406,7 +406,7 @@ class MainWindow(QMainWindow):
         if self.confirm_stop is not None:  # the answer ended while "stop it?" was asked: nothing to stop
             self.confirm_stop.stop_button.click()
         self.history.refresh(self.conversation.id if self.conversation.messages else None)
-        if not self._closing:
+        if not self.busy and not self._closing:
             self.input.setFocus()
 
     def _give_back_text(self, text: str, tool: str | None) -> None:
@@ -424,6 +424,9 @@ class MainWindow(QMainWindow):
             self.input.clear()
             self.statusBar().showMessage("Starting up — your message is sent in a moment…", 3000)
             return
+        self._send_now(text)
+
+    def _send_now(self, text: str) -> None:
         if self.busy:
             self.statusBar().showMessage("Wait for the answer, or press Stop (Esc).", 3000)
             return
