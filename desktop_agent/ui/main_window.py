@@ -124,8 +124,8 @@ class MainWindow(QMainWindow):
         self.restyle.connect(self._restyle_frame)
 
         self.startup = Startup([
-            Stage("settings", self._load_settings, then_input=False),  # nothing may act on half of them
-            Stage("services", self._open_services),
+            Stage("settings", self._load_settings),
+            Stage("services", self._open_services, together=True),  # nothing may act on half of them
             Stage("store and history", self._open_store),
             Stage("server check", self._check_server),
             Stage("warm-up", warm_up_markdown),

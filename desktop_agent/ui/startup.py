@@ -5,7 +5,7 @@ check → warm-up. The first frame is the window's frame, built from a glance at
 PySide6 and light modules (:class:`~desktop_agent.ui.main_window.MainWindow`); the heavy modules (pydantic, the
 core, the chat view) are imported once, by the stages after it. Each stage runs in its own turn of the event
 loop (single-shot timers), so what the user types or clicks is handled between them — except where a stage
-says the next one follows at once (the settings and the services: nothing may act on half of them).
+runs together with the one before it (the services with the settings: nothing may act on half of them).
 A stage that fails is reported like any uncaught exception; the stages after it still run.
 
 Pure PySide6 and the standard library: imported before the first frame.
@@ -34,16 +34,18 @@ FALLBACK_MS = 2000
 
 @dataclass(frozen=True)
 class Stage:
-    """One step of the start-up. ``then_input``: the event loop runs (input is handled) before the next one."""
+    """One step of the start-up. ``together``: it runs in the same event-loop turn as the stage before it (no input
+    is handled in between); otherwise the event loop runs first."""
 
     name: str
     run: Callable[[], None]
-    then_input: bool = True
+    together: bool = False
 
 
 class Startup(QObject):
     """Runs ``stages`` in order, once each: :meth:`run_through` at once (a window given its settings builds
-    its services before it shows), :meth:`start` for the rest, one event-loop turn apiece."""
+    its services before it shows), :meth:`start` for the rest (after the first frame), one event-loop turn apiece
+    unless a stage runs ``together`` with the one before."""
 
     def __init__(self, stages: list[Stage], parent: QObject | None = None):
         super().__init__(parent)
@@ -71,12 +73,21 @@ class Startup(QObject):
             if stage.name == name:
                 return
 
-    def start(self, delay_ms: int = 0) -> None:
-        """Run the stages left, one event-loop turn apiece (idempotent: a second call does nothing)."""
+    def start(self) -> None:
+        """Run the stages left, one event-loop turn apiece: the first stage of all in this turn (the first
+        frame's), a stage after one already run (:meth:`run_through`) in the next. Idempotent."""
         if self._started or self._stopped:
             return
         self._started = True
-        QTimer.singleShot(delay_ms, self._step)
+        if self._next == 0:
+            self._step()
+        else:
+            QTimer.singleShot(0, self._step)
+
+    def add(self, stage: Stage, *, after: str) -> None:
+        """Put ``stage`` right after the stage named ``after`` (one not run yet: run in its place in the order)."""
+        index = next(i for i, s in enumerate(self.stages) if s.name == after) + 1
+        self.stages.insert(max(index, self._next), stage)
 
     def start_later(self, ms: int | None = None) -> None:
         """:meth:`start` after ``ms`` (default :data:`FALLBACK_MS`) if nothing started it before (a window that
@@ -95,11 +106,16 @@ class Startup(QObject):
     def _step(self) -> None:
         while not self._stopped and not self.done:
             stage = self._take()
-            if stage.then_input:
+            follows = not self.done and self.stages[self._next].together
+            if not follows:
                 QTimer.singleShot(0, self._step)  # the next stage after input — also if this one fails
                 self._run(stage)
                 return
-            self._run(stage)
+            try:
+                self._run(stage)
+            except BaseException:
+                QTimer.singleShot(0, self._step)  # the stages after it still run
+                raise
 
     def _run(self, stage: Stage) -> None:
         t = time.perf_counter()

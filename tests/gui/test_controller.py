@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 
+import pytest
 from PySide6.QtCore import QObject
 
 from desktop_agent.core.events import ChatUpdated, MessageAdded, Notice, TextDelta
@@ -87,7 +88,7 @@ def test_the_controller_runs_a_turn_with_no_window(qtbot, ollama_server):
 
 def test_start_up_runs_its_stages_in_order_each_timed(qtbot, caplog):
     ran: list[str] = []
-    stages = [Stage(name, lambda n=name: ran.append(n), then_input=name != "settings")
+    stages = [Stage(name, lambda n=name: ran.append(n), together=name == "services")
               for name in ("settings", "services", "store and history", "server check", "warm-up")]
     startup = Startup(stages)
     startup.run_through("services")
@@ -103,19 +104,30 @@ def test_start_up_runs_its_stages_in_order_each_timed(qtbot, caplog):
     assert [line.split(" took ")[0] for line in logged] == [f"start-up: {n}" for n in ran[2:]]
 
 
-def test_a_stage_that_fails_does_not_stop_the_ones_after_it(qtbot, monkeypatch):
-    import sys
+def test_stages_together_run_in_one_turn_and_a_stage_can_join_later(qtbot):
+    ran: list[str] = []
+    stages = [Stage(name, lambda n=name: ran.append(n), together=name == "services")
+              for name in ("settings", "services", "store and history")]
+    startup = Startup(stages)
+    startup.add(Stage("application", lambda: ran.append("application"), together=True), after="services")
+    startup.start()  # nothing ran yet: the first stage now, in this turn
+    assert ran == ["settings", "services", "application"]  # one turn: no input in between
+    qtbot.waitUntil(lambda: startup.done, timeout=2000)
+    assert ran == ["settings", "services", "application", "store and history"]
 
-    reported: list[BaseException] = []
-    monkeypatch.setattr(sys, "excepthook", lambda _t, exc, _tb: reported.append(exc))
 
+@pytest.mark.parametrize("together", [False, True])
+def test_a_stage_that_fails_does_not_stop_the_ones_after_it(qtbot, together):
     def broken() -> None:
         raise OSError("disk full")
 
     ran: list[str] = []
-    startup = Startup([Stage("store and history", broken), Stage("server check", lambda: ran.append("check"))])
-    startup.start()
-    qtbot.waitUntil(lambda: startup.done and ran == ["check"], timeout=2000)
+    startup = Startup([Stage("store and history", broken), Stage("joined", lambda: ran.append("joined"),
+                                                                   together=together),
+                       Stage("server check", lambda: ran.append("check"))])
+    with pytest.raises(OSError):  # reported like any uncaught exception (here: to the caller)
+        startup.start()
+    qtbot.waitUntil(lambda: startup.done and ran == ["joined", "check"], timeout=2000)
     assert startup.reached("store and history")
 
 
