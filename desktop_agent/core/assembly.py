@@ -20,10 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core import paths
 from desktop_agent.core.services import AppEnv
-from desktop_agent.core.services import FlagError as FlagError  # re-exported for the window until it opens
-from desktop_agent.core.services import Layered as Layered  # Services (integration of issue 21)
-from desktop_agent.core.services import layer as layer
-from desktop_agent.core.services import load_settings as load_settings
 from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT, TOOLS_PROMPT, Settings, is_loopback_url
 from desktop_agent.core.urls import OLLAMA_DEFAULT_PORT as OLLAMA_DEFAULT_PORT  # re-exported: the URL rules
 from desktop_agent.core.urls import parse_ollama_host as parse_ollama_host  # live in core/urls.py

@@ -162,10 +162,12 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
     else:
         from desktop_agent.core.services import Services
 
-        layered = Services(settings_overrides).layered
+        services = Services(settings_overrides)
+        layered = services.layered
         theme.apply(app, layered.effective.appearance.theme)
         app.setWindowIcon(icons.app_icon())
-        window = MainWindow(layered.effective, saved=layered.saved, warnings=list(layered.warnings))
+        window = MainWindow(layered.effective, saved=layered.saved, warnings=list(layered.warnings),
+                            services=services)
     app.aboutToQuit.connect(window.shutdown)
     window.show()  # the window notes its first frame for the bench (ui/first_frame.py)
     # Ctrl+C before the first frame ends the start-up like any Ctrl+C at start (exit 130, app.main); from the

@@ -1,9 +1,10 @@
 """The chat controller: everything the window does that is not a widget — the core objects, the current chat,
 the turns and the models — behind one :class:`ChatController` (a ``QObject``).
 
-It owns the settings in use, the secrets, the store, the assembly (backends, tools, permissions and their rules,
-MCP), the turn runner (:mod:`~desktop_agent.ui.agent_runner`), the task runner (:mod:`~desktop_agent.ui.tasks`)
-and the current :class:`~desktop_agent.core.session.ChatSession`. Every event of a turn goes through ONE table
+It owns the app's :class:`~desktop_agent.core.services.Services` (the one composition root: settings file,
+environment, secrets, store, permissions and their rules, the assembly, MCP), the settings in use, the turn
+runner (:mod:`~desktop_agent.ui.agent_runner`), the task runner (:mod:`~desktop_agent.ui.tasks`) and the
+current :class:`~desktop_agent.core.session.ChatSession`. Every event of a turn goes through ONE table
 (:attr:`ChatController.events`, event type → handlers): the controller's own handlers and those of the widgets
 that show events (the window adds their ``routes()``). What changed is said by signals; the controller never
 calls the window.
@@ -19,7 +20,6 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop_agent.core.assembly import Assembly, layer
 from desktop_agent.core.errors import AuthenticationFailed, BackendUnreachable, KeyringLocked, NoApiKey, StoreError
 from desktop_agent.core.events import (
     ChatUpdated,
@@ -29,9 +29,10 @@ from desktop_agent.core.events import (
     TurnFailed,
 )
 from desktop_agent.core.messages import Conversation
+from desktop_agent.core.services import Services
 from desktop_agent.core.session import ChatSession
 from desktop_agent.core.settings import Settings
-from desktop_agent.core.tools.remembered import audited_decisions, keep_rules_in
+from desktop_agent.core.tools.remembered import audited_decisions
 from desktop_agent.ui import errors as ui_errors
 from desktop_agent.ui.agent_runner import AgentRunner, TurnCrashed, TurnEnded, TurnStarted
 from desktop_agent.ui.event_table import EventTable
@@ -47,9 +48,10 @@ WAIT = "Wait for the answer, or press Stop (Esc)."
 
 class ChatController(QObject):
     """The window's core and turn logic. ``settings``: the effective settings (file + command-line overrides);
-    ``saved``: what the settings file holds (picker changes are saved there, overrides are not). Test hooks:
-    ``assembly``, ``store`` (None: the default
-    one, opened by :meth:`open_store`; ``False``: nothing is saved), ``secrets``."""
+    ``saved``: what the settings file holds (picker changes are saved there, overrides are not; None: the
+    settings did not come from the file, and the file is neither written nor followed). ``services``: the
+    app's services (default: opened here, with the test hooks ``assembly``, ``store`` — None: the default one,
+    opened by :meth:`open_store`; ``False``: nothing is saved — and ``secrets``)."""
 
     #: a turn runs (True) or ended (False)
     busy_changed = Signal(bool)
@@ -77,17 +79,21 @@ class ChatController(QObject):
     turn_ended = Signal()
     #: the text of a message that never joined the chat, and the tool chosen for it (None): back to the composer
     give_back = Signal(str, object)
+    #: another process changed the saved chats (a ``history import`` in a terminal): the history is read again
+    chats_changed_elsewhere = Signal()
 
     def __init__(self, parent: QObject | None = None, *, settings: Settings | None = None,
-                 saved: Settings | None = None, warnings: list[str] | None = None, assembly: Assembly | None = None,
-                 store: Any = None, secrets: Any = None, tasks: TaskRunner | None = None):
+                 saved: Settings | None = None, warnings: list[str] | None = None, assembly: Any = None,
+                 store: Any = None, secrets: Any = None, tasks: TaskRunner | None = None,
+                 services: Services | None = None):
         super().__init__(parent)
+        self.services = services or Services(secrets=secrets, store=store or None, assembly=assembly)
+        if saved is not None:
+            self.services.layered  # noqa: B018 — the file as the window opened it: a later change is news
         self.settings: Settings = settings if settings is not None else Settings()
         self.saved = saved
         self.warnings = list(warnings or [])
         self.store = store
-        self.secrets = secrets
-        self._given_assembly = assembly
         self.tasks = tasks or TaskRunner(self)
         #: the one table: event type → handlers (the widgets' are added by the window)
         self.events = EventTable(last=self._routes())
@@ -98,10 +104,11 @@ class ChatController(QObject):
         self._open_core()
 
     def _open_core(self) -> None:
-        """The core objects, in one place (the composition root the window uses): the assembly, the turn runner,
-        the model listing, the pull, the current chat. The secrets and the store open later
-        (:meth:`open_store`): the keyring and SQLite after the first frame."""
-        self.assembly = self._given_assembly or Assembly(secrets=self.secrets)
+        """What the window works with, from :attr:`services`: the assembly, the turn runner, the model listing, the
+        pull, the current chat. The store opens later (:meth:`open_store`): SQLite and the keyring after the first
+        frame (the secret store reads the keyring only when a key is first needed)."""
+        self.secrets = self.services.secrets
+        self.assembly = self.services.assembly
         self.session = ChatSession(Conversation(), self.store or None)
         self.runner = AgentRunner(self.assembly, self)
         self.runner.turn_event.connect(self.events.route)
@@ -114,28 +121,33 @@ class ChatController(QObject):
         self.pull = PullController(self.assembly, self.tasks, self)
 
     def open_store(self) -> None:
-        """The keyring and the store (the default one unless given); the permission rules kept in it. A store that
-        cannot be opened costs saving, not the chat (``store`` is then False and a warning says so)."""
-        if self.secrets is None:
-            from desktop_agent.core.secrets import SecretStore  # keyring: after the window shows
-
-            self.secrets = SecretStore()
-        if self.assembly.secrets is None:
-            self.assembly.secrets = self.secrets
+        """The store (the services' one unless given); the permission rules kept in it. A store that cannot be
+        opened costs saving, not the chat (``store`` is then False and a warning says so)."""
         if self.store is None:
-            from desktop_agent.core.store import ConversationStore
-
             try:
-                self.store = ConversationStore()
+                self.store = self.services.store
                 self.warnings.extend(self.store.warnings)
             except Exception as exc:  # the chat still works, it just isn't saved
                 log.exception("could not open the conversation store")
                 self.warnings.append(f"Chats will not be saved: the store could not be opened ({exc}).")
                 self.store = False
+        elif self.store:
+            self.services.store  # noqa: B018 — a given store: the permission rules are kept in it too
         if self.store and self.session.store is None:
             self.session.store = self.store
-        if self.store:
-            self.warnings.extend(keep_rules_in(self.assembly, self.store))  # "always allow" survives a restart
+        self.warnings.extend(self.services.rule_warnings)  # "always allow" could not survive a restart
+
+    def check_outside_changes(self) -> None:
+        """What another process changed meanwhile (called when the window gets the focus): settings saved by a
+        terminal's ``desktop-agent mcp add`` are used from the next turn; chats it imported are listed."""
+        if self.closing:
+            return
+        layered = self.services.settings_changed() if self.saved is not None else None
+        if layered is not None and layered.saved != self.saved:
+            log.info("the settings file was changed by another program: its settings are used from now on")
+            self.apply_settings(layered.saved)
+        if self.store and self.services.store_changed():
+            self.chats_changed_elsewhere.emit()
 
     def start_mcp(self) -> None:
         """Start the MCP servers in the background (after the window shows)."""
@@ -303,9 +315,9 @@ class ChatController(QObject):
         self.settings = self.settings.updated(changes)
         if self.saved is not None:
             self.saved = self.saved.updated(changes)
-            try:
-                self.saved.save()
-            except OSError as exc:
+            try:  # on top of the file as it is now: what another process saved meanwhile stays
+                self.saved = self.services.update_settings(changes).saved
+            except (OSError, ValueError) as exc:
                 self.status.emit(f"Could not save settings: {exc}", 8000)
         self.settings_changed.emit()
 
@@ -339,10 +351,11 @@ class ChatController(QObject):
         self.update_settings({key: names})
 
     def apply_settings(self, settings: Settings, *, mcp_now: bool = True) -> None:
-        """New saved settings (from the dialog): layered again with the environment (one layering, in
-        core.assembly) and used from the next turn on. ``mcp_now``: changed MCP servers (re)start at once."""
+        """New saved settings (from the dialog, or saved by another process): layered again with the environment
+        and the command line (one layering, in core.services) and used from the next turn on. ``mcp_now``:
+        changed MCP servers (re)start at once."""
         mcp_before = self.settings.mcp
-        self.settings = layer(settings).effective
+        self.settings = self.services.layer_saved(settings).effective
         self.saved = settings
         if self.settings.mcp != mcp_before and mcp_now:  # servers added, changed or removed: (re)start them now
             effective, assembly = self.settings, self.assembly

@@ -43,6 +43,7 @@ from desktop_agent.ui.toolbar import MainToolbar, build_menus, make_action
 from desktop_agent.ui.window_state import restore_layout, save_layout
 
 if TYPE_CHECKING:  # the types of what the stages after the first frame build
+    from desktop_agent.core.services import Services
     from desktop_agent.core.settings import Settings
     from desktop_agent.core.settings_glance import SettingsGlance
     from desktop_agent.ui.chat.view import ChatView
@@ -80,7 +81,7 @@ class MainWindow(QMainWindow):
 
     def __init__(self, settings: Settings | None = None, *, saved: Settings | None = None,
                  warnings: list[str] | None = None, assembly: Any = None, store: Any = None, secrets: Any = None,
-                 check_server: bool = True, glance: SettingsGlance | None = None):
+                 check_server: bool = True, glance: SettingsGlance | None = None, services: Services | None = None):
         super().__init__()
         staged = glance is not None and settings is None
         self._glance = glance if staged else None
@@ -89,7 +90,8 @@ class MainWindow(QMainWindow):
 
             settings = Settings()
         self._given: dict[str, Any] = {"settings": settings, "saved": saved, "warnings": list(warnings or []),
-                                       "assembly": assembly, "store": store, "secrets": secrets}
+                                       "assembly": assembly, "store": store, "secrets": secrets,
+                                       "services": services}
         self.check_server_on_start = check_server
         self.controller: ChatController | None = None
         self.settings_dialog: SettingsDialog | None = None
@@ -256,7 +258,10 @@ class MainWindow(QMainWindow):
     def _load_settings(self) -> None:
         """A window started from a glance loads its settings (layered with the environment) now."""
         if self._glance is not None:
-            layered = load_layered(self._glance)
+            from desktop_agent.core.services import Services
+
+            services = self._given["services"] = self._given["services"] or Services()
+            layered = load_layered(self._glance, services)
             self._given.update(settings=layered.effective, saved=layered.saved)
             self._given["warnings"].extend(layered.warnings)
             self._glance = None
@@ -319,6 +324,7 @@ class MainWindow(QMainWindow):
         ctl.chat_saved.connect(self.history.note_saved)
         ctl.turn_ended.connect(self._on_turn_ended)
         ctl.give_back.connect(self._give_back_text)
+        ctl.chats_changed_elsewhere.connect(lambda: self.history.refresh(ctl.session.id))
 
     def _open_store(self) -> None:
         """The keyring, the store and the history panel; the start-up warnings."""
@@ -564,8 +570,10 @@ class MainWindow(QMainWindow):
             return
         ctl = self._ctl
         saved_host = (ctl.saved or ctl.settings).ollama.host
+        services = ctl.services
         dlg = SettingsDialog(ctl.settings_for_dialog(), ctl.secrets, self, assembly=ctl.assembly, pull=ctl.pull,
-                             file_host=saved_host if saved_host != ctl.settings.ollama.host else None)
+                             file_host=saved_host if saved_host != ctl.settings.ollama.host else None,
+                             env=services.env, saver=lambda before, after: services.save_settings(before, after).saved)
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.settings_saved.connect(self._on_settings_saved)
         dlg.tools_page.learned_changed.connect(self.chat_options.refresh)  # a Forget applies at once
@@ -596,6 +604,8 @@ class MainWindow(QMainWindow):
         if event.type() == QEvent.Type.PaletteChange and not self._closing:
             icons.clear_cache()
             QTimer.singleShot(0, self.restyle.emit)
+        elif event.type() == QEvent.Type.ActivationChange and self.built and self.ready and self.isActiveWindow():
+            self._ctl.check_outside_changes()  # a terminal may have changed the settings or imported chats
 
     def _restyle_frame(self) -> None:
         self._set_busy(self.busy)

@@ -23,7 +23,7 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QApplication
 
 if TYPE_CHECKING:
-    from desktop_agent.core.assembly import Layered
+    from desktop_agent.core.services import Layered, Services
     from desktop_agent.core.settings_glance import SettingsGlance
 
 log = logging.getLogger(__name__)
@@ -128,12 +128,10 @@ class Startup(QObject):
                       (time.perf_counter() - self._t0) * 1000)
 
 
-def load_layered(glance: SettingsGlance) -> Layered:
+def load_layered(glance: SettingsGlance, services: Services) -> Layered:
     """The "settings" stage of a window started from a glance: the settings file read with its schema and
-    layered with the environment; the theme follows when the glance got it wrong."""
-    from desktop_agent.core.assembly import load_settings
-
-    layered = load_settings()
+    layered with the environment (by ``services``); the theme follows when the glance got it wrong."""
+    layered = services.layered
     app = QApplication.instance()
     if layered.effective.appearance.theme != glance.appearance.theme and isinstance(app, QApplication):
         from desktop_agent.ui import theme

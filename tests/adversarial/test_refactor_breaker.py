@@ -51,7 +51,7 @@ def test_a_deeply_nested_settings_file_does_not_raise(tmp_path):
 
 def test_a_newer_settings_file_survives_a_model_pick_in_the_window(qtbot, make_window, tmp_path, monkeypatch):
     from desktop_agent.core import paths
-    from desktop_agent.core.assembly import load_settings
+    from desktop_agent.core.services import load_settings
 
     paths.set_home(tmp_path / "home2")
     newer = {"version": 3, "backend": "ollama", "ollama": {"model": "future-model"}, "new_group": {"x": 1}}
@@ -222,8 +222,8 @@ def test_new_chat_during_the_error_cards_pull(qtbot, make_window, ollama_server)
 
 def test_saving_the_settings_dialog_does_not_write_ollama_host_into_the_file(qtbot, make_window, monkeypatch):
     from desktop_agent.core import paths
-    from desktop_agent.core.assembly import load_settings
     from desktop_agent.core.secrets import SecretStore
+    from desktop_agent.core.services import load_settings
     from tests.keyrings import DictKeyring
 
     Settings().updated({"ollama.host": "http://saved-box:11434", "generation.temperature": 0.1}).save()
