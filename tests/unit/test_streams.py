@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from desktop_agent.core.streams import Watch, run_watched, track_sockets
+from desktop_agent.core.streams import Watch, run_watched
 
 
 def test_run_watched_returns_the_value_or_the_exception():
@@ -82,10 +82,9 @@ class _Silent:
 
 
 def _get(url: str, watch: Watch) -> None:
-    import httpx
+    from desktop_agent.core.backends import http
 
-    with httpx.Client(timeout=30) as client:
-        track_sockets(client)
+    with http.client(timeout=30) as client:
         with watch, client.stream("GET", url) as r:
             watch.attach(r)
             for _ in r.iter_bytes():

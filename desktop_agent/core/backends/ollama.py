@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import socket
 import threading
@@ -37,7 +38,7 @@ from typing import Any
 from desktop_agent.core import errors
 from desktop_agent.core.arguments import make_tool_call
 from desktop_agent.core.backends.base import Chunk, ModelInfo
-from desktop_agent.core.backends.deadline import bound_reads, first_data_within
+from desktop_agent.core.backends.deadline import first_data_within
 from desktop_agent.core.backends.reasons import is_context_reason, looks_like_html, one_line, reason_text
 from desktop_agent.core.messages import Message, ToolCall
 from desktop_agent.core.model_info import (
@@ -49,7 +50,8 @@ from desktop_agent.core.model_info import (
     learned_window,
     window_for,
 )
-from desktop_agent.core.streams import Watch, track_sockets
+from desktop_agent.core.streams import Watch
+from desktop_agent.core.urls import parse_ollama_host
 
 DEFAULT_HOST = "http://localhost:11434"
 
@@ -100,6 +102,24 @@ def _error_text(body: Any, content_type: str = "", status: int | None = None) ->
     return reason_text(body, content_type, status) or "no details"
 
 
+def _headers() -> dict[str, str]:
+    """The headers ``ollama.Client`` sends (JSON both ways, its user agent, ``OLLAMA_API_KEY`` as a bearer token
+    for a hosted Ollama), for our client that reads the streams raw."""
+    import platform
+    from importlib.metadata import version
+
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json",
+        "User-Agent": f"ollama-python/{version('ollama')} ({platform.machine()} {platform.system().lower()}) "
+                      f"Python/{platform.python_version()}",
+    }
+    api_key = os.environ.get("OLLAMA_API_KEY")  # read where ollama.Client reads it (and the probe)
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    return headers
+
+
 _MODEL_NOT_FOUND = re.compile(r"model\b.*\bnot found", re.I | re.S)
 
 
@@ -112,7 +132,8 @@ class OllamaBackend:
     (the model's default), True or False. ``timeout_s``: seconds to wait for the first data of an answer
     (None = no limit; connecting is always limited to :data:`CONNECT_TIMEOUT_S`);
     ``next_data_timeout_s``: seconds to wait for the next data once it streams (None: ``timeout_s``).
-    ``client``: an ``ollama.Client`` to use instead of creating one (tests, custom transports).
+    ``http_client``: an ``httpx.Client`` (its ``base_url`` the host) to read chats, lists and pulls through
+    instead of one of :func:`desktop_agent.core.backends.http.client` (tests); not closed by :meth:`close`.
     """
 
     name = "ollama"
@@ -128,7 +149,7 @@ class OllamaBackend:
         think: bool | str | None = None,
         timeout_s: float | None = None,
         next_data_timeout_s: float | None = None,
-        client: Any = None,
+        http_client: Any = None,
         max_window: int | None = 8192,
         window: int | None = None,
         default_window: int = 8192,
@@ -152,37 +173,31 @@ class OllamaBackend:
         self.think = think
         self.timeout_s = timeout_s
         self.next_data_timeout_s = next_data_timeout_s
-        #: the client that asks ``/api/show`` (a short wait: facts must never hold a turn for minutes)
-        self._show_client: Any = client
-        own = client is None
-        if client is None:
-            import httpx
-            import ollama  # heavy (~0.6 s): only when a backend is built
+        self.host = (host.rstrip("/") if "://" in host else parse_ollama_host(host)) if host else DEFAULT_HOST
+        import httpx
+        import ollama  # heavy (~0.6 s): only when a backend is built
 
-            client = ollama.Client(
-                host=host or None,
-                timeout=httpx.Timeout(timeout_s, connect=min(CONNECT_TIMEOUT_S, timeout_s or CONNECT_TIMEOUT_S)),
-            )
-            self._show_client = ollama.Client(host=host or None,
-                                              timeout=httpx.Timeout(SHOW_TIMEOUT_S, connect=CONNECT_TIMEOUT_S))
-        self.client = client
-        http = getattr(client, "_client", None)
-        if http is None or not hasattr(http, "stream"):
-            raise TypeError("client must be an ollama.Client (it owns the httpx.Client used for streams)")
-        self._http = http
+        from desktop_agent.core.backends import http as transport
+
+        shared = transport.Transport()  # one pool for the chat and the /api/show client
+        own = http_client is None
+        timeout = httpx.Timeout(timeout_s, connect=min(CONNECT_TIMEOUT_S, timeout_s or CONNECT_TIMEOUT_S))
+        if http_client is None:
+            http_client = transport.client(timeout=timeout, base_url=self.host, headers=_headers(),
+                                           follow_redirects=True, transport=shared)
+        #: the official client, for the requests whose answers it reads well (``/api/delete``)
+        self.client = ollama.Client(host=self.host, transport=shared, timeout=timeout)
+        #: the client chat, list and pull streams are read through (raw: see the module's docstring)
+        self._http = http_client
+        self._own_http = own
+        #: the client that asks ``/api/show`` (a short wait: facts must never hold a turn for minutes)
+        self._show_client = ollama.Client(host=self.host, transport=shared,
+                                          timeout=httpx.Timeout(SHOW_TIMEOUT_S, connect=CONNECT_TIMEOUT_S))
         #: path → its absolute URL on this client (see :meth:`_url`)
         self._urls: dict[str, Any] = {}
-        #: the headers a JSON body needs beyond the client's own (an ``ollama.Client`` sends JSON already)
-        json_type = str(getattr(http, "headers", {}).get("content-type", "")).lower() == "application/json"
+        #: the headers a JSON body needs beyond the client's own (ours sends JSON already)
+        json_type = str(http_client.headers.get("content-type", "")).lower() == "application/json"
         self._json_headers: dict[str, str] | None = None if json_type else {"Content-Type": "application/json"}
-        track_sockets(http)  # Stop and the waits reach a read blocked before the answer's headers too
-        if own:  # its first data is awaited within timeout_s, even from a server that trickles it
-            bound_reads(http)
-            bound_reads(self._show_client._client)
-        if host and "://" in host:
-            self.host = host.rstrip("/")
-        else:  # what ollama.Client made of it (OLLAMA_HOST, "localhost:11434", ...)
-            self.host = str(http.base_url).rstrip("/")
 
     # ------------------------------------------------------------------ public API
 
@@ -193,10 +208,11 @@ class OllamaBackend:
     def close(self) -> None:
         """Close the HTTP connection pool. The backend cannot be used afterwards."""
         with contextlib.suppress(Exception):  # closing twice, or a half-broken pool: nothing useful to report
-            self._http.close()
-        if self._show_client is not self.client:
+            self.client.close()
+            self._show_client.close()  # the same pool: closed already, but said for the reader
+        if self._own_http:
             with contextlib.suppress(Exception):
-                self._show_client._client.close()
+                self._http.close()
 
     def stream_chat(
         self,

@@ -46,7 +46,7 @@ from typing import Any
 
 from desktop_agent.core.arguments import make_tool_call
 from desktop_agent.core.backends.base import Chunk, ModelInfo
-from desktop_agent.core.backends.deadline import bound_reads, first_data_within
+from desktop_agent.core.backends.deadline import first_data_within
 from desktop_agent.core.backends.keypool import PLACEHOLDER_KEY, Failure, KeyPool, PoolCancelled, scrub
 from desktop_agent.core.backends.reasons import MAX_REASON, is_context_reason, looks_like_html, one_line, reason_text
 from desktop_agent.core.backends.sse import sse_events
@@ -84,7 +84,7 @@ from desktop_agent.core.model_info import (
     learned_window,
     window_for,
 )
-from desktop_agent.core.streams import WaitCancelled, Watch, track_sockets
+from desktop_agent.core.streams import WaitCancelled, Watch
 from desktop_agent.core.urls import suggest_v1
 
 log = logging.getLogger(__name__)
@@ -342,7 +342,8 @@ class OpenAIBackend:
     (some gateways want that). ``keyring_locked``: the keys were looked up while the system keyring was
     locked — a missing key is then :class:`KeyringLocked`, not :class:`NoApiKey`. ``sleep`` / ``clock``: injectable for
     tests. ``http_client``: an ``httpx.Client`` (or ``httpx2.Client``) for the openai client; it is
-    not closed by :meth:`close`.
+    not closed by :meth:`close`; the first-data deadline and Stop reach a read blocked before the answer's
+    headers only on one from :func:`desktop_agent.core.backends.http.client` (the default).
     """
 
     name = "openai"
@@ -420,9 +421,10 @@ class OpenAIBackend:
                 import openai  # lazy: ~1.3 s
 
                 http = self._http_client
-                if http is None:  # ours: its first data is awaited within timeout_s, even from a trickling server
-                    http = openai.DefaultHttpxClient()
-                    bound_reads(http)
+                if http is None:  # ours: the first-data deadline and the watch reach its every read
+                    from desktop_agent.core.backends import http as transport
+
+                    http = transport.client(timeout=self.timeout_s, follow_redirects=True)  # as the openai client's
                 client = openai.OpenAI(
                     base_url=self.base_url,
                     api_key=key,
@@ -430,8 +432,6 @@ class OpenAIBackend:
                     max_retries=0,
                     http_client=http,
                 )
-                # Stop and the waits reach a read blocked before the answer's headers too
-                track_sockets(getattr(client, "_client", None))
                 self._clients[index] = client
             return client
 
