@@ -239,8 +239,8 @@ class OpenAIProbe:
             page = backend.web_page_failure(exc, headers, "/models")
             if page is not None:  # named, never pasted — as the backend says it
                 return page
-            detail = backend._detail(exc)
-            return backend.classify_status(exc.status_code, detail, backend._markers(exc, detail), headers,
+            detail = backend.detail(exc)
+            return backend.classify_status(exc.status_code, detail, backend.markers(exc, detail), headers,
                                            listing=True)
         if isinstance(exc, Unreachable):
             detail = f"no connection within {timeout:g} s" if exc.timed_out else _errno_free(scrub(exc.detail, keys))
@@ -258,7 +258,7 @@ class OpenAIProbe:
 
 
 def _errno_free(text: str) -> str:
-    from desktop_agent.core.backends.openai import _errno_free as strip
+    from desktop_agent.core.backends.openai_wire import errno_free
 
-    return strip(text)
+    return errno_free(text)
 
