@@ -84,11 +84,10 @@ class _Silent:
 def _get(url: str, watch: Watch) -> None:
     from desktop_agent.core.backends import http
 
-    with http.client(timeout=30) as client:
-        with watch, client.stream("GET", url) as r:
-            watch.attach(r)
-            for _ in r.iter_bytes():
-                watch.progress()
+    with http.client(timeout=30) as client, watch, client.stream("GET", url) as r:
+        watch.attach(r)
+        for _ in r.iter_bytes():
+            watch.progress()
 
 
 def test_a_watch_ends_a_read_blocked_before_the_headers_on_cancel():
