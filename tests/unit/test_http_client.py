@@ -79,7 +79,11 @@ def test_the_environments_proxies_are_read_as_httpx_reads_them(monkeypatch):
     assert http.environment_proxies() == {}
 
 
-def test_a_request_goes_through_the_environments_proxy(monkeypatch):
+@pytest.mark.parametrize("build", [
+    lambda: http.client(timeout=10),
+    lambda: httpx.Client(timeout=10, **http.client_options()),  # as ollama.Client gets them
+], ids=["client", "client_options"])
+def test_a_request_goes_through_the_environments_proxy(monkeypatch, build):
     """A forward proxy gets the request in absolute form and answers it: the client used the proxy."""
     seen: list[bytes] = []
 
@@ -90,6 +94,6 @@ def test_a_request_goes_through_the_environments_proxy(monkeypatch):
     for name in ("http_proxy", "all_proxy", "no_proxy", "ALL_PROXY", "NO_PROXY"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HTTP_PROXY", _serve_once(proxy))
-    with http.client(timeout=10) as client:
+    with build() as client:
         assert client.get("http://model-server.invalid/api/tags").text == "proxied"
     assert seen == [b"GET http://model-server.invalid/api/tags HTTP/1.1"]

@@ -13,8 +13,8 @@ around the library's socket stream (handed in as ``httpcore.ConnectionPool(netwo
 takes no network backend), mapping httpcore's exceptions to httpx's as httpx does. :func:`client` is an
 ``httpx.Client`` on it, with the environment's proxies mounted as httpx would mount them (it mounts none by
 itself once it is given a transport). The ``openai`` client is handed such a client (``OpenAI(http_client=)``),
-the ``ollama`` client the transport (``ollama.Client(transport=)``). :func:`mcp_client` is the client for MCP
-servers over Streamable HTTP (the SDK's timeouts; no deadline: an MCP stream may stay open for long).
+the ``ollama`` client the same options (``ollama.Client(host, **client_options())``). :func:`mcp_client` is the
+client for MCP servers over Streamable HTTP (the SDK's timeouts; no deadline: an MCP stream may stay open long).
 """
 
 from __future__ import annotations
@@ -31,7 +31,15 @@ import httpx
 from desktop_agent.core.backends.deadline import remaining
 from desktop_agent.core.streams import current_watch
 
-__all__ = ["MCP_READ_TIMEOUT_S", "MCP_TIMEOUT_S", "Transport", "client", "environment_proxies", "mcp_client"]
+__all__ = [
+    "MCP_READ_TIMEOUT_S",
+    "MCP_TIMEOUT_S",
+    "Transport",
+    "client",
+    "client_options",
+    "environment_proxies",
+    "mcp_client",
+]
 
 #: the MCP SDK's own timeouts for a remote server (``mcp.shared`` keeps them private): 30 s to connect, write
 #: or wait for the pool, 300 s for the next data of a stream a server holds open
@@ -210,15 +218,21 @@ def _is_ip(host: str) -> bool:
     return True
 
 
-def client(*, timeout: httpx.Timeout | float | None = 60.0, base_url: str = "", headers: dict[str, str] | None = None,
-           follow_redirects: bool = False, transport: Transport | None = None) -> httpx.Client:
-    """An ``httpx.Client`` on :class:`Transport` (``transport``, to share one pool between clients), with the
-    environment's proxies each on a :class:`Transport` of its own."""
+def client_options(transport: Transport | None = None) -> dict[str, Any]:
+    """The ``httpx.Client`` keyword arguments that put a client on :class:`Transport` (``transport``, to share one
+    pool) with the environment's proxies each on a :class:`Transport` of its own — for a library that builds
+    its client itself and passes these on (``ollama.Client(host, **client_options())``)."""
     mounts: dict[str, httpx.BaseTransport | None] = {
         pattern: Transport(proxy=url) if url else None for pattern, url in environment_proxies().items()
     }
+    return {"transport": transport or Transport(), "mounts": mounts}
+
+
+def client(*, timeout: httpx.Timeout | float | None = 60.0, base_url: str = "", headers: dict[str, str] | None = None,
+           follow_redirects: bool = False, transport: Transport | None = None) -> httpx.Client:
+    """An ``httpx.Client`` on :class:`Transport` (see :func:`client_options`)."""
     return httpx.Client(timeout=timeout, base_url=base_url, headers=headers, follow_redirects=follow_redirects,
-                        transport=transport or Transport(), mounts=mounts)
+                        **client_options(transport))
 
 
 def mcp_client(headers: dict[str, str] | None = None) -> Any:

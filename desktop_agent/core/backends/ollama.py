@@ -154,13 +154,13 @@ class OllamaBackend(OllamaModels):
             http_client = transport.client(timeout=timeout, base_url=self.host, headers=_headers(),
                                            follow_redirects=True, transport=shared)
         #: the official client, for the requests whose answers it reads well (``/api/delete``)
-        self.client = ollama.Client(host=self.host, transport=shared, timeout=timeout)
+        self.client = ollama.Client(host=self.host, timeout=timeout, **transport.client_options(shared))
         #: the client chat, list and pull streams are read through (raw: see the module's docstring)
         self._http = http_client
         self._own_http = own
         #: the client that asks ``/api/show`` (a short wait: facts must never hold a turn for minutes)
-        self._show_client = ollama.Client(host=self.host, transport=shared,
-                                          timeout=httpx.Timeout(SHOW_TIMEOUT_S, connect=CONNECT_TIMEOUT_S))
+        show_timeout = httpx.Timeout(SHOW_TIMEOUT_S, connect=CONNECT_TIMEOUT_S)
+        self._show_client = ollama.Client(host=self.host, timeout=show_timeout, **transport.client_options(shared))
         #: path → its absolute URL on this client (see :meth:`_url`)
         self._urls: dict[str, Any] = {}
         #: the headers a JSON body needs beyond the client's own (ours sends JSON already)
