@@ -253,7 +253,8 @@ class Agent:
                     conversation.messages.remove(message)  # goes back to the user, nothing is doubled)
                 raise
 
-    def _tools(self) -> list[dict[str, Any]] | None:
+    def offered_tools(self) -> list[dict[str, Any]] | None:
+        """Every tool's schema this agent can offer (None: it has no tools)."""
         if self.registry is None or len(self.registry) == 0:
             return None
         return self.registry.schemas() or None
@@ -304,7 +305,7 @@ class Agent:
             notes.append(cannot_use("thinking", model))
         return tools, notes
 
-    def _window(self) -> int | None:
+    def window(self) -> int | None:
         """The model's context window in tokens (None: the backend cannot say)."""
         window = getattr(self.backend, "context_window", None)
         if not callable(window):
@@ -359,7 +360,7 @@ class Agent:
             self._add(conversation, user)
             yield MessageAdded(user)
 
-        tools = self._tools()
+        tools = self.offered_tools()
         tools, notes = self._supported(tools)
         for note in notes:
             yield Notice(note)
@@ -382,7 +383,7 @@ class Agent:
         if self.registry is not None and len(self.registry):
             yield self._offered(tools, fitting, choice)
         tool_names = set(registry.names()) if registry is not None and (tools is not None or fitting) else set()
-        window = self._window()
+        window = self.window()
         told: set[str] = set()  # notices given once per turn
         answered: set[str] = set()  # the tool calls run in this turn (name and arguments)
         withdrawn = False  # the tools were taken away for the rest of the turn (the model repeated its calls)
@@ -582,7 +583,7 @@ class Agent:
         if fitting is not None:
             reason = fitting.reason()
         elif not tools:
-            reason = "tools are off for this model" if self._tools() else "no tools"
+            reason = "tools are off for this model" if self.offered_tools() else "no tools"
         elif chosen:
             reason = "the tool chosen for this message"
         elif choice == "required":

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import os
 import sys
 import threading
@@ -48,6 +49,8 @@ if TYPE_CHECKING:
     from desktop_agent.core.store import ConversationStore
     from desktop_agent.core.tools.permissions import PermissionEngine
     from desktop_agent.core.tools.registry import ToolRegistry
+
+log = logging.getLogger(__name__)
 
 
 # ---- layering ---------------------------------------------------------------------------------------
@@ -282,6 +285,8 @@ class Services:
         self._assembly = assembly
         self._permissions: PermissionEngine | None = assembly.permissions if assembly is not None else None
         self._rules_attached = False
+        #: what keeping the permission rules in the store met (one line each for the user)
+        self.rule_warnings: list[str] = []
         self._layered: Layered | None = None
         self._file_warnings: tuple[str, ...] = ()
         self._settings_stamp: tuple[int, int, int] | None = None
@@ -348,6 +353,11 @@ class Services:
     def ollama_host_note(self) -> tuple[str | None, str]:
         """The note Settings → Ollama shows about ``OLLAMA_HOST`` and its kind (see :func:`ollama_host_note`)."""
         return ollama_host_note(self.env.ollama_host)
+
+    def layer_saved(self, saved: Settings) -> Layered:
+        """``saved`` (settings an editor just saved, or a window was given) layered with this run's environment
+        and flags, as the file's are."""
+        return layer(saved, self.env, self.flags)
 
     def update_settings(self, changes: Mapping[str, Any]) -> Layered:
         """Save the dotted ``changes`` on top of the settings file as it is now (another process's changes
@@ -424,8 +434,13 @@ class Services:
             return
         from desktop_agent.core.assembly import attach_rules
 
-        attach_rules(self._permissions, self._store)
         self._rules_attached = True
+        try:
+            attach_rules(self._permissions, self._store)
+        except Exception as exc:  # an old or damaged rules table costs remembering approvals, not the chats
+            log.warning("could not load the tool permission rules", exc_info=True)
+            self.rule_warnings.append(
+                f"Tool permission rules could not be loaded; approvals will not be remembered ({exc}).")
 
     def store_changed(self) -> bool:
         """Whether another process changed the chat store since the last call (a ``history import`` in a

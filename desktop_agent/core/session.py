@@ -100,7 +100,7 @@ class ChatSession:
 
     @agent.setter
     def agent(self, agent: Agent) -> None:
-        agent.on_message = self._save
+        agent.on_message = self.save_message
         agent.permissions = self.permissions
         self._agent = agent
 
@@ -140,8 +140,8 @@ class ChatSession:
             options["tools.max_offered"] = 0
         return settings.updated(options) if options else settings
 
-    def _save(self, conversation: Conversation, message: Message) -> None:
-        """The agent's ``on_message``: runs on the thread that runs the turn."""
+    def save_message(self, conversation: Conversation, message: Message) -> None:
+        """Save a finished message: the agent's ``on_message`` (runs on the thread that runs the turn)."""
         if self.interrupting.is_set() and message.role == "assistant" and message.status == "stopped":
             message.status = "interrupted"  # the app is quitting, not the user pressing Stop
         if self.store is not None:
@@ -186,7 +186,7 @@ class ChatSession:
         agent = self.agent
         yield Notice(OUTGREW if automatic else SUMMARISING)
         try:
-            steps = compaction.summarising(self.conversation, agent.backend, agent._window(), cancel,
+            steps = compaction.summarising(self.conversation, agent.backend, agent.window(), cancel,
                                            max_requests=1 if automatic else None)
             while True:
                 try:
@@ -222,10 +222,10 @@ class ChatSession:
         if not getattr(agent, "auto_compact", False):
             return False
         fixed = estimate_text(agent.system_prompt or "") + estimate_text(text or "")
-        tools = agent._tools()
+        tools = agent.offered_tools()
         if tools:
             fixed += estimate_tools(tools)
-        return compaction.outgrown(self.conversation, agent._window(), fixed)
+        return compaction.outgrown(self.conversation, agent.window(), fixed)
 
     def _window_of(self, usage: ContextUsage) -> ContextUsage:
         """``usage`` with the window as the backend knows it now — the one a refusal in this turn named, say —

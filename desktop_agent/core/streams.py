@@ -7,8 +7,9 @@ when the user presses Stop (a ``cancel`` event), or when a server stops sending.
   next-data wait once it streams — it shuts down the socket the watched thread is blocked on, so that
   thread wakes within milliseconds and the backend looks at :attr:`Watch.reason`. Which data counts as
   progress is the backend's call (:meth:`Watch.progress`): keep-alive comments and empty frames do not.
-- :func:`track_sockets` makes an ``httpx`` / ``httpx2`` client's connections known to the watches
-  (its reads go through :class:`_TrackedStream`), also before the response headers arrive.
+- :func:`current_watch` is how the network layer (:mod:`desktop_agent.core.backends.http`, whose clients'
+  connections report every read to it) finds the watch of the reading thread, also before the response
+  headers arrive.
 - :func:`run_watched` runs one blocking call (a tool) on a long-lived worker and waits for its result,
   ``cancel`` or a timeout, abandoning the call when it gives up.
 - :func:`shutdown_socket` wakes a thread blocked in ``recv`` on an ``httpx.Response``.
@@ -26,7 +27,7 @@ import time
 from collections.abc import Callable, Generator
 from typing import Any, Literal, TypeVar
 
-__all__ = ["POLL_S", "WaitCancelled", "Watch", "run_watched", "shutdown_socket", "track_sockets"]
+__all__ = ["POLL_S", "WaitCancelled", "Watch", "current_watch", "run_watched", "shutdown_socket"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -59,13 +60,14 @@ class Watch:
 
         with Watch(cancel, first_s=300, next_s=60) as watch:
             with client.stream(...) as response:
-                watch.attach(response)           # optional: a client whose sockets are not tracked
+                watch.attach(response)           # optional: a client not built by backends/http.py
                 for frame in ...:
                     if meaningful(frame):
                         watch.progress()
         ...                                      # on any error or early end: look at watch.reason
 
-    While the ``with`` block runs, reads of :func:`track_sockets` clients in this thread are watched:
+    While the ``with`` block runs, reads of this thread on clients built by
+    :mod:`desktop_agent.core.backends.http` are watched:
     when ``cancel`` is set or a wait runs out, :attr:`reason` is set (``"cancelled"`` / ``"stalled"``)
     and the socket being read is shut down, so the read ends at once (the client library then raises a
     transport error or sees the end of the body; the backend turns that into the right outcome).
@@ -162,16 +164,17 @@ class Watch:
         _shutdown_stream(self._reading)
         shutdown_socket(response)
 
-    # -- the tracked stream's side -----------------------------------------------------------
+    # -- the network layer's side -----------------------------------------------------------
     # No lock here (this runs for every read and write): the reading thread sets ``_reading`` and then
     # looks at ``reason``; :meth:`fire` sets ``reason`` and then looks at ``_reading``. Whatever the
     # interleaving, either the thread sees the reason or the watchdog sees the stream.
-    def _enter_read(self, stream: Any) -> None:
+    def reading(self, stream: Any) -> None:
+        """The thread is about to read (or write) ``stream``: a fired watch shuts it down."""
         self._reading = stream
         if self.reason is not None:  # fired between two reads: this read must not block
             _shutdown_stream(stream)
 
-    def _leave_read(self) -> None:
+    def done_reading(self) -> None:
         self._reading = None
 
 
@@ -224,72 +227,11 @@ class _Watchdog:
 _WATCHDOG = _Watchdog()
 
 
-class _TrackedStream:
-    """A network stream (httpcore's, or httpcore2's) whose reads and writes the current thread's
-    :class:`Watch` can interrupt."""
-
-    def __init__(self, inner: Any):
-        self._inner = inner
-
-    def _io(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        watch: Watch | None = getattr(_local, "watch", None)
-        if watch is None or not watch.open:
-            return fn(*args, **kwargs)
-        watch._enter_read(self._inner)
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            watch._leave_read()
-
-    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return self._io(self._inner.read, max_bytes, timeout)
-
-    def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self._io(self._inner.write, buffer, timeout)
-
-    def close(self) -> None:
-        self._inner.close()
-
-    def start_tls(self, *args: Any, **kwargs: Any) -> _TrackedStream:
-        return _TrackedStream(self._io(self._inner.start_tls, *args, **kwargs))
-
-    def get_extra_info(self, info: str) -> Any:
-        return self._inner.get_extra_info(info)
-
-
-class _TrackingBackend:
-    """A network backend whose streams are :class:`_TrackedStream` objects."""
-
-    def __init__(self, inner: Any):
-        self._inner = inner
-
-    def connect_tcp(self, *args: Any, **kwargs: Any) -> _TrackedStream:
-        return _TrackedStream(self._inner.connect_tcp(*args, **kwargs))
-
-    def connect_unix_socket(self, *args: Any, **kwargs: Any) -> _TrackedStream:
-        return _TrackedStream(self._inner.connect_unix_socket(*args, **kwargs))
-
-    def sleep(self, seconds: float) -> None:
-        self._inner.sleep(seconds)
-
-
-def track_sockets(client: Any) -> bool:
-    """Make the connections ``client`` (an ``httpx.Client`` or ``httpx2.Client``) opens from now on
-    interruptible by :class:`Watch` (idempotent). Returns False when the client's transport has no
-    connection pool to track (a mock transport): the watch then only reaches a response it is given
-    with :meth:`Watch.attach`."""
-    transports = [getattr(client, "_transport", None)]
-    transports += list((getattr(client, "_mounts", None) or {}).values())
-    tracked = False
-    for transport in transports:
-        pool = getattr(transport, "_pool", None)
-        backend = getattr(pool, "_network_backend", None)
-        if backend is None:
-            continue
-        if not isinstance(backend, _TrackingBackend) and pool is not None:
-            pool._network_backend = _TrackingBackend(backend)
-        tracked = True
-    return tracked
+def current_watch() -> Watch | None:
+    """The open :class:`Watch` of the calling thread, if any: the network layer
+    (:mod:`desktop_agent.core.backends.http`) reports each read and write to it."""
+    watch: Watch | None = getattr(_local, "watch", None)
+    return watch if watch is not None and watch.open else None
 
 
 def _shutdown_stream(stream: Any) -> None:

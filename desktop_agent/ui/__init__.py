@@ -2,7 +2,7 @@
 
 Entry point: :func:`desktop_agent.ui.application.run_gui`. Only :mod:`PySide6` and the light core
 modules are imported before the window shows; the model clients, keyring, markdown-it and Pygments load
-after it is up (see ``MainWindow._late_init``).
+after it is up (the stages of :mod:`desktop_agent.ui.startup`).
 
 Importing this package first applies :func:`guard_emit_refcount` (see there): every ``ui`` module, and
 every test that imports one, is protected.

@@ -2,7 +2,7 @@
 
 Only PySide6 and light modules are imported before the window's first frame (see ``bench/startup.py``): the
 window is started staged from a glance at the settings file (:mod:`desktop_agent.core.settings_glance`) and
-loads the settings, logging and the rest right after its first frame (``MainWindow._build_rest``).
+loads the settings, logging and the rest right after its first frame (the stages of :mod:`desktop_agent.ui.startup`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMainWindow
 
 from desktop_agent.ui import icons, theme
-from desktop_agent.ui.first_frame import after_first_frame
 from desktop_agent.ui.main_window import APP_DISPLAY_NAME, APP_NAME, MainWindow
+from desktop_agent.ui.startup import Stage
 
 log = logging.getLogger(__name__)
 
@@ -162,19 +162,26 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
     else:
         from desktop_agent.core.services import Services
 
-        layered = Services(settings_overrides).layered
+        services = Services(settings_overrides)
+        layered = services.layered
         theme.apply(app, layered.effective.appearance.theme)
         app.setWindowIcon(icons.app_icon())
-        window = MainWindow(layered.effective, saved=layered.saved, warnings=list(layered.warnings))
+        window = MainWindow(layered.effective, saved=layered.saved, warnings=list(layered.warnings),
+                            services=services)
     app.aboutToQuit.connect(window.shutdown)
     window.show()  # the window notes its first frame for the bench (ui/first_frame.py)
     # Ctrl+C before the first frame ends the start-up like any Ctrl+C at start (exit 130, app.main); from the
     # first frame on — when the log says "starting" — it closes the window
     restore_sigint: list[Callable[[], None]] = []
-    after_first_frame(window, lambda: restore_sigint.append(_close_on_sigint(window)))
-    after_first_frame(window, lambda: theme.apply_contrast(app))
-    after_first_frame(window, _start_logging)  # after the window's rest is built, before its deferred work
-    after_first_frame(window, lambda: _watch_cursor_blink(app, window))
+
+    def app_stage() -> None:
+        restore_sigint.append(_close_on_sigint(window))
+        theme.apply_contrast(app)
+        _start_logging()
+        _watch_cursor_blink(app, window)
+
+    # one of the window's start-up stages: with its services (the same turn of the event loop), before the store
+    window.startup.add(Stage("application", app_stage, together=True), after="services")
     try:
         code = app.exec()
     finally:

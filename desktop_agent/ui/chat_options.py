@@ -26,7 +26,7 @@ import logging
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
-from PySide6.QtGui import QAction, QActionGroup, QKeyEvent, QMouseEvent, QResizeEvent
+from PySide6.QtGui import QAction, QActionGroup, QResizeEvent
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFrame,
@@ -44,6 +44,7 @@ from desktop_agent.core.assembly import Assembly, offers_tools_anyway, tools_off
 from desktop_agent.core.model_info import ModelFacts
 from desktop_agent.core.settings import Settings, chat_options
 from desktop_agent.ui import icons, theme
+from desktop_agent.ui.chat.menus import TemperatureBox, ToolsMenu, keep_on_screen
 from desktop_agent.ui.tasks import Task, TaskRunner
 
 log = logging.getLogger(__name__)
@@ -57,60 +58,6 @@ SHOWN_MODEL_CHARS = 20
 def short_model(name: str) -> str:
     """``name`` as the Tools button shows it: at most :data:`SHOWN_MODEL_CHARS` characters."""
     return name if len(name) <= SHOWN_MODEL_CHARS else name[: SHOWN_MODEL_CHARS - 1] + "…"
-
-
-class _TemperatureBox(QDoubleSpinBox):
-    """0 to 2 in steps of 0.1, shown without trailing zeros (0.7, 0.25, 1.0)."""
-
-    def textFromValue(self, value: float) -> str:
-        text = self.locale().toString(float(value), "f", self.decimals())
-        point = self.locale().decimalPoint()
-        if point in text:
-            whole, _, frac = text.partition(point)
-            text = f"{whole}{point}{frac.rstrip('0') or '0'}"
-        return text
-
-
-def keep_on_screen(menu: QMenu, anchor: QWidget) -> None:
-    """Move an open ``menu`` that changed size so that all of it is on ``anchor``'s screen: below the anchor when
-    it fits there, else above it, else as high as the screen allows."""
-    menu.adjustSize()
-    screen = anchor.screen().availableGeometry()
-    size = menu.sizeHint()
-    below = anchor.mapToGlobal(anchor.rect().bottomLeft())
-    above_top = anchor.mapToGlobal(anchor.rect().topLeft()).y() - size.height()
-    if below.y() + size.height() <= screen.bottom():
-        y = below.y()
-    elif above_top >= screen.top():
-        y = above_top
-    else:
-        y = max(screen.top(), screen.bottom() - size.height())
-    x = min(max(below.x(), screen.left()), max(screen.left(), screen.right() - size.width()))
-    menu.move(x, y)
-
-
-class _ToolsMenu(QMenu):
-    """A menu whose check boxes can be ticked one after the other: ticking one leaves the menu open."""
-
-    def _toggle(self, action: QAction | None) -> bool:
-        if action is None or not action.isCheckable() or not action.isEnabled():
-            return False
-        action.trigger()
-        return True
-
-    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
-        if self._toggle(self.actionAt(event.position().toPoint())):
-            event.accept()
-            return
-        super().mouseReleaseEvent(event)
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        if event.key() in (Qt.Key.Key_Space, Qt.Key.Key_Return, Qt.Key.Key_Enter) and self._toggle(
-            self.activeAction()
-        ):
-            event.accept()
-            return
-        super().keyPressEvent(event)
 
 
 class ChatOptions(QWidget):
@@ -158,7 +105,7 @@ class ChatOptions(QWidget):
         self.tools_button.setAccessibleName("Tools")
         self.tools_button.toggled.connect(lambda on: self._change("tools.enabled", on))
 
-        self.tools_menu = _ToolsMenu(self)
+        self.tools_menu = ToolsMenu(self)
         self.tools_menu.setToolTipsVisible(True)
         self.tools_menu.aboutToShow.connect(self._menu_opening)
         self.tools_menu_button = QToolButton()
@@ -174,7 +121,7 @@ class ChatOptions(QWidget):
         self.next_tool_chip.clicked.connect(lambda: self.set_next_tool(None))
         self.next_tool_chip.setHidden(True)
 
-        self.temperature = _TemperatureBox()
+        self.temperature = TemperatureBox()
         self.temperature.setObjectName("chatTemperature")
         self.temperature.setRange(0.0, 2.0)
         self.temperature.setSingleStep(0.1)

@@ -1,4 +1,6 @@
-"""The compose area: the message box and the Send/Stop button.
+"""The compose area: the message box and the Send/Stop button; the window's central area around them
+(:class:`ComposeArea`: the chat, the options strip, the composer); the question asked before an action
+would stop an answer (:class:`StopQuestion`).
 
 :class:`Composer` owns both and says what the user wants through two signals: ``send_requested(str)``
 (Enter, or a click on Send) and ``stop_requested()`` (a click on Stop). While an answer runs the button is
@@ -8,13 +10,27 @@ just started.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QElapsedTimer, QSize, Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QSizePolicy, QTextEdit, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QMessageBox,
+    QPushButton,
+    QSizePolicy,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
 
 from desktop_agent.ui import icons, theme
 
 #: how long after a turn starts a click on the button is still taken as part of the click that sent it
 STOP_GUARD_MS = 600
+#: the height of the chat's options strip (:class:`~desktop_agent.ui.chat_options.ChatOptions`), kept free
+#: for it in the first frame
+OPTIONS_STRIP_HEIGHT = 25
 
 
 class ComposeBox(QTextEdit):
@@ -124,3 +140,86 @@ class Composer(QFrame):
         elif self._since_busy.isValid() and self._since_busy.elapsed() >= STOP_GUARD_MS:
             self.stop_requested.emit()
         # else: the second click of the double click that sent the message — not a Stop
+
+
+class ComposeArea(QWidget):
+    """The window's central area: the chat (an empty stand-in of its size and colour until :meth:`set_chat`),
+    and below it the room of the chat's options strip (until :meth:`set_options`) above the composer."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("central")
+        self.chat = QWidget()
+        self.chat.setObjectName("chatRoom")
+        self.composer = Composer()
+        bottom = QWidget()
+        bottom.setObjectName("composerArea")
+        bl = QHBoxLayout(bottom)
+        bl.setContentsMargins(16, 4, 16, 12)
+        bl.addStretch(1)
+        self.column = QVBoxLayout()
+        self.column.setSpacing(6)
+        #: keeps the options strip's height until the strip is built, so the composer does not move
+        self.options_room = QWidget()
+        self.options_room.setFixedHeight(OPTIONS_STRIP_HEIGHT)
+        self.column.addWidget(self.options_room)
+        self.column.addWidget(self.composer)
+        holder = QWidget()
+        holder.setMaximumWidth(880)
+        holder.setLayout(self.column)
+        self.column.setContentsMargins(0, 0, 0, 0)
+        bl.addWidget(holder, 100)
+        bl.addStretch(1)
+        self.lay = QVBoxLayout(self)
+        self.lay.setContentsMargins(0, 0, 0, 0)
+        self.lay.setSpacing(0)
+        self.lay.addWidget(self.chat, 1)
+        self.lay.addWidget(bottom, 0)
+        self.restyle()
+
+    def set_chat(self, chat: QWidget) -> None:
+        """The chat view takes the stand-in's place."""
+        self.lay.replaceWidget(self.chat, chat)
+        self.chat.deleteLater()
+        self.chat = chat
+
+    def set_options(self, strip: QWidget, offer: QWidget) -> None:
+        """The options strip takes its room; ``offer`` (the folder offer) goes above it."""
+        self.column.replaceWidget(self.options_room, strip)
+        self.options_room.deleteLater()
+        self.column.insertWidget(0, offer)
+
+    def restyle(self) -> None:
+        th = theme.current()
+        self.setStyleSheet(
+            f"""
+            QWidget#central, QWidget#composerArea, QWidget#chatRoom {{ background: {th.base}; }}
+            QFrame#composer {{ background: {th.base}; border: 1px solid {th.assistant_border}; border-radius: 14px; }}
+            QTextEdit#composeBox {{ background: transparent; color: {th.text}; }}
+            QPushButton#sendButton {{ background: {th.accent}; color: {th.accent_text}; border: none;
+                                      border-radius: 10px; padding: 7px 14px; font-weight: 600; }}
+            QPushButton#sendButton:disabled {{ background: {th.faint}; color: {th.muted}; }}
+            QPushButton#sendButton[stop="true"] {{ background: {th.err}; }}
+            """
+        )
+
+
+class StopQuestion(QMessageBox):
+    """"The assistant is still answering. Stop the answer and …?" — asked before an action that would end it."""
+
+    def __init__(self, what: str, parent: QWidget):
+        super().__init__(QMessageBox.Icon.Question, "An answer is being written",
+                         f"The assistant is still answering. Stop the answer and {what}?",
+                         QMessageBox.StandardButton.NoButton, parent)
+        self.stop_button = self.addButton(f"Stop and {what}", QMessageBox.ButtonRole.AcceptRole)
+        self.addButton("Keep the answer", QMessageBox.ButtonRole.RejectRole)
+        self.setDefaultButton(self.stop_button)
+        self.setWindowModality(Qt.WindowModality.WindowModal)
+
+    @classmethod
+    def ask(cls, what: str, parent: QWidget, stop: Callable[[], None]) -> StopQuestion:
+        """Open the question (not blocking); ``stop`` runs when the user says "Stop and …"."""
+        box = cls(what, parent)
+        box.buttonClicked.connect(lambda button: stop() if button is box.stop_button else None)
+        box.open()
+        return box

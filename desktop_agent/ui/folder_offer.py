@@ -3,7 +3,9 @@ because no folder is allowed yet, with "Allow a folder…" (a folder picker) and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
@@ -14,7 +16,7 @@ from desktop_agent.ui import theme
 
 
 class FolderOffer(QFrame):
-    """Hidden until :meth:`handle` sees a tool call refused for want of an allowed folder. ``folder_chosen``
+    """Hidden until :meth:`on_tool_finished` sees a tool call refused for want of an allowed folder. ``folder_chosen``
     carries the folder the user picked (the window adds it to ``tools.allowed_folders`` and saves)."""
 
     folder_chosen = Signal(str)
@@ -42,9 +44,13 @@ class FolderOffer(QFrame):
         self.dismiss_button.clicked.connect(self.hide)
         self.hide()
 
-    def handle(self, event: object) -> None:
+    def routes(self) -> dict[type, Callable[[Any], None]]:
+        """Event type → the method that takes it (:class:`~desktop_agent.ui.event_table.EventTable`)."""
+        return {ToolCallFinished: self.on_tool_finished}
+
+    def on_tool_finished(self, event: ToolCallFinished) -> None:
         """Show the bar for a tool call refused because no folder is allowed."""
-        if isinstance(event, ToolCallFinished) and not event.ok and NO_FOLDER_MESSAGE in (event.error or ""):
+        if not event.ok and NO_FOLDER_MESSAGE in (event.error or ""):
             self.show()
 
     def choose(self, folder: str | None = None) -> None:

@@ -1,7 +1,7 @@
 """Markdown → the HTML subset Qt's rich text engine draws, with Pygments-highlighted code blocks.
 
 This module imports markdown-it-py and Pygments at import time: import it after the window shows
-(``MainWindow._late_init`` warms it up). Qt-free, so it can be tested on its own.
+(the "warm-up" stage of :mod:`desktop_agent.ui.startup` loads it). Qt-free, so it can be tested on its own.
 
 - Parser: markdown-it-py, CommonMark plus tables and strikethrough; raw HTML in the model's answer is
   escaped (``html=False``), images become links (the window never fetches remote content).

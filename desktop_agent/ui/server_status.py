@@ -3,10 +3,14 @@ or the problem's short label from :func:`desktop_agent.ui.errors.status_label`, 
 
 After a problem it emits ``recheck_due`` once :data:`RECHECK_MS` later: the user may be starting the server
 right now. While online it emits it every :data:`ONLINE_RECHECK_MS`, so a server that went away does not stay
-"online"; that quiet recheck keeps showing "Server online" until its answer (no "Checking…" flicker).
+"online"; that quiet recheck keeps showing "Server online" until its answer (no "Checking…" flicker). An answer
+of a turn while it showed no "online" shows it, and ``online_again`` asks for the models and the version.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QWidget
@@ -19,6 +23,8 @@ ONLINE_RECHECK_MS = 30_000
 
 class ServerStatus(QLabel):
     recheck_due = Signal()
+    #: a turn was answered while the server showed a problem (or was being checked): it answers again
+    online_again = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -56,6 +62,18 @@ class ServerStatus(QLabel):
 
     def restyle(self) -> None:
         self._show(*self._state)
+
+    def routes(self) -> dict[type, Callable[[Any], None]]:
+        """Event type → the method that takes it (:class:`~desktop_agent.ui.event_table.EventTable`)."""
+        from desktop_agent.core.events import AnswerFinished  # after the first frame, with the events
+
+        return {AnswerFinished: self.on_answer}
+
+    def on_answer(self, _event: object) -> None:
+        """The server answers again (or its key works now)."""
+        if self.ok is not True:
+            self.show_online()
+            self.online_again.emit()
 
     def _show(self, ok: bool | None, detail: str, text: str) -> None:
         th = theme.current()

@@ -7,8 +7,8 @@ and the full (uncapped) result or error below, read-only and copyable; a running
 above them (Delete in the list does the same): that call alone is stopped and the turn goes on. A call that
 reports progress (an MCP server's) shows it on its row, ``running — 3/5 · message`` (repainted with the duration,
 at most every 100 ms); the images of a result show as thumbnails under it (they are not sent to the model). Fed by
-:meth:`ToolSidebar.handle` with core events, or :meth:`ToolSidebar.load` with a saved conversation (and its
-audited decisions).
+:meth:`ToolSidebar.routes` with core events (routed by the chat controller's one table), or
+:meth:`ToolSidebar.load` with a saved conversation (and its audited decisions).
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # the event and message models (pydantic) load after the wind
     from PySide6.QtGui import QPixmap
     from PySide6.QtWidgets import QPlainTextEdit, QSplitter, QTreeWidget, QTreeWidgetItem
 
+    from desktop_agent.core.events import ToolCallFinished, ToolCallProgress, ToolCallStarted, ToolsOffered
     from desktop_agent.core.messages import Conversation
     from desktop_agent.core.tools.results import Attachment
 
@@ -325,9 +326,9 @@ class ToolSidebar(QWidget):
         for run in self.runs.values():
             self._paint(run)
 
-    # ---- events
-    def handle(self, ev: object) -> None:
-        """Update from a core event (others are ignored)."""
+    # ---- events: each handler takes one event type (the controller's table routes them, see routes())
+    def routes(self) -> dict[type, Callable[[Any], None]]:
+        """Event type → the method that shows it (:class:`~desktop_agent.ui.event_table.EventTable`)."""
         from desktop_agent.core.events import (
             ToolCallFinished,
             ToolCallProgress,
@@ -337,19 +338,27 @@ class ToolSidebar(QWidget):
             TurnFailed,
         )
 
-        if isinstance(ev, ToolsOffered):
-            self.show_offered(ev.names, ev.reason, ev.chosen)
-        elif isinstance(ev, ToolCallStarted):
-            self.started(ev.call_id, ev.name, ev.arguments, ev.source)
-        elif isinstance(ev, ToolCallProgress):
-            self.progressed(ev.call_id, format_progress(ev.progress, ev.total, ev.message))
-        elif isinstance(ev, ToolCallFinished):
-            status = ev.status or ("ok" if ev.ok else "error")
-            decision = ev.decision.summary() if ev.decision is not None else ""
-            self.finished(ev.call_id, ev.name, status, ev.result, ev.error, ev.duration_ms, ev.output, decision,
-                          ev.attachments)
-        elif isinstance(ev, TurnCancelled | TurnFailed):
-            self.end_running("cancelled")
+        return {ToolsOffered: self.on_offered, ToolCallStarted: self.on_started, ToolCallProgress: self.on_progress,
+                ToolCallFinished: self.on_finished, TurnCancelled: self.on_turn_over, TurnFailed: self.on_turn_over}
+
+    def on_offered(self, ev: ToolsOffered) -> None:
+        self.show_offered(ev.names, ev.reason, ev.chosen)
+
+    def on_started(self, ev: ToolCallStarted) -> None:
+        self.started(ev.call_id, ev.name, ev.arguments, ev.source)
+
+    def on_progress(self, ev: ToolCallProgress) -> None:
+        self.progressed(ev.call_id, format_progress(ev.progress, ev.total, ev.message))
+
+    def on_finished(self, ev: ToolCallFinished) -> None:
+        status = ev.status or ("ok" if ev.ok else "error")
+        decision = ev.decision.summary() if ev.decision is not None else ""
+        self.finished(ev.call_id, ev.name, status, ev.result, ev.error, ev.duration_ms, ev.output, decision,
+                      ev.attachments)
+
+    def on_turn_over(self, _ev: object) -> None:
+        """The turn was cancelled or failed: calls still shown as running are not any more."""
+        self.end_running("cancelled")
 
     def show_offered(self, names: tuple[str, ...] | list[str], reason: str, chosen: str | None = None) -> None:
         """Say which tools the model is offered for the current message, and why."""
@@ -633,25 +642,3 @@ def _decoded(data: str) -> bytes:
         return base64.b64decode(data, validate=False)
     except (ValueError, binascii.Error):
         return b""
-
-
-def audited_decisions(store: Any, conversation_id: str) -> dict[str, str]:
-    """Call id → the permission decision audited for chat ``conversation_id`` (empty when it can't be read)."""
-    from desktop_agent.core.store.toolcalls import ToolAudit
-
-    try:
-        return {c.call_id: c.decision_text() for c in ToolAudit(store).calls(conversation_id)
-                if c.call_id and c.decision is not None}
-    except Exception:  # an old or broken store costs only the decisions shown
-        log.warning("could not read the tool audit of chat %s", conversation_id, exc_info=True)
-        return {}
-
-
-def keep_rules_in(assembly: Any, store: Any) -> list[str]:
-    """Keep the permission rules of ``assembly`` in ``store``; returns the warnings to show (none when it worked)."""
-    try:
-        assembly.use_store(store)
-    except Exception as exc:
-        log.warning("could not load the tool permission rules", exc_info=True)
-        return [f"Tool permission rules could not be loaded; approvals will not be remembered ({exc})."]
-    return []

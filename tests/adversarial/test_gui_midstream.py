@@ -281,7 +281,7 @@ def test_a_save_cannot_land_between_marking_and_deleting(qtbot, make_window, oll
         order.append("store.delete")
         original_delete(cid)
         # a worker save arriving right after the delete must be refused
-        session._save(conv, Message(role="assistant", content="late partial", status="stopped"))
+        session.save_message(conv, Message(role="assistant", content="late partial", status="stopped"))
 
     w.history_panel.store.delete = delete
     assert w.history_panel.delete(conv.id, confirm=False)

@@ -9,7 +9,8 @@ import threading
 import pytest
 
 from desktop_agent.core import errors
-from desktop_agent.core.backends.ollama import OllamaBackend, PullProgress
+from desktop_agent.core.backends.ollama import OllamaBackend
+from desktop_agent.core.backends.ollama_models import PullProgress
 
 
 @pytest.fixture

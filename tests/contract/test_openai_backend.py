@@ -69,11 +69,11 @@ _HTTP: list = []
 
 @pytest.fixture(scope="module", autouse=True)
 def _shared_http_client():
-    """One ``httpx.Client`` for the module's backends (an SSL context costs ~60 ms per client);
-    tests passing ``http_client=None`` exercise the openai client's own."""
-    import httpx
+    """One client of ``backends/http.py`` for the module's backends (an SSL context costs ~60 ms per client);
+    tests passing ``http_client=None`` exercise the one each backend builds itself."""
+    from desktop_agent.core.backends import http
 
-    _HTTP.append(httpx.Client())
+    _HTTP.append(http.client())
     yield
     _HTTP.pop().close()
 

@@ -24,6 +24,7 @@ from desktop_agent.ui.chat.cards import ErrorCard
 from desktop_agent.ui.chat.parts import TextPart
 from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
 from desktop_agent.ui.chat.view import ChatView, display_blocks
+from desktop_agent.ui.event_table import feed
 
 
 @pytest.fixture
@@ -103,10 +104,10 @@ def test_loaded_turn_shows_tool_marker_status_and_stopped_tag(view):
 
 
 def test_code_block_and_message_copy_buttons(qtbot, view):
-    view.handle(TurnStarted(1, "c", "q"))
-    view.handle(TextDelta("Here:\n\n```python\nx = 1\n```\n"))
-    view.handle(AnswerFinished(Message(role="assistant", content="Here:\n\n```python\nx = 1\n```\n")))
-    view.handle(TurnEnded(1, "finished"))
+    feed(view.routes(), TurnStarted(1, "c", "q"))
+    feed(view.routes(), TextDelta("Here:\n\n```python\nx = 1\n```\n"))
+    feed(view.routes(), AnswerFinished(Message(role="assistant", content="Here:\n\n```python\nx = 1\n```\n")))
+    feed(view.routes(), TurnEnded(1, "finished"))
     turn = view.blocks[-1]
     part = next(p for p in turn.parts if isinstance(p, TextPart))
     assert part.codes == ["x = 1"]
@@ -126,9 +127,9 @@ def test_user_message_copy(view):
 
 
 def test_markdown_table_and_highlighting_render(view):
-    view.handle(TurnStarted(1, "c", "q"))
+    feed(view.routes(), TurnStarted(1, "c", "q"))
     text = "| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\ndef f():\n    return 1\n```"
-    view.handle(AnswerFinished(Message(role="assistant", content=text)))
+    feed(view.routes(), AnswerFinished(Message(role="assistant", content=text)))
     part = next(p for p in view.blocks[-1].parts if isinstance(p, TextPart))
     doc_html = part.toHtml()
     assert "<table" in doc_html
@@ -137,31 +138,31 @@ def test_markdown_table_and_highlighting_render(view):
 
 def test_failed_turn_without_text_leaves_only_an_error_card(view):
     view.add_user_message("hi")
-    view.handle(TurnStarted(1, "c", "hi"))
-    view.handle(Notice("rate limited — retrying in 2 s"))
+    feed(view.routes(), TurnStarted(1, "c", "hi"))
+    feed(view.routes(), Notice("rate limited — retrying in 2 s"))
     assert view.live.notice.isVisibleTo(view.live) and "retrying" in view.live.notice.text()
-    view.handle(TurnFailed(BackendUnreachable("http://127.0.0.1:1")))
-    view.handle(TurnEnded(1, "failed"))
+    feed(view.routes(), TurnFailed(BackendUnreachable("http://127.0.0.1:1")))
+    feed(view.routes(), TurnEnded(1, "failed"))
     assert [type(b) for b in view.blocks] == [UserBubble, ErrorCard]
     assert view.live is None
 
 
 def test_notice_is_transient(view):
     """Shared case 20-openai-429-retry-after.json: the 'retrying' notice goes once text arrives."""
-    view.handle(TurnStarted(1, "c", "q"))
-    view.handle(Notice("rate limited — retrying in 2 s"))
+    feed(view.routes(), TurnStarted(1, "c", "q"))
+    feed(view.routes(), Notice("rate limited — retrying in 2 s"))
     turn = view.live
     assert turn.notice.isVisibleTo(turn)
-    view.handle(TextDelta("Here is your answer."))
+    feed(view.routes(), TextDelta("Here is your answer."))
     assert not turn.notice.isVisibleTo(turn)
 
 
 def test_stop_before_any_text_marks_turn_stopped(view):
-    view.handle(TurnStarted(1, "c", "q"))
-    view.handle(ToolCallStarted("c1", "slow", {}))
-    view.handle(ToolCallFinished("c1", "slow", False, "", "cancelled", 5.0, "cancelled"))
-    view.handle(TurnCancelled(None))
-    view.handle(TurnEnded(1, "cancelled"))
+    feed(view.routes(), TurnStarted(1, "c", "q"))
+    feed(view.routes(), ToolCallStarted("c1", "slow", {}))
+    feed(view.routes(), ToolCallFinished("c1", "slow", False, "", "cancelled", 5.0, "cancelled"))
+    feed(view.routes(), TurnCancelled(None))
+    feed(view.routes(), TurnEnded(1, "cancelled"))
     turn = view.blocks[-1]
     assert turn.tag.text() == "Stopped" and turn.chips["c1"].status == "cancelled"
 
@@ -214,10 +215,10 @@ def test_a_saved_chat_whose_last_turn_failed_shows_that_error_with_retry(view):
     card.buttons["Retry"].click()
     assert clicked == [("retry", card)]
     # the retry's turn replaces the card; it does not come back
-    view.handle(TurnStarted(1, "c", None))
+    feed(view.routes(), TurnStarted(1, "c", None))
     assert not view.error_cards()
-    view.handle(AnswerFinished(Message(role="assistant", content="Back.")))
-    view.handle(TurnEnded(1, "finished"))
+    feed(view.routes(), AnswerFinished(Message(role="assistant", content="Back.")))
+    feed(view.routes(), TurnEnded(1, "finished"))
     assert not view.error_cards() and isinstance(view.blocks[-1], AssistantTurn)
     view.set_conversation(_long_conversation(1))  # a chat without a failure: no card
     assert not view.error_cards()
@@ -296,14 +297,14 @@ def test_the_typing_dots_come_back_while_the_model_works_on_tool_results(view):
     from desktop_agent.core.events import TextDelta, ToolCallFinished, ToolCallStarted
     from desktop_agent.ui.agent_runner import TurnStarted
 
-    view.handle(TurnStarted(1, "c", "weather?"))
+    feed(view.routes(), TurnStarted(1, "c", "weather?"))
     live = view.live
     assert live.typing.isVisibleTo(live)
-    view.handle(ToolCallStarted("c1", "get_current_weather", {"location": "Paris"}))
+    feed(view.routes(), ToolCallStarted("c1", "get_current_weather", {"location": "Paris"}))
     assert not live.typing.isVisibleTo(live)  # the running chip says what happens
-    view.handle(ToolCallFinished("c1", "get_current_weather", True, "sunny", None, 12.0))
+    feed(view.routes(), ToolCallFinished("c1", "get_current_weather", True, "sunny", None, 12.0))
     assert live.typing.isVisibleTo(live)
-    view.handle(TextDelta("It is sunny."))
+    feed(view.routes(), TextDelta("It is sunny."))
     assert not live.typing.isVisibleTo(live)
 
 

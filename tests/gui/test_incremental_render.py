@@ -12,6 +12,7 @@ from desktop_agent.ui import markdown, markdown_growth
 from desktop_agent.ui.agent_runner import TurnEnded, TurnStarted
 from desktop_agent.ui.chat.parts import TextPart
 from desktop_agent.ui.chat.turn import AssistantTurn
+from desktop_agent.ui.event_table import feed
 from tests.helpers.gui import source_of
 
 TRICKY = """# Plan
@@ -83,13 +84,13 @@ def _stream(view, text: str, size: int, monkeypatch) -> tuple[TextPart, list[int
         return real(tokens, *args, **kwargs)
 
     monkeypatch.setattr(markdown, "render_tokens", counting)
-    view.handle(TurnStarted(1, "c", "q"))
+    feed(view.routes(), TurnStarted(1, "c", "q"))
     live = view.live
     for chunk in _chunks(text, size):
-        view.handle(TextDelta(chunk))
+        feed(view.routes(), TextDelta(chunk))
         live.flush(force=True)  # one frame per chunk
-    view.handle(AnswerFinished(Message(role="assistant", content=text)))
-    view.handle(TurnEnded(1, "finished"))
+    feed(view.routes(), AnswerFinished(Message(role="assistant", content=text)))
+    feed(view.routes(), TurnEnded(1, "finished"))
     monkeypatch.setattr(markdown, "render_tokens", real)
     (part,) = _text_parts(live)
     return part, rendered
@@ -114,14 +115,14 @@ def _code_colours(part: TextPart) -> set[str]:
 
 
 def test_an_open_fence_is_highlighted_when_it_closes(view):
-    view.handle(TurnStarted(1, "c", "q"))
+    feed(view.routes(), TurnStarted(1, "c", "q"))
     live = view.live
-    view.handle(TextDelta("Intro.\n\n```python\ndef f():\n    return 1\n"))
+    feed(view.routes(), TextDelta("Intro.\n\n```python\ndef f():\n    return 1\n"))
     live.flush(force=True)
     (part,) = _text_parts(live)
     assert part.codes == ["def f():\n    return 1"]
     assert len(_code_colours(part)) == 1  # still one plain colour
-    view.handle(TextDelta("```\n\nAfter."))
+    feed(view.routes(), TextDelta("```\n\nAfter."))
     live.flush(force=True)
     assert part._frozen_len > len("Intro.\n\n")  # the closed fence is frozen with the intro
     assert len(_code_colours(part)) > 2  # Pygments' colours
@@ -134,14 +135,14 @@ def test_an_unclosed_fence_at_the_end_is_highlighted_like_the_full_render(view, 
 
 
 def test_text_before_a_tool_call_is_finished_when_the_tool_starts(view):
-    view.handle(TurnStarted(1, "c", "q"))
+    feed(view.routes(), TurnStarted(1, "c", "q"))
     live = view.live
-    view.handle(TextDelta("Checking:\n\n```python\nx = 1"))
+    feed(view.routes(), TextDelta("Checking:\n\n```python\nx = 1"))
     live.flush(force=True)
-    view.handle(ToolCallStarted("c1", "today", {}))
-    view.handle(ToolCallFinished("c1", "today", True, "Monday", None, 3.0))
-    view.handle(TextDelta("It is Monday."))
-    view.handle(AnswerFinished(Message(role="assistant", content="It is Monday.")))
+    feed(view.routes(), ToolCallStarted("c1", "today", {}))
+    feed(view.routes(), ToolCallFinished("c1", "today", True, "Monday", None, 3.0))
+    feed(view.routes(), TextDelta("It is Monday."))
+    feed(view.routes(), AnswerFinished(Message(role="assistant", content="It is Monday.")))
     first, second = _text_parts(live)
     assert first.toHtml() == _full(view, "Checking:\n\n```python\nx = 1").toHtml()
     assert second.toPlainText() == "It is Monday."

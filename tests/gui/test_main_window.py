@@ -641,7 +641,7 @@ def test_an_older_error_card_no_longer_offers_retry_once_the_chat_moved_on(qtbot
     wait_idle(qtbot, w)
     old = w.chat.error_cards()[0]
     assert old.buttons["Pull llama2"].isEnabled()
-    w._update_settings({"ollama.model": "qwen3:8b"})
+    w.controller.update_settings({"ollama.model": "qwen3:8b"})
     w.send("second")
     wait_idle(qtbot, w)
     assert last_turn_text(w) == "You said: second"

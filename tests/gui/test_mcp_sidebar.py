@@ -14,6 +14,7 @@ from desktop_agent.core.mcp.manager import McpManager
 from desktop_agent.core.messages import Conversation
 from desktop_agent.core.settings import McpServerSettings, Settings
 from desktop_agent.core.tools.permissions import Answer, ChatPermissions
+from desktop_agent.ui.event_table import feed
 from desktop_agent.ui.tool_sidebar import ToolSidebar
 from tests.mcp_servers.everything import everything_command
 
@@ -44,7 +45,7 @@ def test_the_sidebar_shows_progress_and_the_image(qtbot, openai_server, tmp_path
         qtbot.addWidget(sidebar)
         shot = None
         for event in agent.run(Conversation(), "Run the long operation, then show the image"):
-            sidebar.handle(event)
+            feed(sidebar.routes(), event)
             if isinstance(event, ToolCallProgress) and event.progress == 3:
                 qtbot.waitUntil(lambda: "3/5" in sidebar._items["call_long"].text(0), timeout=2000)
                 shot = sidebar.grab()

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop_agent.core.settings import Settings
-from desktop_agent.ui import main_window
+from desktop_agent.ui import main_window, startup
 from desktop_agent.ui.first_frame import after_first_frame
 from tests.helpers.gui import wait_idle
 from tests.helpers.replies import text_lines
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def new_window(qtbot, monkeypatch):
     """``new_window(settings)``: a MainWindow shown, the event loop not run yet (nothing deferred has run);
     its deferred work comes only with its first frame (the fallback timer is out of the way)."""
-    monkeypatch.setattr(main_window, "LATE_INIT_FALLBACK_MS", 600_000)
+    monkeypatch.setattr(startup, "FALLBACK_MS", 600_000)
     windows = []
 
     def make(settings: Settings | None = None):
@@ -43,7 +43,7 @@ def new_window(qtbot, monkeypatch):
 def test_the_first_frame_comes_before_the_deferred_work(new_window, qtbot):
     w = new_window()
     seen: list[tuple[bool, object]] = []
-    after_first_frame(w, lambda: seen.append((w._late_started, w.store)))
+    after_first_frame(w, lambda: seen.append((w.startup.reached("store and history"), w.store)))
     assert not w.ready and w.store is None
     qtbot.waitUntil(lambda: w.ready, timeout=10_000)
     assert seen == [(False, None)]  # painted with nothing of the deferred work done
@@ -90,7 +90,7 @@ def staged_window(qtbot, monkeypatch):
     — not shown yet; closed afterwards."""
     from desktop_agent.core.settings_glance import glance
 
-    monkeypatch.setattr(main_window, "LATE_INIT_FALLBACK_MS", 600_000)
+    monkeypatch.setattr(startup, "FALLBACK_MS", 600_000)
     windows = []
 
     def make(**kwargs):
@@ -128,7 +128,7 @@ def test_the_first_frame_is_the_window_frame_and_nothing_moves_after_it(staged_w
     w = staged_window(check_server=False)
     first: list = []
     w.winId()  # the native window now: this test's look at the first frame comes before the window's own
-    after_first_frame(w, lambda: first.append((w._built, w.settings, _layout(w), w.grab(),
+    after_first_frame(w, lambda: first.append((w.built, w.settings, _layout(w), w.grab(),
                                                w.sidebar._details_built)))
     w.show()
     qtbot.waitUntil(lambda: w.ready, timeout=10_000)
@@ -149,7 +149,7 @@ def test_a_message_sent_before_the_rest_is_built_waits_and_goes(staged_window, q
     w = staged_window(check_server=False)
     w.input.setPlainText("Capital of France?")
     w._send_text(w.input.toPlainText())  # Enter, before the first frame: nothing but the frame exists
-    assert not w._built and not w.ready and not w.busy and w.input.toPlainText() == ""
+    assert not w.built and not w.ready and not w.busy and w.input.toPlainText() == ""
     w.show()
     qtbot.waitUntil(lambda: w.ready, timeout=10_000)
     qtbot.waitUntil(lambda: len(w.conversation.messages) >= 2, timeout=10_000)
@@ -160,7 +160,7 @@ def test_a_message_sent_before_the_rest_is_built_waits_and_goes(staged_window, q
 
 def test_closing_before_the_rest_is_built_keeps_nothing_running(staged_window):
     w = staged_window(check_server=False)
-    assert w.shutdown() is True and not w._built
+    assert w.shutdown() is True and not w.built
 
 
 @pytest.mark.expect_log("desktop_agent.ui.main_window", match="^could not open the conversation store")

@@ -19,6 +19,7 @@ from desktop_agent.core.messages import Message
 from desktop_agent.ui.agent_runner import TurnEnded, TurnStarted
 from desktop_agent.ui.chat.parts import FRAME_MS, MAX_FRAME_MS
 from desktop_agent.ui.chat.view import ChatView
+from desktop_agent.ui.event_table import feed
 
 
 def _answer(sections: int = 14) -> list[str]:
@@ -44,7 +45,7 @@ def _answer(sections: int = 14) -> list[str]:
 def _frame(view: ChatView, tokens: list[str]) -> None:
     """One streaming frame: the tokens arrive, the frame is due, the view's tick renders it, Qt paints."""
     for tok in tokens:
-        view.handle(TextDelta(tok))
+        feed(view.routes(), TextDelta(tok))
     for p in view.live.parts:
         p._last = 0.0  # due now (the frame interval is the timer's business, not this test's)
     view._on_tick()
@@ -83,7 +84,7 @@ def test_streamed_answer_on_screen_equals_a_fresh_paint(view):
     """Mid-stream and after the end, the pixels on screen are those a full repaint gives: no stale rounded
     edge, no half-drawn block, the view at the bottom of the answer."""
     tokens = _answer()
-    view.handle(TurnStarted(1, "c", "write a long answer"))
+    feed(view.routes(), TurnStarted(1, "c", "write a long answer"))
     for i in range(0, len(tokens) // 2, 17):
         _frame(view, tokens[i:i + 17])
     bar = view.verticalScrollBar()
@@ -91,8 +92,8 @@ def test_streamed_answer_on_screen_equals_a_fresh_paint(view):
     assert _on_screen(view) == _fresh(view)
     for i in range(len(tokens) // 2, len(tokens), 17):
         _frame(view, tokens[i:i + 17])
-    view.handle(AnswerFinished(Message(role="assistant", content="".join(tokens))))
-    view.handle(TurnEnded(1, "finished"))
+    feed(view.routes(), AnswerFinished(Message(role="assistant", content="".join(tokens))))
+    feed(view.routes(), TurnEnded(1, "finished"))
     for _ in range(3):
         QApplication.processEvents()
     assert bar.value() == bar.maximum()
@@ -103,7 +104,7 @@ def test_a_streaming_frame_repaints_a_strip_not_the_whole_chat(view):
     """A frame repaints the open block and the strip the scroll uncovers (a frame that seals finished blocks
     into a chunk of their own repaints more: the median frame is what is compared)."""
     tokens = _answer()
-    view.handle(TurnStarted(1, "c", "write a long answer"))
+    feed(view.routes(), TurnStarted(1, "c", "write a long answer"))
     for i in range(0, 900, 17):
         _frame(view, tokens[i:i + 17])
     log = _PaintLog(view.content)
@@ -121,12 +122,12 @@ def test_the_answer_never_loses_its_top_while_it_streams(view):
     layout's deferred show: until then it took no space, and the frame painted meanwhile showed the chat
     without the answer's top (the view jumped to the top and back)."""
     tokens = _answer(30)
-    view.handle(TurnStarted(1, "c", "write a long answer"))
+    feed(view.routes(), TurnStarted(1, "c", "write a long answer"))
     bar = view.verticalScrollBar()
     highest = 0
     for i in range(0, len(tokens), 17):
         for tok in tokens[i:i + 17]:
-            view.handle(TextDelta(tok))
+            feed(view.routes(), TextDelta(tok))
         part = view.live.parts[-1]
         part._last = 0.0
         view._on_tick()
@@ -176,7 +177,7 @@ def test_the_scroll_bar_repaints_only_when_its_handle_moves_on_screen(view):
     long answer its handle's pixels often stay put: it repaints once in a frame that moved them, not at all in
     one that did not, and shows the right place (the pixel comparisons above include it)."""
     tokens = _answer(30)
-    view.handle(TurnStarted(1, "c", "write a long answer"))
+    feed(view.routes(), TurnStarted(1, "c", "write a long answer"))
     for i in range(0, 2000, 17):
         _frame(view, tokens[i:i + 17])
     bar = view.verticalScrollBar()

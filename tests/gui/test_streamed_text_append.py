@@ -15,6 +15,7 @@ from desktop_agent.ui import markdown, markdown_growth
 from desktop_agent.ui.agent_runner import TurnStarted
 from desktop_agent.ui.chat.parts import TextPart
 from desktop_agent.ui.chat.view import ChatView
+from desktop_agent.ui.event_table import feed
 from tests.helpers.gui import source_of
 
 #: pieces a random answer is made of: words, and everything that starts, ends or changes markdown
@@ -67,18 +68,18 @@ def _fresh(view: ChatView, text: str) -> tuple[str, list[str]]:
 
 
 def test_plain_words_are_appended_without_rendering(view, renders):
-    view.handle(TurnStarted(1, "c", "q"))
+    feed(view.routes(), TurnStarted(1, "c", "q"))
     live = view.live
-    view.handle(TextDelta("## Step one\n\nThe app reads a **file** today"))
+    feed(view.routes(), TextDelta("## Step one\n\nThe app reads a **file** today"))
     live.flush(force=True)
     renders.clear()
     for word in [" and", " says,", " in", " a", " line:", " what", " it", " did (and", " why)."]:
-        view.handle(TextDelta(word))
+        feed(view.routes(), TextDelta(word))
         live.flush(force=True)
     assert renders == []  # nine frames, no render: the words were inserted as text
     (part,) = [p for p in live.parts if isinstance(p, TextPart)]
     assert part.toHtml() == _fresh(view, part.buffer)[0]
-    view.handle(TextDelta(" `code`"))  # a code span: the open block is rendered again
+    feed(view.routes(), TextDelta(" `code`"))  # a code span: the open block is rendered again
     live.flush(force=True)
     assert renders and renders[-1].endswith("`code`")
 
@@ -87,12 +88,12 @@ def test_plain_words_are_appended_without_rendering(view, renders):
 def test_every_frame_shows_what_a_render_shows(view, seed):
     rnd = random.Random(seed)
     text = _random_text(rnd) if seed % 3 else _random_code(rnd)
-    view.handle(TurnStarted(1, "c", "q"))
+    feed(view.routes(), TurnStarted(1, "c", "q"))
     live = view.live
     i = 0
     while i < len(text):
         n = rnd.choice([1, 2, 3, 5, 8, 13])
-        view.handle(TextDelta(text[i:i + n]))
+        feed(view.routes(), TextDelta(text[i:i + n]))
         i += n
         live.flush(force=True)
         part = next(p for p in live.parts if isinstance(p, TextPart))
@@ -104,19 +105,19 @@ def test_every_frame_shows_what_a_render_shows(view, seed):
 
 
 def test_code_streamed_into_an_open_fence_is_inserted_without_rendering(view, renders):
-    view.handle(TurnStarted(1, "c", "q"))
+    feed(view.routes(), TurnStarted(1, "c", "q"))
     live = view.live
-    view.handle(TextDelta("Here:\n\n```python\ndef f(x):\n"))
+    feed(view.routes(), TextDelta("Here:\n\n```python\ndef f(x):\n"))
     live.flush(force=True)
     renders.clear()
     for piece in ["    if x", " > 3:\n", "        return [x]", "\n\n    return", " x * 2\n"]:
-        view.handle(TextDelta(piece))
+        feed(view.routes(), TextDelta(piece))
         live.flush(force=True)
     assert renders == []
     (part,) = [p for p in live.parts if isinstance(p, TextPart)]
     assert part.codes[-1] == "def f(x):\n    if x > 3:\n        return [x]\n\n    return x * 2"
     assert (part.toHtml(), part.codes) == _fresh(view, part.buffer)
-    view.handle(TextDelta("```"))  # may close it: rendered
+    feed(view.routes(), TextDelta("```"))  # may close it: rendered
     live.flush(force=True)
     assert renders
 
@@ -124,13 +125,13 @@ def test_code_streamed_into_an_open_fence_is_inserted_without_rendering(view, re
 def test_code_that_comes_with_the_end_of_the_answer_is_highlighted(view):
     """The quick insert leaves an open fence plain; the answer's end renders it highlighted, as a full
     render does — also when the last code came after the last frame."""
-    view.handle(TurnStarted(1, "c", "q"))
+    feed(view.routes(), TurnStarted(1, "c", "q"))
     live = view.live
-    view.handle(TextDelta("Code:\n\n```python\nimport os\n"))
+    feed(view.routes(), TextDelta("Code:\n\n```python\nimport os\n"))
     live.flush(force=True)
-    view.handle(TextDelta("print(os.getcwd())"))  # no frame before the end
+    feed(view.routes(), TextDelta("print(os.getcwd())"))  # no frame before the end
     text = "Code:\n\n```python\nimport os\nprint(os.getcwd())"
-    view.handle(AnswerFinished(Message(role="assistant", content=text)))
+    feed(view.routes(), AnswerFinished(Message(role="assistant", content=text)))
     (part,) = [p for p in live.parts if isinstance(p, TextPart)]
     full = TextPart(view.ctx, text)
     assert part.toHtml() == full.toHtml()
@@ -182,10 +183,10 @@ def test_appends_as_text_refuses_what_would_change_the_render():
     [">```\n---\n", "1\n\nb"],
 ])
 def test_frames_at_tricky_boundaries_show_what_a_render_shows(view, chunks):
-    view.handle(TurnStarted(1, "c", "q"))
+    feed(view.routes(), TurnStarted(1, "c", "q"))
     live = view.live
     for chunk in chunks:
-        view.handle(TextDelta(chunk))
+        feed(view.routes(), TextDelta(chunk))
         live.flush(force=True)
         part = next(p for p in live.parts if isinstance(p, TextPart))
         assert (part.toHtml(), part.codes) == _fresh(view, part.buffer), repr(part.buffer)
@@ -195,11 +196,11 @@ def test_frames_at_tricky_boundaries_show_what_a_render_shows(view, chunks):
 def test_text_arriving_with_the_turns_end_is_rendered_as_complete(view, chunks):
     """The last batch and the turn's end in one go: the open fence gets its highlighting, as a render of the
     whole answer gives (the quick insert would leave it plain)."""
-    view.handle(TurnStarted(1, "c", "q"))
+    feed(view.routes(), TurnStarted(1, "c", "q"))
     live = view.live
-    view.handle(TextDelta(chunks[0]))
+    feed(view.routes(), TextDelta(chunks[0]))
     live.flush(force=True)
-    view.handle(TextDelta(chunks[1]))
+    feed(view.routes(), TextDelta(chunks[1]))
     live.finish()
     part = next(p for p in live.parts if isinstance(p, TextPart))
     whole = TextPart(view.ctx)

@@ -62,12 +62,11 @@ def test_a_tool_switched_off_is_not_offered_and_the_switch_is_saved(make_window,
                                                                    ollama_settings, tmp_path):
     w = make_window(ollama_settings.updated({"tools.only_relevant": False}))  # every tool, every message
     dlg, tool_list = _open_tools_page(qtbot, w)
-    dlg._settings_path = tmp_path / "settings.json"
     tool_list.set_enabled_tool("calculator", False)
     assert tool_list.disabled() == ["calculator"]
     dlg.save_button.click()
     qtbot.waitUntil(lambda: w.settings_dialog is None, timeout=5000)
-    assert Settings.load(tmp_path / "settings.json")[0].tools.disabled == ["calculator"]
+    assert Settings.load()[0].tools.disabled == ["calculator"]
     ollama_server.script(text_lines(["ok"]))
     w.send("hello")
     wait_idle(qtbot, w)
@@ -135,7 +134,6 @@ def test_the_chat_tools_menu_lists_the_reloaded_tools(make_window, qtbot, ollama
 def test_the_folders_tools_may_use_are_edited_and_saved(make_window, qtbot, ollama_settings, tmp_path):
     w = make_window(ollama_settings)
     dlg, _tool_list = _open_tools_page(qtbot, w)
-    dlg._settings_path = tmp_path / "settings.json"
     allowed = dlg.tools_page.allowed
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -147,7 +145,7 @@ def test_the_folders_tools_may_use_are_edited_and_saved(make_window, qtbot, olla
     assert allowed.folders() == [str(docs)] and allowed.note.isHidden()
     dlg.save_button.click()
     qtbot.waitUntil(lambda: w.settings_dialog is None, timeout=5000)
-    assert Settings.load(tmp_path / "settings.json")[0].tools.allowed_folders == [str(docs)]
+    assert Settings.load()[0].tools.allowed_folders == [str(docs)]
     assert w.saved.tools.allowed_folders == [str(docs)]
 
 

@@ -177,19 +177,21 @@ def header_server():
     thread.join(10)
 
 
-def test_a_remote_servers_headers_go_through_the_sdks_http_client(header_server, monkeypatch):
-    import mcp.shared._httpx_utils as httpx_utils
+def test_a_remote_servers_headers_go_through_a_client_with_the_sdks_timeouts(header_server, monkeypatch):
+    import mcp.shared._httpx_utils as httpx_utils  # the SDK's defaults, to compare ours with
+
+    from desktop_agent.core.backends import http
 
     url, seen = header_server
     made = []
-    original = httpx_utils.create_mcp_http_client
+    original = http.mcp_client
 
     def spy(*args, **kwargs):
         client = original(*args, **kwargs)
         made.append(client)
         return client
 
-    monkeypatch.setattr(httpx_utils, "create_mcp_http_client", spy)
+    monkeypatch.setattr(http, "mcp_client", spy)
     store = SecretStore(keyring_backend=DictKeyring())
     settings, _ = import_entries({"guarded": {"url": url, "headers": {"X-Api-Key": "k3y"}}}, Settings(), store)
     [server] = settings.mcp.servers

@@ -31,8 +31,9 @@ def test_a_plain_host_answers_through_the_built_url(ollama_server):
 
 
 def test_every_chat_request_says_its_body_is_json(ollama_server, monkeypatch):
-    """Sent once by the client's own headers (an ``ollama.Client``'s), or added by the backend when they lack it."""
-    import ollama
+    """Sent once by the client's own headers (the backend's own client's), or added by the backend when a given
+    client lacks it."""
+    import httpx
 
     from tests.servers import ollama as server_module
 
@@ -45,9 +46,8 @@ def test_every_chat_request_says_its_body_is_json(ollama_server, monkeypatch):
 
     monkeypatch.setattr(server_module._Handler, "do_POST", do_post)
     plain = OllamaBackend(ollama_server.url, "llama3.2", timeout_s=10)
-    bare = ollama.Client(host=ollama_server.url)
-    del bare._client.headers["content-type"]
-    custom = OllamaBackend(ollama_server.url, "llama3.2", timeout_s=10, client=bare)
+    bare = httpx.Client(base_url=ollama_server.url)  # no Content-Type of its own
+    custom = OllamaBackend(ollama_server.url, "llama3.2", timeout_s=10, http_client=bare)
     for backend in (plain, custom):
         assert list(backend.stream_chat([Message(role="user", content="hi")], cancel=threading.Event()))[-1].done
     assert [kind for path, kind in seen if path == "/api/chat"] == ["application/json", "application/json"]

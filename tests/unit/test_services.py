@@ -116,9 +116,6 @@ def test_the_ollama_host_note_says_where_the_host_comes_from():
 ENV_READ = re.compile(r"\bos\.environ\b|\bgetenv\(|from os import [^#\n]*\benviron\b")
 OLLAMA_HOST_READ = re.compile(r"""["']OLLAMA_HOST["']""")
 LAYERING_CALL = re.compile(r"(?<![\w.])(layer|load_settings)\(|\bSettings\.load\(|\.saved\.save\(")
-#: until the window opens Services (ui/main_window.py is being rewritten into a controller at the same time,
-#: issue 21): its load_settings() / layer() / saved.save() calls go at integration, and so does this entry
-PENDING_WINDOW = "desktop_agent/ui/main_window.py"
 
 
 def _code_lines(path: Path):
@@ -151,7 +148,7 @@ def test_the_environment_is_read_in_services_only():
 def test_settings_are_layered_and_loaded_in_services_only():
     calls = _where(LAYERING_CALL)
     outside = sorted(c for c in calls if c.split(":")[0] not in ("desktop_agent/core/services.py",
-                                                                "desktop_agent/core/settings.py", PENDING_WINDOW))
+                                                                "desktop_agent/core/settings.py"))
     assert outside == [], "open Services and use its layered settings / update_settings"
 
 

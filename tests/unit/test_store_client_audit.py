@@ -36,7 +36,7 @@ def test_a_schema_5_store_keeps_its_audit(tmp_path, monkeypatch):
     with schema_of_version(monkeypatch, 5), ConversationStore(db) as old:
         conv = Conversation()
         old.add_message(conv, Message(role="user", content="hi"))
-        with old._write() as conn:
+        with old.write() as conn:
             conn.execute("INSERT INTO tool_calls (conversation_id, call_id, tool, arguments, decision, decided_by, "
                          "rule_id, reason, status, duration_ms, started_at) VALUES (?, 'c1', 'fetch', '{}', 'deny', "
                          "'user', NULL, 'no', 'denied', 1.0, 5.0)", (conv.id,))

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from desktop_agent.core.streams import Watch, run_watched, track_sockets
+from desktop_agent.core.streams import Watch, run_watched
 
 
 def test_run_watched_returns_the_value_or_the_exception():
@@ -82,14 +82,12 @@ class _Silent:
 
 
 def _get(url: str, watch: Watch) -> None:
-    import httpx
+    from desktop_agent.core.backends import http
 
-    with httpx.Client(timeout=30) as client:
-        track_sockets(client)
-        with watch, client.stream("GET", url) as r:
-            watch.attach(r)
-            for _ in r.iter_bytes():
-                watch.progress()
+    with http.client(timeout=30) as client, watch, client.stream("GET", url) as r:
+        watch.attach(r)
+        for _ in r.iter_bytes():
+            watch.progress()
 
 
 def test_a_watch_ends_a_read_blocked_before_the_headers_on_cancel():

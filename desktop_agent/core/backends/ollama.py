@@ -1,6 +1,7 @@
 """The Ollama backend: our :class:`~desktop_agent.core.messages.Message` history → Ollama's
-``/api/chat`` → :class:`~desktop_agent.core.backends.base.Chunk` objects; plus model management
-(``/api/tags``, ``/api/pull``, ``/api/delete``, ``/api/version``).
+``/api/chat`` → :class:`~desktop_agent.core.backends.base.Chunk` objects. Model administration (``/api/tags``,
+``/api/show``, ``/api/pull``, ``/api/delete``, ``/api/version``) is its part in
+:mod:`~desktop_agent.core.backends.ollama_models`.
 
 Wire format source: the Ollama API doc (``docs/api.md`` in ollama/ollama). Streams are NDJSON, one
 JSON object per line; the last chat line has ``"done": true`` (with ``done_reason``, ``eval_count``…).
@@ -8,10 +9,11 @@ Tool calls carry ``function.arguments`` as an object and, in most versions, no i
 a tool result goes back as ``{"role": "tool", "content": ..., "tool_name": ...}``; reasoning may come
 in a separate ``message.thinking`` field.
 
-Design: the connection is the official ``ollama.Client`` (its host parsing, headers, ``OLLAMA_API_KEY``
-and the ``httpx.Client`` it owns). Chat, list and pull streams are read *raw* through that client's
-``httpx.Client`` instead of through ``Client.chat()``, because the official response models reject or
-lose real-world payloads:
+Design: the connections are :mod:`~desktop_agent.core.backends.http`'s (one pool for the backend): an
+``httpx.Client`` of ours with the headers ``ollama.Client`` sends, and the official ``ollama.Client`` handed
+the same transport for ``/api/show`` and ``/api/delete``. Chat, list and pull streams are read *raw* through
+our client instead of through ``Client.chat()``, because the official response models reject or lose
+real-world payloads:
 
 - ``ChatResponse`` raises pydantic ``ValidationError`` when a server sends ``function.arguments`` as a
   JSON *string* (some models do) — and the whole stream is lost with it. We parse each line leniently
@@ -30,19 +32,27 @@ import json
 import re
 import socket
 import threading
-from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass
+from collections.abc import Generator, Iterator
 from typing import Any
 
 from desktop_agent.core import errors
 from desktop_agent.core.arguments import make_tool_call
-from desktop_agent.core.backends.base import Chunk, ModelInfo
-from desktop_agent.core.backends.deadline import bound_reads, first_data_within
-from desktop_agent.core.backends.reasons import is_context_reason, looks_like_html, one_line, reason_text
+from desktop_agent.core.backends.base import Chunk
+from desktop_agent.core.backends.deadline import first_data_within
+from desktop_agent.core.backends.ollama_models import (
+    SHOW_TIMEOUT_S,
+    OllamaModels,
+    connect_detail,
+    error_text,
+    json_answer,
+    short,
+)
+from desktop_agent.core.backends.reasons import is_context_reason, looks_like_html
 from desktop_agent.core.messages import Message, ToolCall
-from desktop_agent.core.model_info import ModelFacts, Window, facts_from_show, window_for
+from desktop_agent.core.model_info import ModelFacts, Window, window_for
 from desktop_agent.core.state import facts_for, learn_from_error, learned_window
-from desktop_agent.core.streams import Watch, track_sockets
+from desktop_agent.core.streams import Watch
+from desktop_agent.core.urls import parse_ollama_host
 
 DEFAULT_HOST = "http://localhost:11434"
 
@@ -51,52 +61,30 @@ DEFAULT_HOST = "http://localhost:11434"
 #: to load).
 CONNECT_TIMEOUT_S = 5.0
 
-_MAX_DETAIL = 300
-#: seconds ``/api/show`` (the model's window and capabilities) may take
-SHOW_TIMEOUT_S = 10.0
 
 
-@dataclass(frozen=True)
-class PullProgress:
-    """One progress line of ``POST /api/pull`` (Ollama API doc, "Pull a Model").
+def _headers(api_key: str | None) -> dict[str, str]:
+    """The headers ``ollama.Client`` sends (JSON both ways, its user agent, ``api_key`` — ``OLLAMA_API_KEY``,
+    handed down from the services' environment — as a bearer token for a hosted Ollama), for our client that
+    reads the streams raw."""
+    import platform
+    from importlib.metadata import version
 
-    ``status`` e.g. ``pulling manifest``, ``downloading sha256:…`` / ``pulling <digest>``,
-    ``verifying sha256 digest``, ``writing manifest``, ``success``. ``completed`` and ``total`` are
-    bytes of the current layer (None when the server did not send them).
-    """
-
-    status: str
-    completed: int | None = None
-    total: int | None = None
-    digest: str | None = None
-
-    @property
-    def fraction(self) -> float | None:
-        """``completed / total`` in 0.0–1.0 for the current layer; None when unknown."""
-        if self.total is None or self.total <= 0:
-            return None
-        return max(0.0, min(1.0, (self.completed or 0) / self.total))
-
-    @property
-    def done(self) -> bool:
-        return self.status == "success"
-
-
-def _short(text: str) -> str:
-    return one_line(text, _MAX_DETAIL)
-
-
-def _error_text(body: Any, content_type: str = "", status: int | None = None) -> str:
-    """The reason in an error body: the ``error`` of ``{"error": "..."}`` (or an OpenAI-style
-    ``{"error": {"message": ...}}`` from a proxy), else the text itself, one line; a web page is
-    named, not quoted."""
-    return reason_text(body, content_type, status) or "no details"
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json",
+        "User-Agent": f"ollama-python/{version('ollama')} ({platform.machine()} {platform.system().lower()}) "
+                      f"Python/{platform.python_version()}",
+    }
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    return headers
 
 
 _MODEL_NOT_FOUND = re.compile(r"model\b.*\bnot found", re.I | re.S)
 
 
-class OllamaBackend:
+class OllamaBackend(OllamaModels):
     """Chats with an Ollama server through the official ``ollama`` client.
 
     ``host``: the Ollama base URL (``http://localhost:11434``; forms without scheme are accepted as by
@@ -105,7 +93,9 @@ class OllamaBackend:
     (the model's default), True or False. ``timeout_s``: seconds to wait for the first data of an answer
     (None = no limit; connecting is always limited to :data:`CONNECT_TIMEOUT_S`);
     ``next_data_timeout_s``: seconds to wait for the next data once it streams (None: ``timeout_s``).
-    ``client``: an ``ollama.Client`` to use instead of creating one (tests, custom transports).
+    ``api_key``: a hosted Ollama's key (``OLLAMA_API_KEY``, as ``ollama.Client`` sends it).
+    ``http_client``: an ``httpx.Client`` (its ``base_url`` the host) to read chats, lists and pulls through
+    instead of one of :func:`desktop_agent.core.backends.http.client` (tests); not closed by :meth:`close`.
     """
 
     name = "ollama"
@@ -121,11 +111,12 @@ class OllamaBackend:
         think: bool | str | None = None,
         timeout_s: float | None = None,
         next_data_timeout_s: float | None = None,
-        client: Any = None,
+        http_client: Any = None,
         max_window: int | None = 8192,
         window: int | None = None,
         default_window: int = 8192,
         force_think: bool = False,
+        api_key: str | None = None,
     ):
         self.model = model
         #: the context window: ``window`` (a per-model setting), else the model's own (``/api/show``: its
@@ -145,37 +136,31 @@ class OllamaBackend:
         self.think = think
         self.timeout_s = timeout_s
         self.next_data_timeout_s = next_data_timeout_s
-        #: the client that asks ``/api/show`` (a short wait: facts must never hold a turn for minutes)
-        self._show_client: Any = client
-        own = client is None
-        if client is None:
-            import httpx
-            import ollama  # heavy (~0.6 s): only when a backend is built
+        self.host = (host.rstrip("/") if "://" in host else parse_ollama_host(host)) if host else DEFAULT_HOST
+        import httpx
+        import ollama  # heavy (~0.6 s): only when a backend is built
 
-            client = ollama.Client(
-                host=host or None,
-                timeout=httpx.Timeout(timeout_s, connect=min(CONNECT_TIMEOUT_S, timeout_s or CONNECT_TIMEOUT_S)),
-            )
-            self._show_client = ollama.Client(host=host or None,
-                                              timeout=httpx.Timeout(SHOW_TIMEOUT_S, connect=CONNECT_TIMEOUT_S))
-        self.client = client
-        http = getattr(client, "_client", None)
-        if http is None or not hasattr(http, "stream"):
-            raise TypeError("client must be an ollama.Client (it owns the httpx.Client used for streams)")
-        self._http = http
+        from desktop_agent.core.backends import http as transport
+
+        shared = transport.Transport()  # one pool for the chat and the /api/show client
+        own = http_client is None
+        timeout = httpx.Timeout(timeout_s, connect=min(CONNECT_TIMEOUT_S, timeout_s or CONNECT_TIMEOUT_S))
+        if http_client is None:
+            http_client = transport.client(timeout=timeout, base_url=self.host, headers=_headers(api_key),
+                                           follow_redirects=True, transport=shared)
+        #: the official client, for the requests whose answers it reads well (``/api/delete``)
+        self.client = ollama.Client(host=self.host, timeout=timeout, **transport.client_options(shared))
+        #: the client chat, list and pull streams are read through (raw: see the module's docstring)
+        self._http = http_client
+        self._own_http = own
+        #: the client that asks ``/api/show`` (a short wait: facts must never hold a turn for minutes)
+        show_timeout = httpx.Timeout(SHOW_TIMEOUT_S, connect=CONNECT_TIMEOUT_S)
+        self._show_client = ollama.Client(host=self.host, timeout=show_timeout, **transport.client_options(shared))
         #: path → its absolute URL on this client (see :meth:`_url`)
         self._urls: dict[str, Any] = {}
-        #: the headers a JSON body needs beyond the client's own (an ``ollama.Client`` sends JSON already)
-        json_type = str(getattr(http, "headers", {}).get("content-type", "")).lower() == "application/json"
+        #: the headers a JSON body needs beyond the client's own (ours sends JSON already)
+        json_type = str(http_client.headers.get("content-type", "")).lower() == "application/json"
         self._json_headers: dict[str, str] | None = None if json_type else {"Content-Type": "application/json"}
-        track_sockets(http)  # Stop and the waits reach a read blocked before the answer's headers too
-        if own:  # its first data is awaited within timeout_s, even from a server that trickles it
-            bound_reads(http)
-            bound_reads(self._show_client._client)
-        if host and "://" in host:
-            self.host = host.rstrip("/")
-        else:  # what ollama.Client made of it (OLLAMA_HOST, "localhost:11434", ...)
-            self.host = str(http.base_url).rstrip("/")
 
     # ------------------------------------------------------------------ public API
 
@@ -186,10 +171,11 @@ class OllamaBackend:
     def close(self) -> None:
         """Close the HTTP connection pool. The backend cannot be used afterwards."""
         with contextlib.suppress(Exception):  # closing twice, or a half-broken pool: nothing useful to report
-            self._http.close()
-        if self._show_client is not self.client:
+            self.client.close()
+            self._show_client.close()  # the same pool: closed already, but said for the reader
+        if self._own_http:
             with contextlib.suppress(Exception):
-                self._show_client._client.close()
+                self._http.close()
 
     def stream_chat(
         self,
@@ -241,12 +227,12 @@ class OllamaBackend:
                 seen += 1
                 data = self._first_line(line) if seen == 1 else self._parse_line(line)
                 if data.get("error"):
-                    raise self._error_for_message(_error_text(data["error"]), None, model=self.model)
+                    raise self._error_for_message(error_text(data["error"]), None, model=self.model)
                 message = data.get("message")
                 if message is None:
                     message = {}
                 if not isinstance(message, dict):
-                    raise errors.AnswerCutOff(f"unexpected message in stream: {_short(repr(message))}")
+                    raise errors.AnswerCutOff(f"unexpected message in stream: {short(repr(message))}")
                 text = message.get("content") or ""
                 thinking = message.get("thinking") or ""
                 if not isinstance(text, str):
@@ -275,32 +261,6 @@ class OllamaBackend:
             return  # HTTP 200 and no data at all: an empty answer (the agent says so, or asks again)
         raise errors.AnswerCutOff("the stream ended before Ollama said it was done")
 
-    def list_models(self) -> list[ModelInfo]:
-        """Installed models from ``GET /api/tags``: name, ``size`` in bytes, ``modified_at`` (ISO 8601
-        text as sent), ``details`` (format, family, parameter_size, quantization_level…).
-        Raises :class:`~desktop_agent.core.errors.AgentError`."""
-        return models_from_tags(self._get_json("/api/tags"), self.host + "/api/tags")
-
-    def fetch_model_facts(self, model: str | None = None) -> ModelFacts:
-        """What the server says about ``model`` (default: this backend's) — ``POST /api/show`` through the
-        official client's ``show()``: the context length and the capabilities. Raises
-        :class:`~desktop_agent.core.errors.AgentError`. Cached callers use :func:`model_facts`."""
-        import ollama
-
-        name = model or self.model
-        try:
-            with first_data_within(SHOW_TIMEOUT_S):  # also from a server that trickles its answer
-                shown = self._show_client.show(name)
-        except ollama.ResponseError as exc:
-            if exc.status_code == 404:
-                raise errors.ModelNotFound(name) from None
-            raise self._error_for_message(_short(str(exc.error)), exc.status_code, model=name) from None
-        except Exception as exc:  # noqa: BLE001 - any transport failure becomes a typed AgentError
-            raise self._error_for_transport(exc, started=False) from None
-        return facts_from_show({"model_info": getattr(shown, "modelinfo", None) or {},
-                                "capabilities": getattr(shown, "capabilities", None),
-                                "parameters": getattr(shown, "parameters", None)})
-
     def model_facts(self) -> ModelFacts:
         """This backend's model's facts, asked once per process (unknown when the server cannot say)."""
         return facts_for(self)
@@ -317,61 +277,6 @@ class OllamaBackend:
     def thinks(self) -> bool:
         """Whether requests carry ``think: true``: asked for, and the model can think (or ``force_think``)."""
         return self.think is True and (self.force_think or self.model_facts().can("thinking"))
-
-    def server_version(self) -> str:
-        """The server's version from ``GET /api/version`` (``{"version": "0.5.1"}``).
-        Raises :class:`~desktop_agent.core.errors.AgentError`."""
-        return version_from(self._get_json("/api/version"), self.host)
-
-    def pull_model(self, name: str, cancel: threading.Event | None = None) -> Iterator[PullProgress]:
-        """Download ``name`` with ``POST /api/pull`` (streamed), yielding one :class:`PullProgress`
-        per progress line; the last one has ``status == "success"``. When ``cancel`` is set the stream
-        is closed and the generator returns (Ollama keeps the partial download and resumes it next
-        time). Raises :class:`~desktop_agent.core.errors.BackendUnreachable`,
-        :class:`~desktop_agent.core.errors.AnswerCutOff` (the stream broke) or
-        :class:`~desktop_agent.core.errors.BackendError` (e.g. no such model in the library)."""
-        body = {"model": name, "stream": True}
-        if cancel is not None and cancel.is_set():
-            return
-        stream = self._stream_lines("POST", "/api/pull", body, cancel, model=None)
-        try:
-            for line in stream:
-                stream.watch.progress()
-                data = self._parse_line(line)
-                if data.get("error"):
-                    raise errors.BackendError(f"pulling '{name}' failed: {_short(str(data['error']))}")
-                completed, total = data.get("completed"), data.get("total")
-                progress = PullProgress(
-                    status=str(data.get("status") or ""),
-                    completed=int(completed) if isinstance(completed, (int, float)) else None,
-                    total=int(total) if isinstance(total, (int, float)) else None,
-                    digest=data.get("digest") or None,
-                )
-                if progress.done:
-                    stream.finish()
-                    yield progress
-                    return
-                yield progress
-        finally:
-            stream.close()
-        if cancel is not None and cancel.is_set():
-            return
-        raise errors.AnswerCutOff(f"the download of '{name}' stopped before it finished")
-
-    def delete_model(self, name: str) -> None:
-        """Delete an installed model (``DELETE /api/delete``, through ``ollama.Client.delete``).
-        Raises :class:`~desktop_agent.core.errors.ModelNotFound` (404) or another
-        :class:`~desktop_agent.core.errors.AgentError`."""
-        import ollama
-
-        try:
-            self.client.delete(name)
-        except ollama.ResponseError as exc:
-            if exc.status_code == 404:
-                raise errors.ModelNotFound(name, available=self._available_names()) from None
-            raise self._error_for_message(_short(str(exc.error)), exc.status_code, model=name) from None
-        except Exception as exc:  # noqa: BLE001 - any transport failure becomes a typed AgentError
-            raise self._error_for_transport(exc, started=False) from None
 
     # ------------------------------------------------------------------ request building
 
@@ -424,9 +329,9 @@ class OllamaBackend:
         try:
             data = json.loads(line.decode("utf-8-sig"))  # -sig: a proxy's byte order mark is not content
         except (UnicodeDecodeError, ValueError):
-            raise errors.AnswerCutOff(f"Ollama sent a line that is not JSON: {_short(repr(line[:120]))}") from None
+            raise errors.AnswerCutOff(f"Ollama sent a line that is not JSON: {short(repr(line[:120]))}") from None
         if not isinstance(data, dict):
-            raise errors.AnswerCutOff(f"Ollama sent a line that is not a JSON object: {_short(repr(data))}")
+            raise errors.AnswerCutOff(f"Ollama sent a line that is not a JSON object: {short(repr(data))}")
         return data
 
     @staticmethod
@@ -478,11 +383,11 @@ class OllamaBackend:
         model: str | None,
         whole: bool = False,
         next_s: float | None = None,
-    ) -> _LineStream:
-        """Send ``body`` and return a :class:`_LineStream` over the NDJSON lines of the answer
+    ) -> LineStream:
+        """Send ``body`` and return a :class:`LineStream` over the NDJSON lines of the answer
         (``whole``: the answer is one JSON document, given as one item). The first data is awaited
         for ``timeout_s``, the next for ``next_s`` (None: ``timeout_s``)."""
-        return _LineStream(self, method, path, body, cancel, model, whole, first_s=self.timeout_s,
+        return LineStream(self, method, path, body, cancel, model, whole, first_s=self.timeout_s,
                            next_s=next_s or self.timeout_s)
 
     def _url(self, path: str) -> Any:
@@ -500,12 +405,6 @@ class OllamaBackend:
         return errors.ServerTimedOut(self.host, watch.waited_s or 0, backend="ollama")
 
     # ------------------------------------------------------------------ errors
-
-    def _available_names(self) -> list[str]:
-        try:
-            return [m.name for m in self.list_models()]
-        except Exception:  # noqa: BLE001 - the list of names is only a hint in another error
-            return []
 
     def _error_for_message(self, message: str, status: int | None, *, model: str | None) -> errors.AgentError:
         """Map an error text from Ollama (HTTP error body or ``{"error": ...}`` line) to a typed error."""
@@ -530,9 +429,9 @@ class OllamaBackend:
 
         if isinstance(exc, errors.AgentError):
             return exc
-        detail = _short(str(exc)) or type(exc).__name__
+        detail = short(str(exc)) or type(exc).__name__
         if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol)):
-            return errors.BackendUnreachable(self.host, detail=_connect_detail(exc))
+            return errors.BackendUnreachable(self.host, detail=connect_detail(exc))
         if isinstance(exc, httpx.TimeoutException):
             waited = f" within {self.timeout_s:g} s" if self.timeout_s else ""
             if started:
@@ -546,13 +445,13 @@ class OllamaBackend:
             return errors.BackendError(f"the connection to {self.host} broke before an answer: {detail}")
         if isinstance(exc, (ConnectionError, socket.gaierror, OSError)) and not started:
             # ollama.Client raises the builtin ConnectionError for httpx.ConnectError
-            return errors.BackendUnreachable(self.host, detail=_connect_detail(exc))
+            return errors.BackendUnreachable(self.host, detail=connect_detail(exc))
         if isinstance(exc, OSError):
             return errors.AnswerCutOff(detail)
         return errors.BackendError(f"{type(exc).__name__}: {detail}")
 
 
-class _LineStream:
+class LineStream:
     """The NDJSON lines (bytes) of one streamed answer, read in the calling thread under a
     :class:`~desktop_agent.core.streams.Watch`.
 
@@ -613,7 +512,7 @@ class _LineStream:
                         ctype = r.headers.get("content-type", "")
                         if looks_like_html(r.text, ctype):  # a proxy's 502, a 404 page: named, not pasted
                             raise errors.WebPageAnswer(self._backend.host + self._path, r.status_code, "ollama")
-                        reason = _error_text(r.text, ctype, r.status_code)
+                        reason = error_text(r.text, ctype, r.status_code)
                         raise self._backend._error_for_message(reason, r.status_code, model=self._model)
                     if self._whole:
                         data = r.read()
@@ -686,55 +585,7 @@ def _call_identity(item: Any, call: ToolCall) -> tuple[Any, ...]:
     return ("content", call.name, content)
 
 
-def json_answer(url: str, status: int, text: str, ctype: str,
-                error_for: Callable[[str, int], Exception]) -> Any:
-    """The JSON of an answer from ``url``: an error status becomes :class:`~desktop_agent.core.errors.WebPageAnswer`
-    (a web page, never pasted) or ``error_for(reason, status)``; a 200 that is not JSON is ``NotAnApi``. Shared
-    by the backend and the probe."""
-    if status >= 400:
-        if looks_like_html(text, ctype):
-            raise errors.WebPageAnswer(url, status, "ollama")
-        raise error_for(_error_text(text, ctype, status), status)
-    try:
-        return json.loads(text)
-    except ValueError:
-        seen = "a web page" if looks_like_html(text, ctype) else "text that is not JSON"
-        raise errors.NotAnApi(url, "ollama", seen) from None
 
-
-def models_from_tags(data: Any, url: str) -> list[ModelInfo]:
-    """The models in an ``/api/tags`` answer from ``url``: ``name`` (or ``model``, as older servers send),
-    ``size`` in bytes, ``modified_at`` as sent, ``details``; entries without a name are skipped. An answer that
-    is not a model list raises :class:`~desktop_agent.core.errors.NotAnApi`."""
-    if not isinstance(data, dict) or "models" not in data:
-        raise errors.NotAnApi(url, "ollama", "JSON of another kind")
-    models = data.get("models")
-    out: list[ModelInfo] = []
-    for m in models or []:
-        if not isinstance(m, dict):
-            continue
-        name = m.get("name") or m.get("model")
-        if not name:
-            continue
-        size = m.get("size")
-        details = m.get("details")
-        out.append(
-            ModelInfo(
-                name=str(name),
-                size=int(size) if isinstance(size, (int, float)) else None,
-                modified_at=str(m["modified_at"]) if m.get("modified_at") else None,
-                details=dict(details) if isinstance(details, dict) else {},
-            )
-        )
-    return out
-
-
-def version_from(data: Any, host: str) -> str:
-    """The version in an ``/api/version`` answer (``{"version": "0.5.1"}``); BackendError without one."""
-    version = data.get("version") if isinstance(data, dict) else None
-    if not version:
-        raise errors.BackendError(f"{host} did not report a version — is it an Ollama server?")
-    return str(version)
 
 
 def to_wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
@@ -786,14 +637,3 @@ def _maybe_json(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         return text
-
-
-def _connect_detail(exc: BaseException) -> str:
-    text = str(exc)
-    for known in ("Connection refused", "Name or service not known", "nodename nor servname",
-                  "timed out", "No route to host", "Network is unreachable", "Temporary failure"):
-        if known.lower() in text.lower():
-            return known
-    if text.startswith("Failed to connect to Ollama"):  # ollama-python's own text: says nothing more
-        return ""
-    return _short(text)

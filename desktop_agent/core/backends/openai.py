@@ -29,7 +29,10 @@ What real servers do that the spec does not say, and how it is handled here:
   (:mod:`~desktop_agent.core.backends.reasons`: context-window reasons are ContextTooLong).
 
 Keys: :class:`~desktop_agent.core.backends.keypool.KeyPool` (several keys, retries, Retry-After).
-Errors: only :mod:`desktop_agent.core.errors` types leave this module, and no key is ever in them.
+Errors: only :mod:`desktop_agent.core.errors` types leave this module, and no key is ever in them (the rules:
+:mod:`~desktop_agent.core.backends.openai_errors`). The wire conversion (history → ``messages``, tool-call
+deltas → calls): :mod:`~desktop_agent.core.backends.openai_wire`. The HTTP client:
+:mod:`~desktop_agent.core.backends.http`.
 """
 
 from __future__ import annotations
@@ -37,49 +40,38 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from desktop_agent.core import state
-from desktop_agent.core.arguments import make_tool_call
 from desktop_agent.core.backends.base import Chunk, ModelInfo
-from desktop_agent.core.backends.deadline import bound_reads, first_data_within
-from desktop_agent.core.backends.keypool import PLACEHOLDER_KEY, Failure, KeyPool, PoolCancelled, scrub
-from desktop_agent.core.backends.reasons import (
-    MAX_REASON,
-    errno_free,
-    is_context_reason,
-    looks_like_html,
-    one_line,
-    reason_text,
+from desktop_agent.core.backends.deadline import first_data_within
+from desktop_agent.core.backends.keypool import PLACEHOLDER_KEY, KeyPool, PoolCancelled
+from desktop_agent.core.backends.openai_errors import OpenAIFailures, http_errors
+from desktop_agent.core.backends.openai_wire import (
+    ToolCallAssembler,
+    field_value,
+    maybe_json,
+    prompt_tokens,
+    read_choice,
+    to_wire_messages,
+    tool_choice_payload,
 )
+from desktop_agent.core.backends.reasons import looks_like_html
 from desktop_agent.core.backends.sse import sse_events
 from desktop_agent.core.errors import (
-    AgentError,
     AnswerCutOff,
-    AuthenticationFailed,
     BackendError,
-    BackendUnreachable,
-    ContextTooLong,
     EmptyAnswer,
     KeyringLocked,
-    ModelNotFound,
-    NoApiKey,
-    NotAnApi,
-    OutOfQuota,
     OutputLimitReached,
-    RateLimited,
     ServerStoppedResponding,
     ServerTimedOut,
-    SettingsError,
-    ToolsNotSupported,
-    WebPageAnswer,
 )
-from desktop_agent.core.messages import Message, ToolCall
+from desktop_agent.core.messages import Message
 from desktop_agent.core.model_info import (
     ModelFacts,
     Window,
@@ -88,248 +80,21 @@ from desktop_agent.core.model_info import (
     facts_key,
     window_for,
 )
-from desktop_agent.core.state import facts_for, learn_from_error, learned_window
-from desktop_agent.core.streams import WaitCancelled, Watch, track_sockets
-from desktop_agent.core.urls import suggest_v1
+from desktop_agent.core.state import facts_for, learned_window
+from desktop_agent.core.streams import WaitCancelled, Watch
 
 log = logging.getLogger(__name__)
 
 __all__ = ["OpenAIBackend", "ToolCallAssembler", "to_wire_messages"]
 
-#: Lower-case fragments of error messages that mean "this model/server cannot do tools" (Ollama /v1, vLLM
-#: without a tool parser).
-_TOOLS_MARKERS = (
-    "does not support tools",
-    "does not support tool",
-    "tools are not supported",
-    "tool use is not supported",
-    "does not support function calling",
-    "function calling is not supported",
-    "enable-auto-tool-choice",
-)
-_MAX_DETAIL = MAX_REASON
 #: seconds each question about a model's window may take (a turn waits for it, once per process)
 FACTS_TIMEOUT_S = 5.0
 
 
 # ------------------------------------------------------------------------------------------------
-# History → wire messages
-# ------------------------------------------------------------------------------------------------
-def to_wire_messages(messages: list[Message], null_tool_content: bool = False) -> list[dict[str, Any]]:
-    """Our messages as Chat Completions ``messages``.
-
-    - assistant: ``content`` (``""`` when only tool calls, or ``None`` with ``null_tool_content``) and
-      ``tool_calls=[{"id", "type": "function", "function": {"name", "arguments": JSON string}}]``;
-      arguments are always valid JSON (``"{}"`` for a call whose arguments could not be read);
-      ``thinking`` is never sent.
-    - tool: ``{"role": "tool", "tool_call_id", "content"}``; a result without an id is paired with the
-      earliest unanswered call of the same name in the preceding assistant message.
-    - system / user: ``{"role", "content"}``.
-    """
-    wire: list[dict[str, Any]] = []
-    open_calls: list[ToolCall] = []
-    for m in messages:
-        if m.role == "assistant":
-            d: dict[str, Any] = {"role": "assistant", "content": m.content or ""}
-            if m.tool_calls:
-                d["tool_calls"] = [
-                    {
-                        "id": tc.id,
-                        "type": "function",
-                        "function": {"name": tc.name, "arguments": tc.arguments_json()},
-                    }
-                    for tc in m.tool_calls
-                ]
-                if not m.content and null_tool_content:
-                    d["content"] = None
-            open_calls = list(m.tool_calls)
-            wire.append(d)
-        elif m.role == "tool":
-            call_id = m.tool_call_id
-            if not call_id:
-                match = next((c for c in open_calls if not m.tool_name or c.name == m.tool_name), None)
-                call_id = match.id if match else ""
-            open_calls = [c for c in open_calls if c.id != call_id]
-            wire.append({"role": "tool", "tool_call_id": call_id, "content": m.content or ""})
-        else:
-            wire.append({"role": m.role, "content": m.content or ""})
-    return wire
-
-
-def tool_choice_payload(tool_choice: str | None, tools: list[dict[str, Any]]) -> str | dict[str, Any]:
-    """``auto`` / ``required`` / ``none`` as is; a tool name → ``{"type": "function", "function":
-    {"name": ...}}``. Raises :class:`SettingsError` for a name that is not among ``tools``."""
-    choice = (tool_choice or "auto").strip()
-    if choice in ("auto", "required", "none"):
-        return choice
-    names = [(t.get("function") or {}).get("name") for t in tools]
-    if choice not in names:
-        raise SettingsError(
-            f"tool_choice names the tool '{choice}', which is not offered; offered tools: "
-            + (", ".join(n for n in names if n) or "none")
-        )
-    return {"type": "function", "function": {"name": choice}}
-
-
-# ------------------------------------------------------------------------------------------------
-# Tool-call deltas → ToolCalls
-# ------------------------------------------------------------------------------------------------
-@dataclass(eq=False)  # identity matters: two calls may look alike
-class _PartialCall:
-    id: str = ""
-    name: str = ""
-    parts: list[str] = field(default_factory=list)
-    obj: dict[str, Any] | None = None
-
-    def raw_arguments(self) -> Any:
-        if self.obj is not None and not "".join(self.parts).strip():
-            return self.obj
-        return "".join(self.parts)
-
-    def arguments_complete(self) -> bool:
-        if self.obj is not None:
-            return True
-        text = "".join(self.parts).strip()
-        if not text:
-            return False
-        try:
-            json.loads(text)
-        except ValueError:
-            return False
-        return True
-
-
-class ToolCallAssembler:
-    """Assembles streamed tool-call deltas (``choices[0].delta.tool_calls[]``) into tool calls.
-
-    Rules: a delta with an integer ``index`` belongs to the call with that index — unless it carries
-    a *different* non-empty id, which starts a new call (servers that number every call 0). A delta
-    without ``index`` continues the open call, unless it brings a new non-empty id, or a name
-    while the open call already has a name and complete arguments. Empty-string ids and names never
-    start a call when one is open. ``arguments`` may be string pieces or a whole object.
-
-    A delta that repeats a call already complete — the same id (or index), name and arguments, as some
-    servers send again in the final chunk — is dropped: the call runs once.
-    """
-
-    def __init__(self) -> None:
-        self.calls: list[_PartialCall] = []
-        self._by_index: dict[int, _PartialCall] = {}
-        self._by_id: dict[str, _PartialCall] = {}
-        self._current: _PartialCall | None = None
-
-    def add(self, index: Any, call_id: Any, name: Any, arguments: Any) -> None:
-        call_id = call_id if isinstance(call_id, str) else ""
-        name = name if isinstance(name, str) else ""
-        if self._repeats(index, call_id, name, arguments):
-            return
-        target: _PartialCall | None = None
-        if isinstance(index, int) and not isinstance(index, bool):
-            target = self._by_index.get(index)
-            if target is not None and call_id and target.id and call_id != target.id:
-                target = self._by_id.get(call_id)  # a new call reusing the index
-                if target is None:
-                    target = self._new()
-                self._by_index[index] = target
-            elif target is None:
-                cur = self._current
-                if cur is not None and not call_id and not name and all(v is not cur for v in self._by_index.values()):
-                    target = cur  # continuation of an index-less start
-                elif call_id and call_id in self._by_id and all(
-                    v is not self._by_id[call_id] for v in self._by_index.values()
-                ):
-                    target = self._by_id[call_id]  # an index-less start, now continued with an index
-                else:
-                    target = self._new()  # a new index is a new call, even if its id was seen (some servers repeat ids)
-                self._by_index[index] = target
-        else:
-            cur = self._current
-            if call_id and call_id in self._by_id:
-                target = self._by_id[call_id]
-            elif cur is None or (call_id and cur.id and call_id != cur.id):
-                target = self._new()
-            elif name and not call_id and cur.name and cur.arguments_complete() and (name != cur.name or not cur.id):
-                target = self._new()  # index-less and id-less servers: a name after a finished call
-            else:
-                target = cur
-        self._current = target
-        if call_id and not target.id:
-            target.id = call_id
-            self._by_id[call_id] = target
-        if name and not target.name:
-            target.name = name
-        if isinstance(arguments, dict):
-            target.obj = {**(target.obj or {}), **arguments}
-        elif isinstance(arguments, str):
-            target.parts.append(arguments)
-        elif arguments is not None:
-            target.parts.append(json.dumps(arguments, ensure_ascii=False))
-
-    def _repeats(self, index: Any, call_id: str, name: str, arguments: Any) -> bool:
-        """Whether this delta restates a complete call whole (same id or index, name and arguments)."""
-        if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
-            return False
-        if call_id and call_id in self._by_id:
-            known = self._by_id[call_id]
-        elif isinstance(index, int) and not isinstance(index, bool) and index in self._by_index and not call_id:
-            known = self._by_index[index]
-        else:
-            return False
-        if not known.arguments_complete() or (name and known.name and name != known.name):
-            return False
-        if isinstance(arguments, str):
-            try:
-                restated = json.loads(arguments)
-            except ValueError:
-                return False  # a piece of the arguments, not a whole restatement
-        else:
-            restated = arguments
-        raw = known.raw_arguments()
-        try:
-            current = raw if isinstance(raw, dict) else json.loads(raw)
-        except ValueError:
-            return False
-        return bool(restated == current)
-
-    def _new(self) -> _PartialCall:
-        call = _PartialCall()
-        self.calls.append(call)
-        return call
-
-    def finish(self) -> list[ToolCall]:
-        """The assembled calls, in order. Empty ids — and an id already used by an earlier call of
-        the same message — get one synthetic id each (every result must pair with exactly one call);
-        calls with neither a name nor arguments are dropped."""
-        out = []
-        seen: set[str] = set()
-        for c in self.calls:
-            raw = c.raw_arguments()
-            if not c.name and not raw:
-                continue
-            call_id = c.id if c.id and c.id not in seen else None
-            call = make_tool_call(c.name, raw, call_id)
-            seen.add(call.id)
-            out.append(call)
-        return out
-
-
-def _field(obj: Any, name: str) -> Any:
-    """A field of an openai response object or a plain dict, including extra (non-typed) fields."""
-    if obj is None:
-        return None
-    if isinstance(obj, dict):
-        return obj.get(name)
-    value = getattr(obj, name, None)
-    if value is None:
-        extra = getattr(obj, "model_extra", None) or {}
-        value = extra.get(name)
-    return value
-
-
-# ------------------------------------------------------------------------------------------------
 # The backend
 # ------------------------------------------------------------------------------------------------
-class OpenAIBackend:
+class OpenAIBackend(OpenAIFailures):
     """Chat through any OpenAI-compatible server (OpenAI, llama.cpp, vLLM, LM Studio, Ollama /v1…).
 
     ``base_url``: e.g. ``https://api.openai.com/v1`` or ``http://127.0.0.1:8080/v1``.
@@ -347,7 +112,8 @@ class OpenAIBackend:
     (some gateways want that). ``keyring_locked``: the keys were looked up while the system keyring was
     locked — a missing key is then :class:`KeyringLocked`, not :class:`NoApiKey`. ``sleep`` / ``clock``: injectable for
     tests. ``http_client``: an ``httpx.Client`` (or ``httpx2.Client``) for the openai client; it is
-    not closed by :meth:`close`.
+    not closed by :meth:`close`; the first-data deadline and Stop reach a read blocked before the answer's
+    headers only on one from :func:`desktop_agent.core.backends.http.client` (the default).
     """
 
     name = "openai"
@@ -425,9 +191,10 @@ class OpenAIBackend:
                 import openai  # lazy: ~1.3 s
 
                 http = self._http_client
-                if http is None:  # ours: its first data is awaited within timeout_s, even from a trickling server
-                    http = openai.DefaultHttpxClient()
-                    bound_reads(http)
+                if http is None:  # ours: the first-data deadline and the watch reach its every read
+                    from desktop_agent.core.backends import http as transport
+
+                    http = transport.client(timeout=self.timeout_s, follow_redirects=True)  # as the openai client's
                 client = openai.OpenAI(
                     base_url=self.base_url,
                     api_key=key,
@@ -435,8 +202,6 @@ class OpenAIBackend:
                     max_retries=0,
                     http_client=http,
                 )
-                # Stop and the waits reach a read blocked before the answer's headers too
-                track_sockets(getattr(client, "_client", None))
                 self._clients[index] = client
             return client
 
@@ -451,158 +216,6 @@ class OpenAIBackend:
                 client.close()
 
     # -- errors --------------------------------------------------------------------------------
-    def _detail(self, exc: BaseException) -> str:
-        """The server's reason in ``exc`` as one line without keys (never an HTML page pasted)."""
-        body = getattr(exc, "body", None)
-        response = getattr(exc, "response", None)
-        headers = getattr(response, "headers", None)
-        ctype = headers.get("content-type", "") if headers is not None else ""
-        text = reason_text(body, ctype, getattr(exc, "status_code", None))
-        if not text:
-            text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-        return one_line(scrub(text, self.pool.keys))
-
-    def _markers(self, exc: BaseException, detail: str) -> str:
-        body = getattr(exc, "body", None)
-        bits = [detail]
-        if isinstance(body, dict):
-            bits += [str(body.get("code") or ""), str(body.get("type") or "")]
-        return " ".join(bits).lower()
-
-    def classify(self, exc: BaseException) -> Failure:
-        """An exception from the openai client (or JSON decoding) as a :class:`Failure` for the pool."""
-        import httpx
-        import openai
-
-        if isinstance(exc, AgentError):
-            return Failure("fatal", exc)
-        if isinstance(exc, (openai.APITimeoutError, httpx.TimeoutException)):
-            cause = exc if isinstance(exc, httpx.TimeoutException) else (exc.__cause__ or exc.__context__)
-            if isinstance(cause, _connect_timeouts()):
-                err = BackendUnreachable(
-                    self.base_url, backend="openai", detail=f"no connection within {self.timeout_s:g} s"
-                )
-                return Failure("retry", err, rotate=False, reason="can't reach the server")
-            # Connected, but no answer within the timeout: the server is busy (a long prompt, a
-            # model loading) or stuck. Sending the request again would only queue a second copy
-            # behind the first and triple the wait, so this is final.
-            return Failure("fatal", ServerTimedOut(self.base_url, self.timeout_s, backend="openai"))
-        if isinstance(exc, openai.APIConnectionError):
-            cause = exc.__cause__ or exc.__context__
-            detail = errno_free(scrub(str(cause) if cause else "", self.pool.keys))[:_MAX_DETAIL]
-            err = BackendUnreachable(self.base_url, backend="openai", detail=detail)
-            return Failure("retry", err, rotate=False, reason="can't reach the server")
-        if isinstance(exc, openai.APIStatusError):
-            detail = self._detail(exc)
-            headers = exc.response.headers if exc.response is not None else None
-            page = self.web_page_failure(exc, headers)
-            if page is not None:
-                return page
-            return self.classify_status(exc.status_code, detail, self._markers(exc, detail), headers)
-        if isinstance(exc, openai.APIError):  # e.g. an error event inside the stream
-            detail = self._detail(exc)
-            markers = self._markers(exc, detail)
-            if is_context_reason(markers):
-                return Failure("fatal", self._overflow(detail))
-            if any(m in markers for m in _TOOLS_MARKERS):
-                return Failure("fatal", ToolsNotSupported(self.model))
-            return Failure("fatal", BackendError(detail))
-        if isinstance(exc, ValueError):  # json.JSONDecodeError from a broken stream chunk
-            detail = scrub(str(exc), self.pool.keys)[:_MAX_DETAIL]
-            return Failure("fatal", BackendError(f"the server sent data that is not valid JSON ({detail})"))
-        detail = scrub(f"{type(exc).__name__}: {exc}", self.pool.keys)[:_MAX_DETAIL]
-        return Failure("fatal", BackendError(detail))
-
-    def web_page_failure(self, exc: Any, headers: Any, path: str = "/chat/completions") -> Failure | None:
-        """The pool's :class:`Failure` for an error status whose body is a web page (a proxy's 502, a 404 page,
-        a sign-in page: named, never pasted; a 5xx is retried), else None. Shared with the listing probe."""
-        page = self._web_page(exc, path)
-        if page is None:
-            return None
-        status = int(exc.status_code)
-        return Failure("retry" if status >= 500 else "fatal", page, status=status, reason=f"web page (HTTP {status})",
-                       retry_after_s=self.pool.retry_after(headers) if status >= 500 else None)
-
-    def _web_page(self, exc: Any, path: str = "/chat/completions") -> WebPageAnswer | None:
-        """The error status ``exc`` as a :class:`WebPageAnswer` when its body is a web page, else None (``path``:
-        what was asked for, when ``exc`` does not say)."""
-        response = getattr(exc, "response", None)
-        headers = getattr(response, "headers", None)
-        ctype = headers.get("content-type", "") if headers is not None else ""
-        body = getattr(exc, "body", None)
-        text = body if isinstance(body, str) else ""
-        if not (looks_like_html(text, ctype) and not isinstance(body, dict)):
-            return None
-        status = int(getattr(exc, "status_code", 0) or 0)
-        fix = suggest_v1(self.base_url) if status == 404 and not self.base_url.endswith("/v1") else ""
-        return WebPageAnswer(self._url_of(response, path), status, "openai", fix)
-
-    def _url_of(self, response: Any, path: str = "/chat/completions") -> str:
-        """The URL ``response`` came from (without its query), else the base URL and ``path``."""
-        with contextlib.suppress(Exception):
-            url = response.request.url
-            return str(url.copy_with(query=None) if hasattr(url, "copy_with") else url)
-        return self.base_url + path
-
-    def _not_an_api(self, url: str, body: Any, content_type: str = "") -> NotAnApi:
-        """A 200 answer that is not what an OpenAI-compatible server sends (``body``: text, bytes or JSON)."""
-        if "html" in content_type.lower():
-            body = "<html>"
-        if isinstance(body, (bytes, bytearray)):
-            body = bytes(body).decode("utf-8", "replace")
-        if isinstance(body, str) and looks_like_html(body.strip(), content_type):
-            seen = "a web page"
-        elif isinstance(body, str) and body.strip() and body.strip()[:1] not in "{[":
-            seen = "text that is not JSON"
-        else:
-            seen = "JSON of another kind"
-        fix = "" if self.base_url.endswith("/v1") else suggest_v1(self.base_url)
-        return NotAnApi(url, "openai", seen, fix)
-
-    def classify_status(self, status: int, detail: str, markers: str, headers: Any, *,
-                        listing: bool = False) -> Failure:
-        """An HTTP error answer as a :class:`Failure` for the pool: ``detail`` is the server's reason (one line,
-        no key), ``markers`` the lower-case text its kind is recognised by (reason, code, type), ``headers``
-        the answer's (``Retry-After``). Shared by the chat requests and the model listing probe (``listing``:
-        a 404 of the model list is about the base URL, never "model not found")."""
-        if status in (401, 403) and self.pool.keys == (PLACEHOLDER_KEY,):
-            # no key was configured (a local server was assumed not to need one): say that,
-            # not "your key was rejected", which sends the user looking for a key they never entered
-            no_key = (KeyringLocked if self.keyring_locked else NoApiKey)(self.base_url, status)
-            return Failure("fatal", no_key, auth=True, status=status, reason="key required")
-        if status in (401, 403):
-            return Failure(
-                "next_key", AuthenticationFailed(self.base_url, status), auth=True, status=status,
-                reason="key rejected",
-            )
-        if status == 429:
-            if "insufficient_quota" in markers:  # no credit left: waiting will not help, another key may
-                return Failure("next_key", OutOfQuota(self.base_url, detail), status=status, reason="out of quota")
-            wait = self.pool.retry_after(headers)
-            return Failure("retry", RateLimited(wait, detail), retry_after_s=wait, status=status,
-                           reason="rate limited")
-        if is_context_reason(markers):
-            return Failure("fatal", self._overflow(detail), status=status)
-        if any(m in markers for m in _TOOLS_MARKERS):
-            return Failure("fatal", ToolsNotSupported(self.model), status=status)
-        if status == 404:
-            if "model" in markers and not listing:
-                missing = ModelNotFound(self.model, backend="openai", available=self._served_models())
-                return Failure("fatal", missing, status=status)
-            if self.base_url.endswith("/v1"):
-                hint = f"Is {self.base_url} an OpenAI-compatible server?"
-                cli_hint = f"Is {self.base_url} an OpenAI-compatible server? (--base-url)"
-            else:
-                fix = suggest_v1(self.base_url)
-                hint = f"Check the base URL {self.base_url} (it usually ends in /v1): try {fix}."
-                cli_hint = f"Check --base-url {self.base_url} (it usually ends in /v1): try {fix}."
-            return Failure("fatal", BackendError(detail, status, hint, cli_hint), status=status)
-        if status >= 500:
-            wait = self.pool.retry_after(headers)
-            return Failure("retry", BackendError(detail, status), retry_after_s=wait, status=status,
-                           reason=f"server error (HTTP {status})")
-        return Failure("fatal", BackendError(detail, status), status=status)
-
     def _served_models(self) -> list[str]:
         """The model ids from ``GET {base_url}/models`` (for a "choose one of" hint); ``[]`` when the
         server does not say within a few seconds. Never raises."""
@@ -610,27 +223,9 @@ class OpenAIBackend:
             index = self.pool.last_good
             client = self._client(index, self.pool.key(index))
             page = client.with_options(timeout=min(5.0, self.timeout_s), max_retries=0).models.list()
-            return [str(_field(m, "id")) for m in page if _field(m, "id")]
+            return [str(field_value(m, "id")) for m in page if field_value(m, "id")]
         except Exception:  # noqa: BLE001 — only a hint
             return []
-
-    def _midstream_error(self, exc: BaseException) -> AgentError:
-        """An error after the first chunk: never retried (that would repeat streamed text)."""
-        import httpx
-        import openai
-
-        if isinstance(exc, AgentError):
-            return exc
-        if isinstance(exc, (openai.APITimeoutError, httpx.TimeoutException)):
-            return AnswerCutOff(f"no data from the server within {self.timeout_s:g} s")
-        if isinstance(exc, httpx.TransportError):
-            return AnswerCutOff(errno_free(scrub(str(exc) or type(exc).__name__, self.pool.keys))[:_MAX_DETAIL])
-        if isinstance(exc, openai.APIConnectionError):
-            cause = exc.__cause__ or exc.__context__
-            return AnswerCutOff(scrub(str(cause or exc), self.pool.keys)[:_MAX_DETAIL])
-        if isinstance(exc, ValueError):
-            return AnswerCutOff("the server sent data that is not valid JSON")
-        return self.classify(exc).error
 
     # -- chat ----------------------------------------------------------------------------------
     def _request(
@@ -764,29 +359,6 @@ class OpenAIBackend:
         self.stream_usage = False
         return client.chat.completions.create(**{k: v for k, v in params.items() if k != "stream_options"})
 
-    def _reported_error(self, payload: Any, status: int | None = None) -> AgentError:
-        """An error the server reported inside a 200 answer (``payload``: the ``error`` value, or the
-        event's data) as a typed error carrying the server's reason."""
-        inner = payload.get("error") if isinstance(payload, dict) else None
-        inner = inner if isinstance(inner, dict) else payload
-        detail = one_line(scrub(reason_text(payload) or "no reason given", self.pool.keys))
-        bits = [detail]
-        if isinstance(inner, dict):
-            bits += [str(inner.get("code") or ""), str(inner.get("type") or "")]
-        markers = " ".join(bits).lower()
-        if is_context_reason(markers):
-            return self._overflow(detail)
-        if any(m in markers for m in _TOOLS_MARKERS):
-            return ToolsNotSupported(self.model)
-        return BackendError(detail, status)
-
-    def _overflow(self, detail: str) -> ContextTooLong:
-        """The server refused the request as too long for the window: the window its reason names is kept
-        for this server and model (the next request is planned against it)."""
-        error = ContextTooLong(detail)
-        learn_from_error(self, error)
-        return error
-
     def _answer_events(self, answer: Any) -> list[Any]:
         """The events of a non-streamed answer: the ``chat.completion`` itself; a server that streamed
         anyway gives its events; an ``error`` object is raised with the server's reason."""
@@ -797,10 +369,10 @@ class OpenAIBackend:
             if raw.strip():  # a web page or text at the base URL: the address is wrong, not the model
                 raise self._not_an_api(self.base_url + "/chat/completions", raw)
             raise BackendError("the server sent an empty body instead of an answer")
-        error = _field(answer, "error")
+        error = field_value(answer, "error")
         if error:
             raise self._reported_error(error)
-        if _field(answer, "choices") is None:  # JSON, but not a chat completion
+        if field_value(answer, "choices") is None:  # JSON, but not a chat completion
             raise self._not_an_api(self.base_url + "/chat/completions", None)
         return [answer]
 
@@ -848,7 +420,7 @@ class OpenAIBackend:
         """The JSON objects of an event stream, until ``[DONE]``; error events and lines are raised."""
         for event in sse_events(chunks):
             if event.event == "error":
-                raise self._reported_error(_maybe_json(event.data))
+                raise self._reported_error(maybe_json(event.data))
             if event.data.startswith("[DONE]"):
                 if end is not None:
                     end.done = True
@@ -866,7 +438,7 @@ class OpenAIBackend:
         finish_reason: str | None = None
         got_text = False
         got_thinking = False
-        prompt_tokens: int | None = None
+        prompt: int | None = None
         while True:
             if watch.cancelled:
                 return  # stopped: the caller closes the stream
@@ -882,43 +454,14 @@ class OpenAIBackend:
                         raise ServerStoppedResponding(watch.waited_s, self.base_url) from None
                     raise ServerTimedOut(self.base_url, self.timeout_s, backend="openai") from None
                 raise self._midstream_error(exc) from None
-            prompt_tokens = _prompt_tokens(_field(event, "usage")) or prompt_tokens
-            choices = _field(event, "choices") or []
-            choice = next((c for c in choices if (_field(c, "index") or 0) == 0), None)
-            if choice is None:
+            prompt = prompt_tokens(field_value(event, "usage")) or prompt
+            part = read_choice(event, calls)
+            if part is None:
                 continue
-            delta = _field(choice, "delta")
-            whole = delta is None
-            if whole:
-                delta = _field(choice, "message")  # a whole (non-streamed) chat completion
-            thinking = ""
-            for name in ("reasoning_content", "reasoning"):
-                value = _field(delta, name)
-                if isinstance(value, str) and value:
-                    thinking = value  # one of them: servers sending both (vLLM) repeat the same text
-                    break
-            text = _field(delta, "content")
-            text = text if isinstance(text, str) else ""
-            refusal = _field(delta, "refusal")
-            if isinstance(refusal, str) and refusal and not text:
-                text = refusal
-            delta_calls = _field(delta, "tool_calls") or []
-            for i, tc in enumerate(delta_calls):
-                fn = _field(tc, "function")
-                index = _field(tc, "index")
-                if whole and index is None:
-                    index = i  # a whole message lists each call once, in order
-                calls.add(index, _field(tc, "id"), _field(fn, "name"), _field(fn, "arguments"))
-            # The legacy field only when there are no tool_calls: llama-cpp-python sends both, with the
-            # same pieces, on every delta (its arguments would be doubled).
-            legacy = None if delta_calls else _field(delta, "function_call")
-            if legacy is not None:
-                calls.add(0, "", _field(legacy, "name"), _field(legacy, "arguments"))
-            reason = _field(choice, "finish_reason")
-            if isinstance(reason, str) and reason:
-                finish_reason = reason
-            if thinking or text or delta_calls or legacy is not None or (isinstance(reason, str) and reason):
+            finish_reason = part.finish_reason or finish_reason
+            if part.meaningful:
                 watch.progress()  # a keep-alive or an empty chunk is not
+            thinking, text = part.thinking, part.text
             if thinking or text:
                 got_thinking = got_thinking or bool(thinking)
                 got_text = got_text or bool(text.strip())
@@ -941,13 +484,13 @@ class OpenAIBackend:
             raise AnswerCutOff("the stream ended before the server said the answer was complete")
         if finish_reason is None:
             finish_reason = "tool_calls" if tool_calls else "stop"
-        yield Chunk(tool_calls=tool_calls, done=True, finish_reason=finish_reason, prompt_tokens=prompt_tokens)
+        yield Chunk(tool_calls=tool_calls, done=True, finish_reason=finish_reason, prompt_tokens=prompt)
 
     # -- models --------------------------------------------------------------------------------
     def models_from_listing(self, url: str, text: str, ctype: str) -> list[ModelInfo]:
         """The models of a ``GET /models`` answer's body (``text``, from ``url``); a web page, text or JSON of
         another kind raises :class:`NotAnApi`. Shared with the model listing probe."""
-        data = _maybe_json(text) if not looks_like_html(text, ctype) else text
+        data = maybe_json(text) if not looks_like_html(text, ctype) else text
         models = data.get("data") if isinstance(data, dict) else None
         if not isinstance(models, list):
             raise self._not_an_api(url, data, ctype)
@@ -955,10 +498,10 @@ class OpenAIBackend:
         for m in models:
             if not isinstance(m, dict):
                 continue
-            mid = _field(m, "id")
+            mid = field_value(m, "id")
             if not mid:
                 continue
-            details = {k: _field(m, k) for k in ("owned_by", "created") if _field(m, k) is not None}
+            details = {k: field_value(m, k) for k in ("owned_by", "created") if field_value(m, k) is not None}
             out.append(ModelInfo(name=str(mid), details=details))
             facts = facts_from_models_entry(m)
             if facts.context_length:  # the window, where the server says it: kept for context_window()
@@ -1018,7 +561,7 @@ class OpenAIBackend:
         client = self._client(index, key).with_options(timeout=limit, max_retries=0)
         facts = ModelFacts()
         for m in client.models.list():
-            if _field(m, "id") == name:
+            if field_value(m, "id") == name:
                 facts = facts_from_models_entry(m.model_dump() if hasattr(m, "model_dump") else dict(m))
                 break
         if facts.context_length:
@@ -1052,9 +595,6 @@ class OpenAIBackend:
         return self.window_info().tokens
 
 
-def _prompt_tokens(usage: Any) -> int | None:
-    value = _field(usage, "prompt_tokens")
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 @dataclass
@@ -1073,37 +613,7 @@ class _Answered:
         pass
 
 
-def _maybe_json(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
 
-
-def _http_errors() -> tuple[tuple[type[BaseException], ...], tuple[type[BaseException], ...]]:
-    """The timeout and request exception classes of ``httpx`` and, when the openai client uses it,
-    ``httpx2``."""
-    import httpx
-
-    timeouts: list[type[BaseException]] = [httpx.TimeoutException]
-    requests: list[type[BaseException]] = [httpx.RequestError]
-    httpx2 = sys.modules.get("httpx2")
-    if httpx2 is not None:
-        timeouts.append(httpx2.TimeoutException)
-        requests.append(httpx2.RequestError)
-    return tuple(timeouts), tuple(requests)
-
-
-def _connect_timeouts() -> tuple[type[BaseException], ...]:
-    """The "no connection in time" timeouts of ``httpx`` and, when loaded, ``httpx2`` (a read timeout is not
-    one of them: the server was reached, it is not responding)."""
-    import httpx
-
-    found: list[type[BaseException]] = [httpx.ConnectTimeout, httpx.PoolTimeout]
-    httpx2 = sys.modules.get("httpx2")
-    if httpx2 is not None:
-        found += [httpx2.ConnectTimeout, httpx2.PoolTimeout]
-    return tuple(found)
 
 
 def _response_bytes(response: Any) -> Iterator[bytes]:
@@ -1111,7 +621,7 @@ def _response_bytes(response: Any) -> Iterator[bytes]:
     ``APITimeoutError`` / ``APIConnectionError`` (as its stream decoder raises them)."""
     import openai
 
-    timeouts, requests = _http_errors()
+    timeouts, requests = http_errors()
     try:
         yield from response.iter_bytes()
     except timeouts as exc:

@@ -4,7 +4,7 @@ connection and installed models, run right after start-up, and ``ollama`` / ``op
 would cost ≈ 15–45 MB of memory and a second of imports for one small request.
 
 - Ollama: ``GET {host}/api/tags`` and ``GET {host}/api/version`` (Ollama API doc), read like the backend
-  reads them (:func:`~desktop_agent.core.backends.ollama.models_from_tags`).
+  reads them (:func:`~desktop_agent.core.backends.ollama_models.models_from_tags`).
 - OpenAI-compatible: ``GET {base_url}/models`` with ``Authorization: Bearer <key>``, the keys tried through a
   :class:`~desktop_agent.core.backends.keypool.KeyPool` like the backend's, and an HTTP error answer judged
   by :meth:`OpenAIBackend.classify_status <desktop_agent.core.backends.openai.OpenAIBackend.classify_status>`.
@@ -31,7 +31,8 @@ from desktop_agent import __version__
 from desktop_agent.core import errors
 from desktop_agent.core.backends.base import ModelInfo
 from desktop_agent.core.backends.keypool import Failure, KeyPool, scrub
-from desktop_agent.core.backends.reasons import errno_free, one_line
+from desktop_agent.core.backends.openai_wire import errno_free
+from desktop_agent.core.backends.reasons import one_line
 
 USER_AGENT = f"desktop-agent/{__version__}"
 _MAX_BODY = 8 << 20  # a model list is kilobytes; never read a runaway body whole
@@ -154,13 +155,13 @@ class OllamaProbe:
 
     def list_models(self) -> list[ModelInfo]:
         """The installed models (``GET /api/tags``), as :meth:`OllamaBackend.list_models` gives them."""
-        from desktop_agent.core.backends.ollama import models_from_tags
+        from desktop_agent.core.backends.ollama_models import models_from_tags
 
         return models_from_tags(self._get_json("/api/tags"), self.host + "/api/tags")
 
     def server_version(self) -> str:
         """The server's version (``GET /api/version``), as :meth:`OllamaBackend.server_version` gives it."""
-        from desktop_agent.core.backends.ollama import version_from
+        from desktop_agent.core.backends.ollama_models import version_from
 
         return version_from(self._get_json("/api/version"), self.host)
 
@@ -179,12 +180,12 @@ class OllamaProbe:
         return facts_from_show(data if isinstance(data, dict) else {})
 
     def _get_json(self, path: str, body: Any = None) -> Any:
-        from desktop_agent.core.backends.ollama import _connect_detail, json_answer
+        from desktop_agent.core.backends.ollama_models import connect_detail, json_answer
 
         try:
             answer = get(self.host + path, self._headers, self.timeout_s, body, certs=self._certs)
         except Unreachable as exc:
-            raise errors.BackendUnreachable(self.host, detail=_connect_detail(exc)) from None
+            raise errors.BackendUnreachable(self.host, detail=connect_detail(exc)) from None
         except NoAnswer:
             raise errors.ServerTimedOut(self.host, self.timeout_s, backend="ollama") from None
         except Broken as exc:
@@ -260,8 +261,8 @@ class OpenAIProbe:
             page = backend.web_page_failure(exc, headers, "/models")
             if page is not None:  # named, never pasted — as the backend says it
                 return page
-            detail = backend._detail(exc)
-            return backend.classify_status(exc.status_code, detail, backend._markers(exc, detail), headers,
+            detail = backend.detail(exc)
+            return backend.classify_status(exc.status_code, detail, backend.markers(exc, detail), headers,
                                            listing=True)
         if isinstance(exc, Unreachable):
             detail = f"no connection within {timeout:g} s" if exc.timed_out else errno_free(scrub(exc.detail, keys))

@@ -16,8 +16,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["MAX_REASON", "context_numbers", "errno_free", "is_context_reason", "looks_like_html", "one_line",
-           "reason_text"]
+__all__ = ["MAX_REASON", "context_numbers", "is_context_reason", "looks_like_html", "one_line", "reason_text"]
 
 #: the longest reason quoted to the user, in characters
 MAX_REASON = 300
@@ -39,11 +38,6 @@ def one_line(text: str, limit: int = MAX_REASON) -> str:
     """``text`` with its whitespace collapsed into single spaces, shortened to ``limit`` characters."""
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def errno_free(text: str) -> str:
-    """``"[Errno 111] Connection refused"`` → ``"Connection refused"``."""
-    return re.sub(r"\[Errno -?\d+\]\s*", "", text).strip()
 
 
 def looks_like_html(text: str, content_type: str = "") -> bool:

@@ -326,18 +326,17 @@ class McpManager:
         if config.url:
             from mcp.client.streamable_http import streamable_http_client
 
-            headers = dict(config.headers)
-            if not headers:
-                return streamable_http_client(config.url)
-            from mcp.shared._httpx_utils import create_mcp_http_client
+            from desktop_agent.core.backends.http import mcp_client
+
+            headers = dict(config.headers) or None
 
             @contextlib.asynccontextmanager
-            async def with_headers() -> Any:  # the SDK's own client (its timeouts), closed with the transport
-                async with create_mcp_http_client(headers=headers) as http, \
+            async def with_client() -> Any:  # our client (the SDK's timeouts), closed with the transport
+                async with mcp_client(headers) as http, \
                         streamable_http_client(config.url, http_client=http) as streams:
                     yield streams
 
-            return with_headers()
+            return with_client()
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
         env = dict(config.env)

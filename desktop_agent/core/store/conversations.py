@@ -210,7 +210,7 @@ class ConversationStore(StoreDatabase):
         with self._lock:
             if conversation.id in self._deleted_chats:
                 return
-            with self._write() as conn:
+            with self.write() as conn:
                 if message.id is not None:
                     row = conn.execute("SELECT conversation_id FROM messages WHERE id = ?", (message.id,)).fetchone()
                     if row is not None and row[0] == conversation.id:
@@ -277,7 +277,7 @@ class ConversationStore(StoreDatabase):
         for a message that was never saved or is gone already."""
         if message.id is None:
             return
-        with self._lock, self._write() as conn:
+        with self._lock, self.write() as conn:
             conn.execute("DELETE FROM message_text WHERE id = ?", (message.id,))
             conn.execute("DELETE FROM messages WHERE id = ?", (message.id,))
 
@@ -293,7 +293,7 @@ class ConversationStore(StoreDatabase):
         with self._lock:
             if message.id in self._deleted_message_ids:
                 return
-            with self._write() as conn:
+            with self.write() as conn:
                 self._update_message(conn, message, time.time())
 
     def _fresh_id_if_deleted(self, conversation: Conversation) -> None:
@@ -310,7 +310,7 @@ class ConversationStore(StoreDatabase):
         ``updated_at`` is kept as given. Sets every ``message.id``.
         """
         ids = []
-        with self._write() as conn:
+        with self.write() as conn:
             for conv in conversations:
                 self._fresh_id_if_deleted(conv)
                 custom = bool(conv.title) and conv.title != conv.default_title()
@@ -323,12 +323,12 @@ class ConversationStore(StoreDatabase):
     @guarded
     def count(self) -> int:
         """How many chats are saved."""
-        return self._read("SELECT count(*) FROM conversations")[0][0]
+        return self.read("SELECT count(*) FROM conversations")[0][0]
 
     @guarded
     def list(self, limit: int = 50, offset: int = 0) -> list[ConversationSummary]:
         """Chats, most recently updated first; ``limit``/``offset`` page through them."""
-        rows = self._read(
+        rows = self.read(
             "SELECT c.id, c.title, c.model, c.backend, c.created_at, c.updated_at, "
             "(SELECT count(*) FROM messages m WHERE m.conversation_id = c.id), c.title_is_custom "
             "FROM conversations c ORDER BY c.updated_at DESC, c.id DESC LIMIT ? OFFSET ?",
@@ -339,7 +339,7 @@ class ConversationStore(StoreDatabase):
     @guarded
     def summary(self, conversation_id: str) -> ConversationSummary:
         """The list row of one chat. Raises :class:`ConversationNotFound`."""
-        rows = self._read(
+        rows = self.read(
             "SELECT c.id, c.title, c.model, c.backend, c.created_at, c.updated_at, "
             "(SELECT count(*) FROM messages m WHERE m.conversation_id = c.id), c.title_is_custom "
             "FROM conversations c WHERE c.id = ?",
@@ -359,9 +359,9 @@ class ConversationStore(StoreDatabase):
         ref = ref.strip()
         if not ref:
             raise ConversationNotFound(ref)
-        if self._read("SELECT 1 FROM conversations WHERE id = ?", (ref,)):
+        if self.read("SELECT 1 FROM conversations WHERE id = ?", (ref,)):
             return ref
-        rows = self._read(
+        rows = self.read(
             "SELECT id FROM conversations WHERE substr(id, 1, ?) = ? ORDER BY updated_at DESC LIMIT 20",
             (len(ref), ref),
         )
@@ -405,7 +405,7 @@ class ConversationStore(StoreDatabase):
 
     @guarded
     def title_is_custom(self, conversation_id: str) -> bool:
-        rows = self._read("SELECT title_is_custom FROM conversations WHERE id = ?", (conversation_id,))
+        rows = self.read("SELECT title_is_custom FROM conversations WHERE id = ?", (conversation_id,))
         if not rows:
             raise ConversationNotFound(conversation_id)
         return bool(rows[0][0])
@@ -440,7 +440,7 @@ class ConversationStore(StoreDatabase):
         with self._lock:
             if conversation_id in self._deleted_chats:
                 return
-            with self._write() as conn:
+            with self.write() as conn:
                 conn.execute(
                     "INSERT OR REPLACE INTO turn_failures (conversation_id, kind, text, failed_at) "
                     "SELECT id, ?, ?, ? FROM conversations WHERE id = ?",
@@ -452,9 +452,9 @@ class ConversationStore(StoreDatabase):
         """Forget the chat's failed last turn (a later turn started with a new message, answered or was
         stopped). Writes only when there is one to forget."""
         with self._lock:
-            if not self._read("SELECT 1 FROM turn_failures WHERE conversation_id = ?", (conversation_id,)):
+            if not self.read("SELECT 1 FROM turn_failures WHERE conversation_id = ?", (conversation_id,)):
                 return
-            with self._write() as conn:
+            with self.write() as conn:
                 conn.execute("DELETE FROM turn_failures WHERE conversation_id = ?", (conversation_id,))
 
     # -- options ------------------------------------------------------------------------------------
@@ -468,7 +468,7 @@ class ConversationStore(StoreDatabase):
         with self._lock:
             if conversation_id in self._deleted_chats:
                 return False
-            with self._write() as conn:
+            with self.write() as conn:
                 if not conn.execute("SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)).fetchone():
                     return False
                 self._write_options(conn, conversation_id, options)
@@ -485,7 +485,7 @@ class ConversationStore(StoreDatabase):
         Does not change ``updated_at`` (the list order). Raises :class:`ConversationNotFound`.
         """
         title = clip_title(one_line(clean_text(title)))
-        with self._write() as conn:
+        with self.write() as conn:
             if title:
                 cur = conn.execute(
                     "UPDATE conversations SET title = ?, title_is_custom = 1 WHERE id = ?", (title, conversation_id)
@@ -514,7 +514,7 @@ class ConversationStore(StoreDatabase):
         From then on saving into that chat through this store does nothing (see the module docstring).
         """
         with self._lock:
-            with self._write() as conn:
+            with self.write() as conn:
                 message_ids = [
                     r[0] for r in conn.execute("SELECT id FROM messages WHERE conversation_id = ?", (conversation_id,))
                 ]
@@ -566,7 +566,7 @@ class ConversationStore(StoreDatabase):
         """Save a chat file read by :func:`~desktop_agent.core.store.chatfiles.read_chat_file` (see
         :meth:`import_file`) and remember where it came from; returns the new chat's id."""
         conv = chat.conversation
-        with self._write() as conn:
+        with self.write() as conn:
             self._fresh_id_if_deleted(conv)
             if conn.execute("SELECT 1 FROM conversations WHERE id = ?", (conv.id,)).fetchone():
                 conv.id = new_conversation_id()
@@ -582,7 +582,7 @@ class ConversationStore(StoreDatabase):
         """The saved chat that ``chat`` (a file about to be imported) duplicates, or None: the newest chat
         imported from the same file (same bytes) or from an export of the same chat (same exported id), else
         the chat the file was exported from if it is saved here (``imported_at`` None)."""
-        rows = self._read(
+        rows = self.read(
             "SELECT c.id, c.title, i.imported_at FROM imports i JOIN conversations c ON c.id = i.conversation_id "
             "WHERE i.file_sha256 = ? OR (? IS NOT NULL AND i.source_id = ?) "
             "ORDER BY i.imported_at DESC LIMIT 1",
@@ -591,7 +591,7 @@ class ConversationStore(StoreDatabase):
         if rows:
             return PreviousImport(rows[0][0], rows[0][1], rows[0][2])
         if chat.source_id is not None:
-            rows = self._read("SELECT id, title FROM conversations WHERE id = ?", (chat.source_id,))
+            rows = self.read("SELECT id, title FROM conversations WHERE id = ?", (chat.source_id,))
             if rows:
                 return PreviousImport(rows[0][0], rows[0][1], None)
         return None

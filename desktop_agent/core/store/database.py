@@ -1,7 +1,7 @@
 """The chat history's one SQLite connection, shared by the worker thread and the GUI thread.
 
 :class:`StoreDatabase` opens it (:func:`.opening.open_database`) with ``check_same_thread=False``;
-every use holds :attr:`StoreDatabase._lock`, and transactions are short (:meth:`StoreDatabase._write`).
+every use holds :attr:`StoreDatabase._lock`, and transactions are short (:meth:`StoreDatabase.write`).
 :func:`guarded` turns every ``sqlite3`` error of a public method into a
 :class:`~desktop_agent.core.errors.StoreError` the user can act on.
 """
@@ -40,7 +40,7 @@ def guarded(fn: Callable[P, R]) -> Callable[P, R]:
             return fn(*args, **kwargs)
         except sqlite3.Error as exc:
             self: StoreDatabase = args[0]  # type: ignore[assignment]
-            raise self._translate(exc) from exc
+            raise self.translate(exc) from exc
 
     return wrapper
 
@@ -78,7 +78,8 @@ class StoreDatabase:
         except OSError as exc:
             raise StoreError(f"Can't open the chat history {self.path}: {exc.strerror or exc}") from exc
 
-    def _translate(self, exc: sqlite3.Error) -> StoreError:
+    def translate(self, exc: sqlite3.Error) -> StoreError:
+        """The :class:`StoreError` the user can act on for ``exc`` (the store's parts raise it ``from exc``)."""
         code = getattr(exc, "sqlite_errorcode", None)
         primary = code & 0xFF if isinstance(code, int) else None
         if self._conn is None:
@@ -100,8 +101,9 @@ class StoreDatabase:
         return self._conn
 
     @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One short write transaction (BEGIN IMMEDIATE … COMMIT) under the lock."""
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One short write transaction (BEGIN IMMEDIATE … COMMIT) under the lock, for the store's parts (the
+        conversations, the tool rules, the tool-call audit): ``with db.write() as conn: conn.execute(...)``."""
         with self._lock:
             self._restore_if_deleted()
             conn = self.conn
@@ -127,7 +129,8 @@ class StoreDatabase:
             "it was written again from the open copy."
         )
 
-    def _read(self, sql: str, params: Iterable[Any] = ()) -> list[tuple]:
+    def read(self, sql: str, params: Iterable[Any] = ()) -> list[tuple]:
+        """The rows of one query, under the lock."""
         with self._lock:
             return self.conn.execute(sql, tuple(params)).fetchall()
 

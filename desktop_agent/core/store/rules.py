@@ -26,12 +26,12 @@ class ToolRules:
         self.db = db
 
     def all(self) -> list[Rule]:
-        return self._guard(lambda: [_rule(r) for r in self.db._read(f"SELECT {_COLUMNS} FROM tool_rules ORDER BY id")])
+        return self._guard(lambda: [_rule(r) for r in self.db.read(f"SELECT {_COLUMNS} FROM tool_rules ORDER BY id")])
 
     def save(self, rule: Rule) -> Rule:
         """Insert ``rule`` (or update the policy of the one for the same tool and scope); returns it with its id."""
         def go() -> Rule:
-            with self.db._write() as conn:
+            with self.db.write() as conn:
                 row = conn.execute(
                     "SELECT id FROM tool_rules WHERE tool = ? AND scope = ? AND IFNULL(value, '') = IFNULL(?, '')",
                     (rule.tool, rule.scope.kind, rule.scope.value),
@@ -54,21 +54,21 @@ class ToolRules:
 
     def delete(self, rule_id: int) -> None:
         def go() -> None:
-            with self.db._write() as conn:
+            with self.db.write() as conn:
                 conn.execute("DELETE FROM tool_rules WHERE id = ?", (rule_id,))
 
         self._guard(go)
 
     def set_policy(self, rule_id: int, policy: str) -> None:
         def go() -> None:
-            with self.db._write() as conn:
+            with self.db.write() as conn:
                 conn.execute("UPDATE tool_rules SET policy = ? WHERE id = ?", (policy, rule_id))
 
         self._guard(go)
 
     def touch(self, rule_id: int, when: float) -> None:
         def go() -> None:
-            with self.db._write() as conn:
+            with self.db.write() as conn:
                 conn.execute("UPDATE tool_rules SET last_used_at = ? WHERE id = ?", (when, rule_id))
 
         self._guard(go)
@@ -77,4 +77,4 @@ class ToolRules:
         try:
             return fn()
         except sqlite3.Error as exc:
-            raise self.db._translate(exc) from exc
+            raise self.db.translate(exc) from exc

@@ -54,7 +54,7 @@ class ToolAudit:
         """Add one call of chat ``conversation_id`` (which must be saved already; None: a call from no chat, like
         an MCP client's — ``call.source`` says whose)."""
         def go() -> None:
-            with self.db._write() as conn:
+            with self.db.write() as conn:
                 conn.execute(
                     f"INSERT INTO tool_calls (conversation_id, {_COLUMNS}, source) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -68,7 +68,7 @@ class ToolAudit:
     def calls(self, conversation_id: str) -> list[AuditedCall]:
         """The chat's calls, oldest first."""
         def go() -> list[AuditedCall]:
-            rows = self.db._read(f"SELECT {_COLUMNS}, source FROM tool_calls WHERE conversation_id = ? ORDER BY id",
+            rows = self.db.read(f"SELECT {_COLUMNS}, source FROM tool_calls WHERE conversation_id = ? ORDER BY id",
                                  (conversation_id,))
             return [AuditedCall(r[0], r[1], _arguments(r[2]), *r[3:]) for r in rows]
 
@@ -77,7 +77,7 @@ class ToolAudit:
     def calls_from(self, source: str, limit: int = 1000) -> list[AuditedCall]:
         """The last ``limit`` calls made by ``source`` (e.g. :data:`MCP_CLIENT`), oldest first."""
         def go() -> list[AuditedCall]:
-            rows = self.db._read(f"SELECT {_COLUMNS}, source FROM tool_calls WHERE source = ? ORDER BY id DESC "
+            rows = self.db.read(f"SELECT {_COLUMNS}, source FROM tool_calls WHERE source = ? ORDER BY id DESC "
                                  "LIMIT ?", (source, limit))
             return [AuditedCall(r[0], r[1], _arguments(r[2]), *r[3:]) for r in reversed(rows)]
 
@@ -87,7 +87,7 @@ class ToolAudit:
         try:
             return fn()
         except sqlite3.Error as exc:
-            raise self.db._translate(exc) from exc
+            raise self.db.translate(exc) from exc
 
 
 def _arguments(text: str) -> dict[str, Any]:

@@ -56,6 +56,12 @@ class UserBubble(QWidget):
         row.addWidget(self.bubble, 0)
         self.setAccessibleName("Your message")
 
+    def show_message(self, message: Message) -> None:
+        """The saved message this bubble shows (it was drawn from the text sent): its text only if it differs."""
+        if message.content != self.message.content:
+            self.text.setPlainText(message.content)
+        self.message = message
+
     def _copy(self) -> None:
         QApplication.clipboard().setText(self.message.content)
         self.status_message.emit("Message copied to the clipboard")

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from typing import TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
@@ -63,7 +64,8 @@ def display_blocks(messages: list[Message]) -> list[tuple[str, list[Message]]]:
 
 
 class ChatView(QScrollArea):
-    """The conversation. Feed it events with :meth:`handle`; load a saved chat with :meth:`set_conversation`."""
+    """The conversation. Feed it events through :meth:`routes` (one method per event type); load a saved chat
+    with :meth:`set_conversation`."""
 
     PAGE = 40
     #: a saved chat opens with the newest blocks that fill this many viewport heights built (the rest of the
@@ -411,93 +413,136 @@ class ChatView(QScrollArea):
     def error_cards(self) -> list[ErrorCard]:
         return [w for w in self.blocks if isinstance(w, ErrorCard)]
 
-    # ---- events
-    def handle(self, ev: object) -> None:
-        """Render one event from :class:`~desktop_agent.ui.agent_runner.AgentRunner`."""
-        if isinstance(ev, TurnStarted) and ev.compact:
+    # ---- events: each handler takes one event type (the controller's table routes them, see routes())
+    def routes(self) -> dict[type, Callable[[Any], None]]:
+        """Event type → the method that renders it (:class:`~desktop_agent.ui.event_table.EventTable`)."""
+        return {
+            TurnStarted: self.on_turn_started, TurnEnded: self.on_turn_ended, ChatCompacted: self.on_compacted,
+            CompactionUndone: self.on_compaction_undone, MessageAdded: self.on_message_added,
+            TextDelta: self.on_text, ThinkingDelta: self.on_thinking, ToolCallStarted: self.on_tool_started,
+            ToolCallFinished: self.on_tool_finished, Notice: self.on_notice, RequestSent: self.on_request,
+            ApprovalRequest: self.on_approval, AnswerFinished: self.on_answer, TurnCancelled: self.on_cancelled,
+            TurnFailed: self.on_failed, TurnCrashed: self.on_crashed,
+        }
+
+    def on_turn_started(self, ev: TurnStarted) -> None:
+        if ev.compact:
             return  # summarising: no answer to show (its card comes with ChatCompacted)
-        if isinstance(ev, TurnStarted):
-            self._saved_failure = None  # the new turn answers it, or fails with its own error
-            if ev.user_text is None and self.blocks and isinstance(self.blocks[-1], ErrorCard):
-                self.remove_block(self.blocks[-1])  # a Retry: the new turn replaces the error
-            for card in self.error_cards():  # a new message after an older error: its actions are stale
-                card.set_stale()
-            self._follow = True
-            self._unsent = ev.user_text
-            # the user's message shows at once — also while the turn waits (MCP servers starting, a backend
-            # being built) — and is replaced by the saved message when the session adds it
-            self._pending_bubble = (self._append(self._user_bubble(Message(role="user", content=ev.user_text)))
-                                    if ev.user_text else None)
-            self.live = self._append(self._connect_turn(AssistantTurn(self.ctx, live=True, model=self.live_model)))
-            self._tick.start()
-            return
-        if isinstance(ev, TurnEnded) and self._unsent is not None:
+        self._saved_failure = None  # the new turn answers it, or fails with its own error
+        if ev.user_text is None and self.blocks and isinstance(self.blocks[-1], ErrorCard):
+            self.remove_block(self.blocks[-1])  # a Retry: the new turn replaces the error
+        for card in self.error_cards():  # a new message after an older error: its actions are stale
+            card.set_stale()
+        self._follow = True
+        self._unsent = ev.user_text
+        # the user's message is drawn once, here — also while the turn waits (MCP servers starting, a backend
+        # being built); the message the session saves (MessageAdded) is then put in this bubble
+        self._pending_bubble = (self._append(self._user_bubble(Message(role="user", content=ev.user_text)))
+                                if ev.user_text else None)
+        self.live = self._append(self._connect_turn(AssistantTurn(self.ctx, live=True, model=self.live_model)))
+        self._tick.start()
+
+    def on_turn_ended(self, ev: TurnEnded) -> None:
+        if self._unsent is not None:
             text, self._unsent = self._unsent, None
             self._drop_pending_bubble()  # never saved: the text goes back into the message box
             self.unsent_text.emit(text)
         live = self.live
-        if isinstance(ev, ChatCompacted):
-            new_card = self._summary_card(ev.summary)
-            if live is not None:
-                self._insert_before(live, new_card)
-            else:
-                self._append(new_card)
-            return
-        if isinstance(ev, CompactionUndone):
-            k = next((i for i, (_kind, msgs) in enumerate(self._items) if msgs[0] is ev.summary), None)
-            if k is not None:  # a card of the saved chat: its block goes too
-                del self._items[k]
-                self._lo -= k < self._lo
-                self._hi -= k < self._hi
-            for old_card in self.summary_cards():
-                if old_card.message is ev.summary:
-                    self.remove_block(old_card)
-            return
-        if live is None:
-            if isinstance(ev, TurnFailed):  # an action without an answer (summarising) failed
-                self.add_error(describe(ev.error))
-            return
-        if isinstance(ev, MessageAdded) and ev.message.role == "user":
-            self._unsent = None  # the user's bubble is drawn from the message the session added
-            self._drop_pending_bubble()
-            self._insert_before(live, self._user_bubble(ev.message))
-            return
-        if isinstance(ev, TextDelta):
-            live.on_text(ev.text)
-            self._frame()
-        elif isinstance(ev, ThinkingDelta):
-            live.on_thinking(ev.text)
-        elif isinstance(ev, ToolCallStarted):
-            live.on_tool_started(ev)
-        elif isinstance(ev, ToolCallFinished):
-            live.on_tool_finished(ev)
-        elif isinstance(ev, Notice):
-            live.on_notice(ev.text)
-        elif isinstance(ev, RequestSent):
-            live.on_request(ev)
-        elif isinstance(ev, ApprovalRequest):
-            live.on_approval(ev)
-        elif isinstance(ev, MessageAdded):
-            if ev.message.role == "assistant" and ev.message.model:
-                live.set_meta(ev.message.model, ev.message.created_at)
-        elif isinstance(ev, AnswerFinished):
-            live.finish(ev.message)
+        if live is not None:
+            if live.live:
+                live.finish(None)
             self._end_live()
-        elif isinstance(ev, TurnCancelled):
+
+    def on_compacted(self, ev: ChatCompacted) -> None:
+        new_card = self._summary_card(ev.summary)
+        # the summary stands for messages before the turn's own: before its user bubble, if one is waiting
+        anchor = self._pending_bubble or self.live
+        if anchor is not None:
+            self._insert_before(anchor, new_card)
+        else:
+            self._append(new_card)
+
+    def on_compaction_undone(self, ev: CompactionUndone) -> None:
+        k = next((i for i, (_kind, msgs) in enumerate(self._items) if msgs[0] is ev.summary), None)
+        if k is not None:  # a card of the saved chat: its block goes too
+            del self._items[k]
+            self._lo -= k < self._lo
+            self._hi -= k < self._hi
+        for old_card in self.summary_cards():
+            if old_card.message is ev.summary:
+                self.remove_block(old_card)
+
+    def on_message_added(self, ev: MessageAdded) -> None:
+        live = self.live
+        if live is None:
+            return
+        if ev.message.role == "user":
+            self._unsent = None  # saved: it stays in the chat whatever happens to the turn
+            bubble, self._pending_bubble = self._pending_bubble, None
+            if isinstance(bubble, UserBubble):
+                bubble.show_message(ev.message)
+            else:  # a turn started elsewhere (no bubble drawn yet)
+                self._insert_before(live, self._user_bubble(ev.message))
+        elif ev.message.role == "assistant" and ev.message.model:
+            live.set_meta(ev.message.model, ev.message.created_at)
+
+    def on_text(self, ev: TextDelta) -> None:
+        if self.live is not None:
+            self.live.on_text(ev.text)
+            self._frame()
+
+    def on_thinking(self, ev: ThinkingDelta) -> None:
+        if self.live is not None:
+            self.live.on_thinking(ev.text)
+
+    def on_tool_started(self, ev: ToolCallStarted) -> None:
+        if self.live is not None:
+            self.live.on_tool_started(ev)
+
+    def on_tool_finished(self, ev: ToolCallFinished) -> None:
+        if self.live is not None:
+            self.live.on_tool_finished(ev)
+
+    def on_notice(self, ev: Notice) -> None:
+        if self.live is not None:
+            self.live.on_notice(ev.text)
+
+    def on_request(self, ev: RequestSent) -> None:
+        if self.live is not None:
+            self.live.on_request(ev)
+
+    def on_approval(self, ev: ApprovalRequest) -> None:
+        if self.live is not None:
+            self.live.on_approval(ev)
+
+    def on_answer(self, ev: AnswerFinished) -> None:
+        if self.live is not None:
+            self.live.finish(ev.message)
+            self._end_live()
+
+    def on_cancelled(self, ev: TurnCancelled) -> None:
+        live = self.live
+        if live is not None:
             live.finish(ev.partial, status=(ev.partial.status if ev.partial else "stopped"))
             if live.empty:
                 live.set_status("stopped")
             self._end_live()
-        elif isinstance(ev, TurnFailed | TurnCrashed):
-            live.finish(ev.partial if isinstance(ev, TurnFailed) else None)
+
+    def on_failed(self, ev: TurnFailed) -> None:
+        self._end_failed(ev.partial, ev.error)
+
+    def on_crashed(self, ev: TurnCrashed) -> None:
+        if self.live is not None:  # a crash outside a turn's answer is reported by the controller alone
+            self._end_failed(None, ev.error)
+
+    def _end_failed(self, partial: Message | None, error: BaseException) -> None:
+        live = self.live
+        if live is not None:
+            live.finish(partial)
             self._end_live()
             if live.empty:
                 self.remove_block(live)
-            self.add_error(describe(ev.error))
-        elif isinstance(ev, TurnEnded):
-            if live.live:
-                live.finish(None)
-            self._end_live()
+        self.add_error(describe(error))  # without a live answer: an action (summarising) failed
 
     def _end_live(self) -> None:
         self.live = None

@@ -262,7 +262,7 @@ class HistoryPanel(QWidget):
         self.model.rowsInserted.connect(lambda *_: self._update_state())
         self.model.renamed.connect(self.conversation_renamed)
 
-        self._style()
+        self.restyle()
         self.refresh()
 
     # -- public API --------------------------------------------------------------------------------
@@ -479,7 +479,7 @@ class HistoryPanel(QWidget):
 
     # -- internals ---------------------------------------------------------------------------------
 
-    def _style(self) -> None:
+    def restyle(self) -> None:
         th = theme.current(self.palette())
         self.setStyleSheet(
             f"""
@@ -500,7 +500,7 @@ class HistoryPanel(QWidget):
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.Type.PaletteChange:
-            self._style()
+            self.restyle()
         super().changeEvent(event)
 
     def eventFilter(self, obj, event) -> bool:

@@ -1,0 +1,95 @@
+"""The window and a terminal at once (issue 21): what a terminal saves is not lost by the window's next save, and
+the window follows it — settings changed and chats imported by another process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QEvent
+
+from desktop_agent.core.services import Services
+from desktop_agent.core.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+WAIT_MS = 10_000
+
+
+def _terminal(*args: str) -> None:
+    """``desktop-agent ARGS`` in another process, on this test's folders (conftest points XDG_* there)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+    done = subprocess.run([sys.executable, "-m", "desktop_agent", *args], capture_output=True, text=True,
+                          timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+
+
+def _window_from_the_file(make_window):
+    Services(environ={}).update_settings({"loop.max_steps": 4, "mcp.enabled": False})
+    layered = Services(environ={}).layered
+    return make_window(layered.effective, saved=layered.saved)
+
+
+def _servers_on_file() -> list[str]:
+    return [s.name for s in Settings.load()[0].mcp.servers]
+
+
+def test_settings_save_with_nothing_changed_keeps_a_server_a_terminal_added(qtbot, make_window):
+    """The issue's repro as a user does it: the window open, `desktop-agent mcp add` in a terminal, then
+    Settings → Save without changing anything — the server stays in the file and reaches the window."""
+    w = _window_from_the_file(make_window)
+    _terminal("mcp", "add", "clock", "--", sys.executable, "-c", "pass")
+    w.open_settings()
+    dialog = w.settings_dialog
+    assert dialog is not None
+    with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS):
+        dialog.save_button.click()
+    assert _servers_on_file() == ["clock"]
+    assert [s.name for s in w.settings.mcp.servers] == ["clock"]
+    assert Settings.load()[0].loop.max_steps == 4
+
+
+def test_a_model_picked_in_the_window_keeps_a_server_a_terminal_added(make_window):
+    """The pickers save one setting: on top of the file as it is now, not a stale copy of it."""
+    w = _window_from_the_file(make_window)
+    _terminal("mcp", "add", "clock", "--", sys.executable, "-c", "pass")
+    w.controller.pick_model("qwen3:4b")
+    on_file = Settings.load()[0]
+    assert on_file.ollama.model == "qwen3:4b"
+    assert _servers_on_file() == ["clock"]
+
+
+def test_the_window_follows_settings_a_terminal_saved_when_it_gets_the_focus(qtbot, make_window):
+    w = _window_from_the_file(make_window)
+    _terminal("mcp", "add", "clock", "--", sys.executable, "-c", "pass")
+    assert w.settings.mcp.servers == []
+    w.controller.check_outside_changes()  # what the window does on focus-in
+    assert [s.name for s in w.settings.mcp.servers] == ["clock"]
+    assert w.settings.loop.max_steps == 4
+
+
+def test_focus_in_asks_for_outside_changes(qtbot, make_window, monkeypatch):
+    """The window's activation is where it looks (one stat and one pragma: cheap on every focus-in)."""
+    w = _window_from_the_file(make_window)
+    asked: list[bool] = []
+    monkeypatch.setattr(w.controller, "check_outside_changes", lambda: asked.append(True))
+    monkeypatch.setattr(w, "isActiveWindow", lambda: True)
+    w.changeEvent(QEvent(QEvent.Type.ActivationChange))
+    assert asked == [True]
+
+
+def test_chats_a_terminal_imported_appear_in_the_open_windows_history(qtbot, make_window, tmp_path):
+    w = _window_from_the_file(make_window)
+    qtbot.waitUntil(lambda: w.history_panel is not None, timeout=WAIT_MS)
+    panel = w.history_panel
+    before = panel.model.rowCount()
+    chat = tmp_path / "chat_llama3_20240501093015.json"
+    chat.write_text(json.dumps([{"human": "What day is it?", "ai": "Wednesday."}]), encoding="utf-8")
+    _terminal("history", "import", str(chat))
+    w.controller.check_outside_changes()
+    imported = w.controller.store.list()
+    assert len(imported) == 1
+    qtbot.waitUntil(lambda: panel.model.row_of(imported[0].id) is not None, timeout=WAIT_MS)
+    assert panel.model.rowCount() > before
