@@ -123,13 +123,15 @@ def backend_spec(settings: Settings, keys: KeySet = KeySet(), *, timeout_s: floa
     ))
 
 
-def build_backend(spec: BackendSpec, keys: KeySet = KeySet()) -> ChatBackend:
-    """A new backend for ``spec`` (imports its client library now, so call it off the GUI thread)."""
+def build_backend(spec: BackendSpec, keys: KeySet = KeySet(), env: AppEnv | None = None) -> ChatBackend:
+    """A new backend for ``spec`` (imports its client library now, so call it off the GUI thread). ``env``:
+    the environment it sends from (a hosted Ollama's key; default this process's now)."""
     options = dict(spec.options)
     if spec.kind == "ollama":
         from desktop_agent.core.backends.ollama import OllamaBackend
 
-        return OllamaBackend(options.pop("host"), options.pop("model"), **options)
+        api_key = (env or AppEnv.read()).ollama_api_key or None
+        return OllamaBackend(options.pop("host"), options.pop("model"), api_key=api_key, **options)
     from desktop_agent.core.backends.openai import OpenAIBackend
 
     return OpenAIBackend(options.pop("base_url"), options.pop("model"), list(keys.keys), **options)
@@ -356,7 +358,7 @@ class Assembly:
         if self.backend_factory is not None:
             backend = self.backend_factory(settings, keys)
         else:
-            backend = build_backend(key[0], keys)
+            backend = build_backend(key[0], keys, self.env)
         with self._lock:
             self._backend, self._backend_key = backend, key
         return backend
@@ -519,7 +521,7 @@ class Assembly:
         if probe:
             spec = backend_spec(settings, keyset, timeout_s=timeout_s or PROBE_TIMEOUT_S, retries=0)
             return build_probe(spec, keyset, self.env)
-        return build_backend(backend_spec(settings, keyset, timeout_s=timeout_s), keyset)
+        return build_backend(backend_spec(settings, keyset, timeout_s=timeout_s), keyset, self.env)
 
     def agent(self, settings: Settings, on_message: OnMessage | None = None) -> Agent:
         """A new agent around the cached backend and registry (who is asked about a tool call is the chat

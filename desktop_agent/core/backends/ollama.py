@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 import socket
 import threading
@@ -70,9 +69,10 @@ CONNECT_TIMEOUT_S = 5.0
 
 
 
-def _headers() -> dict[str, str]:
-    """The headers ``ollama.Client`` sends (JSON both ways, its user agent, ``OLLAMA_API_KEY`` as a bearer token
-    for a hosted Ollama), for our client that reads the streams raw."""
+def _headers(api_key: str | None) -> dict[str, str]:
+    """The headers ``ollama.Client`` sends (JSON both ways, its user agent, ``api_key`` — ``OLLAMA_API_KEY``,
+    handed down from the services' environment — as a bearer token for a hosted Ollama), for our client that
+    reads the streams raw."""
     import platform
     from importlib.metadata import version
 
@@ -82,7 +82,6 @@ def _headers() -> dict[str, str]:
         "User-Agent": f"ollama-python/{version('ollama')} ({platform.machine()} {platform.system().lower()}) "
                       f"Python/{platform.python_version()}",
     }
-    api_key = os.environ.get("OLLAMA_API_KEY")  # read where ollama.Client reads it (and the probe)
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
     return headers
@@ -100,6 +99,7 @@ class OllamaBackend(OllamaModels):
     (the model's default), True or False. ``timeout_s``: seconds to wait for the first data of an answer
     (None = no limit; connecting is always limited to :data:`CONNECT_TIMEOUT_S`);
     ``next_data_timeout_s``: seconds to wait for the next data once it streams (None: ``timeout_s``).
+    ``api_key``: a hosted Ollama's key (``OLLAMA_API_KEY``, as ``ollama.Client`` sends it).
     ``http_client``: an ``httpx.Client`` (its ``base_url`` the host) to read chats, lists and pulls through
     instead of one of :func:`desktop_agent.core.backends.http.client` (tests); not closed by :meth:`close`.
     """
@@ -122,6 +122,7 @@ class OllamaBackend(OllamaModels):
         window: int | None = None,
         default_window: int = 8192,
         force_think: bool = False,
+        api_key: str | None = None,
     ):
         self.model = model
         #: the context window: ``window`` (a per-model setting), else the model's own (``/api/show``: its
@@ -151,7 +152,7 @@ class OllamaBackend(OllamaModels):
         own = http_client is None
         timeout = httpx.Timeout(timeout_s, connect=min(CONNECT_TIMEOUT_S, timeout_s or CONNECT_TIMEOUT_S))
         if http_client is None:
-            http_client = transport.client(timeout=timeout, base_url=self.host, headers=_headers(),
+            http_client = transport.client(timeout=timeout, base_url=self.host, headers=_headers(api_key),
                                            follow_redirects=True, transport=shared)
         #: the official client, for the requests whose answers it reads well (``/api/delete``)
         self.client = ollama.Client(host=self.host, timeout=timeout, **transport.client_options(shared))
