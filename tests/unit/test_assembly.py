@@ -54,7 +54,9 @@ def test_spec_holds_every_constructor_option_of_the_backend():
     from desktop_agent.core.backends.ollama import OllamaBackend
     from desktop_agent.core.backends.openai import OpenAIBackend
 
-    test_hooks = {"client", "sleep", "http_client", "clock", "max_retry_after_s", "api_keys"}
+    # not settings: test hooks, and the keys (OpenAI's: fingerprinted in the cache key; a hosted Ollama's: the
+    # environment snapshot's, fixed for the services' life)
+    test_hooks = {"client", "sleep", "http_client", "clock", "max_retry_after_s", "api_keys", "api_key"}
     for settings, cls in ((Settings(), OllamaBackend), (Settings(backend="openai"), OpenAIBackend)):
         params = set(inspect.signature(cls.__init__).parameters) - {"self"} - test_hooks
         assert {name for name, _ in backend_spec(settings).options} == params, cls.__name__
