@@ -163,7 +163,7 @@ def test_closing_before_the_rest_is_built_keeps_nothing_running(staged_window):
     assert w.shutdown() is True and not w.built
 
 
-@pytest.mark.expect_log("desktop_agent.ui.main_window", match="^could not open the conversation store")
+@pytest.mark.expect_log("desktop_agent.ui", match="^could not open the conversation store")
 def test_without_a_store_the_empty_history_dock_goes(staged_window, qtbot, monkeypatch):
     from desktop_agent.core import store
 
