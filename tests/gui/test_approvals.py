@@ -16,8 +16,7 @@ from desktop_agent.core.settings import Settings
 from desktop_agent.core.store import ConversationStore
 from desktop_agent.core.store.rules import ToolRules
 from desktop_agent.core.store.toolcalls import ToolAudit
-from desktop_agent.ui.chat.cards import ApprovalCard
-from tests.helpers.gui import wait_idle
+from tests.helpers.gui import cards, last_run, wait_idle, waiting_card
 from tests.helpers.replies import tool_call_lines
 
 
@@ -50,19 +49,6 @@ def two_calls(name: str, first: dict, second: dict) -> list[dict]:
     ]
 
 
-def cards(w) -> list[ApprovalCard]:
-    turn = w.chat.live
-    return [p for p in (turn.parts if turn else []) if isinstance(p, ApprovalCard)]
-
-
-def waiting_card(qtbot, w) -> ApprovalCard:
-    qtbot.waitUntil(lambda: any(not c.request.answered for c in cards(w)) or not w.busy, timeout=5000)
-    found = [c for c in cards(w) if not c.request.answered]
-    assert found, "no approval card was shown"
-    qtbot.waitUntil(found[0].isVisible, timeout=2000)  # a widget added to a shown layout shows a moment later
-    return found[0]
-
-
 def settings(server, tools: Path) -> Settings:
     return Settings(ollama_host=server.url, tools_dirs=[str(tools)])
 
@@ -70,10 +56,6 @@ def settings(server, tools: Path) -> Settings:
 def turn(qtbot, w, server, lines, text="go") -> None:
     server.script(lines)
     w.send(text)
-
-
-def last_run(w):
-    return list(w.sidebar.runs.values())[-1]
 
 
 def test_allow_once_runs_and_the_next_call_asks_again(qtbot, make_window, ollama_server, ask_tools):

@@ -19,9 +19,9 @@ import pytest
 from desktop_agent.core import paths
 from desktop_agent.core.secrets import SecretStore
 from desktop_agent.core.settings import Settings
-from tests.gui.test_mcp_page import _children_running
 from tests.helpers.gui import last_turn_text, wait_idle
 from tests.helpers.keyrings import DictKeyring
+from tests.helpers.processes import children_running as _children_running
 from tests.helpers.replies import tool_call_lines
 from tests.mcp_servers.everything import everything_command
 
@@ -69,7 +69,7 @@ def test_import_two_servers_approve_a_call_survive_a_killed_server_and_quit_clea
     qtbot.waitUntil(lambda: w.settings_dialog is None, timeout=5000)
 
     # 3. the model asks for a tool that needs approval; the user allows it; the sidebar shows call and result
-    from tests.gui.test_approvals import last_run, waiting_card
+    from tests.helpers.gui import last_run, waiting_card
 
     name = "everything__toggle-simulated-logging"
     ollama_server.script(tool_call_lines(name, {}))

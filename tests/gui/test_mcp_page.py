@@ -24,6 +24,7 @@ from desktop_agent.core.settings import McpServerSettings, Settings
 from desktop_agent.ui.settings.dialog import MCP_TAB, TOOLS_TAB, SettingsDialog
 from desktop_agent.ui.settings.tool_list import SOURCE_COL
 from tests.helpers.keyrings import DictKeyring
+from tests.helpers.processes import children_running as _children_running
 
 TIME_SERVER = shutil.which("mcp-server-time") or str(Path(sys.executable).with_name("mcp-server-time"))
 #: a server that writes a line to stderr and exits before it answers initialize
@@ -138,34 +139,6 @@ def test_page_shows_ready_and_failed_servers_live_and_the_tools_join_the_tools_p
     qtbot.waitUntil(lambda: tool_list.item("time__get_current_time") is not None, timeout=WAIT_MS)
     item = tool_list.item("time__get_current_time")
     assert item is not None and item.text(SOURCE_COL) == "MCP server time"
-
-
-def _children_running(word: str) -> list[int]:
-    """The pids of this process's descendants whose command line has ``word``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        if word in cmdline and _descends_from(ppid, os.getpid()):
-            found.append(int(entry.name))
-    return found
-
-
-def _descends_from(pid: int, ancestor: int) -> bool:
-    while pid > 1:
-        if pid == ancestor:
-            return True
-        try:
-            pid = int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
-        except OSError:
-            return False
-    return False
 
 
 def test_restart_brings_a_killed_server_back(qtbot, assemblies, dialogs):
