@@ -9,12 +9,11 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
 
-from desktop_agent.core.store import ConversationStore
+from tests.helpers.cli import saved_chats, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,22 +44,6 @@ def start_cli(home: Path, *args: str, env: dict | None = None) -> subprocess.Pop
 
 def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-def wait_for(predicate, timeout: float = 30.0) -> None:
-    end = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > end:
-            raise AssertionError("condition not reached")
-        time.sleep(0.02)
-
-
-def saved_chats(home: Path):
-    store = ConversationStore(home / "data" / "conversations.sqlite3")
-    try:
-        return [store.load(s.id) for s in store.list()]
-    finally:
-        store.close()
 
 
 @pytest.fixture
