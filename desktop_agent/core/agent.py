@@ -28,35 +28,22 @@ unexpected client exception, a failing ``on_message``) becomes :class:`Unexpecte
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
-import json
+import functools
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core import state
-from desktop_agent.core.answer import answer_request, results_answer, turn_results
+from desktop_agent.core.answer import results_answer, turn_results
 from desktop_agent.core.backends.base import ChatBackend
-from desktop_agent.core.capabilities import (
-    TOOLS_LEFT_OUT,
-    Attempt,
-    Capabilities,
-    cannot_use,
-    first_attempt,
-    lesson,
-    next_attempt,
-    retry_notice,
-    server_key,
-)
+from desktop_agent.core.capabilities import Capabilities, cannot_use, server_key
 from desktop_agent.core.context import Selection, budget_for, plan_request, request_for
 from desktop_agent.core.errors import (
     AgentError,
     ContextTooLong,
     EmptyAnswer,
     MaxStepsExceeded,
-    ToolsNotSupported,
     UnexpectedError,
 )
 from desktop_agent.core.events import (
@@ -65,36 +52,26 @@ from desktop_agent.core.events import (
     Event,
     MessageAdded,
     Notice,
-    RequestSent,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallFinished,
-    ToolCallProgress,
-    ToolCallStarted,
     ToolsOffered,
     TurnCancelled,
     TurnFailed,
 )
-from desktop_agent.core.messages import Conversation, Message, ToolCall
+from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.model_info import ModelFacts
+from desktop_agent.core.model_step import ModelStep, StepOutcome
 from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT
-from desktop_agent.core.streams import run_reporting
-from desktop_agent.core.textcalls import JsonToolCallGate
-from desktop_agent.core.thinktags import MOVED, TEXT, THINKING, Piece, ThinkSplitter, looks_like_reasoning_model
 from desktop_agent.core.tokens import Calibration, estimate_tools
+from desktop_agent.core.tool_step import ToolStep, call_key
 from desktop_agent.core.tools.relevance import Relevant, judgeable, relevant_tools
 
 if TYPE_CHECKING:
-    from desktop_agent.core.tools.permissions import ChatPermissions, Decision
+    from desktop_agent.core.tools.permissions import ChatPermissions
     from desktop_agent.core.tools.registry import ToolRegistry
     from desktop_agent.core.tools.relevance import ToolOffer
-    from desktop_agent.core.tools.results import Attachment, ToolResult
 
 __all__ = ["DEFAULT_SYSTEM_PROMPT", "Agent", "UnexpectedError"]
 
 OnMessage = Callable[[Conversation, Message], None]
-#: what one model call gave: (content, thinking, tool calls, error)
-StepOutcome = tuple[str, str, list[ToolCall], AgentError | None]
 
 _FIXED_CHOICES = ("auto", "required", "none")
 
@@ -115,10 +92,6 @@ TOO_BIG = ("The system prompt, the tools and the new message alone (about {token
 STEPS_USED = "The model used all {steps} steps; asking it for its answer from what the tools said."
 #: a server's count this much below ours means it cut the prompt
 CUT_RATIO = 0.6
-
-def _call_key(call: ToolCall) -> str:
-    """A tool call's name and arguments, the same for two calls asking for the same thing."""
-    return call.name + "\0" + json.dumps(call.arguments, sort_keys=True, ensure_ascii=False, default=str)
 
 
 # ---- the agent ----------------------------------------------------------------------------------
@@ -178,22 +151,14 @@ class Agent:
         #: summarise earlier messages before a turn when the chat outgrew the window (read by ChatSession)
         self.auto_compact = False
         self.calibration = calibration if calibration is not None else state.CALIBRATION
-        #: what the last request did: prompt tokens the server reported, whether it offered the tools
-        self._prompt_tokens: int | None = None
-        self._sent_tools = True
-        #: call id → the cancel event of that one call, while its step runs (see :meth:`cancel_tool_call`)
-        self._call_cancels: dict[str, threading.Event] = {}
-        #: while the tools are withdrawn for the rest of a turn, a tool call written as text is still caught
-        self._catch_written_calls = False
+        #: one model call and its stream; running one step's tool calls (and cancelling one of them)
+        self._model_step = ModelStep(backend)
+        self._tool_step = ToolStep()
         self.max_offered = max_offered
         #: offer each message only the tools that fit it, or none (see ``relevance.relevant_tools``)
         self.relevant_only = relevant_only
         #: what the system prompt adds in a request that offers tools (how to use them)
         self.tools_prompt = tools_prompt
-        try:
-            self._no_lone_close = state.NO_LONE_CLOSE.setdefault(backend, set())
-        except TypeError:  # backend not weak-referenceable or not hashable: learn per Agent
-            self._no_lone_close = set()
 
     # ---- public ---------------------------------------------------------------------------------
 
@@ -224,11 +189,7 @@ class Agent:
         """Cancel one tool call of the running turn (any thread): the call is stopped (in the tool host its
         process is killed), the model gets "cancelled by the user" as its result, and the turn goes on.
         Returns False when no call of that id is running or waiting in the current step."""
-        event = self._call_cancels.get(call_id)
-        if event is None:
-            return False
-        event.set()
-        return True
+        return self._tool_step.cancel(call_id)
 
     # ---- internals ------------------------------------------------------------------------------
 
@@ -282,12 +243,6 @@ class Agent:
             return choice, None
         return "auto", f"tool_choice '{choice}' is not a loaded tool; using 'auto'."
 
-    def _hold_think(self) -> bool:
-        if getattr(self.backend, "think", None) is True:
-            return False  # Ollama separates the reasoning itself
-        model = self._model or ""
-        return model not in self._no_lone_close and looks_like_reasoning_model(model)
-
     def _supported(self, tools: list[dict[str, Any]] | None) -> tuple[list[dict[str, Any]] | None, list[str]]:
         """``tools`` unless the model cannot use them (its server says so, or said so in an error), and the
         notices for what this turn goes without (tools, thinking)."""
@@ -337,9 +292,9 @@ class Agent:
         """After a model call: check the server's prompt count against what was sent (a cut prompt is said),
         learn from it, and report the context used."""
         key = server_key(self.backend)
-        raw = selection.tokens - (0 if self._sent_tools else estimate_tools(tools))
+        raw = selection.tokens - (0 if self._model_step.sent_tools else estimate_tools(tools))
         sent = self.calibration.scale(key, raw)
-        reported = self._prompt_tokens
+        reported = self._model_step.prompt_tokens
         if reported:
             if sent >= 200 and reported < CUT_RATIO * sent:
                 yield Notice(PROMPT_CUT.format(reported=reported, sent=sent))
@@ -387,7 +342,7 @@ class Agent:
         told: set[str] = set()  # notices given once per turn
         answered: set[str] = set()  # the tool calls run in this turn (name and arguments)
         withdrawn = False  # the tools were taken away for the rest of the turn (the model repeated its calls)
-        self._catch_written_calls = False  # (then: a call written as text is still caught, not shown)
+        self._model_step.catch_written_calls = False  # (then: a call written as text is still caught, not shown)
         previous: Selection | None = None  # the last step's history (the next step's extends it)
         retried = retried_now = False  # a chosen tool called with invalid arguments was asked again once
 
@@ -437,10 +392,11 @@ class Agent:
             self._add(conversation, step_msg)
             yield MessageAdded(step_msg)
 
-            keys = [_call_key(c) for c in calls]
+            keys = [call_key(c) for c in calls]
             repeated = all(k in answered for k in keys)
             answered.update(keys)
-            stopped, invalid = yield from self._run_tools(conversation, calls, cancel, registry)
+            stopped, invalid = yield from self._tool_step.run(calls, cancel, registry, self.permissions,
+                                                              functools.partial(self._add, conversation))
             if stopped:
                 yield TurnCancelled(None)
                 return
@@ -475,7 +431,7 @@ class Agent:
                 # earlier turns, or one it made up, called again and again)
                 offered_some = tools is not None
                 tools, withdrawn = None, True  # (the names stay: a call written as text is still caught)
-                self._catch_written_calls = True
+                self._model_step.catch_written_calls = True
                 yield Notice(REPEATED_CALLS)
                 if offered_some:
                     yield ToolsOffered((), "the model repeated its calls")
@@ -501,9 +457,10 @@ class Agent:
                 told.add("too big")
                 yield Notice(TOO_BIG.format(tokens=self._scaled(selection.tokens), window=window))
             request = request_for(selection, system)
-            self._prompt_tokens, self._sent_tools = None, True
-            outcome = yield from self._model_call(request, tools, choice, tool_names, cancel, told,
-                                                  tokens=self._scaled(selection.tokens))
+            self._model_step.prompt_tokens, self._model_step.sent_tools = None, True
+            outcome = yield from self._model_step.call(request, tools, choice, tool_names, cancel, told,
+                                                       self.capabilities, self.tools_anyway,
+                                                       tokens=self._scaled(selection.tokens))
             content, _thinking, _calls, error = outcome
             if (isinstance(error, ContextTooLong) and not shortened and not content.strip()
                     and not cancel.is_set() and len(selection.messages) > 1):
@@ -591,264 +548,3 @@ class Agent:
         else:
             reason = "every tool" if len(names) == len(self.registry or ()) else "the most relevant tools"
         return ToolsOffered(names, reason, chosen)
-
-    def _model_call(
-        self,
-        request: list[Message],
-        tools: list[dict[str, Any]] | None,
-        choice: str,
-        tool_names: set[str],
-        cancel: threading.Event,
-        told: set[str],
-        tokens: int = 0,
-    ) -> Generator[Event, None, StepOutcome]:
-        """One model call: a request, and when its answer is empty at most two more (without
-        streaming, then without tools; see :mod:`~desktop_agent.core.capabilities`). A request without tools
-        after this turn's tools ran carries their results as text (:func:`~desktop_agent.core.answer.answer_request`).
-        Yields events (:class:`RequestSent` before each request, ``tokens`` its prompt's size); returns the
-        ``(content, thinking, calls, error)`` of the last request."""
-        learned = self.capabilities.learned(self.backend)
-        if self.tools_anyway:  # the user's choice outweighs what was learned
-            learned = dataclasses.replace(learned, auto_tools=True, tools=True)
-        attempt = first = first_attempt(learned, tools, choice)
-        if tools is not None and attempt.tools is None and TOOLS_LEFT_OUT not in told:
-            told.add(TOOLS_LEFT_OUT)
-            yield Notice(TOOLS_LEFT_OUT)
-        for _ in range(3):  # next_attempt ends the chain within two retries; this bounds it anyway
-            # JSON-in-content recovery only when tools may be called in this request
-            offered = attempt.tools is not None or self._catch_written_calls
-            gate_names = tool_names if (offered and choice != "none") else set()
-            self._sent_tools = attempt.tools is not None or not tools
-            sent = request if attempt.tools is not None else answer_request(request)
-            yield RequestSent(tokens, attempt.stream)
-            outcome = yield from self._stream_step(sent, attempt, choice, gate_names, cancel)
-            content, thinking, calls, error = outcome
-            if isinstance(error, ToolsNotSupported) and not self.tools_anyway:
-                self.capabilities.learn(self.backend, tools=False)  # the next turns go without tools at once
-            if cancel.is_set():
-                return outcome
-            if content.strip() or thinking or calls:  # an answer (or a partial one and its error)
-                facts = lesson(first, attempt, choice) if error is None else {}
-                if facts:
-                    self.capabilities.learn(self.backend, **facts)
-                return outcome
-            following = next_attempt(attempt, error)
-            if following is None:
-                return outcome
-            yield Notice(retry_notice(attempt, error))
-            attempt = following
-        return outcome
-
-    def _stream_step(
-        self,
-        request: list[Message],
-        attempt: Attempt,
-        choice: str,
-        gate_names: set[str],
-        cancel: threading.Event,
-    ) -> Generator[Event, None, StepOutcome]:
-        """One request. Yields streaming events; returns ``(content, thinking, calls, error)``
-        where ``error`` is an AgentError (or None; check ``cancel`` for a stop)."""
-        splitter = ThinkSplitter(hold=self._hold_think())
-        gate = JsonToolCallGate(gate_names)
-        text_parts: list[str] = []
-        thinking_parts: list[str] = []
-        calls: list[ToolCall] = []
-        finish_reason: str | None = None
-        separate_thinking = False
-        error: AgentError | None = None
-
-        def route(pieces: list[Piece]) -> Iterator[Event]:
-            for kind, s in pieces:
-                if kind == THINKING:
-                    thinking_parts.append(s)
-                    yield ThinkingDelta(s)
-                elif kind == MOVED:
-                    # text already shown was reasoning (lone </think>); the final message is corrected
-                    text_parts.clear()
-                    gate.reset()
-                    if thinking_parts:
-                        s = "\n" + s
-                    thinking_parts.append(s)
-                    yield ThinkingDelta(s)
-                elif kind == TEXT:
-                    visible = gate.feed(s)
-                    if visible:
-                        text_parts.append(visible)
-                        yield TextDelta(visible)
-
-        stream = None
-        try:
-            stream = self.backend.stream_chat(request, tools=attempt.tools, tool_choice=choice, cancel=cancel,
-                                              stream=attempt.stream)
-            for chunk in stream:
-                if cancel.is_set():
-                    break  # Stop was pressed while this chunk was on its way: drop it
-                if chunk.notice:
-                    yield Notice(chunk.notice)
-                if chunk.thinking:
-                    if not separate_thinking:
-                        separate_thinking = True
-                        yield from route(splitter.release())
-                    thinking_parts.append(chunk.thinking)
-                    yield ThinkingDelta(chunk.thinking)
-                if chunk.text:
-                    yield from route(splitter.feed(chunk.text))
-                if chunk.tool_calls:
-                    calls.extend(chunk.tool_calls)
-                if chunk.finish_reason:
-                    finish_reason = chunk.finish_reason
-                if chunk.prompt_tokens:
-                    self._prompt_tokens = chunk.prompt_tokens
-                if cancel.is_set():
-                    break
-        except AgentError as exc:
-            if not cancel.is_set():
-                error = exc
-        except Exception as exc:  # noqa: BLE001
-            if not cancel.is_set():
-                error = UnexpectedError(exc, "the backend")
-        finally:
-            close = getattr(stream, "close", None)
-            if close is not None:
-                with contextlib.suppress(Exception):  # closing a broken stream must not mask the outcome
-                    close()
-
-        yield from route(splitter.flush())
-        rest, recovered = gate.finish()
-        if rest:
-            text_parts.append(rest)
-            yield TextDelta(rest)
-        # recovered calls are used only when the server sent no native ones (some send both: the
-        # JSON text is then the same call, and is dropped rather than shown or run twice)
-        if recovered and not calls and error is None and not cancel.is_set():
-            calls.extend(recovered)
-
-        # learn: this model answered without a lone </think> → stream its text directly from now on
-        completed = error is None and not cancel.is_set()
-        if completed and self._model and not splitter.lone_close_seen and (
-            separate_thinking or "".join(text_parts).strip()
-        ):
-            self._no_lone_close.add(self._model)
-
-        content = "".join(text_parts)
-        thinking = "".join(thinking_parts).strip()
-        if error is None and not cancel.is_set() and finish_reason == "length" and not calls:
-            yield Notice("The answer reached the model's output length limit and may be incomplete.")
-        return content, thinking, calls, error
-
-    def _run_tools(
-        self, conversation: Conversation, calls: list[ToolCall], cancel: threading.Event,
-        registry: ToolRegistry | None = None,
-    ) -> Generator[Event, None, tuple[bool, bool]]:
-        """Run every call in order and append one tool result per call id, directly after the
-        assistant message (servers refuse a history where a call has no result, or a result
-        comes later). After a Stop, the remaining calls are answered as cancelled
-        without running, so the history stays valid. Returns (stopped, every call had arguments the tool
-        could not take)."""
-        stopped = False
-        invalid = bool(calls)
-        registry = registry if registry is not None else self.registry
-        own = {call.id: _CallCancel(cancel) for call in calls}  # each call can be cancelled on its own
-        self._call_cancels = dict(own)
-        try:
-            for call in calls:
-                stopped, bad = yield from self._run_tool(conversation, call, cancel, own[call.id], stopped, registry)
-                invalid = invalid and bad
-        finally:
-            self._call_cancels = {}
-        return stopped, invalid
-
-    def _run_tool(self, conversation: Conversation, call: ToolCall, cancel: threading.Event,
-                  call_cancel: _CallCancel, stopped: bool,
-                  registry: ToolRegistry | None) -> Generator[Event, None, tuple[bool, bool]]:
-        """Run one call of :meth:`_run_tools` with ``registry`` (the tools offered this step), or answer it as
-        cancelled; returns whether the turn is stopped, and whether the call's arguments were invalid (not
-        JSON, or not what the tool takes)."""
-        err: str | None
-        output = ""
-        decision: Decision | None = None
-        attachments: tuple[Attachment, ...] = ()
-        tool = registry.get(call.name) if registry is not None else None
-        yield ToolCallStarted(call.id, call.name, dict(call.arguments), str(getattr(tool, "source", "") or ""))
-        if stopped or cancel.is_set():
-            stopped = True
-            content = full = "Error: cancelled by the user before the tool ran."
-            ok, status, err, duration = False, "cancelled", "cancelled by the user", 0.0
-        elif call_cancel.own():
-            content = full = f"Error: tool '{call.name}' was cancelled by the user before it ran."
-            ok, status, err, duration = False, "cancelled", "cancelled by the user", 0.0
-        elif call.arguments_error and (registry is not None and registry.get(call.name)):
-            raw = (call.raw_arguments or "")[:500]
-            content = full = (
-                f"Error: the arguments for tool '{call.name}' were not valid JSON "
-                f"({call.arguments_error}). The tool was not run. Call it again with the arguments "
-                f"as one JSON object. Arguments received: {raw}"
-            )
-            ok, status, err, duration = False, "error", f"invalid JSON arguments: {call.arguments_error}", 0.0
-        elif registry is None or len(registry) == 0:
-            content = full = f"Error: tool '{call.name}' does not exist; no tools are available."
-            ok, status, err, duration = False, "error", f"unknown tool '{call.name}'", 0.0
-        else:
-            try:
-                result = yield from self._dispatch(registry, call, call_cancel)
-                content, full, output, decision = result.content, result.full, result.output, result.decision
-                attachments = result.attachments
-                ok, status, err, duration = result.ok, result.status, result.error, result.duration_ms
-            except Exception as exc:  # noqa: BLE001 - dispatch should never raise; be safe anyway
-                content = full = f"Error: {type(exc).__name__}: {exc}"
-                ok, status, err, duration = False, "error", content[7:], 0.0
-            if cancel.is_set() or (status == "cancelled" and not call_cancel.own()):
-                stopped = True
-        yield ToolCallFinished(call.id, call.name, ok, full, err, duration, status, output=output, decision=decision,
-                               attachments=attachments)
-        result_msg = Message(
-            role="tool",
-            content=content,
-            tool_call_id=call.id,
-            tool_name=call.name,
-            tool_status=status,
-            duration_ms=duration,
-            full_content=full if full != content else None,
-        )
-        self._add(conversation, result_msg)
-        yield MessageAdded(result_msg)
-        invalid = status == "error" and (str(err or "").startswith("invalid") or "invalid arguments" in content)
-        return stopped, invalid
-
-
-    def _dispatch(self, registry: ToolRegistry, call: ToolCall,
-                  call_cancel: _CallCancel) -> Generator[Event, None, ToolResult]:
-        """Dispatch ``call``; its result. A tool that reports progress (an MCP server's) is dispatched on a worker
-        thread while its reports are yielded as :class:`ToolCallProgress`. Any other is dispatched in this
-        thread: the dispatch itself runs the function on a long-lived worker and waits for it, Stop, the call's
-        own cancel and the timeout (or calls it here when it is declared ``inline``: quick, never blocking)."""
-        tool = registry.get(call.name)
-        if tool is None or getattr(tool, "inline", False) or not getattr(tool, "reports_progress", True):
-            return registry.dispatch(call.name, call.arguments, cancel=call_cancel, chat=self.permissions,
-                                     call_id=call.id)
-
-        def work(report: Callable[[ToolCallProgress], None]) -> ToolResult:
-            def progress(done: float, total: float | None, message: str | None) -> None:
-                report(ToolCallProgress(call.id, call.name, done, total, message))
-
-            return registry.dispatch(call.name, call.arguments, cancel=call_cancel, chat=self.permissions,
-                                     call_id=call.id, progress=progress)
-
-        return (yield from run_reporting(work, name=f"call:{call.name}"))
-
-
-class _CallCancel(threading.Event):
-    """The cancel event one tool call sees: set by :meth:`Agent.cancel_tool_call` for this call alone, and
-    seen as set when the whole turn is stopped."""
-
-    def __init__(self, turn: threading.Event) -> None:
-        super().__init__()
-        self._turn = turn
-
-    def own(self) -> bool:
-        """Cancelled on its own (not by a Stop of the turn)."""
-        return super().is_set()
-
-    def is_set(self) -> bool:
-        return super().is_set() or self._turn.is_set()

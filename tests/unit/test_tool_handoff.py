@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from desktop_agent.core import agent as agent_module
+from desktop_agent.core import tool_step
 from desktop_agent.core.agent import Agent
 from desktop_agent.core.events import AnswerFinished, ToolCallFinished, ToolCallProgress, ToolCallStarted, TurnCancelled
 from desktop_agent.core.messages import Conversation
@@ -245,4 +245,4 @@ def test_python_tools_report_no_progress_and_mcp_tools_do():
 
     assert Tool(plain).reports_progress is False
     assert McpTool.reports_progress is True
-    assert agent_module.run_reporting is not None  # (the worker that carries reports is still there for them)
+    assert tool_step.run_reporting is not None  # (the worker that carries reports is still there for them)

@@ -41,7 +41,7 @@ class Tool:
     inline: bool = False
     #: the tool reports how far it is while it runs (through :meth:`invoke`'s ``progress``): a Python function
     #: does not, an MCP server's tool does. A call of a tool that cannot report is waited for without a
-    #: worker carrying its reports (see ``Agent._dispatch``)
+    #: worker carrying its reports (see :func:`desktop_agent.core.tool_step.dispatch`)
     reports_progress: bool = False
 
     def __init__(
