@@ -192,11 +192,22 @@ def settings_lock(path: Path) -> Iterator[None]:
         else:
             import fcntl
 
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            except OSError as exc:  # a file system without locks (some NFS, SMB, FUSE mounts): save unlocked
+                if exc.errno not in _NO_LOCKS:
+                    raise
+                log.warning("the settings file cannot be locked here (%s); saved without a lock", exc)
+                yield
+                return
             try:
                 yield
             finally:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+#: what ``flock`` raises on a file system that has no locks
+_NO_LOCKS = frozenset({errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS, errno.EINVAL})
 
 
 def edit_file(change: Callable[[Settings], Settings], path: Path | None = None) -> tuple[Settings, list[str]]:
@@ -216,6 +227,9 @@ def _edit_file(change: Callable[[Settings], Settings],
     from desktop_agent.core.settings import Settings
 
     with settings_lock(path):
+        # a file there but unreadable now is left as it is: a load gives the defaults, never write them over it
+        with contextlib.suppress(FileNotFoundError):
+            path.open("rb").close()
         current, warnings = Settings.load(path)
         new = change(current)
         new.save(path)
@@ -242,7 +256,43 @@ def edit_of(before: Settings, after: Settings, path: Path) -> Callable[[Settings
     the file as it is — or ``after`` whole when there is no file (nothing on disk to keep: an editor opened
     with settings of its own is saved as it shows them)."""
     changes = changed_keys(before, after)
-    return lambda current: current.updated(changes) if path.exists() else after
+
+    def change(current: Settings) -> Settings:
+        if not path.exists():
+            return after
+        return current.updated({key: _merge_list(before.get(key), value, current.get(key))
+                                if isinstance(value, list) else value for key, value in changes.items()})
+
+    return change
+
+
+def _merge_list(before: Any, after: list[Any], current: Any) -> list[Any]:
+    """A list setting an editor changed from ``before`` to ``after`` while another process changed it to
+    ``current`` (an MCP server added in a terminal, a folder allowed): the editor's entries — one it did not
+    touch in its version as the file has it now, or gone when the other process removed it — then the entries
+    the other process added. Entries are told by their ``name`` (MCP servers) or themselves."""
+    def key(item: Any) -> Any:
+        item = item.model_dump() if hasattr(item, "model_dump") else item
+        return ("name", item["name"]) if isinstance(item, dict) and "name" in item else repr(item)
+
+    def plain(item: Any) -> Any:
+        return item.model_dump() if hasattr(item, "model_dump") else item
+
+    if not isinstance(before, list) or not isinstance(current, list):
+        return after
+    old = {key(x): plain(x) for x in before}
+    now = {key(x): plain(x) for x in current}
+    out: list[Any] = []
+    for item in after:
+        k = key(item)
+        if k in old and old[k] == plain(item):  # the editor left it as it was: the file's version, or none
+            if k in now:
+                out.append(now[k])
+        else:
+            out.append(item)
+    mine = {key(x) for x in after}
+    out.extend(now[k] for k in now if k not in old and k not in mine)
+    return out
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:
