@@ -142,12 +142,15 @@ class ChatController(QObject):
         terminal's ``desktop-agent mcp add`` are used from the next turn; chats it imported are listed."""
         if self.closing:
             return
+        self._follow_outside_settings()
+        if self.store and self.services.store_changed():
+            self.chats_changed_elsewhere.emit()
+
+    def _follow_outside_settings(self) -> None:
         layered = self.services.settings_changed() if self.saved is not None else None
         if layered is not None and layered.saved != self.saved:
             log.info("the settings file was changed by another program: its settings are used from now on")
             self.apply_settings(layered.saved)
-        if self.store and self.services.store_changed():
-            self.chats_changed_elsewhere.emit()
 
     def start_mcp(self) -> None:
         """Start the MCP servers in the background (after the window shows)."""
@@ -312,6 +315,9 @@ class ChatController(QObject):
     def update_settings(self, changes: dict[str, Any]) -> None:
         """Change settings for the next turn and save the same change to the settings file (command-line
         overrides stay out of the file)."""
+        # first what another process saved meanwhile (the window may have kept the focus: no focus-in told it) —
+        # the save below reads it from the file, and after it no check would see it as news
+        self._follow_outside_settings()
         self.settings = self.settings.updated(changes)
         if self.saved is not None:
             self.saved = self.saved.updated(changes)

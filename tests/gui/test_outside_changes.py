@@ -93,3 +93,14 @@ def test_chats_a_terminal_imported_appear_in_the_open_windows_history(qtbot, mak
     assert len(imported) == 1
     qtbot.waitUntil(lambda: panel.model.row_of(imported[0].id) is not None, timeout=WAIT_MS)
     assert panel.model.rowCount() > before
+
+
+def test_a_server_a_terminal_added_reaches_the_window_when_a_picker_saved_before_any_focus_in(make_window):
+    """The window kept the focus while a terminal (a script) added a server, then a picker saved: its save read
+    the server from the file, so the next focus-in sees no change — the window must use the server already."""
+    w = _window_from_the_file(make_window)
+    _terminal("mcp", "add", "clock", "--", sys.executable, "-c", "pass")
+    w.controller.pick_model("qwen3:4b")
+    w.controller.check_outside_changes()
+    assert [s.name for s in w.settings.mcp.servers] == ["clock"]
+    assert w.settings.ollama.model == "qwen3:4b"
