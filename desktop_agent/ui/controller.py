@@ -365,7 +365,14 @@ class ChatController(QObject):
         self.saved = settings
         if self.settings.mcp != mcp_before and mcp_now:  # servers added, changed or removed: (re)start them now
             effective, assembly = self.settings, self.assembly
-            self.tasks.run(lambda _task: assembly.mcp(effective), key="mcp-start")
+
+            def restart() -> None:
+                self.tasks.run(lambda _task: assembly.mcp(effective), key="mcp-start")
+
+            if self.busy:  # every server restarts: not under a tool call of the turn running (a focus-in mid-turn)
+                self._after_turn.append(restart)
+            else:
+                restart()
         self.settings_changed.emit()
         self.refresh_models()
 

@@ -104,3 +104,26 @@ def test_a_server_a_terminal_added_reaches_the_window_when_a_picker_saved_before
     w.controller.check_outside_changes()
     assert [s.name for s in w.settings.mcp.servers] == ["clock"]
     assert w.settings.ollama.model == "qwen3:4b"
+
+
+def test_servers_a_terminal_changed_restart_only_after_the_turn_that_is_running(make_window, monkeypatch):
+    """Focus-in mid-turn after `desktop-agent mcp add`: restarting the MCP servers now would stop a tool call the
+    running turn is waiting on (every server restarts on a change); they restart once the turn has ended."""
+    from desktop_agent.ui.agent_runner import AgentRunner, TurnEnded
+
+    w = _window_from_the_file(make_window)
+    ctl = w.controller
+    started: list[list[str]] = []
+    monkeypatch.setattr(ctl.assembly, "mcp", lambda settings: started.append([s.name for s in settings.mcp.servers]))
+    run = ctl.tasks.run
+    monkeypatch.setattr(ctl.tasks, "run", lambda fn, *a, **kw: fn(None) if kw.get("key") == "mcp-start"
+                        else run(fn, *a, **kw))
+    Services(environ={}).update_settings({"mcp.enabled": True})
+    monkeypatch.setattr(AgentRunner, "busy", property(lambda _self: True))
+    _terminal("mcp", "add", "clock", "--", sys.executable, "-c", "pass")
+    ctl.check_outside_changes()
+    assert [s.name for s in ctl.settings.mcp.servers] == ["clock"]  # the next turn's
+    assert started == []
+    monkeypatch.setattr(AgentRunner, "busy", property(lambda _self: False))
+    ctl.events.route(TurnEnded(1, "finished"))
+    assert started == [["clock"]]
