@@ -64,6 +64,8 @@ class ChatController(QObject):
     chat_opened = Signal(object, object)
     #: the settings in use changed (a picker, the dialog, a listing that found the model's full name)
     settings_changed = Signal()
+    #: the colour theme chosen changed (the dialog, or another window's save followed on focus-in): the choice
+    theme_changed = Signal(str)
     #: the server's models were listed: (names, the model in use); :attr:`model_facts`: what it says about them
     models_listed = Signal(list, str)
     model_facts = Signal(dict)
@@ -360,8 +362,10 @@ class ChatController(QObject):
         """New saved settings (from the dialog, or saved by another process): layered again with the environment
         and the command line (one layering, in core.services) and used from the next turn on. ``mcp_now``:
         changed MCP servers (re)start at once."""
-        mcp_before = self.settings.mcp
+        mcp_before, theme_before = self.settings.mcp, self.settings.appearance.theme
         self.settings = self.services.layer_saved(settings).effective
+        if self.settings.appearance.theme != theme_before:
+            self.theme_changed.emit(self.settings.appearance.theme)
         self.saved = settings
         if self.settings.mcp != mcp_before and mcp_now:  # servers added, changed or removed: (re)start them now
             effective, assembly = self.settings, self.assembly
