@@ -304,6 +304,24 @@ def _stamp(path: Path) -> tuple[int, int, int] | None:
     return st.st_ino, st.st_size, st.st_mtime_ns
 
 
+def _usable_file(path: Path) -> bool:
+    """Whether the settings file at ``path`` can be followed as another program left it: a JSON object of a
+    schema this version reads (or no file: the defaults). A load would move a damaged file aside and give the
+    defaults — right at start-up, not for a window following a file someone is writing."""
+    import json
+
+    from desktop_agent.core.settings import SCHEMA_VERSION
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except FileNotFoundError:
+        return True
+    except (OSError, ValueError, RecursionError):
+        return False
+    version = data.get("version") if isinstance(data, dict) else None
+    return isinstance(data, dict) and not (isinstance(version, int) and version > SCHEMA_VERSION)
+
+
 # ---- the composition root -----------------------------------------------------------------------------
 
 
@@ -434,7 +452,13 @@ class Services:
             if self._layered is None:
                 self._read_settings()
                 return None
-            if _stamp(self.settings_path) == self._settings_stamp:
+            stamp = _stamp(self.settings_path)
+            if stamp == self._settings_stamp:
+                return None
+            if not _usable_file(self.settings_path):  # half written, or by a newer version: keep what is in use
+                log.warning("the settings file %s was changed by another program and cannot be used as it is; "
+                            "the settings in use stay", self.settings_path)
+                self._settings_stamp = stamp
                 return None
             return self._read_settings()
 

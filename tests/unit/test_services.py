@@ -353,3 +353,23 @@ def test_an_editor_changing_a_list_keeps_entries_another_process_added_or_remove
     assert [(s.name, s.enabled) for s in saved.mcp.servers] == [("a", False), ("b", True)]
     assert saved.tools.allowed_folders == ["/four", "/two"]
     assert Settings.load(services.settings_path)[0] == saved
+
+
+@pytest.mark.parametrize("text", ['{"version": 2, "ollama": {"model": "half-writ', '{"version": 999}'],
+                         ids=["damaged", "newer"])
+def test_a_file_another_program_left_unusable_is_not_followed(tmp_path, text):
+    """A window's focus-in after the settings file was left damaged (an editor saving, half written) or written
+    by a newer version: the settings in use stay — not the defaults — and the file is left where it is for
+    whoever is writing it; once it is whole again it is followed."""
+    services = Services(data_dir=tmp_path / "home", environ={})
+    services.update_settings({"ollama.model": "mine", "loop.max_steps": 7})
+    path = services.settings_path
+    path.write_text(text, encoding="utf-8")
+    assert services.settings_changed() is None
+    assert services.effective.ollama.model == "mine" and services.effective.loop.max_steps == 7
+    assert path.read_text(encoding="utf-8") == text and sorted(p.name for p in path.parent.iterdir()) == [
+        "settings.json", "settings.json.lock"]
+    save_changes({"ollama.model": "theirs"}, path) if text.startswith('{"version": 2') else path.write_text(
+        '{"version": 2, "ollama": {"model": "theirs"}}', encoding="utf-8")
+    changed = services.settings_changed()
+    assert changed is not None and changed.effective.ollama.model == "theirs"
