@@ -331,6 +331,7 @@ class ChatController(QObject):
 
     def allow_folder(self, folder: str) -> None:
         """The folder offer's choice: file and command tools may use ``folder`` from the next call on."""
+        self._follow_outside_settings()  # the list as the file has it now (another window may have added one)
         folders = list(self.settings.tools.allowed_folders)
         if folder not in folders:
             self.update_settings({"tools.allowed_folders": [*folders, folder]})
@@ -355,6 +356,7 @@ class ChatController(QObject):
     def use_anyway(self, what: str, model: str, on: bool) -> None:
         """Offer ``model`` tools (``what`` "tools") or ask it to think although its server says it can't."""
         key = "models.tools_anyway" if what == "tools" else "models.think_anyway"
+        self._follow_outside_settings()  # the list as the file has it now
         names = [n for n in self.settings.get(key) if n != model] + ([model] if on else [])
         self.update_settings({key: names})
 

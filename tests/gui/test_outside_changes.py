@@ -127,3 +127,16 @@ def test_servers_a_terminal_changed_restart_only_after_the_turn_that_is_running(
     monkeypatch.setattr(AgentRunner, "busy", property(lambda _self: False))
     ctl.events.route(TurnEnded(1, "finished"))
     assert started == [["clock"]]
+
+
+def test_a_folder_allowed_in_the_window_keeps_one_another_window_allowed(make_window, tmp_path):
+    """Two windows: one allows a folder in Settings → Tools, the other (kept in focus) allows one from the
+    folder offer — the list it saves is the file's with its folder added, not its own stale list."""
+    w = _window_from_the_file(make_window)
+    theirs, mine = tmp_path / "theirs", tmp_path / "mine"
+    theirs.mkdir()
+    mine.mkdir()
+    Services(environ={}).update_settings({"tools.allowed_folders": [str(theirs)]})
+    w.controller.allow_folder(str(mine))
+    assert Settings.load()[0].tools.allowed_folders == [str(theirs), str(mine)]
+    assert w.settings.tools.allowed_folders == [str(theirs), str(mine)]
