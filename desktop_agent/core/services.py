@@ -29,6 +29,7 @@ import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -192,18 +193,40 @@ def settings_lock(path: Path) -> Iterator[None]:
         else:
             import fcntl
 
-            try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-            except OSError as exc:  # a file system without locks (some NFS, SMB, FUSE mounts): save unlocked
-                if exc.errno not in _NO_LOCKS:
-                    raise
-                log.warning("the settings file cannot be locked here (%s); saved without a lock", exc)
-                yield
-                return
+            give_up = time.monotonic() + LOCK_WAIT_S
+            while True:
+                try:
+                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:  # held by another save: they take milliseconds — unless one hangs
+                    if time.monotonic() >= give_up:
+                        raise SettingsBusy(path) from None
+                    time.sleep(0.01)
+                except OSError as exc:  # a file system without locks (some NFS, SMB, FUSE mounts): save unlocked
+                    if exc.errno not in _NO_LOCKS:
+                        raise
+                    log.warning("the settings file cannot be locked here (%s); saved without a lock", exc)
+                    yield
+                    return
             try:
                 yield
             finally:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+#: how long a save waits for another program's save of the settings file (a window's, on its GUI thread) before
+#: it gives up (:class:`SettingsBusy`) — saves take milliseconds; one holding it longer waits for something else
+#: (a terminal's ``mcp add`` storing a secret while the keyring asks to be unlocked)
+LOCK_WAIT_S = 5.0
+
+
+class SettingsBusy(OSError):
+    """Another program has held the settings file's lock for :data:`LOCK_WAIT_S`: nothing was saved."""
+
+    def __init__(self, path: Path):
+        super().__init__(f"another program is changing the settings file {path} (for more than {LOCK_WAIT_S:g} s); "
+                         "nothing was saved — try again")
+        self.errno = errno.EBUSY
 
 
 #: what ``flock`` raises on a file system that has no locks

@@ -373,3 +373,32 @@ def test_a_file_another_program_left_unusable_is_not_followed(tmp_path, text):
         '{"version": 2, "ollama": {"model": "theirs"}}', encoding="utf-8")
     changed = services.settings_changed()
     assert changed is not None and changed.effective.ollama.model == "theirs"
+
+
+def test_a_save_gives_up_when_another_program_holds_the_settings_lock_too_long(tmp_path, monkeypatch):
+    """`desktop-agent mcp add --env TOKEN=…` holds the settings lock while the keyring asks to be unlocked (a
+    prompt the user may leave for minutes); a window's picker saving meanwhile waited for it on the GUI thread —
+    the window froze. A save waits a few seconds, then fails with a line to show, writing nothing."""
+    import desktop_agent.core.services as services_module
+
+    monkeypatch.setattr(services_module, "LOCK_WAIT_S", 0.5)
+    services = Services(data_dir=tmp_path / "home", environ={})
+    services.update_settings({"loop.max_steps": 3})
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
+        import fcntl, sys, time
+        with open(sys.argv[1], "a+b") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            print("held", flush=True)
+            time.sleep(60)
+    """), str(services.settings_path) + ".lock"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        started = time.monotonic()
+        with pytest.raises(OSError, match="another program"):
+            services.update_settings({"loop.max_steps": 9})
+        assert time.monotonic() - started < 5
+    finally:
+        holder.kill()
+        holder.wait()
+    assert Settings.load(services.settings_path)[0].loop.max_steps == 3
+    assert services.update_settings({"loop.max_steps": 9}).saved.loop.max_steps == 9  # free again: saved
