@@ -59,6 +59,10 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv:  # the window: no parser to build (the sub-commands' parsers cost start-up time)
+        problem = _home_problem()
+        if problem:  # no window yet to say it in
+            sys.stderr.write(f"desktop-agent: {problem}\n")
+            return 2
         return _run_window()
     if argv[:1] == ["--tool-host"]:  # the frozen app started as its own tool host (see core.tools.host)
         from desktop_agent.core.tools.host_main import main as host_main
@@ -80,6 +84,8 @@ def _main(argv: list[str] | None) -> int:
         target.error(f"unrecognized arguments: {' '.join(extras)}")
     if args.data_dir is not None:
         _use_data_dir(args.data_dir, target)
+    elif problem := _home_problem():
+        target.exit(2, f"desktop-agent: {problem}\n")
     if args.command == "chat":
         from desktop_agent.cli.chat import run_chat
 
@@ -112,14 +118,31 @@ def _use_data_dir(value: str, parser: argparse.ArgumentParser) -> None:
 
     if not value.strip():
         parser.error("argument --data-dir: the folder name is empty")
+    problem = _folder_problem(value)
+    if problem:
+        parser.error(f"argument --data-dir: {problem}")
+    paths.set_home(Path(value).expanduser())
+
+
+def _folder_problem(value: str) -> str | None:
+    """Why ``value`` cannot be the app's folder (created when missing), or None."""
     path = Path(value).expanduser()
     if path.exists() and not path.is_dir():
-        parser.error(f"argument --data-dir: {value} is not a folder")
+        return f"{value} is not a folder"
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        parser.error(f"argument --data-dir: can't create {value}: {exc.strerror or exc}")
-    paths.set_home(path)
+        return f"can't create {value}: {exc.strerror or exc}"
+    return None
+
+
+def _home_problem() -> str | None:
+    """Why ``DESKTOP_AGENT_HOME`` (as ``--data-dir``) cannot be the app's folder, or None (also when not set)."""
+    from desktop_agent.core.environment import current_env
+
+    home = current_env().home
+    problem = _folder_problem(home) if home.strip() else None
+    return f"DESKTOP_AGENT_HOME: {problem}" if problem else None
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -192,11 +193,44 @@ def settings_lock(path: Path) -> Iterator[None]:
         else:
             import fcntl
 
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            give_up = time.monotonic() + LOCK_WAIT_S
+            while True:
+                try:
+                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:  # held by another save: they take milliseconds — unless one hangs
+                    if time.monotonic() >= give_up:
+                        raise SettingsBusy(path) from None
+                    time.sleep(0.01)
+                except OSError as exc:  # a file system without locks (some NFS, SMB, FUSE mounts): save unlocked
+                    if exc.errno not in _NO_LOCKS:
+                        raise
+                    log.warning("the settings file cannot be locked here (%s); saved without a lock", exc)
+                    yield
+                    return
             try:
                 yield
             finally:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+#: how long a save waits for another program's save of the settings file (a window's, on its GUI thread) before
+#: it gives up (:class:`SettingsBusy`) — saves take milliseconds; one holding it longer waits for something else
+#: (a terminal's ``mcp add`` storing a secret while the keyring asks to be unlocked)
+LOCK_WAIT_S = 5.0
+
+
+class SettingsBusy(OSError):
+    """Another program has held the settings file's lock for :data:`LOCK_WAIT_S`: nothing was saved."""
+
+    def __init__(self, path: Path):
+        super().__init__(f"another program is changing the settings file {path} (for more than {LOCK_WAIT_S:g} s); "
+                         "nothing was saved — try again")
+        self.errno = errno.EBUSY
+
+
+#: what ``flock`` raises on a file system that has no locks
+_NO_LOCKS = frozenset({errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS, errno.EINVAL})
 
 
 def edit_file(change: Callable[[Settings], Settings], path: Path | None = None) -> tuple[Settings, list[str]]:
@@ -216,6 +250,9 @@ def _edit_file(change: Callable[[Settings], Settings],
     from desktop_agent.core.settings import Settings
 
     with settings_lock(path):
+        # a file there but unreadable now is left as it is: a load gives the defaults, never write them over it
+        with contextlib.suppress(FileNotFoundError):
+            path.open("rb").close()
         current, warnings = Settings.load(path)
         new = change(current)
         new.save(path)
@@ -242,7 +279,43 @@ def edit_of(before: Settings, after: Settings, path: Path) -> Callable[[Settings
     the file as it is — or ``after`` whole when there is no file (nothing on disk to keep: an editor opened
     with settings of its own is saved as it shows them)."""
     changes = changed_keys(before, after)
-    return lambda current: current.updated(changes) if path.exists() else after
+
+    def change(current: Settings) -> Settings:
+        if not path.exists():
+            return after
+        return current.updated({key: _merge_list(before.get(key), value, current.get(key))
+                                if isinstance(value, list) else value for key, value in changes.items()})
+
+    return change
+
+
+def _merge_list(before: Any, after: list[Any], current: Any) -> list[Any]:
+    """A list setting an editor changed from ``before`` to ``after`` while another process changed it to
+    ``current`` (an MCP server added in a terminal, a folder allowed): the editor's entries — one it did not
+    touch in its version as the file has it now, or gone when the other process removed it — then the entries
+    the other process added. Entries are told by their ``name`` (MCP servers) or themselves."""
+    def key(item: Any) -> Any:
+        item = item.model_dump() if hasattr(item, "model_dump") else item
+        return ("name", item["name"]) if isinstance(item, dict) and "name" in item else repr(item)
+
+    def plain(item: Any) -> Any:
+        return item.model_dump() if hasattr(item, "model_dump") else item
+
+    if not isinstance(before, list) or not isinstance(current, list):
+        return after
+    old = {key(x): plain(x) for x in before}
+    now = {key(x): plain(x) for x in current}
+    out: list[Any] = []
+    for item in after:
+        k = key(item)
+        if k in old and old[k] == plain(item):  # the editor left it as it was: the file's version, or none
+            if k in now:
+                out.append(now[k])
+        else:
+            out.append(item)
+    mine = {key(x) for x in after}
+    out.extend(now[k] for k in now if k not in old and k not in mine)
+    return out
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:
@@ -252,6 +325,24 @@ def _stamp(path: Path) -> tuple[int, int, int] | None:
     except OSError:
         return None
     return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _usable_file(path: Path) -> bool:
+    """Whether the settings file at ``path`` can be followed as another program left it: a JSON object of a
+    schema this version reads (or no file: the defaults). A load would move a damaged file aside and give the
+    defaults — right at start-up, not for a window following a file someone is writing."""
+    import json
+
+    from desktop_agent.core.settings import SCHEMA_VERSION
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except FileNotFoundError:
+        return True
+    except (OSError, ValueError, RecursionError):
+        return False
+    version = data.get("version") if isinstance(data, dict) else None
+    return isinstance(data, dict) and not (isinstance(version, int) and version > SCHEMA_VERSION)
 
 
 # ---- the composition root -----------------------------------------------------------------------------
@@ -384,7 +475,13 @@ class Services:
             if self._layered is None:
                 self._read_settings()
                 return None
-            if _stamp(self.settings_path) == self._settings_stamp:
+            stamp = _stamp(self.settings_path)
+            if stamp == self._settings_stamp:
+                return None
+            if not _usable_file(self.settings_path):  # half written, or by a newer version: keep what is in use
+                log.warning("the settings file %s was changed by another program and cannot be used as it is; "
+                            "the settings in use stay", self.settings_path)
+                self._settings_stamp = stamp
                 return None
             return self._read_settings()
 

@@ -388,6 +388,8 @@ class Settings(BaseModel):
         """Write atomically (temporary file in the same folder, then ``os.replace``). A file written by a newer
         version is never replaced: :class:`NewerSettingsFile` (an OSError) says so."""
         path = path or paths.settings_file()
+        if path.is_symlink():  # a dotfiles manager's link: write the file it points to, keep the link
+            path = path.resolve()
         path.parent.mkdir(parents=True, exist_ok=True)
         newer = _file_version(path)
         if newer is not None and newer > SCHEMA_VERSION:

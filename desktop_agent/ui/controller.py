@@ -64,6 +64,8 @@ class ChatController(QObject):
     chat_opened = Signal(object, object)
     #: the settings in use changed (a picker, the dialog, a listing that found the model's full name)
     settings_changed = Signal()
+    #: the colour theme chosen changed (the dialog, or another window's save followed on focus-in): the choice
+    theme_changed = Signal(str)
     #: the server's models were listed: (names, the model in use); :attr:`model_facts`: what it says about them
     models_listed = Signal(list, str)
     model_facts = Signal(dict)
@@ -142,12 +144,15 @@ class ChatController(QObject):
         terminal's ``desktop-agent mcp add`` are used from the next turn; chats it imported are listed."""
         if self.closing:
             return
+        self._follow_outside_settings()
+        if self.store and self.services.store_changed():
+            self.chats_changed_elsewhere.emit()
+
+    def _follow_outside_settings(self) -> None:
         layered = self.services.settings_changed() if self.saved is not None else None
         if layered is not None and layered.saved != self.saved:
             log.info("the settings file was changed by another program: its settings are used from now on")
             self.apply_settings(layered.saved)
-        if self.store and self.services.store_changed():
-            self.chats_changed_elsewhere.emit()
 
     def start_mcp(self) -> None:
         """Start the MCP servers in the background (after the window shows)."""
@@ -312,6 +317,9 @@ class ChatController(QObject):
     def update_settings(self, changes: dict[str, Any]) -> None:
         """Change settings for the next turn and save the same change to the settings file (command-line
         overrides stay out of the file)."""
+        # first what another process saved meanwhile (the window may have kept the focus: no focus-in told it) —
+        # the save below reads it from the file, and after it no check would see it as news
+        self._follow_outside_settings()
         self.settings = self.settings.updated(changes)
         if self.saved is not None:
             self.saved = self.saved.updated(changes)
@@ -323,6 +331,7 @@ class ChatController(QObject):
 
     def allow_folder(self, folder: str) -> None:
         """The folder offer's choice: file and command tools may use ``folder`` from the next call on."""
+        self._follow_outside_settings()  # the list as the file has it now (another window may have added one)
         folders = list(self.settings.tools.allowed_folders)
         if folder not in folders:
             self.update_settings({"tools.allowed_folders": [*folders, folder]})
@@ -347,6 +356,7 @@ class ChatController(QObject):
     def use_anyway(self, what: str, model: str, on: bool) -> None:
         """Offer ``model`` tools (``what`` "tools") or ask it to think although its server says it can't."""
         key = "models.tools_anyway" if what == "tools" else "models.think_anyway"
+        self._follow_outside_settings()  # the list as the file has it now
         names = [n for n in self.settings.get(key) if n != model] + ([model] if on else [])
         self.update_settings({key: names})
 
@@ -354,12 +364,21 @@ class ChatController(QObject):
         """New saved settings (from the dialog, or saved by another process): layered again with the environment
         and the command line (one layering, in core.services) and used from the next turn on. ``mcp_now``:
         changed MCP servers (re)start at once."""
-        mcp_before = self.settings.mcp
+        mcp_before, theme_before = self.settings.mcp, self.settings.appearance.theme
         self.settings = self.services.layer_saved(settings).effective
+        if self.settings.appearance.theme != theme_before:
+            self.theme_changed.emit(self.settings.appearance.theme)
         self.saved = settings
         if self.settings.mcp != mcp_before and mcp_now:  # servers added, changed or removed: (re)start them now
             effective, assembly = self.settings, self.assembly
-            self.tasks.run(lambda _task: assembly.mcp(effective), key="mcp-start")
+
+            def restart() -> None:
+                self.tasks.run(lambda _task: assembly.mcp(effective), key="mcp-start")
+
+            if self.busy:  # every server restarts: not under a tool call of the turn running (a focus-in mid-turn)
+                self._after_turn.append(restart)
+            else:
+                restart()
         self.settings_changed.emit()
         self.refresh_models()
 

@@ -315,6 +315,7 @@ class MainWindow(QMainWindow):
         ctl.status_cleared.connect(sb.clearMessage)
         ctl.chat_opened.connect(self._show_chat)
         ctl.settings_changed.connect(self._refresh_backend_labels)
+        ctl.theme_changed.connect(self._use_theme)
         ctl.models_listed.connect(self.picker.fill)
         ctl.model_facts.connect(self._on_model_facts)
         ctl.server_online.connect(self.server_label.show_online)
@@ -553,9 +554,8 @@ class MainWindow(QMainWindow):
             theme.apply(app, choice)
 
     def apply_settings(self, settings: Settings) -> None:
-        """New saved settings (from the dialog): used from the next turn on; a new theme at once."""
-        if settings.appearance.theme != self.settings.appearance.theme:
-            self._use_theme(settings.appearance.theme)
+        """New saved settings (from the dialog): used from the next turn on; a new theme at once (the controller's
+        ``theme_changed``, as for settings another window saved)."""
         self._ctl.apply_settings(settings, mcp_now=self.ready)
 
     def open_settings(self, tab: str = "") -> None:

@@ -704,3 +704,17 @@ def test_a_slow_first_byte_is_said_on_a_terminal(home, ollama_server):
     assert code == 0, err
     assert re.search(r"\[The model is reading the prompt \([\d,]+ tokens\)…\]", err), err
     assert out == "You said: hi\n"
+
+
+@pytest.mark.parametrize("command", [("chat", "-p", "hi"), ("tools",), ("mcp", "list"), ("history", "list"), ()],
+                         ids=["chat", "tools", "mcp", "history", "window"])
+def test_desktop_agent_home_that_is_a_file_is_one_line_not_a_traceback(tmp_path, command):
+    """``DESKTOP_AGENT_HOME`` says the same as ``--data-dir``: a value that cannot be the app's folder is told
+    in one line by every sub-command and the window (which has no window to show it in yet)."""
+    afile = tmp_path / "a-file"
+    afile.write_text("x")
+    proc = run_cli(None, *command, env={"DESKTOP_AGENT_HOME": str(afile), "QT_QPA_PLATFORM": "offscreen"},
+                   stdin="")
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert f"DESKTOP_AGENT_HOME: {afile} is not a folder" in proc.stderr

@@ -93,3 +93,50 @@ def test_chats_a_terminal_imported_appear_in_the_open_windows_history(qtbot, mak
     assert len(imported) == 1
     qtbot.waitUntil(lambda: panel.model.row_of(imported[0].id) is not None, timeout=WAIT_MS)
     assert panel.model.rowCount() > before
+
+
+def test_a_server_a_terminal_added_reaches_the_window_when_a_picker_saved_before_any_focus_in(make_window):
+    """The window kept the focus while a terminal (a script) added a server, then a picker saved: its save read
+    the server from the file, so the next focus-in sees no change — the window must use the server already."""
+    w = _window_from_the_file(make_window)
+    _terminal("mcp", "add", "clock", "--", sys.executable, "-c", "pass")
+    w.controller.pick_model("qwen3:4b")
+    w.controller.check_outside_changes()
+    assert [s.name for s in w.settings.mcp.servers] == ["clock"]
+    assert w.settings.ollama.model == "qwen3:4b"
+
+
+def test_servers_a_terminal_changed_restart_only_after_the_turn_that_is_running(make_window, monkeypatch):
+    """Focus-in mid-turn after `desktop-agent mcp add`: restarting the MCP servers now would stop a tool call the
+    running turn is waiting on (every server restarts on a change); they restart once the turn has ended."""
+    from desktop_agent.ui.agent_runner import AgentRunner, TurnEnded
+
+    w = _window_from_the_file(make_window)
+    ctl = w.controller
+    started: list[list[str]] = []
+    monkeypatch.setattr(ctl.assembly, "mcp", lambda settings: started.append([s.name for s in settings.mcp.servers]))
+    run = ctl.tasks.run
+    monkeypatch.setattr(ctl.tasks, "run", lambda fn, *a, **kw: fn(None) if kw.get("key") == "mcp-start"
+                        else run(fn, *a, **kw))
+    Services(environ={}).update_settings({"mcp.enabled": True})
+    monkeypatch.setattr(AgentRunner, "busy", property(lambda _self: True))
+    _terminal("mcp", "add", "clock", "--", sys.executable, "-c", "pass")
+    ctl.check_outside_changes()
+    assert [s.name for s in ctl.settings.mcp.servers] == ["clock"]  # the next turn's
+    assert started == []
+    monkeypatch.setattr(AgentRunner, "busy", property(lambda _self: False))
+    ctl.events.route(TurnEnded(1, "finished"))
+    assert started == [["clock"]]
+
+
+def test_a_folder_allowed_in_the_window_keeps_one_another_window_allowed(make_window, tmp_path):
+    """Two windows: one allows a folder in Settings → Tools, the other (kept in focus) allows one from the
+    folder offer — the list it saves is the file's with its folder added, not its own stale list."""
+    w = _window_from_the_file(make_window)
+    theirs, mine = tmp_path / "theirs", tmp_path / "mine"
+    theirs.mkdir()
+    mine.mkdir()
+    Services(environ={}).update_settings({"tools.allowed_folders": [str(theirs)]})
+    w.controller.allow_folder(str(mine))
+    assert Settings.load()[0].tools.allowed_folders == [str(theirs), str(mine)]
+    assert w.settings.tools.allowed_folders == [str(theirs), str(mine)]

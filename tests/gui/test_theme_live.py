@@ -35,3 +35,27 @@ def test_a_theme_switched_live_restyles_every_widget(make_window, qtbot, monkeyp
             assert stale() == []
     finally:
         app.setPalette(before)
+
+
+def test_a_theme_another_window_saved_reaches_this_one_when_it_gets_the_focus(make_window, qtbot, monkeypatch):
+    """Two windows open: Settings → Appearance → Dark saved in one; the other, on its next focus-in, follows the
+    file (issue 21) — its theme too, not only the settings it keeps for the next turn."""
+    from desktop_agent.core.services import Services
+
+    monkeypatch.delenv("DESKTOP_AGENT_THEME", raising=False)
+    monkeypatch.setenv("QT_STYLE_OVERRIDE", "fusion")
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    before = QPalette(app.palette())
+    try:
+        app.setPalette(theme.light_palette())
+        Services(environ={}).update_settings({"appearance.theme": "light"})
+        layered = Services(environ={}).layered
+        w = make_window(layered.effective, saved=layered.saved)
+        Services(environ={}).update_settings({"appearance.theme": "dark"})  # the other window's Save
+        w.controller.check_outside_changes()  # this window's focus-in
+        assert w.settings.appearance.theme == "dark"
+        qtbot.waitUntil(lambda: app.palette().color(QPalette.ColorRole.Base)
+                        == theme.dark_palette().color(QPalette.ColorRole.Base), timeout=3000)
+    finally:
+        app.setPalette(before)

@@ -97,3 +97,26 @@ def test_a_request_goes_through_the_environments_proxy(monkeypatch, build):
     with build() as client:
         assert client.get("http://model-server.invalid/api/tags").text == "proxied"
     assert seen == [b"GET http://model-server.invalid/api/tags HTTP/1.1"]
+
+
+@pytest.mark.parametrize("build", [
+    lambda: http.client(timeout=10),
+    lambda: httpx.Client(timeout=10, **http.client_options()),  # as ollama.Client gets them
+], ids=["client", "client_options"])
+def test_a_proxy_with_a_user_and_password_in_its_url_gets_them(monkeypatch, build):
+    """``HTTP_PROXY=http://user:secret@proxy:3128`` (a company proxy): httpx sends the URL's user and password
+    as ``Proxy-Authorization`` — without them such a proxy answers 407 to every request of the app."""
+    import base64
+
+    seen: list[bytes] = []
+
+    def proxy(conn: socket.socket, request: bytes) -> None:
+        seen.extend(line for line in request.split(b"\r\n") if line.lower().startswith(b"proxy-authorization:"))
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 7\r\nConnection: close\r\n\r\nproxied")
+
+    for name in ("http_proxy", "all_proxy", "no_proxy", "ALL_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", _serve_once(proxy).replace("http://", "http://me:s%40cret@"))
+    with build() as client:
+        assert client.get("http://model-server.invalid/api/tags").text == "proxied"
+    assert seen == [b"Proxy-Authorization: Basic " + base64.b64encode(b"me:s@cret")]

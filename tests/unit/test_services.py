@@ -298,3 +298,107 @@ def test_the_secret_store_reads_the_key_of_the_snapshot(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-later")  # the process's environment is not read again
     assert services.secrets.environment_key() == "sk-snap"
     assert Services(data_dir=tmp_path / "home", environ={}).secrets.environment_key() is None
+
+
+def test_a_save_never_replaces_a_file_it_could_not_read(tmp_path, monkeypatch):
+    """A settings file unreadable right now (permissions, an I/O error) is "left as it is" by a load; a save on
+    top of it must not write the defaults plus one change over the user's settings."""
+    services = Services(data_dir=tmp_path / "home", environ={})
+    services.update_settings({"ollama.model": "mine", "loop.max_steps": 7})
+    path = services.settings_path
+    before = path.read_text(encoding="utf-8")
+    real_open = Path.open
+
+    def refusing_open(self, *args, **kwargs):
+        if self == path:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", refusing_open)
+    with pytest.raises(OSError):
+        services.update_settings({"backend": "openai"})
+    monkeypatch.undo()
+    assert path.read_text(encoding="utf-8") == before
+
+
+@pytest.mark.parametrize("code", ["ENOLCK", "EOPNOTSUPP", "ENOSYS"])
+def test_settings_save_on_a_file_system_without_locks(tmp_path, monkeypatch, code):
+    """A config folder on a file system without flock (some NFS, SMB and FUSE mounts) still saves settings."""
+    import errno
+    import fcntl
+
+    def no_locks(_fd, _op):
+        raise OSError(getattr(errno, code), os.strerror(getattr(errno, code)))
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    services = Services(data_dir=tmp_path / "home", environ={})
+    services.update_settings({"loop.max_steps": 6})
+    assert Settings.load(services.settings_path)[0].loop.max_steps == 6
+
+
+def test_an_editor_changing_a_list_keeps_entries_another_process_added_or_removed(tmp_path):
+    """Settings open in the window, `desktop-agent mcp add b` and `mcp remove c` in a terminal, then the user
+    disables server a in the dialog and saves: b stays, c stays gone, a is disabled. The same for lists of
+    names (allowed folders)."""
+    a, b, c = ({"name": n, "command": "echo"} for n in "abc")
+    services = Services(data_dir=tmp_path / "home", environ={})
+    services.update_settings({"mcp.servers": [a, c], "tools.allowed_folders": ["/one", "/three"]})
+    opened = services.saved
+    save_changes({"mcp.servers": [a, c, b], "tools.allowed_folders": ["/one", "/three", "/two"]},
+                 services.settings_path)
+    save_changes({"mcp.servers": [a, b], "tools.allowed_folders": ["/one", "/two"]}, services.settings_path)
+    edited = opened.updated({"mcp.servers": [{**a, "enabled": False}, c],
+                             "tools.allowed_folders": ["/three", "/four"]})
+    saved = services.save_settings(opened, edited).saved
+    assert [(s.name, s.enabled) for s in saved.mcp.servers] == [("a", False), ("b", True)]
+    assert saved.tools.allowed_folders == ["/four", "/two"]
+    assert Settings.load(services.settings_path)[0] == saved
+
+
+@pytest.mark.parametrize("text", ['{"version": 2, "ollama": {"model": "half-writ', '{"version": 999}'],
+                         ids=["damaged", "newer"])
+def test_a_file_another_program_left_unusable_is_not_followed(tmp_path, text):
+    """A window's focus-in after the settings file was left damaged (an editor saving, half written) or written
+    by a newer version: the settings in use stay — not the defaults — and the file is left where it is for
+    whoever is writing it; once it is whole again it is followed."""
+    services = Services(data_dir=tmp_path / "home", environ={})
+    services.update_settings({"ollama.model": "mine", "loop.max_steps": 7})
+    path = services.settings_path
+    path.write_text(text, encoding="utf-8")
+    assert services.settings_changed() is None
+    assert services.effective.ollama.model == "mine" and services.effective.loop.max_steps == 7
+    assert path.read_text(encoding="utf-8") == text and sorted(p.name for p in path.parent.iterdir()) == [
+        "settings.json", "settings.json.lock"]
+    save_changes({"ollama.model": "theirs"}, path) if text.startswith('{"version": 2') else path.write_text(
+        '{"version": 2, "ollama": {"model": "theirs"}}', encoding="utf-8")
+    changed = services.settings_changed()
+    assert changed is not None and changed.effective.ollama.model == "theirs"
+
+
+def test_a_save_gives_up_when_another_program_holds_the_settings_lock_too_long(tmp_path, monkeypatch):
+    """`desktop-agent mcp add --env TOKEN=…` holds the settings lock while the keyring asks to be unlocked (a
+    prompt the user may leave for minutes); a window's picker saving meanwhile waited for it on the GUI thread —
+    the window froze. A save waits a few seconds, then fails with a line to show, writing nothing."""
+    import desktop_agent.core.services as services_module
+
+    monkeypatch.setattr(services_module, "LOCK_WAIT_S", 0.5)
+    services = Services(data_dir=tmp_path / "home", environ={})
+    services.update_settings({"loop.max_steps": 3})
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
+        import fcntl, sys, time
+        with open(sys.argv[1], "a+b") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            print("held", flush=True)
+            time.sleep(60)
+    """), str(services.settings_path) + ".lock"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        started = time.monotonic()
+        with pytest.raises(OSError, match="another program"):
+            services.update_settings({"loop.max_steps": 9})
+        assert time.monotonic() - started < 5
+    finally:
+        holder.kill()
+        holder.wait()
+    assert Settings.load(services.settings_path)[0].loop.max_steps == 3
+    assert services.update_settings({"loop.max_steps": 9}).saved.loop.max_steps == 9  # free again: saved

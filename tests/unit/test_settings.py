@@ -293,3 +293,20 @@ def test_an_unreadable_settings_file_is_left_where_it_is(tmp_path, monkeypatch):
     _s, warnings = Settings.load(p)
     # FAULT: a file that is fine but unreadable right now is renamed to settings.json.bad-<time>
     assert p.exists(), warnings
+
+
+def test_a_save_through_a_symlinked_settings_file_writes_the_file_it_points_to(tmp_path):
+    """settings.json a symlink into a dotfiles folder (stow, chezmoi, home-manager): the atomic save replaced the
+    link with a plain file — the dotfiles copy stopped changing and the link was gone."""
+    from desktop_agent.core.services import save_changes
+
+    dotfiles, config = tmp_path / "dotfiles", tmp_path / "config"
+    dotfiles.mkdir()
+    config.mkdir()
+    real = dotfiles / "settings.json"
+    Settings().save(real)
+    link = config / "settings.json"
+    link.symlink_to(real)
+    save_changes({"loop.max_steps": 5}, link)
+    assert link.is_symlink() and link.resolve() == real.resolve()
+    assert Settings.load(real)[0].loop.max_steps == 5

@@ -154,7 +154,7 @@ class Transport(httpx.BaseTransport):
         context = verify if isinstance(verify, ssl.SSLContext) else httpx.create_ssl_context(verify=verify)
         self._pool = httpcore.ConnectionPool(
             ssl_context=context,
-            proxy=httpcore.Proxy(proxy) if proxy else None,
+            proxy=_core_proxy(proxy) if proxy else None,
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
             keepalive_expiry=limits.keepalive_expiry,
@@ -184,6 +184,16 @@ class Transport(httpx.BaseTransport):
 
     def close(self) -> None:
         self._pool.close()
+
+
+def _core_proxy(url: str) -> httpcore.Proxy:
+    """httpcore's proxy for ``url`` read as httpx reads it: a user and password in the URL
+    (``http://user:secret@proxy:3128``, percent-decoded) are sent as the proxy's credentials, not left in it."""
+    proxy = httpx.Proxy(url)
+    return httpcore.Proxy(
+        url=httpcore.URL(scheme=proxy.url.raw_scheme, host=proxy.url.raw_host, port=proxy.url.port,
+                         target=proxy.url.raw_path),
+        auth=proxy.raw_auth, headers=proxy.headers.raw, ssl_context=proxy.ssl_context)
 
 
 def environment_proxies() -> dict[str, str | None]:
