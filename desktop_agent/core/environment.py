@@ -7,7 +7,9 @@ so that none of them imports the composition root (no import circle: tests/unit/
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping
+from types import ModuleType
 from typing import NamedTuple
 
 #: every environment variable that configures the app: :class:`AppEnv`'s field → the variable
@@ -77,3 +79,25 @@ def current_env() -> AppEnv:
 
 
 assert set(AppEnv._fields) == set(VARIABLES)  # one table, one snapshot
+
+
+_OLLAMA_IMPORT = threading.Lock()
+
+
+def import_ollama() -> ModuleType:
+    """The ``ollama`` package. Importing it builds a default client from ``OLLAMA_HOST`` and raises ValueError
+    for one it cannot parse (``http://[::1``) — before any of our clients, which are always given the host. The
+    layering has already told the user that variable is unusable and uses the saved host, so the import is
+    done again with the variable hidden for that moment (and put back)."""
+    with _OLLAMA_IMPORT:
+        try:
+            import ollama
+        except ValueError:
+            raw = os.environ.pop("OLLAMA_HOST", None)
+            if raw is None:
+                raise
+            try:
+                import ollama
+            finally:
+                os.environ["OLLAMA_HOST"] = raw
+        return ollama

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import logging
 import os
 import sys
@@ -277,45 +278,61 @@ def save_edit(before: Settings, after: Settings, path: Path | None = None) -> Se
 def edit_of(before: Settings, after: Settings, path: Path) -> Callable[[Settings], Settings]:
     """The change of the file at ``path`` an editor made from ``before`` to ``after``: its changed keys on top of
     the file as it is — or ``after`` whole when there is no file (nothing on disk to keep: an editor opened
-    with settings of its own is saved as it shows them)."""
+    with settings of its own is saved as it shows them). A changed list or mapping is merged item by item
+    (:func:`merge_three`): a server removed here and one added by a terminal meanwhile both take effect."""
     changes = changed_keys(before, after)
+    old = before.model_dump()
 
     def change(current: Settings) -> Settings:
         if not path.exists():
             return after
-        return current.updated({key: _merge_list(before.get(key), value, current.get(key))
-                                if isinstance(value, list) else value for key, value in changes.items()})
+        now = current.model_dump()
+        return current.updated({key: merge_three(_at(old, key), value, _at(now, key))
+                                for key, value in changes.items()})
 
     return change
 
 
-def _merge_list(before: Any, after: list[Any], current: Any) -> list[Any]:
-    """A list setting an editor changed from ``before`` to ``after`` while another process changed it to
-    ``current`` (an MCP server added in a terminal, a folder allowed): the editor's entries — one it did not
-    touch in its version as the file has it now, or gone when the other process removed it — then the entries
-    the other process added. Entries are told by their ``name`` (MCP servers) or themselves."""
-    def key(item: Any) -> Any:
-        item = item.model_dump() if hasattr(item, "model_dump") else item
-        return ("name", item["name"]) if isinstance(item, dict) and "name" in item else repr(item)
+def _at(dump: Mapping[str, Any], key: str) -> Any:
+    value: Any = dump
+    for part in key.split("."):
+        value = value.get(part) if isinstance(value, Mapping) else None
+    return value
 
-    def plain(item: Any) -> Any:
-        return item.model_dump() if hasattr(item, "model_dump") else item
 
-    if not isinstance(before, list) or not isinstance(current, list):
+def _identity(item: Any) -> Any:
+    """What makes a list item the same item in two versions of the list: an MCP server by its name, anything
+    else by its whole value."""
+    if isinstance(item, Mapping) and isinstance(item.get("name"), str):
+        return ("name", item["name"])
+    return ("value", json.dumps(item, sort_keys=True, default=str))
+
+
+def merge_three(before: Any, after: Any, current: Any) -> Any:
+    """One setting changed by an editor from ``before`` to ``after``, while the file came to hold ``current``:
+    the editor's change applied to ``current``. Unchanged elsewhere: ``after`` as it is (its order too). A
+    mapping: the keys the editor removed, added or changed, on top of ``current``'s. A list: the items the editor
+    removed go, the items it added or changed are put in (an item that is in ``current`` keeps its place), the
+    items another process added stay. Anything else: ``after`` (the editor's value wins)."""
+    if current == before or current is None:
         return after
-    old = {key(x): plain(x) for x in before}
-    now = {key(x): plain(x) for x in current}
-    out: list[Any] = []
-    for item in after:
-        k = key(item)
-        if k in old and old[k] == plain(item):  # the editor left it as it was: the file's version, or none
-            if k in now:
-                out.append(now[k])
-        else:
-            out.append(item)
-    mine = {key(x) for x in after}
-    out.extend(now[k] for k in now if k not in old and k not in mine)
-    return out
+    if isinstance(before, Mapping) and isinstance(after, Mapping) and isinstance(current, Mapping):
+        merged = dict(current)
+        for key in set(before) | set(after):
+            if key not in after:
+                merged.pop(key, None)
+            elif before.get(key) != after[key]:
+                merged[key] = (merge_three(before[key], after[key], current[key])
+                               if key in before and key in current else after[key])
+        return merged
+    if isinstance(before, list) and isinstance(after, list) and isinstance(current, list):
+        was = {_identity(item): item for item in before}
+        now = {_identity(item): item for item in after}
+        edited = {key: item for key, item in now.items() if was.get(key) != item}
+        removed = was.keys() - now.keys()
+        kept = [edited.pop(_identity(item), item) for item in current if _identity(item) not in removed]
+        return kept + list(edited.values())
+    return after
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:

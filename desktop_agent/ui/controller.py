@@ -140,19 +140,35 @@ class ChatController(QObject):
         self.warnings.extend(self.services.rule_warnings)  # "always allow" could not survive a restart
 
     def check_outside_changes(self) -> None:
-        """What another process changed meanwhile (called when the window gets the focus): settings saved by a
-        terminal's ``desktop-agent mcp add`` are used from the next turn; chats it imported are listed."""
+        """What another process changed meanwhile (called when the window gets the focus, and before Settings
+        opens): settings saved by a terminal's ``desktop-agent mcp add`` are used from the next turn; chats it
+        imported are listed; the chat on screen, continued by ``desktop-agent chat --chat ID``, is shown as saved."""
         if self.closing:
             return
         self._follow_outside_settings()
         if self.store and self.services.store_changed():
             self.chats_changed_elsewhere.emit()
+            self._reload_if_continued_elsewhere()
 
     def _follow_outside_settings(self) -> None:
         layered = self.services.settings_changed() if self.saved is not None else None
         if layered is not None and layered.saved != self.saved:
             log.info("the settings file was changed by another program: its settings are used from now on")
             self.apply_settings(layered.saved)
+
+    def _reload_if_continued_elsewhere(self) -> None:
+        """The chat on screen grew in the store (another process continued it): show it as saved. Not during a
+        turn (the turn saves to it), not for a chat not saved yet."""
+        shown = self.session.conversation
+        if self.busy or not shown.messages or not self.store:
+            return
+        try:
+            saved = self.store.load(shown.id)
+        except StoreError:  # not saved (yet), or deleted elsewhere: what is on screen stays
+            return
+        if len(saved.messages) != len(shown.messages):
+            log.info("chat %s was continued by another program: shown again as saved", shown.id)
+            self._show_session(saved, audited_decisions(self.store, saved.id))
 
     def start_mcp(self) -> None:
         """Start the MCP servers in the background (after the window shows)."""
@@ -322,9 +338,9 @@ class ChatController(QObject):
         self._follow_outside_settings()
         self.settings = self.settings.updated(changes)
         if self.saved is not None:
-            self.saved = self.saved.updated(changes)
-            try:  # on top of the file as it is now: what another process saved meanwhile stays
-                self.saved = self.services.update_settings(changes).saved
+            before, self.saved = self.saved, self.saved.updated(changes)
+            try:  # the change, on top of the file as it is now: what another process saved meanwhile stays
+                self.saved = self.services.save_settings(before, self.saved).saved
             except (OSError, ValueError) as exc:
                 self.status.emit(f"Could not save settings: {exc}", 8000)
         self.settings_changed.emit()

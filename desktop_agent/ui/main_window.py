@@ -569,6 +569,7 @@ class MainWindow(QMainWindow):
             self.settings_dialog.show_page(tab)
             return
         ctl = self._ctl
+        ctl.check_outside_changes()  # the dialog starts from the file as it is now (a terminal's `mcp add`)
         saved_host = (ctl.saved or ctl.settings).ollama.host
         services = ctl.services
         dlg = SettingsDialog(ctl.settings_for_dialog(), ctl.secrets, self, assembly=ctl.assembly, pull=ctl.pull,

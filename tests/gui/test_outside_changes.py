@@ -140,3 +140,56 @@ def test_a_folder_allowed_in_the_window_keeps_one_another_window_allowed(make_wi
     w.controller.allow_folder(str(mine))
     assert Settings.load()[0].tools.allowed_folders == [str(theirs), str(mine)]
     assert w.settings.tools.allowed_folders == [str(theirs), str(mine)]
+def test_a_server_removed_in_settings_while_a_terminal_adds_another_both_take_effect(qtbot, make_window):
+    """From the new-user trial: Settings → MCP → Remove m1, `mcp add m2` in a terminal, Save — the file held
+    only what the dialog showed (m2 was lost); now m1 is gone and m2 stays."""
+    _terminal("mcp", "add", "m1", "--", sys.executable, "-c", "pass")
+    w = _window_from_the_file(make_window)
+    w.open_settings(tab="MCP servers")
+    dialog = w.settings_dialog
+    assert dialog is not None
+    dialog.mcp_page.select("m1")
+    dialog.mcp_page.remove_server()
+    _terminal("mcp", "add", "m2", "--", sys.executable, "-c", "pass")
+    with qtbot.waitSignal(dialog.settings_saved, timeout=WAIT_MS):
+        dialog.save_button.click()
+    assert _servers_on_file() == ["m2"]
+    assert [s.name for s in w.settings.mcp.servers] == ["m2"]
+
+
+def test_settings_open_with_what_a_terminal_saved_just_before(qtbot, make_window):
+    """From the new-user trial: `mcp add` in a terminal, then Settings (no focus change in between) listed no
+    server."""
+    w = _window_from_the_file(make_window)
+    _terminal("mcp", "add", "clock", "--", sys.executable, "-c", "pass")
+    w.open_settings(tab="MCP servers")
+    assert w.settings_dialog is not None
+    assert [s.name for s in w.settings_dialog.mcp_page.servers()] == ["clock"]
+    w.settings_dialog.reject()
+
+
+def test_the_chat_on_screen_continued_elsewhere_is_shown_as_saved(qtbot, make_window, ollama_settings):
+    """From the new-user trial: `desktop-agent chat --chat ID -p …` while that chat is open in the window — on
+    focus-in the window shows the new turn (it showed it only after opening another chat and coming back)."""
+    from desktop_agent.core.messages import Message
+    from desktop_agent.core.store import ConversationStore
+    from tests.helpers.gui import last_turn_text, wait_idle
+
+    Services(environ={}).update_settings({"mcp.enabled": False})
+    saved = Services(environ={}).saved.updated({"backend": "ollama", "ollama.host": ollama_settings.ollama.host})
+    w = make_window(ollama_settings, saved=saved)
+    qtbot.waitUntil(lambda: w.history_panel is not None, timeout=WAIT_MS)
+    w.send("Hello there")
+    wait_idle(qtbot, w)
+    shown = w.conversation
+    count = len(shown.messages)
+    other = ConversationStore()  # another program's connection to the same store
+    try:
+        other.add_message(shown, Message(role="user", content="Say hello to Bob"))
+        other.add_message(shown, Message(role="assistant", content="Hello, Bob!"))
+    finally:
+        other.close()
+    w.controller.check_outside_changes()
+    assert w.conversation.id == shown.id
+    assert len(w.conversation.messages) == count + 2
+    assert last_turn_text(w) == "Hello, Bob!"  # the view shows the chat as saved

@@ -351,7 +351,7 @@ def test_an_editor_changing_a_list_keeps_entries_another_process_added_or_remove
                              "tools.allowed_folders": ["/three", "/four"]})
     saved = services.save_settings(opened, edited).saved
     assert [(s.name, s.enabled) for s in saved.mcp.servers] == [("a", False), ("b", True)]
-    assert saved.tools.allowed_folders == ["/four", "/two"]
+    assert saved.tools.allowed_folders == ["/two", "/four"]  # the file's order, the editor's new entry after
     assert Settings.load(services.settings_path)[0] == saved
 
 
@@ -402,3 +402,67 @@ def test_a_save_gives_up_when_another_program_holds_the_settings_lock_too_long(t
         holder.wait()
     assert Settings.load(services.settings_path)[0].loop.max_steps == 3
     assert services.update_settings({"loop.max_steps": 9}).saved.loop.max_steps == 9  # free again: saved
+# ---- a changed list or mapping is merged item by item (from the new-user trial of issue 21) ----------------
+
+
+def test_a_server_removed_in_settings_and_one_added_by_a_terminal_both_take_effect(tmp_path):
+    """Settings → MCP → Remove m1, while a terminal's `mcp add m2` lands; Save: m1 is gone and m2 stays (the
+    whole list was written over the file's before)."""
+    home = tmp_path / "home"
+    services = Services(data_dir=home, environ={})
+    m1 = {"name": "m1", "command": sys.executable, "args": ["-c", "pass"]}
+    before = services.update_settings({"mcp.servers": [m1]}).saved
+    after = before.updated({"mcp.servers": []})
+    added = subprocess.run([sys.executable, "-m", "desktop_agent", "mcp", "add", "m2", "--", sys.executable,
+                            "-c", "pass"], capture_output=True, text=True, timeout=120, env=_env(home))
+    assert added.returncode == 0, added.stderr
+    services.save_settings(before, after)
+    assert [s.name for s in Settings.load(services.settings_path)[0].mcp.servers] == ["m2"]
+
+
+def test_a_server_switched_off_in_settings_keeps_one_a_terminal_added(tmp_path):
+    services = Services(data_dir=tmp_path / "home", environ={})
+    e1 = {"name": "e1", "command": sys.executable, "args": ["-c", "pass"]}
+    before = services.update_settings({"mcp.servers": [e1]}).saved
+    after = before.updated({"mcp.servers": [{**e1, "enabled": False}]})
+    Services(data_dir=tmp_path / "home", environ={}).update_settings(
+        {"mcp.servers": [e1, {**e1, "name": "e2"}]})  # another process, meanwhile
+    services.save_settings(before, after)
+    servers = Settings.load(services.settings_path)[0].mcp.servers
+    assert [(s.name, s.enabled) for s in servers] == [("e1", False), ("e2", True)]
+
+
+@pytest.mark.parametrize(("before", "after", "current", "merged"), [
+    (["a"], ["a", "b"], ["a", "c"], ["a", "c", "b"]),  # added here, added there: both
+    (["a", "b"], ["b"], ["a", "b", "c"], ["b", "c"]),  # removed here, added there
+    (["a", "b"], ["b", "a"], ["a", "b"], ["b", "a"]),  # nothing changed there: the editor's order
+    ({"m": 1}, {"m": 2, "n": 3}, {"m": 1, "o": 4}, {"m": 2, "n": 3, "o": 4}),  # a mapping, key by key
+    ({"m": 1, "n": 2}, {"n": 2}, {"m": 1, "n": 2, "o": 4}, {"n": 2, "o": 4}),
+    (1, 2, 3, 2),  # a plain value: the editor's wins
+])
+def test_a_change_is_merged_into_the_file_as_it_is_now(before, after, current, merged):
+    from desktop_agent.core.services import merge_three
+
+    assert merge_three(before, after, current) == merged
+
+
+def test_the_pickers_list_settings_keep_a_terminals_change_to_the_same_list(tmp_path):
+    """The window's "Offer tools anyway" for one model while a terminal did so for another: both stay."""
+    services = Services(data_dir=tmp_path / "home", environ={})
+    before = services.update_settings({"models.tools_anyway": ["a"]}).saved
+    Services(data_dir=tmp_path / "home", environ={}).update_settings({"models.tools_anyway": ["a", "b"]})
+    services.save_settings(before, before.updated({"models.tools_anyway": ["a", "c"]}))
+    assert Settings.load(services.settings_path)[0].models.tools_anyway == ["a", "b", "c"]
+
+
+def test_an_unusable_ollama_host_in_the_environment_does_not_break_the_ollama_backend(tmp_path):
+    """`import ollama` builds a default client from OLLAMA_HOST and raised "Invalid IPv6 URL" for
+    "http://[::1" — after the app had warned the variable is unusable and chosen the saved host."""
+    home = tmp_path / "home"
+    done = subprocess.run([sys.executable, "-m", "desktop_agent", "chat", "--host", "http://127.0.0.1:9",
+                           "--no-tools", "-p", "hi"], capture_output=True, text=True, timeout=120,
+                          env=_env(home, OLLAMA_HOST="http://[::1"))
+    assert done.returncode == 1
+    assert "OLLAMA_HOST is not usable" in done.stderr or "Can't reach Ollama" in done.stderr
+    assert "Can't reach Ollama at http://127.0.0.1:9" in done.stderr, done.stderr
+    assert "Invalid IPv6 URL" not in done.stderr.splitlines()[-1]

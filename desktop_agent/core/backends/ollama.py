@@ -48,6 +48,7 @@ from desktop_agent.core.backends.ollama_models import (
     short,
 )
 from desktop_agent.core.backends.reasons import is_context_reason, looks_like_html
+from desktop_agent.core.environment import import_ollama
 from desktop_agent.core.messages import Message, ToolCall
 from desktop_agent.core.model_info import ModelFacts, Window, window_for
 from desktop_agent.core.state import facts_for, learn_from_error, learned_window
@@ -138,7 +139,7 @@ class OllamaBackend(OllamaModels):
         self.next_data_timeout_s = next_data_timeout_s
         self.host = (host.rstrip("/") if "://" in host else parse_ollama_host(host)) if host else DEFAULT_HOST
         import httpx
-        import ollama  # heavy (~0.6 s): only when a backend is built
+        ollama = import_ollama()  # heavy (~0.6 s): only when a backend is built
 
         from desktop_agent.core.backends import http as transport
 

@@ -19,6 +19,7 @@ from desktop_agent.core import errors
 from desktop_agent.core.backends.base import ModelInfo
 from desktop_agent.core.backends.deadline import first_data_within
 from desktop_agent.core.backends.reasons import looks_like_html, one_line, reason_text
+from desktop_agent.core.environment import import_ollama
 from desktop_agent.core.model_info import ModelFacts, facts_from_show
 
 if TYPE_CHECKING:
@@ -102,7 +103,7 @@ class OllamaModels:
         """What the server says about ``model`` (default: this backend's) — ``POST /api/show`` through the
         official client's ``show()``: the context length and the capabilities. Raises
         :class:`~desktop_agent.core.errors.AgentError`. Cached callers use :func:`model_facts`."""
-        import ollama
+        ollama = import_ollama()
 
         name = model or self.model
         try:
@@ -162,7 +163,7 @@ class OllamaModels:
         """Delete an installed model (``DELETE /api/delete``, through ``ollama.Client.delete``).
         Raises :class:`~desktop_agent.core.errors.ModelNotFound` (404) or another
         :class:`~desktop_agent.core.errors.AgentError`."""
-        import ollama
+        ollama = import_ollama()
 
         try:
             self.client.delete(name)
