@@ -155,6 +155,11 @@ def _add(args: argparse.Namespace, services: Services) -> int:
     failed = _edit(services, add)
     if failed is not None:
         return failed
+    from desktop_agent.core.mcp.config import server_name
+
+    if server_name(args.name) != args.name:  # said, so that `mcp remove` and the tools' names are no surprise
+        print(f"{args.name!r} is saved as {server_name(args.name)!r}: a server's name is letters, digits, "
+              "'.', '_' and '-'.")
     for note in notes:
         print(note[0].upper() + note[1:] + ".")
     return EXIT_OK
@@ -163,14 +168,18 @@ def _add(args: argparse.Namespace, services: Services) -> int:
 def _remove(args: argparse.Namespace, services: Services) -> int:
     removed: list[Any] = []
 
+    from desktop_agent.core.mcp.config import server_name
+
     def remove(current: Settings) -> Settings:  # from the servers as the file holds them now
         servers = current.mcp.servers
-        server = next((s for s in servers if s.name == args.name), None)
+        # the name as given, or as `mcp add` saved it ("bad name" → "bad-name")
+        server = next((s for s in servers if s.name == args.name), None) or next(
+            (s for s in servers if s.name == server_name(args.name)), None)
         if server is None:
             names = ", ".join(s.name for s in servers) or "none"
             raise _Refused(_fail(f"no MCP server is named {args.name!r} (configured: {names})"))
         removed.append(server)
-        return current.updated({"mcp.servers": [s.model_dump() for s in servers if s.name != args.name]})
+        return current.updated({"mcp.servers": [s.model_dump() for s in servers if s.name != server.name]})
 
     failed = _edit(services, remove)
     if failed is not None:
@@ -179,7 +188,7 @@ def _remove(args: argparse.Namespace, services: Services) -> int:
 
     for key, _label in secret_keys(removed[0]):
         services.secrets.set_secret(key, None)
-    print(f"Removed {args.name}.")
+    print(f"Removed {removed[0].name}.")
     return EXIT_OK
 
 

@@ -149,3 +149,16 @@ def test_a_saved_tool_choice_of_a_skipped_server_is_a_warning_not_a_usage_error(
         assert flagged.returncode == 2 and "--tool-choice names no loaded tool" in flagged.stderr
     finally:
         server.stop()
+
+
+def test_a_name_saved_otherwise_is_said_and_removes_as_given(home):
+    """From the new-user trial of issue 21: `mcp add "bad name"` became bad-name without a word, and
+    `mcp remove "bad name"` then failed."""
+    added = run(home, "mcp", "add", "bad name", "--", sys.executable, "-c", "pass")
+    assert added.returncode == 0, added.stderr
+    assert "'bad name' is saved as 'bad-name'" in added.stdout
+    assert "Added bad-name." in added.stdout
+    removed = run(home, "mcp", "remove", "bad name")
+    assert removed.returncode == 0, removed.stderr
+    assert "Removed bad-name." in removed.stdout
+    assert "No MCP servers" in run(home, "mcp", "list").stdout

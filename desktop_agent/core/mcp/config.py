@@ -125,11 +125,17 @@ def secret_name(server: str, kind: str, name: str) -> str:
     return f"mcp:{server}:{kind}:{name}"
 
 
+def server_name(name: str) -> str:
+    """The name a server given as ``name`` is saved under: letters, digits, ``.``, ``_`` and ``-`` (a run of
+    anything else becomes one ``-``), at most 40 characters ("bad name" → "bad-name")."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-")[:40] or "server"
+
+
 def server_from_entry(name: str, entry: Any) -> tuple[McpServerSettings, dict[str, str]]:
     """One ``mcpServers`` entry as settings plus the secrets it carried. Raises ``McpConfigError``."""
     if not isinstance(entry, dict):
         raise McpConfigError(f"{name}: an entry must be an object")
-    clean_name = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-")[:40] or "server"
+    clean_name = server_name(name)
     secrets: dict[str, str] = {}
 
     def split(values: Any, kind: str) -> tuple[dict[str, str], list[str]]:
