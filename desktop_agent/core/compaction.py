@@ -27,7 +27,7 @@ from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from desktop_agent.core.context import _groups, budget_for
+from desktop_agent.core.context import budget_for, message_units
 from desktop_agent.core.errors import AgentError, EmptyAnswer
 from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.tokens import estimate_message, estimate_text
@@ -210,7 +210,7 @@ def summarising(conversation: Conversation, backend: Any, window: int | None,
         previous = active_summary(messages[:cut]) or active_summary(messages)
     start = previous.covers or 0 if previous is not None else 0
     covered = [m for m in messages[start:cut] if m.kind != "summary"]
-    chat = [m for unit in _groups(covered) for m in unit]
+    chat = [m for unit in message_units(covered) for m in unit]
     if (len(chat) < MIN_MESSAGES and previous is None) or not chat:
         raise NothingToCompact()
     words = max(60, min(300, window // 16))

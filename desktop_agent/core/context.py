@@ -54,7 +54,7 @@ CUT_KEEP = 200
 SUMMARY_HEADING = "Summary of the earlier part of this conversation (those messages are not shown):"
 
 
-def _groups(messages: Sequence[Message]) -> list[list[Message]]:
+def message_units(messages: Sequence[Message]) -> list[list[Message]]:
     """Split history into units that must stay together: a single user/assistant message, or an
     assistant tool-call message followed by exactly one result per call (in call order)."""
     units: list[list[Message]] = []
@@ -188,11 +188,11 @@ def _units_from_end(messages: Sequence[Message], i: int, stop: int) -> tuple[int
         while k > stop and messages[k - 1].role == "tool":
             k -= 1
         if k > stop and messages[k - 1].role == "assistant" and messages[k - 1].tool_calls:
-            return k - 1, _groups(messages[k - 1:i]), None
+            return k - 1, message_units(messages[k - 1:i]), None
         return k, [], None  # results that answer no call: left out
-    if m.role == "user" or (not m.tool_calls and m.content.strip()):  # a message of its own (as _groups makes it)
+    if m.role == "user" or (not m.tool_calls and m.content.strip()):  # a message of its own (as message_units makes it)
         return j, [[m]], None
-    return j, _groups([m]), None
+    return j, message_units([m]), None
 
 
 #: a history this short is first tried whole (the common case: a short chat, and every step of a tool turn)
@@ -242,14 +242,14 @@ def _whole(messages: Sequence[Message], budget: int | None, fixed_tokens: int,
 
 def _whole_grouped(messages: Sequence[Message], budget: int | None, fixed_tokens: int,
                    count_limit: int | None) -> Selection | None:
-    """:func:`_whole` for any history: unit by unit (see :func:`_groups`)."""
+    """:func:`_whole` for any history: unit by unit (see :func:`message_units`)."""
     used = fixed_tokens
     count = 0
     out: list[Message] = []
     for m in messages:
         if m.role == "system":
             return None
-    for unit in _groups(messages):
+    for unit in message_units(messages):
         for m in unit:
             used += estimate_message(m)
             out.append(_for_request(m))

@@ -151,7 +151,7 @@ def _code_table(code: str, language: str, env: dict) -> str:
 
 
 @lru_cache(maxsize=1)
-def _parser() -> MarkdownIt:
+def markdown_parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "breaks": False}, renderer_cls=_QtRenderer)
     md.enable(["table", "strikethrough"])
     return md
@@ -184,14 +184,15 @@ def render_fragment(text: str, colors: Colors, codes: list[str], *, copied: int 
     """The HTML of ``text``, one or more top-level blocks of a message. Its code blocks are appended to
     ``codes`` (their copy links count on from ``len(codes)``). ``last``: this fragment ends the message (its
     last paragraph gets no bottom gap). ``highlight=False`` leaves code unhighlighted (an open fence)."""
-    return render_tokens(_parser().parse(text, {}), colors, codes, copied=copied, last=last, highlight=highlight)
+    tokens = markdown_parser().parse(text, {})
+    return render_tokens(tokens, colors, codes, copied=copied, last=last, highlight=highlight)
 
 
 def render_tokens(tokens: list, colors: Colors, codes: list[str], *, copied: int | None = None, last: bool = True,
                   highlight: bool = True) -> str:
     """:func:`render_fragment` of blocks already parsed (a slice of :func:`parse_growing`'s tokens)."""
     env = {"colors": colors, "codes": codes, "copied": copied, "highlight": highlight}
-    md = _parser()
+    md = markdown_parser()
     out = md.renderer.render(tokens, md.options, env).strip("\n")
     if last and out.endswith("</p>"):  # no gap under the last paragraph (the bubble has its own padding)
         i = out.rfind(_P_OPEN)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from desktop_agent.ui.markdown import _parser
+from desktop_agent.ui.markdown import markdown_parser
 
 
 def _is_closing_fence(line: str, markup: str) -> bool:
@@ -49,7 +49,7 @@ def parse_growing(text: str) -> tuple[Split, list, int] | None:
     if "\r" in text or "\0" in text:
         return None
     env: dict = {}
-    tokens = _parser().parse(text, env)
+    tokens = markdown_parser().parse(text, env)
     if env.get("references"):
         return None
     top = [i for i, t in enumerate(tokens) if t.level == 0 and t.nesting >= 0 and t.map is not None]

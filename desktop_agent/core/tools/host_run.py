@@ -39,9 +39,9 @@ class ToolFinder:
         if cached is not None and cached[1] == version:
             return cached[0]
         if kind == "file":
-            from desktop_agent.core.tools.loader import _module_name, load_module_file
+            from desktop_agent.core.tools.loader import load_module_file, module_name_for
 
-            module = sys.modules.get(_module_name(Path(where)))
+            module = sys.modules.get(module_name_for(Path(where)))
             if module is None or self._files.get(where) != version:
                 module, problem = load_module_file(Path(where))
                 if module is None:

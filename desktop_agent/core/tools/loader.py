@@ -118,7 +118,7 @@ def load_dir(registry: ToolRegistry, folder: str | Path, *, source: str) -> list
     return problems
 
 
-def _module_name(path: Path) -> str:
+def module_name_for(path: Path) -> str:
     resolved = str(path.resolve())
     digest = hashlib.sha1(resolved.encode("utf-8", "surrogatepass")).hexdigest()[:10]
     stem = path.parent.name if path.name == "__init__.py" else path.stem
@@ -131,7 +131,7 @@ def load_module_file(path: Path) -> tuple[ModuleType | None, str | None]:
 
     Returns ``(module, None)`` or ``(None, problem)``.
     """
-    name = _module_name(path)
+    name = module_name_for(path)
     label = str(path.parent if path.name == "__init__.py" else path)
     try:
         if path.name == "__init__.py":

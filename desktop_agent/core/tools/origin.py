@@ -7,7 +7,7 @@ import sys
 
 from desktop_agent.core.tools.definition import Tool
 
-#: prefix of the module names the loader gives tool files (see loader._module_name)
+#: prefix of the module names the loader gives tool files (see loader.module_name_for)
 LOADED_PREFIX = "desktop_agent_tools_"
 
 #: ``(kind, where, attribute)``: ``("file", "/path/tool.py", "fn")`` or ``("module", "pkg.mod", "fn")``
