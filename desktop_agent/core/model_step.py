@@ -154,8 +154,8 @@ class ModelStep:
             stream = self.backend.stream_chat(request, tools=attempt.tools, tool_choice=choice, cancel=cancel,
                                               stream=attempt.stream)
             for chunk in stream:
-                if cancel.is_set():
-                    break  # Stop was pressed while this chunk was on its way: drop it
+                # a chunk that arrived as Stop was pressed (or the app began quitting) is kept: it has reached
+                # the process, and the partial answer saved is all that arrived (issue 23); nothing more is read
                 if chunk.notice:
                     yield Notice(chunk.notice)
                 if chunk.thinking:

@@ -460,6 +460,20 @@ def test_cancel_mid_stream_stops_early(backend, ollama_server):
     assert text == "You said: still there?"
 
 
+def test_cancel_hands_over_the_lines_already_read_and_reads_no_more(backend, ollama_server):
+    """Issue 23: lines that arrived in one read with the chunk being handled when cancel is set have
+    reached the process (a quit saves them): they are yielded; nothing more is read."""
+    ollama_server.chunk_delay_s = 0.05
+    together = b"".join(json.dumps(line(t)).encode() + b"\n" for t in ("Hel", "lo", " there"))
+    ollama_server.script([together, line(" never read"), done()])
+    cancel = threading.Event()
+    got = []
+    for chunk in backend.stream_chat(user("hi"), cancel=cancel):
+        got.append(chunk.text)
+        cancel.set()
+    assert got == ["Hel", "lo", " there"]
+
+
 def test_cancel_while_the_server_is_silent(backend, ollama_server):
     """Stop works while Ollama is still loading the model (nothing sent yet): the stream is
     abandoned at once instead of after the first chunk."""

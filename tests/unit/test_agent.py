@@ -780,16 +780,20 @@ def test_empty_answer_fails_and_saves_nothing():
 @pytest.mark.parametrize("honour_cancel", [True, False])
 def test_cancel_mid_stream_keeps_the_partial_answer_as_stopped(honour_cancel):
     """Stop between chunks: the stream is closed, the partial answer is kept (status stopped) and
-    saved, the turn ends with TurnCancelled(partial) — also when the backend ignores the flag."""
+    saved, the turn ends with TurnCancelled(partial) — also when the backend ignores the flag. A chunk the
+    backend hands over after the Stop has reached the process (a real backend reads nothing more once
+    cancelled: it was read before) and is kept, as a quit keeps it (issue 23); no further one is read."""
     saved = Saved()
     cancel = threading.Event()
     backend = ScriptedBackend([Chunk(text="Once upon"), Chunk(text=" a time"), lambda c: cancel.set(),
-                               Chunk(text=" never shown"), Chunk(done=True)], honour_cancel=honour_cancel)
+                               Chunk(text=" already read"), Chunk(text=" never read"), Chunk(done=True)],
+                              honour_cancel=honour_cancel)
     conv = Conversation()
     events = drive(Agent(backend, on_message=saved), conv, "story", cancel)
     cancelled = events[-1]
     assert isinstance(cancelled, TurnCancelled)
-    assert cancelled.partial.content == "Once upon a time" and cancelled.partial.status == "stopped"
+    partial = "Once upon a time" if honour_cancel else "Once upon a time already read"
+    assert cancelled.partial.content == partial and cancelled.partial.status == "stopped"
     assert saved.messages[-1].status == "stopped" and conv.messages[-1] is cancelled.partial
     assert backend.closed_streams == 1
 

@@ -528,13 +528,14 @@ class LineStream:
                         if b"\n" in buf:
                             *lines, buf = buf.split(b"\n")
                             for line in lines:
-                                if watch.cancelled:
-                                    return
                                 # blank lines (keep-alives, CRLF's CR) between objects are not data
                                 if line.strip():
                                     first.arrived()
                                     started = True
                                     yield line
+                        if watch.cancelled:
+                            # the lines already read are handed over (a quit saves them, issue 23); no more
+                            return
                     if buf.strip():
                         started = True
                         yield buf
