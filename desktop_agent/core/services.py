@@ -380,10 +380,12 @@ class Services:
                  settings_path: Path | None = None, secrets: SecretStore | None = None,
                  store: ConversationStore | None = None, assembly: Assembly | None = None):
         self.env = AppEnv.read(environ)
-        home = data_dir or self.env.home
-        if home:
-            from desktop_agent.core import paths
+        from desktop_agent.core import paths
 
+        # the data folder: ``data_dir``, else one this process already chose (``--data-dir``, parsed before the
+        # window opens its services), else ``DESKTOP_AGENT_HOME``
+        home = data_dir or (None if paths.home_override() is not None else self.env.home)
+        if home:
             paths.set_home(home)
         self.flags = {k: v for k, v in (flags or {}).items() if v is not None}
         self.tool_dirs = tuple(tool_dirs)

@@ -466,3 +466,16 @@ def test_an_unusable_ollama_host_in_the_environment_does_not_break_the_ollama_ba
     assert "OLLAMA_HOST is not usable" in done.stderr or "Can't reach Ollama" in done.stderr
     assert "Can't reach Ollama at http://127.0.0.1:9" in done.stderr, done.stderr
     assert "Invalid IPv6 URL" not in done.stderr.splitlines()[-1]
+
+
+def test_a_data_folder_chosen_on_the_command_line_wins_over_the_environments(tmp_path):
+    """`desktop-agent --data-dir X` with DESKTOP_AGENT_HOME=Y: the window's services opened later kept to X (they
+    moved the whole app to Y's store after the first frame, which read X's settings)."""
+    from desktop_agent.core import paths
+
+    chosen = tmp_path / "chosen"
+    paths.set_home(chosen)
+    Services(environ={"DESKTOP_AGENT_HOME": str(tmp_path / "env")})
+    assert paths.home_override() == chosen.resolve()
+    Services(data_dir=tmp_path / "given", environ={})
+    assert paths.home_override() == (tmp_path / "given").resolve()
