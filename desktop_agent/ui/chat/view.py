@@ -419,11 +419,21 @@ class ChatView(QScrollArea):
         return {
             TurnStarted: self.on_turn_started, TurnEnded: self.on_turn_ended, ChatCompacted: self.on_compacted,
             CompactionUndone: self.on_compaction_undone, MessageAdded: self.on_message_added,
-            TextDelta: self.on_text, ThinkingDelta: self.on_thinking, ToolCallStarted: self.on_tool_started,
-            ToolCallFinished: self.on_tool_finished, Notice: self.on_notice, RequestSent: self.on_request,
-            ApprovalRequest: self.on_approval, AnswerFinished: self.on_answer, TurnCancelled: self.on_cancelled,
-            TurnFailed: self.on_failed, TurnCrashed: self.on_crashed,
+            TextDelta: self.on_text, ThinkingDelta: self._to_live(lambda t, ev: t.on_thinking(ev.text)),
+            ToolCallStarted: self._to_live(AssistantTurn.on_tool_started),
+            ToolCallFinished: self._to_live(AssistantTurn.on_tool_finished),
+            Notice: self._to_live(lambda t, ev: t.on_notice(ev.text)),
+            RequestSent: self._to_live(AssistantTurn.on_request),
+            ApprovalRequest: self._to_live(AssistantTurn.on_approval), AnswerFinished: self.on_answer,
+            TurnCancelled: self.on_cancelled, TurnFailed: self.on_failed, TurnCrashed: self.on_crashed,
         }
+
+    def _to_live(self, handle: Callable[[AssistantTurn, Any], None]) -> Callable[[Any], None]:
+        """A handler giving its event to the answer being streamed (with none, the event has nothing to show)."""
+        def route(ev: Any) -> None:
+            if self.live is not None:
+                handle(self.live, ev)
+        return route
 
     def on_turn_started(self, ev: TurnStarted) -> None:
         if ev.compact:
@@ -490,30 +500,6 @@ class ChatView(QScrollArea):
         if self.live is not None:
             self.live.on_text(ev.text)
             self._frame()
-
-    def on_thinking(self, ev: ThinkingDelta) -> None:
-        if self.live is not None:
-            self.live.on_thinking(ev.text)
-
-    def on_tool_started(self, ev: ToolCallStarted) -> None:
-        if self.live is not None:
-            self.live.on_tool_started(ev)
-
-    def on_tool_finished(self, ev: ToolCallFinished) -> None:
-        if self.live is not None:
-            self.live.on_tool_finished(ev)
-
-    def on_notice(self, ev: Notice) -> None:
-        if self.live is not None:
-            self.live.on_notice(ev.text)
-
-    def on_request(self, ev: RequestSent) -> None:
-        if self.live is not None:
-            self.live.on_request(ev)
-
-    def on_approval(self, ev: ApprovalRequest) -> None:
-        if self.live is not None:
-            self.live.on_approval(ev)
 
     def on_answer(self, ev: AnswerFinished) -> None:
         if self.live is not None:
