@@ -331,7 +331,7 @@ class MainWindow(QMainWindow):
         """The keyring, the store and the history panel; the start-up warnings."""
         ctl = self._ctl
         ctl.open_store()
-        panel = self.history.install(ctl.store)
+        panel = self.history.install(ctl.store, ctl.warnings.append)
         if panel is not None:
             self.set_history_panel(panel)
         for w in ctl.warnings:

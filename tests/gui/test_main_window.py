@@ -660,3 +660,17 @@ def test_retry_still_replaces_the_latest_error(qtbot, make_window, ollama_server
     card.buttons["Retry"].click()
     wait_idle(qtbot, w)
     assert not w.chat.error_cards() and last_turn_text(w) == "You said: hello"
+
+
+@pytest.mark.expect_log("desktop_agent.ui.history.dock", match="^could not create the history panel")
+def test_a_history_panel_that_cannot_be_made_is_said_and_the_chat_goes_on(qtbot, make_window, monkeypatch):
+    from desktop_agent.ui.history import panel
+
+    def broken(_store):
+        raise RuntimeError("no list today")
+
+    monkeypatch.setattr(panel, "HistoryPanel", broken)
+    w = make_window()
+    qtbot.waitUntil(lambda: "The list of past chats could not be shown (no list today)"
+                    in w.statusBar().currentMessage(), timeout=10_000)
+    assert w.history_panel is None and w.input.isEnabled()

@@ -67,8 +67,9 @@ class HistoryDock:
         if self.action is not None:
             self.action.setIcon(icons.icon("history"))
 
-    def install(self, store: Any) -> HistoryPanel | None:
-        """The panel of ``store``, or None (the empty dock goes) when there is no store or no panel."""
+    def install(self, store: Any, warn: Callable[[str], None]) -> HistoryPanel | None:
+        """The panel of ``store``, or None (the empty dock goes) when there is no store or no panel; ``warn`` tells
+        the user why a store's panel could not be shown."""
         if not store:
             self.drop()
             return None
@@ -76,8 +77,9 @@ class HistoryDock:
 
         try:
             return HistoryPanel(store)
-        except Exception:
+        except Exception as exc:  # the chat works without the list of past chats: say so, go on
             log.exception("could not create the history panel")
+            warn(f"The list of past chats could not be shown ({exc}); chats are still saved.")
             self.drop()
             return None
 
