@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QElapsedTimer, QSize, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QElapsedTimer, QSize, Qt, Signal
+from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -34,9 +35,16 @@ OPTIONS_STRIP_HEIGHT = 25
 
 
 class ComposeBox(QTextEdit):
-    """The input: Enter sends, Shift+Enter adds a line; grows from 1 to 8 lines."""
+    """The input: Enter sends, Shift+Enter adds a line, Up in an empty box asks for the last message sent (to edit
+    and send again); grows from 1 to 8 lines."""
 
     submitted = Signal(str)
+    recall_requested = Signal()
+
+    #: the box's own keys (listed in Help → Keyboard shortcuts)
+    KEYS = (("Enter", QT_TRANSLATE_NOOP("Shortcuts", "Send the message")),
+            ("Shift+Enter", QT_TRANSLATE_NOOP("Shortcuts", "Start a new line")),
+            ("Up", QT_TRANSLATE_NOOP("Shortcuts", "Bring back your last message to edit (in an empty box)")))
 
     MAX_LINES = 8
 
@@ -72,7 +80,16 @@ class ComposeBox(QTextEdit):
                 event.accept()
                 self.submitted.emit(self.toPlainText())
                 return
+        if event.key() == Qt.Key.Key_Up and not event.modifiers() and not self.toPlainText():
+            event.accept()
+            self.recall_requested.emit()
+            return
         super().keyPressEvent(event)
+
+    def recall(self, text: str) -> None:
+        """Put ``text`` (the last message sent) in the empty box, the cursor at its end, to edit and send."""
+        self.setPlainText(text)
+        self.moveCursor(QTextCursor.MoveOperation.End)
 
 
 class Composer(QFrame):
@@ -86,6 +103,7 @@ class Composer(QFrame):
         self.setObjectName("composer")
         self.input = ComposeBox()
         self.input.submitted.connect(self.send_requested)
+        self.recall_requested = self.input.recall_requested
         self.button = QPushButton()
         self.button.setObjectName("sendButton")
         self.button.setCursor(Qt.CursorShape.PointingHandCursor)

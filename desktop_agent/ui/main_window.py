@@ -38,9 +38,10 @@ from desktop_agent.ui.history.dock import HistoryDock
 from desktop_agent.ui.model_picker import BACKENDS
 from desktop_agent.ui.server_status import ServerStatus
 from desktop_agent.ui.startup import Stage, Startup, load_layered, warm_up_markdown
+from desktop_agent.ui.status_line import StatusBar
 from desktop_agent.ui.tool_sidebar import ToolSidebar
 from desktop_agent.ui.toolbar import MainToolbar, build_menus, make_action
-from desktop_agent.ui.window_state import restore_layout, save_layout
+from desktop_agent.ui.window_state import last_place, restore_layout, save_layout, save_place
 
 if TYPE_CHECKING:  # the types of what the stages after the first frame build
     from desktop_agent.core.services import Services
@@ -129,6 +130,7 @@ class MainWindow(QMainWindow):
             Stage("settings", self._load_settings),
             Stage("services", self._open_services, together=True),  # nothing may act on half of them
             Stage("store and history", self._open_store),
+            Stage("last chat", self._reopen_last_chat),
             Stage("server check", self._check_server),
             Stage("warm-up", warm_up_markdown),
         ], self)
@@ -181,6 +183,7 @@ class MainWindow(QMainWindow):
         self.composer = self.compose_area.composer
         self.composer.send_requested.connect(self._send_text)
         self.composer.stop_requested.connect(self.stop)
+        self.composer.recall_requested.connect(self._recall_last_message)
         self.input = self.composer.input
         self.send_button = self.composer.button
         self.central = self.compose_area
@@ -225,6 +228,9 @@ class MainWindow(QMainWindow):
             self.addAction(a)
         self.esc = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
         self.esc.setContext(Qt.ShortcutContext.WindowShortcut)
+        self.esc.setWhatsThis(self.tr("Stop the answer"))
+        self.search_action = self._action(self.tr("Search the c&hats"), None, "Ctrl+K", self.search_chats)
+        self.addAction(self.search_action)
         self.toolbar = MainToolbar(self.new_chat_action, self.refresh_action, self.toggle_tools_action,
                                    self.settings_action)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.toolbar)
@@ -235,13 +241,15 @@ class MainWindow(QMainWindow):
         self.capabilities.anyway_changed.connect(lambda *a: self._ctl.use_anyway(*a))
         self.view_menu = build_menus(
             self, [self.new_chat_action, None, self.settings_action, None, self.quit_action],
-            [self.focus_action, self.stop_action, self.compact_action, self.refresh_action],
+            [self.focus_action, self.search_action, self.stop_action, self.compact_action, self.refresh_action],
             [self.toggle_tools_action],
-            [self._action("Open the &log folder", None, None, lambda: _open_folder(paths.log_dir())),
+            [self._action(self.tr("&Keyboard shortcuts"), None, "Ctrl+/", self.show_shortcuts),
+             self._action("Open the &log folder", None, None, lambda: _open_folder(paths.log_dir())),
              self._action("&About Desktop Agent", None, None, self._about)])
 
     def _build_status(self) -> None:
-        sb = self.statusBar()
+        sb = StatusBar(self)  # messages elided beside the permanent widgets, never under them
+        self.setStatusBar(sb)
         sb.setSizeGripEnabled(True)
         self.backend_label = QLabel()
         self.backend_label.setAccessibleName("Backend and model")
@@ -337,6 +345,23 @@ class MainWindow(QMainWindow):
         for w in ctl.warnings:
             self.statusBar().showMessage(w, 15000)
             log.warning(w)
+
+    def _reopen_last_chat(self) -> None:
+        """The chat on screen when the app was last closed comes back where it was — unless the user has begun
+        a message meanwhile (it is for the new chat they see) or the chat is gone."""
+        chat_id, message_id = last_place(self.qsettings())
+        if chat_id is None or self._waiting_text or self.conversation.messages or self.busy:
+            return
+        if not self.store:
+            return
+        from desktop_agent.core.errors import StoreError
+
+        try:
+            self.store.summary(chat_id)
+        except StoreError:  # deleted meanwhile (or another data folder's chat): a new chat, as after New chat
+            return
+        if self._ctl.open_conversation(chat_id) and message_id is not None:
+            self.chat.scroll_to_message(message_id)
 
     def _check_server(self) -> None:
         """The server check and the MCP servers, in the background; then a message sent meanwhile goes."""
@@ -445,6 +470,14 @@ class MainWindow(QMainWindow):
             return
         self.input.clear()
         self._ctl.send(text, self.chat_options.take_next_tool())
+
+    def _recall_last_message(self) -> None:
+        """Up in the empty message box: the chat's last message from the user comes back into it, to edit."""
+        if self.controller is None or self.busy:
+            return
+        last = next((m for m in reversed(self.conversation.messages) if m.role == "user" and m.content), None)
+        if last is not None:
+            self.input.recall(last.content)
 
     def send(self, text: str) -> None:
         """Send ``text`` as if typed (used by tests and the suggestions)."""
@@ -587,6 +620,20 @@ class MainWindow(QMainWindow):
         self.apply_settings(settings)
         self.statusBar().showMessage("Settings saved; they apply from the next message.", 5000)
 
+    def show_shortcuts(self) -> None:
+        """Help → Keyboard shortcuts."""
+        from desktop_agent.ui.shortcuts import ShortcutsDialog
+
+        ShortcutsDialog(self).exec()
+
+    def search_chats(self) -> None:
+        """Ctrl+K: the history shows, its search box takes the keys."""
+        if self.history.panel is None or self.history.dock is None:
+            return
+        self.history.dock.show()
+        self.history.dock.raise_()
+        self.history.panel.focus_search()
+
     def focus_input(self) -> None:
         self.input.setFocus()
         self.input.selectAll()
@@ -622,6 +669,10 @@ class MainWindow(QMainWindow):
         self._closing = True
         self.startup.stop()
         save_layout(self, self.qsettings(), self.dock_fit, self.history.dock)
+        if self.controller is not None and self.startup.reached("last chat"):
+            conversation = self.conversation
+            save_place(self.qsettings(), conversation.id if conversation.messages else None,
+                       self.chat.top_message_id())
         return self.controller.shutdown() if self.controller is not None else True
 
     def showEvent(self, event) -> None:

@@ -255,6 +255,7 @@ class ToolSidebar(QWidget):
         self.cancel_call.clicked.connect(self._cancel_current)
         self._cancel_key = QShortcut(QKeySequence(Qt.Key.Key_Delete), self.tree)
         self._cancel_key.setContext(Qt.ShortcutContext.WidgetShortcut)
+        self._cancel_key.setWhatsThis(self.tr("Cancel the selected tool call"))
         self._cancel_key.activated.connect(self._cancel_current)
 
         details = QWidget()

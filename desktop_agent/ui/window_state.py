@@ -1,5 +1,6 @@
-"""The window's layout kept between runs (geometry, docks, whether the history shows) in ``window.ini``.
-A damaged file costs only the layout."""
+"""The window's layout kept between runs (geometry, docks, whether the history shows) and the place it was at
+(the chat on screen and the message at the top of the view) in ``window.ini``. A damaged file costs only the
+layout and the place."""
 
 from __future__ import annotations
 
@@ -37,3 +38,25 @@ def save_layout(window: QMainWindow, qs: QSettings, dock_fit: Any, history: QDoc
         qs.sync()
     except Exception:
         log.warning("could not save the window layout", exc_info=True)
+
+
+def save_place(qs: QSettings, chat_id: str | None, message_id: int | None) -> None:
+    """Remember the chat on screen (None: a new, empty chat) and the message at the top of its view (None: its
+    end), for the next start."""
+    try:
+        qs.setValue("last_chat", chat_id or "")
+        qs.setValue("last_message", "" if message_id is None else str(message_id))
+        qs.sync()
+    except Exception:
+        log.warning("could not save the chat on screen", exc_info=True)
+
+
+def last_place(qs: QSettings) -> tuple[str | None, int | None]:
+    """The chat and message :func:`save_place` kept, (None, None) when there is none (or it cannot be read)."""
+    try:
+        chat = str(qs.value("last_chat", "") or "")
+        message = str(qs.value("last_message", "") or "")
+        return (chat or None), (int(message) if message.isdigit() else None)
+    except Exception:
+        log.warning("could not read the chat last on screen", exc_info=True)
+        return None, None

@@ -367,6 +367,19 @@ class ChatView(QScrollArea):
         QTimer.singleShot(0, lambda: self.ensureWidgetVisible(target, 0, 60))
         return target
 
+    def top_message_id(self) -> int | None:
+        """The saved message at the top of the view — None when the view follows the end of the chat (a
+        chat reopened there shows its end, new messages included)."""
+        if self._follow:
+            return None
+        top = self.verticalScrollBar().value()
+        for block in self.blocks:
+            source = getattr(block, "source", None)
+            if source is None or block.geometry().bottom() + self.column.y() < top:
+                continue
+            return next((m.id for m in source[1] if m.id is not None), None)
+        return None
+
     def _append(self, w: W) -> W:
         if self._later:  # new messages go at the end: show the newest page again first
             self._show_range(max(0, len(self._items) - self.PAGE), len(self._items))

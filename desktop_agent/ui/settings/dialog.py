@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from PySide6.QtCore import QSize, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSize, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -63,6 +63,9 @@ from desktop_agent.ui.tasks import TaskRunner
 
 #: how long closing the dialog waits for its running background calls (they are cancelled first)
 SHUTDOWN_WAIT_S = 3.0
+#: the dialog's own keys (listed in Help → Keyboard shortcuts); the first saves
+SETTINGS_KEYS = (("Ctrl+S", QT_TRANSLATE_NOOP("Shortcuts", "Save the settings")),
+                 ("Esc", QT_TRANSLATE_NOOP("Shortcuts", "Close without saving")))
 OLLAMA_TAB, OPENAI_TAB, GENERATION_TAB, TOOLS_TAB, APPEARANCE_TAB, MCP_TAB = 0, 1, 2, 3, 4, 5
 
 
@@ -215,7 +218,7 @@ class SettingsDialog(QDialog):
         self.openai_page.preset_chosen.connect(self._openai_preset_chosen)
         self.mcp_page.servers_ready.connect(self.tools_page.tool_list.refresh)  # their tools are listed now
         self.ollama_radio.toggled.connect(self._provider_toggled)
-        save = QShortcut(QKeySequence("Ctrl+S"), self)
+        save = QShortcut(QKeySequence(SETTINGS_KEYS[0][0]), self)
         save.activated.connect(self._save)
 
     def _fit_pages(self) -> None:

@@ -1,0 +1,123 @@
+"""Help → Keyboard shortcuts: every key the window answers to, read from the window's own actions and shortcuts
+(so the list cannot drift from what the keys do), grouped by where they work, plus the keys of the message box
+and of Settings that are not actions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QDockWidget,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("Shortcuts", text)
+
+
+@dataclass(frozen=True)
+class Key:
+    """One shortcut as listed: where it works, the keys (native text), what it does."""
+
+    area: str
+    keys: str
+    does: str
+
+
+def _native(seq: QKeySequence) -> str:
+    return seq.toString(QKeySequence.SequenceFormat.NativeText)
+
+
+def _area(widget: QWidget | None, window: QWidget, context: Qt.ShortcutContext) -> str:
+    """Where a shortcut works: the whole window, or the dock (or widget) it belongs to."""
+    if context in (Qt.ShortcutContext.WindowShortcut, Qt.ShortcutContext.ApplicationShortcut) or widget is None:
+        return _tr("Anywhere in the window")
+    w: QWidget | None = widget
+    while w is not None and w is not window:
+        if isinstance(w, QDockWidget):
+            return w.windowTitle()
+        w = w.parentWidget()
+    return widget.accessibleName() or _tr("Anywhere in the window")
+
+
+def _plain(text: str) -> str:
+    return text.replace("&&", "\0").replace("&", "").replace("\0", "&").rstrip("…").strip()
+
+
+def window_keys(window: QWidget) -> list[Key]:
+    """The shortcuts of ``window``'s actions and ``QShortcut`` objects (a shortcut's ``whatsThis`` says what it
+    does), then the message box's and Settings' own keys; each (area, keys) once."""
+    from desktop_agent.ui.compose import ComposeBox
+    from desktop_agent.ui.settings.dialog import SETTINGS_KEYS
+
+    found: list[Key] = []
+    for action in window.findChildren(QAction):
+        if action.shortcut().isEmpty() or not action.text():
+            continue
+        parent = action.parent()
+        owner = parent if isinstance(parent, QWidget) else None
+        for seq in action.shortcuts():
+            found.append(Key(_area(owner, window, action.shortcutContext()), _native(seq), _plain(action.text())))
+    for shortcut in window.findChildren(QShortcut):
+        if shortcut.key().isEmpty() or not shortcut.whatsThis():
+            continue
+        parent = shortcut.parent()
+        owner = parent if isinstance(parent, QWidget) else None
+        found.append(Key(_area(owner, window, shortcut.context()), _native(shortcut.key()), shortcut.whatsThis()))
+    box = _tr("Message box")
+    found += [Key(box, _native(QKeySequence(keys)), _tr(str(does))) for keys, does in ComposeBox.KEYS]
+    found += [Key(_tr("Settings"), _native(QKeySequence(keys)), _tr(str(does))) for keys, does in SETTINGS_KEYS]
+    seen: set[tuple[str, str]] = set()
+    unique = []
+    for k in found:
+        if (k.area, k.keys) not in seen:
+            seen.add((k.area, k.keys))
+            unique.append(k)
+    return unique
+
+
+class ShortcutsDialog(QDialog):
+    """The list of :func:`window_keys`, one group per area, the window's own first."""
+
+    def __init__(self, window: QWidget):
+        super().__init__(window)
+        self.setWindowTitle(_tr("Keyboard shortcuts"))
+        self.setObjectName("shortcutsDialog")
+        self.keys = window_keys(window)
+        self.tree = QTreeWidget()
+        self.tree.setObjectName("shortcutsList")
+        self.tree.setAccessibleName(_tr("Keyboard shortcuts"))
+        self.tree.setColumnCount(2)
+        self.tree.setHeaderLabels([_tr("Keys"), _tr("What it does")])
+        self.tree.setRootIsDecorated(False)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        groups: dict[str, QTreeWidgetItem] = {}
+        for k in self.keys:
+            group = groups.get(k.area)
+            if group is None:
+                group = groups[k.area] = QTreeWidgetItem(self.tree, [k.area])
+                font = group.font(0)
+                font.setBold(True)
+                group.setFont(0, font)
+                group.setFirstColumnSpanned(True)
+                group.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            QTreeWidgetItem(group, [k.keys, k.does])
+        self.tree.expandAll()
+        self.tree.resizeColumnToContents(0)
+        self.tree.setColumnWidth(0, self.tree.columnWidth(0) + 24)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tree)
+        layout.addWidget(buttons)
+        self.resize(520, 560)
+        self.tree.setFocus()
