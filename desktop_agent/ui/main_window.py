@@ -223,6 +223,7 @@ class MainWindow(QMainWindow):
         self.restyle.connect(lambda: self.toggle_tools_action.setIcon(icons.icon("sidebar")))
         self.toggle_tools_action.setShortcut(QKeySequence("Ctrl+Shift+T"))
         self.toggle_tools_action.setToolTip("Show or hide the tool activity sidebar (Ctrl+Shift+T)")
+        self.toggle_tools_action.setWhatsThis(self.tr("Show or hide the tool activity sidebar"))
         for a in (self.new_chat_action, self.settings_action, self.quit_action, self.focus_action,
                   self.refresh_action, self.toggle_tools_action):
             self.addAction(a)

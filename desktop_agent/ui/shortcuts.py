@@ -54,8 +54,8 @@ def _plain(text: str) -> str:
 
 
 def window_keys(window: QWidget) -> list[Key]:
-    """The shortcuts of ``window``'s actions and ``QShortcut`` objects (a shortcut's ``whatsThis`` says what it
-    does), then the message box's and Settings' own keys; each (area, keys) once."""
+    """The shortcuts of ``window``'s actions and ``QShortcut`` objects (``whatsThis`` says what one does; an action
+    without it says it by its text), then the message box's and Settings' own keys; each (area, keys) once."""
     from desktop_agent.ui.compose import ComposeBox
     from desktop_agent.ui.settings.dialog import SETTINGS_KEYS
 
@@ -66,7 +66,8 @@ def window_keys(window: QWidget) -> list[Key]:
         parent = action.parent()
         owner = parent if isinstance(parent, QWidget) else None
         for seq in action.shortcuts():
-            found.append(Key(_area(owner, window, action.shortcutContext()), _native(seq), _plain(action.text())))
+            does = action.whatsThis() or _plain(action.text())
+            found.append(Key(_area(owner, window, action.shortcutContext()), _native(seq), does))
     for shortcut in window.findChildren(QShortcut):
         if shortcut.key().isEmpty() or not shortcut.whatsThis():
             continue

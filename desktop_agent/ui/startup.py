@@ -1,9 +1,10 @@
 """The window's start-up as one ordered list of stages, each timed in the log (debug level).
 
-first frame → settings → services (the core objects, the rest of the widgets) → store and history → server
-check → warm-up. The first frame is the window's frame, built from a glance at the settings file with only
-PySide6 and light modules (:class:`~desktop_agent.ui.main_window.MainWindow`); the heavy modules (pydantic, the
-core, the chat view) are imported once, by the stages after it. Each stage runs in its own turn of the event
+first frame → settings → services (the core objects, the rest of the widgets) → store and history → last chat
+(the one on screen when the app was closed, reopened where it was) → server check → warm-up. The first frame
+is the window's frame, built from a glance at the settings file with only PySide6 and light modules
+(:class:`~desktop_agent.ui.main_window.MainWindow`); the heavy modules (pydantic, the core, the chat view) are
+imported once, by the stages after it. Each stage runs in its own turn of the event
 loop (single-shot timers), so what the user types or clicks is handled between them — except where a stage
 runs together with the one before it (the services with the settings: nothing may act on half of them).
 A stage that fails is reported like any uncaught exception; the stages after it still run.

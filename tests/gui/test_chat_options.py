@@ -164,15 +164,16 @@ def test_options_survive_reopening_and_a_restart_and_a_new_chat_starts_from_sett
     store.close()
 
     store2 = _store(tmp_path)  # a restart: a new window on the same history
-    w2 = make_window(defaults, store=store2)
-    assert w2.chat_options.options == {} and w2.chat_options.temperature.value() == 0.2
-    w2.open_conversation(chat_id)
+    w2 = make_window(defaults, store=store2)  # it reopens the chat last on screen, with the chat's own options
+    assert w2.conversation.id == chat_id
     strip2 = w2.chat_options
     assert strip2.options == {"tools.enabled": False, "generation.format": "json"}
     assert strip2.json_button.isChecked() and not strip2.tools_button.isChecked()
     _send(qtbot, w2, "after the restart")
     body = _last_chat(ollama_server)
     assert body["format"] == "json" and "tools" not in body and body["options"]["temperature"] == 0.2
+    w2.new_chat()  # a new chat after the restart starts from Settings
+    assert w2.chat_options.options == {} and w2.chat_options.temperature.value() == 0.2
     w2.close()
     store2.close()
 

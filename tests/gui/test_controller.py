@@ -133,7 +133,7 @@ def test_a_stage_that_fails_does_not_stop_the_ones_after_it(qtbot, together):
 
 def test_the_window_starts_in_the_stages_of_the_issue(make_window, qtbot):
     w = make_window()
-    assert [s.name for s in w.startup.stages] == ["settings", "services", "store and history", "server check",
-                                                  "warm-up"]
+    assert [s.name for s in w.startup.stages] == ["settings", "services", "store and history", "last chat",
+                                                  "server check", "warm-up"]
     qtbot.waitUntil(lambda: w.startup.done, timeout=5000)
     assert list(w.startup.timings) == [s.name for s in w.startup.stages]

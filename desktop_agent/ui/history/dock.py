@@ -8,7 +8,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QToolBar, QWidget
 
@@ -48,6 +48,7 @@ class HistoryDock:
         action.setIcon(icons.icon("history"))
         action.setShortcut(QKeySequence("Ctrl+H"))
         action.setToolTip("Show or hide the chat history (Ctrl+H)")
+        action.setWhatsThis(QCoreApplication.translate("HistoryDock", "Show or hide the chat history"))
         w.addAction(action)
         self.menu.insertAction(self.before, action)
         self.toolbar.insertAction(self.before, action)

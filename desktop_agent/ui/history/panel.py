@@ -190,6 +190,8 @@ class HistoryPanel(QWidget):
         self.delete_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
         self.import_action = QAction("&Import chat…", self)
         self.import_action.setToolTip("Import a chat from a JSON file (a desktop-agent export or a seed chat_*.json)")
+        self.rename_action.setWhatsThis(self.tr("Rename the selected chat"))
+        self.delete_action.setWhatsThis(self.tr("Delete the selected chat"))
         for a in (self.rename_action, self.delete_action):
             a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.open_action.triggered.connect(lambda: self._open_index(self.list.currentIndex()))

@@ -65,7 +65,7 @@ from desktop_agent.ui.tasks import TaskRunner
 SHUTDOWN_WAIT_S = 3.0
 #: the dialog's own keys (listed in Help → Keyboard shortcuts); the first saves
 SETTINGS_KEYS = (("Ctrl+S", QT_TRANSLATE_NOOP("Shortcuts", "Save the settings")),
-                 ("Esc", QT_TRANSLATE_NOOP("Shortcuts", "Close without saving")))
+                 ("Esc", QT_TRANSLATE_NOOP("Shortcuts", "Close Settings without saving")))
 OLLAMA_TAB, OPENAI_TAB, GENERATION_TAB, TOOLS_TAB, APPEARANCE_TAB, MCP_TAB = 0, 1, 2, 3, 4, 5
 
 
