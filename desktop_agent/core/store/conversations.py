@@ -19,6 +19,7 @@ import builtins
 import json
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -411,7 +412,7 @@ class ConversationStore(StoreDatabase):
         return bool(rows[0][0])
 
     @guarded
-    def search(self, text: str, limit: int = 50) -> builtins.list[SearchHit]:
+    def search(self, text: str, limit: int = 50, cancel: threading.Event | None = None) -> builtins.list[SearchHit]:
         """Messages containing every term of ``text``, and chats whose title contains every term: the
         ``limit`` newest, newest first (a title hit is dated by its chat's last message).
 
@@ -421,13 +422,21 @@ class ConversationStore(StoreDatabase):
         ASCII case-insensitive, so ``C++``, ``AND``, quotes or Chinese text are plain text, never query
         syntax. Terms of 3+ characters use the FTS5 index; shorter ones (e.g. ``天气``) are matched by
         scanning the message text (about 50 ms per 200,000 messages). An empty query returns ``[]``.
+
+        It runs on the store's search connection (:meth:`reading`): from any thread, never waiting for a save.
+        ``cancel`` set while it runs (the user typed on): it stops and returns ``[]``.
         """
         terms = parse_query(clean_text(text))
-        if not terms:
+        if not terms or (cancel is not None and cancel.is_set()):
             return []
-        with self._lock:
-            matches = find_matches(self.conn, terms, limit)
-            titles = find_title_matches(self.conn, terms, limit)
+        try:
+            with self.reading(cancel) as conn:
+                matches = find_matches(conn, terms, limit)
+                titles = find_title_matches(conn, terms, limit)
+        except sqlite3.OperationalError:
+            if cancel is not None and cancel.is_set():
+                return []
+            raise
         return to_hits(matches, terms, titles)[: max(0, int(limit))]
 
     # -- failed turns -------------------------------------------------------------------------------

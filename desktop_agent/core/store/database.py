@@ -1,7 +1,11 @@
-"""The chat history's one SQLite connection, shared by the worker thread and the GUI thread.
+"""The chat history's SQLite connections: one shared by the worker thread and the GUI thread for every read and
+write, and one for searches only (:meth:`StoreDatabase.reading`), so that a search running in the background
+never holds up a save or the history list.
 
-:class:`StoreDatabase` opens it (:func:`.opening.open_database`) with ``check_same_thread=False``;
-every use holds :attr:`StoreDatabase._lock`, and transactions are short (:meth:`StoreDatabase.write`).
+:class:`StoreDatabase` opens the first (:func:`.opening.open_database`) with ``check_same_thread=False``;
+every use holds :attr:`StoreDatabase._lock`, and transactions are short (:meth:`StoreDatabase.write`). The
+search connection is opened on first use, read-only (WAL: it reads what was committed, while the other
+writes), and held under its own lock; a search can be cancelled while it runs.
 :func:`guarded` turns every ``sqlite3`` error of a public method into a
 :class:`~desktop_agent.core.errors.StoreError` the user can act on.
 """
@@ -68,6 +72,10 @@ class StoreDatabase:
         self._busy_timeout_s = busy_timeout_s
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
+        self._read_lock = threading.Lock()
+        self._reader: sqlite3.Connection | None = None
+        #: the main connection the reader was opened beside (a file written back after deletion is reopened)
+        self._reader_beside: sqlite3.Connection | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn, self.backup_path = opening.open_database(
@@ -129,13 +137,44 @@ class StoreDatabase:
             "it was written again from the open copy."
         )
 
+    @contextlib.contextmanager
+    def reading(self, cancel: threading.Event | None = None) -> Iterator[sqlite3.Connection]:
+        """The search connection, for one read: ``with db.reading(cancel) as conn: …``. When ``cancel`` is set
+        meanwhile, the statement running stops (it raises ``sqlite3.OperationalError: interrupted``)."""
+        with self._read_lock:
+            conn = self._reader_connection()
+            if cancel is not None:
+                conn.set_progress_handler(lambda: 1 if cancel.is_set() else 0, 1000)
+            try:
+                yield conn
+            finally:
+                if cancel is not None:
+                    conn.set_progress_handler(None, 0)
+
+    def _reader_connection(self) -> sqlite3.Connection:
+        main = self.conn  # raises when the store is closed
+        if self._reader is None or self._reader_beside is not main:
+            if self._reader is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    self._reader.close()
+            uri = Path(self.path).resolve().as_uri() + "?mode=ro"
+            self._reader = sqlite3.connect(uri, uri=True, timeout=self._busy_timeout_s, check_same_thread=False,
+                                           isolation_level=None)
+            self._reader_beside = main
+        return self._reader
+
     def read(self, sql: str, params: Iterable[Any] = ()) -> list[tuple]:
         """The rows of one query, under the lock."""
         with self._lock:
             return self.conn.execute(sql, tuple(params)).fetchall()
 
     def close(self) -> None:
-        """Close the database (idempotent)."""
+        """Close the database (idempotent); a search running meanwhile ends first."""
+        with self._read_lock:
+            if self._reader is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    self._reader.close()
+                self._reader = self._reader_beside = None
         with self._lock:
             if self._conn is not None:
                 with contextlib.suppress(sqlite3.Error):

@@ -5,9 +5,11 @@
 - the chats, most recently updated first, grouped *Today* / *Yesterday* / *Previous 7 days* / *Older*,
   each with its title, model and date. The list model (:class:`~.models.ChatListModel`) loads 100 chats at a
   time as the list scrolls (``canFetchMore``/``fetchMore``), so 10,000 chats open instantly;
-- a search box: full-text search over every message and chat title (:meth:`ConversationStore.search`),
-  results with the matching text highlighted; Enter (or a click) opens the chat at that message (a title
-  hit opens the chat). No result is selected before one is opened;
+- a search box: full-text search over every message and chat title (:meth:`ConversationStore.search`) as
+  you type, run in the background (the latest query wins: an older one still running is stopped and its
+  results dropped), results with the matching text highlighted; Enter (or a click) opens the chat at that
+  message (a title hit opens the chat) — Enter before the results are in opens the first once they are. No
+  result is selected before one is opened;
 - rename (F2 or double-click: inline editor), delete (Del, after a confirmation), export to Markdown or
   JSON (a file dialog; written atomically), import JSON (our export or the seed's
   ``chat_<model>_<time>.json``; a chat imported before, or exported from this history, is imported again
@@ -53,6 +55,7 @@ from desktop_agent.ui import theme
 from desktop_agent.ui.history.delegates import ChatDelegate, HitDelegate
 from desktop_agent.ui.history.dialogs import ask_export_path, ask_import_path, confirm_delete, confirm_import_again
 from desktop_agent.ui.history.models import ChatListModel, HitRole, IdRole, KindRole, SearchModel
+from desktop_agent.ui.tasks import TaskRunner
 
 #: ``window.ini`` key of the folder the last export or import went to
 LAST_FOLDER_KEY = "history/last_folder"
@@ -98,7 +101,9 @@ class HistoryPanel(QWidget):
     conversation_renamed = Signal(str, str)
     status_message = Signal(str)
 
-    SEARCH_DELAY_MS = 200
+    #: keys typed closer together than this make one search (a paste, a fast typist); a human's next key
+    #: comes later, and the search starts on each
+    SEARCH_DELAY_MS = 30
 
     def __init__(self, store, parent: QWidget | None = None, *, today: Callable[[], _dt.date] = _dt.date.today):
         super().__init__(parent)
@@ -243,6 +248,11 @@ class HistoryPanel(QWidget):
         layout.addLayout(bar)
         self.addActions([self.rename_action, self.delete_action])
 
+        #: searches run here, off the GUI thread (key "search": the latest wins)
+        self.tasks = TaskRunner(self)
+        #: the query whose results are shown (None: none yet); Enter pressed before they came
+        self._hits_for: str | None = None
+        self._open_first_hit = False
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(self.SEARCH_DELAY_MS)
@@ -352,6 +362,7 @@ class HistoryPanel(QWidget):
 
     def _search_changed(self, _text: str) -> None:
         self.clear_error()
+        self._open_first_hit = False  # an Enter was for what the box said before
         self._search_timer.start()
 
     def start_rename(self) -> None:
@@ -567,25 +578,48 @@ class HistoryPanel(QWidget):
             self.message_activated.emit(hit.conversation_id, int(hit.message_id))
 
     def _search_enter(self) -> None:
-        """Enter in the search box: search now, then open the selected (or first) result."""
-        self._search_timer.stop()
-        self._run_search()
+        """Enter in the search box: open the selected (or first) result of what the box says — at once when
+        its results are shown, else as soon as they come."""
+        text = self.search_box.text().strip()
+        if not text:
+            return
+        if self._hits_for != text or self._search_timer.isActive():
+            self._open_first_hit = True
+            if self._search_timer.isActive() or not self.tasks.is_running("search"):
+                self._run_search()
+            return
+        self._open_shown_hit()
+
+    def _open_shown_hit(self) -> None:
         if self.search_model.rowCount() == 0:
             return
         idx = self.results.currentIndex()
         self._open_hit(idx if idx.isValid() else self.search_model.index(0))
 
     def _run_search(self) -> None:
+        """Search for what the box says, in the background (:meth:`_show_hits` shows the results)."""
+        self._search_timer.stop()
         text = self.search_box.text().strip()
         if not text:
+            self.tasks.drop("search")
+            self._hits_for = None
+            self._open_first_hit = False
             self.search_model.set_hits([])
             self._update_state()
             return
-        try:
-            hits = self.store.search(text, limit=100)
-        except StoreError as exc:
-            self.show_error(str(exc))
-            hits = []
+        store = self.store
+        self.tasks.run(lambda task: store.search(text, limit=100, cancel=task.cancel_event),
+                       lambda hits, error: self._show_hits(text, hits, error), key="search")
+
+    def _show_hits(self, text: str, hits: list | None, error: BaseException | None) -> None:
+        if text != self.search_box.text().strip():
+            return  # the box says something else now: its own search is on its way
+        if error is not None:
+            if not isinstance(error, StoreError):
+                raise error
+            self.show_error(str(error))
+        hits = hits or []
+        self._hits_for = text
         self.search_model.set_hits(hits)  # (no result is selected before one is opened)
         if hits:
             self.result_label.setText(result_count(hits, more=len(hits) >= 100))
@@ -596,6 +630,9 @@ class HistoryPanel(QWidget):
         self.results.setVisible(bool(hits))
         self.no_results.setVisible(not hits)
         self._update_state()
+        if self._open_first_hit:
+            self._open_first_hit = False
+            self._open_shown_hit()
 
     def _context_menu(self, pos: QPoint) -> None:
         idx = self.list.indexAt(pos)
