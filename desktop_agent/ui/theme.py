@@ -51,11 +51,26 @@ class Theme:
     pygments_style: str
 
 
+#: the themes of the palettes seen last (by the palette's cache key: a changed palette has another)
+_THEMES: dict[int, Theme] = {}
+
+
 def current(palette: QPalette | None = None) -> Theme:
-    """The theme for ``palette`` (default: the application palette)."""
+    """The theme for ``palette`` (default: the application palette) — worked out once per palette (a sidebar
+    painting 500 rows asks for it 500 times)."""
     if palette is None:
         app = QApplication.instance()
         palette = app.palette() if isinstance(app, QApplication) else QPalette()
+    key = palette.cacheKey()
+    found = _THEMES.get(key)
+    if found is None:
+        if len(_THEMES) >= 16:
+            _THEMES.clear()
+        found = _THEMES[key] = _theme_of(palette)
+    return found
+
+
+def _theme_of(palette: QPalette) -> Theme:
     base = palette.color(QPalette.ColorRole.Base)
     text = palette.color(QPalette.ColorRole.Text)
     accent = palette.color(QPalette.ColorRole.Highlight)

@@ -164,6 +164,12 @@ class ToolSidebar(QWidget):
         self.setAccessibleName("Tool activity")
         self.runs: dict[str, ToolRun] = {}
         self._items: dict[str, QTreeWidgetItem] = {}
+        #: calls of an opened chat whose rows are not built yet (see :meth:`load`), oldest first
+        self._unbuilt: list[ToolRun] = []
+        self._fill_timer = QTimer(self)
+        self._fill_timer.setSingleShot(True)
+        self._fill_timer.setInterval(0)
+        self._fill_timer.timeout.connect(self._build_more)
         self._result_full = ""
         self._details_built = False
 
@@ -421,6 +427,8 @@ class ToolSidebar(QWidget):
         self._timer.stop()
         self.offered.clear()  # (another chat's offer is not this one's)
         self.offered.setVisible(False)
+        self._fill_timer.stop()
+        self._unbuilt = []
         self.tree.clear()
         self.runs.clear()
         self._items.clear()
@@ -435,11 +443,18 @@ class ToolSidebar(QWidget):
         self.attachments_view.show_attachments(())
         self.stack.setCurrentWidget(self.empty)
 
+    #: rows built at once when a saved chat is opened: the sidebar's first screens (the list shows the oldest
+    #: calls at its top); the rest follow, :data:`BUILD_SLICE` per event-loop turn, appended below
+    FIRST_ROWS = 60
+    BUILD_SLICE = 150
+
     def load(self, conversation: Conversation, decisions: dict[str, str] | None = None) -> None:
         """Show the tool calls of a saved conversation (tool messages give status and result; ``decisions``: call
-        id → the audited permission decision)."""
+        id → the audited permission decision). Opening a chat of 500 calls builds the rows the list shows now;
+        the others come in the next turns of the event loop (all at once if one of them is asked for)."""
         self.clear()
         decisions = decisions or {}
+        runs: list[ToolRun] = []
         results = {m.tool_call_id: m for m in conversation.messages if m.role == "tool" and m.tool_call_id}
         for m in conversation.messages:
             for call in m.tool_calls:
@@ -455,9 +470,42 @@ class ToolSidebar(QWidget):
                     else:
                         run.error = full
                     run.duration_ms = res.duration_ms
-                self._add(run)
+                runs.append(run)
+        for run in runs:
+            self.runs[run.call_id] = run
+        self._build_rows(runs[: self.FIRST_ROWS])
+        self._unbuilt = runs[self.FIRST_ROWS :]
+        if self._unbuilt:
+            self._fill_timer.start()
+
+    def _build_more(self, everything: bool = False) -> None:
+        """The next slice of the opened chat's rows (``everything``: all that are left)."""
+        n = len(self._unbuilt) if everything else self.BUILD_SLICE
+        take, self._unbuilt = self._unbuilt[:n], self._unbuilt[n:]
+        self._build_rows(take)
+        if self._unbuilt:
+            self._fill_timer.start()
+
+    def _build_rows(self, runs: list[ToolRun]) -> None:
+        if not runs:
+            return
+        from PySide6.QtWidgets import QTreeWidgetItem
+
+        items = []
+        for run in runs:
+            item = QTreeWidgetItem()
+            item.setData(0, Qt.ItemDataRole.UserRole, run.call_id)
+            item.setTextAlignment(3, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            self._items[run.call_id] = item
+            items.append(item)
+            self._paint(run)
+        self.tree.addTopLevelItems(items)
+        self.stack.setCurrentWidget(self.split)
 
     def select_call(self, call_id: str) -> None:
+        if call_id not in self._items and any(r.call_id == call_id for r in self._unbuilt):
+            self._fill_timer.stop()
+            self._build_more(everything=True)
         item = self._items.get(call_id)
         if item is not None:
             self.tree.setCurrentItem(item)
@@ -465,16 +513,12 @@ class ToolSidebar(QWidget):
 
     # ---- rows
     def _add(self, run: ToolRun) -> None:
-        from PySide6.QtWidgets import QTreeWidgetItem
-
+        """A new call's row, below every other (the opened chat's rows not built yet come first)."""
+        if self._unbuilt:
+            self._fill_timer.stop()
+            self._build_more(everything=True)
         self.runs[run.call_id] = run
-        item = QTreeWidgetItem()
-        item.setData(0, Qt.ItemDataRole.UserRole, run.call_id)
-        item.setTextAlignment(3, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.tree.addTopLevelItem(item)
-        self._items[run.call_id] = item
-        self._paint(run)
-        self.stack.setCurrentWidget(self.split)
+        self._build_rows([run])
 
     def _paint(self, run: ToolRun) -> None:
         item = self._items.get(run.call_id)
