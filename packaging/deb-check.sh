@@ -2,10 +2,12 @@
 # The Debian package, end to end, as root on a Debian/Ubuntu machine (CI runs it from .ci/run):
 #   1. installs what it needs (apt: lintian, binutils, chrpath, desktop-file-utils, appstream; PyInstaller
 #      into $PYTHON's environment through build.sh);
-#   2. builds the app and the .deb (packaging/build.sh) and runs lintian on it (fails on any error);
+#   2. builds the app and the .deb (packaging/build.sh) and runs lintian on it (fails on any error; it runs
+#      beside steps 3–4 and is waited for before step 5);
 #   3. installs the package's dependencies, lists the file system, then `apt-get install ./desktop-agent_*.deb`;
-#   4. as a user with a fresh HOME: `desktop-agent --version`, `desktop-agent tools`, and the window offscreen
-#      until it is shown (the build's grab hook, packaging/entry.py), which then quits with code 0;
+#   4. as a user with a fresh HOME: `desktop-agent --version`, `desktop-agent tools`, the window offscreen
+#      until it is shown (the build's grab hook, packaging/entry.py), which then quits with code 0, and
+#      `--install-desktop-entry` / `--uninstall-desktop-entry`;
 #   5. `apt-get remove`, then `apt-get purge`: no file of the package is left, and the file system lists the
 #      same as before the install (the user's data is in the fresh HOME, outside the comparison).
 # Any failing step stops the check with exit 1 and says which. Usage: packaging/deb-check.sh [--no-build]
@@ -41,11 +43,13 @@ export DEBIAN_FRONTEND=noninteractive
 APT=(apt-get -y -q -o DPkg::Lock::Timeout=300)
 WORK=$(mktemp -d /tmp/deb-check.XXXXXX)
 installed_by_us=0
+lintian_pid=
 # dpkg's state of the package: "ii" installed, "rc" removed with config files left, "" or "un" unknown
 state() { dpkg-query -W -f='${db:Status-Abbrev}' desktop-agent 2>/dev/null | tr -d ' ' || true; }
 known() { case "$(state)" in "" | un*) return 1 ;; *) return 0 ;; esac; }
 cleanup() {
   local rc=$?
+  if [ -n "$lintian_pid" ]; then kill "$lintian_pid" 2>/dev/null || true; wait "$lintian_pid" 2>/dev/null || true; fi
   if [ "$installed_by_us" = 1 ] && known; then
     echo "== deb-check: purging the package after the failure" >&2
     "${APT[@]}" purge desktop-agent >/dev/null 2>&1 || true
@@ -77,9 +81,10 @@ debs=(packaging/dist/desktop-agent_*.deb)
 DEB="$ROOT/${debs[0]}"
 ok "built $(basename "$DEB") ($(du -h "$DEB" | cut -f1))"
 
-lintian --fail-on error --info "$DEB" > "$WORK/lintian.txt" 2>&1 || { cat "$WORK/lintian.txt" >&2; fail "lintian reports errors"; }
-grep -E '^[EW]: ' "$WORK/lintian.txt" | sed 's/^/     /' || true
-ok "lintian: no error, $(grep -c '^W: ' "$WORK/lintian.txt" || true) warnings (overrides: packaging/deb/lintian-overrides)"
+# lintian (≈ 30–60 s) runs beside the install and the runs below; its verdict is awaited before the removal
+lintian --fail-on error --info "$DEB" > "$WORK/lintian.txt" 2>&1 &
+lintian_pid=$!
+lintian_start=$(date +%s.%N)
 
 # ---- 3. install ------------------------------------------------------------------------------------------
 if known; then
@@ -149,6 +154,24 @@ fi
   || fail "the window kept nothing in the user's folders (did it start with the default settings?)"
 [ -z "${DEB_CHECK_GRAB:-}" ] || cp "$GRAB" "$DEB_CHECK_GRAB"
 ok "the window shown offscreen, grabbed ($(du -h "$GRAB" | cut -f1)) and quit with code 0"
+
+as_user timeout 60 desktop-agent --install-desktop-entry > "$WORK/entry.out" 2>&1 \
+  || { cat "$WORK/entry.out" >&2; fail "desktop-agent --install-desktop-entry"; }
+ENTRY="$USER_HOME/.local/share/applications/desktop-agent.desktop"
+desktop-file-validate "$ENTRY" || fail "desktop-file-validate (the entry --install-desktop-entry wrote)"
+grep -qx 'Exec=/opt/desktop-agent/desktop-agent' "$ENTRY" || { cat "$ENTRY" >&2; fail "the user's entry does not start /opt/desktop-agent/desktop-agent"; }
+[ -f "$USER_HOME/.local/share/icons/hicolor/256x256/apps/desktop-agent.png" ] || fail "--install-desktop-entry wrote no 256x256 icon"
+as_user timeout 60 desktop-agent --uninstall-desktop-entry > "$WORK/entry.out" 2>&1 \
+  || { cat "$WORK/entry.out" >&2; fail "desktop-agent --uninstall-desktop-entry"; }
+[ ! -e "$ENTRY" ] && [ ! -e "$USER_HOME/.local/share/icons/hicolor" ] || fail "--uninstall-desktop-entry left files"
+ok "desktop-agent --install-desktop-entry, then --uninstall-desktop-entry"
+
+step_start=$lintian_start
+if ! wait "$lintian_pid"; then lintian_pid=; cat "$WORK/lintian.txt" >&2; fail "lintian reports errors"; fi
+lintian_pid=
+grep -E '^[EW]: ' "$WORK/lintian.txt" | sed 's/^/     /' || true
+ok "lintian: no error, $(grep -c '^W: ' "$WORK/lintian.txt" || true) warnings (overrides: packaging/deb/lintian-overrides)"
+step_start=$(date +%s.%N)
 
 # ---- 5. remove, purge: nothing left ---------------------------------------------------------------------
 "${APT[@]}" remove desktop-agent > "$WORK/remove.log" 2>&1 || { cat "$WORK/remove.log" >&2; fail "apt-get remove desktop-agent"; }
