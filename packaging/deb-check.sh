@@ -90,8 +90,10 @@ lintian_start=$(date +%s.%N)
 if known; then
   fail "desktop-agent is already installed ($(state)): 'apt-get purge desktop-agent' first (the check compares a clean system)"
 fi
-# the dependencies first, so that the file-system comparison sees only the package's own files
-deps=$(dpkg-deb -f "$DEB" Depends | tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/ //g' | grep -v '^$' | tr '\n' ' ')
+# the dependencies (and what apt installs as recommended) first, so that the file-system comparison sees only
+# the package's own files
+deps=$(dpkg-deb -f "$DEB" Depends Recommends | sed 's/^[A-Za-z-]*: //' | tr ',\n' '\n\n' \
+  | sed 's/|.*//; s/(.*)//; s/ //g' | grep -v '^$' | tr '\n' ' ')
 # shellcheck disable=SC2086
 "${APT[@]}" -qq install --no-install-recommends $deps >/dev/null 2>"$WORK/apt.err" \
   || { "${APT[@]}" -qq update >/dev/null && "${APT[@]}" -qq install --no-install-recommends $deps >/dev/null; } \
