@@ -89,6 +89,10 @@ def test_man_page_lists_every_command():
     assert {"chat", "tools"} <= set(commands), commands
     missing = [name for name in commands if f".B {name}\n" not in page]
     assert not missing, f"commands missing from packaging/deb/desktop-agent.1: {missing}"
+    options = set(re.findall(r"(--[\w-]+)", build_parser().format_usage())) - {"--help"}
+    assert options, "no option in the usage line"
+    missing = [option for option in sorted(options) if option.replace("-", "\\-") not in page]
+    assert not missing, f"options missing from packaging/deb/desktop-agent.1: {missing}"
 
 
 @pytest.mark.skipif(not shutil.which("man"), reason="man is not installed")
