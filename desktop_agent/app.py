@@ -36,6 +36,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"desktop-agent {__version__}")
     parser.add_argument("--data-dir", metavar="DIR", help=DATA_DIR_HELP)
+    entry = parser.add_mutually_exclusive_group()
+    entry.add_argument("--install-desktop-entry", action="store_true",
+                       help="add the app to your desktop's menu: write the .desktop file and icons into "
+                       "$XDG_DATA_HOME (~/.local/share), starting this installation")
+    entry.add_argument("--uninstall-desktop-entry", action="store_true",
+                       help="remove what --install-desktop-entry wrote")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     parents = [_data_dir_parent()]
 
@@ -82,6 +88,12 @@ def _main(argv: list[str] | None) -> int:
     target: argparse.ArgumentParser = getattr(args, "_parser", None) or parser
     if extras:
         target.error(f"unrecognized arguments: {' '.join(extras)}")
+    if args.install_desktop_entry or args.uninstall_desktop_entry:
+        if args.command:
+            target.error("--install-desktop-entry and --uninstall-desktop-entry take no command")
+        from desktop_agent.cli.desktop_entry import run_desktop_entry
+
+        return run_desktop_entry(remove=args.uninstall_desktop_entry)
     if args.data_dir is not None:
         _use_data_dir(args.data_dir, target)
     elif problem := _home_problem():

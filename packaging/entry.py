@@ -39,7 +39,8 @@ def _install_smoke_grab(path: str) -> None:
 
 def main() -> int:
     grab = os.environ.get("DESKTOP_AGENT_SMOKE_GRAB")
-    if grab and not {"chat", "tools", "history", "-h", "--help", "--version", "--tool-host"} & set(sys.argv[1:]):
+    if grab and not {"chat", "tools", "history", "-h", "--help", "--version", "--tool-host",
+                     "--install-desktop-entry", "--uninstall-desktop-entry"} & set(sys.argv[1:]):
         _install_smoke_grab(grab)
     from desktop_agent.app import main as app_main
 

@@ -48,7 +48,8 @@ REQUIRED_MODULES = (
     "markdown_it", "pygments.lexers.python", "pygments.styles.default", "pygments.styles.gh_dark",
     "pygments.formatters.html", "zoneinfo", "platformdirs.unix",
 )
-UNWANTED_MODULES = ("numpy", "tkinter", "PySide6.QtNetwork", "PySide6.QtQml", "PySide6.QtQuick", "pytest", "tests")
+UNWANTED_MODULES = ("numpy", "mypy", "tkinter", "PySide6.QtNetwork", "PySide6.QtQml", "PySide6.QtQuick", "pytest",
+                    "tests")
 BAD_LOG = re.compile(r"Traceback|ModuleNotFoundError|ImportError|could not import|unavailable|CRITICAL")
 
 
@@ -95,6 +96,12 @@ class Smoke:
         self.check(bool(shipped), f"bundled shipped tools: {' '.join(shipped)}")
         icons = list((internal / "desktop_agent" / "resources" / "icons").glob("*.svg"))
         self.check(len(icons) > 0, f"bundled resources: {len(icons)} icons")
+        package = ROOT / "desktop_agent"
+        data = sorted(str(p.relative_to(package)) for p in package.rglob("*")
+                      if p.is_file() and p.suffix not in (".py", ".pyc", ".pyo") and "__pycache__" not in p.parts)
+        missing_data = [name for name in data if not (internal / "desktop_agent" / name).is_file()]
+        self.check(bool(data) and not missing_data, f"bundled package data files: {' '.join(data)}",
+                   f"missing: {missing_data}")
         try:
             from PyInstaller.archive.readers import CArchiveReader
         except ImportError:
