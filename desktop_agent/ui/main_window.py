@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core import paths
 from desktop_agent.ui import icons, theme
+from desktop_agent.ui.accessibility import AnswerAnnouncer, FocusRing
 from desktop_agent.ui.chat.context_meter import ContextMeter, confirm_oversized, oversized
 from desktop_agent.ui.compose import ComposeArea, StopQuestion
 from desktop_agent.ui.dock_fit import DockFitter
@@ -122,6 +123,7 @@ class MainWindow(QMainWindow):
         self._layout_restored = restore_layout(self, self.qsettings())
         self._set_busy(False)
         self._refresh_backend_labels()
+        self.focus_ring = FocusRing(self)  # where the keyboard focus is, visible in both themes
         self.input.setFocus()
         self.restyle.connect(self._restyle_frame)
 
@@ -288,7 +290,8 @@ class MainWindow(QMainWindow):
         self.folder_offer: FolderOffer = FolderOffer()
         self.compose_area.set_options(self.chat_options, self.folder_offer)
         self.sidebar.build_details()
-        for widget in (chat, self.sidebar, self.folder_offer, self.server_label):
+        self.announcer = AnswerAnnouncer(chat)  # a screen reader hears that an answer ended
+        for widget in (chat, self.sidebar, self.folder_offer, self.server_label, self.announcer):
             ctl.add_routes(widget.routes())
         self._connect(ctl)
         self.context_meter.show_chat(ctl.session.id)

@@ -189,6 +189,7 @@ class SettingsDialog(QDialog):
         self._areas = [_scrolling(page) for page in self.pages]
         titles = ("Ollama", "OpenAI-compatible", "Generation", "Tools", "Appearance", "MCP servers")
         for area, title in zip(self._areas, titles, strict=True):
+            area.setAccessibleName(title)  # the page's scroll area takes the focus: a reader says which page
             self.tabs.addTab(area, title)
         root.addWidget(self.tabs, 1)
 
