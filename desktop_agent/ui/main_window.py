@@ -582,6 +582,7 @@ class MainWindow(QMainWindow):
         dlg.settings_saved.connect(self._on_settings_saved)
         dlg.tools_page.learned_changed.connect(self.chat_options.refresh)  # a Forget applies at once
         dlg.destroyed.connect(lambda *_: setattr(self, "settings_dialog", None))
+        dlg.finished.connect(lambda _result: self.activateWindow())  # the keyboard returns where it was
         self.settings_dialog = dlg
         dlg.show_page(tab)
         dlg.open()

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from PySide6.QtCore import QSize, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -218,6 +218,16 @@ class SettingsDialog(QDialog):
         self.ollama_radio.toggled.connect(self._provider_toggled)
         save = QShortcut(QKeySequence("Ctrl+S"), self)
         save.activated.connect(self._save)
+        # the next and previous page from anywhere in the dialog (a tab widget knows these keys only while
+        # the focus is inside it, not on the provider's radio buttons or the Save button)
+        for keys, step in (("Ctrl+Tab", 1), ("Ctrl+PgDown", 1), ("Ctrl+Shift+Tab", -1), ("Ctrl+PgUp", -1)):
+            page_key = QShortcut(QKeySequence(keys), self)
+            page_key.activated.connect(lambda step=step: self._step_page(step))
+
+    def _step_page(self, step: int) -> None:
+        """Show the next (``step`` 1) or previous (-1) page, round the ends, with the keyboard in it."""
+        self.tabs.setCurrentIndex((self.tabs.currentIndex() + step) % self.tabs.count())
+        self.tabs.currentWidget().setFocus(Qt.FocusReason.TabFocusReason)
 
     def _fit_pages(self) -> None:
         """The dialog's minimum size: every page fits whole, at the widest page's narrowest width, while it
