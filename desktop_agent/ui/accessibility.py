@@ -86,14 +86,6 @@ def unnamed_controls(root: QObject) -> list[Unnamed]:
     return found
 
 
-def name(widget: QWidget, text: str, description: str = "") -> None:
-    """Give ``widget`` its accessible name (and a description where the name alone is not enough); the texts
-    are translated by the caller."""
-    widget.setAccessibleName(text)
-    if description:
-        widget.setAccessibleDescription(description)
-
-
 def name_typed_entry(combo: QComboBox, text: str) -> None:
     """Name the line an editable combo box is typed in (a focusable control of its own in the tree)."""
     edit = combo.lineEdit()
@@ -230,12 +222,11 @@ def tr(text: str) -> str:
 
 class AnswerAnnouncer(QObject):
     """Says how each answer ended — finished, stopped, failed — so a blind user knows the chat is theirs
-    again. ``source``: the widget the announcement comes from (the conversation); ``said``: the last one."""
+    again. ``source``: the widget the announcement comes from (the conversation)."""
 
     def __init__(self, source: QWidget):
         super().__init__(source)
         self.source = source
-        self.said = ""
 
     def routes(self) -> dict[type, Any]:
         from desktop_agent.core.events import AnswerFinished, TurnCancelled, TurnFailed
@@ -245,5 +236,4 @@ class AnswerAnnouncer(QObject):
                 TurnFailed: lambda _ev: self.say(tr("The answer failed"), assertive=True)}
 
     def say(self, text: str, *, assertive: bool = False) -> None:
-        self.said = text
         announce(self.source, text, assertive=assertive)

@@ -1,0 +1,90 @@
+"""The accessible names, read over AT-SPI as a screen reader reads them: the app runs in a real window (Xvfb,
+``xcb``) with Qt's AT-SPI bridge on, inside a private D-Bus session with the accessibility bus of
+``at-spi2-core``; the test reads the tree over that bus with plain ``dbus-send`` calls, types a message and
+presses Send through the bus (as an assistive technology can), and hears the "Answer finished" announcement.
+
+Without the tools (dbus-daemon, at-spi-bus-launcher, Xvfb) the tests skip — and fail where the run expects
+them (``DESKTOP_AGENT_EXPECT_TOOLS=1``, scripts/test.sh and CI)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.atspi import A11yBus, Listener, Node, Ref, desktop, find_app, need_tools
+from tests.helpers.replies import text_lines
+
+ROOT = Path(__file__).resolve().parents[2]
+#: controls of the main window a screen reader must be able to name (the same names the in-process walk sees)
+EXPECTED = {"Message input", "Send", "Tools", "Temperature", "JSON format", "Conversation", "Model name",
+            "Search all chats", "Saved chats", "Import chat"}
+
+
+@pytest.fixture
+def running_app(tmp_path, ollama_server):
+    """The app as a user starts it (``python -m desktop_agent``, default settings; the scripted Ollama server
+    as its ``OLLAMA_HOST``) on a private accessibility bus: ``(bus, app ref, process)``."""
+    need_tools()
+    with desktop(tmp_path) as d:
+        env = {k: v for k, v in d.env.items() if not k.startswith(("OPENAI_", "OLLAMA_", "DESKTOP_AGENT_", "QT_"))}
+        env.update(QT_QPA_PLATFORM="xcb", QT_LINUX_ACCESSIBILITY_ALWAYS_ON="1", OLLAMA_HOST=ollama_server.url,
+                   DESKTOP_AGENT_HOME=str(tmp_path / "home"), PYTHONPATH=str(ROOT),
+                   PYTHON_KEYRING_BACKEND="keyring.backends.null.Keyring")
+        log = (tmp_path / "app.log").open("w")
+        app = subprocess.Popen([sys.executable, "-m", "desktop_agent"], env=env, cwd=ROOT, stdout=log, stderr=log)
+        try:
+            ref = find_app(d.a11y, "desktop-agent", timeout=60)
+            yield d.a11y, ref, app
+        finally:
+            app.terminate()
+            try:
+                app.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                app.kill()
+                app.wait()
+            log.close()
+
+
+def window_tree(a11y: A11yBus, app: Ref, qtbot) -> Node:
+    """The app's tree once its window shows its controls (the chat strip is built after the first frame)."""
+    tree: Node | None = None
+
+    def complete() -> bool:
+        nonlocal tree
+        tree = a11y.tree(app)
+        return {n.name for n in tree.all()} >= EXPECTED
+
+    qtbot.waitUntil(complete, timeout=60_000)
+    assert tree is not None
+    return tree
+
+
+def test_the_names_are_on_the_at_spi_bus(qtbot, running_app):
+    a11y, app, _proc = running_app
+    tree = window_tree(a11y, app, qtbot)
+    focusable = [n for n in tree.all() if n.focusable_and_showing]
+    assert len(focusable) > 10
+    unnamed = [f"role {n.role} at {n.ref.path} (depth {n.depth})" for n in focusable if not n.name.strip()]
+    assert not unnamed, "focusable controls without a name over AT-SPI:\n" + "\n".join(unnamed)
+
+
+def test_a_finished_answer_is_announced(qtbot, running_app, ollama_server):
+    """A message typed and sent through the bus (EditableText, Action: what an assistive technology can do);
+    the answer's end is announced: Qt's announcement event, AT-SPI's ``Announcement`` signal."""
+    a11y, app, _proc = running_app
+    tree = window_tree(a11y, app, qtbot)
+    listener = Listener(a11y.address)
+    try:
+        ollama_server.script(text_lines(["Fine, ", "thanks."]))
+        box, send = a11y.find(tree, "Message input"), a11y.find(tree, "Send")
+        assert "true" in a11y.call(box, "org.a11y.atspi.EditableText.SetTextContents", "string:how are you")
+        qtbot.waitUntil(lambda: "how are you" in a11y.call(box, "org.a11y.atspi.Text.GetText", "int32:0",
+                                                               "int32:-1"), timeout=10_000)
+        a11y.call(send, "org.a11y.atspi.Action.DoAction", "int32:0")
+        qtbot.waitUntil(lambda: "Answer finished" in listener.heard, timeout=30_000)
+        assert ollama_server.chat_requests[-1]["messages"][-1]["content"] == "how are you"
+    finally:
+        listener.close()
