@@ -134,7 +134,7 @@ class _Ring(QWidget):
 
 
 class FocusRing(QObject):
-    """A ring in the highlight colour around the widget that has the keyboard focus in ``window``.
+    """A ring in the highlight colour around the widget that has the keyboard focus in ``window`` or its dialogs.
 
     Style sheets leave many of the window's buttons, chips and texts without any sign of focus; one overlay
     draws the same ring for all of them, in both themes. The ring is a child of the focused widget's parent
@@ -164,13 +164,22 @@ class FocusRing(QObject):
         if old is not None and old is self.target:
             old.removeEventFilter(self)
         self._target = None
-        if (new is None or new.window() is not self._window or draws_own_focus(new)
-                or new.parentWidget() is None):
+        if new is None or not self._owns(new) or draws_own_focus(new) or new.parentWidget() is None:
             self._hide()
             return
         self._target = new
         new.installEventFilter(self)
         self._place()
+
+    def _owns(self, widget: QWidget) -> bool:
+        """``widget`` is in the window or in one of its dialogs (Settings, a question)."""
+        top: QWidget | None = widget.window()
+        while top is not None:
+            if top is self._window:
+                return True
+            parent = top.parentWidget()
+            top = parent.window() if parent is not None else None
+        return False
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.target and event.type() in (QEvent.Type.Move, QEvent.Type.Resize, QEvent.Type.Show,
@@ -190,11 +199,11 @@ class FocusRing(QObject):
             self._hide()
             return
         ring = self.ring
-        if ring is None or ring.parentWidget() is not parent:
-            if ring is not None:
-                ring.deleteLater()
+        if ring is None:
             ring = self._ring = _Ring(parent, QColor())
-        pal = self._window.palette()
+        elif ring.parentWidget() is not parent:
+            ring.setParent(parent)  # (hidden by the move; shown below)
+        pal = target.palette()
         ring.color = QColor(pal.color(pal.ColorRole.Highlight))  # the theme may have changed
         w = _Ring.WIDTH + 1
         ring.setGeometry(target.geometry().adjusted(-w, -w, w, w).intersected(QRect(0, 0, parent.width(),

@@ -145,6 +145,7 @@ def test_the_first_hour_with_the_keyboard_alone(qtbot, make_window, ollama_serve
         if dlg.tabs.currentWidget().widget() is dlg.generation_page:
             break
         press(qtbot, Qt.Key.Key_Tab, CTRL)
+    assert_focus_visible(w)  # the page (its scroll area) has the keyboard, ringed in the dialog too
     temperature = dlg.generation_page.temperature
     tab_to(qtbot, temperature)
     press(qtbot, Qt.Key.Key_A, CTRL)
