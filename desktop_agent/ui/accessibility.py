@@ -138,7 +138,8 @@ class FocusRing(QObject):
 
     Style sheets leave many of the window's buttons, chips and texts without any sign of focus; one overlay
     draws the same ring for all of them, in both themes. The ring is a child of the focused widget's parent
-    (it scrolls with it) laid over the widget; it passes the mouse through and follows the widget's moves."""
+    (it scrolls with it) laid over the widget; it passes the mouse through and follows the widget's moves.
+    Focus moved by a click shows no ring (as browsers' ``:focus-visible``): the keyboard's focus does."""
 
     def __init__(self, window: QWidget):
         super().__init__(window)
@@ -164,7 +165,9 @@ class FocusRing(QObject):
         if old is not None and old is self.target:
             old.removeEventFilter(self)
         self._target = None
-        if new is None or not self._owns(new) or draws_own_focus(new) or new.parentWidget() is None:
+        clicked = QApplication.mouseButtons() != Qt.MouseButton.NoButton  # a click moved it: the pointer shows where
+        if (new is None or clicked or not self._owns(new) or draws_own_focus(new)
+                or new.parentWidget() is None):
             self._hide()
             return
         self._target = new

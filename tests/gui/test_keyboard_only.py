@@ -155,3 +155,16 @@ def test_the_first_hour_with_the_keyboard_alone(qtbot, make_window, ollama_serve
     assert Settings.load()[0].generation.temperature == pytest.approx(0.35)  # saved
     assert w.settings.generation.temperature == pytest.approx(0.35)  # and in use
     qtbot.waitUntil(lambda: w.isAncestorOf(QApplication.focusWidget()), timeout=3000)  # back in the window
+
+
+def test_the_ring_shows_for_the_keyboard_not_for_a_click(qtbot, make_window):
+    w = make_window()
+    w.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is w.input, timeout=5000)
+    chip = w.chat_options.findChild(QWidget, "chatJson")
+    qtbot.mouseClick(chip, Qt.MouseButton.LeftButton)  # a click: the pointer shows where the user is
+    qtbot.waitUntil(lambda: focused() is chip, timeout=3000)
+    assert w.focus_ring.target is None and (w.focus_ring.ring is None or not w.focus_ring.ring.isVisible())
+    press(qtbot, Qt.Key.Key_Tab)  # the keyboard moves on: now the ring shows where it is
+    assert focused() is not chip
+    assert_focus_visible(w)
