@@ -84,3 +84,17 @@ def test_the_walk_names_an_icon_only_button_without_a_name(qtbot):
     box.show()
     qtbot.waitExposed(box)
     assert [str(u) for u in unnamed_controls(box)] == ["Button QPushButton#quitIcon in QWidget"]
+
+
+def test_an_error_card_and_a_thinking_part_have_no_unnamed_control(qtbot, make_window, ollama_server):
+    from tests.servers.ollama import HttpError
+
+    w = make_window(Settings(ollama_host=ollama_server.url))
+    ollama_server.script(text_lines(["Four."], thinking="Two and two make four."))
+    w.send("2+2?")
+    wait_idle(qtbot, w)
+    ollama_server.script(HttpError(404, {"error": "model 'llama3.2' not found, try pulling it first"}))
+    w.send("and 3+3?")
+    wait_idle(qtbot, w)
+    qtbot.waitUntil(lambda: bool(w.chat.error_cards()), timeout=10_000)
+    assert _no_unnamed(w.chat) > 4  # the error card's actions, the thinking toggle, messages, copy buttons

@@ -48,27 +48,34 @@ def running_app(tmp_path, ollama_server):
             log.close()
 
 
-def window_tree(a11y: A11yBus, app: Ref, qtbot) -> Node:
-    """The app's tree once its window shows its controls (the chat strip is built after the first frame)."""
+def window_tree(a11y: A11yBus, app: Ref, qtbot, expected: set[str] = EXPECTED) -> Node:
+    """The app's tree once it shows the ``expected`` names (the chat strip is built after the first frame)."""
     tree: Node | None = None
 
     def complete() -> bool:
         nonlocal tree
         tree = a11y.tree(app)
-        return {n.name for n in tree.all()} >= EXPECTED
+        return {n.name for n in tree.all()} >= expected
 
     qtbot.waitUntil(complete, timeout=60_000)
     assert tree is not None
     return tree
 
 
-def test_the_names_are_on_the_at_spi_bus(qtbot, running_app):
-    a11y, app, _proc = running_app
-    tree = window_tree(a11y, app, qtbot)
+def assert_all_named(tree: Node) -> int:
     focusable = [n for n in tree.all() if n.focusable_and_showing]
-    assert len(focusable) > 10
     unnamed = [f"role {n.role} at {n.ref.path} (depth {n.depth})" for n in focusable if not n.name.strip()]
     assert not unnamed, "focusable controls without a name over AT-SPI:\n" + "\n".join(unnamed)
+    return len(focusable)
+
+
+def test_the_names_are_on_the_at_spi_bus(qtbot, running_app):
+    a11y, app, _proc = running_app
+    assert assert_all_named(window_tree(a11y, app, qtbot)) > 10
+    # Settings, opened by pressing the toolbar's button through the bus
+    a11y.call(a11y.find(a11y.tree(app), "Settings"), "org.a11y.atspi.Action.DoAction", "int32:0")
+    settings = window_tree(a11y, app, qtbot, {"Settings sections", "Ollama host URL", "Save settings"})
+    assert assert_all_named(settings) > 15  # the window's and the dialog's
 
 
 def test_a_finished_answer_is_announced(qtbot, running_app, ollama_server):
