@@ -10,6 +10,7 @@ tree on the accessibility bus (``at-spi2-core``), where Orca reads it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRect, Qt
@@ -91,6 +92,29 @@ def name_typed_entry(combo: QComboBox, text: str) -> None:
     edit = combo.lineEdit()
     if edit is not None:
         edit.setAccessibleName(text)
+
+
+def arrange_tab_order(window: QWidget, regions: list[QWidget | None], others_before: int) -> None:
+    """Tab visits ``window``'s focusable widgets region by region, in the order of ``regions`` (a widget keeps
+    its place among its region's); widgets in no region come before region ``others_before``. Widgets added
+    later (a chat's messages) join the end of the chain: the last region should be where they appear."""
+    chain: list[QWidget] = []
+    w = window.nextInFocusChain()
+    while w is not None and w is not window and len(chain) < 100_000:
+        chain.append(w)
+        w = w.nextInFocusChain()
+    places = [r for r in regions if r is not None]
+
+    def rank(widget: QWidget) -> float:
+        for i, region in enumerate(places):
+            if region is widget or region.isAncestorOf(widget):
+                return i
+        return others_before - 0.5
+
+    tabbed = [w for w in chain if w.focusPolicy() & Qt.FocusPolicy.TabFocus and w.window() is window]
+    ordered = sorted(tabbed, key=rank)  # stable: each region keeps its own order
+    for before, after in pairwise(ordered):
+        QWidget.setTabOrder(before, after)
 
 
 # ---- the focus ring --------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core import paths
 from desktop_agent.ui import icons, theme
-from desktop_agent.ui.accessibility import AnswerAnnouncer, FocusRing
+from desktop_agent.ui.accessibility import AnswerAnnouncer, FocusRing, arrange_tab_order
 from desktop_agent.ui.chat.context_meter import ContextMeter, confirm_oversized, oversized
 from desktop_agent.ui.compose import ComposeArea, StopQuestion
 from desktop_agent.ui.dock_fit import DockFitter
@@ -340,6 +340,7 @@ class MainWindow(QMainWindow):
         for w in ctl.warnings:
             self.statusBar().showMessage(w, 15000)
             log.warning(w)
+        self._arrange_tab_order()
 
     def _check_server(self) -> None:
         """The server check and the MCP servers, in the background; then a message sent meanwhile goes."""
@@ -359,6 +360,15 @@ class MainWindow(QMainWindow):
         panel.conversation_renamed.connect(lambda cid, title: self._ctl.rename(cid, title))
         panel.status_message.connect(lambda t: self.statusBar().showMessage(t, 6000))
         self.restyle.connect(panel.restyle)
+        self._arrange_tab_order()
+
+    def _arrange_tab_order(self) -> None:
+        """Tab goes round the window as it reads: the chat's options, the message box and Send, the status bar,
+        the tool activity, the toolbar, the history, then the conversation and its messages (new ones join
+        there), back to the options — so Shift+Tab from the box reaches the latest answer at once."""
+        if self.controller is not None:
+            arrange_tab_order(self, [self.chat_options, self.composer, self.statusBar(), self.tool_dock,
+                                     self.toolbar, self.history.dock, self.chat], others_before=4)
 
     history_panel = property(lambda self: self.history.panel)
     history_dock = property(lambda self: self.history.dock)

@@ -168,3 +168,31 @@ def test_the_ring_shows_for_the_keyboard_not_for_a_click(qtbot, make_window):
     press(qtbot, Qt.Key.Key_Tab)  # the keyboard moves on: now the ring shows where it is
     assert focused() is not chip
     assert_focus_visible(w)
+
+
+def test_tab_goes_round_the_window_in_reading_order(qtbot, make_window, ollama_server):
+    """From the message box: Send, the status bar, the toolbar, the history, the conversation and its messages
+    (also those of answers that came after the window was built), the chat's options, the box again."""
+    w = make_window(Settings(ollama_host=ollama_server.url))
+    w.activateWindow()
+    ollama_server.script(text_lines(["Hello ", "there."]))
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is w.input, timeout=5000)
+    type_text(qtbot, "hi")
+    press(qtbot, Qt.Key.Key_Return)
+    wait_idle(qtbot, w)
+    qtbot.waitUntil(lambda: focused() is w.input, timeout=3000)
+    regions = [("box", w.composer), ("status", w.statusBar()), ("toolbar", w.toolbar),
+               ("history", w.history_dock), ("chat", w.chat), ("options", w.chat_options)]
+    seen: list[str] = []
+    press(qtbot, Qt.Key.Key_Tab)
+    assert focused() is w.send_button  # Tab from the box: Send
+    while focused() is not w.input and len(seen) < 60:
+        seen.append(next((name for name, r in regions if r is focused() or r.isAncestorOf(focused())), "other"))
+        press(qtbot, Qt.Key.Key_Tab)
+    assert focused() is w.input, seen
+    order = [name for i, name in enumerate(seen) if i == 0 or seen[i - 1] != name]  # each region once, in order
+    expected = ["box", "status", "toolbar", "history", "chat", "options"]  # (the status bar's Summarise: once
+    assert order == [r for r in expected if r in order], seen                # a request reported its size)
+    assert {"box", "toolbar", "history", "chat", "options"} <= set(order), seen
+    press(qtbot, Qt.Key.Key_Backtab, SHIFT)
+    assert focused() is w.chat_options.findChild(QWidget, "chatJson")  # Shift+Tab: the option beside the box
