@@ -79,10 +79,16 @@ def unnamed_controls(root: QObject) -> list[Unnamed]:
     found = []
     for iface, path in walk(root):
         state = iface.state()
-        if not state.focusable or state.invisible or iface.text(QAccessible.Text.Name).strip() or labelled(iface):
-            continue
         obj = iface.object()
-        owner = obj if obj is not None else (iface.parent().object() if iface.parent() else None)
+        parent = iface.parent()
+        # an item (a row, a cell) scrolled out of sight is still reached with the arrow keys: what counts is
+        # whether its view shows
+        shown = not state.invisible if obj is not None else parent is not None and not parent.state().invisible
+        # a widget may be named by its label; an item (a cell, labelled by its column) must say something itself
+        if (not state.focusable or not shown or iface.text(QAccessible.Text.Name).strip()
+                or (obj is not None and labelled(iface))):
+            continue
+        owner = obj if obj is not None else (parent.object() if parent is not None else None)
         found.append(Unnamed(iface.role().name, widget_label(owner), " › ".join(path)))
     return found
 
@@ -258,7 +264,8 @@ def tr(text: str) -> str:
 
 class AnswerAnnouncer(QObject):
     """Says how each answer ended — finished, stopped, failed — so a blind user knows the chat is theirs
-    again. ``source``: the widget the announcement comes from (the conversation)."""
+    again, and that a tool call waits for their approval (and the keys that answer it). ``source``: the widget
+    the announcements come from (the conversation)."""
 
     def __init__(self, source: QWidget):
         super().__init__(source)
@@ -266,8 +273,12 @@ class AnswerAnnouncer(QObject):
 
     def routes(self) -> dict[type, Any]:
         from desktop_agent.core.events import AnswerFinished, TurnCancelled, TurnFailed
+        from desktop_agent.ui.agent_runner import ApprovalRequest
 
-        return {AnswerFinished: lambda _ev: self.say(tr("Answer finished")),
+        return {ApprovalRequest: lambda ev: self.say(tr(
+                    "%1 asks for your approval: Alt+O allows it once, Alt+D denies it").replace("%1", ev.tool_name),
+                    assertive=True),
+                AnswerFinished: lambda _ev: self.say(tr("Answer finished")),
                 TurnCancelled: lambda _ev: self.say(tr("Answer stopped")),
                 TurnFailed: lambda _ev: self.say(tr("The answer failed"), assertive=True)}
 

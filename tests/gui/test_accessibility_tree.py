@@ -6,6 +6,7 @@ The chat's messages are read as text: whose message it is in the name, the text 
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAccessible
 
 from desktop_agent.core.settings import Settings
@@ -41,15 +42,28 @@ def test_the_window_with_a_card_waiting_has_no_unnamed_control(qtbot, make_windo
     wait_idle(qtbot, w)
 
 
-def test_every_settings_page_has_no_unnamed_control(qtbot, make_window):
-    w = make_window()
+def test_every_settings_page_has_no_unnamed_control(qtbot, make_window, tools_dir):
+    from PySide6.QtWidgets import QTabWidget
+
+    w = make_window(Settings(tools_dirs=[str(tools_dir)]))  # tools of every kind (one declares none)
     w.open_settings()
     qtbot.waitUntil(lambda: w.settings_dialog is not None and w.settings_dialog.isVisible(), timeout=5000)
     dlg = w.settings_dialog
+    tools = dlg.tools_page.tool_list.tree
+    qtbot.waitUntil(lambda: bool(tools.findItems("slow_op", Qt.MatchFlag.MatchExactly)), timeout=15_000)
+    pages = 0
     for index in range(dlg.tabs.count()):
         dlg.tabs.setCurrentIndex(index)
-        qtbot.waitUntil(lambda i=index: dlg.tabs.currentWidget().isVisible(), timeout=3000)
-        assert _no_unnamed(dlg) > 3, dlg.tabs.tabText(index)
+        qtbot.waitUntil(lambda: dlg.tabs.currentWidget().isVisible(), timeout=3000)
+        inner = [t for t in dlg.tabs.currentWidget().findChildren(QTabWidget) if t.isVisible()]
+        for tabs in inner or [None]:  # a page's own sections (Tools: installed tools, rules …), each shown
+            for sub in range(tabs.count() if tabs else 1):
+                if tabs:
+                    tabs.setCurrentIndex(sub)
+                    qtbot.waitUntil(lambda t=tabs: t.currentWidget().isVisible(), timeout=3000)
+                assert _no_unnamed(dlg) > 3, (dlg.tabs.tabText(index), tabs.tabText(sub) if tabs else "")
+                pages += 1
+    assert pages > dlg.tabs.count()
     dlg.reject()
 
 

@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from desktop_agent.core import paths
+from desktop_agent.core.settings import Settings
 from tests.helpers.atspi import A11yBus, Listener, Node, Ref, desktop, find_app, need_tools
-from tests.helpers.replies import text_lines
+from tests.helpers.replies import text_lines, tool_call_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 #: controls of the main window a screen reader must be able to name (the same names the in-process walk sees)
@@ -25,13 +27,26 @@ EXPECTED = {"Message input", "Send", "Tools", "Temperature", "JSON format", "Con
 
 @pytest.fixture
 def running_app(tmp_path, ollama_server):
-    """The app as a user starts it (``python -m desktop_agent``, default settings; the scripted Ollama server
-    as its ``OLLAMA_HOST``) on a private accessibility bus: ``(bus, app ref, process)``."""
+    """The app as a user starts it (``python -m desktop_agent``, default settings but a tools folder with a
+    tool that asks for approval; the scripted Ollama server as its ``OLLAMA_HOST``) on a private accessibility
+    bus: ``(bus, app ref, process)``."""
     need_tools()
+    home = tmp_path / "home"
+    tools = tmp_path / "ask_tools"
+    tools.mkdir()
+    (tools / "asking.py").write_text(
+        "from desktop_agent import tool\n\n@tool(requires_approval=True)\ndef launch(target: str) -> str:\n"
+        '    """Launch something (needs the user\'s approval)."""\n    return f"launched {target}"\n',
+        encoding="utf-8")
+    paths.set_home(home)
+    try:  # the default settings, and a folder with one tool that asks before it runs
+        Settings(tools_dirs=[str(tools)]).save(paths.settings_file())
+    finally:
+        paths.set_home(None)
     with desktop(tmp_path) as d:
         env = {k: v for k, v in d.env.items() if not k.startswith(("OPENAI_", "OLLAMA_", "DESKTOP_AGENT_", "QT_"))}
         env.update(QT_QPA_PLATFORM="xcb", QT_LINUX_ACCESSIBILITY_ALWAYS_ON="1", OLLAMA_HOST=ollama_server.url,
-                   DESKTOP_AGENT_HOME=str(tmp_path / "home"), PYTHONPATH=str(ROOT),
+                   DESKTOP_AGENT_HOME=str(home), PYTHONPATH=str(ROOT),
                    PYTHON_KEYRING_BACKEND="keyring.backends.null.Keyring")
         log = (tmp_path / "app.log").open("w")
         app = subprocess.Popen([sys.executable, "-m", "desktop_agent"], env=env, cwd=ROOT, stdout=log, stderr=log)
@@ -93,5 +108,31 @@ def test_a_finished_answer_is_announced(qtbot, running_app, ollama_server):
         a11y.call(send, "org.a11y.atspi.Action.DoAction", "int32:0")
         qtbot.waitUntil(lambda: "Answer finished" in listener.heard, timeout=30_000)
         assert ollama_server.chat_requests[-1]["messages"][-1]["content"] == "how are you"
+    finally:
+        listener.close()
+
+
+def test_an_approval_card_is_announced_named_and_answered_over_the_bus(qtbot, tmp_path, ollama_server, running_app):
+    """A tool call that needs approval: the card is announced, its buttons are named on the bus, and pressing
+    "Allow once" through the bus runs the call."""
+    a11y, app, _proc = running_app
+    window_tree(a11y, app, qtbot)
+    listener = Listener(a11y.address)
+    try:
+        ollama_server.script(tool_call_lines("launch", {"target": "moon"}), text_lines(["Launched."]))
+        tree = a11y.tree(app)
+        box, send = a11y.find(tree, "Message input"), a11y.find(tree, "Send")
+        a11y.call(box, "org.a11y.atspi.EditableText.SetTextContents", "string:launch it")
+        qtbot.waitUntil(lambda: "launch it" in a11y.call(box, "org.a11y.atspi.Text.GetText", "int32:0",
+                                                             "int32:-1"), timeout=10_000)
+        a11y.call(send, "org.a11y.atspi.Action.DoAction", "int32:0")
+        qtbot.waitUntil(lambda: any(h.startswith("launch asks for your approval") for h in listener.heard),
+                        timeout=30_000)
+        card = window_tree(a11y, app, qtbot, {"Allow once launch", "Deny launch", "Reason for denying"})
+        assert_all_named(card)
+        a11y.call(a11y.find(card, "Allow once launch"), "org.a11y.atspi.Action.DoAction", "int32:0")
+        qtbot.waitUntil(lambda: "Answer finished" in listener.heard, timeout=30_000)
+        tool_results = [m for m in ollama_server.chat_requests[-1]["messages"] if m["role"] == "tool"]
+        assert tool_results and "launched moon" in tool_results[-1]["content"]
     finally:
         listener.close()
