@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRect, Qt
+from PySide6.QtCore import QEvent, QObject, QRect, Qt
 from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent, QAccessibleInterface, QColor, QPainter, QPen
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
@@ -258,10 +258,6 @@ def announce(source: QObject, text: str, *, assertive: bool = False) -> None:
     QAccessible.updateAccessibility(event)
 
 
-def tr(text: str) -> str:
-    return QCoreApplication.translate("Accessibility", text)
-
-
 class AnswerAnnouncer(QObject):
     """Says how each answer ended — finished, stopped, failed — so a blind user knows the chat is theirs
     again, and that a tool call waits for their approval (and the keys that answer it). ``source``: the widget
@@ -275,12 +271,12 @@ class AnswerAnnouncer(QObject):
         from desktop_agent.core.events import AnswerFinished, TurnCancelled, TurnFailed
         from desktop_agent.ui.agent_runner import ApprovalRequest
 
-        return {ApprovalRequest: lambda ev: self.say(tr(
+        return {ApprovalRequest: lambda ev: self.say(self.tr(
                     "%1 asks for your approval: Alt+O allows it once, Alt+D denies it").replace("%1", ev.tool_name),
                     assertive=True),
-                AnswerFinished: lambda _ev: self.say(tr("Answer finished")),
-                TurnCancelled: lambda _ev: self.say(tr("Answer stopped")),
-                TurnFailed: lambda _ev: self.say(tr("The answer failed"), assertive=True)}
+                AnswerFinished: lambda _ev: self.say(self.tr("Answer finished")),
+                TurnCancelled: lambda _ev: self.say(self.tr("Answer stopped")),
+                TurnFailed: lambda _ev: self.say(self.tr("The answer failed"), assertive=True)}
 
     def say(self, text: str, *, assertive: bool = False) -> None:
         announce(self.source, text, assertive=assertive)
