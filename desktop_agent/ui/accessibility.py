@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QRect, Qt
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt
 from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent, QAccessibleInterface, QColor, QPainter, QPen
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QLineEdit,
     QPlainTextEdit,
+    QSplitter,
     QTextEdit,
     QWidget,
 )
@@ -109,11 +110,10 @@ def arrange_tab_order(window: QWidget, regions: list[QWidget | None], others_bef
     while w is not None and w is not window and len(chain) < 100_000:
         chain.append(w)
         w = w.nextInFocusChain()
-    places = [r for r in regions if r is not None]
 
     def rank(widget: QWidget) -> float:
-        for i, region in enumerate(places):
-            if region is widget or region.isAncestorOf(widget):
+        for i, region in enumerate(regions):  # (a region that is None keeps its place in the numbering)
+            if region is not None and (region is widget or region.isAncestorOf(widget)):
                 return i
         return others_before - 0.5
 
@@ -225,9 +225,17 @@ class FocusRing(QObject):
         if ring is not None:
             ring.hide()
 
+    @staticmethod
+    def _host(target: QWidget) -> QWidget | None:
+        """Where the ring goes: the target's parent — past a splitter, which takes every child for a pane."""
+        host = target.parentWidget()
+        while isinstance(host, QSplitter):
+            host = host.parentWidget()
+        return host
+
     def _place(self) -> None:
         target = self.target
-        parent = target.parentWidget() if target is not None else None
+        parent = self._host(target) if target is not None else None
         if target is None or parent is None or not target.isVisible():
             self._hide()
             return
@@ -239,8 +247,8 @@ class FocusRing(QObject):
         pal = target.palette()
         ring.color = QColor(pal.color(pal.ColorRole.Highlight))  # the theme may have changed
         w = _Ring.WIDTH + 1
-        ring.setGeometry(target.geometry().adjusted(-w, -w, w, w).intersected(QRect(0, 0, parent.width(),
-                                                                                    parent.height())))
+        at = QRect(target.mapTo(parent, QPoint(0, 0)), target.size())
+        ring.setGeometry(at.adjusted(-w, -w, w, w).intersected(QRect(0, 0, parent.width(), parent.height())))
         ring.show()
         ring.raise_()
         ring.update()

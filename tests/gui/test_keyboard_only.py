@@ -196,3 +196,19 @@ def test_tab_goes_round_the_window_in_reading_order(qtbot, make_window, ollama_s
     assert {"box", "toolbar", "history", "chat", "options"} <= set(order), seen
     press(qtbot, Qt.Key.Key_Backtab, SHIFT)
     assert focused() is w.chat_options.findChild(QWidget, "chatJson")  # Shift+Tab: the option beside the box
+
+
+def test_the_ring_around_the_tool_list_leaves_its_splitter_alone(qtbot, make_window, ollama_server):
+    """The tool activity's list sits in a splitter, which takes any child widget for a pane of its own."""
+    w = make_window(Settings(ollama_host=ollama_server.url))
+    w.activateWindow()
+    ollama_server.script(tool_call_lines("today"), text_lines(["It is today."]))
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is w.input, timeout=5000)
+    type_text(qtbot, "what day")
+    press(qtbot, Qt.Key.Key_Return)
+    wait_idle(qtbot, w)
+    panes = w.sidebar.split.count()
+    tab_to(qtbot, w.sidebar.tree)
+    assert_focus_visible(w)
+    assert w.sidebar.split.count() == panes
+    assert w.focus_ring.ring is not None and w.focus_ring.ring.parentWidget() is not w.sidebar.split
