@@ -365,8 +365,12 @@ class MainWindow(QMainWindow):
     def _arrange_tab_order(self) -> None:
         """Tab goes round the window as it reads: the chat's options, the message box and Send, the status bar,
         the tool activity, the toolbar, the history, then the conversation and its messages (new ones join
-        there), back to the options — so Shift+Tab from the box reaches the latest answer at once."""
-        if self.controller is not None:
+        there), back to the options — so Shift+Tab from the box reaches the latest answer at once. Done once
+        the stand-ins the built widgets replaced are deleted (they are in the focus chain until then)."""
+        QTimer.singleShot(0, self, self._arrange_tab_order_now)
+
+    def _arrange_tab_order_now(self) -> None:
+        if self.controller is not None and not self._closing:
             arrange_tab_order(self, [self.chat_options, self.composer, self.statusBar(), self.tool_dock,
                                      self.toolbar, self.history.dock, self.chat], others_before=4)
 
