@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core import paths
 from desktop_agent.ui import icons, theme
+from desktop_agent.ui.accessibility import AnswerAnnouncer, FocusRing, arrange_tab_order
 from desktop_agent.ui.chat.context_meter import ContextMeter, confirm_oversized, oversized
 from desktop_agent.ui.compose import ComposeArea, StopQuestion
 from desktop_agent.ui.dock_fit import DockFitter
@@ -123,6 +124,7 @@ class MainWindow(QMainWindow):
         self._layout_restored = restore_layout(self, self.qsettings())
         self._set_busy(False)
         self._refresh_backend_labels()
+        self.focus_ring = FocusRing(self)  # where the keyboard focus is, visible in both themes
         self.input.setFocus()
         self.restyle.connect(self._restyle_frame)
 
@@ -230,8 +232,6 @@ class MainWindow(QMainWindow):
         self.esc = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.stop)
         self.esc.setContext(Qt.ShortcutContext.WindowShortcut)
         self.esc.setWhatsThis(self.tr("Stop the answer"))
-        self.search_action = self._action(self.tr("Search the c&hats"), None, "Ctrl+K", self.search_chats)
-        self.addAction(self.search_action)
         self.toolbar = MainToolbar(self.new_chat_action, self.refresh_action, self.toggle_tools_action,
                                    self.settings_action)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.toolbar)
@@ -242,7 +242,7 @@ class MainWindow(QMainWindow):
         self.capabilities.anyway_changed.connect(lambda *a: self._ctl.use_anyway(*a))
         self.view_menu = build_menus(
             self, [self.new_chat_action, None, self.settings_action, None, self.quit_action],
-            [self.focus_action, self.search_action, self.stop_action, self.compact_action, self.refresh_action],
+            [self.focus_action, self.stop_action, self.compact_action, self.refresh_action],
             [self.toggle_tools_action],
             [self._action(self.tr("&Keyboard shortcuts"), None, "Ctrl+/", self.show_shortcuts),
              self._action("Open the &log folder", None, None, lambda: _open_folder(paths.log_dir())),
@@ -297,7 +297,8 @@ class MainWindow(QMainWindow):
         self.folder_offer: FolderOffer = FolderOffer()
         self.compose_area.set_options(self.chat_options, self.folder_offer)
         self.sidebar.build_details()
-        for widget in (chat, self.sidebar, self.folder_offer, self.server_label):
+        self.announcer = AnswerAnnouncer(chat)  # a screen reader hears that an answer ended
+        for widget in (chat, self.sidebar, self.folder_offer, self.server_label, self.announcer):
             ctl.add_routes(widget.routes())
         self._connect(ctl)
         self.context_meter.show_chat(ctl.session.id)
@@ -346,6 +347,7 @@ class MainWindow(QMainWindow):
         for w in ctl.warnings:
             self.statusBar().showMessage(w, 15000)
             log.warning(w)
+        self._arrange_tab_order()
 
     def _reopen_last_chat(self) -> None:
         """The chat on screen when the app was last closed comes back where it was — unless the user has begun
@@ -382,6 +384,19 @@ class MainWindow(QMainWindow):
         panel.conversation_renamed.connect(lambda cid, title: self._ctl.rename(cid, title))
         panel.status_message.connect(lambda t: self.statusBar().showMessage(t, 6000))
         self.restyle.connect(panel.restyle)
+        self._arrange_tab_order()
+
+    def _arrange_tab_order(self) -> None:
+        """Tab goes round the window as it reads: the chat's options, the message box and Send, the status bar,
+        the tool activity, the toolbar, the history, then the conversation and its messages (new ones join
+        there), back to the options — so Shift+Tab from the box reaches the latest answer at once. Done once
+        the stand-ins the built widgets replaced are deleted (they are in the focus chain until then)."""
+        QTimer.singleShot(0, self, self._arrange_tab_order_now)
+
+    def _arrange_tab_order_now(self) -> None:
+        if self.controller is not None and not self._closing:
+            arrange_tab_order(self, [self.chat_options, self.composer, self.statusBar(), self.tool_dock,
+                                     self.toolbar, self.history.dock, self.chat], others_before=4)
 
     history_panel = property(lambda self: self.history.panel)
     history_dock = property(lambda self: self.history.dock)
@@ -613,6 +628,7 @@ class MainWindow(QMainWindow):
         dlg.settings_saved.connect(self._on_settings_saved)
         dlg.tools_page.learned_changed.connect(self.chat_options.refresh)  # a Forget applies at once
         dlg.destroyed.connect(lambda *_: setattr(self, "settings_dialog", None))
+        dlg.finished.connect(lambda _result: self.activateWindow())  # the keyboard returns where it was
         self.settings_dialog = dlg
         dlg.show_page(tab)
         dlg.open()
@@ -626,14 +642,6 @@ class MainWindow(QMainWindow):
         from desktop_agent.ui.shortcuts import ShortcutsDialog
 
         ShortcutsDialog(self).exec()
-
-    def search_chats(self) -> None:
-        """Ctrl+K: the history shows, its search box takes the keys."""
-        if self.history.panel is None or self.history.dock is None:
-            return
-        self.history.dock.show()
-        self.history.dock.raise_()
-        self.history.panel.focus_search()
 
     def focus_input(self) -> None:
         self.input.setFocus()

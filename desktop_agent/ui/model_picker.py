@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
+from desktop_agent.ui.accessibility import name_typed_entry
+
 if TYPE_CHECKING:  # the settings schema (pydantic) loads after the window's first frame
     from desktop_agent.core.settings import Settings
 
@@ -38,6 +40,7 @@ class ModelPicker(QWidget):
         self.model_combo.setMinimumContentsLength(18)
         self.model_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.model_combo.setAccessibleName("Model")
+        name_typed_entry(self.model_combo, self.tr("Model name"))
         self.model_combo.setToolTip(MODEL_TIP)
         self.model_combo.activated.connect(lambda _i: self._model_chosen())
         line_edit = self.model_combo.lineEdit()

@@ -152,8 +152,16 @@ class ApprovalCard(QFrame):
         self.deny = QPushButton("&Deny")
         self.buttons = {"once": self.allow, "chat": self.allow_chat, "always": self.allow_always, "deny": self.deny}
         names = {"once": "Allow once", "chat": "Allow for this chat", "always": "Always allow", "deny": "Deny"}
+        name = request.tool_name
+        tips = {"once": self.tr("Run this call of %1 once; the next call asks again (Alt+O)").replace("%1", name),
+                "chat": self.tr("Run %1 without asking for the rest of this chat, for what \"Applies to\" says "
+                                "(Alt+T)").replace("%1", name),
+                "always": self.tr("Run %1 without asking from now on, for what \"Applies to\" says; Settings → "
+                                  "Tools revokes it (Alt+W)").replace("%1", name),
+                "deny": self.tr("Do not run this call; the reason, if given, is sent to the model (Alt+D)")}
         for choice, b in self.buttons.items():
             b.setAccessibleName(f"{names[choice]} {request.tool_name}")
+            b.setToolTip(tips[choice])  # also the button's accessible description
             b.setAutoDefault(False)
             b.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
             b.clicked.connect(lambda _=False, c=choice: self._answer(c))

@@ -46,6 +46,7 @@ class UserBubble(QWidget):
         self.text.setAccessibleName("Your message")
         self.text.setPlainText(message.content)
         bl.addWidget(self.text)
+        self.bubble.setParent(self)  # before the Copy button: Tab reads the message, then offers its Copy
         self.copy = CopyButton(ctx, "message")
         self.copy.clicked.connect(self._copy)
         row = QHBoxLayout(self)

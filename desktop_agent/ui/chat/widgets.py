@@ -66,7 +66,8 @@ class AutoHeightBrowser(QTextBrowser):
         repaint_only_changes(self.viewport())
         self.setStyleSheet("QTextBrowser { background: transparent; border: none; }")
         self.document().documentLayout().documentSizeChanged.connect(self._fit)
-        self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        # Tab reaches each message: a screen reader reads it (its name says whose, its value is the text)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
     def adopt(self, doc: QTextDocument) -> None:
         """Show ``doc`` (rendered and laid out elsewhere) and own it; the document shown before, this view's

@@ -1,6 +1,7 @@
 """The history panel's place in the window: the left dock (View → History, Ctrl+H) with its action in the View
-menu and the toolbar — there from the first frame when the default store will open, dropped again when it
-could not be opened. Imported before the first frame: PySide6 only (the panel itself comes later)."""
+menu and the toolbar, and View → Search chats (Ctrl+K), the keyboard's way into the list — there from the first
+frame when the default store will open, dropped again when it could not be opened. Imported before the first
+frame: PySide6 only (the panel itself comes later)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ class HistoryDock:
         self._fitted, self._restored, self._visible = fitted, restored, visible
         self.dock: QDockWidget | None = None
         self.action: QAction | None = None
+        #: View → Search chats (Ctrl+K): shows the dock and puts the keyboard in its search box
+        self.search_action: QAction | None = None
         self.panel: HistoryPanel | None = None
 
     def add(self) -> None:
@@ -52,7 +55,15 @@ class HistoryDock:
         w.addAction(action)
         self.menu.insertAction(self.before, action)
         self.toolbar.insertAction(self.before, action)
-        self.dock, self.action = dock, action
+        search = QAction(QCoreApplication.translate("HistoryDock", "&Search chats"), w)
+        search.setShortcut(QKeySequence("Ctrl+K"))
+        search.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        search.setToolTip(QCoreApplication.translate(
+            "HistoryDock", "Go to the chat history's search (Ctrl+K); Down steps into the list, Enter opens a chat"))
+        search.triggered.connect(self.focus_search)
+        w.addAction(search)
+        self.menu.insertAction(self.before, search)
+        self.dock, self.action, self.search_action = dock, action, search
         # created after the window showed: restore its place from the saved layout, then show it
         # explicitly unless the user had hidden it (a late dock is not shown by restoreState)
         restored = self._restored() and w.restoreDockWidget(dock)
@@ -63,6 +74,14 @@ class HistoryDock:
         self.fit.add(dock)
         self._fitted()
         self.fit.schedule()
+
+    def focus_search(self) -> None:
+        """Show the history (if hidden) and put the keyboard in its search box."""
+        if self.dock is None or self.panel is None:
+            return
+        self.dock.show()
+        self.dock.raise_()
+        self.panel.focus_search()
 
     def restyle_icon(self) -> None:
         if self.action is not None:
@@ -115,12 +134,14 @@ class HistoryDock:
 
     def drop(self) -> None:
         """No history panel after all (the store could not be opened): its empty dock goes."""
-        dock, action = self.dock, self.action
+        dock, action, search = self.dock, self.action, self.search_action
         if dock is None or action is None or self.panel is not None:
             return
         for holder in (self.window, self.menu, self.toolbar):
             holder.removeAction(action)
-        self.dock = self.action = None
+            if search is not None:
+                holder.removeAction(search)
+        self.dock = self.action = self.search_action = None
         self.fit.remove(dock)
         self.window.removeDockWidget(dock)
         dock.deleteLater()

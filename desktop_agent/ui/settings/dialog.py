@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QSize, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSize, Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -65,6 +65,8 @@ from desktop_agent.ui.tasks import TaskRunner
 SHUTDOWN_WAIT_S = 3.0
 #: the dialog's own keys (listed in Help → Keyboard shortcuts); the first saves
 SETTINGS_KEYS = (("Ctrl+S", QT_TRANSLATE_NOOP("Shortcuts", "Save the settings")),
+                 ("Ctrl+Tab", QT_TRANSLATE_NOOP("Shortcuts", "The next page (also Ctrl+PgDown)")),
+                 ("Ctrl+Shift+Tab", QT_TRANSLATE_NOOP("Shortcuts", "The previous page (also Ctrl+PgUp)")),
                  ("Esc", QT_TRANSLATE_NOOP("Shortcuts", "Close Settings without saving")))
 OLLAMA_TAB, OPENAI_TAB, GENERATION_TAB, TOOLS_TAB, APPEARANCE_TAB, MCP_TAB = 0, 1, 2, 3, 4, 5
 
@@ -192,6 +194,7 @@ class SettingsDialog(QDialog):
         self._areas = [_scrolling(page) for page in self.pages]
         titles = ("Ollama", "OpenAI-compatible", "Generation", "Tools", "Appearance", "MCP servers")
         for area, title in zip(self._areas, titles, strict=True):
+            area.setAccessibleName(title)  # the page's scroll area takes the focus: a reader says which page
             self.tabs.addTab(area, title)
         root.addWidget(self.tabs, 1)
 
@@ -220,6 +223,16 @@ class SettingsDialog(QDialog):
         self.ollama_radio.toggled.connect(self._provider_toggled)
         save = QShortcut(QKeySequence(SETTINGS_KEYS[0][0]), self)
         save.activated.connect(self._save)
+        # the next and previous page from anywhere in the dialog (a tab widget knows these keys only while
+        # the focus is inside it, not on the provider's radio buttons or the Save button)
+        for keys, step in (("Ctrl+Tab", 1), ("Ctrl+PgDown", 1), ("Ctrl+Shift+Tab", -1), ("Ctrl+PgUp", -1)):
+            page_key = QShortcut(QKeySequence(keys), self)
+            page_key.activated.connect(lambda step=step: self._step_page(step))
+
+    def _step_page(self, step: int) -> None:
+        """Show the next (``step`` 1) or previous (-1) page, round the ends, with the keyboard in it."""
+        self.tabs.setCurrentIndex((self.tabs.currentIndex() + step) % self.tabs.count())
+        self.tabs.currentWidget().setFocus(Qt.FocusReason.TabFocusReason)
 
     def _fit_pages(self) -> None:
         """The dialog's minimum size: every page fits whole, at the widest page's narrowest width, while it

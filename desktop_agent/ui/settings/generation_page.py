@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core.settings import Settings
+from desktop_agent.ui.accessibility import name_typed_entry
 from desktop_agent.ui.settings.common import SettingsPage, form_row, hint_label, note_label
 
 MODEL_LABELS = {"ollama": "&Model (Ollama):", "openai": "&Model (OpenAI-compatible):"}
@@ -51,6 +52,7 @@ class GenerationPage(SettingsPage):
         self.model.setEditable(True)
         self.model.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.model.setAccessibleName("Model")
+        name_typed_entry(self.model, self.tr("Model name"))
         self.model.setMinimumWidth(260)
         self.model_error = note_label("Model error")
         box = form_row(form, "&Model:", self.model, self.model_error)

@@ -187,6 +187,8 @@ class ToolList(QWidget):
                 it.setFlags(it.flags() | Qt.ItemFlag.ItemIsUserCheckable)
                 it.setToolTip(DESCRIPTION_COL, t.description or t.name)
                 it.setData(NAME_COL, Qt.ItemDataRole.AccessibleTextRole, f"{t.name}, from {t.source}")
+                if not _kind(t):  # a blank cell shows nothing; a screen reader says why
+                    it.setData(KIND_COL, Qt.ItemDataRole.AccessibleTextRole, self.tr("kind not declared"))
                 description = QTreeWidgetItem([t.description or "(no description)"])
                 description.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
                 schema = QTreeWidgetItem([json.dumps(t.parameters, indent=2, ensure_ascii=False)])
