@@ -19,6 +19,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMainWindow
 
 from desktop_agent.ui import icons, theme
+from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.main_window import APP_DISPLAY_NAME, APP_NAME, MainWindow
 from desktop_agent.ui.startup import Stage
 
@@ -34,8 +35,9 @@ def display_problem(environ: dict[str, str] | None = None) -> str | None:
         return None
     if not env.get("DISPLAY") and not env.get("WAYLAND_DISPLAY"):
         return (
-            "no display found (neither DISPLAY nor WAYLAND_DISPLAY is set). Start it from a desktop session, "
-            "or chat in the terminal with `desktop-agent chat`."
+            translate("Application",
+                    "no display found (neither DISPLAY nor WAYLAND_DISPLAY is set). Start it from a desktop session, "
+            "or chat in the terminal with `desktop-agent chat`.")
         )
     if not env.get("WAYLAND_DISPLAY"):
         import ctypes.util

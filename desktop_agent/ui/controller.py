@@ -36,6 +36,7 @@ from desktop_agent.core.tools.remembered import audited_decisions
 from desktop_agent.ui import errors as ui_errors
 from desktop_agent.ui.agent_runner import AgentRunner, TurnCrashed, TurnEnded, TurnStarted
 from desktop_agent.ui.event_table import EventTable
+from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.model_listing import ModelListing
 from desktop_agent.ui.pull import PullController
 from desktop_agent.ui.tasks import TaskRunner
@@ -131,7 +132,8 @@ class ChatController(QObject):
                 self.warnings.extend(self.store.warnings)
             except Exception as exc:  # the chat still works, it just isn't saved
                 log.exception("could not open the conversation store")
-                self.warnings.append(f"Chats will not be saved: the store could not be opened ({exc}).")
+                self.warnings.append(translate("Controller",
+                        "Chats will not be saved: the store could not be opened ({exc}).").format(exc=exc))
                 self.store = False
         elif self.store:
             self.services.store  # noqa: B018 — a given store: the permission rules are kept in it too
@@ -209,13 +211,13 @@ class ChatController(QObject):
             self.server_problem.emit(ui_errors.status_label(ev.error), str(ev.error))
         elif ui_errors.describe(ev.error).unexpected:
             cause = ui_errors.unexpected_cause(ev.error)
-            ui_errors.report_unexpected(cause, "the agent", cause.__traceback__)
+            ui_errors.report_unexpected(cause, translate("Controller", "the agent"), cause.__traceback__)
 
     def _on_cancelled(self, _ev: TurnCancelled) -> None:
         self.status.emit("Stopped. The partial answer is kept.", 4000)
 
     def _on_crashed(self, ev: TurnCrashed) -> None:
-        ui_errors.report_unexpected(ev.error, "the agent", ev.error.__traceback__)
+        ui_errors.report_unexpected(ev.error, translate("Controller", "the agent"), ev.error.__traceback__)
 
     def _on_turn_ended(self, _ev: TurnEnded) -> None:
         self.busy_changed.emit(False)
@@ -466,16 +468,18 @@ class ChatController(QObject):
                     # ("name:latest"), the one the picker and the status bar show
                     self.refresh_models(then=self.retry)
 
-            end(f"Pulled {model}.", retry)
+            end(translate("Controller", "Pulled {model}.").format(model=model), retry)
 
         for signal, slot in ((self.pull.progress, progress), (self.pull.finished, finished),
-                             (self.pull.failed, lambda text: end(f"Pull failed: {text}")),
-                             (self.pull.cancelled, lambda: end(f"Stopped pulling {name}."))):
+                             (self.pull.failed, lambda text: end(translate("Controller", "Pull failed: {text}").format(
+                                     text=text))),
+                             (self.pull.cancelled, lambda: end(translate("Controller",
+                                     "Stopped pulling {name}.").format(name=name)))):
             signal.connect(slot)
             connections.append((signal, slot))
         if card is not None:
             card.set_busy(True)
-            card.set_progress(f"Pulling {name}…")
+            card.set_progress(translate("Controller", "Pulling {name}…").format(name=name))
             card.cancel_requested.connect(self.pull.cancel)
 
     # ---- closing ---------------------------------------------------------------------------------

@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core import errors, paths
 from desktop_agent.core.logs import setup_logging  # noqa: F401 - the window calls it from here
+from desktop_agent.ui.i18n import translate
 
 log = logging.getLogger("desktop_agent.ui")
 
@@ -79,18 +80,21 @@ def _settings(label: str = "Open settings") -> ErrorAction:
 
 
 def _unreachable(error: errors.BackendUnreachable) -> tuple[str, list[ErrorAction]]:
-    title = "Can't reach Ollama" if error.backend == "ollama" else "Can't reach the server"
+    title = translate("Errors", "Can't reach Ollama") if error.backend == "ollama" else translate("Errors",
+            "Can't reach the server")
     return title, [_retry(), _settings()]
 
 
 def _model_missing(error: errors.ModelNotFound) -> tuple[str, list[ErrorAction]]:
     actions: list[ErrorAction] = []
     if error.backend == "ollama":
-        title = f"Model '{error.model}' is not installed"
-        actions.append(ErrorAction(PULL_MODEL, f"Pull {error.model}", error.model))
+        title = translate("Errors", "Model '{model}' is not installed").format(model=error.model)
+        actions.append(ErrorAction(PULL_MODEL, translate("Errors", "Pull {model}").format(model=error.model),
+                error.model))
     else:
-        title = f"Model '{error.model}' is not available"
-    actions += [ErrorAction(USE_MODEL, f"Use {name}", name) for name in error.available[:3]]
+        title = translate("Errors", "Model '{model}' is not available").format(model=error.model)
+    actions += [ErrorAction(USE_MODEL, translate("Errors", "Use {name}").format(name=name),
+            name) for name in error.available[:3]]
     if error.backend != "ollama":
         actions.append(_settings())
     return title, actions
@@ -124,26 +128,31 @@ TABLE: tuple[_Row, ...] = (
     _Row(errors.OutOfQuota, "Out of quota", (lambda: _settings(), _retry), status="Out of quota"),
     _Row(errors.AllKeysFailed, "Every API key failed", (_retry, lambda: _settings())),
     _Row(errors.ContextTooLong, "Conversation too long",
-         (lambda: ErrorAction(NEW_CHAT, "New chat"), lambda: _settings()), "warning"),
+         (lambda: ErrorAction(NEW_CHAT, translate("Errors", "New chat")), lambda: _settings()), "warning"),
     _Row(errors.ToolsNotSupported, "This model can't use tools", (lambda: _settings(),), "warning"),
     _Row(errors.MalformedToolCall, "Unreadable tool call", (_retry,)),
     _Row(errors.EmptyAnswer, "Empty answer", (_retry,), "warning"),
     _Row(errors.ServerStoppedResponding, "The server stopped responding", (_retry, lambda: _settings()), "warning",
          status="Server not responding"),
     _Row(errors.AnswerCutOff, "Answer cut off", (_retry,), "warning"),
-    _Row(errors.MaxStepsExceeded, "Too many steps", (lambda: _retry("Continue"), lambda: _settings()), "warning"),
+    _Row(errors.MaxStepsExceeded, "Too many steps", (lambda: _retry(translate("Errors", "Continue")),
+            lambda: _settings()), "warning"),
     _Row(errors.SettingsError, "Settings problem", (lambda: _settings(),)),
     _Row(errors.ServerTimedOut, "No answer from the server", (_retry, lambda: _settings()), "warning",
          status="Server not responding"),
-    _Row(errors.WebPageAnswer, lambda e: (f"Web page instead of an answer (HTTP {e.status})",
+    _Row(errors.WebPageAnswer, lambda e: (translate("Errors", "Web page instead of an answer (HTTP {status})").format(
+            status=e.status),
                                           [_retry(), _settings()] if e.retryable else [_settings(), _retry()]),
          status="Server problem", saved_title="Web page instead of an answer"),
-    _Row(errors.NotAnApi, lambda e: ("Not an Ollama API" if e.backend == "ollama" else "Not an OpenAI-compatible API",
+    _Row(errors.NotAnApi, lambda e: (translate("Errors", "Not an Ollama API") if e.backend == "ollama" else translate(
+            "Errors", "Not an OpenAI-compatible API"),
                                      [_settings(), _retry()]),
          status="Not an API", saved_title="Not a model server's API"),
     _Row(errors.BackendError, "Server error", (_retry,)),
-    _Row(errors.StoreDamaged, "Chat history damaged", (lambda: ErrorAction(OPEN_DATA_FOLDER, "Open data folder"),)),
-    _Row(errors.StoreError, "Chat history problem", (lambda: ErrorAction(OPEN_DATA_FOLDER, "Open data folder"),)),
+    _Row(errors.StoreDamaged, "Chat history damaged", (lambda: ErrorAction(OPEN_DATA_FOLDER, translate("Errors",
+            "Open data folder")),)),
+    _Row(errors.StoreError, "Chat history problem", (lambda: ErrorAction(OPEN_DATA_FOLDER, translate("Errors",
+            "Open data folder")),)),
 )
 
 
@@ -153,9 +162,10 @@ def describe(error: BaseException) -> ErrorView:
     original = getattr(error, "original", None)
     if isinstance(original, BaseException):  # core.agent.UnexpectedError: a bug caught by the loop
         return ErrorView(
-            "Unexpected error",
-            f"Something unexpected went wrong ({type(original).__name__}). Your message is kept; try again. "
-            f"Details are in the log file {paths.log_file()}.",
+            translate("Errors", "Unexpected error"),
+            translate("Errors",
+                    "Something unexpected went wrong ({name__}). Your message is kept; try again. Details are in the "
+                    "log file {log_file}.").format(name__=type(original).__name__, log_file=paths.log_file()),
             [_retry()],
             unexpected=True,
         )
@@ -167,10 +177,11 @@ def describe(error: BaseException) -> ErrorView:
                 title, actions = row.title, [make() for make in row.actions]
             return ErrorView(title, text, actions, row.icon, status=row.status)
     if isinstance(error, errors.AgentError):
-        return ErrorView("Something went wrong", text, [_retry()] if error.retryable else [])
+        return ErrorView(translate("Errors", "Something went wrong"), text, [_retry()] if error.retryable else [])
     return ErrorView(
-        "Unexpected error",
-        f"An unexpected error happened ({type(error).__name__}). Details are in the log file {paths.log_file()}.",
+        translate("Errors", "Unexpected error"),
+        translate("Errors", "An unexpected error happened ({name__}). Details are in the log file {log_file}.").format(
+                name__=type(error).__name__, log_file=paths.log_file()),
         [_retry()],
         unexpected=True,
     )
@@ -185,10 +196,12 @@ def describe_saved(kind: str, text: str) -> ErrorView:
     cls = getattr(errors, kind, None)
     row = next((r for r in TABLE if isinstance(cls, type) and issubclass(cls, r.kind)), None)
     if row is None:
-        title = "Unexpected error" if cls is errors.UnexpectedError else "Something went wrong"
+        title = translate("Errors", "Unexpected error") if cls is errors.UnexpectedError else translate("Errors",
+                "Something went wrong")
         return ErrorView(title, text, [_retry()])
     if callable(row.title):
-        return ErrorView(row.saved_title or "Something went wrong", text, [_retry(), _settings()], row.icon)
+        return ErrorView(row.saved_title or translate("Errors", "Something went wrong"), text, [_retry(), _settings()],
+                row.icon)
     actions = [make() for make in row.actions]
     if not any(a.kind == RETRY for a in actions):
         actions.insert(0, _retry())
@@ -231,8 +244,10 @@ def details_text(exc_type, exc, tb) -> str:
     except ImportError:  # pragma: no cover
         pyside = "?"
     head = (
-        f"desktop-agent {__version__} · Python {platform.python_version()} · PySide6 {pyside} · "
-        f"{platform.platform()}"
+        translate("Errors",
+                "desktop-agent {version__} · Python {python_version} · PySide6 {pyside} · {platform}").format(
+                        version__=__version__, python_version=platform.python_version(), pyside=pyside,
+                                platform=platform.platform())
     )
     return head + "\n\n" + "".join(traceback.format_exception(exc_type, exc, tb))
 
@@ -245,8 +260,8 @@ class UnexpectedErrorDialog(QDialog):
 
     def __init__(self, summary: str, details: str, log_path: str, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setWindowTitle("Unexpected error")
-        self.setAccessibleName("Unexpected error")
+        self.setWindowTitle(translate("Errors", "Unexpected error"))
+        self.setAccessibleName(translate("Errors", "Unexpected error"))
         self.setMinimumWidth(520)
         self.details = details
         lay = QVBoxLayout(self)
@@ -261,8 +276,8 @@ class UnexpectedErrorDialog(QDialog):
         mark.setAlignment(Qt.AlignmentFlag.AlignTop)
         head.addWidget(mark)
         text = QLabel(
-            "<b>Something went wrong.</b><br>The app is still running; your chat is saved. "
-            "If this keeps happening, please report it with the details below."
+            translate("Errors", "<b>Something went wrong.</b><br>The app is still running; your chat is saved. "
+            "If this keeps happening, please report it with the details below.")
         )
         text.setWordWrap(True)
         head.addWidget(text, 1)
@@ -270,26 +285,26 @@ class UnexpectedErrorDialog(QDialog):
         self.summary = QLabel(summary)
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.summary.setAccessibleName("Error summary")
+        self.summary.setAccessibleName(translate("Errors", "Error summary"))
         lay.addWidget(self.summary)
-        self.log_label = QLabel(f"Log file: {log_path}")
+        self.log_label = QLabel(translate("Errors", "Log file: {log_path}").format(log_path=log_path))
         self.log_label.setWordWrap(True)
         self.log_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.log_label.setStyleSheet(f"color: {th.muted};")
-        self.log_label.setAccessibleName("Log file path")
+        self.log_label.setAccessibleName(translate("Errors", "Log file path"))
         lay.addWidget(self.log_label)
         self.details_box = QPlainTextEdit(details)
         self.details_box.setReadOnly(True)
-        self.details_box.setAccessibleName("Error details")
+        self.details_box.setAccessibleName(translate("Errors", "Error details"))
         self.details_box.setVisible(False)
         self.details_box.setMinimumHeight(180)
         lay.addWidget(self.details_box)
         buttons = QDialogButtonBox()
-        self.show_button = QPushButton("Show details")
+        self.show_button = QPushButton(translate("Errors", "Show details"))
         self.show_button.setCheckable(True)
         self.show_button.toggled.connect(self._toggle)
-        self.copy_button = QPushButton("Copy details")
-        self.copy_button.setAccessibleName("Copy details")
+        self.copy_button = QPushButton(translate("Errors", "Copy details"))
+        self.copy_button.setAccessibleName(translate("Errors", "Copy details"))
         self.copy_button.clicked.connect(self.copy_details)
         buttons.addButton(self.show_button, QDialogButtonBox.ButtonRole.ActionRole)
         buttons.addButton(self.copy_button, QDialogButtonBox.ButtonRole.ActionRole)
@@ -299,12 +314,12 @@ class UnexpectedErrorDialog(QDialog):
 
     def _toggle(self, on: bool) -> None:
         self.details_box.setVisible(on)
-        self.show_button.setText("Hide details" if on else "Show details")
+        self.show_button.setText(translate("Errors", "Hide details") if on else translate("Errors", "Show details"))
         self.adjustSize()
 
     def copy_details(self) -> None:
         QApplication.clipboard().setText(self.details)
-        self.copy_button.setText("Copied ✓")
+        self.copy_button.setText(translate("Errors", "Copied ✓"))
 
 
 class _Reporter(QObject):
@@ -371,12 +386,12 @@ def install_excepthook() -> None:
         if issubclass(exc_type, KeyboardInterrupt):
             QApplication.quit()
             return
-        report_unexpected(exc, "the window", tb)
+        report_unexpected(exc, translate("Errors", "the window"), tb)
 
     def thread_hook(args: threading.ExceptHookArgs):
         if args.exc_type is SystemExit or args.exc_value is None:
             return
-        name = args.thread.name if args.thread else "a thread"
+        name = args.thread.name if args.thread else translate("Errors", "a thread")
         report_unexpected(args.exc_value, name, args.exc_traceback)
 
     sys.excepthook = hook

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
+from desktop_agent.ui.i18n import translate
+
 if TYPE_CHECKING:  # the settings schema (pydantic) loads after the window's first frame
     from desktop_agent.core.settings import Settings
 
@@ -27,8 +29,8 @@ class ModelPicker(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.backend_combo = QComboBox()
-        self.backend_combo.setAccessibleName("Backend")
-        self.backend_combo.setToolTip("Which kind of server answers")
+        self.backend_combo.setAccessibleName(translate("ModelPicker", "Backend"))
+        self.backend_combo.setToolTip(translate("ModelPicker", "Which kind of server answers"))
         for key, label in BACKENDS:
             self.backend_combo.addItem(label, key)
         self.backend_combo.currentIndexChanged.connect(self._backend_changed)
@@ -37,7 +39,7 @@ class ModelPicker(QWidget):
         self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.model_combo.setMinimumContentsLength(18)
         self.model_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.model_combo.setAccessibleName("Model")
+        self.model_combo.setAccessibleName(translate("ModelPicker", "Model"))
         self.model_combo.setToolTip(MODEL_TIP)
         self.model_combo.activated.connect(lambda _i: self._model_chosen())
         line_edit = self.model_combo.lineEdit()
@@ -91,7 +93,8 @@ class ModelPicker(QWidget):
             self.model_combo.setCurrentIndex(-1)
             self.model_combo.setEditText(name)
         offered = index >= 0 or not self.available
-        self.model_combo.setToolTip(MODEL_TIP if offered else f"{name} is not offered by this server — pick one")
+        self.model_combo.setToolTip(MODEL_TIP if offered else translate("ModelPicker",
+                "{name} is not offered by this server — pick one").format(name=name))
         self.model_combo.blockSignals(False)
 
     def _backend_changed(self, _index: int) -> None:

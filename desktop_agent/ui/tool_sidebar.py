@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.ui import icons, theme
+from desktop_agent.ui.i18n import translate
 
 if TYPE_CHECKING:  # the event and message models (pydantic) load after the window's first frame; the Qt
     # types of the list and the details with them (PySide6 builds each type, and its enums, when first imported)
@@ -76,7 +77,7 @@ def format_duration(ms: float | None) -> str:
     if ms is None:
         return ""
     if ms < 1000:
-        return f"{max(0, round(ms))} ms"
+        return translate("ToolSidebar", "{max} ms").format(max=max(0, round(ms)))
     s = ms / 1000
     if s < 10:
         return f"{s:.1f} s"
@@ -161,15 +162,16 @@ class ToolSidebar(QWidget):
         details when :meth:`build_details` is called — the main window does, right after its first frame."""
         super().__init__(parent)
         self.setObjectName("toolSidebar")
-        self.setAccessibleName("Tool activity")
+        self.setAccessibleName(translate("ToolSidebar", "Tool activity"))
         self.runs: dict[str, ToolRun] = {}
         self._items: dict[str, QTreeWidgetItem] = {}
         self._result_full = ""
         self._details_built = False
 
         self.empty = QLabel(
-            "No tool calls yet.\n\nWhen the assistant uses a tool, the call shows up here with its "
-            "arguments, result and duration."
+            translate("ToolSidebar",
+                    "No tool calls yet.\n\nWhen the assistant uses a tool, the call shows up here with its "
+            "arguments, result and duration.")
         )
         self.empty.setObjectName("toolEmpty")
         self.empty.setWordWrap(True)
@@ -184,7 +186,7 @@ class ToolSidebar(QWidget):
         self.offered.setObjectName("toolsOffered")
         self.offered.setWordWrap(True)
         self.offered.setVisible(False)
-        self.offered.setAccessibleName("Tools offered to the model")
+        self.offered.setAccessibleName(translate("ToolSidebar", "Tools offered to the model"))
         lay = QVBoxLayout(self)
         lay.setContentsMargins(8, 6, 8, 8)
         lay.addWidget(self.offered)
@@ -208,7 +210,7 @@ class ToolSidebar(QWidget):
         from PySide6.QtWidgets import QHeaderView, QPlainTextEdit, QSplitter, QTreeWidget
 
         self.tree: QTreeWidget = QTreeWidget()
-        self.tree.setAccessibleName("Tool calls")
+        self.tree.setAccessibleName(translate("ToolSidebar", "Tool calls"))
         self.tree.setColumnCount(len(self.COLS))
         self.tree.setHeaderLabels(list(self.COLS))
         self.tree.setRootIsDecorated(False)
@@ -228,29 +230,30 @@ class ToolSidebar(QWidget):
         self.args_view: QPlainTextEdit = QPlainTextEdit()
         self.args_view.setReadOnly(True)
         self.args_view.setFont(mono)
-        self.args_view.setAccessibleName("Tool call arguments")
-        self.args_view.setPlaceholderText("Select a tool call to see its arguments.")
+        self.args_view.setAccessibleName(translate("ToolSidebar", "Tool call arguments"))
+        self.args_view.setPlaceholderText(translate("ToolSidebar", "Select a tool call to see its arguments."))
         self.result_view: QPlainTextEdit = QPlainTextEdit()
         self.result_view.setReadOnly(True)
         self.result_view.setFont(mono)
-        self.result_view.setAccessibleName("Tool call result")
+        self.result_view.setAccessibleName(translate("ToolSidebar", "Tool call result"))
         self.result_view.setPlaceholderText(RESULT_PLACEHOLDER)
         self.result_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.decision_label = QLabel()
         self.decision_label.setObjectName("toolDecision")
         self.decision_label.setWordWrap(True)
-        self.decision_label.setAccessibleName("Permission decision")
+        self.decision_label.setAccessibleName(translate("ToolSidebar", "Permission decision"))
         self.decision_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.args_label = QLabel("Arguments")
-        self.result_label = QLabel("Result")
-        self.copy_args = self._copy_button("Copy arguments", self.args_view.toPlainText)
+        self.args_label = QLabel(translate("ToolSidebar", "Arguments"))
+        self.result_label = QLabel(translate("ToolSidebar", "Result"))
+        self.copy_args = self._copy_button(translate("ToolSidebar", "Copy arguments"), self.args_view.toPlainText)
         # the whole result, not the (possibly cut) text shown
-        self.copy_result = self._copy_button("Copy result", lambda: self._result_full)
-        self.cancel_call = QPushButton("Cancel call")
+        self.copy_result = self._copy_button(translate("ToolSidebar", "Copy result"), lambda: self._result_full)
+        self.cancel_call = QPushButton(translate("ToolSidebar", "Cancel call"))
         self.cancel_call.setObjectName("cancelToolCall")
-        self.cancel_call.setAccessibleName("Cancel this tool call")
-        self.cancel_call.setToolTip("Stop this tool call (Delete in the list); the assistant is told it was "
-                                    "cancelled and goes on")
+        self.cancel_call.setAccessibleName(translate("ToolSidebar", "Cancel this tool call"))
+        self.cancel_call.setToolTip(translate("ToolSidebar",
+                "Stop this tool call (Delete in the list); the assistant is told it was "
+                                    "cancelled and goes on"))
         self.cancel_call.setVisible(False)
         self.cancel_call.clicked.connect(self._cancel_current)
         self._cancel_key = QShortcut(QKeySequence(Qt.Key.Key_Delete), self.tree)
@@ -294,7 +297,7 @@ class ToolSidebar(QWidget):
     def _copy_button(self, name: str, text: Callable[[], str]) -> QToolButton:
         """A "Copy" button that puts ``text()`` on the clipboard."""
         b = QToolButton()
-        b.setText("Copy")
+        b.setText(translate("ToolSidebar", "Copy"))
         b.setToolTip(name)
         b.setAccessibleName(name)
         b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
@@ -363,11 +366,11 @@ class ToolSidebar(QWidget):
     def show_offered(self, names: tuple[str, ...] | list[str], reason: str, chosen: str | None = None) -> None:
         """Say which tools the model is offered for the current message, and why."""
         if names:
-            text = "Offered: " + ", ".join(names) + f" — {reason}"
+            text = translate("ToolSidebar", "Offered: ") + ", ".join(names) + f" — {reason}"
             if chosen:
-                text += f"; asked to call {chosen}"
+                text += translate("ToolSidebar", "; asked to call {chosen}").format(chosen=chosen)
         else:
-            text = f"No tools offered — {reason}"
+            text = translate("ToolSidebar", "No tools offered — {reason}").format(reason=reason)
         self.offered.setText(text)
         self.offered.setToolTip(text)
         self.offered.setVisible(True)
@@ -430,7 +433,7 @@ class ToolSidebar(QWidget):
         self._result_full = ""
         self.copy_args.setEnabled(False)
         self.copy_result.setEnabled(False)
-        self.result_label.setText("Result")
+        self.result_label.setText(translate("ToolSidebar", "Result"))
         self.attachments_view.show_attachments(())
         self.stack.setCurrentWidget(self.empty)
 
@@ -522,8 +525,9 @@ class ToolSidebar(QWidget):
         self._result_full = text
         if len(text) > self.RESULT_VIEW_LIMIT:
             more = len(text) - self.RESULT_VIEW_LIMIT
-            text = (f"{text[:self.RESULT_VIEW_LIMIT]}\n\n… {more:,} more characters not shown "
-                    "(too large to display); Copy copies the whole result.")
+            text = (translate("ToolSidebar",
+                    "{text}\n\n… {more:,} more characters not shown (too large to display); Copy copies the whole "
+                    "result.").format(text=text[:self.RESULT_VIEW_LIMIT], more=more))
         self.result_view.setPlainText(text)
 
     def _cancel_current(self) -> None:
@@ -540,24 +544,29 @@ class ToolSidebar(QWidget):
         running = run.status == "running"
         self.cancel_call.setVisible(running)
         self.cancel_call.setEnabled(running and not run.cancelling)
-        self.cancel_call.setText("Cancelling…" if running and run.cancelling else f"Cancel {run.name}")
+        self.cancel_call.setText(translate("ToolSidebar", "Cancelling…") if running and run.cancelling else translate(
+                "ToolSidebar", "Cancel {name}").format(name=run.name))
         self.args_view.setPlainText(pretty_json(run.arguments) if run.arguments else "{}")
-        lines = ([f"From: {run.source}"] if run.source else []) + ([f"Permission: {run.decision}"] if run.decision
+        lines = ([translate("ToolSidebar", "From: {source}").format(source=run.source)] if run.source else []) + ([
+                translate("ToolSidebar", "Permission: {decision}").format(decision=run.decision)] if run.decision
                                                                     else [])
         self.decision_label.setText("\n".join(lines))
         self.decision_label.setVisible(bool(lines))
-        self.result_view.setPlaceholderText(f"{run.name} is running…" if running else RESULT_PLACEHOLDER)
+        self.result_view.setPlaceholderText(translate("ToolSidebar", "{name} is running…").format(
+                name=run.name) if running else RESULT_PLACEHOLDER)
         if running:
-            self.result_label.setText("Result")
+            self.result_label.setText(translate("ToolSidebar", "Result"))
             self._set_result("")
         elif run.error is not None and run.status != "ok":
-            self.result_label.setText(f"Error ({STATUS.get(run.status, ('', run.status))[1]})")
+            self.result_label.setText(translate("ToolSidebar", "Error ({get})").format(get=STATUS.get(run.status, ('',
+                    run.status))[1]))
             self._set_result(pretty_json(run.error) if run.error else run.result)
         else:
-            self.result_label.setText("Result")
+            self.result_label.setText(translate("ToolSidebar", "Result"))
             self._set_result(pretty_json(run.result))
         if run.output.strip() and not running:
-            self._set_result(f"{self._result_full}\n\n── printed by the tool ──\n{run.output.rstrip()}")
+            self._set_result(translate("ToolSidebar", "{result_full}\n\n── printed by the tool ──\n{rstrip}").format(
+                    result_full=self._result_full, rstrip=run.output.rstrip()))
         self.attachments_view.show_attachments(() if running else run.attachments)
         self.copy_args.setEnabled(True)
         self.copy_result.setEnabled(bool(self._result_full))
@@ -581,7 +590,7 @@ class AttachmentStrip(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("toolAttachments")
-        self.setAccessibleName("Images of the result")
+        self.setAccessibleName(translate("ToolSidebar", "Images of the result"))
         self._row = QHBoxLayout(self)
         self._row.setContentsMargins(0, 4, 0, 0)
         self._row.setSpacing(6)
@@ -598,11 +607,14 @@ class AttachmentStrip(QWidget):
         for att in attachments:
             label = QLabel()
             label.setObjectName("toolAttachment")
-            pixmap, why = _thumbnail(att) if att.kind == "image" else (None, "cannot be shown here")
+            pixmap, why = _thumbnail(att) if att.kind == "image" else (None, translate("ToolSidebar",
+                    "cannot be shown here"))
             if pixmap is not None:
                 label.setPixmap(pixmap)
-                label.setToolTip(f"{att.mime_type or 'image'}, {len(att.data) * 3 // 4:,} bytes")
-                label.setAccessibleName(f"Image of the result ({att.mime_type or 'image'})")
+                label.setToolTip(translate("ToolSidebar", "{mime_type}, {len:,} bytes").format(
+                        mime_type=att.mime_type or 'image', len=len(att.data) * 3 // 4))
+                label.setAccessibleName(translate("ToolSidebar", "Image of the result ({mime_type})").format(
+                        mime_type=att.mime_type or 'image'))
             else:
                 label.setText(f"[{att.kind}: {att.mime_type or 'unknown type'} — {why}]")
             self._row.addWidget(label)
@@ -622,15 +634,16 @@ def _thumbnail(att: Attachment) -> tuple[QPixmap | None, str]:
     reader = QImageReader(buffer)
     size = reader.size()
     if not size.isValid() or size.isEmpty():
-        return None, "cannot be shown here"
+        return None, translate("ToolSidebar", "cannot be shown here")
     if size.width() * size.height() > MOST_PIXELS:
-        return None, f"{size.width()} × {size.height()} pixels, too large to show here"
+        return None, translate("ToolSidebar", "{width} × {height} pixels, too large to show here").format(
+                width=size.width(), height=size.height())
     side = max(size.width(), size.height())
     if side > THUMBNAIL:  # big ones read shrunk
         reader.setScaledSize(size.scaled(THUMBNAIL, THUMBNAIL, Qt.AspectRatioMode.KeepAspectRatio))
     image = reader.read()
     if image.isNull():
-        return None, "cannot be shown here"
+        return None, translate("ToolSidebar", "cannot be shown here")
     if side < SMALLEST:  # icon-sized ones made visible
         image = image.scaled(SMALLEST, SMALLEST, Qt.AspectRatioMode.KeepAspectRatio,
                              Qt.TransformationMode.SmoothTransformation)

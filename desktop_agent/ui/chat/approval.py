@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from desktop_agent.core.tools.permissions import Answer, PermissionRequest
 from desktop_agent.core.tools.preview import CallPreview, preview_call
 from desktop_agent.ui.chat.context import ChatContext
+from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.theme import Theme
 
 #: lines of the preview shown before it scrolls
@@ -66,14 +67,15 @@ class ApprovalCard(QFrame):
         super().__init__()
         self.request = request
         self.setObjectName("approvalCard")
-        self.setAccessibleName(f"Approve tool {request.tool_name}")
+        self.setAccessibleName(translate("Approval", "Approve tool {tool_name}").format(tool_name=request.tool_name))
         th = ctx.theme
         tool = request.tool
         lay = QVBoxLayout(self)
         lay.setContentsMargins(14, 12, 14, 12)
         lay.setSpacing(6)
 
-        title = QLabel(f"<b>Allow <code>{html.escape(request.tool_name)}</code> to run?</b>")
+        title = QLabel(translate("Approval", "<b>Allow <code>{escape}</code> to run?</b>").format(escape=html.escape(
+                request.tool_name)))
         title.setTextFormat(Qt.TextFormat.RichText)
         lay.addWidget(title)
         if request.description:
@@ -82,10 +84,11 @@ class ApprovalCard(QFrame):
             self.description.setWordWrap(True)
             lay.addWidget(self.description)
         kinds = [k for k, on in (("destructive", tool.destructive), ("read-only", tool.read_only)) if on]
-        self.source = QLabel("From: " + request.source + (f" · {', '.join(kinds)}" if kinds else ""))
+        self.source = QLabel(translate("Approval", "From: ") + request.source + (
+                f" · {', '.join(kinds)}" if kinds else ""))
         self.source.setTextFormat(Qt.TextFormat.PlainText)
         self.source.setStyleSheet(f"color: {th.muted};")
-        self.source.setAccessibleName("Where the tool comes from")
+        self.source.setAccessibleName(translate("Approval", "Where the tool comes from"))
         lay.addWidget(self.source)
 
         self.preview = preview if preview is not None else preview_call(request.arguments)
@@ -115,23 +118,24 @@ class ApprovalCard(QFrame):
             self.arguments.setReadOnly(True)
             self.arguments.setVisible(False)
             self.arguments.setTabChangesFocus(True)
-            self.arguments.setAccessibleName("Arguments")
+            self.arguments.setAccessibleName(translate("Approval", "Arguments"))
             self.arguments.setFont(self.details.font())
             self.arguments.setFixedHeight(min(8, self.preview.arguments.count("\n") + 1) * metrics.lineSpacing() + 14)
-            self.show_arguments = QPushButton("Show all arguments")
+            self.show_arguments = QPushButton(translate("Approval", "Show all arguments"))
             self.show_arguments.setFlat(True)
             self.show_arguments.setCheckable(True)
             self.show_arguments.setAutoDefault(False)
             self.show_arguments.toggled.connect(self.arguments.setVisible)
             self.show_arguments.toggled.connect(
-                lambda on: self.show_arguments.setText("Hide arguments" if on else "Show all arguments"))
+                lambda on: self.show_arguments.setText(translate("Approval", "Hide arguments") if on else translate(
+                        "Approval", "Show all arguments")))
             lay.addWidget(self.show_arguments, 0, Qt.AlignmentFlag.AlignLeft)
             lay.addWidget(self.arguments)
 
         scope_row = QHBoxLayout()
-        scope_label = QLabel("Appl&ies to:")
+        scope_label = QLabel(translate("Approval", "Appl&ies to:"))
         self.scope = QComboBox()
-        self.scope.setAccessibleName("What Allow for this chat and Always allow cover")
+        self.scope.setAccessibleName(translate("Approval", "What Allow for this chat and Always allow cover"))
         for s in request.scopes:
             self.scope.addItem(s.label(request.tool_name), s)
         scope_label.setBuddy(self.scope)
@@ -140,18 +144,19 @@ class ApprovalCard(QFrame):
         lay.addLayout(scope_row)
 
         self.reason = QLineEdit()
-        self.reason.setPlaceholderText("Reason for denying (optional, sent to the model)")
-        self.reason.setAccessibleName("Reason for denying")
+        self.reason.setPlaceholderText(translate("Approval", "Reason for denying (optional, sent to the model)"))
+        self.reason.setAccessibleName(translate("Approval", "Reason for denying"))
         self.reason.returnPressed.connect(lambda: self._answer("deny"))
         lay.addWidget(self.reason)
 
         row = QHBoxLayout()
-        self.allow = QPushButton("Allow &once")
-        self.allow_chat = QPushButton("Allow for this cha&t")
-        self.allow_always = QPushButton("Al&ways allow")
-        self.deny = QPushButton("&Deny")
+        self.allow = QPushButton(translate("Approval", "Allow &once"))
+        self.allow_chat = QPushButton(translate("Approval", "Allow for this cha&t"))
+        self.allow_always = QPushButton(translate("Approval", "Al&ways allow"))
+        self.deny = QPushButton(translate("Approval", "&Deny"))
         self.buttons = {"once": self.allow, "chat": self.allow_chat, "always": self.allow_always, "deny": self.deny}
-        names = {"once": "Allow once", "chat": "Allow for this chat", "always": "Always allow", "deny": "Deny"}
+        names = {"once": translate("Approval", "Allow once"), "chat": translate("Approval", "Allow for this chat"),
+                "always": translate("Approval", "Always allow"), "deny": translate("Approval", "Deny")}
         for choice, b in self.buttons.items():
             b.setAccessibleName(f"{names[choice]} {request.tool_name}")
             b.setAutoDefault(False)
@@ -163,7 +168,7 @@ class ApprovalCard(QFrame):
         self.result = QLabel()
         self.result.setTextFormat(Qt.TextFormat.PlainText)
         self.result.setWordWrap(True)
-        self.result.setAccessibleName("Decision")
+        self.result.setAccessibleName(translate("Approval", "Decision"))
         self.result.setVisible(False)
         lay.addWidget(self.result)
 
@@ -197,4 +202,4 @@ class ApprovalCard(QFrame):
         if decision is not None:
             self._show(decision.summary()[0].upper() + decision.summary()[1:])
         elif not self.result.isVisible():
-            self._show("Denied (the turn ended)")
+            self._show(translate("Approval", "Denied (the turn ended)"))

@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop_agent.ui import icons
+from desktop_agent.ui.i18n import translate
 
 
 class EmptyState(QWidget):
@@ -40,7 +41,7 @@ class EmptyState(QWidget):
         logo.setPixmap(icons.pixmap("desktop-agent", 72, None, self.devicePixelRatioF()))
         logo.setAlignment(Qt.AlignmentFlag.AlignCenter)
         lay.addWidget(logo)
-        title = QLabel("How can I help?")
+        title = QLabel(translate("EmptyState", "How can I help?"))
         title.setObjectName("emptyTitle")
         title.setAlignment(Qt.AlignmentFlag.AlignCenter)
         lay.addWidget(title)
@@ -72,4 +73,4 @@ class EmptyState(QWidget):
         self.hint.setText(self.TOOL_HINT if on else self.PLAIN_HINT)
         for b, text in zip(self.buttons, self.TOOL_SUGGESTIONS if on else self.PLAIN_SUGGESTIONS, strict=True):
             b.setText(text)
-            b.setAccessibleName(f"Ask: {text}")
+            b.setAccessibleName(translate("EmptyState", "Ask: {text}").format(text=text))

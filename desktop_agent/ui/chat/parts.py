@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QApplication, QLayout, QToolButton, QVBoxLayout, Q
 from desktop_agent.ui import icons, theme
 from desktop_agent.ui.chat.context import ChatContext, markdown_growth, markdown_module
 from desktop_agent.ui.chat.widgets import AutoHeightBrowser, repaint_only_changes
+from desktop_agent.ui.i18n import translate
 
 #: the shortest interval (ms) between two renders of a streaming text part (≈ 30 fps)
 FRAME_MS = 33
@@ -54,7 +55,7 @@ class SealedText(AutoHeightBrowser):
     def __init__(self, part: TextPart, doc: QTextDocument, source: str):
         super().__init__()
         self.setObjectName("assistantText")
-        self.setAccessibleName("Assistant message")
+        self.setAccessibleName(translate("Parts", "Assistant message"))
         #: the markdown these blocks were rendered from
         self.markdown_text = source
         self.fill(part.ctx.theme.assistant_bubble)
@@ -76,7 +77,7 @@ class TextPart(AutoHeightBrowser):
         super().__init__()
         self.ctx = ctx
         self.setObjectName("assistantText")
-        self.setAccessibleName("Assistant message")
+        self.setAccessibleName(translate("Parts", "Assistant message"))
         self.buffer = text
         self.codes: list[str] = []
         self._rendered: str | None = None
@@ -367,7 +368,7 @@ class ThinkingPart(QWidget):
         self.toggle.toggled.connect(self._toggled)
         self.body = AutoHeightBrowser()
         self.body.setObjectName("thinkingText")
-        self.body.setAccessibleName("Thinking")
+        self.body.setAccessibleName(translate("Parts", "Thinking"))
         self.body.setVisible(False)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 2)
@@ -390,11 +391,11 @@ class ThinkingPart(QWidget):
     def update_label(self) -> None:
         th = self.ctx.theme
         if self.live:
-            label = f"Thinking… {time.monotonic() - self.started:.1f} s"
+            label = translate("Parts", "Thinking… {started:.1f} s").format(started=time.monotonic() - self.started)
         elif self.duration_s is not None:
-            label = f"Thought for {self.duration_s:.1f} s"
+            label = translate("Parts", "Thought for {duration_s:.1f} s").format(duration_s=self.duration_s)
         else:
-            label = "Thoughts"
+            label = translate("Parts", "Thoughts")
         self.toggle.setText(label)
         self.toggle.setAccessibleName(label + (" (expanded)" if self.toggle.isChecked() else " (collapsed)"))
         self.toggle.setIcon(icons.icon("chevron-down" if self.toggle.isChecked() else "chevron-right", th.muted))

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from desktop_agent.core.store import ConversationSummary, SearchHit
 from desktop_agent.ui import theme
 from desktop_agent.ui.history.models import HitRole, KindRole, SummaryRole, date_label
+from desktop_agent.ui.i18n import translate
 
 _PAD_X, _PAD_Y, _GAP = 10, 6, 2
 #: how a search hit names where the match is
@@ -115,7 +116,7 @@ class ChatDelegate(_RowDelegate):
         when_w = sfm.horizontalAdvance(when)
         painter.drawText(line, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), when)
         model = s.model or ""
-        n = f"{s.message_count} msg"
+        n = translate("Delegates", "{message_count} msg").format(message_count=s.message_count)
         left = f"{model} · {n}" if model else n
         painter.drawText(
             QRect(line.left(), line.top(), max(0, line.width() - when_w - 8), line.height()),
@@ -136,8 +137,8 @@ class ChatDelegate(_RowDelegate):
         self, parent: QWidget, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
     ) -> QWidget:
         editor = QLineEdit(parent)
-        editor.setAccessibleName("New chat title")
-        editor.setPlaceholderText("Title (empty: first message)")
+        editor.setAccessibleName(translate("Delegates", "New chat title"))
+        editor.setPlaceholderText(translate("Delegates", "Title (empty: first message)"))
         return editor
 
 
@@ -160,7 +161,8 @@ class HitDelegate(_RowDelegate):
             t = html.escape(t)
             if hl:
                 color = (mark_text or text).name()
-                style = f"background-color:{mark.name()}; color:{color}; font-weight:600"
+                style = translate("Delegates", "background-color:{name}; color:{color}; font-weight:600").format(
+                        name=mark.name(), color=color)
                 pieces.append(f'<span style="{style}">{t}</span>')
             else:
                 pieces.append(t)

@@ -14,6 +14,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelInde
 
 from desktop_agent.core.errors import StoreError
 from desktop_agent.core.store import ConversationSummary, SearchHit
+from desktop_agent.ui.i18n import translate
 
 _NO_PARENT = QModelIndex()  # the invalid index: "no parent" in a flat list
 
@@ -30,12 +31,12 @@ def group_of(ts: float, today: _dt.date) -> str:
     """The list group of a chat last updated at ``ts`` (epoch seconds, local time)."""
     day = _dt.datetime.fromtimestamp(ts).date()
     if day >= today:
-        return "Today"
+        return translate("Models", "Today")
     if day == today - _dt.timedelta(days=1):
-        return "Yesterday"
+        return translate("Models", "Yesterday")
     if day >= today - _dt.timedelta(days=7):
-        return "Previous 7 days"
-    return "Older"
+        return translate("Models", "Previous 7 days")
+    return translate("Models", "Older")
 
 
 def date_label(ts: float, today: _dt.date) -> str:
@@ -205,9 +206,11 @@ class ChatListModel(QAbstractListModel):
         if role == SummaryRole:
             return s
         if role == Qt.ItemDataRole.ToolTipRole:
-            n = f"{s.message_count} message" + ("s" if s.message_count != 1 else "")
+            n = translate("Models", "{message_count} message").format(message_count=s.message_count) + (
+                    "s" if s.message_count != 1 else "")
             when = _dt.datetime.fromtimestamp(s.updated_at).strftime("%Y-%m-%d %H:%M")
-            return f"{s.title}\n{s.model or 'unknown model'} · {n} · last message {when}"
+            return translate("Models", "{title}\n{model} · {n} · last message {when}").format(title=s.title,
+                    model=s.model or 'unknown model', n=n, when=when)
         if role == Qt.ItemDataRole.AccessibleTextRole:
             return f"{s.title}, {s.model or 'unknown model'}, {date_label(s.updated_at, self._today())}"
         return None

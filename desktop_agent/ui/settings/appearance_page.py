@@ -8,6 +8,7 @@ from typing import Any
 from PySide6.QtWidgets import QButtonGroup, QFormLayout, QRadioButton, QVBoxLayout
 
 from desktop_agent.core.settings import Settings
+from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.settings.common import SettingsPage, form_row, hint_label, note_label, show
 
 #: the theme choices: ``appearance.theme`` → the radio button's text
@@ -22,7 +23,8 @@ def theme_override_note(value: str) -> str | None:
     value = value.strip()
     if not value:
         return None
-    return f"`DESKTOP_AGENT_THEME` is set ({value}): it wins over this choice while it is set."
+    return translate("AppearancePage",
+            "`DESKTOP_AGENT_THEME` is set ({value}): it wins over this choice while it is set.").format(value=value)
 
 
 class AppearancePage(SettingsPage):
@@ -42,13 +44,15 @@ class AppearancePage(SettingsPage):
         box = QVBoxLayout()
         for value, text in THEMES:
             button = QRadioButton(text)
-            button.setAccessibleName(f"Theme: {text.replace('&', '')}")
+            button.setAccessibleName(translate("AppearancePage", "Theme: {replace}").format(replace=text.replace('&',
+                    '')))
             self.theme_group.addButton(button)
             self.theme_buttons[value] = button
             box.addWidget(button)
             button.toggled.connect(self.changed)
-        self.override_note = note_label("Theme override note")
-        form_row(form, "Theme:", box, hint_label("applied as soon as you save"), self.override_note,
+        self.override_note = note_label(translate("AppearancePage", "Theme override note"))
+        form_row(form, translate("AppearancePage", "Theme:"), box, hint_label(translate("AppearancePage",
+                "applied as soon as you save")), self.override_note,
                  buddy=self.theme_buttons["light"])
 
     def load(self, settings: Settings) -> None:

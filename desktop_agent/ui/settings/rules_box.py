@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core.tools.permissions import POLICIES, Rule, RuleBook
+from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.settings.common import hint_label, on_delete_key
 
 SOURCES = {"user": "you", "flag": "--allow-tool (this run)", "default": "default"}
@@ -64,8 +65,8 @@ class RulesBox(QWidget):
         self.toggle.setArrowType(Qt.ArrowType.RightArrow)
         self.toggle.setAutoRaise(True)
         self.toggle.setStyleSheet("font-weight: 600;")
-        self.toggle.setAccessibleName("Show the permission rules")
-        self.hint = hint_label("made by Always allow on an approval card; changes apply at once")
+        self.toggle.setAccessibleName(translate("RulesBox", "Show the permission rules"))
+        self.hint = hint_label(translate("RulesBox", "made by Always allow on an approval card; changes apply at once"))
         head = QHBoxLayout()
         head.addWidget(self.toggle)
         head.addWidget(self.hint, 1)
@@ -74,7 +75,7 @@ class RulesBox(QWidget):
         body = QVBoxLayout(self.body)
         body.setContentsMargins(0, 0, 0, 0)
         self.table = _CompactTable(0, len(self.COLS))
-        self.table.setAccessibleName("Permission rules")
+        self.table.setAccessibleName(translate("RulesBox", "Permission rules"))
         self.table.setHorizontalHeaderLabels(list(self.COLS))
         self.table.verticalHeader().setVisible(False)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -85,10 +86,10 @@ class RulesBox(QWidget):
         for col in range(len(self.COLS)):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.empty = QLabel("No rules yet.")
-        self.empty.setAccessibleName("No permission rules")
-        self.revoke_button = QPushButton("Re&voke")
-        self.revoke_button.setAccessibleName("Revoke the selected rule")
+        self.empty = QLabel(translate("RulesBox", "No rules yet."))
+        self.empty.setAccessibleName(translate("RulesBox", "No permission rules"))
+        self.revoke_button = QPushButton(translate("RulesBox", "Re&voke"))
+        self.revoke_button.setAccessibleName(translate("RulesBox", "Revoke the selected rule"))
         self.revoke_button.setAutoDefault(False)
         side = QVBoxLayout()
         side.addWidget(self.revoke_button)
@@ -126,7 +127,7 @@ class RulesBox(QWidget):
             box = QComboBox()
             box.addItems(list(POLICIES))
             box.setCurrentText(rule.policy)
-            box.setAccessibleName(f"Policy of the rule for {rule.tool}")
+            box.setAccessibleName(translate("RulesBox", "Policy of the rule for {tool}").format(tool=rule.tool))
             box.currentTextChanged.connect(lambda policy, rid=rule.id: self.set_policy(rid, policy))
             self.table.setCellWidget(i, 2, box)
             self.table.setItem(i, 2, QTableWidgetItem(rule.policy))
@@ -135,7 +136,7 @@ class RulesBox(QWidget):
             if selected is not None and rule.id == selected.id:
                 self.table.selectRow(i)
         self.empty.setVisible(not self._rows)
-        self.toggle.setText(f"Permission rules ({len(self._rows)})")
+        self.toggle.setText(translate("RulesBox", "Permission rules ({n_rows})").format(n_rows=len(self._rows)))
         self._update_buttons()
 
     def set_expanded(self, on: bool) -> None:
