@@ -211,13 +211,13 @@ class ChatController(QObject):
             self.server_problem.emit(ui_errors.status_label(ev.error), str(ev.error))
         elif ui_errors.describe(ev.error).unexpected:
             cause = ui_errors.unexpected_cause(ev.error)
-            ui_errors.report_unexpected(cause, translate("Controller", "the agent"), cause.__traceback__)
+            ui_errors.report_unexpected(cause, "the agent", cause.__traceback__)
 
     def _on_cancelled(self, _ev: TurnCancelled) -> None:
         self.status.emit("Stopped. The partial answer is kept.", 4000)
 
     def _on_crashed(self, ev: TurnCrashed) -> None:
-        ui_errors.report_unexpected(ev.error, translate("Controller", "the agent"), ev.error.__traceback__)
+        ui_errors.report_unexpected(ev.error, "the agent", ev.error.__traceback__)
 
     def _on_turn_ended(self, _ev: TurnEnded) -> None:
         self.busy_changed.emit(False)

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core import errors, paths
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.logs import setup_logging  # noqa: F401 - the window calls it from here
 from desktop_agent.ui.i18n import translate
 
@@ -68,15 +69,15 @@ class ErrorView:
     icon: str = "error"  # "error" | "warning"
     unexpected: bool = False
     #: the status bar's short label when a server check fails with this error
-    status: str = "Server problem"
+    status: str = QT_TRANSLATE_NOOP("Errors", "Server problem")
 
 
-def _retry(label: str = "Retry") -> ErrorAction:
-    return ErrorAction(RETRY, label)
+def _retry(label: str | None = None) -> ErrorAction:
+    return ErrorAction(RETRY, label or translate("Errors", "Retry"))
 
 
-def _settings(label: str = "Open settings") -> ErrorAction:
-    return ErrorAction(OPEN_SETTINGS, label)
+def _settings(label: str | None = None) -> ErrorAction:
+    return ErrorAction(OPEN_SETTINGS, label or translate("Errors", "Open settings"))
 
 
 def _unreachable(error: errors.BackendUnreachable) -> tuple[str, list[ErrorAction]]:
@@ -110,7 +111,7 @@ class _Row:
     actions: tuple[Callable[[], ErrorAction], ...] = ()
     icon: str = "error"
     #: the status bar's short label when a server check fails with this error
-    status: str = "Server problem"
+    status: str = QT_TRANSLATE_NOOP("Errors", "Server problem")
     #: the card's title for a saved failure of a row whose title needs the error itself
     saved_title: str = ""
 
@@ -118,40 +119,53 @@ class _Row:
 #: core error → card title, actions, icon and status-bar label. The first row whose class matches wins, so
 #: a subclass comes before its base. The card's text is always the error's own sentence.
 TABLE: tuple[_Row, ...] = (
-    _Row(errors.BackendUnreachable, _unreachable, icon="warning", status="Server not reachable",
-         saved_title="Can't reach the server"),
-    _Row(errors.NoApiKey, "No API key", (lambda: _settings(), _retry), status="No API key"),
-    _Row(errors.KeyringLocked, "Keyring locked", (_retry, lambda: _settings()), "warning", status="Keyring locked"),
-    _Row(errors.AuthenticationFailed, "API key rejected", (lambda: _settings(), _retry), status="API key rejected"),
-    _Row(errors.ModelNotFound, _model_missing, saved_title="Model not available"),
-    _Row(errors.RateLimited, "Rate limited", (_retry,), "warning"),
-    _Row(errors.OutOfQuota, "Out of quota", (lambda: _settings(), _retry), status="Out of quota"),
-    _Row(errors.AllKeysFailed, "Every API key failed", (_retry, lambda: _settings())),
-    _Row(errors.ContextTooLong, "Conversation too long",
+    _Row(errors.BackendUnreachable, _unreachable, icon="warning", status=QT_TRANSLATE_NOOP("Errors",
+            "Server not reachable"),
+         saved_title=QT_TRANSLATE_NOOP("Errors", "Can't reach the server")),
+    _Row(errors.NoApiKey, QT_TRANSLATE_NOOP("Errors", "No API key"), (lambda: _settings(), _retry),
+            status=QT_TRANSLATE_NOOP("Errors", "No API key")),
+    _Row(errors.KeyringLocked, QT_TRANSLATE_NOOP("Errors", "Keyring locked"), (_retry, lambda: _settings()), "warning",
+            status=QT_TRANSLATE_NOOP("Errors", "Keyring locked")),
+    _Row(errors.AuthenticationFailed, QT_TRANSLATE_NOOP("Errors", "API key rejected"), (lambda: _settings(), _retry),
+            status=QT_TRANSLATE_NOOP("Errors", "API key rejected")),
+    _Row(errors.ModelNotFound, _model_missing, saved_title=QT_TRANSLATE_NOOP("Errors", "Model not available")),
+    _Row(errors.RateLimited, QT_TRANSLATE_NOOP("Errors", "Rate limited"), (_retry,), "warning"),
+    _Row(errors.OutOfQuota, QT_TRANSLATE_NOOP("Errors", "Out of quota"), (lambda: _settings(), _retry),
+            status=QT_TRANSLATE_NOOP("Errors", "Out of quota")),
+    _Row(errors.AllKeysFailed, QT_TRANSLATE_NOOP("Errors", "Every API key failed"), (_retry, lambda: _settings())),
+    _Row(errors.ContextTooLong, QT_TRANSLATE_NOOP("Errors", "Conversation too long"),
          (lambda: ErrorAction(NEW_CHAT, translate("Errors", "New chat")), lambda: _settings()), "warning"),
-    _Row(errors.ToolsNotSupported, "This model can't use tools", (lambda: _settings(),), "warning"),
-    _Row(errors.MalformedToolCall, "Unreadable tool call", (_retry,)),
-    _Row(errors.EmptyAnswer, "Empty answer", (_retry,), "warning"),
-    _Row(errors.ServerStoppedResponding, "The server stopped responding", (_retry, lambda: _settings()), "warning",
-         status="Server not responding"),
-    _Row(errors.AnswerCutOff, "Answer cut off", (_retry,), "warning"),
-    _Row(errors.MaxStepsExceeded, "Too many steps", (lambda: _retry(translate("Errors", "Continue")),
+    _Row(errors.ToolsNotSupported, QT_TRANSLATE_NOOP("Errors", "This model can't use tools"), (lambda: _settings(),),
+            "warning"),
+    _Row(errors.MalformedToolCall, QT_TRANSLATE_NOOP("Errors", "Unreadable tool call"), (_retry,)),
+    _Row(errors.EmptyAnswer, QT_TRANSLATE_NOOP("Errors", "Empty answer"), (_retry,), "warning"),
+    _Row(errors.ServerStoppedResponding, QT_TRANSLATE_NOOP("Errors", "The server stopped responding"), (_retry,
+            lambda: _settings()), "warning",
+         status=QT_TRANSLATE_NOOP("Errors", "Server not responding")),
+    _Row(errors.AnswerCutOff, QT_TRANSLATE_NOOP("Errors", "Answer cut off"), (_retry,), "warning"),
+    _Row(errors.MaxStepsExceeded, QT_TRANSLATE_NOOP("Errors", "Too many steps"), (lambda: _retry(translate("Errors",
+            "Continue")),
             lambda: _settings()), "warning"),
-    _Row(errors.SettingsError, "Settings problem", (lambda: _settings(),)),
-    _Row(errors.ServerTimedOut, "No answer from the server", (_retry, lambda: _settings()), "warning",
-         status="Server not responding"),
+    _Row(errors.SettingsError, QT_TRANSLATE_NOOP("Errors", "Settings problem"), (lambda: _settings(),)),
+    _Row(errors.ServerTimedOut, QT_TRANSLATE_NOOP("Errors", "No answer from the server"), (_retry, lambda: _settings(
+            )), "warning",
+         status=QT_TRANSLATE_NOOP("Errors", "Server not responding")),
     _Row(errors.WebPageAnswer, lambda e: (translate("Errors", "Web page instead of an answer (HTTP {status})").format(
             status=e.status),
                                           [_retry(), _settings()] if e.retryable else [_settings(), _retry()]),
-         status="Server problem", saved_title="Web page instead of an answer"),
+         status=QT_TRANSLATE_NOOP("Errors", "Server problem"), saved_title=QT_TRANSLATE_NOOP("Errors",
+                 "Web page instead of an answer")),
     _Row(errors.NotAnApi, lambda e: (translate("Errors", "Not an Ollama API") if e.backend == "ollama" else translate(
             "Errors", "Not an OpenAI-compatible API"),
                                      [_settings(), _retry()]),
-         status="Not an API", saved_title="Not a model server's API"),
-    _Row(errors.BackendError, "Server error", (_retry,)),
-    _Row(errors.StoreDamaged, "Chat history damaged", (lambda: ErrorAction(OPEN_DATA_FOLDER, translate("Errors",
+         status=QT_TRANSLATE_NOOP("Errors", "Not an API"), saved_title=QT_TRANSLATE_NOOP("Errors",
+                 "Not a model server's API")),
+    _Row(errors.BackendError, QT_TRANSLATE_NOOP("Errors", "Server error"), (_retry,)),
+    _Row(errors.StoreDamaged, QT_TRANSLATE_NOOP("Errors", "Chat history damaged"), (lambda: ErrorAction(
+            OPEN_DATA_FOLDER, translate("Errors",
             "Open data folder")),)),
-    _Row(errors.StoreError, "Chat history problem", (lambda: ErrorAction(OPEN_DATA_FOLDER, translate("Errors",
+    _Row(errors.StoreError, QT_TRANSLATE_NOOP("Errors", "Chat history problem"), (lambda: ErrorAction(OPEN_DATA_FOLDER,
+            translate("Errors",
             "Open data folder")),)),
 )
 
@@ -174,8 +188,8 @@ def describe(error: BaseException) -> ErrorView:
             if callable(row.title):
                 title, actions = row.title(error)
             else:
-                title, actions = row.title, [make() for make in row.actions]
-            return ErrorView(title, text, actions, row.icon, status=row.status)
+                title, actions = translate("Errors", row.title), [make() for make in row.actions]
+            return ErrorView(title, text, actions, row.icon, status=translate("Errors", row.status))
     if isinstance(error, errors.AgentError):
         return ErrorView(translate("Errors", "Something went wrong"), text, [_retry()] if error.retryable else [])
     return ErrorView(
@@ -200,18 +214,18 @@ def describe_saved(kind: str, text: str) -> ErrorView:
                 "Something went wrong")
         return ErrorView(title, text, [_retry()])
     if callable(row.title):
-        return ErrorView(row.saved_title or translate("Errors", "Something went wrong"), text, [_retry(), _settings()],
-                row.icon)
+        title = translate("Errors", row.saved_title) if row.saved_title else translate("Errors", "Something went wrong")
+        return ErrorView(title, text, [_retry(), _settings()], row.icon)
     actions = [make() for make in row.actions]
     if not any(a.kind == RETRY for a in actions):
         actions.insert(0, _retry())
-    return ErrorView(row.title, text, actions, row.icon)
+    return ErrorView(translate("Errors", row.title), text, actions, row.icon)
 
 
 def status_label(error: BaseException) -> str:
     """The status bar's short label for a failed server check ("Server not reachable", "API key rejected"…):
     only a connection failure is "not reachable" — a server that answers 401 is reachable, the key is not."""
-    return describe(error).status
+    return translate("Errors", describe(error).status)
 
 
 # ---- logging --------------------------------------------------------------------------------------
@@ -386,12 +400,12 @@ def install_excepthook() -> None:
         if issubclass(exc_type, KeyboardInterrupt):
             QApplication.quit()
             return
-        report_unexpected(exc, translate("Errors", "the window"), tb)
+        report_unexpected(exc, "the window", tb)
 
     def thread_hook(args: threading.ExceptHookArgs):
         if args.exc_type is SystemExit or args.exc_value is None:
             return
-        name = args.thread.name if args.thread else translate("Errors", "a thread")
+        name = args.thread.name if args.thread else "a thread"
         report_unexpected(args.exc_value, name, args.exc_traceback)
 
     sys.excepthook = hook

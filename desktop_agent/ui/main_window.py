@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # the types of what the stages after the first frame build
     from desktop_agent.core.services import Services
     from desktop_agent.core.settings import Settings
     from desktop_agent.core.settings_glance import SettingsGlance
+    from desktop_agent.ui.chat.view import ChatView
     from desktop_agent.ui.chat_options import ChatOptions
     from desktop_agent.ui.controller import ChatController
     from desktop_agent.ui.folder_offer import FolderOffer
@@ -167,7 +168,7 @@ class MainWindow(QMainWindow):
     @property
     def ready(self) -> bool:
         """The start-up work has run up to the server check: a message sent before waits for it."""
-        return self.startup.reached(translate("MainWindow", "server check"))
+        return self.startup.reached("server check")
 
     @property
     def busy(self) -> bool:
@@ -177,7 +178,7 @@ class MainWindow(QMainWindow):
 
     def _build_central(self) -> None:
         self.compose_area = ComposeArea(self)
-        self.chat = cast(translate("MainWindow", "ChatView"),
+        self.chat = cast("ChatView",
                 self.compose_area.chat)  # a stand-in until the chat view is built
         self.composer = self.compose_area.composer
         self.composer.send_requested.connect(self._send_text)
@@ -210,7 +211,7 @@ class MainWindow(QMainWindow):
                 "Ctrl+N"), self.new_chat, translate("MainWindow", "Start a new chat"))
         self.settings_action = self._action(translate("MainWindow", "&Settings…"), "settings", translate("MainWindow",
                 "Ctrl+,"), self.open_settings, translate("MainWindow", "Settings"))
-        self.quit_action = self._action(translate("MainWindow", "&Quit"), "quit", translate("MainWindow", "Ctrl+Q"),
+        self.quit_action = self._action(translate("MainWindow", "&Quit"), "quit", "Ctrl+Q",
                 self.close, translate("MainWindow", "Quit"))
         self.focus_action = self._action(translate("MainWindow", "Focus the &input"), None, translate("MainWindow",
                 "Ctrl+L"), self.focus_input)

@@ -48,11 +48,10 @@ class McpStatus(QLabel):
         ready = [s for s in states if s.state == "ready"]
         t = theme.current()
         if failed:
-            text, color = translate("McpStatus", "MCP: {n_failed} of {n_states} server{len} failed").format(
-                    n_failed=len(failed), n_states=len(states), len='s' if len(states) != 1 else ''), t.err
+            text, color = translate("McpStatus", "MCP: {n_failed} of %n server(s) failed", None, len(states)).format(
+                    n_failed=len(failed)), t.err
         elif len(ready) == len(states):
-            text, color = translate("McpStatus", "MCP: {n_ready} server{len} ready").format(n_ready=len(ready),
-                    len='s' if len(ready) != 1 else ''), t.ok
+            text, color = translate("McpStatus", "MCP: %n server(s) ready", None, len(ready)), t.ok
         elif any(s.state == "starting" for s in states):
             text, color = translate("McpStatus", "MCP: starting…"), t.muted
         else:

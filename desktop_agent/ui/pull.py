@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any, cast
 from PySide6.QtCore import QObject, Signal
 
 from desktop_agent.ui.errors import one_line
-from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.tasks import Task, TaskRunner
 
 if TYPE_CHECKING:
     from desktop_agent.core.assembly import Assembly
+    from desktop_agent.core.backends.ollama import OllamaBackend
     from desktop_agent.core.settings import Settings
 
 #: seconds a pull may go without a progress line before it is reported as stalled
@@ -77,7 +77,7 @@ class PullController(QObject):
         interval = 1.0 / PROGRESS_PER_SECOND
 
         def work(task: Task) -> bool:
-            backend = cast(translate("Pull", "OllamaBackend"), assembly.one_off_backend(target,
+            backend = cast("OllamaBackend", assembly.one_off_backend(target,
                     timeout_s=PULL_READ_TIMEOUT_S))
             try:
                 last_sent, last_status = 0.0, None

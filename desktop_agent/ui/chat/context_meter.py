@@ -40,11 +40,9 @@ def meter_tooltip(usage: ContextUsage) -> str:
                      "unknown”); the real one is learned when the server refuses a request as too long."))
     if usage.left_out:
         lines.append(translate("ContextMeter",
-                "{left_out} earlier message{left_out2} did not fit and were not sent.").format(left_out=usage.left_out,
-                        left_out2='s' if usage.left_out != 1 else ''))
+                "%n earlier message(s) did not fit and were not sent.", None, usage.left_out))
     if usage.trimmed:
-        lines.append(translate("ContextMeter", "{trimmed} earlier tool result{trimmed2} sent trimmed.").format(
-                trimmed=usage.trimmed, trimmed2='s were' if usage.trimmed != 1 else ' was'))
+        lines.append(translate("ContextMeter", "%n earlier tool result(s) sent trimmed.", None, usage.trimmed))
     lines.append(translate("ContextMeter", "Summarise earlier messages to keep more of the chat in view."))
     return "\n".join(lines)
 

@@ -14,8 +14,7 @@ from desktop_agent.ui.i18n import translate
 
 def summary_title(message: Message) -> str:
     n = message.covers or 0
-    return translate("SummaryCard", "Summary of the first {n} message{n2} — sent to the model instead of them").format(
-            n=n, n2='s' if n != 1 else '')
+    return translate("SummaryCard", "Summary of the first %n message(s) — sent to the model instead of them", None, n)
 
 
 class SummaryCard(QFrame):

@@ -116,7 +116,7 @@ class ChatDelegate(_RowDelegate):
         when_w = sfm.horizontalAdvance(when)
         painter.drawText(line, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), when)
         model = s.model or ""
-        n = translate("Delegates", "{message_count} msg").format(message_count=s.message_count)
+        n = translate("Delegates", "%n msg", "a short count of messages", s.message_count)
         left = f"{model} · {n}" if model else n
         painter.drawText(
             QRect(line.left(), line.top(), max(0, line.width() - when_w - 8), line.height()),
@@ -161,8 +161,7 @@ class HitDelegate(_RowDelegate):
             t = html.escape(t)
             if hl:
                 color = (mark_text or text).name()
-                style = translate("Delegates", "background-color:{name}; color:{color}; font-weight:600").format(
-                        name=mark.name(), color=color)
+                style = f"background-color:{mark.name()}; color:{color}; font-weight:600"
                 pieces.append(f'<span style="{style}">{t}</span>')
             else:
                 pieces.append(t)

@@ -3,10 +3,10 @@ confirming a delete."""
 
 from __future__ import annotations
 
-import datetime as _dt
 import re
 from pathlib import Path
 
+from PySide6.QtCore import QDateTime, QLocale
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from desktop_agent.core.store import ConversationSummary
@@ -40,9 +40,9 @@ def ask_import_path(parent: QWidget, folder: Path) -> str | None:
 
 def when_text(ts: float) -> str:
     """A date and time for a sentence: "3 Nov 2025 at 14:32" (local time)."""
-    d = _dt.datetime.fromtimestamp(ts)
-    return translate("Dialogs", "{day} {strftime} at {strftime2}").format(day=d.day, strftime=d.strftime('%b %Y'),
-            strftime2=d.strftime('%H:%M'))
+    # the pattern is QLocale's (month names in the window's language); a translation orders it its own way
+    pattern = translate("Dialogs", "d MMM yyyy 'at' HH:mm", "a date and time in a sentence (QDateTime format)")
+    return QLocale().toString(QDateTime.fromSecsSinceEpoch(int(ts)), pattern)
 
 
 def confirm_import_again(parent: QWidget, previous: PreviousImport) -> bool:
@@ -75,9 +75,8 @@ def confirm_delete(parent: QWidget, s: ConversationSummary) -> bool:
     box.setText(translate("Dialogs", "Delete “{title}”?").format(title=s.title))
     box.setInformativeText(
         translate("Dialogs",
-                "Its {message_count} message{message_count2} will be removed from the history. Export it first if "
-                "you want to keep a copy.").format(message_count=s.message_count,
-                        message_count2='s' if s.message_count != 1 else '')
+                "Its %n message(s) will be removed from the history. Export it first if you want to keep a copy.",
+                None, s.message_count)
     )
     delete = box.addButton(translate("Dialogs", "Delete"), QMessageBox.ButtonRole.DestructiveRole)
     box.addButton(QMessageBox.StandardButton.Cancel)

@@ -206,8 +206,7 @@ class ChatListModel(QAbstractListModel):
         if role == SummaryRole:
             return s
         if role == Qt.ItemDataRole.ToolTipRole:
-            n = translate("Models", "{message_count} message").format(message_count=s.message_count) + (
-                    "s" if s.message_count != 1 else "")
+            n = translate("Models", "%n message(s)", None, s.message_count)
             when = _dt.datetime.fromtimestamp(s.updated_at).strftime("%Y-%m-%d %H:%M")
             return translate("Models", "{title}\n{model} · {n} · last message {when}").format(title=s.title,
                     model=s.model or 'unknown model', n=n, when=when)

@@ -539,7 +539,7 @@ class HistoryPanel(QWidget):
         else:
             self.stack.setCurrentIndex(0)
         total = self.model.total
-        self.count_label.setText(translate("Panel", "{total:,} chat").format(total=total) + ("s" if total != 1 else ""))
+        self.count_label.setText(translate("Panel", "%Ln chat(s)", None, total))
         self._update_actions()
 
     def _update_actions(self) -> None:

@@ -29,7 +29,7 @@ def human_size(size: int | None) -> str:
         if abs(value) < 1000 or unit == "TB":
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1000
-    return translate("Common", "{value:.1f} TB").format(value=value)  # pragma: no cover
+    return f"{value:.1f} TB"  # pragma: no cover
 
 
 def human_time(iso: str | None, now: datetime | None = None) -> str:
@@ -47,12 +47,14 @@ def human_time(iso: str | None, now: datetime | None = None) -> str:
     seconds = (now - when).total_seconds()
     if seconds < 0:
         return when.astimezone().strftime("%Y-%m-%d %H:%M")
-    for limit, div, unit in ((60, 1, None), (3600, 60, "minute"), (86400, 3600, "hour"), (30 * 86400, 86400, "day")):
-        if seconds < limit:
-            if unit is None:
-                return translate("Common", "just now")
-            n = int(seconds // div)
-            return translate("Common", "{n} {unit}{n2} ago").format(n=n, unit=unit, n2='s' if n != 1 else '')
+    if seconds < 60:
+        return translate("Common", "just now")
+    if seconds < 30 * 86400:
+        if seconds < 3600:
+            return translate("Common", "%n minute(s) ago", None, int(seconds // 60))
+        if seconds < 86400:
+            return translate("Common", "%n hour(s) ago", None, int(seconds // 3600))
+        return translate("Common", "%n day(s) ago", None, int(seconds // 86400))
     return when.astimezone().strftime("%Y-%m-%d")
 
 

@@ -258,8 +258,7 @@ class McpPage(SettingsPage):
                     "Failed: {error}").format(error=state.error), state
         if state.state == "ready":
             tools = ", ".join(state.tools)
-            return line, translate("McpPage", "Ready: {n_tools} tool{len}").format(n_tools=len(state.tools),
-                    len='s' if len(state.tools) != 1 else '') + (
+            return line, translate("McpPage", "Ready: %n tool(s)", None, len(state.tools)) + (
                 f" ({tools})." if tools else "."), state
         if state.state == "stopped":
             return "stopped", translate("McpPage", "Stopped (Restart starts it again)."), state
@@ -562,7 +561,7 @@ class McpPage(SettingsPage):
         here, they — and their secrets, which go to the keyring — are kept when the dialog saves; Cancel leaves
         everything as it was."""
         if path is None:
-            start = Path.home() / ".config" / translate("McpPage", "Claude")
+            start = Path.home() / ".config" / "Claude"
             path, _filter = QFileDialog.getOpenFileName(self, translate("McpPage", "Import MCP servers"), str(
                     start if start.is_dir()
                                                         else Path.home()), translate("McpPage",

@@ -33,12 +33,13 @@ from desktop_agent.ui.settings.pull_box import PullBox
 from desktop_agent.ui.tasks import Task, TaskRunner
 
 if TYPE_CHECKING:
+    from desktop_agent.core.backends.ollama import OllamaBackend
     from desktop_agent.core.backends.probe import OllamaProbe
 
 
 def _ollama(assembly: Assembly, target: Settings) -> OllamaProbe:
     """A one-off probe of the Ollama server of ``target`` (Test connection, listing: seconds, not minutes)."""
-    return cast(translate("OllamaPage", "OllamaProbe"), assembly.one_off_backend(target, probe=True))
+    return cast("OllamaProbe", assembly.one_off_backend(target, probe=True))
 
 
 class OllamaPage(SettingsPage):
@@ -214,8 +215,8 @@ class OllamaPage(SettingsPage):
             self._fill(models)
             n = len(models)
             self._connected = translate("OllamaPage",
-                    "Connected to Ollama {version} at {host} — {n} model{n2} installed.").format(version=version,
-                            host=host, n=n, n2='s' if n != 1 else '')
+                    "Connected to Ollama {version} at {host} — %n model(s) installed.", None, n).format(version=version,
+                            host=host)
             show(self.status, self._connected, "ok")
             self.connection_tested.emit([m.name for m in models])
 
@@ -288,7 +289,7 @@ class OllamaPage(SettingsPage):
 
         def work(_task: Task) -> list[Any]:
             # deleting goes through the client library (the probe only lists); seconds, not minutes
-            backend = cast(translate("OllamaPage", "OllamaBackend"), assembly.one_off_backend(target,
+            backend = cast("OllamaBackend", assembly.one_off_backend(target,
                     timeout_s=PROBE_TIMEOUT_S))
             try:
                 backend.delete_model(name)

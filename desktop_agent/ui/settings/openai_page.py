@@ -278,8 +278,8 @@ class OpenAIPage(SettingsPage):
             self.models_listed.emit(names)
             shown = ", ".join(names[:5]) + ("…" if len(names) > 5 else "")
             n = len(names)
-            self._connected = translate("OpenaiPage", "Connected to {base_url} — {n} model{n2}").format(
-                    base_url=base_url, n=n, n2='s' if n != 1 else '') + (
+            self._connected = translate("OpenaiPage", "Connected to {base_url} — %n model(s)", None, n).format(
+                    base_url=base_url) + (
                 f": {shown}" if names else ".")
             show(self.status, self._connected, "ok")
             self.connection_tested.emit(names)

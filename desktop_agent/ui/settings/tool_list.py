@@ -170,8 +170,7 @@ class ToolList(QWidget):
             return
         tools, problems = result
         self._fill(tools)
-        count = translate("ToolList", "{n_tools} tool{len}").format(n_tools=len(tools), len='s' if len(
-                tools) != 1 else '')
+        count = translate("ToolList", "%n tool(s)", None, len(tools))
         self.summary.setText(translate("ToolList", "{count} reloaded.").format(
                 count=count) if reloaded else f"{count}.")
         if problems:
