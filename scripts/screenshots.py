@@ -4,6 +4,7 @@
     python scripts/screenshots.py                      # offscreen (QWidget.grab)
     xvfb-run -a -s '-screen 0 1280x800x24' env QT_QPA_PLATFORM=xcb python scripts/screenshots.py
     python scripts/screenshots.py --out /tmp/shots --only main,dark
+    python scripts/screenshots.py --language zh_CN --only main,settings   # main-zh_CN.png, settings-zh_CN.png
 
 Shots: empty.png (a new chat), main.png (markdown, a code block, thinking and two tool calls),
 tool-call.png (a tool still running, live duration in the sidebar), error.png (a missing model with
@@ -37,7 +38,7 @@ from PySide6.QtCore import QEventLoop  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from desktop_agent.core.settings import Settings  # noqa: E402
-from desktop_agent.ui import icons, theme  # noqa: E402
+from desktop_agent.ui import i18n, icons, theme  # noqa: E402
 from desktop_agent.ui.main_window import MainWindow  # noqa: E402
 from tests.servers.ollama import OllamaServer  # noqa: E402
 
@@ -252,7 +253,7 @@ def shot_settings(app, server, settings, out):
     try:
         dialog.show()
         dialog.ollama_page.test_connection()
-        wait_until(app, lambda: "Connected" in dialog.ollama_page.status.text())
+        wait_until(app, lambda: bool(dialog.ollama_page._connected))  # noqa: SLF001 - in any language
         dialog.ollama_page.models.table.selectRow(0)
         dialog.start_pull("qwen3:0.6b")
         wait_until(app, lambda: dialog.ollama_page.pull.progress.value() >= 550)
@@ -372,9 +373,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
     parser.add_argument("--only", default="",
                         help="comma-separated: " + ",".join([*SHOTS, "dark"]))
+    parser.add_argument("--language", default="en", choices=["en", "zh_CN"],
+                        help="the window's language; a translated shot is saved as NAME-LANGUAGE.png")
     args = parser.parse_args(argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    target = Path(args.out)
+    target.mkdir(parents=True, exist_ok=True)
+    out = target if args.language == "en" else Path(tempfile.mkdtemp(prefix="da-shots-out-"))
     only = {s for s in args.only.split(",") if s}
 
     app = QApplication([sys.argv[0]])
@@ -382,6 +386,7 @@ def main(argv: list[str] | None = None) -> int:
     app.setApplicationDisplayName("Desktop Agent")
     os.environ["DESKTOP_AGENT_THEME"] = "light"
     theme.apply(app)
+    i18n.install(args.language, app)
     server = OllamaServer().start()
     settings = Settings(ollama_host=server.url, ollama_model="llama3.2")
     try:
@@ -396,6 +401,9 @@ def main(argv: list[str] | None = None) -> int:
             shot_main(app, server, settings, out, "dark.png")
     finally:
         server.stop()
+    if out != target:
+        for shot in sorted(out.glob("*.png")):
+            shot.replace(target / f"{shot.stem}-{args.language}.png")
     return 0
 
 

@@ -72,8 +72,24 @@
 <context>
     <name>Approval</name>
     <message>
-        <source>Approve tool {tool_name}</source>
+        <source>Allowed once</source>
         <extracomment>lines of the preview shown before it scrolls</extracomment>
+        <translation>已允许一次</translation>
+    </message>
+    <message>
+        <source>Allowed for this chat</source>
+        <translation>已在本对话中允许</translation>
+    </message>
+    <message>
+        <source>Always allowed</source>
+        <translation>已始终允许</translation>
+    </message>
+    <message>
+        <source>Denied</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <source>Approve tool {tool_name}</source>
         <translation>批准工具 {tool_name}</translation>
     </message>
     <message>
@@ -87,6 +103,18 @@
     <message>
         <source>Where the tool comes from</source>
         <translation>工具的来源</translation>
+    </message>
+    <message>
+        <source>Command line:</source>
+        <translation>命令行:</translation>
+    </message>
+    <message>
+        <source>Changes:</source>
+        <translation>更改:</translation>
+    </message>
+    <message>
+        <source>Arguments:</source>
+        <translation>参数:</translation>
     </message>
     <message>
         <source>Arguments</source>
@@ -184,8 +212,21 @@
 <context>
     <name>ChatOptions</name>
     <message>
+        <source>Model default</source>
+        <extracomment>the Think choices: label, value of ``generation.think``</extracomment>
+        <translation>模型默认</translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关</translation>
+    </message>
+    <message>
         <source>Chat options</source>
-        <extracomment>the Think choices: label, value of ``generation.think`` the longest model name the Tools button shows (a longer one is cut with &quot;…&quot;; the tooltip has it whole) the chat&apos;s option dict after the user changed one (dotted keys; empty = all defaults) the tools menu got its list of tools (names), or an empty list when listing them failed the tool chosen for the next message (&quot;&quot; when none is)</extracomment>
+        <extracomment>the longest model name the Tools button shows (a longer one is cut with &quot;…&quot;; the tooltip has it whole) the chat&apos;s option dict after the user changed one (dotted keys; empty = all defaults) the tools menu got its list of tools (names), or an empty list when listing them failed the tool chosen for the next message (&quot;&quot; when none is)</extracomment>
         <translation>对话选项</translation>
     </message>
     <message>
@@ -234,8 +275,12 @@
         <translation>放不下的选项:JSON 回答、思考</translation>
     </message>
     <message>
-        <source>Think: {short}</source>
+        <source>default</source>
         <extracomment>how far the strip is folded: 0 = everything shown … 5 = only the tools buttons</extracomment>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <source>Think: {short}</source>
         <translation>思考:{short}</translation>
     </message>
     <message>
@@ -445,6 +490,10 @@ The default from Settings ({default}).</source>
         <translation>按服务器的计数</translation>
     </message>
     <message>
+        <source>estimated</source>
+        <translation>估算</translation>
+    </message>
+    <message>
         <source>The last request used {used:,} of the model&apos;s {window:,}-token context window ({how}).</source>
         <translation>上一次请求使用了模型 {window:,} 词元上下文窗口中的 {used:,} 个({how})。</translation>
     </message>
@@ -497,7 +546,7 @@ The default from Settings ({default}).</source>
     <name>Controller</name>
     <message>
         <source>Chats will not be saved: the store could not be opened ({exc}).</source>
-        <extracomment>what the user is told when they try something that needs the answer to end first a turn runs (True) or ended (False) the title of the chat on screen (&quot;&quot; for a new chat) a line for the status bar, shown for so many ms; :attr:`status_cleared`: the line goes another chat is on screen: (conversation, audited decisions by call id) — a new chat: (conversation, None) the settings in use changed (a picker, the dialog, a listing that found the model&apos;s full name) the colour theme chosen changed (the dialog, or another window&apos;s save followed on focus-in): the choice the server&apos;s models were listed: (names, the model in use); :attr:`model_facts`: what it says about them the server answers (its version, &quot;&quot; when unknown) / does not: (label, details) / is being asked a request of chat (id) reported its context usage chat (id) was saved; (id, True) when it is the chat on screen a turn has ended (after every handler of its last event) the text of a message that never joined the chat, and the tool chosen for it (None): back to the composer another process changed the saved chats (a ``history import`` in a terminal): the history is read again the one table: event type → handlers (the widgets&apos; are added by the window) the tool the last message was sent to use (the strip&apos;s choice), given back with a message that failed pulls an Ollama model (the Settings dialog&apos;s Pull, an error card&apos;s)</extracomment>
+        <extracomment>a turn runs (True) or ended (False) the title of the chat on screen (&quot;&quot; for a new chat) a line for the status bar, shown for so many ms; :attr:`status_cleared`: the line goes another chat is on screen: (conversation, audited decisions by call id) — a new chat: (conversation, None) the settings in use changed (a picker, the dialog, a listing that found the model&apos;s full name) the colour theme chosen changed (the dialog, or another window&apos;s save followed on focus-in): the choice the server&apos;s models were listed: (names, the model in use); :attr:`model_facts`: what it says about them the server answers (its version, &quot;&quot; when unknown) / does not: (label, details) / is being asked a request of chat (id) reported its context usage chat (id) was saved; (id, True) when it is the chat on screen a turn has ended (after every handler of its last event) the text of a message that never joined the chat, and the tool chosen for it (None): back to the composer another process changed the saved chats (a ``history import`` in a terminal): the history is read again the one table: event type → handlers (the widgets&apos; are added by the window) the tool the last message was sent to use (the strip&apos;s choice), given back with a message that failed pulls an Ollama model (the Settings dialog&apos;s Pull, an error card&apos;s)</extracomment>
         <translation>对话将不会被保存:无法打开存储({exc})。</translation>
     </message>
     <message>
@@ -520,8 +569,25 @@ The default from Settings ({default}).</source>
 <context>
     <name>Delegates</name>
     <message>
+        <source>You</source>
+        <extracomment>how a search hit names where the match is</extracomment>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation>助手</translation>
+    </message>
+    <message>
+        <source>Tool result</source>
+        <translation>工具结果</translation>
+    </message>
+    <message>
+        <source>Title</source>
+        <translation>标题</translation>
+    </message>
+    <message>
         <source>New chat title</source>
-        <extracomment>how a search hit names where the match is font key → (header size, chat size): the list asks for every loaded row&apos;s size at each layout</extracomment>
+        <extracomment>font key → (header size, chat size): the list asks for every loaded row&apos;s size at each layout</extracomment>
         <translation>新对话标题</translation>
     </message>
     <message>
@@ -712,8 +778,41 @@ The default from Settings ({default}).</source>
 <context>
     <name>EmptyState</name>
     <message>
+        <source>What day of the week is it today?</source>
+        <extracomment>a suggestion was clicked (its text) prompts the shipped tools answer (the date, the weather, arithmetic)</extracomment>
+        <translation>今天星期几?</translation>
+    </message>
+    <message>
+        <source>What&apos;s the weather in Paris right now?</source>
+        <translation>巴黎现在的天气怎么样?</translation>
+    </message>
+    <message>
+        <source>What is 17.5% of 2,340?</source>
+        <translation>2,340 的 17.5% 是多少?</translation>
+    </message>
+    <message>
+        <source>Explain Python&apos;s GIL in three bullet points</source>
+        <extracomment>prompts a model answers on its own</extracomment>
+        <translation>用三个要点解释 Python 的 GIL</translation>
+    </message>
+    <message>
+        <source>Write a shell one-liner that finds the largest files</source>
+        <translation>写一行 shell 命令找出最大的文件</translation>
+    </message>
+    <message>
+        <source>Suggest five names for a hiking club</source>
+        <translation>为一个徒步俱乐部起五个名字</translation>
+    </message>
+    <message>
+        <source>Ask anything. The assistant can use tools — you&apos;ll see each call in the sidebar.</source>
+        <translation>尽管提问。助手可以使用工具 — 每次调用都会显示在侧栏中。</translation>
+    </message>
+    <message>
+        <source>Ask anything. Tools are off: the assistant answers from the model alone.</source>
+        <translation>尽管提问。工具已关闭:助手仅凭模型本身回答。</translation>
+    </message>
+    <message>
         <source>How can I help?</source>
-        <extracomment>a suggestion was clicked (its text) prompts the shipped tools answer (the date, the weather, arithmetic) prompts a model answers on its own</extracomment>
         <translation>有什么可以帮你?</translation>
     </message>
     <message>
@@ -943,6 +1042,22 @@ the card&apos;s title, or a function of the error giving (title, actions) the st
 <context>
     <name>FolderList</name>
     <message>
+        <source>A&amp;dd folder…</source>
+        <translation>添加文件夹(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>Remo&amp;ve</source>
+        <translation>移除(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Add a folder</source>
+        <translation>添加文件夹</translation>
+    </message>
+    <message>
+        <source>Not found, skipped:</source>
+        <translation>未找到,已跳过:</translation>
+    </message>
+    <message>
         <source>{name}: add a folder</source>
         <translation>{name}:添加文件夹</translation>
     </message>
@@ -989,8 +1104,28 @@ the card&apos;s title, or a function of the error giving (title, actions) the st
 <context>
     <name>GenerationPage</name>
     <message>
-        <source>Model</source>
+        <source>&amp;Model (Ollama):</source>
+        <translation>模型(Ollama)(&amp;M):</translation>
+    </message>
+    <message>
+        <source>&amp;Model (OpenAI-compatible):</source>
+        <translation>模型(OpenAI 兼容)(&amp;M):</translation>
+    </message>
+    <message>
+        <source>Model default</source>
         <extracomment>the Think choices: what the combo shows → ``generation.think``</extracomment>
+        <translation>模型默认</translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
@@ -1249,8 +1384,21 @@ the card&apos;s title, or a function of the error giving (title, actions) the st
 <context>
     <name>LearnedBox</name>
     <message>
+        <source>OpenAI-compatible</source>
+        <extracomment>how the Server column names a backend</extracomment>
+        <translation>OpenAI 兼容</translation>
+    </message>
+    <message>
+        <source>Model and server</source>
+        <translation>模型和服务器</translation>
+    </message>
+    <message>
+        <source>What was learned</source>
+        <translation>学到的内容</translation>
+    </message>
+    <message>
         <source>What the app learned from each model&apos;s answers, so that it stops asking in a way that does not work. Tools go off for a model only after it answered nothing when offered them twice in a row (or its server said it cannot use them). Forget it after upgrading the server or the model: the next message offers the tools again. Applies at once.</source>
-        <extracomment>how the Server column names a backend the Forget button of each row, by (backend, URL, model)</extracomment>
+        <extracomment>the Forget button of each row, by (backend, URL, model)</extracomment>
         <translation>应用从每个模型的回答中学到的内容,以免继续用行不通的方式提问。只有当模型连续两次在提供工具时什么都没回答(或其服务器表示无法使用工具)时,才会为它关闭工具。升级服务器或模型后请忘记这些内容:下一条消息会再次提供工具。立即生效。</translation>
     </message>
     <message>
@@ -1298,20 +1446,12 @@ the card&apos;s title, or a function of the error giving (title, actions) the st
         <translation>新建对话(&amp;N)</translation>
     </message>
     <message>
-        <source>Ctrl+N</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Start a new chat</source>
         <translation>开始新对话</translation>
     </message>
     <message>
         <source>&amp;Settings…</source>
         <translation>设置(&amp;S)…</translation>
-    </message>
-    <message>
-        <source>Ctrl+,</source>
-        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Settings</source>
@@ -1328,10 +1468,6 @@ the card&apos;s title, or a function of the error giving (title, actions) the st
     <message>
         <source>Focus the &amp;input</source>
         <translation>聚焦到输入框(&amp;I)</translation>
-    </message>
-    <message>
-        <source>Ctrl+L</source>
-        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Refresh &amp;models</source>
@@ -1391,6 +1527,7 @@ the card&apos;s title, or a function of the error giving (title, actions) the st
     </message>
     <message>
         <source>Wait for the answer, or press Stop (Esc).</source>
+        <extracomment>what the user is told when they try something that needs the answer to end first</extracomment>
         <translation>请等待回答,或按“停止”(Esc)。</translation>
     </message>
     <message>
@@ -1448,6 +1585,10 @@ the card&apos;s title, or a function of the error giving (title, actions) the st
     <message>
         <source>Status</source>
         <translation>状态</translation>
+    </message>
+    <message>
+        <source>A&amp;dd…</source>
+        <translation>添加(&amp;D)…</translation>
     </message>
     <message>
         <source>Add an MCP server</source>
@@ -1524,6 +1665,10 @@ the card&apos;s title, or a function of the error giving (title, actions) the st
     <message>
         <source>Replace the selected secret</source>
         <translation>替换所选机密</translation>
+    </message>
+    <message>
+        <source>C&amp;lear</source>
+        <translation>清除(&amp;L)</translation>
     </message>
     <message>
         <source>Clear the selected secret</source>
@@ -1781,6 +1926,10 @@ Press Save to keep the servers and start them.</source>
         <translation>(应用自己的)</translation>
     </message>
     <message>
+        <source>C&amp;hoose…</source>
+        <translation>选择(&amp;H)…</translation>
+    </message>
+    <message>
         <source>Working &amp;folder:</source>
         <translation>工作文件夹(&amp;F):</translation>
     </message>
@@ -1904,6 +2053,14 @@ Click to open Settings → MCP servers.</source>
 <context>
     <name>ModelPicker</name>
     <message>
+        <source>OpenAI-compatible</source>
+        <translation>OpenAI 兼容</translation>
+    </message>
+    <message>
+        <source>The model to chat with (listed from the server)</source>
+        <translation>用于对话的模型(从服务器列出)</translation>
+    </message>
+    <message>
         <source>Backend</source>
         <translation>后端</translation>
     </message>
@@ -1938,6 +2095,11 @@ Click to open Settings → MCP servers.</source>
     <message>
         <source>Older</source>
         <translation>更早</translation>
+    </message>
+    <message>
+        <source>d MMM yyyy</source>
+        <comment>a short date (QDateTime format)</comment>
+        <translation>yyyy年M月d日</translation>
     </message>
     <message>
         <source>{title}
@@ -2387,8 +2549,13 @@ Your chats appear here as you talk.</source>
 <context>
     <name>Parts</name>
     <message>
+        <source>Shown as plain text (too large to format).</source>
+        <extracomment>the longest: the view lengthens the interval as frames get costly (a fast stream, a long open block, a slow machine), up to this — streamed text arrives once a frame (the runner&apos;s batch follows the pace), so new text is on screen within ≈ 100 ms the share of the GUI thread streaming frames may take before the interval grows characters above which an answer is shown as plain monospaced text instead of markdown: parsing and laying out e.g. a 2,000-row table as HTML blocked the GUI thread ~2 s per render</extracomment>
+        <translation>以纯文本显示(内容过大,无法排版)。</translation>
+    </message>
+    <message>
         <source>Assistant message</source>
-        <extracomment>the longest: the view lengthens the interval as frames get costly (a fast stream, a long open block, a slow machine), up to this — streamed text arrives once a frame (the runner&apos;s batch follows the pace), so new text is on screen within ≈ 100 ms the share of the GUI thread streaming frames may take before the interval grows characters above which an answer is shown as plain monospaced text instead of markdown: parsing and laying out e.g. a 2,000-row table as HTML blocked the GUI thread ~2 s per render a streaming part moves its finished blocks into a sealed chunk of their own once they hold this many characters: Qt draws and edits a document in time proportional to its size, so one growing document would make each frame slower; a chunk is drawn only while it is on screen. The frame that seals lays the chunk out again in its own view (≈ 5 ms per 1,000 characters here): smaller chunks, shorter stalls
+        <extracomment>a streaming part moves its finished blocks into a sealed chunk of their own once they hold this many characters: Qt draws and edits a document in time proportional to its size, so one growing document would make each frame slower; a chunk is drawn only while it is on screen. The frame that seals lays the chunk out again in its own view (≈ 5 ms per 1,000 characters here): smaller chunks, shorter stalls
 ----------
 the markdown these blocks were rendered from a line for the status bar (&quot;Code copied to the clipboard&quot;)</extracomment>
         <translation>助手消息</translation>
@@ -2480,6 +2647,26 @@ the markdown these blocks were rendered from a line for the status bar (&quot;Co
 </context>
 <context>
     <name>RulesBox</name>
+    <message>
+        <source>Tool</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>Applies to</source>
+        <translation>适用于</translation>
+    </message>
+    <message>
+        <source>Policy</source>
+        <translation>策略</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Last used</source>
+        <translation>上次使用</translation>
+    </message>
     <message>
         <source>Show the permission rules</source>
         <translation>显示权限规则</translation>
@@ -2647,12 +2834,10 @@ the markdown these blocks were rendered from a line for the status bar (&quot;Co
     <name>ToolSidebar</name>
     <message>
         <source>{max} ms</source>
-        <extracomment>status → (icon name, label)</extracomment>
         <translation>{max} 毫秒</translation>
     </message>
     <message>
         <source>Tool activity</source>
-        <extracomment>a row was selected (call id) the user asked to cancel this running call (call id); the turn goes on</extracomment>
         <translation>工具活动</translation>
     </message>
     <message>
@@ -2691,6 +2876,44 @@ When the assistant uses a tool, the call shows up here with its arguments, resul
     <message>
         <source>Arguments</source>
         <translation>参数</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <extracomment>status → (icon name, label)</extracomment>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>ok</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>timed out</source>
+        <translation>已超时</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>denied</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <extracomment>a row was selected (call id) the user asked to cancel this running call (call id); the turn goes on</extracomment>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Tool</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>耗时</translation>
     </message>
     <message>
         <source>Result</source>
@@ -3033,6 +3256,10 @@ When the assistant uses a tool, the call shows up here with its arguments, resul
         <translation>你的消息</translation>
     </message>
     <message>
+        <source>message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
         <source>Assistant message</source>
         <extracomment>a line for the status bar (answer or code copied) one of its tool chips was clicked (call id)</extracomment>
         <translation>助手消息</translation>
@@ -3041,6 +3268,10 @@ When the assistant uses a tool, the call shows up here with its arguments, resul
         <source>Assistant</source>
         <extracomment>the saved messages a turn rebuilt by :meth:`from_saved` shows (empty for a live turn)</extracomment>
         <translation>助手</translation>
+    </message>
+    <message>
+        <source>answer</source>
+        <translation>回答</translation>
     </message>
     <message>
         <source>The assistant is answering</source>

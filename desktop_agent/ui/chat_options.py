@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core.assembly import Assembly, offers_tools_anyway, tools_off_reason
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.model_info import ModelFacts
 from desktop_agent.core.settings import Settings, chat_options
 from desktop_agent.ui import icons, theme
@@ -51,7 +52,9 @@ from desktop_agent.ui.tasks import Task, TaskRunner
 log = logging.getLogger(__name__)
 
 #: the Think choices: label, value of ``generation.think``
-THINK_CHOICES: tuple[tuple[str, bool | None], ...] = (("Model default", None), ("On", True), ("Off", False))
+THINK_CHOICES: tuple[tuple[str, bool | None], ...] = (
+    (QT_TRANSLATE_NOOP("ChatOptions", "Model default"), None), (QT_TRANSLATE_NOOP("ChatOptions", "On"), True),
+    (QT_TRANSLATE_NOOP("ChatOptions", "Off"), False))
 #: the longest model name the Tools button shows (a longer one is cut with "…"; the tooltip has it whole)
 SHOWN_MODEL_CHARS = 20
 
@@ -152,7 +155,7 @@ class ChatOptions(QWidget):
         group = QActionGroup(self.think_menu)
         self.think_actions: dict[bool | None, QAction] = {}
         for label, value in THINK_CHOICES:
-            action = self.think_menu.addAction(label)
+            action = self.think_menu.addAction(translate("ChatOptions", label))
             action.setCheckable(True)
             group.addAction(action)
             action.triggered.connect(lambda _on=False, v=value: self._change("generation.think", v))
@@ -263,8 +266,8 @@ class ChatOptions(QWidget):
 
     def _show_think(self, value: bool | None) -> None:
         """The Think button's text: the choice, and "Think" itself when its label gave way."""
-        choice = dict((v, k) for k, v in THINK_CHOICES)[value]
-        short = "default" if value is None else choice.lower()
+        choice = translate("ChatOptions", dict((v, k) for k, v in THINK_CHOICES)[value])
+        short = translate("ChatOptions", "default") if value is None else choice.lower()
         shown = translate("ChatOptions", "Think: {short}").format(short=short) if self.labels[1].isHidden() else choice
         self.think.setText(f"{shown} ▾")
         self.think.setAccessibleName(translate("ChatOptions", "Think: {choice}").format(choice=choice))
@@ -396,7 +399,7 @@ class ChatOptions(QWidget):
         self._mark(self.think, "generation.think",
                    translate("ChatOptions",
                            "Whether the model thinks before it answers (models that can)") + only_ollama,
-                   dict((v, k) for k, v in THINK_CHOICES)[d.generation.think].lower())
+                   translate("ChatOptions", dict((v, k) for k, v in THINK_CHOICES)[d.generation.think]).lower())
         self._mark(self.json_button, "generation.format",
                    translate("ChatOptions", "Ask the model to answer in JSON (Ollama's format: json)") + only_ollama,
                    "on" if d.generation.format == "json" else "off")

@@ -28,6 +28,7 @@ from desktop_agent.core.events import (
     TurnCancelled,
     TurnFailed,
 )
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.messages import Conversation
 from desktop_agent.core.services import Services
 from desktop_agent.core.session import ChatSession
@@ -44,7 +45,7 @@ from desktop_agent.ui.tasks import TaskRunner
 log = logging.getLogger(__name__)
 
 #: what the user is told when they try something that needs the answer to end first
-WAIT = "Wait for the answer, or press Stop (Esc)."
+WAIT = QT_TRANSLATE_NOOP("MainWindow", "Wait for the answer, or press Stop (Esc).")
 
 
 class ChatController(QObject):
@@ -266,13 +267,13 @@ class ChatController(QObject):
     def compact(self) -> None:
         """Summarise the chat's earlier messages (the model writes the summary; it is sent instead of them)."""
         if self.busy:
-            self.status.emit(WAIT, 3000)
+            self.status.emit(translate("MainWindow", WAIT), 3000)
             return
         self.runner.start_turn(self.session, None, self.settings, compact=True)
 
     def undo_summary(self, summary: Any) -> None:
         if self.busy:
-            self.status.emit(WAIT, 3000)
+            self.status.emit(translate("MainWindow", WAIT), 3000)
             return
         try:
             self.events.route(self.session.undo_compaction(summary))

@@ -207,14 +207,13 @@ class MainWindow(QMainWindow):
         return make_action(self, text, icon, shortcut, slot, tip, self.restyle)
 
     def _build_actions(self) -> None:
-        self.new_chat_action = self._action(translate("MainWindow", "&New chat"), "new-chat", translate("MainWindow",
-                "Ctrl+N"), self.new_chat, translate("MainWindow", "Start a new chat"))
-        self.settings_action = self._action(translate("MainWindow", "&Settings…"), "settings", translate("MainWindow",
-                "Ctrl+,"), self.open_settings, translate("MainWindow", "Settings"))
+        self.new_chat_action = self._action(translate("MainWindow", "&New chat"), "new-chat", "Ctrl+N",
+                                            self.new_chat, translate("MainWindow", "Start a new chat"))
+        self.settings_action = self._action(translate("MainWindow", "&Settings…"), "settings", "Ctrl+,",
+                                            self.open_settings, translate("MainWindow", "Settings"))
         self.quit_action = self._action(translate("MainWindow", "&Quit"), "quit", "Ctrl+Q",
-                self.close, translate("MainWindow", "Quit"))
-        self.focus_action = self._action(translate("MainWindow", "Focus the &input"), None, translate("MainWindow",
-                "Ctrl+L"), self.focus_input)
+                                        self.close, translate("MainWindow", "Quit"))
+        self.focus_action = self._action(translate("MainWindow", "Focus the &input"), None, "Ctrl+L", self.focus_input)
         self.refresh_action = self._action(translate("MainWindow", "Refresh &models"), "refresh", "F5",
                 lambda: self.refresh_models(),
                                            translate("MainWindow", "List the server's models again"))
@@ -393,7 +392,7 @@ class MainWindow(QMainWindow):
             self.chat.set_tools_offered(self.controller.tools_offered())
             self._show_capabilities()
         where = s.ollama.host if s.backend == "ollama" else s.openai.base_url
-        label = dict(BACKENDS)[s.backend]
+        label = translate("ModelPicker", dict(BACKENDS)[s.backend])
         self.backend_label.setText(f"{label} · {s.model}")
         self.backend_label.setToolTip(translate("MainWindow", "{label} at {where}, model {model}").format(label=label,
                 where=where, model=s.model))

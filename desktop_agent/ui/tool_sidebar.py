@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.ui import icons, theme
 from desktop_agent.ui.i18n import translate
 
@@ -51,12 +52,12 @@ log = logging.getLogger(__name__)
 
 #: status → (icon name, label)
 STATUS = {
-    "running": ("running", "running"),
-    "ok": ("ok", "ok"),
-    "error": ("error", "error"),
-    "timeout": ("timeout", "timed out"),
-    "cancelled": ("cancelled", "cancelled"),
-    "denied": ("denied", "denied"),
+    "running": ("running", QT_TRANSLATE_NOOP("ToolSidebar", "running")),
+    "ok": ("ok", QT_TRANSLATE_NOOP("ToolSidebar", "ok")),
+    "error": ("error", QT_TRANSLATE_NOOP("ToolSidebar", "error")),
+    "timeout": ("timeout", QT_TRANSLATE_NOOP("ToolSidebar", "timed out")),
+    "cancelled": ("cancelled", QT_TRANSLATE_NOOP("ToolSidebar", "cancelled")),
+    "denied": ("denied", QT_TRANSLATE_NOOP("ToolSidebar", "denied")),
 }
 
 
@@ -155,7 +156,8 @@ class ToolSidebar(QWidget):
     #: the user asked to cancel this running call (call id); the turn goes on
     cancel_requested = Signal(str)
 
-    COLS = ("Status", "Tool", "Arguments", "Duration")
+    COLS = (QT_TRANSLATE_NOOP("ToolSidebar", "Status"), QT_TRANSLATE_NOOP("ToolSidebar", "Tool"),
+            QT_TRANSLATE_NOOP("ToolSidebar", "Arguments"), QT_TRANSLATE_NOOP("ToolSidebar", "Duration"))
 
     def __init__(self, parent: QWidget | None = None, *, details_later: bool = False):
         """``details_later``: build only the empty sidebar now (what a new window shows) and the list and the
@@ -212,7 +214,7 @@ class ToolSidebar(QWidget):
         self.tree: QTreeWidget = QTreeWidget()
         self.tree.setAccessibleName(translate("ToolSidebar", "Tool calls"))
         self.tree.setColumnCount(len(self.COLS))
-        self.tree.setHeaderLabels(list(self.COLS))
+        self.tree.setHeaderLabels([translate("ToolSidebar", c) for c in self.COLS])
         self.tree.setRootIsDecorated(False)
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(True)
@@ -483,6 +485,7 @@ class ToolSidebar(QWidget):
         if item is None:
             return
         icon_name, label = STATUS.get(run.status, ("info", run.status))
+        label = translate("ToolSidebar", label)
         color = status_color(run.status)
         item.setIcon(0, icons.icon(icon_name, color))
         item.setText(0, f"{label} — {run.progress}" if run.status == "running" and run.progress else label)
@@ -506,7 +509,7 @@ class ToolSidebar(QWidget):
                 item = self._items[run.call_id]
                 item.setText(3, format_duration((now - run.started) * 1000))
                 if run.progress:
-                    item.setText(0, f"{STATUS['running'][1]} — {run.progress}")
+                    item.setText(0, f"{translate('ToolSidebar', STATUS['running'][1])} — {run.progress}")
         if not running:
             self._timer.stop()
 

@@ -79,10 +79,11 @@ def build_menus(window: QMainWindow, file: list[QAction | None], chat: list[QAct
     """File, Chat, View and Help (None in ``file``: a separator); returns the View menu (the history's toggle
     joins it later)."""
     mb = window.menuBar()
-    menus = {}
-    for title, actions in ((translate("Toolbar", "&File"), file), (translate("Toolbar", "&Chat"), chat), (translate(
-            "Toolbar", "&View"), view), (translate("Toolbar", "&Help"), help_)):
-        menu = menus[title] = mb.addMenu(title)
+    menus = []
+    for title, actions in ((translate("Toolbar", "&File"), file), (translate("Toolbar", "&Chat"), chat),
+                           (translate("Toolbar", "&View"), view), (translate("Toolbar", "&Help"), help_)):
+        menu = mb.addMenu(title)
+        menus.append(menu)
         for a in actions:
             menu.addAction(a) if a is not None else menu.addSeparator()
-    return menus["&View"]
+    return menus[2]  # View

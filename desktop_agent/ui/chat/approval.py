@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.tools.permissions import Answer, PermissionRequest
 from desktop_agent.core.tools.preview import CallPreview, preview_call
 from desktop_agent.ui.chat.context import ChatContext
@@ -60,7 +61,9 @@ class ApprovalCard(QFrame):
     """"Allow <tool> to run?" with what it would do and the four answers."""
 
     CHOICE_TEXT: ClassVar[dict[str, str]] = {
-        "once": "Allowed once", "chat": "Allowed for this chat", "always": "Always allowed", "deny": "Denied",
+        "once": QT_TRANSLATE_NOOP("Approval", "Allowed once"), "chat": QT_TRANSLATE_NOOP("Approval",
+                "Allowed for this chat"),
+        "always": QT_TRANSLATE_NOOP("Approval", "Always allowed"), "deny": QT_TRANSLATE_NOOP("Approval", "Denied"),
     }
 
     def __init__(self, ctx: ChatContext, request: PermissionRequest, preview: CallPreview | None = None):
@@ -92,7 +95,8 @@ class ApprovalCard(QFrame):
         lay.addWidget(self.source)
 
         self.preview = preview if preview is not None else preview_call(request.arguments)
-        heading = {"command": "Command line:", "diff": "Changes:", "json": "Arguments:"}[self.preview.kind]
+        heading = {"command": translate("Approval", "Command line:"), "diff": translate("Approval", "Changes:"),
+                   "json": translate("Approval", "Arguments:")}[self.preview.kind]
         note = self.preview.note
         head = QLabel(f"{note[:1].upper()}{note[1:]}:" if note else heading)
         head.setTextFormat(Qt.TextFormat.PlainText)
@@ -180,7 +184,7 @@ class ApprovalCard(QFrame):
         self.request.answer(Answer(choice, scope if choice in ("chat", "always") else None,
                                    reason if choice == "deny" else None))
         self._disable()
-        text = self.CHOICE_TEXT[choice]
+        text = translate("Approval", self.CHOICE_TEXT[choice])
         if choice in ("chat", "always") and scope is not None:
             text += f" ({scope.label(self.request.tool_name)})"
         if choice == "deny" and reason:

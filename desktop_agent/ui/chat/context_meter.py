@@ -30,7 +30,8 @@ def meter_text(usage: ContextUsage) -> str:
 
 
 def meter_tooltip(usage: ContextUsage) -> str:
-    how = translate("ContextMeter", "as the server counted them") if usage.reported else "estimated"
+    how = translate("ContextMeter", "as the server counted them") if usage.reported else translate("ContextMeter",
+            "estimated")
     lines = [translate("ContextMeter",
             "The last request used {used:,} of the model's {window:,}-token context window ({how}).").format(
                     used=usage.used, window=usage.window or 0, how=how)]

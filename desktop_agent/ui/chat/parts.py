@@ -23,6 +23,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QApplication, QLayout, QToolButton, QVBoxLayout, QWidget
 
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.ui import icons, theme
 from desktop_agent.ui.chat.context import ChatContext, markdown_growth, markdown_module
 from desktop_agent.ui.chat.widgets import AutoHeightBrowser, repaint_only_changes
@@ -40,7 +41,7 @@ FRAME_BUDGET = 0.03
 #: characters above which an answer is shown as plain monospaced text instead of markdown: parsing and
 #: laying out e.g. a 2,000-row table as HTML blocked the GUI thread ~2 s per render
 PLAIN_TEXT_LIMIT = 100_000
-PLAIN_TEXT_NOTE = "Shown as plain text (too large to format)."
+PLAIN_TEXT_NOTE = QT_TRANSLATE_NOOP("Parts", "Shown as plain text (too large to format).")
 
 #: a streaming part moves its finished blocks into a sealed chunk of their own once they hold this many
 #: characters: Qt draws and edits a document in time proportional to its size, so one growing document
@@ -136,7 +137,7 @@ class TextPart(AutoHeightBrowser):
 
     def note_text(self) -> str:
         """The note shown above an answer too large to format ("" for a normal answer)."""
-        return PLAIN_TEXT_NOTE if self.plain else ""
+        return translate("Parts", PLAIN_TEXT_NOTE) if self.plain else ""
 
     def _render_plain(self) -> None:
         doc = self.document()
@@ -147,7 +148,7 @@ class TextPart(AutoHeightBrowser):
         fmt = QTextCharFormat()
         fmt.setFontItalic(True)
         fmt.setForeground(QColor(theme.current().muted))
-        cursor.insertText(PLAIN_TEXT_NOTE + "\n", fmt)
+        cursor.insertText(translate("Parts", PLAIN_TEXT_NOTE) + "\n", fmt)
         self.codes = []
 
     def _reset_frozen(self) -> None:

@@ -173,6 +173,7 @@ class ToolChip(QToolButton):
 
     def refresh(self) -> None:
         icon_name, label = STATUS.get(self.status, ("info", self.status))
+        label = translate("ToolSidebar", label)
         color = status_color(self.status, self.ctx.theme)
         self.setIcon(icons.icon(icon_name, color))
         ms = (time.monotonic() - self.started) * 1000 if self.status == "running" else self.duration_ms

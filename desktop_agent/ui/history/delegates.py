@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.store import ConversationSummary, SearchHit
 from desktop_agent.ui import theme
 from desktop_agent.ui.history.models import HitRole, KindRole, SummaryRole, date_label
@@ -25,7 +26,8 @@ from desktop_agent.ui.i18n import translate
 
 _PAD_X, _PAD_Y, _GAP = 10, 6, 2
 #: how a search hit names where the match is
-_WHO = {"user": "You", "assistant": "Assistant", "tool": "Tool result", "title": "Title"}
+_WHO = {"user": QT_TRANSLATE_NOOP("Delegates", "You"), "assistant": QT_TRANSLATE_NOOP("Delegates", "Assistant"),
+        "tool": QT_TRANSLATE_NOOP("Delegates", "Tool result"), "title": QT_TRANSLATE_NOOP("Delegates", "Title")}
 
 
 def _small(font: QFont, delta: float = 1.5) -> QFont:
@@ -201,7 +203,7 @@ class HitDelegate(_RowDelegate):
             when_w = sfm.horizontalAdvance(when)
             head = QRect(r.left(), r.top(), r.width(), sfm.height())
             painter.drawText(head, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), when)
-            who = _WHO.get(hit.role, hit.role)
+            who = translate("Delegates", _WHO.get(hit.role, hit.role))
             label = f"{hit.title} · {who}"
             painter.drawText(
                 QRect(head.left(), head.top(), max(0, head.width() - when_w - 8), head.height()),

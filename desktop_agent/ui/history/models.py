@@ -10,7 +10,7 @@ import datetime as _dt
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractListModel, QDateTime, QLocale, QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from desktop_agent.core.errors import StoreError
 from desktop_agent.core.store import ConversationSummary, SearchHit
@@ -41,13 +41,13 @@ def group_of(ts: float, today: _dt.date) -> str:
 
 def date_label(ts: float, today: _dt.date) -> str:
     """Short date for a row: "14:32" today/yesterday, "Mon 14:32" this week, else "3 Nov 2025"."""
-    when = _dt.datetime.fromtimestamp(ts)
     group = group_of(ts, today)
-    if group in ("Today", "Yesterday"):
-        return when.strftime("%H:%M")
-    if group == "Previous 7 days":
-        return when.strftime("%a %H:%M")
-    return f"{when.day} {when.strftime('%b %Y')}"
+    at = QDateTime.fromSecsSinceEpoch(int(ts))
+    if group in (translate("Models", "Today"), translate("Models", "Yesterday")):
+        return QLocale().toString(at, "HH:mm")
+    if group == translate("Models", "Previous 7 days"):
+        return QLocale().toString(at, "ddd HH:mm")
+    return QLocale().toString(at, translate("Models", "d MMM yyyy", "a short date (QDateTime format)"))
 
 
 class ChatListModel(QAbstractListModel):

@@ -17,10 +17,14 @@ class FolderList(QWidget):
 
     changed = Signal()
 
-    def __init__(self, name: str, *, add_text: str = "A&dd folder…", remove_text: str = "Remo&ve",
-                 add_name: str = "", remove_name: str = "", dialog_title: str = "Add a folder",
-                 missing_text: str = "Not found, skipped:", parent: QWidget | None = None) -> None:
+    def __init__(self, name: str, *, add_text: str = "", remove_text: str = "",
+                 add_name: str = "", remove_name: str = "", dialog_title: str = "",
+                 missing_text: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        add_text = add_text or translate("FolderList", "A&dd folder…")
+        remove_text = remove_text or translate("FolderList", "Remo&ve")
+        dialog_title = dialog_title or translate("FolderList", "Add a folder")
+        missing_text = missing_text or translate("FolderList", "Not found, skipped:")
         self._dialog_title = dialog_title
         self._missing_text = missing_text
         self.list = QListWidget()

@@ -20,13 +20,17 @@ from PySide6.QtWidgets import (
     QSpinBox,
 )
 
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.settings import Settings
 from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.settings.common import SettingsPage, form_row, hint_label, note_label
 
-MODEL_LABELS = {"ollama": "&Model (Ollama):", "openai": "&Model (OpenAI-compatible):"}
+MODEL_LABELS = {"ollama": QT_TRANSLATE_NOOP("GenerationPage", "&Model (Ollama):"),
+                "openai": QT_TRANSLATE_NOOP("GenerationPage", "&Model (OpenAI-compatible):")}
 #: the Think choices: what the combo shows → ``generation.think``
-THINK_CHOICES: tuple[tuple[str, bool | None], ...] = (("Model default", None), ("On", True), ("Off", False))
+THINK_CHOICES: tuple[tuple[str, bool | None], ...] = (
+    (QT_TRANSLATE_NOOP("GenerationPage", "Model default"), None), (QT_TRANSLATE_NOOP("GenerationPage", "On"), True),
+    (QT_TRANSLATE_NOOP("GenerationPage", "Off"), False))
 
 
 class PromptEdit(QPlainTextEdit):
@@ -92,7 +96,7 @@ class GenerationPage(SettingsPage):
 
         self.think = QComboBox()
         for text, value in THINK_CHOICES:
-            self.think.addItem(text, value)
+            self.think.addItem(translate("GenerationPage", text), value)
         self.think.setAccessibleName(translate("GenerationPage", "Think (Ollama)"))
         self.think.setFixedWidth(140)
         self.think_hint = hint_label(translate("GenerationPage",
@@ -231,6 +235,6 @@ class GenerationPage(SettingsPage):
         self.model.setEditText(self._models[self._backend])
         self.model.blockSignals(False)
         if self.model_label is not None:
-            self.model_label.setText(MODEL_LABELS[self._backend])
+            self.model_label.setText(translate("GenerationPage", MODEL_LABELS[self._backend]))
         for widget in (self.keep_alive, self.json_format, self.think):  # only Ollama reads them
             widget.setEnabled(self._backend == "ollama")

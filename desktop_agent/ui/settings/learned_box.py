@@ -21,11 +21,12 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core.capabilities import Capabilities, Entry, ServerKey
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.settings.common import hint_label
 
 #: how the Server column names a backend
-BACKEND_NAMES = {"ollama": "Ollama", "openai": "OpenAI-compatible"}
+BACKEND_NAMES = {"ollama": "Ollama", "openai": QT_TRANSLATE_NOOP("LearnedBox", "OpenAI-compatible")}
 
 
 class _CompactTable(QTableWidget):
@@ -40,7 +41,8 @@ class LearnedBox(QWidget):
     """The rows of ``capabilities`` (default: the process-wide store, in the cache folder); ``changed`` after a
     Forget."""
 
-    COLS = ("Model and server", "What was learned", "")
+    COLS = (QT_TRANSLATE_NOOP("LearnedBox", "Model and server"), QT_TRANSLATE_NOOP("LearnedBox", "What was learned"),
+            "")
 
     changed = Signal()
 
@@ -64,7 +66,7 @@ class LearnedBox(QWidget):
             "message offers the tools again. Applies at once.")))
         self.table = _CompactTable(0, len(self.COLS))
         self.table.setAccessibleName(translate("LearnedBox", "What was learned about servers and models"))
-        self.table.setHorizontalHeaderLabels(list(self.COLS))
+        self.table.setHorizontalHeaderLabels([translate("LearnedBox", c) if c else "" for c in self.COLS])
         self.table.verticalHeader().setVisible(False)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -96,7 +98,7 @@ class LearnedBox(QWidget):
         self.forget_buttons = {}
         self.table.setRowCount(len(self.rows))
         for i, entry in enumerate(self.rows):
-            where = f"{BACKEND_NAMES.get(entry.backend, entry.backend)} · {entry.url}"
+            where = f"{translate('LearnedBox', BACKEND_NAMES.get(entry.backend, entry.backend))} · {entry.url}"
             model = QTableWidgetItem(f"{entry.model}\n{where}")
             model.setToolTip(translate("LearnedBox", "{model} at {where}").format(model=entry.model, where=where))
             self.table.setItem(i, 0, model)

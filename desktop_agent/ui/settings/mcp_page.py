@@ -110,7 +110,7 @@ class McpPage(SettingsPage):
         outer.addWidget(self.tree, 1)
 
         buttons = QHBoxLayout()
-        self.add_button = QPushButton("A&dd…")
+        self.add_button = QPushButton(translate("McpPage", "A&dd…"))
         self.add_button.setAccessibleName(translate("McpPage", "Add an MCP server"))
         self.edit_button = QPushButton(translate("McpPage", "&Edit…"))
         self.edit_button.setAccessibleName(translate("McpPage", "Edit the selected MCP server"))
@@ -159,7 +159,7 @@ class McpPage(SettingsPage):
         secret_buttons = QVBoxLayout()
         self.replace_button = QPushButton(translate("McpPage", "Re&place…"))
         self.replace_button.setAccessibleName(translate("McpPage", "Replace the selected secret"))
-        self.clear_button = QPushButton("C&lear")
+        self.clear_button = QPushButton(translate("McpPage", "C&lear"))
         self.clear_button.setAccessibleName(translate("McpPage", "Clear the selected secret"))
         for b in (self.replace_button, self.clear_button):
             b.setAutoDefault(False)

@@ -103,7 +103,7 @@ class McpServerEditor(QDialog):
         self.cwd = QLineEdit()
         self.cwd.setAccessibleName(translate("McpServerEditor", "Working folder"))
         self.cwd.setPlaceholderText(translate("McpServerEditor", "(the app's own)"))
-        self.choose_cwd = QPushButton("C&hoose…")
+        self.choose_cwd = QPushButton(translate("McpServerEditor", "C&hoose…"))
         self.choose_cwd.setAutoDefault(False)
         cwd_row.addWidget(self.cwd, 1)
         cwd_row.addWidget(self.choose_cwd)

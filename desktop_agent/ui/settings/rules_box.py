@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.tools.permissions import POLICIES, Rule, RuleBook
 from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.settings.common import hint_label, on_delete_key
@@ -51,7 +52,9 @@ class _CompactTable(QTableWidget):
 class RulesBox(QWidget):
     """The rules of ``rules`` in a table, with a policy box per row and Revoke."""
 
-    COLS = ("Tool", "Applies to", "Policy", "Source", "Last used")
+    COLS = (QT_TRANSLATE_NOOP("RulesBox", "Tool"), QT_TRANSLATE_NOOP("RulesBox", "Applies to"),
+            QT_TRANSLATE_NOOP("RulesBox", "Policy"), QT_TRANSLATE_NOOP("RulesBox", "Source"),
+            QT_TRANSLATE_NOOP("RulesBox", "Last used"))
 
     def __init__(self, rules: RuleBook, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -76,7 +79,7 @@ class RulesBox(QWidget):
         body.setContentsMargins(0, 0, 0, 0)
         self.table = _CompactTable(0, len(self.COLS))
         self.table.setAccessibleName(translate("RulesBox", "Permission rules"))
-        self.table.setHorizontalHeaderLabels(list(self.COLS))
+        self.table.setHorizontalHeaderLabels([translate("RulesBox", c) for c in self.COLS])
         self.table.verticalHeader().setVisible(False)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
