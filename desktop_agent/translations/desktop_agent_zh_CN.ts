@@ -300,6 +300,14 @@
         <translation>下一条消息使用 {name};按下可交由模型选择</translation>
     </message>
     <message>
+        <source>on</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关</translation>
+    </message>
+    <message>
         <source> ({n_disabled} left out)</source>
         <translation>(未选 {n_disabled} 个)</translation>
     </message>
@@ -1037,6 +1045,318 @@ the card&apos;s title, or a function of the error giving (title, actions) the st
     <message>
         <source>Copied ✓</source>
         <translation>已复制 ✓</translation>
+    </message>
+    <message>
+        <source>{n} step</source>
+        <translation>{n} 步</translation>
+    </message>
+    <message>
+        <source>{n} steps</source>
+        <translation>{n} 步</translation>
+    </message>
+    <message>
+        <source>Can&apos;t reach Ollama at {host} — is it running? Start it with `ollama serve`.{more}</source>
+        <translation>无法连接 {host} 上的 Ollama — 它在运行吗?请用 `ollama serve` 启动它。{more}</translation>
+    </message>
+    <message>
+        <source>Can&apos;t reach the server at {host}{more}.</source>
+        <translation>无法连接 {host} 上的服务器{more}。</translation>
+    </message>
+    <message>
+        <source>Check the base URL and that the server is running.</source>
+        <translation>请检查基础 URL,并确认服务器正在运行。</translation>
+    </message>
+    <message>
+        <source> All {keys_tried} keys were rejected.</source>
+        <translation>全部 {keys_tried} 个密钥都被拒绝。</translation>
+    </message>
+    <message>
+        <source>The API key for this provider was rejected{code} by {base_url}.{many}</source>
+        <translation>此提供方的 API 密钥被 {base_url} 拒绝{code}。{many}</translation>
+    </message>
+    <message>
+        <source>Check the key in Settings → OpenAI-compatible.</source>
+        <translation>请在 设置 → OpenAI 兼容 中检查密钥。</translation>
+    </message>
+    <message>
+        <source>Pull it with `ollama pull {model}`</source>
+        <translation>用 `ollama pull {model}` 拉取它</translation>
+    </message>
+    <message>
+        <source>The model &apos;{model}&apos; is not installed in Ollama.</source>
+        <translation>模型“{model}”未安装在 Ollama 中。</translation>
+    </message>
+    <message>
+        <source> or choose one of: {names}.</source>
+        <translation>,或从以下模型中选择一个:{names}。</translation>
+    </message>
+    <message>
+        <source>The server does not serve a model named &apos;{model}&apos;</source>
+        <translation>服务器不提供名为“{model}”的模型</translation>
+    </message>
+    <message>
+        <source>; it serves: {names}.</source>
+        <translation>;它提供:{names}。</translation>
+    </message>
+    <message>
+        <source>Choose another model.</source>
+        <translation>请选择其他模型。</translation>
+    </message>
+    <message>
+        <source>try again in a moment</source>
+        <translation>请稍后重试</translation>
+    </message>
+    <message>
+        <source>try again in about {round} minutes</source>
+        <translation>请约 {round} 分钟后重试</translation>
+    </message>
+    <message>
+        <source>try again in {max} s</source>
+        <translation>请 {max} 秒后重试</translation>
+    </message>
+    <message>
+        <source>The provider is rate limiting requests — {wait}.</source>
+        <translation>提供方正在限制请求频率 — {wait}。</translation>
+    </message>
+    <message>
+        <source> Provider said: {detail}</source>
+        <translation> 提供方说:{detail}</translation>
+    </message>
+    <message>
+        <source>All {keys_tried} API keys for {base_url} are</source>
+        <translation>{base_url} 的全部 {keys_tried} 个 API 密钥</translation>
+    </message>
+    <message>
+        <source>The API key for {base_url} is</source>
+        <translation>{base_url} 的 API 密钥</translation>
+    </message>
+    <message>
+        <source>{who} out of quota — check your plan and billing.</source>
+        <translation>{who}额度已用完 — 请检查你的套餐和账单。</translation>
+    </message>
+    <message>
+        <source>Add credit on the provider&apos;s billing page, or use another key in Settings → OpenAI-compatible.</source>
+        <translation>请在提供方的账单页面充值,或在 设置 → OpenAI 兼容 中使用其他密钥。</translation>
+    </message>
+    <message>
+        <source>All {keys_tried} API key(s) failed; last error: {last_reason}</source>
+        <translation>全部 {keys_tried} 个 API 密钥均失败;最后的错误:{last_reason}</translation>
+    </message>
+    <message>
+        <source>This conversation is too long for the model&apos;s context window</source>
+        <translation>此对话对模型的上下文窗口来说太长</translation>
+    </message>
+    <message>
+        <source>Summarise earlier messages (Chat menu), start a new chat, or pick a model with a larger context in Settings.</source>
+        <translation>请总结较早的消息(“对话”菜单)、开始新对话,或在设置中选择上下文更大的模型。</translation>
+    </message>
+    <message>
+        <source>The model &apos;{model}&apos; does not support tools.</source>
+        <translation>模型“{model}”不支持工具。</translation>
+    </message>
+    <message>
+        <source>Choose a model with tool support.</source>
+        <translation>请选择支持工具的模型。</translation>
+    </message>
+    <message>
+        <source>The backend returned a malformed tool call.</source>
+        <translation>后端返回了格式错误的工具调用。</translation>
+    </message>
+    <message>
+        <source>The server returned an empty answer. Try again, or try another model.</source>
+        <translation>服务器返回了空回答。请重试,或换一个模型。</translation>
+    </message>
+    <message>
+        <source>The answer was cut off: the connection to the server broke mid-answer.</source>
+        <translation>回答被中断:与服务器的连接在回答中途断开。</translation>
+    </message>
+    <message>
+        <source>no data for {waited_s:g} s</source>
+        <translation>{waited_s:g} 秒无数据</translation>
+    </message>
+    <message>
+        <source>no data</source>
+        <translation>无数据</translation>
+    </message>
+    <message>
+        <source> at {host}</source>
+        <translation>({host})</translation>
+    </message>
+    <message>
+        <source> for {waited_s:g} s</source>
+        <translation> {waited_s:g} 秒</translation>
+    </message>
+    <message>
+        <source>The server{where} stopped responding: it sent nothing{waited} in the middle of the answer.</source>
+        <translation>服务器{where}停止响应:在回答中途{waited}没有发送任何内容。</translation>
+    </message>
+    <message>
+        <source>Try again; if it keeps happening, raise &apos;wait for next data&apos; in Settings.</source>
+        <translation>请重试;如果反复出现,请在设置中调高“等待后续数据”。</translation>
+    </message>
+    <message>
+        <source> (HTTP {status})</source>
+        <translation>(HTTP {status})</translation>
+    </message>
+    <message>
+        <source>The server reported an error{code}: {detail}</source>
+        <translation>服务器报告了错误{code}:{detail}</translation>
+    </message>
+    <message>
+        <source>Check the Ollama host in Settings → Ollama: try {fix}.</source>
+        <translation>请在 设置 → Ollama 中检查 Ollama 主机:试试 {fix}。</translation>
+    </message>
+    <message>
+        <source>Check the Ollama host in Settings → Ollama.</source>
+        <translation>请在 设置 → Ollama 中检查 Ollama 主机。</translation>
+    </message>
+    <message>
+        <source>Check the base URL in Settings → OpenAI-compatible: try {fix}.</source>
+        <translation>请在 设置 → OpenAI 兼容 中检查基础 URL:试试 {fix}。</translation>
+    </message>
+    <message>
+        <source>Check the base URL in Settings → OpenAI-compatible.</source>
+        <translation>请在 设置 → OpenAI 兼容 中检查基础 URL。</translation>
+    </message>
+    <message>
+        <source>the server answered HTTP {status} with a web page</source>
+        <translation>服务器以网页回应了 HTTP {status}</translation>
+    </message>
+    <message>
+        <source>{url} answered HTTP {status} with a web page, not an API answer</source>
+        <translation>{url} 以网页回应了 HTTP {status},而不是 API 回答</translation>
+    </message>
+    <message>
+        <source>A proxy or gateway in front of the model server got no answer from it: check that the model server is running, then try again.</source>
+        <translation>模型服务器前面的代理或网关没有收到它的回应:请确认模型服务器正在运行,然后重试。</translation>
+    </message>
+    <message>
+        <source>A sign-in page or a proxy that wants a login is in the way.</source>
+        <translation>中间有一个登录页面或需要登录的代理。</translation>
+    </message>
+    <message>
+        <source>Nothing answers at this path.</source>
+        <translation>此路径上没有任何响应。</translation>
+    </message>
+    <message>
+        <source>an Ollama API</source>
+        <translation>Ollama API</translation>
+    </message>
+    <message>
+        <source>an OpenAI-compatible API</source>
+        <translation>OpenAI 兼容 API</translation>
+    </message>
+    <message>
+        <source>This address does not look like {api}: {url} answered with {seen}.</source>
+        <translation>此地址看起来不像 {api}:{url} 的回应是{seen}。</translation>
+    </message>
+    <message>
+        <source>no answer within {timeout_s:g} s</source>
+        <translation>{timeout_s:g} 秒内无回答</translation>
+    </message>
+    <message>
+        <source>Ollama at {host}</source>
+        <translation>{host} 上的 Ollama</translation>
+    </message>
+    <message>
+        <source>The server at {host}</source>
+        <translation>{host} 上的服务器</translation>
+    </message>
+    <message>
+        <source>{who} did not answer within {timeout_s:g} s — it may be busy or still loading the model.</source>
+        <translation>{who}在 {timeout_s:g} 秒内没有回答 — 它可能正忙,或仍在加载模型。</translation>
+    </message>
+    <message>
+        <source>Try again.</source>
+        <translation>请重试。</translation>
+    </message>
+    <message>
+        <source>Try again, or raise the timeout in Settings → OpenAI-compatible.</source>
+        <translation>请重试,或在 设置 → OpenAI 兼容 中调高超时。</translation>
+    </message>
+    <message>
+        <source>The agent did not finish in {plural}.</source>
+        <translation>代理未能在 {plural}内完成。</translation>
+    </message>
+    <message>
+        <source>Ask again, or raise &apos;max steps&apos; in Settings.</source>
+        <translation>请重新提问,或在设置中调高“最多步骤数”。</translation>
+    </message>
+    <message>
+        <source>Error: {detail}</source>
+        <translation>错误:{detail}</translation>
+    </message>
+    <message>
+        <source>Error: tool &apos;{name}&apos; timed out after {timeout_s:g} s</source>
+        <translation>错误:工具“{name}”在 {timeout_s:g} 秒后超时</translation>
+    </message>
+    <message>
+        <source>Error: tool &apos;{name}&apos; crashed the process it ran in ({how}); it returned no result. The tool host was restarted for the next call.</source>
+        <translation>错误:工具“{name}”使其所在的进程崩溃({how});没有返回结果。工具宿主进程已为下一次调用重新启动。</translation>
+    </message>
+    <message>
+        <source>Error: tool &apos;{name}&apos; printed more than {limit_mb} MB and was stopped.</source>
+        <translation>错误:工具“{name}”输出超过 {limit_mb} MB,已被停止。</translation>
+    </message>
+    <message>
+        <source>Error: the tool host could not run the call ({detail}).</source>
+        <translation>错误:工具宿主进程无法运行此调用({detail})。</translation>
+    </message>
+    <message>
+        <source>Unexpected error in {where}: {name__}</source>
+        <translation>{where}中出现意外错误:{name__}</translation>
+    </message>
+    <message>
+        <source>. Try again; if it keeps happening, copy the details into a bug report.</source>
+        <translation>。请重试;如果反复出现,请将详细信息复制到错误报告中。</translation>
+    </message>
+    <message>
+        <source>No API key is set for {base_url}, and the server asks for one ({status}).</source>
+        <translation>没有为 {base_url} 设置 API 密钥,而服务器要求提供({status})。</translation>
+    </message>
+    <message>
+        <source>Add one in Settings → OpenAI-compatible, or set the OPENAI_API_KEY environment variable.</source>
+        <translation>请在 设置 → OpenAI 兼容 中添加一个,或设置 OPENAI_API_KEY 环境变量。</translation>
+    </message>
+    <message>
+        <source>No API key is set for {base_url}.</source>
+        <translation>没有为 {base_url} 设置 API 密钥。</translation>
+    </message>
+    <message>
+        <source>Add one in Settings → OpenAI-compatible, or set the OPENAI_API_KEY environment variable (for a local server that needs no key, turn off &apos;needs a key&apos;).</source>
+        <translation>请在 设置 → OpenAI 兼容 中添加一个,或设置 OPENAI_API_KEY 环境变量(对于不需要密钥的本地服务器,请关闭“需要密钥”)。</translation>
+    </message>
+    <message>
+        <source>The keyring is locked — unlock it to use an API key saved there for {base_url}.</source>
+        <translation>密钥环已锁定 — 请解锁以使用其中为 {base_url} 保存的 API 密钥。</translation>
+    </message>
+    <message>
+        <source>You can unlock it in Passwords and Keys (or by logging in again); then press Retry.</source>
+        <translation>你可以在“密码和密钥”中解锁(或重新登录);然后按“重试”。</translation>
+    </message>
+    <message>
+        <source>finish_reason: length</source>
+        <translation>finish_reason: length</translation>
+    </message>
+    <message>
+        <source>The model reached its output limit before writing an answer. Try again, ask for a shorter answer, or pick a model with a larger context.</source>
+        <translation>模型在写出回答之前就达到了输出上限。请重试、要求更短的回答,或选择上下文更大的模型。</translation>
+    </message>
+    <message>
+        <source>No saved chat with id &apos;{ref}&apos;. `desktop-agent history list` shows the ids.</source>
+        <translation>没有 ID 为“{ref}”的已保存对话。`desktop-agent history list` 可列出所有 ID。</translation>
+    </message>
+    <message>
+        <source>The id prefix &apos;{ref}&apos; matches {n_matches} chats ({shown}); type more of the id.</source>
+        <translation>ID 前缀“{ref}”匹配 {n_matches} 个对话({shown});请输入更多 ID 字符。</translation>
+    </message>
+    <message>
+        <source>The chat history file {path} is damaged ({detail}). Restart desktop-agent: it will keep the damaged file aside and start a new history.</source>
+        <translation>对话历史文件 {path} 已损坏({detail})。请重启 desktop-agent:它会将损坏的文件放在一边,并开始新的历史记录。</translation>
+    </message>
+    <message>
+        <source>Can&apos;t import {path}: {reason}. Nothing was imported.</source>
+        <translation>无法导入 {path}:{reason}。未导入任何内容。</translation>
     </message>
 </context>
 <context>
@@ -2014,6 +2334,18 @@ Click to open Settings → MCP servers.</source>
 <context>
     <name>ModelCapabilities</name>
     <message>
+        <source>tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>thinking</source>
+        <translation>思考</translation>
+    </message>
+    <message>
+        <source>vision</source>
+        <translation>视觉</translation>
+    </message>
+    <message>
         <source>no tools</source>
         <translation>无工具</translation>
     </message>
@@ -2291,6 +2623,10 @@ It has to be pulled again to be used.</source>
 </context>
 <context>
     <name>OpenaiPage</name>
+    <message>
+        <source>Custom</source>
+        <translation>自定义</translation>
+    </message>
     <message>
         <source>Provider preset</source>
         <translation>提供方预设</translation>
@@ -2705,6 +3041,30 @@ the markdown these blocks were rendered from a line for the status bar (&quot;Co
     </message>
 </context>
 <context>
+    <name>Scope</name>
+    <message>
+        <source>any call of {tool}</source>
+        <extracomment>scope kinds, and how specific each is (a higher number wins) what makes a command line more than one command (or send its output somewhere) programs that run another program named in their arguments (``sudo rm …``, ``bash -c …``, ``xargs rm``): a rule for their name would vouch for anything, so a command starting with one has no subject a program&apos;s name without what does not change what it is: a version (``python3.11``, ``perl5.36``), ``.exe`` options by which a program runs a command given on its command line (git&apos;s ``-c alias.x=&apos;!cmd&apos;``, tar&apos;s ``--to-command``, rsync&apos;s ``-e``): a command using one has no subject programs whose first argument is a sub-command with its own powers (``git status`` reads, ``git config`` can make later calls run anything): their subject is the program and its sub-command arguments that hold a command&apos;s arguments apart from the command (``{&quot;command&quot;: &quot;find&quot;, &quot;args&quot;: [&quot;-exec&quot;, …]}``)</extracomment>
+        <translation>{tool} 的任何调用</translation>
+    </message>
+    <message>
+        <source>these exact arguments</source>
+        <translation>完全相同的参数</translation>
+    </message>
+    <message>
+        <source>paths under {path}</source>
+        <translation>{path} 下的路径</translation>
+    </message>
+    <message>
+        <source>commands starting with {command}</source>
+        <translation>以 {command} 开头的命令</translation>
+    </message>
+    <message>
+        <source>the host {host}</source>
+        <translation>主机 {host}</translation>
+    </message>
+</context>
+<context>
     <name>ServerStatus</name>
     <message>
         <source>Server status</source>
@@ -3042,6 +3402,73 @@ When the assistant uses a tool, the call shows up here with its arguments, resul
     <message>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
+    </message>
+</context>
+<context>
+    <name>ToolsOffered</name>
+    <message>
+        <source>the tools called in this turn</source>
+        <extracomment>the notice when the model asks again for tool calls it already has the results of the notice when a server counted far fewer prompt tokens than were sent (it cut the prompt) the notice when the request is asked again with fewer earlier messages the notice when even the system prompt, the tools and the new message do not fit the notice when the steps ran out after tools ran: the model answers from their results a server&apos;s count this much below ours means it cut the prompt the chat&apos;s permission grants and asker (set by its ChatSession; None: &quot;ask&quot; calls are denied) summarise earlier messages before a turn when the chat outgrew the window (read by ChatSession) one model call and its stream; running one step&apos;s tool calls (and cancelling one of them) offer each message only the tools that fit it, or none (see ``relevance.relevant_tools``) what the system prompt adds in a request that offers tools (how to use them)</extracomment>
+        <translation>本轮调用过的工具</translation>
+    </message>
+    <message>
+        <source>the model repeated its calls</source>
+        <translation>模型重复了它的调用</translation>
+    </message>
+    <message>
+        <source>tools are off for this model</source>
+        <translation>此模型的工具已关闭</translation>
+    </message>
+    <message>
+        <source>no tools</source>
+        <translation>无工具</translation>
+    </message>
+    <message>
+        <source>the tool chosen for this message</source>
+        <translation>为此消息选择的工具</translation>
+    </message>
+    <message>
+        <source>every tool; a tool call is required</source>
+        <translation>全部工具;必须调用工具</translation>
+    </message>
+    <message>
+        <source>every tool</source>
+        <translation>全部工具</translation>
+    </message>
+    <message>
+        <source>the most relevant tools</source>
+        <translation>最相关的工具</translation>
+    </message>
+    <message>
+        <source>its server says it cannot use tools</source>
+        <extracomment>how long a probe of a server (Test connection, the window&apos;s server check and model listing) waits no key was found and the system keyring is locked: a key saved there can&apos;t be read now</extracomment>
+        <translation>其服务器表示它不能使用工具</translation>
+    </message>
+    <message>
+        <source>the server said it cannot use tools</source>
+        <extracomment>the notice of a turn whose model calls leave the tools out because of what was learned observations in a row that turn a fact off. Two for an empty answer: one can be a fluke of a small model (and each observation costs the user only the retries of one model call), three would make a server that really cannot stream with tools pay those slow retries on three runs. One for ``tools``: that is the server&apos;s own word (a &quot;does not support tools&quot; error) the version of the file :meth:`Capabilities.use_file` keeps (1: one boolean per fact, learned at once) the highest count kept (a count only says &quot;this many times in a row&quot;) False once the server said the model cannot use tools (a &quot;does not support tools&quot; error)</extracomment>
+        <translation>服务器表示它不能使用工具</translation>
+    </message>
+    <message>
+        <source>it answered nothing when offered them</source>
+        <translation>提供工具时它什么都没回答</translation>
+    </message>
+    <message>
+        <source>no tool fits the message</source>
+        <extracomment>the name of the tool that finds the tools not offered how many tools one ``find_tools`` call offers at most how many recent messages make up the turn&apos;s query (the new user message counts double) words that say nothing about which tool to use words so common in messages (and in tool descriptions) that alone they say nothing about needing a tool: &quot;write one sentence&quot;, &quot;say thank you in French&quot;, &quot;translate this text&quot;, &quot;how are you&quot;, &quot;Hello!&quot; the words that, on their own, do say which tool fits (see :func:`relevant_tools`); &quot;time&quot;, &quot;now&quot; and &quot;today&quot; are generic alone (&quot;how are you today?&quot;) but count beside another telling word (a hyphen between digits is a subtraction only with spaces around it: &quot;555-1234&quot;, &quot;1999-2000&quot; are not sums) (a file name starts where a run of name characters starts: ``<byte value="x8"/>`` would try again inside &quot;a-b-c-…&quot;, whose every letter follows a word boundary — quadratic on a long hyphenated message) what a message holds → the words it stands for (an expression has no words, but a calculator fits it) how many tools a message is offered at most when some fit it a tool scoring below this share of the best one&apos;s score is not offered beside it the best tool is the one the message means when it scores this many times the next one a message this short, right after a tool was used, is a follow-up (&quot;and tomorrow?&quot;): that tool still fits the user chose the tool for this message (``--tool-choice NAME``, the Tools menu)</extracomment>
+        <translation>没有与消息相关的工具</translation>
+    </message>
+    <message>
+        <source>named in the message</source>
+        <translation>消息中点名的工具</translation>
+    </message>
+    <message>
+        <source>a follow-up of the tools used last</source>
+        <translation>延续上次使用的工具</translation>
+    </message>
+    <message>
+        <source>matched {words}</source>
+        <translation>匹配 {words}</translation>
     </message>
 </context>
 <context>

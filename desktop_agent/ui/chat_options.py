@@ -46,7 +46,7 @@ from desktop_agent.core.model_info import ModelFacts
 from desktop_agent.core.settings import Settings, chat_options
 from desktop_agent.ui import icons, theme
 from desktop_agent.ui.chat.menus import TemperatureBox, ToolsMenu, keep_on_screen
-from desktop_agent.ui.i18n import translate
+from desktop_agent.ui.i18n import translate, translate_text
 from desktop_agent.ui.tasks import Task, TaskRunner
 
 log = logging.getLogger(__name__)
@@ -382,7 +382,8 @@ class ChatOptions(QWidget):
         self.json_button.setEnabled(ollama)
         d = self._defaults
         self._show_tools_state(eff)
-        self._mark(self.tools_button, "tools.enabled", self._tools_tip(eff), "on" if d.tools.enabled else "off")
+        self._mark(self.tools_button, "tools.enabled", self._tools_tip(eff),
+                   translate("ChatOptions", "on") if d.tools.enabled else translate("ChatOptions", "off"))
         disabled = eff.tools.disabled
         self._mark(self.tools_menu_button, "tools.disabled",
                    translate("ChatOptions", "Choose which tools this chat offers the model")
@@ -402,7 +403,7 @@ class ChatOptions(QWidget):
                    translate("ChatOptions", dict((v, k) for k, v in THINK_CHOICES)[d.generation.think]).lower())
         self._mark(self.json_button, "generation.format",
                    translate("ChatOptions", "Ask the model to answer in JSON (Ollama's format: json)") + only_ollama,
-                   "on" if d.generation.format == "json" else "off")
+                   translate("ChatOptions", "on") if d.generation.format == "json" else translate("ChatOptions", "off"))
 
     def _show_tools_state(self, eff: Settings) -> None:
         """The Tools button's text and icon: "Tools", or "Tools: off for MODEL" with a warning icon when the chat
@@ -411,6 +412,7 @@ class ChatOptions(QWidget):
         if eff.tools.enabled:
             try:
                 reason = tools_off_reason(eff, self._facts.get(eff.model))
+                reason = translate_text(reason) if reason else reason
             except OSError:  # the cache folder cannot be read: nothing learned shows
                 log.warning("could not read what was learned about the model", exc_info=True)
         self._reason = reason

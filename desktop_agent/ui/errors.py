@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
 from desktop_agent.core import errors, paths
 from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.logs import setup_logging  # noqa: F401 - the window calls it from here
-from desktop_agent.ui.i18n import translate
+from desktop_agent.ui.i18n import translate, translate_text
 
 log = logging.getLogger("desktop_agent.ui")
 
@@ -170,9 +170,25 @@ TABLE: tuple[_Row, ...] = (
 )
 
 
+def error_text(error: BaseException) -> str:
+    """The error's own sentence — what happened, then how to fix it in the window — in the window's language (the
+    core marks its texts; :func:`~desktop_agent.ui.i18n.translate_text`). Anything else: its text as it is."""
+    english = str(error).strip() or type(error).__name__
+    if not isinstance(error, errors.AgentError):
+        return english
+    what, hint = translate_text(error.what).strip(), translate_text(error.hint).strip()
+    if what == str(error.what).strip() and hint == str(error.hint).strip():
+        return english  # not translated: exactly the English sentence
+    if not hint:
+        return what or english
+    if what and what[-1] not in ".!?:;—)。!?:;)":
+        what += "。"
+    return f"{what}{'' if what.endswith(('。', '!', '?', ';', ':', ')')) else ' '}{hint}"
+
+
 def describe(error: BaseException) -> ErrorView:
     """The user-facing view of ``error``. Never raises; the text never contains a traceback."""
-    text = str(error).strip() or type(error).__name__
+    text = error_text(error)
     original = getattr(error, "original", None)
     if isinstance(original, BaseException):  # core.agent.UnexpectedError: a bug caught by the loop
         return ErrorView(
@@ -235,7 +251,7 @@ def one_line(error: BaseException, secret_words: Sequence[str] = ()) -> str:
     anything else prefixed with its type name; any of ``secret_words`` (API keys) masked."""
     from desktop_agent.core.backends.keypool import scrub
 
-    text = str(error).strip() or type(error).__name__
+    text = error_text(error)
     if not isinstance(error, errors.AgentError):
         text = f"{type(error).__name__}: {text}"
     return scrub(text, secret_words) if secret_words else text

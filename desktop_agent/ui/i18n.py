@@ -104,3 +104,23 @@ def uninstall(app: QCoreApplication | None = None) -> None:
 def current() -> str:
     """The language installed now: ``"zh_CN"`` or ``"en"``."""
     return "zh_CN" if _installed else "en"
+
+
+def translate_text(text: str) -> str:
+    """A core text (:class:`desktop_agent.core.i18n.Text`) in the window's language: its template translated in
+    its context, then filled with its values (translated too, when they are marked texts); joined texts part by
+    part. Any other string is returned as it is (a model's name, a server's own message)."""
+    from desktop_agent.core.i18n import Text
+
+    if not isinstance(text, Text):
+        return text
+    if text.parts:
+        return "".join(translate_text(part) for part in text.parts)
+    if not text.context:
+        return str(text)
+    template = translate(text.context, text.template)
+    values = {key: translate_text(value) if isinstance(value, Text) else value for key, value in text.values.items()}
+    try:
+        return template.format(**values)
+    except (KeyError, IndexError, ValueError):  # a translation that lost a {value}: the English text
+        return str(text)

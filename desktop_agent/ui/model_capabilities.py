@@ -7,8 +7,16 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QWidget
 
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.model_info import SHOWN_CAPABILITIES, ModelFacts
 from desktop_agent.ui.i18n import translate
+
+#: a capability as the server names it → how the window names it (translated where shown)
+CAPABILITY_NAMES = {
+    "tools": QT_TRANSLATE_NOOP("ModelCapabilities", "tools"),
+    "thinking": QT_TRANSLATE_NOOP("ModelCapabilities", "thinking"),
+    "vision": QT_TRANSLATE_NOOP("ModelCapabilities", "vision"),
+}
 
 
 def capabilities_text(facts: ModelFacts | None) -> str:
@@ -16,7 +24,9 @@ def capabilities_text(facts: ModelFacts | None) -> str:
     if facts is None or facts.capabilities is None:
         return ""
     shown = facts.shown()
-    return " · ".join(shown) if shown else translate("ModelCapabilities", "no tools")
+    if not shown:
+        return translate("ModelCapabilities", "no tools")
+    return " · ".join(translate("ModelCapabilities", CAPABILITY_NAMES.get(what, what)) for what in shown)
 
 
 def capabilities_tooltip(name: str, facts: ModelFacts | None) -> str:
@@ -24,7 +34,8 @@ def capabilities_tooltip(name: str, facts: ModelFacts | None) -> str:
         return translate("ModelCapabilities", "The server does not say what {name} can do.").format(name=name)
     lines = [translate("ModelCapabilities", "{name}, as its server says:").format(name=name)]
     for what in SHOWN_CAPABILITIES:
-        lines.append(f"  {'✓' if what in facts.capabilities else '✗'} {what}")
+        mark = "✓" if what in facts.capabilities else "✗"
+        lines.append(f"  {mark} {translate('ModelCapabilities', CAPABILITY_NAMES.get(what, what))}")
     if facts.context_length:
         lines.append(translate("ModelCapabilities", "Context window: {context_length:,} tokens").format(
                 context_length=facts.context_length))

@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.ui import icons, theme
-from desktop_agent.ui.i18n import translate
+from desktop_agent.ui.i18n import translate, translate_text
 
 if TYPE_CHECKING:  # the event and message models (pydantic) load after the window's first frame; the Qt
     # types of the list and the details with them (PySide6 builds each type, and its enums, when first imported)
@@ -367,6 +367,7 @@ class ToolSidebar(QWidget):
 
     def show_offered(self, names: tuple[str, ...] | list[str], reason: str, chosen: str | None = None) -> None:
         """Say which tools the model is offered for the current message, and why."""
+        reason = translate_text(reason)
         if names:
             text = translate("ToolSidebar", "Offered: ") + ", ".join(names) + f" — {reason}"
             if chosen:

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from desktop_agent.core.secrets import SecretStore
-from desktop_agent.core.settings import Settings
+from desktop_agent.core.settings import OPENAI_PRESETS, Settings
 from desktop_agent.ui import i18n
 from tests.helpers.gui import free_port, wait_idle, waiting_card
 from tests.helpers.i18n_walk import untranslated
@@ -18,7 +18,7 @@ from tests.helpers.keyrings import DictKeyring
 from tests.helpers.replies import text_lines, tool_call_lines
 
 #: what the scripted chats put on screen besides the UI's own texts: the tools' and models' names
-NAMES = ("launch", "calculator", "expression", "llama3.2")
+NAMES = ("launch", "calculator", "today", "expression", "llama3.2")
 
 
 @pytest.fixture
@@ -37,7 +37,7 @@ def approving_tools(tmp_path):
         "from desktop_agent import tool\n\n"
         "@tool(requires_approval=True)\n"
         "def launch(target: str) -> str:\n"
-        '    """Launch something."""\n'
+        '    """发射某物。"""\n'
         '    return "ok"\n', encoding="utf-8")
     return d
 
@@ -68,7 +68,7 @@ def test_an_error_card_is_chinese(zh, qtbot, make_window):
 
     cards = w.chat.findChildren(ErrorCard)
     assert cards, "no error card"
-    left = untranslated(cards, NAMES)
+    left = untranslated(cards, [*NAMES, "Connection", "refused"])  # the system's own reason, in brackets
     assert not left, "English left in the error card:\n" + "\n".join(left)
     assert cards[-1].title.text() == "无法连接 Ollama"
 
@@ -80,7 +80,7 @@ def test_every_settings_page_is_chinese(zh, qtbot):
     qtbot.addWidget(dialog)
     dialog.show()
     try:
-        left = untranslated([dialog], NAMES)
+        left = untranslated([dialog], NAMES, names=OPENAI_PRESETS)  # product names: DeepSeek, LM Studio…
         assert not left, "English left in Settings:\n" + "\n".join(left)
     finally:
         dialog.shutdown()

@@ -29,7 +29,8 @@ ALLOWED_WORDS = {
     "markdown", "stdio", "streamable", "ctrl", "shift", "enter", "esc", "alt", "tab", "del", "delete", "gil", "qwen",
     "llama", "latest", "mistral", "small", "claude", "github", "npx", "uvx", "git", "shell", "num_ctx", "think",
     "format", "gpt", "mini", "bearer", "authorization", "find_tools", "tool", "timeout_s", "localhost", "env",
-    "desktop_agent_theme", "openai_api_key", "ollama_host", "tokens", "pdf", "csv",
+    "desktop_agent_theme", "openai_api_key", "ollama_host", "pdf", "csv",
+    "english",  # a language named in itself (Settings → Appearance → Language)
 }
 _STRIP = [
     re.compile(r"https?://\S+"),  # URLs
@@ -38,13 +39,15 @@ _STRIP = [
     re.compile(r"<[^>]+>"),  # rich-text tags
     re.compile(r"\b\w+(?:[_:.=]\w+)+\b"),  # identifiers: tool and model names, key=value
     re.compile(r"\b(?:Ctrl|Shift|Alt)\+\S+"),  # shortcuts
-    re.compile(r"&(?=\w)"),  # mnemonics
+    re.compile(r"\S*\*\S*"),  # file patterns: chat_*.json
+    re.compile(r"Model Context Protocol"),  # a name
 ]
 _WORD = re.compile(r"[A-Za-z]{3,}")
 
 
 def english_left(text: str, allowed: Iterable[str] = ()) -> list[str]:
     """The English words of ``text`` that a translation should have replaced (none for a non-word)."""
+    text = re.sub(r"&(?=\w)", "", text)  # mnemonics: Open&AI
     for pattern in _STRIP:
         text = pattern.sub(" ", text)
     ok = ALLOWED_WORDS | {a.lower() for a in allowed}
@@ -80,9 +83,11 @@ def _texts(widget: QWidget) -> Iterable[tuple[str, str]]:
         yield "action toolTip", action.toolTip() if action.toolTip() != action.text().replace("&", "") else ""
 
 
-def untranslated(roots: Iterable[QWidget], allowed: Iterable[str] = ()) -> list[str]:
-    """``class objectName property: 'text'`` of every text under ``roots`` with English words left."""
+def untranslated(roots: Iterable[QWidget], allowed: Iterable[str] = (), names: Iterable[str] = ()) -> list[str]:
+    """``class objectName property: 'text'`` of every text under ``roots`` with English words left; ``allowed``:
+    more words that are names, ``names``: whole texts that are names (a product's)."""
     allowed = list(allowed)
+    whole = set(names)
     found: list[str] = []
     seen: set[int] = set()
     for root in roots:
@@ -91,6 +96,8 @@ def untranslated(roots: Iterable[QWidget], allowed: Iterable[str] = ()) -> list[
                 continue
             seen.add(id(widget))
             for prop, text in _texts(widget):
+                if text in whole:
+                    continue
                 words = english_left(text or "", allowed)
                 if words:
                     found.append(f"{type(widget).__name__} {widget.objectName()!r} {prop}: {text!r}")

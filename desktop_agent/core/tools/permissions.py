@@ -46,6 +46,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 from urllib.parse import urlsplit
 
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
+
 if TYPE_CHECKING:
     from desktop_agent.core.tools.definition import Tool
 
@@ -251,14 +253,14 @@ class Scope:
     def label(self, tool: str) -> str:
         """A line for people: "any call of x", "files under /home/me/notes", "commands starting with git"…"""
         if self.kind == "tool":
-            return f"any call of {tool}"
+            return QT_TRANSLATE_NOOP("Scope", "any call of {tool}").format(tool=tool)
         if self.kind == "args":
-            return "these exact arguments"
+            return QT_TRANSLATE_NOOP("Scope", "these exact arguments")
         if self.kind == "path":
-            return f"paths under {self.value}"
+            return QT_TRANSLATE_NOOP("Scope", "paths under {path}").format(path=self.value)
         if self.kind == "command":
-            return f"commands starting with {self.value}"
-        return f"the host {self.value}"
+            return QT_TRANSLATE_NOOP("Scope", "commands starting with {command}").format(command=self.value)
+        return QT_TRANSLATE_NOOP("Scope", "the host {host}").format(host=self.value)
 
     def matches(self, arguments: Mapping[str, Any], subject: Subject | None) -> bool:
         if self.kind == "tool":

@@ -31,7 +31,7 @@ from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.tools.permissions import Answer, PermissionRequest
 from desktop_agent.core.tools.preview import CallPreview, preview_call
 from desktop_agent.ui.chat.context import ChatContext
-from desktop_agent.ui.i18n import translate
+from desktop_agent.ui.i18n import translate, translate_text
 from desktop_agent.ui.theme import Theme
 
 #: lines of the preview shown before it scrolls
@@ -141,7 +141,7 @@ class ApprovalCard(QFrame):
         self.scope = QComboBox()
         self.scope.setAccessibleName(translate("Approval", "What Allow for this chat and Always allow cover"))
         for s in request.scopes:
-            self.scope.addItem(s.label(request.tool_name), s)
+            self.scope.addItem(translate_text(s.label(request.tool_name)), s)
         scope_label.setBuddy(self.scope)
         scope_row.addWidget(scope_label)
         scope_row.addWidget(self.scope, 1)
@@ -186,7 +186,7 @@ class ApprovalCard(QFrame):
         self._disable()
         text = translate("Approval", self.CHOICE_TEXT[choice])
         if choice in ("chat", "always") and scope is not None:
-            text += f" ({scope.label(self.request.tool_name)})"
+            text += f" ({translate_text(scope.label(self.request.tool_name))})"
         if choice == "deny" and reason:
             text += f": {reason}"
         self._show(text)

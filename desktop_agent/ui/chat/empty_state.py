@@ -74,7 +74,7 @@ class EmptyState(QWidget):
         """Suggest what the assistant can do: prompts for the tools when they are on, others when off."""
         self.tools_on = on
         self.hint.setText(translate("EmptyState", self.TOOL_HINT if on else self.PLAIN_HINT))
-        for b, text in zip(self.buttons, self.TOOL_SUGGESTIONS if on else self.PLAIN_SUGGESTIONS, strict=True):
-            text = translate("EmptyState", text)
+        for b, source in zip(self.buttons, self.TOOL_SUGGESTIONS if on else self.PLAIN_SUGGESTIONS, strict=True):
+            text = translate("EmptyState", source)
             b.setText(text)
             b.setAccessibleName(translate("EmptyState", "Ask: {text}").format(text=text))

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core.assembly import PROBE_TIMEOUT_S, Assembly
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.secrets import SecretStore, normalize_base_url
 from desktop_agent.core.settings import OPENAI_PRESETS, Settings, is_loopback_url
 from desktop_agent.core.urls import clean_base_url
@@ -31,7 +32,7 @@ from desktop_agent.ui.settings.common import SettingsPage, form_row, note_label,
 from desktop_agent.ui.settings.keys_editor import KeysEditor
 from desktop_agent.ui.tasks import Task, TaskRunner
 
-CUSTOM_PRESET = "Custom"
+CUSTOM_PRESET = QT_TRANSLATE_NOOP("OpenaiPage", "Custom")
 
 
 class OpenAIPage(SettingsPage):
@@ -58,7 +59,7 @@ class OpenAIPage(SettingsPage):
         outer.addStretch(1)
 
         self.preset = QComboBox()
-        self.preset.addItems([*OPENAI_PRESETS, CUSTOM_PRESET])
+        self.preset.addItems([*OPENAI_PRESETS, translate("OpenaiPage", CUSTOM_PRESET)])
         self.preset.setAccessibleName(translate("OpenaiPage", "Provider preset"))
         self.preset.setMinimumWidth(220)
         form_row(form, translate("OpenaiPage", "&Preset:"), self.preset, left=True)
@@ -209,7 +210,8 @@ class OpenAIPage(SettingsPage):
 
     def _sync_preset(self) -> None:
         url = (self._url() or normalize_base_url(self.base_url.text())) if self.base_url.text().strip() else ""
-        name = next((n for n, u in OPENAI_PRESETS.items() if normalize_base_url(u) == url), CUSTOM_PRESET)
+        name = next((n for n, u in OPENAI_PRESETS.items() if normalize_base_url(u) == url),
+                    translate("OpenaiPage", CUSTOM_PRESET))
         if self.preset.currentText() != name:
             self.preset.blockSignals(True)
             self.preset.setCurrentText(name)

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.tools.permissions import POLICIES, Rule, RuleBook
-from desktop_agent.ui.i18n import translate
+from desktop_agent.ui.i18n import translate, translate_text
 from desktop_agent.ui.settings.common import hint_label, on_delete_key
 
 SOURCES = {"user": "you", "flag": "--allow-tool (this run)", "default": "default"}
@@ -126,7 +126,7 @@ class RulesBox(QWidget):
         self.table.setRowCount(len(self._rows))
         for i, rule in enumerate(self._rows):
             self.table.setItem(i, 0, QTableWidgetItem(rule.tool))
-            self.table.setItem(i, 1, QTableWidgetItem(rule.scope.label(rule.tool)))
+            self.table.setItem(i, 1, QTableWidgetItem(translate_text(rule.scope.label(rule.tool))))
             box = QComboBox()
             box.addItems(list(POLICIES))
             box.setCurrentText(rule.policy)
