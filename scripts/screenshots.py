@@ -253,7 +253,7 @@ def shot_settings(app, server, settings, out):
     try:
         dialog.show()
         dialog.ollama_page.test_connection()
-        wait_until(app, lambda: bool(dialog.ollama_page._connected))  # noqa: SLF001 - in any language
+        wait_until(app, lambda: bool(dialog.ollama_page._connected))  # in any language
         dialog.ollama_page.models.table.selectRow(0)
         dialog.start_pull("qwen3:0.6b")
         wait_until(app, lambda: dialog.ollama_page.pull.progress.value() >= 550)

@@ -35,6 +35,7 @@ ALLOWED_WORDS = {
 _STRIP = [
     re.compile(r"https?://\S+"),  # URLs
     re.compile(r"`[^`]*`"),  # code
+    re.compile(r"<code>.*?</code>"),  # code, as rich text
     re.compile(r"(?:~|\.)?/[\w./~-]+"),  # paths
     re.compile(r"<[^>]+>"),  # rich-text tags
     re.compile(r"\b\w+(?:[_:.=]\w+)+\b"),  # identifiers: tool and model names, key=value
