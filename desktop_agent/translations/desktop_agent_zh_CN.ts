@@ -429,6 +429,30 @@ The default from Settings ({default}).</source>
         <translation>刚刚</translation>
     </message>
     <message>
+        <source>%n minute ago</source>
+        <translation>%n 分钟前</translation>
+    </message>
+    <message>
+        <source>%n minutes ago</source>
+        <translation>%n 分钟前</translation>
+    </message>
+    <message>
+        <source>%n hour ago</source>
+        <translation>%n 小时前</translation>
+    </message>
+    <message>
+        <source>%n hours ago</source>
+        <translation>%n 小时前</translation>
+    </message>
+    <message>
+        <source>%n day ago</source>
+        <translation>%n 天前</translation>
+    </message>
+    <message>
+        <source>%n days ago</source>
+        <translation>%n 天前</translation>
+    </message>
+    <message>
         <source>Must be</source>
         <translation>必须是</translation>
     </message>
@@ -508,6 +532,22 @@ The default from Settings ({default}).</source>
     <message>
         <source>The server does not say its window, so this one is assumed (Settings: “Context window if unknown”); the real one is learned when the server refuses a request as too long.</source>
         <translation>服务器没有告知其窗口大小,因此假定为此值(设置:“未知时的上下文窗口”);当服务器以过长为由拒绝请求时,会学到真实的大小。</translation>
+    </message>
+    <message>
+        <source>%n earlier message did not fit and was not sent.</source>
+        <translation>有 %n 条较早的消息放不下,未发送。</translation>
+    </message>
+    <message>
+        <source>%n earlier messages did not fit and were not sent.</source>
+        <translation>有 %n 条较早的消息放不下,未发送。</translation>
+    </message>
+    <message>
+        <source>%n earlier tool result was sent trimmed.</source>
+        <translation>有 %n 个较早的工具结果被截短后发送。</translation>
+    </message>
+    <message>
+        <source>%n earlier tool results were sent trimmed.</source>
+        <translation>有 %n 个较早的工具结果被截短后发送。</translation>
     </message>
     <message>
         <source>Summarise earlier messages to keep more of the chat in view.</source>
@@ -594,8 +634,13 @@ The default from Settings ({default}).</source>
         <translation>标题</translation>
     </message>
     <message>
-        <source>New chat title</source>
+        <source>%n msg</source>
+        <comment>a short count of messages</comment>
         <extracomment>font key → (header size, chat size): the list asks for every loaded row&apos;s size at each layout</extracomment>
+        <translation>%n 条</translation>
+    </message>
+    <message>
+        <source>New chat title</source>
         <translation>新对话标题</translation>
     </message>
     <message>
@@ -754,6 +799,14 @@ The default from Settings ({default}).</source>
     <message>
         <source>Delete “{title}”?</source>
         <translation>删除“{title}”?</translation>
+    </message>
+    <message>
+        <source>Its %n message will be removed from the history. Export it first if you want to keep a copy.</source>
+        <translation>它的 %n 条消息将从历史记录中移除。如果想保留副本,请先导出。</translation>
+    </message>
+    <message>
+        <source>Its %n messages will be removed from the history. Export it first if you want to keep a copy.</source>
+        <translation>它的 %n 条消息将从历史记录中移除。如果想保留副本,请先导出。</translation>
     </message>
     <message>
         <source>Delete</source>
@@ -2051,6 +2104,14 @@ the card&apos;s title, or a function of the error giving (title, actions) the st
         <translation>失败:{error}</translation>
     </message>
     <message>
+        <source>Ready: %n tool</source>
+        <translation>就绪:%n 个工具</translation>
+    </message>
+    <message>
+        <source>Ready: %n tools</source>
+        <translation>就绪:%n 个工具</translation>
+    </message>
+    <message>
         <source>Stopped (Restart starts it again).</source>
         <translation>已停止(“重新启动”可再次启动)。</translation>
     </message>
@@ -2317,6 +2378,18 @@ Press Save to keep the servers and start them.</source>
         <translation>MCP 服务器状态</translation>
     </message>
     <message>
+        <source>MCP: {n_failed} of %n servers failed</source>
+        <translation>MCP:%n 个服务器中有 {n_failed} 个失败</translation>
+    </message>
+    <message>
+        <source>MCP: %n server ready</source>
+        <translation>MCP:%n 个服务器就绪</translation>
+    </message>
+    <message>
+        <source>MCP: %n servers ready</source>
+        <translation>MCP:%n 个服务器就绪</translation>
+    </message>
+    <message>
         <source>MCP: starting…</source>
         <translation>MCP:正在启动…</translation>
     </message>
@@ -2432,6 +2505,14 @@ Click to open Settings → MCP servers.</source>
         <source>d MMM yyyy</source>
         <comment>a short date (QDateTime format)</comment>
         <translation>yyyy年M月d日</translation>
+    </message>
+    <message>
+        <source>%n message</source>
+        <translation>%n 条消息</translation>
+    </message>
+    <message>
+        <source>%n messages</source>
+        <translation>%n 条消息</translation>
     </message>
     <message>
         <source>{title}
@@ -2587,7 +2668,11 @@ Click to open Settings → MCP servers.</source>
         <translation>请先输入有效的主机 URL。</translation>
     </message>
     <message>
-        <source>Connected to Ollama {version} at {host} — %n model(s) installed.</source>
+        <source>Connected to Ollama {version} at {host} — %n model installed.</source>
+        <translation>已连接到 {host} 上的 Ollama {version} — 已安装 %n 个模型。</translation>
+    </message>
+    <message>
+        <source>Connected to Ollama {version} at {host} — %n models installed.</source>
         <translation>已连接到 {host} 上的 Ollama {version} — 已安装 %n 个模型。</translation>
     </message>
     <message>
@@ -2764,7 +2849,11 @@ It has to be pulled again to be used.</source>
         <translation>请先修正基础 URL 和超时。</translation>
     </message>
     <message>
-        <source>Connected to {base_url} — %n model(s)</source>
+        <source>Connected to {base_url} — %n model</source>
+        <translation>已连接到 {base_url} — %n 个模型</translation>
+    </message>
+    <message>
+        <source>Connected to {base_url} — %n models</source>
         <translation>已连接到 {base_url} — %n 个模型</translation>
     </message>
     <message>
@@ -2874,7 +2963,11 @@ Your chats appear here as you talk.</source>
         <translation>无法写入 {path}:{strerror}。</translation>
     </message>
     <message>
-        <source>%Ln chat(s)</source>
+        <source>%Ln chat</source>
+        <translation>%Ln 个对话</translation>
+    </message>
+    <message>
+        <source>%Ln chats</source>
         <translation>%Ln 个对话</translation>
     </message>
     <message>
@@ -3084,7 +3177,11 @@ the markdown these blocks were rendered from a line for the status bar (&quot;Co
 <context>
     <name>SummaryCard</name>
     <message>
-        <source>Summary of the first %n message(s) — sent to the model instead of them</source>
+        <source>Summary of the first %n message — sent to the model instead of it</source>
+        <translation>前 %n 条消息的摘要 — 代替原消息发送给模型</translation>
+    </message>
+    <message>
+        <source>Summary of the first %n messages — sent to the model instead of them</source>
         <translation>前 %n 条消息的摘要 — 代替原消息发送给模型</translation>
     </message>
     <message>
@@ -3174,6 +3271,14 @@ the markdown these blocks were rendered from a line for the status bar (&quot;Co
     <message>
         <source>The tools could not be listed: {error}</source>
         <translation>无法列出工具:{error}</translation>
+    </message>
+    <message>
+        <source>%n tool</source>
+        <translation>%n 个工具</translation>
+    </message>
+    <message>
+        <source>%n tools</source>
+        <translation>%n 个工具</translation>
     </message>
     <message>
         <source>{count} reloaded.</source>

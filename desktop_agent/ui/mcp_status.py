@@ -48,10 +48,14 @@ class McpStatus(QLabel):
         ready = [s for s in states if s.state == "ready"]
         t = theme.current()
         if failed:
-            text, color = translate("McpStatus", "MCP: {n_failed} of %n server(s) failed", None, len(states)).format(
+            total = len(states)
+            text, color = translate("McpStatus", "MCP: {n_failed} of %n servers failed", None, total).format(
                     n_failed=len(failed)), t.err
         elif len(ready) == len(states):
-            text, color = translate("McpStatus", "MCP: %n server(s) ready", None, len(ready)), t.ok
+            count = len(ready)
+            text = (translate("McpStatus", "MCP: %n server ready", None, count) if count == 1
+                    else translate("McpStatus", "MCP: %n servers ready", None, count))
+            color = t.ok
         elif any(s.state == "starting" for s in states):
             text, color = translate("McpStatus", "MCP: starting…"), t.muted
         else:

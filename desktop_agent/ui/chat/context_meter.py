@@ -39,11 +39,14 @@ def meter_tooltip(usage: ContextUsage) -> str:
         lines.append(translate("ContextMeter",
                 "The server does not say its window, so this one is assumed (Settings: “Context window if "
                      "unknown”); the real one is learned when the server refuses a request as too long."))
-    if usage.left_out:
-        lines.append(translate("ContextMeter",
-                "%n earlier message(s) did not fit and were not sent.", None, usage.left_out))
-    if usage.trimmed:
-        lines.append(translate("ContextMeter", "%n earlier tool result(s) sent trimmed.", None, usage.trimmed))
+    if left_out := usage.left_out:
+        lines.append(translate("ContextMeter", "%n earlier message did not fit and was not sent.", None, left_out)
+                     if left_out == 1 else
+                     translate("ContextMeter", "%n earlier messages did not fit and were not sent.", None, left_out))
+    if trimmed := usage.trimmed:
+        lines.append(translate("ContextMeter", "%n earlier tool result was sent trimmed.", None, trimmed)
+                     if trimmed == 1 else
+                     translate("ContextMeter", "%n earlier tool results were sent trimmed.", None, trimmed))
     lines.append(translate("ContextMeter", "Summarise earlier messages to keep more of the chat in view."))
     return "\n".join(lines)
 

@@ -14,7 +14,9 @@ from desktop_agent.ui.i18n import translate
 
 def summary_title(message: Message) -> str:
     n = message.covers or 0
-    return translate("SummaryCard", "Summary of the first %n message(s) — sent to the model instead of them", None, n)
+    if n == 1:
+        return translate("SummaryCard", "Summary of the first %n message — sent to the model instead of it", None, n)
+    return translate("SummaryCard", "Summary of the first %n messages — sent to the model instead of them", None, n)
 
 
 class SummaryCard(QFrame):

@@ -118,7 +118,8 @@ class ChatDelegate(_RowDelegate):
         when_w = sfm.horizontalAdvance(when)
         painter.drawText(line, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), when)
         model = s.model or ""
-        n = translate("Delegates", "%n msg", "a short count of messages", s.message_count)
+        count = s.message_count
+        n = translate("Delegates", "%n msg", "a short count of messages", count)
         left = f"{model} · {n}" if model else n
         painter.drawText(
             QRect(line.left(), line.top(), max(0, line.width() - when_w - 8), line.height()),

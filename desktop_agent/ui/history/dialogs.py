@@ -74,9 +74,10 @@ def confirm_delete(parent: QWidget, s: ConversationSummary) -> bool:
     box.setWindowTitle(translate("Dialogs", "Delete chat"))
     box.setText(translate("Dialogs", "Delete “{title}”?").format(title=s.title))
     box.setInformativeText(
-        translate("Dialogs",
-                "Its %n message(s) will be removed from the history. Export it first if you want to keep a copy.",
-                None, s.message_count)
+        translate("Dialogs", "Its %n message will be removed from the history. Export it first if you want to "
+                  "keep a copy.", None, count) if (count := s.message_count) == 1
+        else translate("Dialogs", "Its %n messages will be removed from the history. Export it first if you want to "
+                       "keep a copy.", None, count)
     )
     delete = box.addButton(translate("Dialogs", "Delete"), QMessageBox.ButtonRole.DestructiveRole)
     box.addButton(QMessageBox.StandardButton.Cancel)

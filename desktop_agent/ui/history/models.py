@@ -206,7 +206,9 @@ class ChatListModel(QAbstractListModel):
         if role == SummaryRole:
             return s
         if role == Qt.ItemDataRole.ToolTipRole:
-            n = translate("Models", "%n message(s)", None, s.message_count)
+            count = s.message_count
+            n = (translate("Models", "%n message", None, count) if count == 1
+                 else translate("Models", "%n messages", None, count))
             when = _dt.datetime.fromtimestamp(s.updated_at).strftime("%Y-%m-%d %H:%M")
             return translate("Models", "{title}\n{model} · {n} · last message {when}").format(title=s.title,
                     model=s.model or 'unknown model', n=n, when=when)

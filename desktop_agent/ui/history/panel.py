@@ -539,7 +539,8 @@ class HistoryPanel(QWidget):
         else:
             self.stack.setCurrentIndex(0)
         total = self.model.total
-        self.count_label.setText(translate("Panel", "%Ln chat(s)", None, total))
+        self.count_label.setText(translate("Panel", "%Ln chat", None, total) if total == 1
+                                 else translate("Panel", "%Ln chats", None, total))
         self._update_actions()
 
     def _update_actions(self) -> None:

@@ -51,10 +51,15 @@ def human_time(iso: str | None, now: datetime | None = None) -> str:
         return translate("Common", "just now")
     if seconds < 30 * 86400:
         if seconds < 3600:
-            return translate("Common", "%n minute(s) ago", None, int(seconds // 60))
+            n = int(seconds // 60)
+            return (translate("Common", "%n minute ago", None, n) if n == 1
+                    else translate("Common", "%n minutes ago", None, n))
         if seconds < 86400:
-            return translate("Common", "%n hour(s) ago", None, int(seconds // 3600))
-        return translate("Common", "%n day(s) ago", None, int(seconds // 86400))
+            n = int(seconds // 3600)
+            return (translate("Common", "%n hour ago", None, n) if n == 1
+                    else translate("Common", "%n hours ago", None, n))
+        n = int(seconds // 86400)
+        return translate("Common", "%n day ago", None, n) if n == 1 else translate("Common", "%n days ago", None, n)
     return when.astimezone().strftime("%Y-%m-%d")
 
 

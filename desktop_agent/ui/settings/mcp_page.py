@@ -258,7 +258,10 @@ class McpPage(SettingsPage):
                     "Failed: {error}").format(error=state.error), state
         if state.state == "ready":
             tools = ", ".join(state.tools)
-            return line, translate("McpPage", "Ready: %n tool(s)", None, len(state.tools)) + (
+            n = len(state.tools)
+            ready = translate("McpPage", "Ready: %n tool", None, n) if n == 1 else translate("McpPage",
+                    "Ready: %n tools", None, n)
+            return line, ready + (
                 f" ({tools})." if tools else "."), state
         if state.state == "stopped":
             return "stopped", translate("McpPage", "Stopped (Restart starts it again)."), state

@@ -214,9 +214,11 @@ class OllamaPage(SettingsPage):
             version, models = result
             self._fill(models)
             n = len(models)
-            self._connected = translate("OllamaPage",
-                    "Connected to Ollama {version} at {host} — %n model(s) installed.", None, n).format(version=version,
-                            host=host)
+            self._connected = (
+                translate("OllamaPage", "Connected to Ollama {version} at {host} — %n model installed.", None, n)
+                if n == 1 else
+                translate("OllamaPage", "Connected to Ollama {version} at {host} — %n models installed.", None, n)
+            ).format(version=version, host=host)
             show(self.status, self._connected, "ok")
             self.connection_tested.emit([m.name for m in models])
 

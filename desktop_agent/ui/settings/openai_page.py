@@ -280,7 +280,8 @@ class OpenAIPage(SettingsPage):
             self.models_listed.emit(names)
             shown = ", ".join(names[:5]) + ("…" if len(names) > 5 else "")
             n = len(names)
-            self._connected = translate("OpenaiPage", "Connected to {base_url} — %n model(s)", None, n).format(
+            self._connected = (translate("OpenaiPage", "Connected to {base_url} — %n model", None, n) if n == 1
+                               else translate("OpenaiPage", "Connected to {base_url} — %n models", None, n)).format(
                     base_url=base_url) + (
                 f": {shown}" if names else ".")
             show(self.status, self._connected, "ok")

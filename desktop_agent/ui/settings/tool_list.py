@@ -170,7 +170,8 @@ class ToolList(QWidget):
             return
         tools, problems = result
         self._fill(tools)
-        count = translate("ToolList", "%n tool(s)", None, len(tools))
+        n = len(tools)
+        count = translate("ToolList", "%n tool", None, n) if n == 1 else translate("ToolList", "%n tools", None, n)
         self.summary.setText(translate("ToolList", "{count} reloaded.").format(
                 count=count) if reloaded else f"{count}.")
         if problems:
