@@ -72,6 +72,45 @@ ANSWER = textwrap.dedent(
     '''
 )
 
+THINKING = ("Two facts are needed: the weekday of 1969-07-20 and 21.5 °C in °F. I'll use the "
+            "day_of_week and calculator tools, then answer with a small Python function.")
+
+#: the same conversation and history in Simplified Chinese (--language zh_CN): a Chinese user's chats
+CHINESE = {
+    "QUESTION": "1969-07-20 是星期几?21.5 °C 等于多少 °F?再把换算写成一个 Python 函数。",
+    "THINKING": "需要两个事实:1969-07-20 是星期几,以及 21.5 °C 换算成 °F。我会用 day_of_week 和 calculator 工具,"
+                "然后用一个小的 Python 函数回答。",
+    "ANSWER": textwrap.dedent(
+        '''\
+        **1969 年 7 月 20 日**是**星期日** — 阿波罗 11 号登月的那一天。
+
+        21.5 °C 等于 **70.7 °F**。公式是 `F = C × 9/5 + 32`:
+
+        ```python
+        def celsius_to_fahrenheit(celsius: float) -> float:
+            """把摄氏度换算成华氏度。"""
+            return celsius * 9 / 5 + 32
+
+
+        print(celsius_to_fahrenheit(21.5))  # 70.7
+        ```
+
+        | °C | °F |
+        |---:|---:|
+        | 0 | 32 |
+        | 21.5 | 70.7 |
+        | 100 | 212 |
+        '''
+    ),
+    "SEED_CHATS": (
+        ("规划一个里斯本周末", 26 * 3600),
+        ("匹配 ISO 8601 日期的正则表达式", 2 * 86400),
+        ("解释 Python 的 GIL", 3 * 86400),
+        ("用 jq 把 CSV 转成 JSON", 9 * 86400),
+        ("为什么我的 Docker 构建很慢?", 12 * 86400),
+    ),
+}
+
 SLOW_TOOL = textwrap.dedent(
     '''\
     import time
@@ -169,9 +208,7 @@ def main_conversation(app: QApplication, server: OllamaServer, settings: Setting
     server.chunk_delay_s = 0.03
     server.script(
         [
-            *[line(thinking=w) for w in words(
-                "Two facts are needed: the weekday of 1969-07-20 and 21.5 °C in °F. I'll use the "
-                "day_of_week and calculator tools, then answer with a small Python function.")],
+            *[line(thinking=w) for w in words(THINKING)],
             line(tool_calls=[
                 {"function": {"name": "day_of_week", "arguments": {"date": "1969-07-20"}}},
                 {"function": {"name": "calculator", "arguments": {"expression": "21.5 * 9 / 5 + 32"}}},
@@ -387,6 +424,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["DESKTOP_AGENT_THEME"] = "light"
     theme.apply(app)
     i18n.install(args.language, app)
+    if args.language == "zh_CN":
+        globals().update(CHINESE)
     server = OllamaServer().start()
     settings = Settings(ollama_host=server.url, ollama_model="llama3.2")
     try:

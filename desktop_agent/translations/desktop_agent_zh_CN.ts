@@ -97,6 +97,14 @@
         <translation>&lt;b&gt;允许运行 &lt;code&gt;{escape}&lt;/code&gt; 吗?&lt;/b&gt;</translation>
     </message>
     <message>
+        <source>destructive</source>
+        <translation>会修改或删除内容</translation>
+    </message>
+    <message>
+        <source>read-only</source>
+        <translation>只读</translation>
+    </message>
+    <message>
         <source>From: </source>
         <translation>来源:</translation>
     </message>
@@ -612,6 +620,67 @@ The default from Settings ({default}).</source>
     <message>
         <source>Pulling {name}…</source>
         <translation>正在拉取 {name}…</translation>
+    </message>
+</context>
+<context>
+    <name>Decision</name>
+    <message>
+        <source>allowed by user</source>
+        <extracomment>who decided, as the audit and the sidebar say it (the English text is the key: saved decisions read the same)</extracomment>
+        <translation>由用户允许</translation>
+    </message>
+    <message>
+        <source>denied by user</source>
+        <translation>由用户拒绝</translation>
+    </message>
+    <message>
+        <source>allowed by default</source>
+        <translation>默认允许</translation>
+    </message>
+    <message>
+        <source>denied by default</source>
+        <translation>默认拒绝</translation>
+    </message>
+    <message>
+        <source>once</source>
+        <extracomment>the reasons the engine gives itself (a user&apos;s own reason for denying is shown as typed)</extracomment>
+        <translation>一次</translation>
+    </message>
+    <message>
+        <source>for this chat</source>
+        <translation>本对话内</translation>
+    </message>
+    <message>
+        <source>no answer</source>
+        <translation>没有回应</translation>
+    </message>
+    <message>
+        <source>the turn was stopped before an answer</source>
+        <translation>回应之前本轮已停止</translation>
+    </message>
+    <message>
+        <source>the question could not be asked</source>
+        <translation>无法发出询问</translation>
+    </message>
+    <message>
+        <source>it needs the user&apos;s approval and no one could be asked</source>
+        <translation>需要用户批准,但无人可问</translation>
+    </message>
+    <message>
+        <source>allowed by rule #{rule}</source>
+        <translation>由规则 #{rule} 允许</translation>
+    </message>
+    <message>
+        <source>denied by rule #{rule}</source>
+        <translation>由规则 #{rule} 拒绝</translation>
+    </message>
+    <message>
+        <source> ({reason})</source>
+        <translation>({reason})</translation>
+    </message>
+    <message>
+        <source>: {reason}</source>
+        <translation>:{reason}</translation>
     </message>
 </context>
 <context>
@@ -1925,6 +1994,17 @@ the card&apos;s title, or a function of the error giving (title, actions) the st
     </message>
 </context>
 <context>
+    <name>Markdown</name>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copied ✓</source>
+        <translation>已复制 ✓</translation>
+    </message>
+</context>
+<context>
     <name>McpPage</name>
     <message>
         <source>&amp;Use MCP servers</source>
@@ -3008,6 +3088,22 @@ the markdown these blocks were rendered from a line for the status bar (&quot;Co
     </message>
 </context>
 <context>
+    <name>Preview</name>
+    <message>
+        <source>changes to {target}</source>
+        <extracomment>the largest file read to show a diff against (bytes); a bigger one shows the new content only argument pairs that carry a replacement (old text, new text)</extracomment>
+        <translation>{target} 的更改</translation>
+    </message>
+    <message>
+        <source>replaces {target} (not shown: not a small text file)</source>
+        <translation>替换 {target}(未显示:不是小型文本文件)</translation>
+    </message>
+    <message>
+        <source>new file {target}</source>
+        <translation>新文件 {target}</translation>
+    </message>
+</context>
+<context>
     <name>PullBox</name>
     <message>
         <source>Pull a model</source>
@@ -3220,6 +3316,10 @@ the markdown these blocks were rendered from a line for the status bar (&quot;Co
         <translation>会修改内容</translation>
     </message>
     <message>
+        <source>read-only</source>
+        <translation>只读</translation>
+    </message>
+    <message>
         <source>Installed tools</source>
         <extracomment>the tools were listed (names), after the first listing and after each reload tools left out: the names ticked off here plus those saved that are not installed now</extracomment>
         <translation>已安装的工具</translation>
@@ -3285,10 +3385,18 @@ the markdown these blocks were rendered from a line for the status bar (&quot;Co
         <translation>已重新加载 {count}。</translation>
     </message>
     <message>
+        <source>{count}.</source>
+        <translation>{count}。</translation>
+    </message>
+    <message>
         <source>Some tool files could not be loaded (the details are in the log); the other tools work:
 {shown}</source>
         <translation>部分工具文件无法加载(详细信息在日志中);其他工具正常:
 {shown}</translation>
+    </message>
+    <message>
+        <source>{name}, from {source}</source>
+        <translation>{name},来源:{source}</translation>
     </message>
     <message>
         <source>(no description)</source>
@@ -3464,8 +3572,13 @@ When the assistant uses a tool, the call shows up here with its arguments, resul
 {rstrip}</translation>
     </message>
     <message>
+        <source>The result or error appears here.</source>
+        <extracomment>what the result box says while no call is shown</extracomment>
+        <translation>结果或错误显示在这里。</translation>
+    </message>
+    <message>
         <source>Images of the result</source>
-        <extracomment>what the result box says while no call is shown the longest side of a result&apos;s image thumbnail, in pixels (at most / at least) the largest image (in pixels) a thumbnail is made of: a server&apos;s huge image (or a tiny file that says it is 30000 × 30000) is a line saying so, not seconds of decoding and gigabytes on the window&apos;s thread</extracomment>
+        <extracomment>the longest side of a result&apos;s image thumbnail, in pixels (at most / at least) the largest image (in pixels) a thumbnail is made of: a server&apos;s huge image (or a tiny file that says it is 30000 × 30000) is a line saying so, not seconds of decoding and gigabytes on the window&apos;s thread</extracomment>
         <translation>结果中的图像</translation>
     </message>
     <message>
@@ -3483,6 +3596,20 @@ When the assistant uses a tool, the call shows up here with its arguments, resul
     <message>
         <source>{width} × {height} pixels, too large to show here</source>
         <translation>{width} × {height} 像素,太大无法在此显示</translation>
+    </message>
+</context>
+<context>
+    <name>ToolSource</name>
+    <message>
+        <source>shipped</source>
+        <comment>a tool that comes with the app</comment>
+        <extracomment>where the built translations are (inside the package: in the wheel and in the PyInstaller bundle) the languages the window speaks: ``appearance.language`` value → (the file&apos;s suffix, or &quot;&quot; for the source) the choices of ``appearance.language`` the translators installed (kept referenced: Qt does not own them)</extracomment>
+        <translation>应用自带</translation>
+    </message>
+    <message>
+        <source>user</source>
+        <comment>a tool from the user&apos;s tools folder</comment>
+        <translation>你的工具文件夹</translation>
     </message>
 </context>
 <context>

@@ -124,3 +124,12 @@ def translate_text(text: str) -> str:
         return template.format(**values)
     except (KeyError, IndexError, ValueError):  # a translation that lost a {value}: the English text
         return str(text)
+
+
+def source_name(source: str) -> str:
+    """A tool's source (``"shipped"``, ``"user"``, a folder, ``"MCP server time"``) in the window's language."""
+    if source == "shipped":
+        return translate("ToolSource", "shipped", "a tool that comes with the app")
+    if source == "user":
+        return translate("ToolSource", "user", "a tool from the user's tools folder")
+    return source

@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.ui import icons, theme
-from desktop_agent.ui.i18n import translate, translate_text
+from desktop_agent.ui.i18n import source_name, translate, translate_text
 
 if TYPE_CHECKING:  # the event and message models (pydantic) load after the window's first frame; the Qt
     # types of the list and the details with them (PySide6 builds each type, and its enums, when first imported)
@@ -238,7 +238,7 @@ class ToolSidebar(QWidget):
         self.result_view.setReadOnly(True)
         self.result_view.setFont(mono)
         self.result_view.setAccessibleName(translate("ToolSidebar", "Tool call result"))
-        self.result_view.setPlaceholderText(RESULT_PLACEHOLDER)
+        self.result_view.setPlaceholderText(translate("ToolSidebar", RESULT_PLACEHOLDER))
         self.result_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.decision_label = QLabel()
         self.decision_label.setObjectName("toolDecision")
@@ -431,7 +431,8 @@ class ToolSidebar(QWidget):
         self._items.clear()
         self.args_view.clear()
         self.result_view.clear()
-        self.result_view.setPlaceholderText(RESULT_PLACEHOLDER)  # not "… is running" of another chat's call
+        # not "… is running" of another chat's call
+        self.result_view.setPlaceholderText(translate("ToolSidebar", RESULT_PLACEHOLDER))
         self.decision_label.clear()
         self._result_full = ""
         self.copy_args.setEnabled(False)
@@ -498,7 +499,8 @@ class ToolSidebar(QWidget):
             item.setText(3, format_duration((time.monotonic() - run.started) * 1000))
         else:
             item.setText(3, format_duration(run.duration_ms))
-        item.setToolTip(0, run.decision[:1].upper() + run.decision[1:] if run.decision else label)
+        decision = translate_text(run.decision)
+        item.setToolTip(0, decision[:1].upper() + decision[1:] if decision else label)
         item.setData(0, Qt.ItemDataRole.AccessibleTextRole, f"{run.name}: {label} {item.text(3)}")
 
     def _tick(self) -> None:
@@ -551,13 +553,16 @@ class ToolSidebar(QWidget):
         self.cancel_call.setText(translate("ToolSidebar", "Cancelling…") if running and run.cancelling else translate(
                 "ToolSidebar", "Cancel {name}").format(name=run.name))
         self.args_view.setPlainText(pretty_json(run.arguments) if run.arguments else "{}")
-        lines = ([translate("ToolSidebar", "From: {source}").format(source=run.source)] if run.source else []) + ([
-                translate("ToolSidebar", "Permission: {decision}").format(decision=run.decision)] if run.decision
-                                                                    else [])
+        lines = []
+        if run.source:
+            lines.append(translate("ToolSidebar", "From: {source}").format(source=source_name(run.source)))
+        if run.decision:
+            lines.append(translate("ToolSidebar", "Permission: {decision}").format(
+                decision=translate_text(run.decision)))
         self.decision_label.setText("\n".join(lines))
         self.decision_label.setVisible(bool(lines))
         self.result_view.setPlaceholderText(translate("ToolSidebar", "{name} is running…").format(
-                name=run.name) if running else RESULT_PLACEHOLDER)
+                name=run.name) if running else translate("ToolSidebar", RESULT_PLACEHOLDER))
         if running:
             self.result_label.setText(translate("ToolSidebar", "Result"))
             self._set_result("")
@@ -577,7 +582,7 @@ class ToolSidebar(QWidget):
 
 
 #: what the result box says while no call is shown
-RESULT_PLACEHOLDER = "The result or error appears here."
+RESULT_PLACEHOLDER = QT_TRANSLATE_NOOP("ToolSidebar", "The result or error appears here.")
 
 #: the longest side of a result's image thumbnail, in pixels (at most / at least)
 THUMBNAIL = 160

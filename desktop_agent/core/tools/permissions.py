@@ -309,6 +309,20 @@ class Rule:
         return f"{self.policy} {self.scope.label(self.tool)}"
 
 
+#: who decided, as the audit and the sidebar say it (the English text is the key: saved decisions read the same)
+_DECIDED_BY: dict[str, str] = {text: text for text in (
+    QT_TRANSLATE_NOOP("Decision", "allowed by user"), QT_TRANSLATE_NOOP("Decision", "denied by user"),
+    QT_TRANSLATE_NOOP("Decision", "allowed by default"), QT_TRANSLATE_NOOP("Decision", "denied by default"),
+)}
+#: the reasons the engine gives itself (a user's own reason for denying is shown as typed)
+_REASONS: dict[str, str] = {text: text for text in (
+    QT_TRANSLATE_NOOP("Decision", "once"), QT_TRANSLATE_NOOP("Decision", "for this chat"),
+    QT_TRANSLATE_NOOP("Decision", "no answer"), QT_TRANSLATE_NOOP("Decision", "the turn was stopped before an answer"),
+    QT_TRANSLATE_NOOP("Decision", "the question could not be asked"),
+    QT_TRANSLATE_NOOP("Decision", "it needs the user's approval and no one could be asked"),
+)}
+
+
 @dataclass(frozen=True)
 class Decision:
     """The outcome of the check: ``decision`` allow / deny, ``by`` rule / user / default, ``rule_id`` when a rule
@@ -325,11 +339,18 @@ class Decision:
 
     def summary(self) -> str:
         """``allowed by rule #3``, ``allowed by user (for this chat)``, ``denied by user: not now``."""
-        verb = "allowed" if self.allowed else "denied"
-        who = f"rule #{self.rule_id}" if self.by == "rule" and self.rule_id is not None else self.by
+        head: str
+        if self.by == "rule" and self.rule_id is not None:
+            head = (QT_TRANSLATE_NOOP("Decision", "allowed by rule #{rule}") if self.allowed
+                    else QT_TRANSLATE_NOOP("Decision", "denied by rule #{rule}")).format(rule=self.rule_id)
+        else:
+            verb = "allowed" if self.allowed else "denied"
+            head = _DECIDED_BY.get(f"{verb} by {self.by}") or f"{verb} by {self.by}"
         if not self.reason:
-            return f"{verb} by {who}"
-        return f"{verb} by {who}" + (f" ({self.reason})" if self.allowed else f": {self.reason}")
+            return head
+        reason = _REASONS.get(self.reason, self.reason)
+        return head + (QT_TRANSLATE_NOOP("Decision", " ({reason})") if self.allowed
+                       else QT_TRANSLATE_NOOP("Decision", ": {reason}")).format(reason=reason)
 
 
 Choice = Literal["once", "chat", "always", "deny"]

@@ -31,7 +31,7 @@ from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.tools.permissions import Answer, PermissionRequest
 from desktop_agent.core.tools.preview import CallPreview, preview_call
 from desktop_agent.ui.chat.context import ChatContext
-from desktop_agent.ui.i18n import translate, translate_text
+from desktop_agent.ui.i18n import source_name, translate, translate_text
 from desktop_agent.ui.theme import Theme
 
 #: lines of the preview shown before it scrolls
@@ -86,8 +86,9 @@ class ApprovalCard(QFrame):
             self.description.setTextFormat(Qt.TextFormat.PlainText)
             self.description.setWordWrap(True)
             lay.addWidget(self.description)
-        kinds = [k for k, on in (("destructive", tool.destructive), ("read-only", tool.read_only)) if on]
-        self.source = QLabel(translate("Approval", "From: ") + request.source + (
+        kinds = [k for k, on in ((translate("Approval", "destructive"), tool.destructive),
+                                 (translate("Approval", "read-only"), tool.read_only)) if on]
+        self.source = QLabel(translate("Approval", "From: ") + source_name(request.source) + (
                 f" · {', '.join(kinds)}" if kinds else ""))
         self.source.setTextFormat(Qt.TextFormat.PlainText)
         self.source.setStyleSheet(f"color: {th.muted};")
@@ -97,7 +98,7 @@ class ApprovalCard(QFrame):
         self.preview = preview if preview is not None else preview_call(request.arguments)
         heading = {"command": translate("Approval", "Command line:"), "diff": translate("Approval", "Changes:"),
                    "json": translate("Approval", "Arguments:")}[self.preview.kind]
-        note = self.preview.note
+        note = translate_text(self.preview.note)
         head = QLabel(f"{note[:1].upper()}{note[1:]}:" if note else heading)
         head.setTextFormat(Qt.TextFormat.PlainText)
         head.setWordWrap(True)
@@ -204,6 +205,7 @@ class ApprovalCard(QFrame):
         self._disable()
         decision = self.request.result
         if decision is not None:
-            self._show(decision.summary()[0].upper() + decision.summary()[1:])
+            summary = translate_text(decision.summary())
+            self._show(summary[:1].upper() + summary[1:])
         elif not self.result.isVisible():
             self._show(translate("Approval", "Denied (the turn ended)"))

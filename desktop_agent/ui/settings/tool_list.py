@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core.settings import Settings
-from desktop_agent.ui.i18n import translate
+from desktop_agent.ui.i18n import source_name, translate
 from desktop_agent.ui.settings.common import note_label, show
 from desktop_agent.ui.tasks import Task, TaskRunner
 
@@ -40,7 +40,7 @@ def _kind(tool: Tool) -> str:
     if getattr(tool, "destructive", False):
         return translate("ToolList", "changes things")
     if getattr(tool, "read_only", False):
-        return "read-only"
+        return translate("ToolList", "read-only")
     return ""
 
 
@@ -173,7 +173,7 @@ class ToolList(QWidget):
         n = len(tools)
         count = translate("ToolList", "%n tool", None, n) if n == 1 else translate("ToolList", "%n tools", None, n)
         self.summary.setText(translate("ToolList", "{count} reloaded.").format(
-                count=count) if reloaded else f"{count}.")
+                count=count) if reloaded else translate("ToolList", "{count}.").format(count=count))
         if problems:
             shown = "\n".join(f"• {p}" for p in problems)
             show(self.status, translate("ToolList",
@@ -190,10 +190,13 @@ class ToolList(QWidget):
         try:
             self.tree.clear()
             for t in tools:
-                it = QTreeWidgetItem([t.name, str(t.source or ""), _kind(t), _first_line(t.description)])
+                it = QTreeWidgetItem([t.name, source_name(str(t.source or "")), _kind(t),
+                                                  _first_line(t.description)])
                 it.setFlags(it.flags() | Qt.ItemFlag.ItemIsUserCheckable)
                 it.setToolTip(DESCRIPTION_COL, t.description or t.name)
-                it.setData(NAME_COL, Qt.ItemDataRole.AccessibleTextRole, f"{t.name}, from {t.source}")
+                it.setData(NAME_COL, Qt.ItemDataRole.AccessibleTextRole, translate("ToolList",
+                        "{name}, from {source}").format(
+                    name=t.name, source=source_name(str(t.source or ""))))
                 description = QTreeWidgetItem([t.description or translate("ToolList", "(no description)")])
                 description.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
                 schema = QTreeWidgetItem([json.dumps(t.parameters, indent=2, ensure_ascii=False)])
