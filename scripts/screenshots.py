@@ -11,7 +11,8 @@ tool-call.png (a tool still running, live duration in the sidebar), error.png (a
 its Pull action), settings.png (the Settings dialog pulling a model), settings-tools.png (Settings → Tools:
 the installed tools and the folders tools may use), dark.png (main.png in the dark
 palette), approval-card.png (a file write waiting for approval, with its diff), settings-tools-rules.png
-(Settings → Tools → Permissions). The replies are scripted, so the pictures
+(Settings → Tools → Permissions), settings-appearance.png (Settings → Appearance: theme and
+language). The replies are scripted, so the pictures
 are the same on every run (except the clock in the message headers).
 """
 
@@ -332,6 +333,27 @@ def shot_settings_tools(app, server, settings, out):
         dialog.deleteLater()
 
 
+def shot_appearance(app, server, settings, out):
+    """Settings → Appearance: the theme and the window's language (its choice changed, so the restart note shows)."""
+    from desktop_agent.core import paths
+    from desktop_agent.ui.settings.dialog import APPEARANCE_TAB, SettingsDialog
+
+    dialog = SettingsDialog(settings, auto_refresh=False, settings_path=paths.config_dir() / "unused.json")
+    try:
+        dialog.tabs.setCurrentIndex(APPEARANCE_TAB)
+        dialog.resize(720, 420)
+        dialog.show()
+        page = dialog.appearance_page
+        page.language.setCurrentIndex(page.language.findData("en" if page.language_choice() != "en" else "zh_CN"))
+        spin(app, 0.2)
+        dialog.grab().save(str(out / "settings-appearance.png"))
+        print(f"wrote {out / 'settings-appearance.png'}")
+    finally:
+        dialog.shutdown()
+        dialog.close()
+        dialog.deleteLater()
+
+
 def shot_approval(app, server, settings, out):
     """A destructive file write waiting for the user: the diff against the file's current text."""
     notes = Path(tempfile.mkdtemp(prefix="notes-"))
@@ -400,6 +422,7 @@ SHOTS = {
     "error": shot_error,
     "settings": shot_settings,
     "settings-tools": shot_settings_tools,
+    "settings-appearance": shot_appearance,
     "approval-card": shot_approval,
     "settings-tools-rules": shot_rules,
 }

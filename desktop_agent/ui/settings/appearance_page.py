@@ -72,6 +72,7 @@ class AppearancePage(SettingsPage):
 
         self.language = QComboBox()
         self.language.setAccessibleName(translate("AppearancePage", "Language"))
+        self.language.setMaximumWidth(260)
         for value, source in LANGUAGES:
             self.language.addItem(translate("AppearancePage", source) if value == "system" else source, value)
         self.language.currentIndexChanged.connect(self.changed)
