@@ -3043,12 +3043,12 @@ Your chats appear here as you talk.</source>
         <translation>无法写入 {path}:{strerror}。</translation>
     </message>
     <message>
-        <source>%Ln chat</source>
-        <translation>%Ln 个对话</translation>
+        <source>{count} chat</source>
+        <translation>{count} 个对话</translation>
     </message>
     <message>
-        <source>%Ln chats</source>
-        <translation>%Ln 个对话</translation>
+        <source>{count} chats</source>
+        <translation>{count} 个对话</translation>
     </message>
     <message>
         <source>No message contains “{text}”.</source>

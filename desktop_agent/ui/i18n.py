@@ -133,3 +133,12 @@ def source_name(source: str) -> str:
     if source == "user":
         return translate("ToolSource", "user", "a tool from the user's tools folder")
     return source
+
+
+def number(value: int | float) -> str:
+    """``value`` as the window's locale writes numbers (``10,000``; the C locale of a bare environment writes
+    them as English does)."""
+    locale = QLocale()
+    if locale.language() == QLocale.Language.C:
+        locale = QLocale(QLocale.Language.English, QLocale.Country.UnitedStates)
+    return locale.toString(value)

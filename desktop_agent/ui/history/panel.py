@@ -53,7 +53,7 @@ from desktop_agent.ui import theme
 from desktop_agent.ui.history.delegates import ChatDelegate, HitDelegate
 from desktop_agent.ui.history.dialogs import ask_export_path, ask_import_path, confirm_delete, confirm_import_again
 from desktop_agent.ui.history.models import ChatListModel, HitRole, IdRole, KindRole, SearchModel
-from desktop_agent.ui.i18n import translate
+from desktop_agent.ui.i18n import number, translate
 
 #: ``window.ini`` key of the folder the last export or import went to
 LAST_FOLDER_KEY = "history/last_folder"
@@ -539,8 +539,8 @@ class HistoryPanel(QWidget):
         else:
             self.stack.setCurrentIndex(0)
         total = self.model.total
-        self.count_label.setText(translate("Panel", "%Ln chat", None, total) if total == 1
-                                 else translate("Panel", "%Ln chats", None, total))
+        text = translate("Panel", "{count} chat") if total == 1 else translate("Panel", "{count} chats")
+        self.count_label.setText(text.format(count=number(total)))
         self._update_actions()
 
     def _update_actions(self) -> None:
