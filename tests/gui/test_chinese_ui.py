@@ -105,3 +105,78 @@ def test_concrete_labels_read_in_chinese(zh, qtbot, make_window):
     finally:
         dialog.shutdown()
         dialog.close()
+
+
+_START = r'''
+import json, sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+from desktop_agent.core import paths
+from desktop_agent.ui import theme
+from desktop_agent.ui.application import run_gui
+
+language = sys.argv[1]
+paths.settings_file().parent.mkdir(parents=True, exist_ok=True)
+paths.settings_file().write_text(json.dumps({"version": 2, "appearance": {"language": language}}))
+app = theme.new_application(["desktop-agent"])
+
+def look():
+    from desktop_agent.ui.main_window import MainWindow
+    (w,) = [x for x in app.topLevelWidgets() if isinstance(x, MainWindow)]
+    print("|".join(a.text() for a in w.menuBar().actions()))
+    print(w.composer.button.text().strip())
+    w.close()
+
+QTimer.singleShot(1500, look)
+sys.exit(run_gui(["desktop-agent"]))
+'''
+
+
+@pytest.mark.parametrize(("setting", "lang", "menus", "send"), [
+    ("system", "zh_CN.UTF-8", "文件(&F)|对话(&C)|视图(&V)|帮助(&H)", "发送"),
+    ("zh_CN", "C.UTF-8", "文件(&F)|对话(&C)|视图(&V)|帮助(&H)", "发送"),
+    ("en", "zh_CN.UTF-8", "&File|&Chat|&View|&Help", "Send"),
+    ("system", "de_DE.UTF-8", "&File|&Chat|&View|&Help", "Send"),
+])
+def test_the_app_starts_in_the_language_of_its_setting(tmp_path, setting, lang, menus, send):
+    """The real start-up (run_gui, the first frame from the settings file's glance): the translator is installed
+    before the window is built, from Settings → Appearance → Language or, by default, the system's locale."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG"))}
+    env.update(LANG=lang, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(root), DESKTOP_AGENT_HOME=str(tmp_path / "home"),
+               OLLAMA_HOST="127.0.0.1:9")
+    proc = subprocess.run([sys.executable, "-c", _START, setting], env=env, capture_output=True, text=True, timeout=90)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-2:] == [menus, send], proc.stdout
+
+
+def test_the_language_choice_is_a_setting_saved_with_the_others(qtbot, tmp_path):
+    """Settings → Appearance → Language: follow the system by default; a choice goes into appearance.language
+    (the settings model and file the window starts from) and says that it shows after a restart."""
+    import json
+
+    from desktop_agent.core.settings_glance import glance
+    from desktop_agent.ui.settings.dialog import SettingsDialog
+
+    dialog = SettingsDialog(Settings(), SecretStore(keyring_backend=DictKeyring()))
+    qtbot.addWidget(dialog)
+    try:
+        page = dialog.appearance_page
+        assert page.language_choice() == "system" and page.restart_note.isHidden()
+        page.language.setCurrentIndex(page.language.findData("zh_CN"))
+        assert page.values()["appearance.language"] == "zh_CN"
+        assert not page.restart_note.isHidden() and page.restart_note.text()
+        saved = Settings().updated(page.values())
+        assert saved.appearance.language == "zh_CN"
+        path = tmp_path / "settings.json"
+        path.write_text(json.dumps(saved.model_dump(mode="json")), encoding="utf-8")
+        seen = glance(path)
+        assert seen is not None and seen.appearance.language == "zh_CN"
+    finally:
+        dialog.shutdown()
+        dialog.close()
