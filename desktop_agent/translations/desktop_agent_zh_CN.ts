@@ -2407,6 +2407,10 @@ Press Save to keep the servers and start them.</source>
         <translation>名称</translation>
     </message>
     <message>
+        <source>header</source>
+        <translation>请求头</translation>
+    </message>
+    <message>
         <source>Headers error</source>
         <translation>请求头错误</translation>
     </message>

@@ -180,3 +180,20 @@ def test_the_language_choice_is_a_setting_saved_with_the_others(qtbot, tmp_path)
     finally:
         dialog.shutdown()
         dialog.close()
+
+
+def test_the_dialogs_are_chinese(zh, qtbot):
+    """The MCP server editor (both kinds of server) and the unexpected-error dialog."""
+    from desktop_agent.ui.errors import UnexpectedErrorDialog
+    from desktop_agent.ui.settings.mcp_server_editor import McpServerEditor
+
+    editor = McpServerEditor(None, set(), set())
+    crash = UnexpectedErrorDialog("ValueError: boom", "Traceback …", "/tmp/desktop-agent.log")
+    for dialog in (editor, crash):
+        qtbot.addWidget(dialog)
+        dialog.show()
+    left = untranslated([editor, crash], ["boom", "ValueError", "Traceback"])
+    assert not left, "English left in the dialogs:\n" + "\n".join(left)
+    assert editor.windowTitle() == "添加 MCP 服务器" and crash.windowTitle() == "意外错误"
+    for dialog in (editor, crash):
+        dialog.close()

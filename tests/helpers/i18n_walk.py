@@ -36,7 +36,8 @@ _STRIP = [
     re.compile(r"https?://\S+"),  # URLs
     re.compile(r"`[^`]*`"),  # code
     re.compile(r"<code>.*?</code>"),  # code, as rich text
-    re.compile(r"(?:~|\.)?/[\w./~-]+"),  # paths
+    re.compile(r"@[\w./-]+"),  # packages: @modelcontextprotocol/server-filesystem
+    re.compile(r"~?/[\w./~-]+|\.[\w./~-]*/[\w./~-]+"),  # paths: ~/Documents, /usr/bin, ./x
     re.compile(r"<[^>]+>"),  # rich-text tags
     re.compile(r"\b\w+(?:[_:.=]\w+)+\b"),  # identifiers: tool and model names, key=value
     re.compile(r"\b(?:Ctrl|Shift|Alt)\+\S+"),  # shortcuts

@@ -118,7 +118,7 @@ class McpServerEditor(QDialog):
         self.url.setPlaceholderText("https://example.com/mcp")
         self.url_error = note_label(translate("McpServerEditor", "Server URL error"))
         form_row(remote_form, "&URL:", self.url, self.url_error)
-        self.headers = KeyValueRows("header", translate("McpServerEditor", "Name"))
+        self.headers = KeyValueRows(translate("McpServerEditor", "header"), translate("McpServerEditor", "Name"))
         self.headers_error = note_label(translate("McpServerEditor", "Headers error"))
         form_row(remote_form, translate("McpServerEditor", "&Headers:"), self.headers, self.headers_error,
                  hint_label(translate("McpServerEditor", "e.g. Authorization = Bearer …, ticked Secret.")),
