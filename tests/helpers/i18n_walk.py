@@ -18,8 +18,10 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMenu,
     QPlainTextEdit,
+    QTableWidget,
     QTabBar,
     QTextEdit,
+    QTreeWidget,
     QWidget,
 )
 
@@ -80,6 +82,21 @@ def _texts(widget: QWidget) -> Iterable[tuple[str, str]]:
     if isinstance(widget, QHeaderView) and widget.orientation() == Qt.Orientation.Horizontal and widget.model():
         for section in range(widget.count()):
             yield f"header {section}", str(widget.model().headerData(section, Qt.Orientation.Horizontal) or "")
+    if isinstance(widget, QTreeWidget):
+        items = [widget.topLevelItem(i) for i in range(widget.topLevelItemCount())]
+        for item in items:
+            for col in range(widget.columnCount()):
+                if col in (widget.property("i18n_content_columns") or ()):
+                    continue  # what a tool or the user wrote: arguments, descriptions
+                yield f"row {col}", item.text(col)
+                yield f"row {col} toolTip", item.toolTip(col)
+    if isinstance(widget, QTableWidget):
+        for row in range(widget.rowCount()):
+            for col in range(widget.columnCount()):
+                item = widget.item(row, col)
+                if item is not None:
+                    yield f"cell {row},{col}", item.text()
+                    yield f"cell {row},{col} toolTip", item.toolTip()
     for action in widget.actions():
         yield "action text", action.text()
         yield "action toolTip", action.toolTip() if action.toolTip() != action.text().replace("&", "") else ""
