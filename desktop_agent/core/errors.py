@@ -127,10 +127,10 @@ class RateLimited(AgentError):
         if retry_after_s is None:
             wait = QT_TRANSLATE_NOOP("Errors", "try again in a moment")
         elif retry_after_s >= 90:
-            wait = QT_TRANSLATE_NOOP("Errors", "try again in about {round} minutes").format(round=round(
+            wait = QT_TRANSLATE_NOOP("Errors", "try again in about {minutes} minutes").format(minutes=round(
                     retry_after_s / 60))
         else:
-            wait = QT_TRANSLATE_NOOP("Errors", "try again in {max} s").format(max=max(1, round(retry_after_s)))
+            wait = QT_TRANSLATE_NOOP("Errors", "try again in {seconds} s").format(seconds=max(1, round(retry_after_s)))
         text = QT_TRANSLATE_NOOP("Errors", "The provider is rate limiting requests — {wait}.").format(wait=wait)
         if detail:
             text += QT_TRANSLATE_NOOP("Errors", " Provider said: {detail}").format(detail=detail)
@@ -424,7 +424,7 @@ class UnexpectedError(AgentError):
         self.details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         super().__init__(
-            QT_TRANSLATE_NOOP("Errors", "Unexpected error in {where}: {name__}").format(where=where, name__=type(
+            QT_TRANSLATE_NOOP("Errors", "Unexpected error in {where}: {kind}").format(where=where, kind=type(
                     exc).__name__) + (f": {text}" if text else "")
             + QT_TRANSLATE_NOOP("Errors", ". Try again; if it keeps happening, copy the details into a bug report.")
         )

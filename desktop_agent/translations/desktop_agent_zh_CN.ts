@@ -93,8 +93,8 @@
         <translation>批准工具 {tool_name}</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Allow &lt;code&gt;{escape}&lt;/code&gt; to run?&lt;/b&gt;</source>
-        <translation>&lt;b&gt;允许运行 &lt;code&gt;{escape}&lt;/code&gt; 吗?&lt;/b&gt;</translation>
+        <source>&lt;b&gt;Allow &lt;code&gt;{tool}&lt;/code&gt; to run?&lt;/b&gt;</source>
+        <translation>&lt;b&gt;允许运行 &lt;code&gt;{tool}&lt;/code&gt; 吗?&lt;/b&gt;</translation>
     </message>
     <message>
         <source>destructive</source>
@@ -316,8 +316,8 @@
         <translation>关</translation>
     </message>
     <message>
-        <source> ({n_disabled} left out)</source>
-        <translation>(未选 {n_disabled} 个)</translation>
+        <source> ({count} left out)</source>
+        <translation>(未选 {count} 个)</translation>
     </message>
     <message>
         <source> left out</source>
@@ -829,8 +829,8 @@ The default from Settings ({default}).</source>
         <translation>导出对话</translation>
     </message>
     <message>
-        <source>{filt};;All files (*)</source>
-        <translation>{filt};;所有文件 (*)</translation>
+        <source>{filter};;All files (*)</source>
+        <translation>{filter};;所有文件 (*)</translation>
     </message>
     <message>
         <source>Import chat</source>
@@ -1117,20 +1117,20 @@ the card&apos;s title, or a function of the error giving (title, actions) the st
         <translation>意外错误</translation>
     </message>
     <message>
-        <source>Something unexpected went wrong ({name__}). Your message is kept; try again. Details are in the log file {log_file}.</source>
-        <translation>发生了意外错误({name__})。你的消息已保留;请重试。详细信息在日志文件 {log_file} 中。</translation>
+        <source>Something unexpected went wrong ({kind}). Your message is kept; try again. Details are in the log file {log_file}.</source>
+        <translation>发生了意外错误({kind})。你的消息已保留;请重试。详细信息在日志文件 {log_file} 中。</translation>
     </message>
     <message>
         <source>Something went wrong</source>
         <translation>出错了</translation>
     </message>
     <message>
-        <source>An unexpected error happened ({name__}). Details are in the log file {log_file}.</source>
-        <translation>发生了意外错误({name__})。详细信息在日志文件 {log_file} 中。</translation>
+        <source>An unexpected error happened ({kind}). Details are in the log file {log_file}.</source>
+        <translation>发生了意外错误({kind})。详细信息在日志文件 {log_file} 中。</translation>
     </message>
     <message>
-        <source>desktop-agent {version__} · Python {python_version} · PySide6 {pyside} · {platform}</source>
-        <translation>desktop-agent {version__} · Python {python_version} · PySide6 {pyside} · {platform}</translation>
+        <source>desktop-agent {version} · Python {python_version} · PySide6 {pyside} · {platform}</source>
+        <translation>desktop-agent {version} · Python {python_version} · PySide6 {pyside} · {platform}</translation>
     </message>
     <message>
         <source>&lt;b&gt;Something went wrong.&lt;/b&gt;&lt;br&gt;The app is still running; your chat is saved. If this keeps happening, please report it with the details below.</source>
@@ -1229,12 +1229,12 @@ the card&apos;s title, or a function of the error giving (title, actions) the st
         <translation>请稍后重试</translation>
     </message>
     <message>
-        <source>try again in about {round} minutes</source>
-        <translation>请约 {round} 分钟后重试</translation>
+        <source>try again in about {minutes} minutes</source>
+        <translation>请约 {minutes} 分钟后重试</translation>
     </message>
     <message>
-        <source>try again in {max} s</source>
-        <translation>请 {max} 秒后重试</translation>
+        <source>try again in {seconds} s</source>
+        <translation>请 {seconds} 秒后重试</translation>
     </message>
     <message>
         <source>The provider is rate limiting requests — {wait}.</source>
@@ -1425,8 +1425,8 @@ the card&apos;s title, or a function of the error giving (title, actions) the st
         <translation>错误:工具宿主进程无法运行此调用({detail})。</translation>
     </message>
     <message>
-        <source>Unexpected error in {where}: {name__}</source>
-        <translation>{where}中出现意外错误:{name__}</translation>
+        <source>Unexpected error in {where}: {kind}</source>
+        <translation>{where}中出现意外错误:{kind}</translation>
     </message>
     <message>
         <source>. Try again; if it keeps happening, copy the details into a bug report.</source>
@@ -1759,8 +1759,8 @@ the card&apos;s title, or a function of the error giving (title, actions) the st
         <translation>尚未保存 — 保存后存放在:{save_target}</translation>
     </message>
     <message>
-        <source>{mask_key}    (environment: OPENAI_API_KEY)</source>
-        <translation>{mask_key}    (环境变量:OPENAI_API_KEY)</translation>
+        <source>{key}    (environment: OPENAI_API_KEY)</source>
+        <translation>{key}    (环境变量:OPENAI_API_KEY)</translation>
     </message>
     <message>
         <source>Read from the OPENAI_API_KEY environment variable; change it there.</source>
@@ -1989,8 +1989,8 @@ the card&apos;s title, or a function of the error giving (title, actions) the st
         <translation>关于 {APP_DISPLAY_NAME}</translation>
     </message>
     <message>
-        <source>&lt;b&gt;{APP_DISPLAY_NAME}&lt;/b&gt; {version__}&lt;br&gt;A desktop assistant for Ollama and OpenAI-compatible servers, with tools.&lt;br&gt;&lt;br&gt;Log file: {log_file}</source>
-        <translation>&lt;b&gt;{APP_DISPLAY_NAME}&lt;/b&gt; {version__}&lt;br&gt;适用于 Ollama 和 OpenAI 兼容服务器的桌面助手,支持工具。&lt;br&gt;&lt;br&gt;日志文件:{log_file}</translation>
+        <source>&lt;b&gt;{APP_DISPLAY_NAME}&lt;/b&gt; {version}&lt;br&gt;A desktop assistant for Ollama and OpenAI-compatible servers, with tools.&lt;br&gt;&lt;br&gt;Log file: {log_file}</source>
+        <translation>&lt;b&gt;{APP_DISPLAY_NAME}&lt;/b&gt; {version}&lt;br&gt;适用于 Ollama 和 OpenAI 兼容服务器的桌面助手,支持工具。&lt;br&gt;&lt;br&gt;日志文件:{log_file}</translation>
     </message>
 </context>
 <context>
@@ -2220,8 +2220,8 @@ the card&apos;s title, or a function of the error giving (title, actions) the st
         <translation>替换机密</translation>
     </message>
     <message>
-        <source>New value of {split}:</source>
-        <translation>{split} 的新值:</translation>
+        <source>New value of {name}:</source>
+        <translation>{name} 的新值:</translation>
     </message>
     <message>
         <source>Secrets (kept for this session only: no keyring):</source>
@@ -2451,8 +2451,8 @@ Press Save to keep the servers and start them.</source>
         <translation>远程:{url}</translation>
     </message>
     <message>
-        <source>stdio: {join}</source>
-        <translation>stdio:{join}</translation>
+        <source>stdio: {command}</source>
+        <translation>stdio:{command}</translation>
     </message>
 </context>
 <context>
@@ -2764,8 +2764,8 @@ Click to open Settings → MCP servers.</source>
         <translation>正在连接 {host}…</translation>
     </message>
     <message>
-        <source>{one_line} Installed models are listed once it answers.</source>
-        <translation>{one_line} 服务器响应后会列出已安装的模型。</translation>
+        <source>{error} Installed models are listed once it answers.</source>
+        <translation>{error} 服务器响应后会列出已安装的模型。</translation>
     </message>
     <message>
         <source>{connected} “{old}” is not installed: chats will use {new} (after Save), or pull {old} below.</source>
@@ -2945,8 +2945,8 @@ It has to be pulled again to be used.</source>
         <translation>正在连接 {base_url}…</translation>
     </message>
     <message>
-        <source>{rstrip}. “{old}” is not on this server: chats will use {new} (after Save).</source>
-        <translation>{rstrip}。此服务器上没有“{old}”:对话将使用 {new}(保存后)。</translation>
+        <source>{connected}. “{old}” is not on this server: chats will use {new} (after Save).</source>
+        <translation>{connected}。此服务器上没有“{old}”:对话将使用 {new}(保存后)。</translation>
     </message>
     <message>
         <source>Chats will use {text} (after Save).</source>
@@ -3166,8 +3166,8 @@ the markdown these blocks were rendered from a line for the status bar (&quot;Co
         <translation>已拉取 {name}。</translation>
     </message>
     <message>
-        <source> — {human_size} of {human_size2}</source>
-        <translation> — {human_size} / {human_size2}</translation>
+        <source> — {done} of {total}</source>
+        <translation> — {done} / {total}</translation>
     </message>
     <message>
         <source>Pull of {name} cancelled. Ollama keeps what was downloaded and resumes next time.</source>
@@ -3410,8 +3410,8 @@ the markdown these blocks were rendered from a line for the status bar (&quot;Co
 <context>
     <name>ToolSidebar</name>
     <message>
-        <source>{max} ms</source>
-        <translation>{max} 毫秒</translation>
+        <source>{ms} ms</source>
+        <translation>{ms} 毫秒</translation>
     </message>
     <message>
         <source>Tool activity</source>
@@ -3562,18 +3562,18 @@ When the assistant uses a tool, the call shows up here with its arguments, resul
         <translation>{name} 正在运行…</translation>
     </message>
     <message>
-        <source>Error ({get})</source>
-        <translation>错误({get})</translation>
+        <source>Error ({status})</source>
+        <translation>错误({status})</translation>
     </message>
     <message>
         <source>{result_full}
 
 ── printed by the tool ──
-{rstrip}</source>
+{output}</source>
         <translation>{result_full}
 
 ── 工具打印的内容 ──
-{rstrip}</translation>
+{output}</translation>
     </message>
     <message>
         <source>The result or error appears here.</source>
@@ -3590,8 +3590,8 @@ When the assistant uses a tool, the call shows up here with its arguments, resul
         <translation>无法在此显示</translation>
     </message>
     <message>
-        <source>{mime_type}, {len:,} bytes</source>
-        <translation>{mime_type},{len:,} 字节</translation>
+        <source>{mime_type}, {size:,} bytes</source>
+        <translation>{mime_type},{size:,} 字节</translation>
     </message>
     <message>
         <source>Image of the result ({mime_type})</source>

@@ -387,7 +387,7 @@ class ChatOptions(QWidget):
         disabled = eff.tools.disabled
         self._mark(self.tools_menu_button, "tools.disabled",
                    translate("ChatOptions", "Choose which tools this chat offers the model")
-                   + (translate("ChatOptions", " ({n_disabled} left out)").format(n_disabled=len(
+                   + (translate("ChatOptions", " ({count} left out)").format(count=len(
                            disabled)) if disabled else ""),
                    ", ".join(d.tools.disabled) + translate("ChatOptions",
                            " left out") if d.tools.disabled else translate("ChatOptions", "all tools"))

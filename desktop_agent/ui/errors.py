@@ -194,8 +194,8 @@ def describe(error: BaseException) -> ErrorView:
         return ErrorView(
             translate("Errors", "Unexpected error"),
             translate("Errors",
-                    "Something unexpected went wrong ({name__}). Your message is kept; try again. Details are in the "
-                    "log file {log_file}.").format(name__=type(original).__name__, log_file=paths.log_file()),
+                    "Something unexpected went wrong ({kind}). Your message is kept; try again. Details are in the "
+                    "log file {log_file}.").format(kind=type(original).__name__, log_file=paths.log_file()),
             [_retry()],
             unexpected=True,
         )
@@ -210,8 +210,8 @@ def describe(error: BaseException) -> ErrorView:
         return ErrorView(translate("Errors", "Something went wrong"), text, [_retry()] if error.retryable else [])
     return ErrorView(
         translate("Errors", "Unexpected error"),
-        translate("Errors", "An unexpected error happened ({name__}). Details are in the log file {log_file}.").format(
-                name__=type(error).__name__, log_file=paths.log_file()),
+        translate("Errors", "An unexpected error happened ({kind}). Details are in the log file {log_file}.").format(
+                kind=type(error).__name__, log_file=paths.log_file()),
         [_retry()],
         unexpected=True,
     )
@@ -275,8 +275,8 @@ def details_text(exc_type, exc, tb) -> str:
         pyside = "?"
     head = (
         translate("Errors",
-                "desktop-agent {version__} · Python {python_version} · PySide6 {pyside} · {platform}").format(
-                        version__=__version__, python_version=platform.python_version(), pyside=pyside,
+                "desktop-agent {version} · Python {python_version} · PySide6 {pyside} · {platform}").format(
+                        version=__version__, python_version=platform.python_version(), pyside=pyside,
                                 platform=platform.platform())
     )
     return head + "\n\n" + "".join(traceback.format_exception(exc_type, exc, tb))

@@ -610,9 +610,9 @@ class MainWindow(QMainWindow):
         QMessageBox.about(self, translate("MainWindow", "About {APP_DISPLAY_NAME}").format(
                 APP_DISPLAY_NAME=APP_DISPLAY_NAME),
                           translate("MainWindow",
-                                  "<b>{APP_DISPLAY_NAME}</b> {version__}<br>A desktop assistant for Ollama and "
+                                  "<b>{APP_DISPLAY_NAME}</b> {version}<br>A desktop assistant for Ollama and "
                                   "OpenAI-compatible servers, with tools.<br><br>Log file: {log_file}").format(
-                                          APP_DISPLAY_NAME=APP_DISPLAY_NAME, version__=__version__,
+                                          APP_DISPLAY_NAME=APP_DISPLAY_NAME, version=__version__,
                                                   log_file=paths.log_file()))
 
     # ---- look, layout, closing -------------------------------------------------------------------

@@ -78,7 +78,7 @@ def format_duration(ms: float | None) -> str:
     if ms is None:
         return ""
     if ms < 1000:
-        return translate("ToolSidebar", "{max} ms").format(max=max(0, round(ms)))
+        return translate("ToolSidebar", "{ms} ms").format(ms=max(0, round(ms)))
     s = ms / 1000
     if s < 10:
         return f"{s:.1f} s"
@@ -567,15 +567,15 @@ class ToolSidebar(QWidget):
             self.result_label.setText(translate("ToolSidebar", "Result"))
             self._set_result("")
         elif run.error is not None and run.status != "ok":
-            self.result_label.setText(translate("ToolSidebar", "Error ({get})").format(get=STATUS.get(run.status, ('',
-                    run.status))[1]))
+            status = translate("ToolSidebar", STATUS.get(run.status, ("", run.status))[1])
+            self.result_label.setText(translate("ToolSidebar", "Error ({status})").format(status=status))
             self._set_result(pretty_json(run.error) if run.error else run.result)
         else:
             self.result_label.setText(translate("ToolSidebar", "Result"))
             self._set_result(pretty_json(run.result))
         if run.output.strip() and not running:
-            self._set_result(translate("ToolSidebar", "{result_full}\n\n── printed by the tool ──\n{rstrip}").format(
-                    result_full=self._result_full, rstrip=run.output.rstrip()))
+            self._set_result(translate("ToolSidebar", "{result_full}\n\n── printed by the tool ──\n{output}").format(
+                    result_full=self._result_full, output=run.output.rstrip()))
         self.attachments_view.show_attachments(() if running else run.attachments)
         self.copy_args.setEnabled(True)
         self.copy_result.setEnabled(bool(self._result_full))
@@ -620,8 +620,8 @@ class AttachmentStrip(QWidget):
                     "cannot be shown here"))
             if pixmap is not None:
                 label.setPixmap(pixmap)
-                label.setToolTip(translate("ToolSidebar", "{mime_type}, {len:,} bytes").format(
-                        mime_type=att.mime_type or 'image', len=len(att.data) * 3 // 4))
+                label.setToolTip(translate("ToolSidebar", "{mime_type}, {size:,} bytes").format(
+                        mime_type=att.mime_type or 'image', size=len(att.data) * 3 // 4))
                 label.setAccessibleName(translate("ToolSidebar", "Image of the result ({mime_type})").format(
                         mime_type=att.mime_type or 'image'))
             else:

@@ -77,7 +77,7 @@ class ApprovalCard(QFrame):
         lay.setContentsMargins(14, 12, 14, 12)
         lay.setSpacing(6)
 
-        title = QLabel(translate("Approval", "<b>Allow <code>{escape}</code> to run?</b>").format(escape=html.escape(
+        title = QLabel(translate("Approval", "<b>Allow <code>{tool}</code> to run?</b>").format(tool=html.escape(
                 request.tool_name)))
         title.setTextFormat(Qt.TextFormat.RichText)
         lay.addWidget(title)

@@ -27,7 +27,7 @@ def ask_export_path(parent: QWidget, title: str, fmt: str, folder: Path) -> str 
             "JSON (*.json)"))
     start = str(folder / (safe_file_name(title) + suffix))
     path, _ = QFileDialog.getSaveFileName(parent, translate("Dialogs", "Export chat"), start, translate("Dialogs",
-            "{filt};;All files (*)").format(filt=filt))
+            "{filter};;All files (*)").format(filter=filt))
     return path or None
 
 

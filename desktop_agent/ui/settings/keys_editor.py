@@ -195,8 +195,8 @@ class KeysEditor(QWidget):
             item.setData(Qt.ItemDataRole.AccessibleTextRole, f"API key {mask_key(key)}, {suffix}")
             self.list.addItem(item)
         if self._env_key:
-            item = QListWidgetItem(translate("KeysEditor", "{mask_key}    (environment: OPENAI_API_KEY)").format(
-                    mask_key=mask_key(self._env_key)))
+            item = QListWidgetItem(translate("KeysEditor", "{key}    (environment: OPENAI_API_KEY)").format(
+                    key=mask_key(self._env_key)))
             item.setData(Qt.ItemDataRole.UserRole, None)
             item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsSelectable)
             item.setToolTip(translate("KeysEditor",

@@ -471,7 +471,7 @@ class McpPage(SettingsPage):
         key = str(item.data(Qt.ItemDataRole.UserRole))
         if value is None:
             value, ok = QInputDialog.getText(self, translate("McpPage", "Replace secret"), translate("McpPage",
-                    "New value of {split}:").format(split=key.split(':', 3)[3]),
+                    "New value of {name}:").format(name=key.split(':', 3)[3]),
                                              QLineEdit.EchoMode.Password)
             if not ok or not value:
                 return

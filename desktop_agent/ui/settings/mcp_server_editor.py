@@ -278,5 +278,5 @@ def describe(server: McpServerSettings) -> str:
     """What runs: ``stdio: npx -y server`` / ``remote: https://…``."""
     if server.url:
         return translate("McpServerEditor", "remote: {url}").format(url=server.url)
-    return translate("McpServerEditor", "stdio: {join}").format(join=shlex.join([server.command, *server.args]))
+    return translate("McpServerEditor", "stdio: {command}").format(command=shlex.join([server.command, *server.args]))
 

@@ -238,7 +238,7 @@ class OllamaPage(SettingsPage):
                 self._fill(models)
             elif quiet:
                 show(self.status, translate("OllamaPage",
-                        "{one_line} Installed models are listed once it answers.").format(one_line=one_line(error)),
+                        "{error} Installed models are listed once it answers.").format(error=one_line(error)),
                                 "warn")
             else:
                 show(self.status, one_line(error), "warn")

@@ -294,8 +294,8 @@ class OpenAIPage(SettingsPage):
     def model_replaced(self, old: str, new: str) -> None:
         """Say that the model ``old`` is not on the server just tested, so chats will use ``new``."""
         show(self.status, translate("OpenaiPage",
-                "{rstrip}. “{old}” is not on this server: chats will use {new} (after Save).").format(
-                        rstrip=self._connected.rstrip('.…'), old=old, new=new), "ok")
+                "{connected}. “{old}” is not on this server: chats will use {new} (after Save).").format(
+                        connected=self._connected.rstrip('.…'), old=old, new=new), "ok")
 
     def _use_model(self, item: QListWidgetItem) -> None:
         show(self.status, translate("OpenaiPage", "Chats will use {text} (after Save).").format(text=item.text()), "ok")

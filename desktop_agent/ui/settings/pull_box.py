@@ -152,8 +152,8 @@ class PullBox(QGroupBox):
             self.progress.setRange(0, 0)  # busy: this step has no size
         text = status or "working"
         if total:
-            text += translate("PullBox", " — {human_size} of {human_size2}").format(human_size=human_size(
-                    completed or 0), human_size2=human_size(total))
+            text += translate("PullBox", " — {done} of {total}").format(done=human_size(
+                    completed or 0), total=human_size(total))
         show(self.status, text, "info")
 
     def _finish(self) -> None:
