@@ -3177,6 +3177,35 @@ the markdown these blocks were rendered from a line for the status bar (&quot;Co
 <context>
     <name>RulesBox</name>
     <message>
+        <source>you</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>--allow-tool (this run)</source>
+        <translation>--allow-tool(本次运行)</translation>
+    </message>
+    <message>
+        <source>default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <source>allow</source>
+        <extracomment>a rule&apos;s policy as the list says it (the setting&apos;s value is the key)</extracomment>
+        <translation>允许</translation>
+    </message>
+    <message>
+        <source>ask</source>
+        <translation>询问</translation>
+    </message>
+    <message>
+        <source>deny</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation>从未</translation>
+    </message>
+    <message>
         <source>Tool</source>
         <translation>工具</translation>
     </message>

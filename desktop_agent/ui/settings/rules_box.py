@@ -27,11 +27,16 @@ from desktop_agent.core.tools.permissions import POLICIES, Rule, RuleBook
 from desktop_agent.ui.i18n import translate, translate_text
 from desktop_agent.ui.settings.common import hint_label, on_delete_key
 
-SOURCES = {"user": "you", "flag": "--allow-tool (this run)", "default": "default"}
+SOURCES = {"user": QT_TRANSLATE_NOOP("RulesBox", "you"),
+           "flag": QT_TRANSLATE_NOOP("RulesBox", "--allow-tool (this run)"),
+           "default": QT_TRANSLATE_NOOP("RulesBox", "default")}
+#: a rule's policy as the list says it (the setting's value is the key)
+POLICY_NAMES = {"allow": QT_TRANSLATE_NOOP("RulesBox", "allow"), "ask": QT_TRANSLATE_NOOP("RulesBox", "ask"),
+                "deny": QT_TRANSLATE_NOOP("RulesBox", "deny")}
 
 
 def when(ts: float | None) -> str:
-    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else "never"
+    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else translate("RulesBox", "never")
 
 
 class _Relay(QObject):
@@ -128,13 +133,16 @@ class RulesBox(QWidget):
             self.table.setItem(i, 0, QTableWidgetItem(rule.tool))
             self.table.setItem(i, 1, QTableWidgetItem(translate_text(rule.scope.label(rule.tool))))
             box = QComboBox()
-            box.addItems(list(POLICIES))
-            box.setCurrentText(rule.policy)
+            for policy in POLICIES:
+                box.addItem(translate("RulesBox", POLICY_NAMES.get(policy, policy)), policy)
+            box.setCurrentIndex(max(0, box.findData(rule.policy)))
             box.setAccessibleName(translate("RulesBox", "Policy of the rule for {tool}").format(tool=rule.tool))
-            box.currentTextChanged.connect(lambda policy, rid=rule.id: self.set_policy(rid, policy))
+            box.currentIndexChanged.connect(
+                lambda i, rid=rule.id, b=box: self.set_policy(rid, str(b.itemData(i))))
             self.table.setCellWidget(i, 2, box)
-            self.table.setItem(i, 2, QTableWidgetItem(rule.policy))
-            self.table.setItem(i, 3, QTableWidgetItem(SOURCES.get(rule.source, rule.source)))
+            policy_name = translate("RulesBox", POLICY_NAMES.get(rule.policy, rule.policy))
+            self.table.setItem(i, 2, QTableWidgetItem(policy_name))
+            self.table.setItem(i, 3, QTableWidgetItem(translate("RulesBox", SOURCES.get(rule.source, rule.source))))
             self.table.setItem(i, 4, QTableWidgetItem(when(rule.last_used_at)))
             if selected is not None and rule.id == selected.id:
                 self.table.selectRow(i)
