@@ -626,7 +626,6 @@ The default from Settings ({default}).</source>
     <name>Decision</name>
     <message>
         <source>allowed by user</source>
-        <extracomment>who decided, as the audit and the sidebar say it (the English text is the key: saved decisions read the same)</extracomment>
         <translation>由用户允许</translation>
     </message>
     <message>
@@ -3266,7 +3265,6 @@ the markdown these blocks were rendered from a line for the status bar (&quot;Co
     <name>Scope</name>
     <message>
         <source>any call of {tool}</source>
-        <extracomment>scope kinds, and how specific each is (a higher number wins) what makes a command line more than one command (or send its output somewhere) programs that run another program named in their arguments (``sudo rm …``, ``bash -c …``, ``xargs rm``): a rule for their name would vouch for anything, so a command starting with one has no subject a program&apos;s name without what does not change what it is: a version (``python3.11``, ``perl5.36``), ``.exe`` options by which a program runs a command given on its command line (git&apos;s ``-c alias.x=&apos;!cmd&apos;``, tar&apos;s ``--to-command``, rsync&apos;s ``-e``): a command using one has no subject programs whose first argument is a sub-command with its own powers (``git status`` reads, ``git config`` can make later calls run anything): their subject is the program and its sub-command arguments that hold a command&apos;s arguments apart from the command (``{&quot;command&quot;: &quot;find&quot;, &quot;args&quot;: [&quot;-exec&quot;, …]}``)</extracomment>
         <translation>{tool} 的任何调用</translation>
     </message>
     <message>

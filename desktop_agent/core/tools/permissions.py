@@ -46,7 +46,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 from urllib.parse import urlsplit
 
-from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
+from desktop_agent.core.tools.permission_words import decision_summary, scope_label
 
 if TYPE_CHECKING:
     from desktop_agent.core.tools.definition import Tool
@@ -252,15 +252,7 @@ class Scope:
 
     def label(self, tool: str) -> str:
         """A line for people: "any call of x", "files under /home/me/notes", "commands starting with git"…"""
-        if self.kind == "tool":
-            return QT_TRANSLATE_NOOP("Scope", "any call of {tool}").format(tool=tool)
-        if self.kind == "args":
-            return QT_TRANSLATE_NOOP("Scope", "these exact arguments")
-        if self.kind == "path":
-            return QT_TRANSLATE_NOOP("Scope", "paths under {path}").format(path=self.value)
-        if self.kind == "command":
-            return QT_TRANSLATE_NOOP("Scope", "commands starting with {command}").format(command=self.value)
-        return QT_TRANSLATE_NOOP("Scope", "the host {host}").format(host=self.value)
+        return scope_label(self.kind, self.value, tool)
 
     def matches(self, arguments: Mapping[str, Any], subject: Subject | None) -> bool:
         if self.kind == "tool":
@@ -309,20 +301,6 @@ class Rule:
         return f"{self.policy} {self.scope.label(self.tool)}"
 
 
-#: who decided, as the audit and the sidebar say it (the English text is the key: saved decisions read the same)
-_DECIDED_BY: dict[str, str] = {text: text for text in (
-    QT_TRANSLATE_NOOP("Decision", "allowed by user"), QT_TRANSLATE_NOOP("Decision", "denied by user"),
-    QT_TRANSLATE_NOOP("Decision", "allowed by default"), QT_TRANSLATE_NOOP("Decision", "denied by default"),
-)}
-#: the reasons the engine gives itself (a user's own reason for denying is shown as typed)
-_REASONS: dict[str, str] = {text: text for text in (
-    QT_TRANSLATE_NOOP("Decision", "once"), QT_TRANSLATE_NOOP("Decision", "for this chat"),
-    QT_TRANSLATE_NOOP("Decision", "no answer"), QT_TRANSLATE_NOOP("Decision", "the turn was stopped before an answer"),
-    QT_TRANSLATE_NOOP("Decision", "the question could not be asked"),
-    QT_TRANSLATE_NOOP("Decision", "it needs the user's approval and no one could be asked"),
-)}
-
-
 @dataclass(frozen=True)
 class Decision:
     """The outcome of the check: ``decision`` allow / deny, ``by`` rule / user / default, ``rule_id`` when a rule
@@ -339,18 +317,7 @@ class Decision:
 
     def summary(self) -> str:
         """``allowed by rule #3``, ``allowed by user (for this chat)``, ``denied by user: not now``."""
-        head: str
-        if self.by == "rule" and self.rule_id is not None:
-            head = (QT_TRANSLATE_NOOP("Decision", "allowed by rule #{rule}") if self.allowed
-                    else QT_TRANSLATE_NOOP("Decision", "denied by rule #{rule}")).format(rule=self.rule_id)
-        else:
-            verb = "allowed" if self.allowed else "denied"
-            head = _DECIDED_BY.get(f"{verb} by {self.by}") or f"{verb} by {self.by}"
-        if not self.reason:
-            return head
-        reason = _REASONS.get(self.reason, self.reason)
-        return head + (QT_TRANSLATE_NOOP("Decision", " ({reason})") if self.allowed
-                       else QT_TRANSLATE_NOOP("Decision", ": {reason}")).format(reason=reason)
+        return decision_summary(self.allowed, self.by, self.rule_id, self.reason)
 
 
 Choice = Literal["once", "chat", "always", "deny"]
