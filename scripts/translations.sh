@@ -35,6 +35,9 @@ mapfile -t SOURCES < <(find desktop_agent/ui desktop_agent/core -name '*.py' -no
 for lang in zh_CN; do
     ts="$TS_DIR/desktop_agent_${lang}.ts"
     "$LUPDATE" -no-obsolete -locations none -source-language en -target-language "$lang" "${SOURCES[@]}" -ts "$ts"
+    # lupdate reads every `#:` attribute comment of the sources as a note for translators: keep the .ts to the
+    # texts (a disambiguation, the third argument of translate(), stays: it is <comment>)
+    sed -i '/<extracomment>/,/<\/extracomment>/d' "$ts"
     "$LRELEASE" -nounfinished -removeidentical "$ts" -qm "$TS_DIR/desktop_agent_${lang}.qm"
     unfinished=$(grep -c 'type="unfinished"' "$ts" || true)
     if [[ "$unfinished" != 0 ]]; then
