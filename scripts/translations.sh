@@ -37,7 +37,7 @@ for lang in zh_CN; do
     "$LUPDATE" -no-obsolete -locations none -source-language en -target-language "$lang" "${SOURCES[@]}" -ts "$ts"
     # lupdate reads every `#:` attribute comment of the sources as a note for translators: keep the .ts to the
     # texts (a disambiguation, the third argument of translate(), stays: it is <comment>)
-    sed -i '/<extracomment>/,/<\/extracomment>/d' "$ts"
+    perl -0pi -e 's{\n *<extracomment>.*?</extracomment>}{}gs' "$ts"
     "$LRELEASE" -nounfinished -removeidentical "$ts" -qm "$TS_DIR/desktop_agent_${lang}.qm"
     unfinished=$(grep -c 'type="unfinished"' "$ts" || true)
     if [[ "$unfinished" != 0 ]]; then
