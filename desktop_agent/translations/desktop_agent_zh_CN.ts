@@ -61,13 +61,6 @@
     </message>
 </context>
 <context>
-    <name>Application</name>
-    <message>
-        <source>no display found (neither DISPLAY nor WAYLAND_DISPLAY is set). Start it from a desktop session, or chat in the terminal with `desktop-agent chat`.</source>
-        <translation>未找到显示器(DISPLAY 和 WAYLAND_DISPLAY 均未设置)。请在桌面会话中启动,或用 `desktop-agent chat` 在终端中对话。</translation>
-    </message>
-</context>
-<context>
     <name>Approval</name>
     <message>
         <source>Allowed once</source>

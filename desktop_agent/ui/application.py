@@ -19,7 +19,6 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMainWindow
 
 from desktop_agent.ui import i18n, icons, theme
-from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.main_window import APP_DISPLAY_NAME, APP_NAME, MainWindow
 from desktop_agent.ui.startup import Stage
 
@@ -34,10 +33,9 @@ def display_problem(environ: dict[str, str] | None = None) -> str | None:
     if not sys.platform.startswith("linux") or env.get("QT_QPA_PLATFORM"):
         return None
     if not env.get("DISPLAY") and not env.get("WAYLAND_DISPLAY"):
-        return (
-            translate("Application",
-                    "no display found (neither DISPLAY nor WAYLAND_DISPLAY is set). Start it from a desktop session, "
-            "or chat in the terminal with `desktop-agent chat`.")
+        return (  # said on the terminal, before any window: English, like the rest of the terminal
+            "no display found (neither DISPLAY nor WAYLAND_DISPLAY is set). Start it from a desktop session, "
+            "or chat in the terminal with `desktop-agent chat`."
         )
     if not env.get("WAYLAND_DISPLAY"):
         import ctypes.util
