@@ -4,13 +4,15 @@
     python scripts/screenshots.py                      # offscreen (QWidget.grab)
     xvfb-run -a -s '-screen 0 1280x800x24' env QT_QPA_PLATFORM=xcb python scripts/screenshots.py
     python scripts/screenshots.py --out /tmp/shots --only main,dark
+    python scripts/screenshots.py --language zh_CN --only main,settings   # main-zh_CN.png, settings-zh_CN.png
 
 Shots: empty.png (a new chat), main.png (markdown, a code block, thinking and two tool calls),
 tool-call.png (a tool still running, live duration in the sidebar), error.png (a missing model with
 its Pull action), settings.png (the Settings dialog pulling a model), settings-tools.png (Settings → Tools:
 the installed tools and the folders tools may use), dark.png (main.png in the dark
 palette), approval-card.png (a file write waiting for approval, with its diff), settings-tools-rules.png
-(Settings → Tools → Permissions). The replies are scripted, so the pictures
+(Settings → Tools → Permissions), settings-appearance.png (Settings → Appearance: theme and
+language). The replies are scripted, so the pictures
 are the same on every run (except the clock in the message headers).
 """
 
@@ -37,7 +39,7 @@ from PySide6.QtCore import QEventLoop  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from desktop_agent.core.settings import Settings  # noqa: E402
-from desktop_agent.ui import icons, theme  # noqa: E402
+from desktop_agent.ui import i18n, icons, theme  # noqa: E402
 from desktop_agent.ui.main_window import MainWindow  # noqa: E402
 from tests.servers.ollama import OllamaServer  # noqa: E402
 
@@ -70,6 +72,45 @@ ANSWER = textwrap.dedent(
     | 100 | 212 |
     '''
 )
+
+THINKING = ("Two facts are needed: the weekday of 1969-07-20 and 21.5 °C in °F. I'll use the "
+            "day_of_week and calculator tools, then answer with a small Python function.")
+
+#: the same conversation and history in Simplified Chinese (--language zh_CN): a Chinese user's chats
+CHINESE = {
+    "QUESTION": "1969-07-20 是星期几?21.5 °C 等于多少 °F?再把换算写成一个 Python 函数。",
+    "THINKING": "需要两个事实:1969-07-20 是星期几,以及 21.5 °C 换算成 °F。我会用 day_of_week 和 calculator 工具,"
+                "然后用一个小的 Python 函数回答。",
+    "ANSWER": textwrap.dedent(
+        '''\
+        **1969 年 7 月 20 日**是**星期日** — 阿波罗 11 号登月的那一天。
+
+        21.5 °C 等于 **70.7 °F**。公式是 `F = C × 9/5 + 32`:
+
+        ```python
+        def celsius_to_fahrenheit(celsius: float) -> float:
+            """把摄氏度换算成华氏度。"""
+            return celsius * 9 / 5 + 32
+
+
+        print(celsius_to_fahrenheit(21.5))  # 70.7
+        ```
+
+        | °C | °F |
+        |---:|---:|
+        | 0 | 32 |
+        | 21.5 | 70.7 |
+        | 100 | 212 |
+        '''
+    ),
+    "SEED_CHATS": (
+        ("规划一个里斯本周末", 26 * 3600),
+        ("匹配 ISO 8601 日期的正则表达式", 2 * 86400),
+        ("解释 Python 的 GIL", 3 * 86400),
+        ("用 jq 把 CSV 转成 JSON", 9 * 86400),
+        ("为什么我的 Docker 构建很慢?", 12 * 86400),
+    ),
+}
 
 SLOW_TOOL = textwrap.dedent(
     '''\
@@ -168,9 +209,7 @@ def main_conversation(app: QApplication, server: OllamaServer, settings: Setting
     server.chunk_delay_s = 0.03
     server.script(
         [
-            *[line(thinking=w) for w in words(
-                "Two facts are needed: the weekday of 1969-07-20 and 21.5 °C in °F. I'll use the "
-                "day_of_week and calculator tools, then answer with a small Python function.")],
+            *[line(thinking=w) for w in words(THINKING)],
             line(tool_calls=[
                 {"function": {"name": "day_of_week", "arguments": {"date": "1969-07-20"}}},
                 {"function": {"name": "calculator", "arguments": {"expression": "21.5 * 9 / 5 + 32"}}},
@@ -252,7 +291,7 @@ def shot_settings(app, server, settings, out):
     try:
         dialog.show()
         dialog.ollama_page.test_connection()
-        wait_until(app, lambda: "Connected" in dialog.ollama_page.status.text())
+        wait_until(app, lambda: bool(dialog.ollama_page._connected))  # in any language
         dialog.ollama_page.models.table.selectRow(0)
         dialog.start_pull("qwen3:0.6b")
         wait_until(app, lambda: dialog.ollama_page.pull.progress.value() >= 550)
@@ -288,6 +327,27 @@ def shot_settings_tools(app, server, settings, out):
         spin(app, 0.1)
         dialog.grab().save(str(out / "settings-tools.png"))
         print(f"wrote {out / 'settings-tools.png'}")
+    finally:
+        dialog.shutdown()
+        dialog.close()
+        dialog.deleteLater()
+
+
+def shot_appearance(app, server, settings, out):
+    """Settings → Appearance: the theme and the window's language (its choice changed, so the restart note shows)."""
+    from desktop_agent.core import paths
+    from desktop_agent.ui.settings.dialog import APPEARANCE_TAB, SettingsDialog
+
+    dialog = SettingsDialog(settings, auto_refresh=False, settings_path=paths.config_dir() / "unused.json")
+    try:
+        dialog.tabs.setCurrentIndex(APPEARANCE_TAB)
+        dialog.resize(720, 420)
+        dialog.show()
+        page = dialog.appearance_page
+        page.language.setCurrentIndex(page.language.findData("en" if page.language_choice() != "en" else "zh_CN"))
+        spin(app, 0.2)
+        dialog.grab().save(str(out / "settings-appearance.png"))
+        print(f"wrote {out / 'settings-appearance.png'}")
     finally:
         dialog.shutdown()
         dialog.close()
@@ -362,6 +422,7 @@ SHOTS = {
     "error": shot_error,
     "settings": shot_settings,
     "settings-tools": shot_settings_tools,
+    "settings-appearance": shot_appearance,
     "approval-card": shot_approval,
     "settings-tools-rules": shot_rules,
 }
@@ -372,9 +433,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
     parser.add_argument("--only", default="",
                         help="comma-separated: " + ",".join([*SHOTS, "dark"]))
+    parser.add_argument("--language", default="en", choices=["en", "zh_CN"],
+                        help="the window's language; a translated shot is saved as NAME-LANGUAGE.png")
     args = parser.parse_args(argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    target = Path(args.out)
+    target.mkdir(parents=True, exist_ok=True)
+    out = target if args.language == "en" else Path(tempfile.mkdtemp(prefix="da-shots-out-"))
     only = {s for s in args.only.split(",") if s}
 
     app = QApplication([sys.argv[0]])
@@ -382,6 +446,9 @@ def main(argv: list[str] | None = None) -> int:
     app.setApplicationDisplayName("Desktop Agent")
     os.environ["DESKTOP_AGENT_THEME"] = "light"
     theme.apply(app)
+    i18n.install(args.language, app)
+    if args.language == "zh_CN":
+        globals().update(CHINESE)
     server = OllamaServer().start()
     settings = Settings(ollama_host=server.url, ollama_model="llama3.2")
     try:
@@ -396,6 +463,9 @@ def main(argv: list[str] | None = None) -> int:
             shot_main(app, server, settings, out, "dark.png")
     finally:
         server.stop()
+    if out != target:
+        for shot in sorted(out.glob("*.png")):
+            shot.replace(target / f"{shot.stem}-{args.language}.png")
     return 0
 
 

@@ -56,6 +56,7 @@ from desktop_agent.core.events import (
     TurnCancelled,
     TurnFailed,
 )
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.model_info import ModelFacts
 from desktop_agent.core.model_step import ModelStep, StepOutcome
@@ -407,7 +408,7 @@ class Agent:
                                              *(c.name for c in calls if c.name in self.registry)]))
                 if names and len(names) != len(tools or ()):
                     tools = self.registry.subset(names).schemas()
-                    yield ToolsOffered(names, "the tools called in this turn")
+                    yield ToolsOffered(names, QT_TRANSLATE_NOOP("ToolsOffered", "the tools called in this turn"))
             step += 1
             chosen = choice not in _FIXED_CHOICES  # this step asked for one tool by name
             meant = (fitting is not None and fitting.sure is not None and not fitting.chosen
@@ -434,7 +435,7 @@ class Agent:
                 self._model_step.catch_written_calls = True
                 yield Notice(REPEATED_CALLS)
                 if offered_some:
-                    yield ToolsOffered((), "the model repeated its calls")
+                    yield ToolsOffered((), QT_TRANSLATE_NOOP("ToolsOffered", "the model repeated its calls"))
 
         if turn_results(conversation.messages):  # the steps ran out: the model answers from what the tools said
             yield Notice(STEPS_USED.format(steps=self.max_steps))
@@ -540,11 +541,13 @@ class Agent:
         if fitting is not None:
             reason = fitting.reason()
         elif not tools:
-            reason = "tools are off for this model" if self.offered_tools() else "no tools"
+            reason = (QT_TRANSLATE_NOOP("ToolsOffered", "tools are off for this model") if self.offered_tools()
+                      else QT_TRANSLATE_NOOP("ToolsOffered", "no tools"))
         elif chosen:
-            reason = "the tool chosen for this message"
+            reason = QT_TRANSLATE_NOOP("ToolsOffered", "the tool chosen for this message")
         elif choice == "required":
-            reason = "every tool; a tool call is required"
+            reason = QT_TRANSLATE_NOOP("ToolsOffered", "every tool; a tool call is required")
         else:
-            reason = "every tool" if len(names) == len(self.registry or ()) else "the most relevant tools"
+            reason = (QT_TRANSLATE_NOOP("ToolsOffered", "every tool") if len(names) == len(self.registry or ())
+                      else QT_TRANSLATE_NOOP("ToolsOffered", "the most relevant tools"))
         return ToolsOffered(names, reason, chosen)

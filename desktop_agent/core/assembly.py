@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core import paths
 from desktop_agent.core.environment import AppEnv
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT, TOOLS_PROMPT, Settings, is_loopback_url
 from desktop_agent.core.urls import OLLAMA_DEFAULT_PORT as OLLAMA_DEFAULT_PORT  # re-exported: the URL rules
 from desktop_agent.core.urls import parse_ollama_host as parse_ollama_host  # live in core/urls.py
@@ -298,7 +299,7 @@ def tools_off_reason(settings: Settings, facts: ModelFacts | None = None,
     if not settings.tools.enabled:
         return None
     if facts is not None and not facts.can("tools"):
-        return "its server says it cannot use tools"
+        return QT_TRANSLATE_NOOP("ToolsOffered", "its server says it cannot use tools")
     known = capabilities if capabilities is not None else learned_capabilities()
     return learned_reason(known.learned_for(learned_key(settings)))
 

@@ -46,6 +46,7 @@ from desktop_agent.core.errors import (
     ServerTimedOut,
     ToolsNotSupported,
 )
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 
 __all__ = [
     "EVIDENCE_NEEDED",
@@ -172,9 +173,9 @@ def tools_off_reason(learned: Learned) -> str | None:
     """Why a chat's turns go without tools because of what was learned (``it answered nothing when offered
     them``); None: they are offered."""
     if not learned.tools:
-        return "the server said it cannot use tools"
+        return QT_TRANSLATE_NOOP("ToolsOffered", "the server said it cannot use tools")
     if not learned.auto_tools:
-        return "it answered nothing when offered them"
+        return QT_TRANSLATE_NOOP("ToolsOffered", "it answered nothing when offered them")
     return None
 
 

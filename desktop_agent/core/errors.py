@@ -14,6 +14,8 @@ import os
 import traceback
 from pathlib import Path
 
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
+
 
 def _join(*parts: str) -> str:
     """Sentences joined with spaces; a part not ending in punctuation gets a full stop first."""
@@ -21,8 +23,8 @@ def _join(*parts: str) -> str:
     return " ".join(p if i == len(kept) - 1 or p[-1] in ".!?:;—)" else p + "." for i, p in enumerate(kept))
 
 
-def _plural(n: int | float, word: str) -> str:
-    return f"{n:g} {word}" if n == 1 else f"{n:g} {word}s"
+def _steps(n: int) -> str:
+    return (QT_TRANSLATE_NOOP("Errors", "{n} step") if n == 1 else QT_TRANSLATE_NOOP("Errors", "{n} steps")).format(n=n)
 
 
 class AgentError(Exception):
@@ -59,14 +61,16 @@ class BackendUnreachable(AgentError):
         more = f" ({detail})" if detail else ""
         if backend == "ollama":
             super().__init__(
-                f"Can't reach Ollama at {host} — is it running? Start it with `ollama serve`.{more}",
-                cli_hint="Another address: --host URL or OLLAMA_HOST.",
+                QT_TRANSLATE_NOOP("Errors",
+                        "Can't reach Ollama at {host} — is it running? Start it with `ollama serve`.{more}").format(
+                                host=host, more=more),
+                cli_hint=("Another address: --host URL or OLLAMA_HOST."),
             )
         else:
             super().__init__(
-                f"Can't reach the server at {host}{more}.",
-                "Check the base URL and that the server is running.",
-                "Check --base-url and that the server is running.",
+                QT_TRANSLATE_NOOP("Errors", "Can't reach the server at {host}{more}.").format(host=host, more=more),
+                QT_TRANSLATE_NOOP("Errors", "Check the base URL and that the server is running."),
+                ("Check --base-url and that the server is running."),
             )
 
 
@@ -78,12 +82,15 @@ class AuthenticationFailed(AgentError):
     def __init__(self, base_url: str, status: int | None = 401, keys_tried: int = 1):
         self.base_url, self.status, self.keys_tried = base_url, status, keys_tried
         code = f" ({status})" if status else ""
-        many = f" All {keys_tried} keys were rejected." if keys_tried > 1 else ""
+        many = QT_TRANSLATE_NOOP("Errors", " All {keys_tried} keys were rejected.").format(
+                keys_tried=keys_tried) if keys_tried > 1 else ""
         super().__init__(
-            f"The API key for this provider was rejected{code} by {base_url}.{many}",
-            "Check the key in Settings → OpenAI-compatible.",
-            "Check the key: OPENAI_API_KEY, or the one saved in the window's Settings → OpenAI-compatible "
-            "(a saved key is used first).",
+            QT_TRANSLATE_NOOP("Errors",
+                    "The API key for this provider was rejected{code} by {base_url}.{many}").format(code=code,
+                            base_url=base_url, many=many),
+            QT_TRANSLATE_NOOP("Errors", "Check the key in Settings → OpenAI-compatible."),
+            ("Check the key: OPENAI_API_KEY, or the one saved in the window's Settings → OpenAI-compatible "
+            "(a saved key is used first)."),
         )
 
 
@@ -96,18 +103,19 @@ class ModelNotFound(AgentError):
         self.model, self.backend, self.available = model, backend, list(available or [])
         names = ", ".join(self.available[:8])
         if backend == "ollama":
-            pull = f"Pull it with `ollama pull {model}`"
+            pull = QT_TRANSLATE_NOOP("Errors", "Pull it with `ollama pull {model}`").format(model=model)
             super().__init__(
-                f"The model '{model}' is not installed in Ollama.",
-                pull + (f" or choose one of: {names}." if names else "."),
-                pull + (f", or choose another with --model: {names}." if names else "."),
+                QT_TRANSLATE_NOOP("Errors", "The model '{model}' is not installed in Ollama.").format(model=model),
+                pull + (QT_TRANSLATE_NOOP("Errors", " or choose one of: {names}.").format(
+                        names=names) if names else "."),
+                pull + ((f", or choose another with --model: {names}.") if names else "."),
             )
         else:
             super().__init__(
-                f"The server does not serve a model named '{model}'"
-                + (f"; it serves: {names}." if names else "."),
-                "Choose another model.",
-                "Choose another with --model NAME.",
+                QT_TRANSLATE_NOOP("Errors", "The server does not serve a model named '{model}'").format(model=model)
+                + (QT_TRANSLATE_NOOP("Errors", "; it serves: {names}.").format(names=names) if names else "."),
+                QT_TRANSLATE_NOOP("Errors", "Choose another model."),
+                ("Choose another with --model NAME."),
             )
 
 
@@ -117,14 +125,15 @@ class RateLimited(AgentError):
     def __init__(self, retry_after_s: float | None = None, detail: str = ""):
         self.retry_after_s, self.detail = retry_after_s, detail
         if retry_after_s is None:
-            wait = "try again in a moment"
+            wait = QT_TRANSLATE_NOOP("Errors", "try again in a moment")
         elif retry_after_s >= 90:
-            wait = f"try again in about {round(retry_after_s / 60)} minutes"
+            wait = QT_TRANSLATE_NOOP("Errors", "try again in about {minutes} minutes").format(minutes=round(
+                    retry_after_s / 60))
         else:
-            wait = f"try again in {max(1, round(retry_after_s))} s"
-        text = f"The provider is rate limiting requests — {wait}."
+            wait = QT_TRANSLATE_NOOP("Errors", "try again in {seconds} s").format(seconds=max(1, round(retry_after_s)))
+        text = QT_TRANSLATE_NOOP("Errors", "The provider is rate limiting requests — {wait}.").format(wait=wait)
         if detail:
-            text += f" Provider said: {detail}"
+            text += QT_TRANSLATE_NOOP("Errors", " Provider said: {detail}").format(detail=detail)
         super().__init__(text)
 
 
@@ -136,12 +145,16 @@ class OutOfQuota(AgentError):
 
     def __init__(self, base_url: str, detail: str = "", keys_tried: int = 1):
         self.base_url, self.detail, self.keys_tried = base_url, detail, keys_tried
-        who = f"All {keys_tried} API keys for {base_url} are" if keys_tried > 1 else f"The API key for {base_url} is"
+        who = QT_TRANSLATE_NOOP("Errors", "All {keys_tried} API keys for {base_url} are").format(keys_tried=keys_tried,
+                base_url=base_url) if keys_tried > 1 else QT_TRANSLATE_NOOP("Errors",
+                        "The API key for {base_url} is").format(base_url=base_url)
         super().__init__(
-            f"{who} out of quota — check your plan and billing.",
-            "Add credit on the provider's billing page, or use another key in Settings → OpenAI-compatible.",
-            "Add credit on the provider's billing page, or use another key: OPENAI_API_KEY, or the one saved in the "
-            "window's Settings → OpenAI-compatible (a saved key is used first).",
+            QT_TRANSLATE_NOOP("Errors", "{who} out of quota — check your plan and billing.").format(who=who),
+            QT_TRANSLATE_NOOP("Errors",
+                    "Add credit on the provider's billing page, or use another key in Settings → OpenAI-compatible."),
+            ("Add credit on the provider's billing page, or use another key: OPENAI_API_KEY, or the one saved "
+                    "in the "
+            "window's Settings → OpenAI-compatible (a saved key is used first)."),
         )
 
 
@@ -150,7 +163,9 @@ class AllKeysFailed(AgentError):
 
     def __init__(self, keys_tried: int, last_reason: str):
         self.keys_tried, self.last_reason = keys_tried, last_reason
-        super().__init__(f"All {keys_tried} API key(s) failed; last error: {last_reason}")
+        super().__init__(QT_TRANSLATE_NOOP("Errors",
+                "All {keys_tried} API key(s) failed; last error: {last_reason}").format(keys_tried=keys_tried,
+                        last_reason=last_reason))
 
 
 class ContextTooLong(AgentError):
@@ -165,11 +180,14 @@ class ContextTooLong(AgentError):
         self.detail = detail
         self.window, self.requested = context_numbers(detail)
         super().__init__(
-            "This conversation is too long for the model's context window" + (f" ({detail})." if detail else "."),
-            "Summarise earlier messages (Chat menu), start a new chat, or pick a model with a larger context "
-            "in Settings.",
-            "Type /compact to summarise earlier messages, start a new chat (without --chat), or pick a model with "
-            "a larger context (--model).",
+            QT_TRANSLATE_NOOP("Errors", "This conversation is too long for the model's context window") + (
+                    f" ({detail})." if detail else "."),
+            QT_TRANSLATE_NOOP("Errors",
+                    "Summarise earlier messages (Chat menu), start a new chat, or pick a model with a larger context "
+            "in Settings."),
+            ("Type /compact to summarise earlier messages, start a new chat (without --chat), or pick a model "
+                    "with "
+            "a larger context (--model)."),
         )
 
 
@@ -181,9 +199,9 @@ class ToolsNotSupported(AgentError):
     def __init__(self, model: str):
         self.model = model
         super().__init__(
-            f"The model '{model}' does not support tools.",
-            "Choose a model with tool support.",
-            "Choose a model with tool support (--model), or run without tools (--no-tools).",
+            QT_TRANSLATE_NOOP("Errors", "The model '{model}' does not support tools.").format(model=model),
+            QT_TRANSLATE_NOOP("Errors", "Choose a model with tool support."),
+            ("Choose a model with tool support (--model), or run without tools (--no-tools)."),
         )
 
 
@@ -192,14 +210,16 @@ class MalformedToolCall(AgentError):
 
     def __init__(self, detail: str = ""):
         self.detail = detail
-        super().__init__("The backend returned a malformed tool call." + (f" ({detail})" if detail else ""))
+        super().__init__(QT_TRANSLATE_NOOP("Errors", "The backend returned a malformed tool call.") + (
+                f" ({detail})" if detail else ""))
 
 
 class EmptyAnswer(AgentError):
     """The server ended the stream without any content or tool call."""
 
     def __init__(self) -> None:
-        super().__init__("The server returned an empty answer. Try again, or try another model.")
+        super().__init__(QT_TRANSLATE_NOOP("Errors",
+                "The server returned an empty answer. Try again, or try another model."))
 
 
 class AnswerCutOff(AgentError):
@@ -208,7 +228,7 @@ class AnswerCutOff(AgentError):
     def __init__(self, detail: str = ""):
         self.detail = detail
         super().__init__(
-            "The answer was cut off: the connection to the server broke mid-answer."
+            QT_TRANSLATE_NOOP("Errors", "The answer was cut off: the connection to the server broke mid-answer.")
             + (f" ({detail})" if detail else "")
         )
 
@@ -219,14 +239,17 @@ class ServerStoppedResponding(AnswerCutOff):
 
     def __init__(self, waited_s: float | None = None, host: str = ""):
         self.waited_s, self.host = waited_s, host
-        self.detail = f"no data for {waited_s:g} s" if waited_s else "no data"
-        where = f" at {host}" if host else ""
-        waited = f" for {waited_s:g} s" if waited_s else ""
+        self.detail = QT_TRANSLATE_NOOP("Errors", "no data for {waited_s:g} s").format(
+                waited_s=waited_s) if waited_s else QT_TRANSLATE_NOOP("Errors", "no data")
+        where = QT_TRANSLATE_NOOP("Errors", " at {host}").format(host=host) if host else ""
+        waited = QT_TRANSLATE_NOOP("Errors", " for {waited_s:g} s").format(waited_s=waited_s) if waited_s else ""
         AgentError.__init__(
             self,
-            f"The server{where} stopped responding: it sent nothing{waited} in the middle of the answer.",
-            "Try again; if it keeps happening, raise 'wait for next data' in Settings.",
-            "Try again; if it keeps happening, wait longer with --timeout SECONDS.",
+            QT_TRANSLATE_NOOP("Errors",
+                    "The server{where} stopped responding: it sent nothing{waited} in the middle of the answer."
+                    ).format(where=where, waited=waited),
+            QT_TRANSLATE_NOOP("Errors", "Try again; if it keeps happening, raise 'wait for next data' in Settings."),
+            ("Try again; if it keeps happening, wait longer with --timeout SECONDS."),
         )
 
 
@@ -236,19 +259,25 @@ class BackendError(AgentError):
 
     def __init__(self, detail: str, status: int | None = None, hint: str = "", cli_hint: str | None = None):
         self.detail, self.status = detail, status
-        code = f" (HTTP {status})" if status else ""
-        super().__init__(f"The server reported an error{code}: {detail}", hint, cli_hint)
+        code = QT_TRANSLATE_NOOP("Errors", " (HTTP {status})").format(status=status) if status else ""
+        super().__init__(QT_TRANSLATE_NOOP("Errors", "The server reported an error{code}: {detail}").format(code=code,
+                detail=detail), hint, cli_hint)
 
 
 def _address_hints(backend: str, fix: str = "") -> tuple[str, str]:
     """The window's and the terminal's "check the address" sentence for ``backend``; ``fix``: a URL to try."""
     if backend == "ollama":
-        window, cli = "Check the Ollama host in Settings → Ollama", "Check --host (or OLLAMA_HOST)"
-    else:
-        window, cli = "Check the base URL in Settings → OpenAI-compatible", "Check --base-url"
+        if fix:
+            return (QT_TRANSLATE_NOOP("Errors", "Check the Ollama host in Settings → Ollama: try {fix}.").format(
+                    fix=fix),
+                    f"Check --host (or OLLAMA_HOST): try {fix}.")
+        return QT_TRANSLATE_NOOP("Errors",
+                "Check the Ollama host in Settings → Ollama."), "Check --host (or OLLAMA_HOST)."
     if fix:
-        return f"{window}: try {fix}.", f"{cli}: try {fix}."
-    return window + ".", cli + "."
+        return (QT_TRANSLATE_NOOP("Errors", "Check the base URL in Settings → OpenAI-compatible: try {fix}.").format(
+                fix=fix),
+                f"Check --base-url: try {fix}.")
+    return QT_TRANSLATE_NOOP("Errors", "Check the base URL in Settings → OpenAI-compatible."), "Check --base-url."
 
 
 class WebPageAnswer(BackendError):
@@ -259,19 +288,22 @@ class WebPageAnswer(BackendError):
 
     def __init__(self, url: str, status: int, backend: str = "openai", fix: str = ""):
         self.url, self.backend, self.fix = url, backend, fix
-        self.detail, self.status = f"the server answered HTTP {status} with a web page", status
+        self.detail, self.status = QT_TRANSLATE_NOOP("Errors",
+                "the server answered HTTP {status} with a web page").format(status=status), status
         window, cli = _address_hints(backend, fix)
-        what = f"{url} answered HTTP {status} with a web page, not an API answer"
+        what = QT_TRANSLATE_NOOP("Errors", "{url} answered HTTP {status} with a web page, not an API answer").format(
+                url=url, status=status)
         if status in (502, 503, 504):
-            cause = ("A proxy or gateway in front of the model server got no answer from it: check that the model "
-                     "server is running, then try again.")
-            window, cli = f"{cause} {window}", f"{cause} {cli}"
+            cause = (QT_TRANSLATE_NOOP("Errors",
+                    "A proxy or gateway in front of the model server got no answer from it: check that the model "
+                     "server is running, then try again."))
+            window, cli = cause + " " + window, f"{cause} {cli}"
         elif status in (401, 403, 407):
-            cause = "A sign-in page or a proxy that wants a login is in the way."
-            window, cli = f"{cause} {window}", f"{cause} {cli}"
+            cause = QT_TRANSLATE_NOOP("Errors", "A sign-in page or a proxy that wants a login is in the way.")
+            window, cli = cause + " " + window, f"{cause} {cli}"
         elif status == 404:
-            cause = "Nothing answers at this path."
-            window, cli = f"{cause} {window}", f"{cause} {cli}"
+            cause = QT_TRANSLATE_NOOP("Errors", "Nothing answers at this path.")
+            window, cli = cause + " " + window, f"{cause} {cli}"
         AgentError.__init__(self, what, window, cli)
         self.retryable = status >= 500
 
@@ -285,9 +317,12 @@ class NotAnApi(AgentError):
 
     def __init__(self, url: str, backend: str = "openai", seen: str = "something else", fix: str = ""):
         self.url, self.backend, self.seen, self.fix = url, backend, seen, fix
-        api = "an Ollama API" if backend == "ollama" else "an OpenAI-compatible API"
+        api = QT_TRANSLATE_NOOP("Errors", "an Ollama API") if backend == "ollama" else QT_TRANSLATE_NOOP("Errors",
+                "an OpenAI-compatible API")
         window, cli = _address_hints(backend, fix)
-        super().__init__(f"This address does not look like {api}: {url} answered with {seen}.", window, cli)
+        super().__init__(QT_TRANSLATE_NOOP("Errors",
+                "This address does not look like {api}: {url} answered with {seen}.").format(api=api, url=url,
+                        seen=seen), window, cli)
 
 
 class ServerTimedOut(BackendError):
@@ -296,15 +331,20 @@ class ServerTimedOut(BackendError):
     ``backend``: ``"ollama"`` or ``"openai"``; ``host``: its URL."""
 
     def __init__(self, host: str, timeout_s: float, backend: str = "ollama"):
-        self.detail, self.status = f"no answer within {timeout_s:g} s", None
+        self.detail, self.status = QT_TRANSLATE_NOOP("Errors", "no answer within {timeout_s:g} s").format(
+                timeout_s=timeout_s), None
         self.host, self.timeout_s, self.backend = host, timeout_s, backend
-        who = f"Ollama at {host}" if backend == "ollama" else f"The server at {host}"
+        who = QT_TRANSLATE_NOOP("Errors", "Ollama at {host}").format(
+                host=host) if backend == "ollama" else QT_TRANSLATE_NOOP("Errors", "The server at {host}").format(
+                        host=host)
         AgentError.__init__(
             self,
-            f"{who} did not answer within {timeout_s:g} s — it may be busy or still loading the model.",
-            "Try again." if backend == "ollama"
-            else "Try again, or raise the timeout in Settings → OpenAI-compatible.",
-            "Try again, or wait longer with --timeout SECONDS.",
+            QT_TRANSLATE_NOOP("Errors",
+                    "{who} did not answer within {timeout_s:g} s — it may be busy or still loading the model.").format(
+                            who=who, timeout_s=timeout_s),
+            QT_TRANSLATE_NOOP("Errors", "Try again.") if backend == "ollama"
+            else QT_TRANSLATE_NOOP("Errors", "Try again, or raise the timeout in Settings → OpenAI-compatible."),
+            ("Try again, or wait longer with --timeout SECONDS."),
         )
 
 
@@ -314,9 +354,9 @@ class MaxStepsExceeded(AgentError):
     def __init__(self, steps: int):
         self.steps = steps
         super().__init__(
-            f"The agent did not finish in {_plural(steps, 'step')}.",
-            "Ask again, or raise 'max steps' in Settings.",
-            "Ask again (--chat ID continues the chat), or allow more with --max-steps N.",
+            QT_TRANSLATE_NOOP("Errors", "The agent did not finish in {plural}.").format(plural=_steps(steps)),
+            QT_TRANSLATE_NOOP("Errors", "Ask again, or raise 'max steps' in Settings."),
+            ("Ask again (--chat ID continues the chat), or allow more with --max-steps N."),
         )
 
 
@@ -325,7 +365,7 @@ class ToolFailed(AgentError):
 
     def __init__(self, name: str, detail: str):
         self.name, self.detail = name, detail
-        super().__init__(f"Error: {detail}")
+        super().__init__(QT_TRANSLATE_NOOP("Errors", "Error: {detail}").format(detail=detail))
 
 
 class ToolTimedOut(AgentError):
@@ -333,7 +373,8 @@ class ToolTimedOut(AgentError):
 
     def __init__(self, name: str, timeout_s: float):
         self.name, self.timeout_s = name, timeout_s
-        super().__init__(f"Error: tool '{name}' timed out after {timeout_s:g} s")
+        super().__init__(QT_TRANSLATE_NOOP("Errors", "Error: tool '{name}' timed out after {timeout_s:g} s").format(
+                name=name, timeout_s=timeout_s))
 
 
 class ToolHostCrashed(AgentError):
@@ -342,8 +383,9 @@ class ToolHostCrashed(AgentError):
 
     def __init__(self, name: str, how: str):
         self.name, self.how = name, how
-        super().__init__(f"Error: tool '{name}' crashed the process it ran in ({how}); it returned no result. "
-                         "The tool host was restarted for the next call.")
+        super().__init__(QT_TRANSLATE_NOOP("Errors",
+                "Error: tool '{name}' crashed the process it ran in ({how}); it returned no result. The tool host "
+                "was restarted for the next call.").format(name=name, how=how))
 
 
 class ToolPrintedTooMuch(AgentError):
@@ -351,7 +393,9 @@ class ToolPrintedTooMuch(AgentError):
 
     def __init__(self, name: str, limit_mb: int):
         self.name, self.limit_mb = name, limit_mb
-        super().__init__(f"Error: tool '{name}' printed more than {limit_mb} MB and was stopped.")
+        super().__init__(QT_TRANSLATE_NOOP("Errors",
+                "Error: tool '{name}' printed more than {limit_mb} MB and was stopped.").format(name=name,
+                        limit_mb=limit_mb))
 
 
 class ToolHostUnavailable(AgentError):
@@ -359,7 +403,8 @@ class ToolHostUnavailable(AgentError):
 
     def __init__(self, detail: str):
         self.detail = detail
-        super().__init__(f"Error: the tool host could not run the call ({detail}).")
+        super().__init__(QT_TRANSLATE_NOOP("Errors", "Error: the tool host could not run the call ({detail}).").format(
+                detail=detail))
 
 
 class SettingsError(AgentError):
@@ -379,8 +424,9 @@ class UnexpectedError(AgentError):
         self.details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         super().__init__(
-            f"Unexpected error in {where}: {type(exc).__name__}" + (f": {text}" if text else "")
-            + ". Try again; if it keeps happening, copy the details into a bug report."
+            QT_TRANSLATE_NOOP("Errors", "Unexpected error in {where}: {kind}").format(where=where, kind=type(
+                    exc).__name__) + (f": {text}" if text else "")
+            + QT_TRANSLATE_NOOP("Errors", ". Try again; if it keeps happening, copy the details into a bug report.")
         )
         self.__cause__ = exc
 
@@ -401,16 +447,20 @@ class NoApiKey(AgentError):
         self.base_url, self.status, self.keys_tried = base_url, status, 0
         if status:
             super().__init__(
-                f"No API key is set for {base_url}, and the server asks for one ({status}).",
-                "Add one in Settings → OpenAI-compatible, or set the OPENAI_API_KEY environment variable.",
-                "Set the OPENAI_API_KEY environment variable.",
+                QT_TRANSLATE_NOOP("Errors",
+                        "No API key is set for {base_url}, and the server asks for one ({status}).").format(
+                                base_url=base_url, status=status),
+                QT_TRANSLATE_NOOP("Errors",
+                        "Add one in Settings → OpenAI-compatible, or set the OPENAI_API_KEY environment variable."),
+                ("Set the OPENAI_API_KEY environment variable."),
             )
             return
         super().__init__(
-            f"No API key is set for {base_url}.",
-            "Add one in Settings → OpenAI-compatible, or set the OPENAI_API_KEY environment variable "
-            "(for a local server that needs no key, turn off 'needs a key').",
-            "Set the OPENAI_API_KEY environment variable, or pass --no-api-key if the server needs none.",
+            QT_TRANSLATE_NOOP("Errors", "No API key is set for {base_url}.").format(base_url=base_url),
+            QT_TRANSLATE_NOOP("Errors",
+                    "Add one in Settings → OpenAI-compatible, or set the OPENAI_API_KEY environment variable "
+            "(for a local server that needs no key, turn off 'needs a key')."),
+            ("Set the OPENAI_API_KEY environment variable, or pass --no-api-key if the server needs none."),
         )
 
 
@@ -422,9 +472,12 @@ class KeyringLocked(AgentError):
     def __init__(self, base_url: str, status: int | None = None):
         self.base_url, self.status, self.keys_tried = base_url, status, 0
         super().__init__(
-            f"The keyring is locked — unlock it to use an API key saved there for {base_url}.",
-            "You can unlock it in Passwords and Keys (or by logging in again); then press Retry.",
-            "You can unlock it in Passwords and Keys; then run the command again (or set OPENAI_API_KEY).",
+            QT_TRANSLATE_NOOP("Errors",
+                    "The keyring is locked — unlock it to use an API key saved there for {base_url}.").format(
+                            base_url=base_url),
+            QT_TRANSLATE_NOOP("Errors",
+                    "You can unlock it in Passwords and Keys (or by logging in again); then press Retry."),
+            ("You can unlock it in Passwords and Keys; then run the command again (or set OPENAI_API_KEY)."),
         )
 
 
@@ -432,11 +485,12 @@ class OutputLimitReached(AnswerCutOff):
     """The model stopped at its output-token limit (``finish_reason: "length"``) before answering."""
 
     def __init__(self) -> None:
-        self.detail = "finish_reason: length"
+        self.detail = QT_TRANSLATE_NOOP("Errors", "finish_reason: length")
         AgentError.__init__(
             self,
-            "The model reached its output limit before writing an answer. Try again, ask for a shorter "
-            "answer, or pick a model with a larger context.",
+            QT_TRANSLATE_NOOP("Errors",
+                    "The model reached its output limit before writing an answer. Try again, ask for a shorter "
+            "answer, or pick a model with a larger context."),
         )
 
 # ------------------------------------------------------------------------------- chat history (the store)
@@ -453,7 +507,8 @@ class ConversationNotFound(StoreError):
 
     def __init__(self, ref: str):
         self.ref = ref
-        super().__init__(f"No saved chat with id '{ref}'. `desktop-agent history list` shows the ids.")
+        super().__init__(QT_TRANSLATE_NOOP("Errors",
+                "No saved chat with id '{ref}'. `desktop-agent history list` shows the ids.").format(ref=ref))
 
 
 class AmbiguousConversationId(StoreError):
@@ -462,7 +517,9 @@ class AmbiguousConversationId(StoreError):
     def __init__(self, ref: str, matches: list[str]):
         self.ref, self.matches = ref, matches
         shown = ", ".join(m[:12] for m in matches[:5]) + (", …" if len(matches) > 5 else "")
-        super().__init__(f"The id prefix '{ref}' matches {len(matches)} chats ({shown}); type more of the id.")
+        super().__init__(QT_TRANSLATE_NOOP("Errors",
+                "The id prefix '{ref}' matches {n_matches} chats ({shown}); type more of the id.").format(ref=ref,
+                        n_matches=len(matches), shown=shown))
 
 
 class StoreDamaged(StoreError):
@@ -474,8 +531,9 @@ class StoreDamaged(StoreError):
     def __init__(self, path: Path, detail: str):
         self.path, self.detail = path, detail
         super().__init__(
-            f"The chat history file {path} is damaged ({detail}). Restart desktop-agent: it will keep "
-            "the damaged file aside and start a new history."
+            QT_TRANSLATE_NOOP("Errors",
+                    "The chat history file {path} is damaged ({detail}). Restart desktop-agent: it will keep the "
+                    "damaged file aside and start a new history.").format(path=path, detail=detail)
         )
 
 
@@ -484,4 +542,5 @@ class ImportFailed(StoreError):
 
     def __init__(self, path: str | os.PathLike[str], reason: str):
         self.path, self.reason = str(path), reason
-        super().__init__(f"Can't import {path}: {reason}. Nothing was imported.")
+        super().__init__(QT_TRANSLATE_NOOP("Errors", "Can't import {path}: {reason}. Nothing was imported.").format(
+                path=path, reason=reason))

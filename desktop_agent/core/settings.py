@@ -200,6 +200,8 @@ class ModelSettings(_Group):
 
 class AppearanceSettings(_Group):
     theme: Literal["system", "light", "dark"] = "system"
+    #: the window's language: the system's (its locale), English or Simplified Chinese; applies at the next start
+    language: Literal["system", "en", "zh_CN"] = "system"
 
 
 class McpServerSettings(_Group):

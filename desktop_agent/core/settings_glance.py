@@ -1,4 +1,4 @@
-"""A glance at the settings file for the window's first frame: the backend, its model and server, the theme —
+"""A glance at the settings file for the window's first frame: the backend, its model and server, theme, language —
 read with :mod:`json` alone, without the settings schema (:mod:`desktop_agent.core.settings` imports pydantic,
 the largest part of start-up).
 
@@ -62,6 +62,7 @@ class OpenAIGlance(_Glance):
 
 class AppearanceGlance(_Glance):
     theme: str = "system"
+    language: str = "system"
 
 
 class SettingsGlance:
@@ -122,7 +123,8 @@ def glance(path: Path | None = None) -> SettingsGlance | None:
             backend=backend,
             ollama=_group(data, "ollama", OllamaGlance),
             openai=_group(data, "openai", OpenAIGlance),
-            appearance=_group(data, "appearance", AppearanceGlance, {"theme": ("system", "light", "dark")}),
+            appearance=_group(data, "appearance", AppearanceGlance, {"theme": ("system", "light", "dark"),
+                                                                       "language": ("system", "en", "zh_CN")}),
         )
     except (ValueError, RecursionError):
         return None

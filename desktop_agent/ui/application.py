@@ -18,7 +18,7 @@ from typing import Any, cast
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMainWindow
 
-from desktop_agent.ui import icons, theme
+from desktop_agent.ui import i18n, icons, theme
 from desktop_agent.ui.main_window import APP_DISPLAY_NAME, APP_NAME, MainWindow
 from desktop_agent.ui.startup import Stage
 
@@ -33,7 +33,7 @@ def display_problem(environ: dict[str, str] | None = None) -> str | None:
     if not sys.platform.startswith("linux") or env.get("QT_QPA_PLATFORM"):
         return None
     if not env.get("DISPLAY") and not env.get("WAYLAND_DISPLAY"):
-        return (
+        return (  # said on the terminal, before any window: English, like the rest of the terminal
             "no display found (neither DISPLAY nor WAYLAND_DISPLAY is set). Start it from a desktop session, "
             "or chat in the terminal with `desktop-agent chat`."
         )
@@ -156,6 +156,7 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
     # Command-line settings or a file only the schema can read: loaded first, as before.
     seen = None if settings_overrides else glance()
     if seen is not None:
+        i18n.install(seen.appearance.language, app)  # before any window text is built (a .qm loads in ~1 ms)
         theme.apply(app, seen.appearance.theme, contrast_later=True)  # a dark palette's style: after the frame
         app.setWindowIcon(icons.app_icon())
         window = MainWindow(glance=seen)
@@ -164,6 +165,7 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
 
         services = Services(settings_overrides)
         layered = services.layered
+        i18n.install(layered.effective.appearance.language, app)
         theme.apply(app, layered.effective.appearance.theme)
         app.setWindowIcon(icons.app_icon())
         window = MainWindow(layered.effective, saved=layered.saved, warnings=list(layered.warnings),

@@ -41,16 +41,20 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core.assembly import Assembly, offers_tools_anyway, tools_off_reason
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.model_info import ModelFacts
 from desktop_agent.core.settings import Settings, chat_options
 from desktop_agent.ui import icons, theme
 from desktop_agent.ui.chat.menus import TemperatureBox, ToolsMenu, keep_on_screen
+from desktop_agent.ui.i18n import translate, translate_text
 from desktop_agent.ui.tasks import Task, TaskRunner
 
 log = logging.getLogger(__name__)
 
 #: the Think choices: label, value of ``generation.think``
-THINK_CHOICES: tuple[tuple[str, bool | None], ...] = (("Model default", None), ("On", True), ("Off", False))
+THINK_CHOICES: tuple[tuple[str, bool | None], ...] = (
+    (QT_TRANSLATE_NOOP("ChatOptions", "Model default"), None), (QT_TRANSLATE_NOOP("ChatOptions", "On"), True),
+    (QT_TRANSLATE_NOOP("ChatOptions", "Off"), False))
 #: the longest model name the Tools button shows (a longer one is cut with "…"; the tooltip has it whole)
 SHOWN_MODEL_CHARS = 20
 
@@ -74,7 +78,7 @@ class ChatOptions(QWidget):
     def __init__(self, assembly: Assembly, tasks: TaskRunner, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("chatOptions")
-        self.setAccessibleName("Chat options")
+        self.setAccessibleName(translate("ChatOptions", "Chat options"))
         self.assembly = assembly
         self.tasks = tasks
         self._defaults = Settings()
@@ -99,10 +103,10 @@ class ChatOptions(QWidget):
 
         self.tools_button = QToolButton()
         self.tools_button.setObjectName("chatToolsToggle")
-        self.tools_button.setText("Tools")
+        self.tools_button.setText(translate("ChatOptions", "Tools"))
         self.tools_button.setCheckable(True)
         self.tools_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.tools_button.setAccessibleName("Tools")
+        self.tools_button.setAccessibleName(translate("ChatOptions", "Tools"))
         self.tools_button.toggled.connect(lambda on: self._change("tools.enabled", on))
 
         self.tools_menu = ToolsMenu(self)
@@ -112,8 +116,8 @@ class ChatOptions(QWidget):
         self.tools_menu_button.setObjectName("chatToolsMenu")
         self.tools_menu_button.setMenu(self.tools_menu)
         self.tools_menu_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.tools_menu_button.setAccessibleName("Choose the tools")
-        self.tools_menu_button.setToolTip("Choose which tools this chat offers the model")
+        self.tools_menu_button.setAccessibleName(translate("ChatOptions", "Choose the tools"))
+        self.tools_menu_button.setToolTip(translate("ChatOptions", "Choose which tools this chat offers the model"))
 
         self.next_tool_chip = QToolButton()
         self.next_tool_chip.setObjectName("chatNextTool")
@@ -129,12 +133,14 @@ class ChatOptions(QWidget):
         self.temperature.setKeyboardTracking(False)  # one change per step or finished edit, not per keystroke
         self.temperature.setButtonSymbols(QDoubleSpinBox.ButtonSymbols.NoButtons)  # minus and plus buttons beside it
         self.temperature.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.temperature.setAccessibleName("Temperature")
+        self.temperature.setAccessibleName(translate("ChatOptions", "Temperature"))
         self.temperature.setFixedWidth(self.temperature.fontMetrics().horizontalAdvance("0.00") + 12)
         self.temperature.valueChanged.connect(lambda v: self._change("generation.temperature", round(v, 2)))
         self.temperature.installEventFilter(self)
-        self.cooler = self._step_button("\u2212", "Lower the temperature by 0.1", self.temperature.stepDown)
-        self.warmer = self._step_button("+", "Raise the temperature by 0.1", self.temperature.stepUp)
+        self.cooler = self._step_button("\u2212", translate("ChatOptions", "Lower the temperature by 0.1"),
+                self.temperature.stepDown)
+        self.warmer = self._step_button("+", translate("ChatOptions", "Raise the temperature by 0.1"),
+                self.temperature.stepUp)
         self.temperature_box = QFrame()
         self.temperature_box.setObjectName("chatTemperatureBox")
         box = QHBoxLayout(self.temperature_box)
@@ -142,14 +148,14 @@ class ChatOptions(QWidget):
         box.setSpacing(0)
         for w in (self.cooler, self.temperature, self.warmer):
             box.addWidget(w)
-        temperature_label = QLabel("Temperature")
+        temperature_label = QLabel(translate("ChatOptions", "Temperature"))
         temperature_label.setBuddy(self.temperature)
 
         self.think_menu = QMenu(self)
         group = QActionGroup(self.think_menu)
         self.think_actions: dict[bool | None, QAction] = {}
         for label, value in THINK_CHOICES:
-            action = self.think_menu.addAction(label)
+            action = self.think_menu.addAction(translate("ChatOptions", label))
             action.setCheckable(True)
             group.addAction(action)
             action.triggered.connect(lambda _on=False, v=value: self._change("generation.think", v))
@@ -158,31 +164,31 @@ class ChatOptions(QWidget):
         self.think.setObjectName("chatThink")
         self.think.setMenu(self.think_menu)
         self.think.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        think_label = QLabel("Think")
+        think_label = QLabel(translate("ChatOptions", "Think"))
         think_label.setBuddy(self.think)
 
         self.json_button = QToolButton()
         self.json_button.setObjectName("chatJson")
         self.json_button.setText("JSON")
         self.json_button.setCheckable(True)
-        self.json_button.setAccessibleName("JSON format")
+        self.json_button.setAccessibleName(translate("ChatOptions", "JSON format"))
         self.json_button.toggled.connect(lambda on: self._change("generation.format", "json" if on else None))
 
         # in a narrow window JSON and Think fold away into this menu rather than disappear
         self.more_menu = QMenu(self)
-        self.more_json = self.more_menu.addAction("JSON answers")
+        self.more_json = self.more_menu.addAction(translate("ChatOptions", "JSON answers"))
         self.more_json.setCheckable(True)
         self.more_json.toggled.connect(self.json_button.setChecked)
         self.json_button.toggled.connect(self.more_json.setChecked)
         self.more_think = self.more_menu.addMenu(self.think_menu)
-        self.more_think.setText("Think")
+        self.more_think.setText(translate("ChatOptions", "Think"))
         self.more_button = QToolButton()
         self.more_button.setObjectName("chatMore")
         self.more_button.setText("⋯")
         self.more_button.setMenu(self.more_menu)
         self.more_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.more_button.setAccessibleName("More chat options")
-        self.more_button.setToolTip("The options that do not fit: JSON answers, Think")
+        self.more_button.setAccessibleName(translate("ChatOptions", "More chat options"))
+        self.more_button.setToolTip(translate("ChatOptions", "The options that do not fit: JSON answers, Think"))
         self.more_button.setHidden(True)
 
         self.labels = (temperature_label, think_label)
@@ -260,11 +266,11 @@ class ChatOptions(QWidget):
 
     def _show_think(self, value: bool | None) -> None:
         """The Think button's text: the choice, and "Think" itself when its label gave way."""
-        choice = dict((v, k) for k, v in THINK_CHOICES)[value]
-        short = "default" if value is None else choice.lower()
-        shown = f"Think: {short}" if self.labels[1].isHidden() else choice
+        choice = translate("ChatOptions", dict((v, k) for k, v in THINK_CHOICES)[value])
+        short = translate("ChatOptions", "default") if value is None else choice.lower()
+        shown = translate("ChatOptions", "Think: {short}").format(short=short) if self.labels[1].isHidden() else choice
         self.think.setText(f"{shown} ▾")
-        self.think.setAccessibleName(f"Think: {choice}")
+        self.think.setAccessibleName(translate("ChatOptions", "Think: {choice}").format(choice=choice))
 
     def _step_button(self, text: str, tip: str, step: Any) -> QToolButton:
         button = QToolButton()
@@ -342,10 +348,12 @@ class ChatOptions(QWidget):
         chip, name = self.next_tool_chip, self._next_tool
         chip.setHidden(name is None)
         if name is not None:
-            chip.setText(f"next: {name} ×")
-            chip.setToolTip(f"The next message must use the tool {name} (what --tool-choice {name} does in the "
-                            "terminal); later messages let the model choose again. Click to let it choose now.")
-            chip.setAccessibleName(f"Next message uses {name}; press to let the model choose")
+            chip.setText(translate("ChatOptions", "next: {name} ×").format(name=name))
+            chip.setToolTip(translate("ChatOptions",
+                    "The next message must use the tool {name} (what --tool-choice {name} does in the terminal); "
+                    "later messages let the model choose again. Click to let it choose now.").format(name=name))
+            chip.setAccessibleName(translate("ChatOptions",
+                    "Next message uses {name}; press to let the model choose").format(name=name))
         for tool, action in self.next_tool_actions.items():
             action.blockSignals(True)
             action.setChecked(tool == name)
@@ -374,22 +382,28 @@ class ChatOptions(QWidget):
         self.json_button.setEnabled(ollama)
         d = self._defaults
         self._show_tools_state(eff)
-        self._mark(self.tools_button, "tools.enabled", self._tools_tip(eff), "on" if d.tools.enabled else "off")
+        self._mark(self.tools_button, "tools.enabled", self._tools_tip(eff),
+                   translate("ChatOptions", "on") if d.tools.enabled else translate("ChatOptions", "off"))
         disabled = eff.tools.disabled
         self._mark(self.tools_menu_button, "tools.disabled",
-                   "Choose which tools this chat offers the model"
-                   + (f" ({len(disabled)} left out)" if disabled else ""),
-                   ", ".join(d.tools.disabled) + " left out" if d.tools.disabled else "all tools")
+                   translate("ChatOptions", "Choose which tools this chat offers the model")
+                   + (translate("ChatOptions", " ({count} left out)").format(count=len(
+                           disabled)) if disabled else ""),
+                   ", ".join(d.tools.disabled) + translate("ChatOptions",
+                           " left out") if d.tools.disabled else translate("ChatOptions", "all tools"))
         self._mark(self.temperature, "generation.temperature",
-                   "Temperature of the answers in this chat: 0 = focused, higher = more varied",
+                   translate("ChatOptions",
+                           "Temperature of the answers in this chat: 0 = focused, higher = more varied"),
                    self.temperature.textFromValue(d.generation.temperature))
-        only_ollama = "" if ollama else " — Ollama only; the OpenAI-compatible backend does not use it"
+        only_ollama = "" if ollama else translate("ChatOptions",
+                " — Ollama only; the OpenAI-compatible backend does not use it")
         self._mark(self.think, "generation.think",
-                   "Whether the model thinks before it answers (models that can)" + only_ollama,
-                   dict((v, k) for k, v in THINK_CHOICES)[d.generation.think].lower())
+                   translate("ChatOptions",
+                           "Whether the model thinks before it answers (models that can)") + only_ollama,
+                   translate("ChatOptions", dict((v, k) for k, v in THINK_CHOICES)[d.generation.think]).lower())
         self._mark(self.json_button, "generation.format",
-                   "Ask the model to answer in JSON (Ollama's format: json)" + only_ollama,
-                   "on" if d.generation.format == "json" else "off")
+                   translate("ChatOptions", "Ask the model to answer in JSON (Ollama's format: json)") + only_ollama,
+                   translate("ChatOptions", "on") if d.generation.format == "json" else translate("ChatOptions", "off"))
 
     def _show_tools_state(self, eff: Settings) -> None:
         """The Tools button's text and icon: "Tools", or "Tools: off for MODEL" with a warning icon when the chat
@@ -398,6 +412,7 @@ class ChatOptions(QWidget):
         if eff.tools.enabled:
             try:
                 reason = tools_off_reason(eff, self._facts.get(eff.model))
+                reason = translate_text(reason) if reason else reason
             except OSError:  # the cache folder cannot be read: nothing learned shows
                 log.warning("could not read what was learned about the model", exc_info=True)
         self._reason = reason
@@ -407,10 +422,11 @@ class ChatOptions(QWidget):
         self._model = eff.model
         if self.tools_off is not None:
             self.tools_button.setIcon(icons.icon("warning", th.warn))
-            self.tools_button.setAccessibleName(f"Tools: off for {eff.model}")
+            self.tools_button.setAccessibleName(translate("ChatOptions", "Tools: off for {model}").format(
+                    model=eff.model))
         else:
             self.tools_button.setIcon(icons.icon("tool", th.muted))
-            self.tools_button.setAccessibleName("Tools")
+            self.tools_button.setAccessibleName(translate("ChatOptions", "Tools"))
         self._repolish(self.tools_button, "blocked", self.tools_off is not None)
         before = self.tools_button.text()
         self._show_tools_text()
@@ -424,31 +440,37 @@ class ChatOptions(QWidget):
         tools are not off: the warning must not fold away)."""
         folded = self._level >= 2
         if self.tools_off is not None:
-            self.tools_button.setText("Tools: off" if folded else f"Tools: off for {short_model(self._model)}")
+            self.tools_button.setText(translate("ChatOptions", "Tools: off") if folded else translate("ChatOptions",
+                    "Tools: off for {short_model}").format(short_model=short_model(self._model)))
             style = Qt.ToolButtonStyle.ToolButtonTextBesideIcon
         else:
-            self.tools_button.setText("Tools")
+            self.tools_button.setText(translate("ChatOptions", "Tools"))
             style = Qt.ToolButtonStyle.ToolButtonIconOnly if folded else Qt.ToolButtonStyle.ToolButtonTextBesideIcon
         self.tools_button.setToolButtonStyle(style)
 
     def _tools_tip(self, eff: Settings) -> str:
         if not eff.tools.enabled:
-            return "Tools are off in this chat"
+            return translate("ChatOptions", "Tools are off in this chat")
         if self.tools_off is not None:
-            return (f"Tools are off for {eff.model}: {self.tools_off}, so this chat's messages go without them.\n"
-                    "The Tools menu's Offer tools anyway offers them all the same; Settings → Tools → Learned "
-                    "forgets what was learned.")
+            return (translate("ChatOptions",
+                    "Tools are off for {model}: {tools_off}, so this chat's messages go without them.\nThe Tools "
+                    "menu's Offer tools anyway offers them all the same; Settings → Tools → Learned forgets what was "
+                    "learned.").format(model=eff.model, tools_off=self.tools_off))
         if self._reason is not None:
-            return f"Offer tools to the model in this chat — offered anyway, although {self._reason}"
-        return "Offer tools to the model in this chat"
+            return translate("ChatOptions",
+                    "Offer tools to the model in this chat — offered anyway, although {reason}").format(
+                            reason=self._reason)
+        return translate("ChatOptions", "Offer tools to the model in this chat")
 
     def _mark(self, widget: QWidget, key: str, tip: str, default: str) -> None:
         """Tooltip and look of a control: whether the chat overrides the default, and what the default is."""
         overridden = key in self._options
         if overridden:
-            widget.setToolTip(f"{tip}\nThis chat only; Settings say {default}.")
+            widget.setToolTip(translate("ChatOptions", "{tip}\nThis chat only; Settings say {default}.").format(
+                    tip=tip, default=default))
         else:
-            widget.setToolTip(f"{tip}\nThe default from Settings ({default}).")
+            widget.setToolTip(translate("ChatOptions", "{tip}\nThe default from Settings ({default}).").format(tip=tip,
+                    default=default))
         self._repolish(widget, "override", overridden)
 
     # ---- changing --------------------------------------------------------------------------------
@@ -524,19 +546,21 @@ class ChatOptions(QWidget):
         menu.clear()
         self.tool_actions = {}
         self.next_tool_actions = {}
-        self.anyway_action = menu.addAction("Offer tools anyway")
+        self.anyway_action = menu.addAction(translate("ChatOptions", "Offer tools anyway"))
         self.anyway_action.setCheckable(True)
         self.anyway_action.toggled.connect(lambda on: self._change("tools.offer_anyway", on))
         self._update_anyway_action()
         menu.addSeparator()  # collapsed while Offer tools anyway is hidden
         if self._tools is None:
-            text = f"Could not list the tools: {self._tools_error}" if self._tools_error else "Listing the tools…"
+            text = translate("ChatOptions", "Could not list the tools: {tools_error}").format(
+                    tools_error=self._tools_error) if self._tools_error else translate("ChatOptions",
+                            "Listing the tools…")
             menu.addAction(text).setEnabled(False)
             return
         if not self._tools:
             menu.addAction("No tools are installed").setEnabled(False)
             return
-        title = menu.addAction("Tools this chat offers")
+        title = menu.addAction(translate("ChatOptions", "Tools this chat offers"))
         title.setEnabled(False)
         for name, description in self._tools:
             action = menu.addAction(name)
@@ -545,8 +569,8 @@ class ChatOptions(QWidget):
             action.toggled.connect(lambda on, n=name: self._tool_toggled(n, on))
             self.tool_actions[name] = action
         menu.addSeparator()
-        menu.addAction("Offer all tools", self._offer_all)
-        self._fill_next_tool_menu(menu.addMenu("Use this tool for the next message"))
+        menu.addAction(translate("ChatOptions", "Offer all tools"), self._offer_all)
+        self._fill_next_tool_menu(menu.addMenu(translate("ChatOptions", "Use this tool for the next message")))
         self._update_tool_checks()
         if menu.isVisible():  # it opened with "Listing the tools…" and grew: keep it on the screen
             keep_on_screen(menu, self.tools_menu_button)
@@ -555,9 +579,10 @@ class ChatOptions(QWidget):
         """The tools the chat offers, one of which the next message must use (exclusive), and "the model
         chooses"."""
         sub.setToolTipsVisible(True)
-        sub.menuAction().setToolTip("What --tool-choice NAME does in the terminal, for one message")
+        sub.menuAction().setToolTip(translate("ChatOptions",
+                "What --tool-choice NAME does in the terminal, for one message"))
         group = QActionGroup(sub)
-        choose = sub.addAction("The model chooses")
+        choose = sub.addAction(translate("ChatOptions", "The model chooses"))
         choose.setCheckable(True)
         group.addAction(choose)
         choose.triggered.connect(lambda: self.set_next_tool(None))
@@ -585,11 +610,14 @@ class ChatOptions(QWidget):
         action.setVisible(eff.tools.enabled and (self._reason is not None or offers_tools_anyway(eff)))
         action.setEnabled(not everywhere)
         if everywhere:
-            action.setToolTip(f"Offered to {eff.model} in every chat (the model picker's Offer tools anyway)")
+            action.setToolTip(translate("ChatOptions",
+                    "Offered to {model} in every chat (the model picker's Offer tools anyway)").format(model=eff.model))
         elif self._reason is not None:
-            action.setToolTip(f"Offer the tools in this chat although {self._reason}")
+            action.setToolTip(translate("ChatOptions", "Offer the tools in this chat although {reason}").format(
+                    reason=self._reason))
         else:
-            action.setToolTip("Offer the tools in this chat whatever the model's server says or the app learned")
+            action.setToolTip(translate("ChatOptions",
+                    "Offer the tools in this chat whatever the model's server says or the app learned"))
 
     def _update_tool_checks(self) -> None:
         eff = self.effective()

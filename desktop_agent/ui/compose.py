@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.ui import icons, theme
+from desktop_agent.ui.i18n import translate
 
 #: how long after a turn starts a click on the button is still taken as part of the click that sent it
 STOP_GUARD_MS = 600
@@ -52,9 +53,9 @@ class ComposeBox(QTextEdit):
         super().__init__(parent)
         self.setObjectName("composeBox")
         self.setAcceptRichText(False)
-        self.setAccessibleName("Message input")
-        self.setPlaceholderText("Message the assistant…  (Shift+Enter: new line)")
-        self.setToolTip("Enter sends; Shift+Enter adds a line; Esc stops an answer")
+        self.setAccessibleName(translate("Compose", "Message input"))
+        self.setPlaceholderText(translate("Compose", "Message the assistant…  (Shift+Enter: new line)"))
+        self.setToolTip(translate("Compose", "Enter sends; Shift+Enter adds a line; Esc stops an answer"))
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -129,15 +130,15 @@ class Composer(QFrame):
         self._busy = busy
         if busy:
             self._since_busy.start()
-            self.button.setText("Stop")
+            self.button.setText(translate("Compose", "Stop"))
             self.button.setIcon(icons.icon("stop", th.accent_text))
-            self.button.setAccessibleName("Stop")
-            self.button.setToolTip("Stop the answer (Esc)")
+            self.button.setAccessibleName(translate("Compose", "Stop"))
+            self.button.setToolTip(translate("Compose", "Stop the answer (Esc)"))
         else:
-            self.button.setText("Send")
+            self.button.setText(translate("Compose", "Send"))
             self.button.setIcon(icons.icon("send", th.accent_text))
-            self.button.setAccessibleName("Send")
-            self.button.setToolTip("Send (Enter)")
+            self.button.setAccessibleName(translate("Compose", "Send"))
+            self.button.setToolTip(translate("Compose", "Send (Enter)"))
         shown = bool(self.button.property("stop"))  # None (False) before the first call
         self.button.setProperty("stop", busy)
         if shown != busy:  # the style sheet's [stop="true"] rule shows a change after a re-polish
@@ -226,11 +227,13 @@ class StopQuestion(QMessageBox):
     """"The assistant is still answering. Stop the answer and …?" — asked before an action that would end it."""
 
     def __init__(self, what: str, parent: QWidget):
-        super().__init__(QMessageBox.Icon.Question, "An answer is being written",
-                         f"The assistant is still answering. Stop the answer and {what}?",
+        super().__init__(QMessageBox.Icon.Question, translate("Compose", "An answer is being written"),
+                         translate("Compose", "The assistant is still answering. Stop the answer and {what}?").format(
+                                 what=what),
                          QMessageBox.StandardButton.NoButton, parent)
-        self.stop_button = self.addButton(f"Stop and {what}", QMessageBox.ButtonRole.AcceptRole)
-        self.addButton("Keep the answer", QMessageBox.ButtonRole.RejectRole)
+        self.stop_button = self.addButton(translate("Compose", "Stop and {what}").format(what=what),
+                QMessageBox.ButtonRole.AcceptRole)
+        self.addButton(translate("Compose", "Keep the answer"), QMessageBox.ButtonRole.RejectRole)
         self.setDefaultButton(self.stop_button)
         self.setWindowModality(Qt.WindowModality.WindowModal)
 

@@ -28,6 +28,7 @@ from desktop_agent.core.events import (
     TurnCancelled,
     TurnFailed,
 )
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.messages import Conversation
 from desktop_agent.core.services import Services
 from desktop_agent.core.session import ChatSession
@@ -36,6 +37,7 @@ from desktop_agent.core.tools.remembered import audited_decisions
 from desktop_agent.ui import errors as ui_errors
 from desktop_agent.ui.agent_runner import AgentRunner, TurnCrashed, TurnEnded, TurnStarted
 from desktop_agent.ui.event_table import EventTable
+from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.model_listing import ModelListing
 from desktop_agent.ui.pull import PullController
 from desktop_agent.ui.tasks import TaskRunner
@@ -43,7 +45,7 @@ from desktop_agent.ui.tasks import TaskRunner
 log = logging.getLogger(__name__)
 
 #: what the user is told when they try something that needs the answer to end first
-WAIT = "Wait for the answer, or press Stop (Esc)."
+WAIT = QT_TRANSLATE_NOOP("MainWindow", "Wait for the answer, or press Stop (Esc).")
 
 
 class ChatController(QObject):
@@ -131,7 +133,8 @@ class ChatController(QObject):
                 self.warnings.extend(self.store.warnings)
             except Exception as exc:  # the chat still works, it just isn't saved
                 log.exception("could not open the conversation store")
-                self.warnings.append(f"Chats will not be saved: the store could not be opened ({exc}).")
+                self.warnings.append(translate("Controller",
+                        "Chats will not be saved: the store could not be opened ({exc}).").format(exc=exc))
                 self.store = False
         elif self.store:
             self.services.store  # noqa: B018 — a given store: the permission rules are kept in it too
@@ -264,13 +267,13 @@ class ChatController(QObject):
     def compact(self) -> None:
         """Summarise the chat's earlier messages (the model writes the summary; it is sent instead of them)."""
         if self.busy:
-            self.status.emit(WAIT, 3000)
+            self.status.emit(translate("MainWindow", WAIT), 3000)
             return
         self.runner.start_turn(self.session, None, self.settings, compact=True)
 
     def undo_summary(self, summary: Any) -> None:
         if self.busy:
-            self.status.emit(WAIT, 3000)
+            self.status.emit(translate("MainWindow", WAIT), 3000)
             return
         try:
             self.events.route(self.session.undo_compaction(summary))
@@ -466,16 +469,18 @@ class ChatController(QObject):
                     # ("name:latest"), the one the picker and the status bar show
                     self.refresh_models(then=self.retry)
 
-            end(f"Pulled {model}.", retry)
+            end(translate("Controller", "Pulled {model}.").format(model=model), retry)
 
         for signal, slot in ((self.pull.progress, progress), (self.pull.finished, finished),
-                             (self.pull.failed, lambda text: end(f"Pull failed: {text}")),
-                             (self.pull.cancelled, lambda: end(f"Stopped pulling {name}."))):
+                             (self.pull.failed, lambda text: end(translate("Controller", "Pull failed: {text}").format(
+                                     text=text))),
+                             (self.pull.cancelled, lambda: end(translate("Controller",
+                                     "Stopped pulling {name}.").format(name=name)))):
             signal.connect(slot)
             connections.append((signal, slot))
         if card is not None:
             card.set_busy(True)
-            card.set_progress(f"Pulling {name}…")
+            card.set_progress(translate("Controller", "Pulling {name}…").format(name=name))
             card.cancel_requested.connect(self.pull.cancel)
 
     # ---- closing ---------------------------------------------------------------------------------

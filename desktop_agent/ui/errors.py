@@ -37,7 +37,9 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core import errors, paths
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.logs import setup_logging  # noqa: F401 - the window calls it from here
+from desktop_agent.ui.i18n import translate, translate_text
 
 log = logging.getLogger("desktop_agent.ui")
 
@@ -67,30 +69,33 @@ class ErrorView:
     icon: str = "error"  # "error" | "warning"
     unexpected: bool = False
     #: the status bar's short label when a server check fails with this error
-    status: str = "Server problem"
+    status: str = QT_TRANSLATE_NOOP("Errors", "Server problem")
 
 
-def _retry(label: str = "Retry") -> ErrorAction:
-    return ErrorAction(RETRY, label)
+def _retry(label: str | None = None) -> ErrorAction:
+    return ErrorAction(RETRY, label or translate("Errors", "Retry"))
 
 
-def _settings(label: str = "Open settings") -> ErrorAction:
-    return ErrorAction(OPEN_SETTINGS, label)
+def _settings(label: str | None = None) -> ErrorAction:
+    return ErrorAction(OPEN_SETTINGS, label or translate("Errors", "Open settings"))
 
 
 def _unreachable(error: errors.BackendUnreachable) -> tuple[str, list[ErrorAction]]:
-    title = "Can't reach Ollama" if error.backend == "ollama" else "Can't reach the server"
+    title = translate("Errors", "Can't reach Ollama") if error.backend == "ollama" else translate("Errors",
+            "Can't reach the server")
     return title, [_retry(), _settings()]
 
 
 def _model_missing(error: errors.ModelNotFound) -> tuple[str, list[ErrorAction]]:
     actions: list[ErrorAction] = []
     if error.backend == "ollama":
-        title = f"Model '{error.model}' is not installed"
-        actions.append(ErrorAction(PULL_MODEL, f"Pull {error.model}", error.model))
+        title = translate("Errors", "Model '{model}' is not installed").format(model=error.model)
+        actions.append(ErrorAction(PULL_MODEL, translate("Errors", "Pull {model}").format(model=error.model),
+                error.model))
     else:
-        title = f"Model '{error.model}' is not available"
-    actions += [ErrorAction(USE_MODEL, f"Use {name}", name) for name in error.available[:3]]
+        title = translate("Errors", "Model '{model}' is not available").format(model=error.model)
+    actions += [ErrorAction(USE_MODEL, translate("Errors", "Use {name}").format(name=name),
+            name) for name in error.available[:3]]
     if error.backend != "ollama":
         actions.append(_settings())
     return title, actions
@@ -106,7 +111,7 @@ class _Row:
     actions: tuple[Callable[[], ErrorAction], ...] = ()
     icon: str = "error"
     #: the status bar's short label when a server check fails with this error
-    status: str = "Server problem"
+    status: str = QT_TRANSLATE_NOOP("Errors", "Server problem")
     #: the card's title for a saved failure of a row whose title needs the error itself
     saved_title: str = ""
 
@@ -114,48 +119,83 @@ class _Row:
 #: core error → card title, actions, icon and status-bar label. The first row whose class matches wins, so
 #: a subclass comes before its base. The card's text is always the error's own sentence.
 TABLE: tuple[_Row, ...] = (
-    _Row(errors.BackendUnreachable, _unreachable, icon="warning", status="Server not reachable",
-         saved_title="Can't reach the server"),
-    _Row(errors.NoApiKey, "No API key", (lambda: _settings(), _retry), status="No API key"),
-    _Row(errors.KeyringLocked, "Keyring locked", (_retry, lambda: _settings()), "warning", status="Keyring locked"),
-    _Row(errors.AuthenticationFailed, "API key rejected", (lambda: _settings(), _retry), status="API key rejected"),
-    _Row(errors.ModelNotFound, _model_missing, saved_title="Model not available"),
-    _Row(errors.RateLimited, "Rate limited", (_retry,), "warning"),
-    _Row(errors.OutOfQuota, "Out of quota", (lambda: _settings(), _retry), status="Out of quota"),
-    _Row(errors.AllKeysFailed, "Every API key failed", (_retry, lambda: _settings())),
-    _Row(errors.ContextTooLong, "Conversation too long",
-         (lambda: ErrorAction(NEW_CHAT, "New chat"), lambda: _settings()), "warning"),
-    _Row(errors.ToolsNotSupported, "This model can't use tools", (lambda: _settings(),), "warning"),
-    _Row(errors.MalformedToolCall, "Unreadable tool call", (_retry,)),
-    _Row(errors.EmptyAnswer, "Empty answer", (_retry,), "warning"),
-    _Row(errors.ServerStoppedResponding, "The server stopped responding", (_retry, lambda: _settings()), "warning",
-         status="Server not responding"),
-    _Row(errors.AnswerCutOff, "Answer cut off", (_retry,), "warning"),
-    _Row(errors.MaxStepsExceeded, "Too many steps", (lambda: _retry("Continue"), lambda: _settings()), "warning"),
-    _Row(errors.SettingsError, "Settings problem", (lambda: _settings(),)),
-    _Row(errors.ServerTimedOut, "No answer from the server", (_retry, lambda: _settings()), "warning",
-         status="Server not responding"),
-    _Row(errors.WebPageAnswer, lambda e: (f"Web page instead of an answer (HTTP {e.status})",
+    _Row(errors.BackendUnreachable, _unreachable, icon="warning", status=QT_TRANSLATE_NOOP("Errors",
+            "Server not reachable"),
+         saved_title=QT_TRANSLATE_NOOP("Errors", "Can't reach the server")),
+    _Row(errors.NoApiKey, QT_TRANSLATE_NOOP("Errors", "No API key"), (lambda: _settings(), _retry),
+            status=QT_TRANSLATE_NOOP("Errors", "No API key")),
+    _Row(errors.KeyringLocked, QT_TRANSLATE_NOOP("Errors", "Keyring locked"), (_retry, lambda: _settings()), "warning",
+            status=QT_TRANSLATE_NOOP("Errors", "Keyring locked")),
+    _Row(errors.AuthenticationFailed, QT_TRANSLATE_NOOP("Errors", "API key rejected"), (lambda: _settings(), _retry),
+            status=QT_TRANSLATE_NOOP("Errors", "API key rejected")),
+    _Row(errors.ModelNotFound, _model_missing, saved_title=QT_TRANSLATE_NOOP("Errors", "Model not available")),
+    _Row(errors.RateLimited, QT_TRANSLATE_NOOP("Errors", "Rate limited"), (_retry,), "warning"),
+    _Row(errors.OutOfQuota, QT_TRANSLATE_NOOP("Errors", "Out of quota"), (lambda: _settings(), _retry),
+            status=QT_TRANSLATE_NOOP("Errors", "Out of quota")),
+    _Row(errors.AllKeysFailed, QT_TRANSLATE_NOOP("Errors", "Every API key failed"), (_retry, lambda: _settings())),
+    _Row(errors.ContextTooLong, QT_TRANSLATE_NOOP("Errors", "Conversation too long"),
+         (lambda: ErrorAction(NEW_CHAT, translate("Errors", "New chat")), lambda: _settings()), "warning"),
+    _Row(errors.ToolsNotSupported, QT_TRANSLATE_NOOP("Errors", "This model can't use tools"), (lambda: _settings(),),
+            "warning"),
+    _Row(errors.MalformedToolCall, QT_TRANSLATE_NOOP("Errors", "Unreadable tool call"), (_retry,)),
+    _Row(errors.EmptyAnswer, QT_TRANSLATE_NOOP("Errors", "Empty answer"), (_retry,), "warning"),
+    _Row(errors.ServerStoppedResponding, QT_TRANSLATE_NOOP("Errors", "The server stopped responding"), (_retry,
+            lambda: _settings()), "warning",
+         status=QT_TRANSLATE_NOOP("Errors", "Server not responding")),
+    _Row(errors.AnswerCutOff, QT_TRANSLATE_NOOP("Errors", "Answer cut off"), (_retry,), "warning"),
+    _Row(errors.MaxStepsExceeded, QT_TRANSLATE_NOOP("Errors", "Too many steps"), (lambda: _retry(translate("Errors",
+            "Continue")),
+            lambda: _settings()), "warning"),
+    _Row(errors.SettingsError, QT_TRANSLATE_NOOP("Errors", "Settings problem"), (lambda: _settings(),)),
+    _Row(errors.ServerTimedOut, QT_TRANSLATE_NOOP("Errors", "No answer from the server"), (_retry, lambda: _settings(
+            )), "warning",
+         status=QT_TRANSLATE_NOOP("Errors", "Server not responding")),
+    _Row(errors.WebPageAnswer, lambda e: (translate("Errors", "Web page instead of an answer (HTTP {status})").format(
+            status=e.status),
                                           [_retry(), _settings()] if e.retryable else [_settings(), _retry()]),
-         status="Server problem", saved_title="Web page instead of an answer"),
-    _Row(errors.NotAnApi, lambda e: ("Not an Ollama API" if e.backend == "ollama" else "Not an OpenAI-compatible API",
+         status=QT_TRANSLATE_NOOP("Errors", "Server problem"), saved_title=QT_TRANSLATE_NOOP("Errors",
+                 "Web page instead of an answer")),
+    _Row(errors.NotAnApi, lambda e: (translate("Errors", "Not an Ollama API") if e.backend == "ollama" else translate(
+            "Errors", "Not an OpenAI-compatible API"),
                                      [_settings(), _retry()]),
-         status="Not an API", saved_title="Not a model server's API"),
-    _Row(errors.BackendError, "Server error", (_retry,)),
-    _Row(errors.StoreDamaged, "Chat history damaged", (lambda: ErrorAction(OPEN_DATA_FOLDER, "Open data folder"),)),
-    _Row(errors.StoreError, "Chat history problem", (lambda: ErrorAction(OPEN_DATA_FOLDER, "Open data folder"),)),
+         status=QT_TRANSLATE_NOOP("Errors", "Not an API"), saved_title=QT_TRANSLATE_NOOP("Errors",
+                 "Not a model server's API")),
+    _Row(errors.BackendError, QT_TRANSLATE_NOOP("Errors", "Server error"), (_retry,)),
+    _Row(errors.StoreDamaged, QT_TRANSLATE_NOOP("Errors", "Chat history damaged"), (lambda: ErrorAction(
+            OPEN_DATA_FOLDER, translate("Errors",
+            "Open data folder")),)),
+    _Row(errors.StoreError, QT_TRANSLATE_NOOP("Errors", "Chat history problem"), (lambda: ErrorAction(OPEN_DATA_FOLDER,
+            translate("Errors",
+            "Open data folder")),)),
 )
+
+
+def error_text(error: BaseException) -> str:
+    """The error's own sentence — what happened, then how to fix it in the window — in the window's language (the
+    core marks its texts; :func:`~desktop_agent.ui.i18n.translate_text`). Anything else: its text as it is."""
+    english = str(error).strip() or type(error).__name__
+    if not isinstance(error, errors.AgentError):
+        return english
+    what, hint = translate_text(error.what).strip(), translate_text(error.hint).strip()
+    if what == str(error.what).strip() and hint == str(error.hint).strip():
+        return english  # not translated: exactly the English sentence
+    if not hint:
+        return what or english
+    if what and what[-1] not in ".!?:;—)。!?:;)":
+        what += "。"
+    return f"{what}{'' if what.endswith(('。', '!', '?', ';', ':', ')')) else ' '}{hint}"
 
 
 def describe(error: BaseException) -> ErrorView:
     """The user-facing view of ``error``. Never raises; the text never contains a traceback."""
-    text = str(error).strip() or type(error).__name__
+    text = error_text(error)
     original = getattr(error, "original", None)
     if isinstance(original, BaseException):  # core.agent.UnexpectedError: a bug caught by the loop
         return ErrorView(
-            "Unexpected error",
-            f"Something unexpected went wrong ({type(original).__name__}). Your message is kept; try again. "
-            f"Details are in the log file {paths.log_file()}.",
+            translate("Errors", "Unexpected error"),
+            translate("Errors",
+                    "Something unexpected went wrong ({kind}). Your message is kept; try again. Details are in the "
+                    "log file {log_file}.").format(kind=type(original).__name__, log_file=paths.log_file()),
             [_retry()],
             unexpected=True,
         )
@@ -164,13 +204,14 @@ def describe(error: BaseException) -> ErrorView:
             if callable(row.title):
                 title, actions = row.title(error)
             else:
-                title, actions = row.title, [make() for make in row.actions]
-            return ErrorView(title, text, actions, row.icon, status=row.status)
+                title, actions = translate("Errors", row.title), [make() for make in row.actions]
+            return ErrorView(title, text, actions, row.icon, status=translate("Errors", row.status))
     if isinstance(error, errors.AgentError):
-        return ErrorView("Something went wrong", text, [_retry()] if error.retryable else [])
+        return ErrorView(translate("Errors", "Something went wrong"), text, [_retry()] if error.retryable else [])
     return ErrorView(
-        "Unexpected error",
-        f"An unexpected error happened ({type(error).__name__}). Details are in the log file {paths.log_file()}.",
+        translate("Errors", "Unexpected error"),
+        translate("Errors", "An unexpected error happened ({kind}). Details are in the log file {log_file}.").format(
+                kind=type(error).__name__, log_file=paths.log_file()),
         [_retry()],
         unexpected=True,
     )
@@ -185,20 +226,22 @@ def describe_saved(kind: str, text: str) -> ErrorView:
     cls = getattr(errors, kind, None)
     row = next((r for r in TABLE if isinstance(cls, type) and issubclass(cls, r.kind)), None)
     if row is None:
-        title = "Unexpected error" if cls is errors.UnexpectedError else "Something went wrong"
+        title = translate("Errors", "Unexpected error") if cls is errors.UnexpectedError else translate("Errors",
+                "Something went wrong")
         return ErrorView(title, text, [_retry()])
     if callable(row.title):
-        return ErrorView(row.saved_title or "Something went wrong", text, [_retry(), _settings()], row.icon)
+        title = translate("Errors", row.saved_title) if row.saved_title else translate("Errors", "Something went wrong")
+        return ErrorView(title, text, [_retry(), _settings()], row.icon)
     actions = [make() for make in row.actions]
     if not any(a.kind == RETRY for a in actions):
         actions.insert(0, _retry())
-    return ErrorView(row.title, text, actions, row.icon)
+    return ErrorView(translate("Errors", row.title), text, actions, row.icon)
 
 
 def status_label(error: BaseException) -> str:
     """The status bar's short label for a failed server check ("Server not reachable", "API key rejected"…):
     only a connection failure is "not reachable" — a server that answers 401 is reachable, the key is not."""
-    return describe(error).status
+    return translate("Errors", describe(error).status)
 
 
 # ---- logging --------------------------------------------------------------------------------------
@@ -208,7 +251,7 @@ def one_line(error: BaseException, secret_words: Sequence[str] = ()) -> str:
     anything else prefixed with its type name; any of ``secret_words`` (API keys) masked."""
     from desktop_agent.core.backends.keypool import scrub
 
-    text = str(error).strip() or type(error).__name__
+    text = error_text(error)
     if not isinstance(error, errors.AgentError):
         text = f"{type(error).__name__}: {text}"
     return scrub(text, secret_words) if secret_words else text
@@ -231,8 +274,10 @@ def details_text(exc_type, exc, tb) -> str:
     except ImportError:  # pragma: no cover
         pyside = "?"
     head = (
-        f"desktop-agent {__version__} · Python {platform.python_version()} · PySide6 {pyside} · "
-        f"{platform.platform()}"
+        translate("Errors",
+                "desktop-agent {version} · Python {python_version} · PySide6 {pyside} · {platform}").format(
+                        version=__version__, python_version=platform.python_version(), pyside=pyside,
+                                platform=platform.platform())
     )
     return head + "\n\n" + "".join(traceback.format_exception(exc_type, exc, tb))
 
@@ -245,8 +290,8 @@ class UnexpectedErrorDialog(QDialog):
 
     def __init__(self, summary: str, details: str, log_path: str, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setWindowTitle("Unexpected error")
-        self.setAccessibleName("Unexpected error")
+        self.setWindowTitle(translate("Errors", "Unexpected error"))
+        self.setAccessibleName(translate("Errors", "Unexpected error"))
         self.setMinimumWidth(520)
         self.details = details
         lay = QVBoxLayout(self)
@@ -261,8 +306,8 @@ class UnexpectedErrorDialog(QDialog):
         mark.setAlignment(Qt.AlignmentFlag.AlignTop)
         head.addWidget(mark)
         text = QLabel(
-            "<b>Something went wrong.</b><br>The app is still running; your chat is saved. "
-            "If this keeps happening, please report it with the details below."
+            translate("Errors", "<b>Something went wrong.</b><br>The app is still running; your chat is saved. "
+            "If this keeps happening, please report it with the details below.")
         )
         text.setWordWrap(True)
         head.addWidget(text, 1)
@@ -270,26 +315,26 @@ class UnexpectedErrorDialog(QDialog):
         self.summary = QLabel(summary)
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.summary.setAccessibleName("Error summary")
+        self.summary.setAccessibleName(translate("Errors", "Error summary"))
         lay.addWidget(self.summary)
-        self.log_label = QLabel(f"Log file: {log_path}")
+        self.log_label = QLabel(translate("Errors", "Log file: {log_path}").format(log_path=log_path))
         self.log_label.setWordWrap(True)
         self.log_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.log_label.setStyleSheet(f"color: {th.muted};")
-        self.log_label.setAccessibleName("Log file path")
+        self.log_label.setAccessibleName(translate("Errors", "Log file path"))
         lay.addWidget(self.log_label)
         self.details_box = QPlainTextEdit(details)
         self.details_box.setReadOnly(True)
-        self.details_box.setAccessibleName("Error details")
+        self.details_box.setAccessibleName(translate("Errors", "Error details"))
         self.details_box.setVisible(False)
         self.details_box.setMinimumHeight(180)
         lay.addWidget(self.details_box)
         buttons = QDialogButtonBox()
-        self.show_button = QPushButton("Show details")
+        self.show_button = QPushButton(translate("Errors", "Show details"))
         self.show_button.setCheckable(True)
         self.show_button.toggled.connect(self._toggle)
-        self.copy_button = QPushButton("Copy details")
-        self.copy_button.setAccessibleName("Copy details")
+        self.copy_button = QPushButton(translate("Errors", "Copy details"))
+        self.copy_button.setAccessibleName(translate("Errors", "Copy details"))
         self.copy_button.clicked.connect(self.copy_details)
         buttons.addButton(self.show_button, QDialogButtonBox.ButtonRole.ActionRole)
         buttons.addButton(self.copy_button, QDialogButtonBox.ButtonRole.ActionRole)
@@ -299,12 +344,12 @@ class UnexpectedErrorDialog(QDialog):
 
     def _toggle(self, on: bool) -> None:
         self.details_box.setVisible(on)
-        self.show_button.setText("Hide details" if on else "Show details")
+        self.show_button.setText(translate("Errors", "Hide details") if on else translate("Errors", "Show details"))
         self.adjustSize()
 
     def copy_details(self) -> None:
         QApplication.clipboard().setText(self.details)
-        self.copy_button.setText("Copied ✓")
+        self.copy_button.setText(translate("Errors", "Copied ✓"))
 
 
 class _Reporter(QObject):

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QLabel, QPushBut
 from desktop_agent.core.events import ToolCallFinished
 from desktop_agent.toolkit import NO_FOLDER_MESSAGE
 from desktop_agent.ui import theme
+from desktop_agent.ui.i18n import translate
 
 
 class FolderOffer(QFrame):
@@ -24,17 +25,18 @@ class FolderOffer(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("folderOffer")
-        self.setAccessibleName("File tools need a folder")
+        self.setAccessibleName(translate("FolderOffer", "File tools need a folder"))
         th = theme.current()
         self.setStyleSheet(f"QFrame#folderOffer {{ border: 1px solid {th.warn}; border-radius: 8px; }}")
-        self.text = QLabel("The model tried to use your files, but no folder is allowed for file and command tools "
-                           "yet. Allow one and ask again.")
+        self.text = QLabel(translate("FolderOffer",
+                "The model tried to use your files, but no folder is allowed for file and command tools "
+                           "yet. Allow one and ask again."))
         self.text.setWordWrap(True)
         self.text.setTextFormat(Qt.TextFormat.PlainText)
-        self.allow_button = QPushButton("&Allow a folder…")
-        self.allow_button.setAccessibleName("Allow a folder for file and command tools")
-        self.dismiss_button = QPushButton("Not now")
-        self.dismiss_button.setAccessibleName("Do not allow a folder now")
+        self.allow_button = QPushButton(translate("FolderOffer", "&Allow a folder…"))
+        self.allow_button.setAccessibleName(translate("FolderOffer", "Allow a folder for file and command tools"))
+        self.dismiss_button = QPushButton(translate("FolderOffer", "Not now"))
+        self.dismiss_button.setAccessibleName(translate("FolderOffer", "Do not allow a folder now"))
         lay = QHBoxLayout(self)
         lay.setContentsMargins(10, 6, 10, 6)
         lay.addWidget(self.text, 1)
@@ -56,7 +58,8 @@ class FolderOffer(QFrame):
     def choose(self, folder: str | None = None) -> None:
         """Allow ``folder`` (default: ask for one with a folder picker); the bar hides once one is chosen."""
         if folder is None:
-            folder = QFileDialog.getExistingDirectory(self, "Allow tools to use a folder", str(Path.home()))
+            folder = QFileDialog.getExistingDirectory(self, translate("FolderOffer", "Allow tools to use a folder"),
+                    str(Path.home()))
         if not folder:
             return
         self.hide()

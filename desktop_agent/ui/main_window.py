@@ -36,6 +36,7 @@ from desktop_agent.ui.compose import ComposeArea, StopQuestion
 from desktop_agent.ui.dock_fit import DockFitter
 from desktop_agent.ui.first_frame import after_first_frame
 from desktop_agent.ui.history.dock import HistoryDock
+from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.model_picker import BACKENDS
 from desktop_agent.ui.server_status import ServerStatus
 from desktop_agent.ui.startup import Stage, Startup, load_layered, warm_up_markdown
@@ -181,7 +182,8 @@ class MainWindow(QMainWindow):
 
     def _build_central(self) -> None:
         self.compose_area = ComposeArea(self)
-        self.chat = cast("ChatView", self.compose_area.chat)  # a stand-in until the chat view is built
+        self.chat = cast("ChatView",
+                self.compose_area.chat)  # a stand-in until the chat view is built
         self.composer = self.compose_area.composer
         self.composer.send_requested.connect(self._send_text)
         self.composer.stop_requested.connect(self.stop)
@@ -195,9 +197,9 @@ class MainWindow(QMainWindow):
     def _build_docks(self) -> None:
         self.sidebar = ToolSidebar(details_later=True)  # its list and details: with the services
         self.sidebar.setMinimumWidth(200)
-        self.tool_dock = QDockWidget("Tool activity", self)
+        self.tool_dock = QDockWidget(translate("MainWindow", "Tool activity"), self)
         self.tool_dock.setObjectName("toolDock")
-        self.tool_dock.setAccessibleName("Tool activity")
+        self.tool_dock.setAccessibleName(translate("MainWindow", "Tool activity"))
         self.tool_dock.setWidget(self.sidebar)
         self.tool_dock.setAllowedAreas(Qt.DockWidgetArea.LeftDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.tool_dock)
@@ -210,21 +212,29 @@ class MainWindow(QMainWindow):
         return make_action(self, text, icon, shortcut, slot, tip, self.restyle)
 
     def _build_actions(self) -> None:
-        self.new_chat_action = self._action("&New chat", "new-chat", "Ctrl+N", self.new_chat, "Start a new chat")
-        self.settings_action = self._action("&Settings…", "settings", "Ctrl+,", self.open_settings, "Settings")
-        self.quit_action = self._action("&Quit", "quit", "Ctrl+Q", self.close, "Quit")
-        self.focus_action = self._action("Focus the &input", None, "Ctrl+L", self.focus_input)
-        self.refresh_action = self._action("Refresh &models", "refresh", "F5", lambda: self.refresh_models(),
-                                           "List the server's models again")
-        self.stop_action = self._action("&Stop", "stop", None, self.stop, "Stop the answer")
-        self.compact_action = self._action("Summarise &earlier messages", None, None, self.compact_chat,
-                                           "The model summarises the chat so far; the summary is sent instead")
+        self.new_chat_action = self._action(translate("MainWindow", "&New chat"), "new-chat", "Ctrl+N",
+                                            self.new_chat, translate("MainWindow", "Start a new chat"))
+        self.settings_action = self._action(translate("MainWindow", "&Settings…"), "settings", "Ctrl+,",
+                                            self.open_settings, translate("MainWindow", "Settings"))
+        self.quit_action = self._action(translate("MainWindow", "&Quit"), "quit", "Ctrl+Q",
+                                        self.close, translate("MainWindow", "Quit"))
+        self.focus_action = self._action(translate("MainWindow", "Focus the &input"), None, "Ctrl+L", self.focus_input)
+        self.refresh_action = self._action(translate("MainWindow", "Refresh &models"), "refresh", "F5",
+                lambda: self.refresh_models(),
+                                           translate("MainWindow", "List the server's models again"))
+        self.stop_action = self._action(translate("MainWindow", "&Stop"), "stop", None, self.stop, translate(
+                "MainWindow", "Stop the answer"))
+        self.compact_action = self._action(translate("MainWindow", "Summarise &earlier messages"), None, None,
+                self.compact_chat,
+                                           translate("MainWindow",
+                                                   "The model summarises the chat so far; the summary is sent instead"))
         self.toggle_tools_action = self.tool_dock.toggleViewAction()
-        self.toggle_tools_action.setText("&Tool activity")
+        self.toggle_tools_action.setText(translate("MainWindow", "&Tool activity"))
         self.toggle_tools_action.setIcon(icons.icon("sidebar"))
         self.restyle.connect(lambda: self.toggle_tools_action.setIcon(icons.icon("sidebar")))
         self.toggle_tools_action.setShortcut(QKeySequence("Ctrl+Shift+T"))
-        self.toggle_tools_action.setToolTip("Show or hide the tool activity sidebar (Ctrl+Shift+T)")
+        self.toggle_tools_action.setToolTip(translate("MainWindow",
+                "Show or hide the tool activity sidebar (Ctrl+Shift+T)"))
         self.toggle_tools_action.setWhatsThis(self.tr("Show or hide the tool activity sidebar"))
         for a in (self.new_chat_action, self.settings_action, self.quit_action, self.focus_action,
                   self.refresh_action, self.toggle_tools_action):
@@ -244,16 +254,17 @@ class MainWindow(QMainWindow):
             self, [self.new_chat_action, None, self.settings_action, None, self.quit_action],
             [self.focus_action, self.stop_action, self.compact_action, self.refresh_action],
             [self.toggle_tools_action],
-            [self._action(self.tr("&Keyboard shortcuts"), None, "Ctrl+/", self.show_shortcuts),
-             self._action("Open the &log folder", None, None, lambda: _open_folder(paths.log_dir())),
-             self._action("&About Desktop Agent", None, None, self._about)])
+            [self._action(translate("MainWindow", "&Keyboard shortcuts"), None, "Ctrl+/", self.show_shortcuts),
+             self._action(translate("MainWindow", "Open the &log folder"), None, None, lambda: _open_folder(
+                    paths.log_dir())),
+             self._action(translate("MainWindow", "&About Desktop Agent"), None, None, self._about)])
 
     def _build_status(self) -> None:
         sb = StatusBar(self)  # messages elided beside the permanent widgets, never under them
         self.setStatusBar(sb)
         sb.setSizeGripEnabled(True)
         self.backend_label = QLabel()
-        self.backend_label.setAccessibleName("Backend and model")
+        self.backend_label.setAccessibleName(translate("MainWindow", "Backend and model"))
         self.server_label = ServerStatus()
         self.server_label.recheck_due.connect(self._recheck)
         self.context_meter = ContextMeter()
@@ -288,7 +299,7 @@ class MainWindow(QMainWindow):
         ctl = ChatController(self, settings=given.pop("settings"), **given)
         self.controller = ctl
         self.mcp_status: McpStatus = McpStatus(ctl.assembly)  # hidden without MCP servers; a click opens their page
-        self.mcp_status.open_requested.connect(lambda: self.open_settings(tab="MCP servers"))
+        self.mcp_status.open_requested.connect(lambda: self.open_settings(tab=translate("MainWindow", "MCP servers")))
         self.statusBar().addPermanentWidget(self.mcp_status)
         chat = ChatView()
         self.compose_area.set_chat(chat)
@@ -422,9 +433,10 @@ class MainWindow(QMainWindow):
             self.chat.set_tools_offered(self.controller.tools_offered())
             self._show_capabilities()
         where = s.ollama.host if s.backend == "ollama" else s.openai.base_url
-        label = dict(BACKENDS)[s.backend]
+        label = translate("ModelPicker", dict(BACKENDS)[s.backend])
         self.backend_label.setText(f"{label} · {s.model}")
-        self.backend_label.setToolTip(f"{label} at {where}, model {s.model}")
+        self.backend_label.setToolTip(translate("MainWindow", "{label} at {where}, model {model}").format(label=label,
+                where=where, model=s.model))
 
     def _show_capabilities(self) -> None:
         m = self.settings.models
@@ -470,13 +482,14 @@ class MainWindow(QMainWindow):
         if not self.ready and text.strip():  # the store and the keys are not there yet: it goes in a moment
             self._waiting_text = text
             self.input.clear()
-            self.statusBar().showMessage("Starting up — your message is sent in a moment…", 3000)
+            self.statusBar().showMessage(translate("MainWindow", "Starting up — your message is sent in a moment…"),
+                    3000)
             return
         self._send_now(text)
 
     def _send_now(self, text: str) -> None:
         if self.busy:
-            self.statusBar().showMessage("Wait for the answer, or press Stop (Esc).", 3000)
+            self.statusBar().showMessage(translate("MainWindow", "Wait for the answer, or press Stop (Esc)."), 3000)
             return
         if not text.strip():
             return
@@ -536,7 +549,7 @@ class MainWindow(QMainWindow):
 
     def new_chat(self, *, ask: bool = True) -> None:
         if self.controller is not None:
-            self._when_idle(self._ctl.new_chat, "start a new chat", ask=ask)
+            self._when_idle(self._ctl.new_chat, translate("MainWindow", "start a new chat"), ask=ask)
 
     def open_conversation(self, conversation_id: str, message_id: int | None = None) -> None:
         """Load a saved chat (from the history panel); ``message_id``: scroll to that message (a search hit).
@@ -546,7 +559,7 @@ class MainWindow(QMainWindow):
             if self._ctl.open_conversation(conversation_id) and message_id is not None:
                 self.chat.scroll_to_message(message_id)
 
-        self._when_idle(go, "open that chat")
+        self._when_idle(go, translate("MainWindow", "open that chat"))
 
     def _on_conversation_deleted(self, conversation_id: str) -> None:
         if conversation_id == self.conversation.id:
@@ -635,7 +648,7 @@ class MainWindow(QMainWindow):
 
     def _on_settings_saved(self, settings: Settings) -> None:
         self.apply_settings(settings)
-        self.statusBar().showMessage("Settings saved; they apply from the next message.", 5000)
+        self.statusBar().showMessage(translate("MainWindow", "Settings saved; they apply from the next message."), 5000)
 
     def show_shortcuts(self) -> None:
         """Help → Keyboard shortcuts."""
@@ -650,9 +663,13 @@ class MainWindow(QMainWindow):
     def _about(self) -> None:
         from desktop_agent import __version__
 
-        QMessageBox.about(self, f"About {APP_DISPLAY_NAME}",
-                          f"<b>{APP_DISPLAY_NAME}</b> {__version__}<br>A desktop assistant for Ollama and "
-                          f"OpenAI-compatible servers, with tools.<br><br>Log file: {paths.log_file()}")
+        QMessageBox.about(self, translate("MainWindow", "About {APP_DISPLAY_NAME}").format(
+                APP_DISPLAY_NAME=APP_DISPLAY_NAME),
+                          translate("MainWindow",
+                                  "<b>{APP_DISPLAY_NAME}</b> {version}<br>A desktop assistant for Ollama and "
+                                  "OpenAI-compatible servers, with tools.<br><br>Log file: {log_file}").format(
+                                          APP_DISPLAY_NAME=APP_DISPLAY_NAME, version=__version__,
+                                                  log_file=paths.log_file()))
 
     # ---- look, layout, closing -------------------------------------------------------------------
 

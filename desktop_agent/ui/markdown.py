@@ -41,6 +41,9 @@ class Colors:
     border: str = "#d0d7de"
     mono_family: str = "monospace"
     pygments_style: str = "default"
+    #: a code block's copy link, before and after a click (in the window's language: ui/chat/context.py)
+    copy_text: str = "Copy"
+    copied_text: str = "Copied ✓"
 
 
 @dataclass
@@ -134,7 +137,7 @@ def _code_table(code: str, language: str, env: dict) -> str:
     # an open fence while streaming is highlighted once it closes
     body = highlight_code(text, language, c.pygments_style) if env.get("highlight", True) else escape(text)
     copied = env.get("copied") == n
-    label = "Copied ✓" if copied else "Copy"
+    label = escape(c.copied_text if copied else c.copy_text)
     lang = escape(language) if language else "code"
     return (
         f'<table width="100%" cellspacing="0" cellpadding="0" bgcolor="{c.code_bg}" '

@@ -11,6 +11,7 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
 from desktop_agent.ui import theme
+from desktop_agent.ui.i18n import translate
 
 if TYPE_CHECKING:
     from desktop_agent.core.assembly import Assembly
@@ -25,7 +26,7 @@ class McpStatus(QLabel):
     def __init__(self, assembly: Assembly, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._assembly = assembly
-        self.setAccessibleName("MCP servers status")
+        self.setAccessibleName(translate("McpStatus", "MCP servers status"))
         self.setTextFormat(Qt.TextFormat.RichText)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setVisible(False)
@@ -47,16 +48,23 @@ class McpStatus(QLabel):
         ready = [s for s in states if s.state == "ready"]
         t = theme.current()
         if failed:
-            text, color = f"MCP: {len(failed)} of {len(states)} server{'s' if len(states) != 1 else ''} failed", t.err
+            total = len(states)
+            text, color = translate("McpStatus", "MCP: {n_failed} of %n servers failed", None, total).format(
+                    n_failed=len(failed)), t.err
         elif len(ready) == len(states):
-            text, color = f"MCP: {len(ready)} server{'s' if len(ready) != 1 else ''} ready", t.ok
+            count = len(ready)
+            text = (translate("McpStatus", "MCP: %n server ready", None, count) if count == 1
+                    else translate("McpStatus", "MCP: %n servers ready", None, count))
+            color = t.ok
         elif any(s.state == "starting" for s in states):
-            text, color = "MCP: starting…", t.muted
+            text, color = translate("McpStatus", "MCP: starting…"), t.muted
         else:
-            text, color = f"MCP: {len(ready)} of {len(states)} servers ready", t.warn
+            text, color = translate("McpStatus", "MCP: {n_ready} of {n_states} servers ready").format(n_ready=len(
+                    ready), n_states=len(states)), t.warn
         self.summary = text
         self.setText(f'<span style="color:{color}">●</span> {text}')
-        self.setToolTip("\n".join(s.line() for s in states) + "\nClick to open Settings → MCP servers.")
+        self.setToolTip("\n".join(s.line() for s in states) + translate("McpStatus",
+                "\nClick to open Settings → MCP servers."))
         self.setVisible(True)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # Qt's name

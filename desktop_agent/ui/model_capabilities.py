@@ -7,7 +7,16 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QWidget
 
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.model_info import SHOWN_CAPABILITIES, ModelFacts
+from desktop_agent.ui.i18n import translate
+
+#: a capability as the server names it → how the window names it (translated where shown)
+CAPABILITY_NAMES = {
+    "tools": QT_TRANSLATE_NOOP("ModelCapabilities", "tools"),
+    "thinking": QT_TRANSLATE_NOOP("ModelCapabilities", "thinking"),
+    "vision": QT_TRANSLATE_NOOP("ModelCapabilities", "vision"),
+}
 
 
 def capabilities_text(facts: ModelFacts | None) -> str:
@@ -15,17 +24,21 @@ def capabilities_text(facts: ModelFacts | None) -> str:
     if facts is None or facts.capabilities is None:
         return ""
     shown = facts.shown()
-    return " · ".join(shown) if shown else "no tools"
+    if not shown:
+        return translate("ModelCapabilities", "no tools")
+    return " · ".join(translate("ModelCapabilities", CAPABILITY_NAMES.get(what, what)) for what in shown)
 
 
 def capabilities_tooltip(name: str, facts: ModelFacts | None) -> str:
     if facts is None or facts.capabilities is None:
-        return f"The server does not say what {name} can do."
-    lines = [f"{name}, as its server says:"]
+        return translate("ModelCapabilities", "The server does not say what {name} can do.").format(name=name)
+    lines = [translate("ModelCapabilities", "{name}, as its server says:").format(name=name)]
     for what in SHOWN_CAPABILITIES:
-        lines.append(f"  {'✓' if what in facts.capabilities else '✗'} {what}")
+        mark = "✓" if what in facts.capabilities else "✗"
+        lines.append(f"  {mark} {translate('ModelCapabilities', CAPABILITY_NAMES.get(what, what))}")
     if facts.context_length:
-        lines.append(f"Context window: {facts.context_length:,} tokens")
+        lines.append(translate("ModelCapabilities", "Context window: {context_length:,} tokens").format(
+                context_length=facts.context_length))
     return "\n".join(lines)
 
 
@@ -37,7 +50,7 @@ class ModelCapabilities(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setAccessibleName("What the model can do")
+        self.setAccessibleName(translate("ModelCapabilities", "What the model can do"))
         row = QHBoxLayout(self)
         row.setContentsMargins(6, 0, 0, 0)
         row.setSpacing(4)
@@ -46,12 +59,12 @@ class ModelCapabilities(QWidget):
         self.label.setStyleSheet("color: palette(placeholder-text);")
         self.button = QToolButton()
         self.button.setText("…")
-        self.button.setToolTip("Offer tools or thinking to this model anyway")
-        self.button.setAccessibleName("Model capability options")
+        self.button.setToolTip(translate("ModelCapabilities", "Offer tools or thinking to this model anyway"))
+        self.button.setAccessibleName(translate("ModelCapabilities", "Model capability options"))
         self.button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.menu = QMenu(self)
-        self.tools_anyway = QAction("Offer tools anyway", self, checkable=True)
-        self.think_anyway = QAction("Ask it to think anyway", self, checkable=True)
+        self.tools_anyway = QAction(translate("ModelCapabilities", "Offer tools anyway"), self, checkable=True)
+        self.think_anyway = QAction(translate("ModelCapabilities", "Ask it to think anyway"), self, checkable=True)
         self.tools_anyway.toggled.connect(lambda on: self._changed("tools", on))
         self.think_anyway.toggled.connect(lambda on: self._changed("thinking", on))
         self.menu.addAction(self.tools_anyway)

@@ -12,14 +12,16 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.ui.accessibility import name_typed_entry
+from desktop_agent.ui.i18n import translate
 
 if TYPE_CHECKING:  # the settings schema (pydantic) loads after the window's first frame
     from desktop_agent.core.settings import Settings
 
-BACKENDS = (("ollama", "Ollama"), ("openai", "OpenAI-compatible"))
+BACKENDS = (("ollama", "Ollama"), ("openai", QT_TRANSLATE_NOOP("ModelPicker", "OpenAI-compatible")))
 
-MODEL_TIP = "The model to chat with (listed from the server)"
+MODEL_TIP = QT_TRANSLATE_NOOP("ModelPicker", "The model to chat with (listed from the server)")
 
 
 class ModelPicker(QWidget):
@@ -29,25 +31,25 @@ class ModelPicker(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.backend_combo = QComboBox()
-        self.backend_combo.setAccessibleName("Backend")
-        self.backend_combo.setToolTip("Which kind of server answers")
+        self.backend_combo.setAccessibleName(translate("ModelPicker", "Backend"))
+        self.backend_combo.setToolTip(translate("ModelPicker", "Which kind of server answers"))
         for key, label in BACKENDS:
-            self.backend_combo.addItem(label, key)
+            self.backend_combo.addItem(translate("ModelPicker", label), key)
         self.backend_combo.currentIndexChanged.connect(self._backend_changed)
         self.model_combo = QComboBox()
         self.model_combo.setEditable(True)
         self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.model_combo.setMinimumContentsLength(18)
         self.model_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.model_combo.setAccessibleName("Model")
+        self.model_combo.setAccessibleName(translate("ModelPicker", "Model"))
         name_typed_entry(self.model_combo, self.tr("Model name"))
-        self.model_combo.setToolTip(MODEL_TIP)
+        self.model_combo.setToolTip(translate("ModelPicker", MODEL_TIP))
         self.model_combo.activated.connect(lambda _i: self._model_chosen())
         line_edit = self.model_combo.lineEdit()
         assert line_edit is not None  # the combo is editable
         line_edit.editingFinished.connect(self._model_chosen)
-        backend_label = QLabel("  Backend ")
-        model_label = QLabel("  Model ")
+        backend_label = QLabel("  " + translate("ModelPicker", "Backend") + " ")
+        model_label = QLabel("  " + translate("ModelPicker", "Model") + " ")
         backend_label.setBuddy(self.backend_combo)
         model_label.setBuddy(self.model_combo)
         row = QHBoxLayout(self)
@@ -94,7 +96,8 @@ class ModelPicker(QWidget):
             self.model_combo.setCurrentIndex(-1)
             self.model_combo.setEditText(name)
         offered = index >= 0 or not self.available
-        self.model_combo.setToolTip(MODEL_TIP if offered else f"{name} is not offered by this server — pick one")
+        self.model_combo.setToolTip(translate("ModelPicker", MODEL_TIP) if offered else translate("ModelPicker",
+                "{name} is not offered by this server — pick one").format(name=name))
         self.model_combo.blockSignals(False)
 
     def _backend_changed(self, _index: int) -> None:

@@ -77,7 +77,8 @@ class PullController(QObject):
         interval = 1.0 / PROGRESS_PER_SECOND
 
         def work(task: Task) -> bool:
-            backend = cast("OllamaBackend", assembly.one_off_backend(target, timeout_s=PULL_READ_TIMEOUT_S))
+            backend = cast("OllamaBackend", assembly.one_off_backend(target,
+                    timeout_s=PULL_READ_TIMEOUT_S))
             try:
                 last_sent, last_status = 0.0, None
                 for step in backend.pull_model(name, task.cancel_event):

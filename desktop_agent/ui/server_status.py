@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QWidget
 
 from desktop_agent.ui import theme
+from desktop_agent.ui.i18n import translate
 
 RECHECK_MS = 20_000
 ONLINE_RECHECK_MS = 30_000
@@ -28,7 +29,7 @@ class ServerStatus(QLabel):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setAccessibleName("Server status")
+        self.setAccessibleName(translate("ServerStatus", "Server status"))
         self.setTextFormat(Qt.TextFormat.RichText)
         #: None while checking, True when the server answered, False after a problem
         self.ok: bool | None = None
@@ -48,11 +49,12 @@ class ServerStatus(QLabel):
     def show_checking(self) -> None:
         if self._quiet and self.ok:
             return
-        self._show(None, "", "Checking the server…")
+        self._show(None, "", translate("ServerStatus", "Checking the server…"))
 
     def show_online(self, version: str = "") -> None:
         self._quiet = False
-        self._show(True, version, "Server online" + (f" (v{version})" if version and version[0].isdigit() else ""))
+        self._show(True, version, translate("ServerStatus", "Server online") + (
+                f" (v{version})" if version and version[0].isdigit() else ""))
         self._online_recheck.start()
 
     def show_problem(self, label: str, detail: str) -> None:

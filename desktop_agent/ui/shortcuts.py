@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -19,9 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("Shortcuts", text)
+from desktop_agent.ui.i18n import translate
 
 
 @dataclass(frozen=True)
@@ -40,13 +38,13 @@ def _native(seq: QKeySequence) -> str:
 def _area(widget: QWidget | None, window: QWidget, context: Qt.ShortcutContext) -> str:
     """Where a shortcut works: the whole window, or the dock (or widget) it belongs to."""
     if context in (Qt.ShortcutContext.WindowShortcut, Qt.ShortcutContext.ApplicationShortcut) or widget is None:
-        return _tr("Anywhere in the window")
+        return translate("Shortcuts", "Anywhere in the window")
     w: QWidget | None = widget
     while w is not None and w is not window:
         if isinstance(w, QDockWidget):
             return w.windowTitle()
         w = w.parentWidget()
-    return widget.accessibleName() or _tr("Anywhere in the window")
+    return widget.accessibleName() or translate("Shortcuts", "Anywhere in the window")
 
 
 def _plain(text: str) -> str:
@@ -74,9 +72,9 @@ def window_keys(window: QWidget) -> list[Key]:
         parent = shortcut.parent()
         owner = parent if isinstance(parent, QWidget) else None
         found.append(Key(_area(owner, window, shortcut.context()), _native(shortcut.key()), shortcut.whatsThis()))
-    box = _tr("Message box")
-    found += [Key(box, _native(QKeySequence(keys)), _tr(str(does))) for keys, does in ComposeBox.KEYS]
-    found += [Key(_tr("Settings"), _native(QKeySequence(keys)), _tr(str(does))) for keys, does in SETTINGS_KEYS]
+    box = translate("Shortcuts", "Message box")
+    found += [Key(box, _native(QKeySequence(keys)), translate("Shortcuts", str(does))) for keys, does in ComposeBox.KEYS]
+    found += [Key(translate("Shortcuts", "Settings"), _native(QKeySequence(keys)), translate("Shortcuts", str(does))) for keys, does in SETTINGS_KEYS]
     seen: set[tuple[str, str]] = set()
     unique = []
     for k in found:
@@ -91,14 +89,14 @@ class ShortcutsDialog(QDialog):
 
     def __init__(self, window: QWidget):
         super().__init__(window)
-        self.setWindowTitle(_tr("Keyboard shortcuts"))
+        self.setWindowTitle(translate("Shortcuts", "Keyboard shortcuts"))
         self.setObjectName("shortcutsDialog")
         self.keys = window_keys(window)
         self.tree = QTreeWidget()
         self.tree.setObjectName("shortcutsList")
-        self.tree.setAccessibleName(_tr("Keyboard shortcuts"))
+        self.tree.setAccessibleName(translate("Shortcuts", "Keyboard shortcuts"))
         self.tree.setColumnCount(2)
-        self.tree.setHeaderLabels([_tr("Keys"), _tr("What it does")])
+        self.tree.setHeaderLabels([translate("Shortcuts", "Keys"), translate("Shortcuts", "What it does")])
         self.tree.setRootIsDecorated(False)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         groups: dict[str, QTreeWidgetItem] = {}

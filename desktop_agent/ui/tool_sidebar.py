@@ -35,7 +35,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.ui import icons, theme
+from desktop_agent.ui.i18n import source_name, translate, translate_text
 
 if TYPE_CHECKING:  # the event and message models (pydantic) load after the window's first frame; the Qt
     # types of the list and the details with them (PySide6 builds each type, and its enums, when first imported)
@@ -50,12 +52,12 @@ log = logging.getLogger(__name__)
 
 #: status → (icon name, label)
 STATUS = {
-    "running": ("running", "running"),
-    "ok": ("ok", "ok"),
-    "error": ("error", "error"),
-    "timeout": ("timeout", "timed out"),
-    "cancelled": ("cancelled", "cancelled"),
-    "denied": ("denied", "denied"),
+    "running": ("running", QT_TRANSLATE_NOOP("ToolSidebar", "running")),
+    "ok": ("ok", QT_TRANSLATE_NOOP("ToolSidebar", "ok")),
+    "error": ("error", QT_TRANSLATE_NOOP("ToolSidebar", "error")),
+    "timeout": ("timeout", QT_TRANSLATE_NOOP("ToolSidebar", "timed out")),
+    "cancelled": ("cancelled", QT_TRANSLATE_NOOP("ToolSidebar", "cancelled")),
+    "denied": ("denied", QT_TRANSLATE_NOOP("ToolSidebar", "denied")),
 }
 
 
@@ -76,7 +78,7 @@ def format_duration(ms: float | None) -> str:
     if ms is None:
         return ""
     if ms < 1000:
-        return f"{max(0, round(ms))} ms"
+        return translate("ToolSidebar", "{ms} ms").format(ms=max(0, round(ms)))
     s = ms / 1000
     if s < 10:
         return f"{s:.1f} s"
@@ -154,14 +156,15 @@ class ToolSidebar(QWidget):
     #: the user asked to cancel this running call (call id); the turn goes on
     cancel_requested = Signal(str)
 
-    COLS = ("Status", "Tool", "Arguments", "Duration")
+    COLS = (QT_TRANSLATE_NOOP("ToolSidebar", "Status"), QT_TRANSLATE_NOOP("ToolSidebar", "Tool"),
+            QT_TRANSLATE_NOOP("ToolSidebar", "Arguments"), QT_TRANSLATE_NOOP("ToolSidebar", "Duration"))
 
     def __init__(self, parent: QWidget | None = None, *, details_later: bool = False):
         """``details_later``: build only the empty sidebar now (what a new window shows) and the list and the
         details when :meth:`build_details` is called — the main window does, right after its first frame."""
         super().__init__(parent)
         self.setObjectName("toolSidebar")
-        self.setAccessibleName("Tool activity")
+        self.setAccessibleName(translate("ToolSidebar", "Tool activity"))
         self.runs: dict[str, ToolRun] = {}
         self._items: dict[str, QTreeWidgetItem] = {}
         #: calls of an opened chat whose rows are not built yet (see :meth:`load`), oldest first
@@ -174,8 +177,9 @@ class ToolSidebar(QWidget):
         self._details_built = False
 
         self.empty = QLabel(
-            "No tool calls yet.\n\nWhen the assistant uses a tool, the call shows up here with its "
-            "arguments, result and duration."
+            translate("ToolSidebar",
+                    "No tool calls yet.\n\nWhen the assistant uses a tool, the call shows up here with its "
+            "arguments, result and duration.")
         )
         self.empty.setObjectName("toolEmpty")
         self.empty.setWordWrap(True)
@@ -190,7 +194,7 @@ class ToolSidebar(QWidget):
         self.offered.setObjectName("toolsOffered")
         self.offered.setWordWrap(True)
         self.offered.setVisible(False)
-        self.offered.setAccessibleName("Tools offered to the model")
+        self.offered.setAccessibleName(translate("ToolSidebar", "Tools offered to the model"))
         lay = QVBoxLayout(self)
         lay.setContentsMargins(8, 6, 8, 8)
         lay.addWidget(self.offered)
@@ -214,9 +218,9 @@ class ToolSidebar(QWidget):
         from PySide6.QtWidgets import QHeaderView, QPlainTextEdit, QSplitter, QTreeWidget
 
         self.tree: QTreeWidget = QTreeWidget()
-        self.tree.setAccessibleName("Tool calls")
+        self.tree.setAccessibleName(translate("ToolSidebar", "Tool calls"))
         self.tree.setColumnCount(len(self.COLS))
-        self.tree.setHeaderLabels(list(self.COLS))
+        self.tree.setHeaderLabels([translate("ToolSidebar", c) for c in self.COLS])
         self.tree.setRootIsDecorated(False)
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(True)
@@ -234,29 +238,30 @@ class ToolSidebar(QWidget):
         self.args_view: QPlainTextEdit = QPlainTextEdit()
         self.args_view.setReadOnly(True)
         self.args_view.setFont(mono)
-        self.args_view.setAccessibleName("Tool call arguments")
-        self.args_view.setPlaceholderText("Select a tool call to see its arguments.")
+        self.args_view.setAccessibleName(translate("ToolSidebar", "Tool call arguments"))
+        self.args_view.setPlaceholderText(translate("ToolSidebar", "Select a tool call to see its arguments."))
         self.result_view: QPlainTextEdit = QPlainTextEdit()
         self.result_view.setReadOnly(True)
         self.result_view.setFont(mono)
-        self.result_view.setAccessibleName("Tool call result")
-        self.result_view.setPlaceholderText(RESULT_PLACEHOLDER)
+        self.result_view.setAccessibleName(translate("ToolSidebar", "Tool call result"))
+        self.result_view.setPlaceholderText(translate("ToolSidebar", RESULT_PLACEHOLDER))
         self.result_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.decision_label = QLabel()
         self.decision_label.setObjectName("toolDecision")
         self.decision_label.setWordWrap(True)
-        self.decision_label.setAccessibleName("Permission decision")
+        self.decision_label.setAccessibleName(translate("ToolSidebar", "Permission decision"))
         self.decision_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.args_label = QLabel("Arguments")
-        self.result_label = QLabel("Result")
-        self.copy_args = self._copy_button("Copy arguments", self.args_view.toPlainText)
+        self.args_label = QLabel(translate("ToolSidebar", "Arguments"))
+        self.result_label = QLabel(translate("ToolSidebar", "Result"))
+        self.copy_args = self._copy_button(translate("ToolSidebar", "Copy arguments"), self.args_view.toPlainText)
         # the whole result, not the (possibly cut) text shown
-        self.copy_result = self._copy_button("Copy result", lambda: self._result_full)
-        self.cancel_call = QPushButton("Cancel call")
+        self.copy_result = self._copy_button(translate("ToolSidebar", "Copy result"), lambda: self._result_full)
+        self.cancel_call = QPushButton(translate("ToolSidebar", "Cancel call"))
         self.cancel_call.setObjectName("cancelToolCall")
-        self.cancel_call.setAccessibleName("Cancel this tool call")
-        self.cancel_call.setToolTip("Stop this tool call (Delete in the list); the assistant is told it was "
-                                    "cancelled and goes on")
+        self.cancel_call.setAccessibleName(translate("ToolSidebar", "Cancel this tool call"))
+        self.cancel_call.setToolTip(translate("ToolSidebar",
+                "Stop this tool call (Delete in the list); the assistant is told it was "
+                                    "cancelled and goes on"))
         self.cancel_call.setVisible(False)
         self.cancel_call.clicked.connect(self._cancel_current)
         self._cancel_key = QShortcut(QKeySequence(Qt.Key.Key_Delete), self.tree)
@@ -301,7 +306,7 @@ class ToolSidebar(QWidget):
     def _copy_button(self, name: str, text: Callable[[], str]) -> QToolButton:
         """A "Copy" button that puts ``text()`` on the clipboard."""
         b = QToolButton()
-        b.setText("Copy")
+        b.setText(translate("ToolSidebar", "Copy"))
         b.setToolTip(name)
         b.setAccessibleName(name)
         b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
@@ -369,12 +374,13 @@ class ToolSidebar(QWidget):
 
     def show_offered(self, names: tuple[str, ...] | list[str], reason: str, chosen: str | None = None) -> None:
         """Say which tools the model is offered for the current message, and why."""
+        reason = translate_text(reason)
         if names:
-            text = "Offered: " + ", ".join(names) + f" — {reason}"
+            text = translate("ToolSidebar", "Offered: ") + ", ".join(names) + f" — {reason}"
             if chosen:
-                text += f"; asked to call {chosen}"
+                text += translate("ToolSidebar", "; asked to call {chosen}").format(chosen=chosen)
         else:
-            text = f"No tools offered — {reason}"
+            text = translate("ToolSidebar", "No tools offered — {reason}").format(reason=reason)
         self.offered.setText(text)
         self.offered.setToolTip(text)
         self.offered.setVisible(True)
@@ -434,12 +440,13 @@ class ToolSidebar(QWidget):
         self._items.clear()
         self.args_view.clear()
         self.result_view.clear()
-        self.result_view.setPlaceholderText(RESULT_PLACEHOLDER)  # not "… is running" of another chat's call
+        # not "… is running" of another chat's call
+        self.result_view.setPlaceholderText(translate("ToolSidebar", RESULT_PLACEHOLDER))
         self.decision_label.clear()
         self._result_full = ""
         self.copy_args.setEnabled(False)
         self.copy_result.setEnabled(False)
-        self.result_label.setText("Result")
+        self.result_label.setText(translate("ToolSidebar", "Result"))
         self.attachments_view.show_attachments(())
         self.stack.setCurrentWidget(self.empty)
 
@@ -525,6 +532,7 @@ class ToolSidebar(QWidget):
         if item is None:
             return
         icon_name, label = STATUS.get(run.status, ("info", run.status))
+        label = translate("ToolSidebar", label)
         color = status_color(run.status)
         item.setIcon(0, icons.icon(icon_name, color))
         item.setText(0, f"{label} — {run.progress}" if run.status == "running" and run.progress else label)
@@ -536,7 +544,8 @@ class ToolSidebar(QWidget):
             item.setText(3, format_duration((time.monotonic() - run.started) * 1000))
         else:
             item.setText(3, format_duration(run.duration_ms))
-        item.setToolTip(0, run.decision[:1].upper() + run.decision[1:] if run.decision else label)
+        decision = translate_text(run.decision)
+        item.setToolTip(0, decision[:1].upper() + decision[1:] if decision else label)
         item.setData(0, Qt.ItemDataRole.AccessibleTextRole, f"{run.name}: {label} {item.text(3)}")
 
     def _tick(self) -> None:
@@ -548,7 +557,7 @@ class ToolSidebar(QWidget):
                 item = self._items[run.call_id]
                 item.setText(3, format_duration((now - run.started) * 1000))
                 if run.progress:
-                    item.setText(0, f"{STATUS['running'][1]} — {run.progress}")
+                    item.setText(0, f"{translate('ToolSidebar', STATUS['running'][1])} — {run.progress}")
         if not running:
             self._timer.stop()
 
@@ -567,8 +576,9 @@ class ToolSidebar(QWidget):
         self._result_full = text
         if len(text) > self.RESULT_VIEW_LIMIT:
             more = len(text) - self.RESULT_VIEW_LIMIT
-            text = (f"{text[:self.RESULT_VIEW_LIMIT]}\n\n… {more:,} more characters not shown "
-                    "(too large to display); Copy copies the whole result.")
+            text = (translate("ToolSidebar",
+                    "{text}\n\n… {more:,} more characters not shown (too large to display); Copy copies the whole "
+                    "result.").format(text=text[:self.RESULT_VIEW_LIMIT], more=more))
         self.result_view.setPlainText(text)
 
     def _cancel_current(self) -> None:
@@ -585,31 +595,39 @@ class ToolSidebar(QWidget):
         running = run.status == "running"
         self.cancel_call.setVisible(running)
         self.cancel_call.setEnabled(running and not run.cancelling)
-        self.cancel_call.setText("Cancelling…" if running and run.cancelling else f"Cancel {run.name}")
+        self.cancel_call.setText(translate("ToolSidebar", "Cancelling…") if running and run.cancelling else translate(
+                "ToolSidebar", "Cancel {name}").format(name=run.name))
         self.args_view.setPlainText(pretty_json(run.arguments) if run.arguments else "{}")
-        lines = ([f"From: {run.source}"] if run.source else []) + ([f"Permission: {run.decision}"] if run.decision
-                                                                    else [])
+        lines = []
+        if run.source:
+            lines.append(translate("ToolSidebar", "From: {source}").format(source=source_name(run.source)))
+        if run.decision:
+            lines.append(translate("ToolSidebar", "Permission: {decision}").format(
+                decision=translate_text(run.decision)))
         self.decision_label.setText("\n".join(lines))
         self.decision_label.setVisible(bool(lines))
-        self.result_view.setPlaceholderText(f"{run.name} is running…" if running else RESULT_PLACEHOLDER)
+        self.result_view.setPlaceholderText(translate("ToolSidebar", "{name} is running…").format(
+                name=run.name) if running else translate("ToolSidebar", RESULT_PLACEHOLDER))
         if running:
-            self.result_label.setText("Result")
+            self.result_label.setText(translate("ToolSidebar", "Result"))
             self._set_result("")
         elif run.error is not None and run.status != "ok":
-            self.result_label.setText(f"Error ({STATUS.get(run.status, ('', run.status))[1]})")
+            status = translate("ToolSidebar", STATUS.get(run.status, ("", run.status))[1])
+            self.result_label.setText(translate("ToolSidebar", "Error ({status})").format(status=status))
             self._set_result(pretty_json(run.error) if run.error else run.result)
         else:
-            self.result_label.setText("Result")
+            self.result_label.setText(translate("ToolSidebar", "Result"))
             self._set_result(pretty_json(run.result))
         if run.output.strip() and not running:
-            self._set_result(f"{self._result_full}\n\n── printed by the tool ──\n{run.output.rstrip()}")
+            self._set_result(translate("ToolSidebar", "{result_full}\n\n── printed by the tool ──\n{output}").format(
+                    result_full=self._result_full, output=run.output.rstrip()))
         self.attachments_view.show_attachments(() if running else run.attachments)
         self.copy_args.setEnabled(True)
         self.copy_result.setEnabled(bool(self._result_full))
 
 
 #: what the result box says while no call is shown
-RESULT_PLACEHOLDER = "The result or error appears here."
+RESULT_PLACEHOLDER = QT_TRANSLATE_NOOP("ToolSidebar", "The result or error appears here.")
 
 #: the longest side of a result's image thumbnail, in pixels (at most / at least)
 THUMBNAIL = 160
@@ -626,7 +644,7 @@ class AttachmentStrip(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("toolAttachments")
-        self.setAccessibleName("Images of the result")
+        self.setAccessibleName(translate("ToolSidebar", "Images of the result"))
         self._row = QHBoxLayout(self)
         self._row.setContentsMargins(0, 4, 0, 0)
         self._row.setSpacing(6)
@@ -643,11 +661,14 @@ class AttachmentStrip(QWidget):
         for att in attachments:
             label = QLabel()
             label.setObjectName("toolAttachment")
-            pixmap, why = _thumbnail(att) if att.kind == "image" else (None, "cannot be shown here")
+            pixmap, why = _thumbnail(att) if att.kind == "image" else (None, translate("ToolSidebar",
+                    "cannot be shown here"))
             if pixmap is not None:
                 label.setPixmap(pixmap)
-                label.setToolTip(f"{att.mime_type or 'image'}, {len(att.data) * 3 // 4:,} bytes")
-                label.setAccessibleName(f"Image of the result ({att.mime_type or 'image'})")
+                label.setToolTip(translate("ToolSidebar", "{mime_type}, {size:,} bytes").format(
+                        mime_type=att.mime_type or 'image', size=len(att.data) * 3 // 4))
+                label.setAccessibleName(translate("ToolSidebar", "Image of the result ({mime_type})").format(
+                        mime_type=att.mime_type or 'image'))
             else:
                 label.setText(f"[{att.kind}: {att.mime_type or 'unknown type'} — {why}]")
             self._row.addWidget(label)
@@ -667,15 +688,16 @@ def _thumbnail(att: Attachment) -> tuple[QPixmap | None, str]:
     reader = QImageReader(buffer)
     size = reader.size()
     if not size.isValid() or size.isEmpty():
-        return None, "cannot be shown here"
+        return None, translate("ToolSidebar", "cannot be shown here")
     if size.width() * size.height() > MOST_PIXELS:
-        return None, f"{size.width()} × {size.height()} pixels, too large to show here"
+        return None, translate("ToolSidebar", "{width} × {height} pixels, too large to show here").format(
+                width=size.width(), height=size.height())
     side = max(size.width(), size.height())
     if side > THUMBNAIL:  # big ones read shrunk
         reader.setScaledSize(size.scaled(THUMBNAIL, THUMBNAIL, Qt.AspectRatioMode.KeepAspectRatio))
     image = reader.read()
     if image.isNull():
-        return None, "cannot be shown here"
+        return None, translate("ToolSidebar", "cannot be shown here")
     if side < SMALLEST:  # icon-sized ones made visible
         image = image.scaled(SMALLEST, SMALLEST, Qt.AspectRatioMode.KeepAspectRatio,
                              Qt.TransformationMode.SmoothTransformation)

@@ -12,6 +12,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QSizePolicy, QToolBar, QToolButton, QWidget
 
 from desktop_agent.ui import icons
+from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.model_capabilities import ModelCapabilities
 from desktop_agent.ui.model_picker import ModelPicker
 
@@ -37,7 +38,7 @@ class MainToolbar(QToolBar):
     """New chat | the pickers, the capabilities, Refresh | … | Tool activity, Settings."""
 
     def __init__(self, new_chat: QAction, refresh: QAction, tools: QAction, settings: QAction):
-        super().__init__("Main toolbar")
+        super().__init__(translate("Toolbar", "Main toolbar"))
         self.setObjectName("mainToolbar")
         self.setMovable(False)
         self.setIconSize(QSize(18, 18))
@@ -78,9 +79,11 @@ def build_menus(window: QMainWindow, file: list[QAction | None], chat: list[QAct
     """File, Chat, View and Help (None in ``file``: a separator); returns the View menu (the history's toggle
     joins it later)."""
     mb = window.menuBar()
-    menus = {}
-    for title, actions in (("&File", file), ("&Chat", chat), ("&View", view), ("&Help", help_)):
-        menu = menus[title] = mb.addMenu(title)
+    menus = []
+    for title, actions in ((translate("Toolbar", "&File"), file), (translate("Toolbar", "&Chat"), chat),
+                           (translate("Toolbar", "&View"), view), (translate("Toolbar", "&Help"), help_)):
+        menu = mb.addMenu(title)
+        menus.append(menu)
         for a in actions:
             menu.addAction(a) if a is not None else menu.addSeparator()
-    return menus["&View"]
+    return menus[2]  # View

@@ -56,3 +56,25 @@ def test_installed_wheel_lists_shipped_tools(wheel, tmp_path):
     listed = {line.split()[0] for line in lines}
     assert {"today", "day_of_week", "say_hello", "get_current_weather", "calculator"} <= listed
     assert all("[shipped]" in line for line in lines if line.split()[0] in {"today", "calculator"})
+
+
+def test_installed_wheel_speaks_chinese(wheel, tmp_path):
+    """The built translation is inside the wheel, and an app installed from it (not the checkout) loads it."""
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "desktop_agent/translations/desktop_agent_zh_CN.qm" in names
+    target = tmp_path / "site"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    env = {**os.environ, "PYTHONPATH": str(target), "QT_QPA_PLATFORM": "offscreen"}
+    proc = subprocess.run(
+        [sys.executable, "-c", "from PySide6.QtCore import QCoreApplication; app = QCoreApplication([]); "
+         "from desktop_agent.ui import i18n; print(i18n.qm_file('zh_CN')); print(i18n.install('zh_CN', app)); "
+         "print(i18n.translate('Compose', 'Send'))"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    where, language, send = proc.stdout.splitlines()
+    assert where.startswith(str(target)) and language == "zh_CN" and send == "发送"

@@ -46,6 +46,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 from urllib.parse import urlsplit
 
+from desktop_agent.core.tools.permission_words import decision_summary, scope_label
+
 if TYPE_CHECKING:
     from desktop_agent.core.tools.definition import Tool
 
@@ -250,15 +252,7 @@ class Scope:
 
     def label(self, tool: str) -> str:
         """A line for people: "any call of x", "files under /home/me/notes", "commands starting with git"…"""
-        if self.kind == "tool":
-            return f"any call of {tool}"
-        if self.kind == "args":
-            return "these exact arguments"
-        if self.kind == "path":
-            return f"paths under {self.value}"
-        if self.kind == "command":
-            return f"commands starting with {self.value}"
-        return f"the host {self.value}"
+        return scope_label(self.kind, self.value, tool)
 
     def matches(self, arguments: Mapping[str, Any], subject: Subject | None) -> bool:
         if self.kind == "tool":
@@ -323,11 +317,7 @@ class Decision:
 
     def summary(self) -> str:
         """``allowed by rule #3``, ``allowed by user (for this chat)``, ``denied by user: not now``."""
-        verb = "allowed" if self.allowed else "denied"
-        who = f"rule #{self.rule_id}" if self.by == "rule" and self.rule_id is not None else self.by
-        if not self.reason:
-            return f"{verb} by {who}"
-        return f"{verb} by {who}" + (f" ({self.reason})" if self.allowed else f": {self.reason}")
+        return decision_summary(self.allowed, self.by, self.rule_id, self.reason)
 
 
 Choice = Literal["once", "chat", "always", "deny"]

@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.tools.permissions import COMMAND_ARGUMENTS, PATH_ARGUMENTS
 
 #: the largest file read to show a diff against (bytes); a bigger one shows the new content only
@@ -90,8 +91,11 @@ def preview_call(arguments: dict[str, Any]) -> CallPreview:
         target = _target(path[1])
         current = _read(target)
         if current is not None:
-            return CallPreview("diff", _diff(current, content[1], name), pretty, f"changes to {target}")
+            return CallPreview("diff", _diff(current, content[1], name), pretty, QT_TRANSLATE_NOOP("Preview",
+                    "changes to {target}").format(target=target))
         if os.path.exists(target):
-            return CallPreview("json", pretty, pretty, f"replaces {target} (not shown: not a small text file)")
-        return CallPreview("diff", _diff("", content[1], name), pretty, f"new file {target}")
+            return CallPreview("json", pretty, pretty, QT_TRANSLATE_NOOP(
+                "Preview", "replaces {target} (not shown: not a small text file)").format(target=target))
+        return CallPreview("diff", _diff("", content[1], name), pretty, QT_TRANSLATE_NOOP("Preview",
+                "new file {target}").format(target=target))
     return CallPreview("json", pretty, pretty)

@@ -20,6 +20,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.messages import Message
 from desktop_agent.core.tools.definition import Tool
 from desktop_agent.core.tools.registry import ToolRegistry
@@ -302,15 +303,15 @@ class Relevant:
     def reason(self) -> str:
         """Why these tools (or none) are offered, in a few words: "matched 'week', 'day'"."""
         if not self.names:
-            return "no tool fits the message"
+            return QT_TRANSLATE_NOOP("ToolsOffered", "no tool fits the message")
         if self.chosen:
-            return "the tool chosen for this message"
+            return QT_TRANSLATE_NOOP("ToolsOffered", "the tool chosen for this message")
         if self.named:
-            return "named in the message"
+            return QT_TRANSLATE_NOOP("ToolsOffered", "named in the message")
         hits = list(dict.fromkeys(w for n in self.names for w in self.matched.get(n, ())))
         if not hits:
-            return "a follow-up of the tools used last"
-        return "matched " + ", ".join(f"'{w}'" for w in hits[:6])
+            return QT_TRANSLATE_NOOP("ToolsOffered", "a follow-up of the tools used last")
+        return QT_TRANSLATE_NOOP("ToolsOffered", "matched {words}").format(words=", ".join(f"'{w}'" for w in hits[:6]))
 
 
 def _mentions(text: str, name: str) -> bool:

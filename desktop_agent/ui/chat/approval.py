@@ -27,9 +27,11 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.tools.permissions import Answer, PermissionRequest
 from desktop_agent.core.tools.preview import CallPreview, preview_call
 from desktop_agent.ui.chat.context import ChatContext
+from desktop_agent.ui.i18n import source_name, translate, translate_text
 from desktop_agent.ui.theme import Theme
 
 #: lines of the preview shown before it scrolls
@@ -59,21 +61,24 @@ class ApprovalCard(QFrame):
     """"Allow <tool> to run?" with what it would do and the four answers."""
 
     CHOICE_TEXT: ClassVar[dict[str, str]] = {
-        "once": "Allowed once", "chat": "Allowed for this chat", "always": "Always allowed", "deny": "Denied",
+        "once": QT_TRANSLATE_NOOP("Approval", "Allowed once"), "chat": QT_TRANSLATE_NOOP("Approval",
+                "Allowed for this chat"),
+        "always": QT_TRANSLATE_NOOP("Approval", "Always allowed"), "deny": QT_TRANSLATE_NOOP("Approval", "Denied"),
     }
 
     def __init__(self, ctx: ChatContext, request: PermissionRequest, preview: CallPreview | None = None):
         super().__init__()
         self.request = request
         self.setObjectName("approvalCard")
-        self.setAccessibleName(f"Approve tool {request.tool_name}")
+        self.setAccessibleName(translate("Approval", "Approve tool {tool_name}").format(tool_name=request.tool_name))
         th = ctx.theme
         tool = request.tool
         lay = QVBoxLayout(self)
         lay.setContentsMargins(14, 12, 14, 12)
         lay.setSpacing(6)
 
-        title = QLabel(f"<b>Allow <code>{html.escape(request.tool_name)}</code> to run?</b>")
+        title = QLabel(translate("Approval", "<b>Allow <code>{tool}</code> to run?</b>").format(tool=html.escape(
+                request.tool_name)))
         title.setTextFormat(Qt.TextFormat.RichText)
         lay.addWidget(title)
         if request.description:
@@ -81,16 +86,19 @@ class ApprovalCard(QFrame):
             self.description.setTextFormat(Qt.TextFormat.PlainText)
             self.description.setWordWrap(True)
             lay.addWidget(self.description)
-        kinds = [k for k, on in (("destructive", tool.destructive), ("read-only", tool.read_only)) if on]
-        self.source = QLabel("From: " + request.source + (f" · {', '.join(kinds)}" if kinds else ""))
+        kinds = [k for k, on in ((translate("Approval", "destructive"), tool.destructive),
+                                 (translate("Approval", "read-only"), tool.read_only)) if on]
+        self.source = QLabel(translate("Approval", "From: ") + source_name(request.source) + (
+                f" · {', '.join(kinds)}" if kinds else ""))
         self.source.setTextFormat(Qt.TextFormat.PlainText)
         self.source.setStyleSheet(f"color: {th.muted};")
-        self.source.setAccessibleName("Where the tool comes from")
+        self.source.setAccessibleName(translate("Approval", "Where the tool comes from"))
         lay.addWidget(self.source)
 
         self.preview = preview if preview is not None else preview_call(request.arguments)
-        heading = {"command": "Command line:", "diff": "Changes:", "json": "Arguments:"}[self.preview.kind]
-        note = self.preview.note
+        heading = {"command": translate("Approval", "Command line:"), "diff": translate("Approval", "Changes:"),
+                   "json": translate("Approval", "Arguments:")}[self.preview.kind]
+        note = translate_text(self.preview.note)
         head = QLabel(f"{note[:1].upper()}{note[1:]}:" if note else heading)
         head.setTextFormat(Qt.TextFormat.PlainText)
         head.setWordWrap(True)
@@ -115,43 +123,45 @@ class ApprovalCard(QFrame):
             self.arguments.setReadOnly(True)
             self.arguments.setVisible(False)
             self.arguments.setTabChangesFocus(True)
-            self.arguments.setAccessibleName("Arguments")
+            self.arguments.setAccessibleName(translate("Approval", "Arguments"))
             self.arguments.setFont(self.details.font())
             self.arguments.setFixedHeight(min(8, self.preview.arguments.count("\n") + 1) * metrics.lineSpacing() + 14)
-            self.show_arguments = QPushButton("Show all arguments")
+            self.show_arguments = QPushButton(translate("Approval", "Show all arguments"))
             self.show_arguments.setFlat(True)
             self.show_arguments.setCheckable(True)
             self.show_arguments.setAutoDefault(False)
             self.show_arguments.toggled.connect(self.arguments.setVisible)
             self.show_arguments.toggled.connect(
-                lambda on: self.show_arguments.setText("Hide arguments" if on else "Show all arguments"))
+                lambda on: self.show_arguments.setText(translate("Approval", "Hide arguments") if on else translate(
+                        "Approval", "Show all arguments")))
             lay.addWidget(self.show_arguments, 0, Qt.AlignmentFlag.AlignLeft)
             lay.addWidget(self.arguments)
 
         scope_row = QHBoxLayout()
-        scope_label = QLabel("Appl&ies to:")
+        scope_label = QLabel(translate("Approval", "Appl&ies to:"))
         self.scope = QComboBox()
-        self.scope.setAccessibleName("What Allow for this chat and Always allow cover")
+        self.scope.setAccessibleName(translate("Approval", "What Allow for this chat and Always allow cover"))
         for s in request.scopes:
-            self.scope.addItem(s.label(request.tool_name), s)
+            self.scope.addItem(translate_text(s.label(request.tool_name)), s)
         scope_label.setBuddy(self.scope)
         scope_row.addWidget(scope_label)
         scope_row.addWidget(self.scope, 1)
         lay.addLayout(scope_row)
 
         self.reason = QLineEdit()
-        self.reason.setPlaceholderText("Reason for denying (optional, sent to the model)")
-        self.reason.setAccessibleName("Reason for denying")
+        self.reason.setPlaceholderText(translate("Approval", "Reason for denying (optional, sent to the model)"))
+        self.reason.setAccessibleName(translate("Approval", "Reason for denying"))
         self.reason.returnPressed.connect(lambda: self._answer("deny"))
         lay.addWidget(self.reason)
 
         row = QHBoxLayout()
-        self.allow = QPushButton("Allow &once")
-        self.allow_chat = QPushButton("Allow for this cha&t")
-        self.allow_always = QPushButton("Al&ways allow")
-        self.deny = QPushButton("&Deny")
+        self.allow = QPushButton(translate("Approval", "Allow &once"))
+        self.allow_chat = QPushButton(translate("Approval", "Allow for this cha&t"))
+        self.allow_always = QPushButton(translate("Approval", "Al&ways allow"))
+        self.deny = QPushButton(translate("Approval", "&Deny"))
         self.buttons = {"once": self.allow, "chat": self.allow_chat, "always": self.allow_always, "deny": self.deny}
-        names = {"once": "Allow once", "chat": "Allow for this chat", "always": "Always allow", "deny": "Deny"}
+        names = {"once": translate("Approval", "Allow once"), "chat": translate("Approval", "Allow for this chat"),
+                "always": translate("Approval", "Always allow"), "deny": translate("Approval", "Deny")}
         name = request.tool_name
         tips = {"once": self.tr("Run this call of %1 once; the next call asks again (Alt+O)").replace("%1", name),
                 "chat": self.tr("Run %1 without asking for the rest of this chat, for what \"Applies to\" says "
@@ -171,7 +181,7 @@ class ApprovalCard(QFrame):
         self.result = QLabel()
         self.result.setTextFormat(Qt.TextFormat.PlainText)
         self.result.setWordWrap(True)
-        self.result.setAccessibleName("Decision")
+        self.result.setAccessibleName(translate("Approval", "Decision"))
         self.result.setVisible(False)
         lay.addWidget(self.result)
 
@@ -183,9 +193,9 @@ class ApprovalCard(QFrame):
         self.request.answer(Answer(choice, scope if choice in ("chat", "always") else None,
                                    reason if choice == "deny" else None))
         self._disable()
-        text = self.CHOICE_TEXT[choice]
+        text = translate("Approval", self.CHOICE_TEXT[choice])
         if choice in ("chat", "always") and scope is not None:
-            text += f" ({scope.label(self.request.tool_name)})"
+            text += f" ({translate_text(scope.label(self.request.tool_name))})"
         if choice == "deny" and reason:
             text += f": {reason}"
         self._show(text)
@@ -203,6 +213,7 @@ class ApprovalCard(QFrame):
         self._disable()
         decision = self.request.result
         if decision is not None:
-            self._show(decision.summary()[0].upper() + decision.summary()[1:])
+            summary = translate_text(decision.summary())
+            self._show(summary[:1].upper() + summary[1:])
         elif not self.result.isVisible():
-            self._show("Denied (the turn ended)")
+            self._show(translate("Approval", "Denied (the turn ended)"))

@@ -12,6 +12,7 @@ from desktop_agent.ui import icons
 from desktop_agent.ui.chat.approval import ApprovalCard
 from desktop_agent.ui.chat.context import ChatContext
 from desktop_agent.ui.errors import ErrorView
+from desktop_agent.ui.i18n import translate
 
 __all__ = ["ApprovalCard", "ErrorCard", "inline_code"]
 
@@ -43,7 +44,7 @@ class ErrorCard(QFrame):
         super().__init__()
         self.info = info
         self.setObjectName("errorCard")
-        self.setAccessibleName(f"Error: {info.title}")
+        self.setAccessibleName(translate("Cards", "Error: {title}").format(title=info.title))
         th = ctx.theme
         lay = QHBoxLayout(self)
         lay.setContentsMargins(14, 12, 14, 12)
@@ -64,14 +65,14 @@ class ErrorCard(QFrame):
         self.text.setWordWrap(True)
         self.text.setTextFormat(Qt.TextFormat.RichText)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.text.setAccessibleName("Error message")
+        self.text.setAccessibleName(translate("Cards", "Error message"))
         col.addWidget(self.title)
         col.addWidget(self.text)
         self.progress = QProgressBar()
         self.progress.setVisible(False)
         self.progress.setTextVisible(True)
         self.progress.setMaximumWidth(360)
-        self.progress.setAccessibleName("Progress")
+        self.progress.setAccessibleName(translate("Cards", "Progress"))
         col.addWidget(self.progress)
         row = QHBoxLayout()
         row.setSpacing(8)
@@ -91,8 +92,8 @@ class ErrorCard(QFrame):
             b.clicked.connect(lambda _=False, a=action: self.error_action.emit(a, self))
             row.addWidget(b)
             self.buttons[action.label] = b
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setAccessibleName("Cancel")
+        self.cancel_button = QPushButton(translate("Cards", "Cancel"))
+        self.cancel_button.setAccessibleName(translate("Cards", "Cancel"))
         self.cancel_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.cancel_button.setVisible(False)
         self.cancel_button.clicked.connect(self.cancel_requested)
@@ -128,4 +129,4 @@ class ErrorCard(QFrame):
             b = self.buttons.get(action.label)
             if b is not None and action.kind not in self.TIMELESS:
                 b.setEnabled(False)
-                b.setToolTip("This error is from an earlier message; the chat has moved on.")
+                b.setToolTip(translate("Cards", "This error is from an earlier message; the chat has moved on."))

@@ -10,6 +10,7 @@ from typing import Any
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QWidget
 
+from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.theme import Theme
 
 _loaded: dict[str, Any] = {}
@@ -49,6 +50,8 @@ def markdown_colors(th: Theme):
         border=th.assistant_border,
         mono_family=mono,
         pygments_style=th.pygments_style,
+        copy_text=translate("Markdown", "Copy"),
+        copied_text=translate("Markdown", "Copied ✓"),
     )
 
 

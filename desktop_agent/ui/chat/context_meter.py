@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QToolButton, QWidget
 
+from desktop_agent.ui.i18n import translate
+
 if TYPE_CHECKING:  # the message models (pydantic) load after the window's first frame; the meter is in it
     from desktop_agent.core.events import ContextUsage
 
@@ -28,19 +30,24 @@ def meter_text(usage: ContextUsage) -> str:
 
 
 def meter_tooltip(usage: ContextUsage) -> str:
-    how = "as the server counted them" if usage.reported else "estimated"
-    lines = [f"The last request used {usage.used:,} of the model's {usage.window or 0:,}-token context window "
-             f"({how})."]
+    how = translate("ContextMeter", "as the server counted them") if usage.reported else translate("ContextMeter",
+            "estimated")
+    lines = [translate("ContextMeter",
+            "The last request used {used:,} of the model's {window:,}-token context window ({how}).").format(
+                    used=usage.used, window=usage.window or 0, how=how)]
     if usage.assumed:
-        lines.append("The server does not say its window, so this one is assumed (Settings: “Context window if "
-                     "unknown”); the real one is learned when the server refuses a request as too long.")
-    if usage.left_out:
-        lines.append(f"{usage.left_out} earlier message{'s' if usage.left_out != 1 else ''} did not fit and "
-                     "were not sent.")
-    if usage.trimmed:
-        lines.append(f"{usage.trimmed} earlier tool result{'s were' if usage.trimmed != 1 else ' was'} sent "
-                     "trimmed.")
-    lines.append("Summarise earlier messages to keep more of the chat in view.")
+        lines.append(translate("ContextMeter",
+                "The server does not say its window, so this one is assumed (Settings: “Context window if "
+                     "unknown”); the real one is learned when the server refuses a request as too long."))
+    if left_out := usage.left_out:
+        lines.append(translate("ContextMeter", "%n earlier message did not fit and was not sent.", None, left_out)
+                     if left_out == 1 else
+                     translate("ContextMeter", "%n earlier messages did not fit and were not sent.", None, left_out))
+    if trimmed := usage.trimmed:
+        lines.append(translate("ContextMeter", "%n earlier tool result was sent trimmed.", None, trimmed)
+                     if trimmed == 1 else
+                     translate("ContextMeter", "%n earlier tool results were sent trimmed.", None, trimmed))
+    lines.append(translate("ContextMeter", "Summarise earlier messages to keep more of the chat in view."))
     return "\n".join(lines)
 
 
@@ -51,20 +58,21 @@ class ContextMeter(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setAccessibleName("Context window used")
+        self.setAccessibleName(translate("ContextMeter", "Context window used"))
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(6)
-        self.caption = QLabel("Context")
+        self.caption = QLabel(translate("ContextMeter", "Context"))
         self.bar = QProgressBar()
         self.bar.setTextVisible(False)
         self.bar.setFixedSize(80, 10)
-        self.bar.setAccessibleName("Context window used")
+        self.bar.setAccessibleName(translate("ContextMeter", "Context window used"))
         self.label = QLabel()
         self.compact = QToolButton()
-        self.compact.setText("Summarise")
-        self.compact.setToolTip("Summarise earlier messages: the model gets a summary instead of them")
-        self.compact.setAccessibleName("Summarise earlier messages")
+        self.compact.setText(translate("ContextMeter", "Summarise"))
+        self.compact.setToolTip(translate("ContextMeter",
+                "Summarise earlier messages: the model gets a summary instead of them"))
+        self.compact.setAccessibleName(translate("ContextMeter", "Summarise earlier messages"))
         self.compact.clicked.connect(self.compact_requested)
         for w in (self.caption, self.bar, self.label, self.compact):
             lay.addWidget(w)
@@ -119,11 +127,14 @@ def confirm_oversized(parent: QWidget, tokens: int, window: int) -> bool:
     """Ask before sending a message that cannot fit: True = send anyway."""
     from PySide6.QtWidgets import QMessageBox  # (its type is built on first use: not for the first frame)
 
-    box = QMessageBox(QMessageBox.Icon.Warning, "Message too long for the model",
-                      f"This message is about {tokens:,} tokens; the model's context window holds {window:,} "
-                      "(with room for the answer). The model would miss part of it.", parent=parent)
-    box.setInformativeText("Send it anyway, or shorten it (or pick a model with a larger window).")
-    send = box.addButton("Send anyway", QMessageBox.ButtonRole.AcceptRole)
+    box = QMessageBox(QMessageBox.Icon.Warning, translate("ContextMeter", "Message too long for the model"),
+                      translate("ContextMeter",
+                              "This message is about {tokens:,} tokens; the model's context window holds {window:,} "
+                              "(with room for the answer). The model would miss part of it.").format(tokens=tokens,
+                                      window=window), parent=parent)
+    box.setInformativeText(translate("ContextMeter",
+            "Send it anyway, or shorten it (or pick a model with a larger window)."))
+    send = box.addButton(translate("ContextMeter", "Send anyway"), QMessageBox.ButtonRole.AcceptRole)
     box.addButton(QMessageBox.StandardButton.Cancel)
     box.exec()
     return box.clickedButton() is send

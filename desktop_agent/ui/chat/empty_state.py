@@ -5,7 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.ui import icons
+from desktop_agent.ui.i18n import translate
 
 
 class EmptyState(QWidget):
@@ -16,18 +18,20 @@ class EmptyState(QWidget):
 
     #: prompts the shipped tools answer (the date, the weather, arithmetic)
     TOOL_SUGGESTIONS = (
-        "What day of the week is it today?",
-        "What's the weather in Paris right now?",
-        "What is 17.5% of 2,340?",
+        QT_TRANSLATE_NOOP("EmptyState", "What day of the week is it today?"),
+        QT_TRANSLATE_NOOP("EmptyState", "What's the weather in Paris right now?"),
+        QT_TRANSLATE_NOOP("EmptyState", "What is 17.5% of 2,340?"),
     )
     #: prompts a model answers on its own
     PLAIN_SUGGESTIONS = (
-        "Explain Python's GIL in three bullet points",
-        "Write a shell one-liner that finds the largest files",
-        "Suggest five names for a hiking club",
+        QT_TRANSLATE_NOOP("EmptyState", "Explain Python's GIL in three bullet points"),
+        QT_TRANSLATE_NOOP("EmptyState", "Write a shell one-liner that finds the largest files"),
+        QT_TRANSLATE_NOOP("EmptyState", "Suggest five names for a hiking club"),
     )
-    TOOL_HINT = "Ask anything. The assistant can use tools — you'll see each call in the sidebar."
-    PLAIN_HINT = "Ask anything. Tools are off: the assistant answers from the model alone."
+    TOOL_HINT = QT_TRANSLATE_NOOP("EmptyState",
+                                  "Ask anything. The assistant can use tools — you'll see each call in the sidebar.")
+    PLAIN_HINT = QT_TRANSLATE_NOOP("EmptyState",
+            "Ask anything. Tools are off: the assistant answers from the model alone.")
 
     def __init__(self):
         super().__init__()
@@ -40,11 +44,11 @@ class EmptyState(QWidget):
         logo.setPixmap(icons.pixmap("desktop-agent", 72, None, self.devicePixelRatioF()))
         logo.setAlignment(Qt.AlignmentFlag.AlignCenter)
         lay.addWidget(logo)
-        title = QLabel("How can I help?")
+        title = QLabel(translate("EmptyState", "How can I help?"))
         title.setObjectName("emptyTitle")
         title.setAlignment(Qt.AlignmentFlag.AlignCenter)
         lay.addWidget(title)
-        self.hint = QLabel(self.TOOL_HINT)
+        self.hint = QLabel(translate("EmptyState", self.TOOL_HINT))
         self.hint.setObjectName("emptyHint")
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.hint.setWordWrap(True)
@@ -69,7 +73,8 @@ class EmptyState(QWidget):
     def set_tools(self, on: bool) -> None:
         """Suggest what the assistant can do: prompts for the tools when they are on, others when off."""
         self.tools_on = on
-        self.hint.setText(self.TOOL_HINT if on else self.PLAIN_HINT)
-        for b, text in zip(self.buttons, self.TOOL_SUGGESTIONS if on else self.PLAIN_SUGGESTIONS, strict=True):
+        self.hint.setText(translate("EmptyState", self.TOOL_HINT if on else self.PLAIN_HINT))
+        for b, source in zip(self.buttons, self.TOOL_SUGGESTIONS if on else self.PLAIN_SUGGESTIONS, strict=True):
+            text = translate("EmptyState", source)
             b.setText(text)
-            b.setAccessibleName(f"Ask: {text}")
+            b.setAccessibleName(translate("EmptyState", "Ask: {text}").format(text=text))

@@ -23,9 +23,11 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QApplication, QLayout, QToolButton, QVBoxLayout, QWidget
 
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.ui import icons, theme
 from desktop_agent.ui.chat.context import ChatContext, markdown_growth, markdown_module
 from desktop_agent.ui.chat.widgets import AutoHeightBrowser, repaint_only_changes
+from desktop_agent.ui.i18n import translate
 
 #: the shortest interval (ms) between two renders of a streaming text part (≈ 30 fps)
 FRAME_MS = 33
@@ -39,7 +41,7 @@ FRAME_BUDGET = 0.03
 #: characters above which an answer is shown as plain monospaced text instead of markdown: parsing and
 #: laying out e.g. a 2,000-row table as HTML blocked the GUI thread ~2 s per render
 PLAIN_TEXT_LIMIT = 100_000
-PLAIN_TEXT_NOTE = "Shown as plain text (too large to format)."
+PLAIN_TEXT_NOTE = QT_TRANSLATE_NOOP("Parts", "Shown as plain text (too large to format).")
 
 #: a streaming part moves its finished blocks into a sealed chunk of their own once they hold this many
 #: characters: Qt draws and edits a document in time proportional to its size, so one growing document
@@ -54,7 +56,7 @@ class SealedText(AutoHeightBrowser):
     def __init__(self, part: TextPart, doc: QTextDocument, source: str):
         super().__init__()
         self.setObjectName("assistantText")
-        self.setAccessibleName("Assistant message")
+        self.setAccessibleName(translate("Parts", "Assistant message"))
         #: the markdown these blocks were rendered from
         self.markdown_text = source
         self.fill(part.ctx.theme.assistant_bubble)
@@ -76,7 +78,7 @@ class TextPart(AutoHeightBrowser):
         super().__init__()
         self.ctx = ctx
         self.setObjectName("assistantText")
-        self.setAccessibleName("Assistant message")
+        self.setAccessibleName(translate("Parts", "Assistant message"))
         self.buffer = text
         self.codes: list[str] = []
         self._rendered: str | None = None
@@ -135,7 +137,7 @@ class TextPart(AutoHeightBrowser):
 
     def note_text(self) -> str:
         """The note shown above an answer too large to format ("" for a normal answer)."""
-        return PLAIN_TEXT_NOTE if self.plain else ""
+        return translate("Parts", PLAIN_TEXT_NOTE) if self.plain else ""
 
     def _render_plain(self) -> None:
         doc = self.document()
@@ -146,7 +148,7 @@ class TextPart(AutoHeightBrowser):
         fmt = QTextCharFormat()
         fmt.setFontItalic(True)
         fmt.setForeground(QColor(theme.current().muted))
-        cursor.insertText(PLAIN_TEXT_NOTE + "\n", fmt)
+        cursor.insertText(translate("Parts", PLAIN_TEXT_NOTE) + "\n", fmt)
         self.codes = []
 
     def _reset_frozen(self) -> None:
@@ -367,7 +369,7 @@ class ThinkingPart(QWidget):
         self.toggle.toggled.connect(self._toggled)
         self.body = AutoHeightBrowser()
         self.body.setObjectName("thinkingText")
-        self.body.setAccessibleName("Thinking")
+        self.body.setAccessibleName(translate("Parts", "Thinking"))
         self.body.setVisible(False)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 2)
@@ -390,11 +392,11 @@ class ThinkingPart(QWidget):
     def update_label(self) -> None:
         th = self.ctx.theme
         if self.live:
-            label = f"Thinking… {time.monotonic() - self.started:.1f} s"
+            label = translate("Parts", "Thinking… {started:.1f} s").format(started=time.monotonic() - self.started)
         elif self.duration_s is not None:
-            label = f"Thought for {self.duration_s:.1f} s"
+            label = translate("Parts", "Thought for {duration_s:.1f} s").format(duration_s=self.duration_s)
         else:
-            label = "Thoughts"
+            label = translate("Parts", "Thoughts")
         self.toggle.setText(label)
         self.toggle.setAccessibleName(label + (" (expanded)" if self.toggle.isChecked() else " (collapsed)"))
         self.toggle.setIcon(icons.icon("chevron-down" if self.toggle.isChecked() else "chevron-right", th.muted))

@@ -9,11 +9,14 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolBut
 from desktop_agent.core.messages import Message
 from desktop_agent.ui.chat.context import ChatContext
 from desktop_agent.ui.chat.widgets import button_text
+from desktop_agent.ui.i18n import translate
 
 
 def summary_title(message: Message) -> str:
     n = message.covers or 0
-    return f"Summary of the first {n} message{'s' if n != 1 else ''} — sent to the model instead of them"
+    if n == 1:
+        return translate("SummaryCard", "Summary of the first %n message — sent to the model instead of it", None, n)
+    return translate("SummaryCard", "Summary of the first %n messages — sent to the model instead of them", None, n)
 
 
 class SummaryCard(QFrame):
@@ -25,7 +28,7 @@ class SummaryCard(QFrame):
         super().__init__()
         self.message = message
         self.setObjectName("summaryCard")
-        self.setAccessibleName("Summary of earlier messages")
+        self.setAccessibleName(translate("SummaryCard", "Summary of earlier messages"))
         th = ctx.theme
         self.setStyleSheet(f"QFrame#summaryCard {{ background: {th.code_bg}; border: 1px dashed {th.muted}; "
                            "border-radius: 12px; }")
@@ -40,12 +43,12 @@ class SummaryCard(QFrame):
         self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.toggle.setText(button_text(summary_title(message)))
         self.toggle.setStyleSheet(f"QToolButton {{ border: none; color: {th.text}; font-weight: 600; }}")
-        self.toggle.setAccessibleName("Show the summary")
+        self.toggle.setAccessibleName(translate("SummaryCard", "Show the summary"))
         self.toggle.toggled.connect(self._set_open)
         row.addWidget(self.toggle, 1)
-        self.undo = QPushButton("Undo")
-        self.undo.setToolTip("Send the earlier messages again instead of this summary")
-        self.undo.setAccessibleName("Undo the summary")
+        self.undo = QPushButton(translate("SummaryCard", "Undo"))
+        self.undo.setToolTip(translate("SummaryCard", "Send the earlier messages again instead of this summary"))
+        self.undo.setAccessibleName(translate("SummaryCard", "Undo the summary"))
         self.undo.clicked.connect(lambda: self.undo_requested.emit(self.message))
         row.addWidget(self.undo)
         lay.addLayout(row)
@@ -55,8 +58,9 @@ class SummaryCard(QFrame):
         self.body.setStyleSheet(f"color: {th.text};")
         self.body.setVisible(False)
         lay.addWidget(self.body)
-        self.note = QLabel("The messages above stay in the chat (and in search and exports); the model gets this "
-                           "summary instead.")
+        self.note = QLabel(translate("SummaryCard",
+                "The messages above stay in the chat (and in search and exports); the model gets this "
+                           "summary instead."))
         self.note.setWordWrap(True)
         self.note.setStyleSheet(f"color: {th.muted}; font-size: 11px;")
         self.note.setVisible(False)
@@ -68,6 +72,7 @@ class SummaryCard(QFrame):
 
     def _set_open(self, on: bool) -> None:
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
-        self.toggle.setAccessibleName("Hide the summary" if on else "Show the summary")
+        self.toggle.setAccessibleName(translate("SummaryCard", "Hide the summary") if on else translate("SummaryCard",
+                "Show the summary"))
         self.body.setVisible(on)
         self.note.setVisible(on)

@@ -23,6 +23,7 @@ from desktop_agent.ui.chat.widgets import (
     repaint_only_changes,
     time_text,
 )
+from desktop_agent.ui.i18n import translate
 
 W = TypeVar("W", bound=QWidget)
 
@@ -43,11 +44,11 @@ class UserBubble(QWidget):
         bl.setContentsMargins(14, 9, 14, 9)
         self.text = AutoHeightBrowser(natural_width=True)
         self.text.setObjectName("userText")
-        self.text.setAccessibleName("Your message")
+        self.text.setAccessibleName(translate("Turn", "Your message"))
         self.text.setPlainText(message.content)
         bl.addWidget(self.text)
         self.bubble.setParent(self)  # before the Copy button: Tab reads the message, then offers its Copy
-        self.copy = CopyButton(ctx, "message")
+        self.copy = CopyButton(ctx, translate("Turn", "message"))
         self.copy.clicked.connect(self._copy)
         row = QHBoxLayout(self)
         row.setContentsMargins(48, 0, 0, 0)
@@ -55,7 +56,7 @@ class UserBubble(QWidget):
         row.addStretch(1)
         row.addWidget(self.copy, 0, Qt.AlignmentFlag.AlignBottom)
         row.addWidget(self.bubble, 0)
-        self.setAccessibleName("Your message")
+        self.setAccessibleName(translate("Turn", "Your message"))
 
     def show_message(self, message: Message) -> None:
         """The saved message this bubble shows (it was drawn from the text sent): its text only if it differs."""
@@ -88,7 +89,7 @@ class AssistantTurn(QFrame):
         self.ctx = ctx
         self.live = live
         self.setObjectName("assistantTurn")
-        self.setAccessibleName("Assistant message")
+        self.setAccessibleName(translate("Turn", "Assistant message"))
         self.parts: list[QWidget] = []
         self.chips: dict[str, ToolChip] = {}
         self.approvals: list[ApprovalCard] = []
@@ -102,14 +103,14 @@ class AssistantTurn(QFrame):
         head.setSpacing(6)
         self.avatar = QLabel()
         self.avatar.setPixmap(icons.pixmap("assistant", 16, ctx.theme.accent, self.devicePixelRatioF()))
-        self.title = QLabel("Assistant")
+        self.title = QLabel(translate("Turn", "Assistant"))
         self.title.setObjectName("turnTitle")
         self.meta = QLabel()
         self.meta.setObjectName("turnMeta")
         self.tag = QLabel()
         self.tag.setObjectName("statusTag")
         self.tag.setVisible(False)
-        self.copy = CopyButton(ctx, "answer")
+        self.copy = CopyButton(ctx, translate("Turn", "answer"))
         self.copy.clicked.connect(self._copy)
         head.addWidget(self.avatar)
         head.addWidget(self.title)
@@ -124,7 +125,7 @@ class AssistantTurn(QFrame):
         outer.addLayout(self.body)
         self.typing = QLabel("…")
         self.typing.setObjectName("typing")
-        self.typing.setAccessibleName("The assistant is answering")
+        self.typing.setAccessibleName(translate("Turn", "The assistant is answering"))
         self.notice = QLabel()
         self.notice.setObjectName("notice")
         self.notice.setWordWrap(True)

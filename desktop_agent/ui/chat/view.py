@@ -37,6 +37,7 @@ from desktop_agent.ui.chat.summary_card import SummaryCard
 from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
 from desktop_agent.ui.chat.widgets import repaint_only_changes
 from desktop_agent.ui.errors import ErrorView, describe, describe_saved
+from desktop_agent.ui.i18n import translate
 
 W = TypeVar("W", bound=QWidget)
 
@@ -91,7 +92,7 @@ class ChatView(QScrollArea):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("chatView")
-        self.setAccessibleName("Conversation")
+        self.setAccessibleName(translate("View", "Conversation"))
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -304,12 +305,12 @@ class ChatView(QScrollArea):
     def _update_buttons(self) -> None:
         n = len(self._pending)
         self.more.setVisible(n > 0)
-        self.more.setText(f"Show earlier messages ({n} more)")
-        self.more.setAccessibleName("Show earlier messages")
+        self.more.setText(translate("View", "Show earlier messages ({n} more)").format(n=n))
+        self.more.setAccessibleName(translate("View", "Show earlier messages"))
         m = len(self._later)
         self.later.setVisible(m > 0)
-        self.later.setText(f"Show later messages ({m} more)")
-        self.later.setAccessibleName("Show later messages")
+        self.later.setText(translate("View", "Show later messages ({m} more)").format(m=m))
+        self.later.setAccessibleName(translate("View", "Show later messages"))
 
     # the blocks' signals, connected where each block is made
     def _user_bubble(self, message: Message) -> UserBubble:

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QSizePolicy, QTextBrowser, QT
 
 from desktop_agent.ui import icons
 from desktop_agent.ui.chat.context import ChatContext
+from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.tool_sidebar import STATUS, format_duration, short_arguments, status_color
 
 
@@ -133,8 +134,8 @@ class CopyButton(QToolButton):
         self.setAutoRaise(True)
         self.setIcon(icons.icon("copy", ctx.theme.muted))
         self.setIconSize(QSize(15, 15))
-        self.setToolTip(f"Copy {what}")
-        self.setAccessibleName(f"Copy {what}")
+        self.setToolTip(translate("Widgets", "Copy {what}").format(what=what))
+        self.setAccessibleName(translate("Widgets", "Copy {what}").format(what=what))
         self.setCursor(Qt.CursorShape.PointingHandCursor)
 
     def restyle(self, ctx: ChatContext) -> None:
@@ -173,6 +174,7 @@ class ToolChip(QToolButton):
 
     def refresh(self) -> None:
         icon_name, label = STATUS.get(self.status, ("info", self.status))
+        label = translate("ToolSidebar", label)
         color = status_color(self.status, self.ctx.theme)
         self.setIcon(icons.icon(icon_name, color))
         ms = (time.monotonic() - self.started) * 1000 if self.status == "running" else self.duration_ms
@@ -186,8 +188,10 @@ class ToolChip(QToolButton):
         if self.status not in ("ok", "running"):
             bits.append(label)
         self.setText(button_text("  ·  ".join(bits)))
-        self.setToolTip(f"{self.name}: {label} — click to see the call in the tool sidebar")
-        self.setAccessibleName(f"Tool call {self.name}, {label}, {dur}")
+        self.setToolTip(translate("Widgets", "{name}: {label} — click to see the call in the tool sidebar").format(
+                name=self.name, label=label))
+        self.setAccessibleName(translate("Widgets", "Tool call {name}, {label}, {dur}").format(name=self.name,
+                label=label, dur=dur))
 
 
 class ToolsPart(QWidget):

@@ -18,13 +18,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.store import ConversationSummary, SearchHit
 from desktop_agent.ui import theme
 from desktop_agent.ui.history.models import HitRole, KindRole, SummaryRole, date_label
+from desktop_agent.ui.i18n import translate
 
 _PAD_X, _PAD_Y, _GAP = 10, 6, 2
 #: how a search hit names where the match is
-_WHO = {"user": "You", "assistant": "Assistant", "tool": "Tool result", "title": "Title"}
+_WHO = {"user": QT_TRANSLATE_NOOP("Delegates", "You"), "assistant": QT_TRANSLATE_NOOP("Delegates", "Assistant"),
+        "tool": QT_TRANSLATE_NOOP("Delegates", "Tool result"), "title": QT_TRANSLATE_NOOP("Delegates", "Title")}
 
 
 def _small(font: QFont, delta: float = 1.5) -> QFont:
@@ -115,7 +118,8 @@ class ChatDelegate(_RowDelegate):
         when_w = sfm.horizontalAdvance(when)
         painter.drawText(line, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), when)
         model = s.model or ""
-        n = f"{s.message_count} msg"
+        count = s.message_count
+        n = translate("Delegates", "%n msg", "a short count of messages", count)
         left = f"{model} · {n}" if model else n
         painter.drawText(
             QRect(line.left(), line.top(), max(0, line.width() - when_w - 8), line.height()),
@@ -136,8 +140,8 @@ class ChatDelegate(_RowDelegate):
         self, parent: QWidget, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
     ) -> QWidget:
         editor = QLineEdit(parent)
-        editor.setAccessibleName("New chat title")
-        editor.setPlaceholderText("Title (empty: first message)")
+        editor.setAccessibleName(translate("Delegates", "New chat title"))
+        editor.setPlaceholderText(translate("Delegates", "Title (empty: first message)"))
         return editor
 
 
@@ -219,7 +223,7 @@ class HitDelegate(_RowDelegate):
             when_w = sfm.horizontalAdvance(when)
             head = QRect(r.left(), r.top(), r.width(), sfm.height())
             painter.drawText(head, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), when)
-            who = _WHO.get(hit.role, hit.role)
+            who = translate("Delegates", _WHO.get(hit.role, hit.role))
             label = f"{hit.title} · {who}"
             painter.drawText(
                 QRect(head.left(), head.top(), max(0, head.width() - when_w - 8), head.height()),

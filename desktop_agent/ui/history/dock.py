@@ -14,6 +14,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QToolBar, QWidget
 
 from desktop_agent.ui import icons
+from desktop_agent.ui.i18n import translate
 
 if TYPE_CHECKING:
     from desktop_agent.ui.dock_fit import DockFitter
@@ -40,17 +41,17 @@ class HistoryDock:
         """The dock, empty until the panel is set. Added before the window shows, the window's saved layout
         places it; added after, it is placed from that layout here."""
         w = self.window
-        dock = QDockWidget("History", w)
+        dock = QDockWidget(translate("Dock", "History"), w)
         dock.setObjectName("historyDock")
-        dock.setAccessibleName("Chat history")
+        dock.setAccessibleName(translate("Dock", "Chat history"))
         dock.setAllowedAreas(Qt.DockWidgetArea.LeftDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea)
         dock.setWidget(QWidget())
         w.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
         action = dock.toggleViewAction()
-        action.setText("&History")
+        action.setText(translate("Dock", "&History"))
         action.setIcon(icons.icon("history"))
         action.setShortcut(QKeySequence("Ctrl+H"))
-        action.setToolTip("Show or hide the chat history (Ctrl+H)")
+        action.setToolTip(translate("Dock", "Show or hide the chat history (Ctrl+H)"))
         action.setWhatsThis(QCoreApplication.translate("HistoryDock", "Show or hide the chat history"))
         w.addAction(action)
         self.menu.insertAction(self.before, action)
@@ -99,7 +100,8 @@ class HistoryDock:
             return HistoryPanel(store)
         except Exception as exc:  # the chat works without the list of past chats: say so, go on
             log.exception("could not create the history panel")
-            warn(f"The list of past chats could not be shown ({exc}); chats are still saved.")
+            warn(translate("Dock", "The list of past chats could not be shown ({exc}); chats are still saved.").format(
+                    exc=exc))
             self.drop()
             return None
 

@@ -10,10 +10,11 @@ import datetime as _dt
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractListModel, QDateTime, QLocale, QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from desktop_agent.core.errors import StoreError
 from desktop_agent.core.store import ConversationSummary, SearchHit
+from desktop_agent.ui.i18n import translate
 
 _NO_PARENT = QModelIndex()  # the invalid index: "no parent" in a flat list
 
@@ -30,23 +31,23 @@ def group_of(ts: float, today: _dt.date) -> str:
     """The list group of a chat last updated at ``ts`` (epoch seconds, local time)."""
     day = _dt.datetime.fromtimestamp(ts).date()
     if day >= today:
-        return "Today"
+        return translate("Models", "Today")
     if day == today - _dt.timedelta(days=1):
-        return "Yesterday"
+        return translate("Models", "Yesterday")
     if day >= today - _dt.timedelta(days=7):
-        return "Previous 7 days"
-    return "Older"
+        return translate("Models", "Previous 7 days")
+    return translate("Models", "Older")
 
 
 def date_label(ts: float, today: _dt.date) -> str:
     """Short date for a row: "14:32" today/yesterday, "Mon 14:32" this week, else "3 Nov 2025"."""
-    when = _dt.datetime.fromtimestamp(ts)
     group = group_of(ts, today)
-    if group in ("Today", "Yesterday"):
-        return when.strftime("%H:%M")
-    if group == "Previous 7 days":
-        return when.strftime("%a %H:%M")
-    return f"{when.day} {when.strftime('%b %Y')}"
+    at = QDateTime.fromSecsSinceEpoch(int(ts))
+    if group in (translate("Models", "Today"), translate("Models", "Yesterday")):
+        return QLocale().toString(at, "HH:mm")
+    if group == translate("Models", "Previous 7 days"):
+        return QLocale().toString(at, "ddd HH:mm")
+    return QLocale().toString(at, translate("Models", "d MMM yyyy", "a short date (QDateTime format)"))
 
 
 class ChatListModel(QAbstractListModel):
@@ -205,9 +206,12 @@ class ChatListModel(QAbstractListModel):
         if role == SummaryRole:
             return s
         if role == Qt.ItemDataRole.ToolTipRole:
-            n = f"{s.message_count} message" + ("s" if s.message_count != 1 else "")
+            count = s.message_count
+            n = (translate("Models", "%n message", None, count) if count == 1
+                 else translate("Models", "%n messages", None, count))
             when = _dt.datetime.fromtimestamp(s.updated_at).strftime("%Y-%m-%d %H:%M")
-            return f"{s.title}\n{s.model or 'unknown model'} · {n} · last message {when}"
+            return translate("Models", "{title}\n{model} · {n} · last message {when}").format(title=s.title,
+                    model=s.model or 'unknown model', n=n, when=when)
         if role == Qt.ItemDataRole.AccessibleTextRole:
             return f"{s.title}, {s.model or 'unknown model'}, {date_label(s.updated_at, self._today())}"
         return None

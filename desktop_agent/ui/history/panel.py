@@ -55,6 +55,7 @@ from desktop_agent.ui import theme
 from desktop_agent.ui.history.delegates import ChatDelegate, HitDelegate
 from desktop_agent.ui.history.dialogs import ask_export_path, ask_import_path, confirm_delete, confirm_import_again
 from desktop_agent.ui.history.models import ChatListModel, HitRole, IdRole, KindRole, SearchModel
+from desktop_agent.ui.i18n import number, translate
 from desktop_agent.ui.tasks import TaskRunner
 
 #: ``window.ini`` key of the folder the last export or import went to
@@ -112,22 +113,23 @@ class HistoryPanel(QWidget):
         #: the chat the window shows (see show_current)
         self._shown: str | None = None
         self.setObjectName("historyPanel")
-        self.setAccessibleName("Chat history")
+        self.setAccessibleName(translate("Panel", "Chat history"))
         self.setMinimumWidth(200)
 
         self.search_box = QLineEdit(self)
         self.search_box.setObjectName("historySearch")
-        self.search_box.setAccessibleName("Search all chats")
-        self.search_box.setPlaceholderText("Search all chats…")
+        self.search_box.setAccessibleName(translate("Panel", "Search all chats"))
+        self.search_box.setPlaceholderText(translate("Panel", "Search all chats…"))
         self.search_box.setClearButtonEnabled(True)
         self.search_box.setToolTip(
-            "Full-text search over every message and chat title. Enter opens the chat at the first result."
+            translate("Panel",
+                    "Full-text search over every message and chat title. Enter opens the chat at the first result.")
         )
 
         self.model = ChatListModel(store, self, today=today)
         self.list = _ListView(self)
         self.list.setObjectName("historyList")
-        self.list.setAccessibleName("Saved chats")
+        self.list.setAccessibleName(translate("Panel", "Saved chats"))
         self.list.setModel(self.model)
         self.list.setItemDelegate(ChatDelegate(today, self.list))
         self.list.setEditTriggers(QAbstractItemView.EditTrigger.EditKeyPressed)  # F2 (and our Rename action)
@@ -141,7 +143,7 @@ class HistoryPanel(QWidget):
         self.search_model = SearchModel(self)
         self.results = _ListView(self)
         self.results.setObjectName("historySearchResults")
-        self.results.setAccessibleName("Search results")
+        self.results.setAccessibleName(translate("Panel", "Search results"))
         self.results.setModel(self.search_model)
         self.results.setItemDelegate(HitDelegate(today, self.results))
         self.results.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -151,13 +153,13 @@ class HistoryPanel(QWidget):
         self.results.setWordWrap(True)
         self.results.setResizeMode(QListView.ResizeMode.Adjust)
 
-        self.empty_label = QLabel("No saved chats yet.\nYour chats appear here as you talk.", self)
+        self.empty_label = QLabel(translate("Panel", "No saved chats yet.\nYour chats appear here as you talk."), self)
         self.empty_label.setObjectName("historyEmpty")
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_label.setWordWrap(True)
         self.result_label = QLabel(self)
         self.result_label.setObjectName("historyResultCount")
-        self.result_label.setAccessibleName("Search result count")
+        self.result_label.setAccessibleName(translate("Panel", "Search result count"))
         self.no_results = QLabel(self)
         self.no_results.setObjectName("historyNoResults")
         self.no_results.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
@@ -180,21 +182,22 @@ class HistoryPanel(QWidget):
 
         self.error_label = QLabel(self)
         self.error_label.setObjectName("historyError")
-        self.error_label.setAccessibleName("History problem")
+        self.error_label.setAccessibleName(translate("Panel", "History problem"))
         self.error_label.setWordWrap(True)
         self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error_label.hide()
 
         # actions (context menu, buttons, shortcuts)
-        self.open_action = QAction("&Open", self)
-        self.rename_action = QAction("&Rename…", self)
+        self.open_action = QAction(translate("Panel", "&Open"), self)
+        self.rename_action = QAction(translate("Panel", "&Rename…"), self)
         self.rename_action.setShortcut(QKeySequence(Qt.Key.Key_F2))
-        self.export_md_action = QAction("Export as &Markdown…", self)
-        self.export_json_action = QAction("Export as &JSON…", self)
-        self.delete_action = QAction("&Delete…", self)
+        self.export_md_action = QAction(translate("Panel", "Export as &Markdown…"), self)
+        self.export_json_action = QAction(translate("Panel", "Export as &JSON…"), self)
+        self.delete_action = QAction(translate("Panel", "&Delete…"), self)
         self.delete_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
-        self.import_action = QAction("&Import chat…", self)
-        self.import_action.setToolTip("Import a chat from a JSON file (a desktop-agent export or a seed chat_*.json)")
+        self.import_action = QAction(translate("Panel", "&Import chat…"), self)
+        self.import_action.setToolTip(translate("Panel",
+                "Import a chat from a JSON file (a desktop-agent export or a seed chat_*.json)"))
         self.rename_action.setWhatsThis(self.tr("Rename the selected chat"))
         self.delete_action.setWhatsThis(self.tr("Delete the selected chat"))
         for a in (self.rename_action, self.delete_action):
@@ -209,8 +212,8 @@ class HistoryPanel(QWidget):
         self.import_button = QToolButton(self)
         self.import_button.setObjectName("historyImport")
         self.import_button.setDefaultAction(self.import_action)
-        self.import_button.setText("Import…")
-        self.import_button.setAccessibleName("Import chat")
+        self.import_button.setText(translate("Panel", "Import…"))
+        self.import_button.setAccessibleName(translate("Panel", "Import chat"))
         self.import_button.setAutoRaise(True)
         self.chat_menu = QMenu(self)
         for a in (self.rename_action, self.export_md_action, self.export_json_action):
@@ -219,9 +222,9 @@ class HistoryPanel(QWidget):
         self.chat_menu.addAction(self.delete_action)
         self.chat_button = QToolButton(self)
         self.chat_button.setObjectName("historyChatMenu")
-        self.chat_button.setText("Chat")
-        self.chat_button.setAccessibleName("Selected chat actions")
-        self.chat_button.setToolTip("Rename, export or delete the selected chat")
+        self.chat_button.setText(translate("Panel", "Chat"))
+        self.chat_button.setAccessibleName(translate("Panel", "Selected chat actions"))
+        self.chat_button.setToolTip(translate("Panel", "Rename, export or delete the selected chat"))
         self.chat_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.chat_button.setMenu(self.chat_menu)
         self.chat_button.setAutoRaise(True)
@@ -411,7 +414,7 @@ class HistoryPanel(QWidget):
         if self._shown == conversation_id:
             self._shown = None  # the window leaves it (and calls show_current with what it shows next)
         self.show_current(self._shown)
-        self.status_message.emit(f"Deleted “{s.title}”.")
+        self.status_message.emit(translate("Panel", "Deleted “{title}”.").format(title=s.title))
         self.conversation_deleted.emit(conversation_id)
         return True
 
@@ -434,7 +437,8 @@ class HistoryPanel(QWidget):
         try:
             atomic_write_text(path, text)
         except OSError as exc:
-            self.show_error(f"Could not write {path}: {exc.strerror or exc}.")
+            self.show_error(translate("Panel", "Could not write {path}: {strerror}.").format(path=path,
+                    strerror=exc.strerror or exc))
             return None
         self._remember_folder(Path(path).parent)
         self.clear_error()
@@ -548,7 +552,8 @@ class HistoryPanel(QWidget):
         else:
             self.stack.setCurrentIndex(0)
         total = self.model.total
-        self.count_label.setText(f"{total:,} chat" + ("s" if total != 1 else ""))
+        text = translate("Panel", "{count} chat") if total == 1 else translate("Panel", "{count} chats")
+        self.count_label.setText(text.format(count=number(total)))
         self._update_actions()
 
     def _update_actions(self) -> None:
@@ -625,7 +630,7 @@ class HistoryPanel(QWidget):
             self.result_label.setText(result_count(hits, more=len(hits) >= 100))
         else:
             self.result_label.setText("")
-            self.no_results.setText(f"No message contains “{text}”.")
+            self.no_results.setText(translate("Panel", "No message contains “{text}”.").format(text=text))
         self.result_label.setVisible(bool(hits))
         self.results.setVisible(bool(hits))
         self.no_results.setVisible(not hits)

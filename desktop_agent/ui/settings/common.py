@@ -15,6 +15,7 @@ from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QBoxLayout, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from desktop_agent.core.settings import Settings
+from desktop_agent.ui.i18n import translate
 
 _CODE = re.compile(r"`([^`\n]+)`")
 
@@ -46,12 +47,19 @@ def human_time(iso: str | None, now: datetime | None = None) -> str:
     seconds = (now - when).total_seconds()
     if seconds < 0:
         return when.astimezone().strftime("%Y-%m-%d %H:%M")
-    for limit, div, unit in ((60, 1, None), (3600, 60, "minute"), (86400, 3600, "hour"), (30 * 86400, 86400, "day")):
-        if seconds < limit:
-            if unit is None:
-                return "just now"
-            n = int(seconds // div)
-            return f"{n} {unit}{'s' if n != 1 else ''} ago"
+    if seconds < 60:
+        return translate("Common", "just now")
+    if seconds < 30 * 86400:
+        if seconds < 3600:
+            n = int(seconds // 60)
+            return (translate("Common", "%n minute ago", None, n) if n == 1
+                    else translate("Common", "%n minutes ago", None, n))
+        if seconds < 86400:
+            n = int(seconds // 3600)
+            return (translate("Common", "%n hour ago", None, n) if n == 1
+                    else translate("Common", "%n hours ago", None, n))
+        n = int(seconds // 86400)
+        return translate("Common", "%n day ago", None, n) if n == 1 else translate("Common", "%n days ago", None, n)
     return when.astimezone().strftime("%Y-%m-%d")
 
 
@@ -59,7 +67,7 @@ def field_message(msg: str) -> str:
     """pydantic's message as inline text: ``Value error, x`` → ``x``; ``Input should be`` → ``Must be``."""
     msg = msg.removeprefix("Value error, ")
     if msg.startswith("Input should be"):
-        msg = "Must be" + msg[len("Input should be") :]
+        msg = translate("Common", "Must be") + msg[len("Input should be") :]
     return msg[:1].upper() + msg[1:]
 
 
@@ -72,7 +80,7 @@ def parse_seconds(edit: QLineEdit, example: str) -> tuple[float | None, str | No
     except ValueError:
         value = None
     if value is None or not math.isfinite(value):  # "inf"/"nan" parse, but are no number of seconds
-        return None, f"Must be a number of seconds, e.g. {example}"
+        return None, translate("Common", "Must be a number of seconds, e.g. {example}").format(example=example)
     return value, None
 
 
@@ -223,6 +231,6 @@ def show_cleaned_url(label: QLabel, typed: str, clean: Callable[[str], str]) -> 
     except ValueError:
         show(label, None)
         return None
-    show(label, f"Using {url}" if url != typed.strip() else None, "info")
+    show(label, translate("Common", "Using {url}").format(url=url) if url != typed.strip() else None, "info")
     return url
 

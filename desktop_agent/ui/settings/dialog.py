@@ -51,6 +51,7 @@ from desktop_agent.core.assembly import Assembly
 from desktop_agent.core.secrets import SecretStore
 from desktop_agent.core.services import AppEnv, current_env, ollama_host_note, save_edit
 from desktop_agent.core.settings import Settings
+from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.pull import PullController
 from desktop_agent.ui.settings.appearance_page import AppearancePage
 from desktop_agent.ui.settings.common import SettingsPage, field_message, note_label, show
@@ -125,9 +126,9 @@ class SettingsDialog(QDialog):
         saver: Callable[[Settings, Settings], Settings] | None = None,
     ):
         super().__init__(parent)
-        self.setWindowTitle("Settings")
+        self.setWindowTitle(translate("Dialog", "Settings"))
         self.setObjectName("SettingsDialog")
-        self.setAccessibleName("Settings")
+        self.setAccessibleName(translate("Dialog", "Settings"))
         self.setSizeGripEnabled(True)
         if secrets is None:
             secrets = assembly.secrets if assembly is not None and assembly.secrets is not None else SecretStore()
@@ -163,11 +164,11 @@ class SettingsDialog(QDialog):
         root = QVBoxLayout(self)
 
         provider_row = QHBoxLayout()
-        provider_label = QLabel("Provider:")
-        self.ollama_radio = QRadioButton("&Ollama (local models)")
-        self.openai_radio = QRadioButton("Open&AI-compatible server")
-        self.ollama_radio.setAccessibleName("Provider: Ollama")
-        self.openai_radio.setAccessibleName("Provider: OpenAI-compatible")
+        provider_label = QLabel(translate("Dialog", "Provider:"))
+        self.ollama_radio = QRadioButton(translate("Dialog", "&Ollama (local models)"))
+        self.openai_radio = QRadioButton(translate("Dialog", "Open&AI-compatible server"))
+        self.ollama_radio.setAccessibleName(translate("Dialog", "Provider: Ollama"))
+        self.openai_radio.setAccessibleName(translate("Dialog", "Provider: OpenAI-compatible"))
         self._provider_group = QButtonGroup(self)
         self._provider_group.addButton(self.ollama_radio)
         self._provider_group.addButton(self.openai_radio)
@@ -190,20 +191,22 @@ class SettingsDialog(QDialog):
             self.mcp_page,
         ]
         self.tabs = QTabWidget()
-        self.tabs.setAccessibleName("Settings sections")
+        self.tabs.setAccessibleName(translate("Dialog", "Settings sections"))
         self._areas = [_scrolling(page) for page in self.pages]
-        titles = ("Ollama", "OpenAI-compatible", "Generation", "Tools", "Appearance", "MCP servers")
+        titles = (translate("Dialog", "Ollama"), translate("Dialog", "OpenAI-compatible"), translate("Dialog",
+                "Generation"), translate("Dialog", "Tools"), translate("Dialog", "Appearance"), translate("Dialog",
+                        "MCP servers"))
         for area, title in zip(self._areas, titles, strict=True):
             area.setAccessibleName(title)  # the page's scroll area takes the focus: a reader says which page
             self.tabs.addTab(area, title)
         root.addWidget(self.tabs, 1)
 
-        self.status_label = note_label("Settings status")
+        self.status_label = note_label(translate("Dialog", "Settings status"))
         root.addWidget(self.status_label)
 
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
-        self.save_button.setAccessibleName("Save settings")
+        self.save_button.setAccessibleName(translate("Dialog", "Save settings"))
         self.cancel_button = self.buttons.button(QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self._save)
         self.buttons.rejected.connect(self.reject)
@@ -320,7 +323,7 @@ class SettingsDialog(QDialog):
             show(self.status_label, "; ".join(f"{k}: {v}" for k, v in unplaced.items()), "err")
             candidate = None
         elif candidate is None or marked:
-            show(self.status_label, "To save, fix: " + ", ".join(marked) + ".", "err")
+            show(self.status_label, translate("Dialog", "To save, fix: ") + ", ".join(marked) + ".", "err")
             candidate = None
         else:
             show(self.status_label, self.openai_page.key_warning(candidate), "warn")
@@ -383,28 +386,31 @@ class SettingsDialog(QDialog):
             else:
                 settings = save_edit(self.started_from, settings, self._settings_path)
         except (OSError, ValueError) as exc:  # ValueError: the file's settings refuse a change (pydantic)
-            show(self.status_label, f"The settings could not be saved: {exc}", "err")
+            show(self.status_label, translate("Dialog", "The settings could not be saved: {exc}").format(exc=exc),
+                    "err")
             return
         self._saving = True  # the MCP servers' secrets first: the servers restart with them once this emits
 
         def secrets_saved(lost: bool) -> None:
             self._saving = False
             if lost:
-                show(self.status_label, f"The MCP servers' secrets could not go into the system keyring: "
-                                        f"{self._secrets.problem} They are kept for this session only.", "warn")
+                show(self.status_label, translate("Dialog",
+                        "The MCP servers' secrets could not go into the system keyring: {problem} They are kept for "
+                        "this session only.").format(problem=self._secrets.problem), "warn")
             self._save_keys(settings, mcp_lost=lost)
 
         def secrets_failed(text: str) -> None:
             self._saving = False
             self.save_button.setEnabled(True)
-            show(self.status_label, f"The MCP servers' secrets could not be saved: {text}", "err")
+            show(self.status_label, translate("Dialog", "The MCP servers' secrets could not be saved: {text}").format(
+                    text=text), "err")
 
         if not self.mcp_page.save_secrets(secrets_saved, secrets_failed):
             self._saving = False
             self._save_keys(settings)
             return
         self.save_button.setEnabled(False)
-        show(self.status_label, "Saving…", "info")
+        show(self.status_label, translate("Dialog", "Saving…"), "info")
 
     @property
     def started_from(self) -> Settings:
@@ -427,30 +433,31 @@ class SettingsDialog(QDialog):
             self.settings_saved.emit(settings)
             show(
                 self.status_label,
-                f"Settings saved, but the keys could not go into the system keyring: {self._secrets.problem} "
-                "They are kept for this session only. Press Cancel to close.",
+                translate("Dialog",
+                        "Settings saved, but the keys could not go into the system keyring: {problem} They are kept "
+                        "for this session only. Press Cancel to close.").format(problem=self._secrets.problem),
                 "warn",
             )
             self.save_button.setEnabled(True)
-            self.cancel_button.setText("Close")
+            self.cancel_button.setText(translate("Dialog", "Close"))
 
         def failed(text: str) -> None:
             self._saving = False
             self.save_button.setEnabled(True)
-            show(self.status_label, f"The keys could not be saved: {text}", "err")
+            show(self.status_label, translate("Dialog", "The keys could not be saved: {text}").format(text=text), "err")
 
         if not self.openai_page.keys.save(saved, failed):
             if mcp_lost:  # said in the status line: the dialog stays open to show it
                 self.saved_settings = settings
                 self.settings_saved.emit(settings)
                 self.save_button.setEnabled(True)
-                self.cancel_button.setText("Close")
+                self.cancel_button.setText(translate("Dialog", "Close"))
                 return
             self._finish_save(settings, {})
             return
         self._saving = True
         self.save_button.setEnabled(False)
-        show(self.status_label, "Saving…", "info")
+        show(self.status_label, translate("Dialog", "Saving…"), "info")
 
     def _finish_save(self, settings: Settings, where_by_url: dict[str, str]) -> None:
         self.saved_settings = settings

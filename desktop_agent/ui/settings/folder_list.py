@@ -7,6 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, Signal
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QListWidget, QPushButton, QVBoxLayout, QWidget
 
+from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.settings.common import note_label, on_delete_key, show
 
 
@@ -16,10 +17,14 @@ class FolderList(QWidget):
 
     changed = Signal()
 
-    def __init__(self, name: str, *, add_text: str = "A&dd folder…", remove_text: str = "Remo&ve",
-                 add_name: str = "", remove_name: str = "", dialog_title: str = "Add a folder",
-                 missing_text: str = "Not found, skipped:", parent: QWidget | None = None) -> None:
+    def __init__(self, name: str, *, add_text: str = "", remove_text: str = "",
+                 add_name: str = "", remove_name: str = "", dialog_title: str = "",
+                 missing_text: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        add_text = add_text or translate("FolderList", "A&dd folder…")
+        remove_text = remove_text or translate("FolderList", "Remo&ve")
+        dialog_title = dialog_title or translate("FolderList", "Add a folder")
+        missing_text = missing_text or translate("FolderList", "Not found, skipped:")
         self._dialog_title = dialog_title
         self._missing_text = missing_text
         self.list = QListWidget()
@@ -27,10 +32,11 @@ class FolderList(QWidget):
         self.list.setMinimumHeight(60)
         self.list.setMaximumHeight(96)  # a few folders; the list scrolls beyond them
         self.add_button = QPushButton(add_text)
-        self.add_button.setAccessibleName(add_name or f"{name}: add a folder")
+        self.add_button.setAccessibleName(add_name or translate("FolderList", "{name}: add a folder").format(name=name))
         self.add_button.setAutoDefault(False)
         self.remove_button = QPushButton(remove_text)
-        self.remove_button.setAccessibleName(remove_name or f"{name}: remove the selected folder")
+        self.remove_button.setAccessibleName(remove_name or translate("FolderList",
+                "{name}: remove the selected folder").format(name=name))
         self.remove_button.setAutoDefault(False)
         self.remove_button.setEnabled(False)
         buttons = QVBoxLayout()
@@ -41,7 +47,7 @@ class FolderList(QWidget):
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.list, 1)
         row.addLayout(buttons)
-        self.note = note_label(f"{name} note")
+        self.note = note_label(translate("FolderList", "{name} note").format(name=name))
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(3)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core.secrets import SESSION_ONLY, SYSTEM_KEYRING, SecretStore, api_key_problem, mask_key
 from desktop_agent.ui.errors import one_line
+from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.settings.common import ActionLineEdit, on_delete_key, set_text
 from desktop_agent.ui.tasks import Task, TaskRunner
 
@@ -61,27 +62,27 @@ class KeysEditor(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.list = QListWidget()
-        self.list.setAccessibleName("API keys (masked)")
+        self.list.setAccessibleName(translate("KeysEditor", "API keys (masked)"))
         self.list.setMaximumHeight(96)
         layout.addWidget(self.list)
         row = QHBoxLayout()
         self.new_key = ActionLineEdit()
         self.new_key.setEchoMode(QLineEdit.EchoMode.Password)
-        self.new_key.setPlaceholderText("Paste a new API key")
-        self.new_key.setAccessibleName("New API key")
-        self.add_button = QPushButton("A&dd key")
-        self.add_button.setAccessibleName("Add the API key")
-        self.remove_button = QPushButton("Re&move key")
-        self.remove_button.setAccessibleName("Remove the selected API key")
+        self.new_key.setPlaceholderText(translate("KeysEditor", "Paste a new API key"))
+        self.new_key.setAccessibleName(translate("KeysEditor", "New API key"))
+        self.add_button = QPushButton(translate("KeysEditor", "A&dd key"))
+        self.add_button.setAccessibleName(translate("KeysEditor", "Add the API key"))
+        self.remove_button = QPushButton(translate("KeysEditor", "Re&move key"))
+        self.remove_button.setAccessibleName(translate("KeysEditor", "Remove the selected API key"))
         for b in (self.add_button, self.remove_button):
             b.setAutoDefault(False)
         row.addWidget(self.new_key, 1)
         row.addWidget(self.add_button)
         row.addWidget(self.remove_button)
         layout.addLayout(row)
-        self.where = QLabel("Reading keys…")
+        self.where = QLabel(translate("KeysEditor", "Reading keys…"))
         self.where.setWordWrap(True)
-        self.where.setAccessibleName("Where the API keys live")
+        self.where.setAccessibleName(translate("KeysEditor", "Where the API keys live"))
         self.where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.where)
 
@@ -154,7 +155,7 @@ class KeysEditor(QWidget):
         store = self._secrets
         self._loaded = False
         self.list.clear()
-        self.where.setText("Reading keys…")
+        self.where.setText(translate("KeysEditor", "Reading keys…"))
         self._update_buttons()
 
         def work(_task: Task) -> tuple[str, list[str], str, str | None, str]:
@@ -187,16 +188,19 @@ class KeysEditor(QWidget):
         self.list.clear()
         for key in self._keys_by_url.get(url, []):
             saved = url not in self._dirty_urls
-            suffix = where if saved else f"not saved yet — Save keeps it in: {self.save_target()}"
+            suffix = where if saved else translate("KeysEditor",
+                    "not saved yet — Save keeps it in: {save_target}").format(save_target=self.save_target())
             item = QListWidgetItem(f"{mask_key(key)}    ({suffix})")
             item.setData(Qt.ItemDataRole.UserRole, key)
             item.setData(Qt.ItemDataRole.AccessibleTextRole, f"API key {mask_key(key)}, {suffix}")
             self.list.addItem(item)
         if self._env_key:
-            item = QListWidgetItem(f"{mask_key(self._env_key)}    (environment: OPENAI_API_KEY)")
+            item = QListWidgetItem(translate("KeysEditor", "{key}    (environment: OPENAI_API_KEY)").format(
+                    key=mask_key(self._env_key)))
             item.setData(Qt.ItemDataRole.UserRole, None)
             item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsSelectable)
-            item.setToolTip("Read from the OPENAI_API_KEY environment variable; change it there.")
+            item.setToolTip(translate("KeysEditor",
+                    "Read from the OPENAI_API_KEY environment variable; change it there."))
             self.list.addItem(item)
         set_text(self.where, self._where_text)
         self._update_buttons()

@@ -19,6 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_agent.ui.i18n import translate
+
 
 @dataclass
 class Row:
@@ -52,12 +54,13 @@ class KeyValueRows(QWidget):
         self._grid.setColumnStretch(0, 2)
         self._grid.setColumnStretch(1, 3)
         outer.addWidget(self._grid_box)
-        self.empty = QLabel(f"No {what}s.")
+        self.empty = QLabel(translate("KvRows", "No {what}s.").format(what=what))
         self.empty.setEnabled(False)
         outer.addWidget(self.empty)
         bottom = QHBoxLayout()
-        self.add_button = QPushButton(f"Add {what}")
-        self.add_button.setAccessibleName(f"Add an {what}" if what[:1] in "aeiou" else f"Add a {what}")
+        self.add_button = QPushButton(translate("KvRows", "Add {what}").format(what=what))
+        self.add_button.setAccessibleName(translate("KvRows", "Add an {what}").format(what=what) if what[
+                :1] in "aeiou" else translate("KvRows", "Add a {what}").format(what=what))
         self.add_button.setAutoDefault(False)
         bottom.addWidget(self.add_button)
         bottom.addStretch(1)
@@ -83,17 +86,19 @@ class KeyValueRows(QWidget):
         index = len(self._rows)
         name_edit = QLineEdit(name)
         name_edit.setPlaceholderText(self._name_hint)
-        name_edit.setAccessibleName(f"{self._what} {index + 1} name")
+        name_edit.setAccessibleName(translate("KvRows", "{what} {index} name").format(what=self._what, index=index + 1))
         value_edit = QLineEdit(value)
-        value_edit.setAccessibleName(f"{self._what} {index + 1} value")
-        box = QCheckBox("Secret")
-        box.setToolTip("Keep the value in the system keyring, not in the settings file")
-        box.setAccessibleName(f"{self._what} {index + 1} is a secret")
+        value_edit.setAccessibleName(translate("KvRows", "{what} {index} value").format(what=self._what,
+                index=index + 1))
+        box = QCheckBox(translate("KvRows", "Secret"))
+        box.setToolTip(translate("KvRows", "Keep the value in the system keyring, not in the settings file"))
+        box.setAccessibleName(translate("KvRows", "{what} {index} is a secret").format(what=self._what,
+                index=index + 1))
         box.setChecked(secret)
         remove = QToolButton()
         remove.setText("✕")
-        remove.setToolTip(f"Remove this {self._what}")
-        remove.setAccessibleName(f"Remove {self._what} {index + 1}")
+        remove.setToolTip(translate("KvRows", "Remove this {what}").format(what=self._what))
+        remove.setAccessibleName(translate("KvRows", "Remove {what} {index}").format(what=self._what, index=index + 1))
         widgets = (name_edit, value_edit, box, remove)
         self._rows.append(widgets)
         row = self._grid.rowCount()
@@ -131,7 +136,8 @@ class KeyValueRows(QWidget):
         if box.isChecked():
             value_edit.setEchoMode(QLineEdit.EchoMode.Password)
             stored = name_edit.text().strip() in self._stored
-            value_edit.setPlaceholderText("set — type a new value to replace it" if stored else "not set")
+            value_edit.setPlaceholderText(translate("KvRows",
+                    "set — type a new value to replace it") if stored else translate("KvRows", "not set"))
         else:
             value_edit.setEchoMode(QLineEdit.EchoMode.Normal)
             value_edit.setPlaceholderText("value")

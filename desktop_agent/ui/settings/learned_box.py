@@ -21,10 +21,12 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core.capabilities import Capabilities, Entry, ServerKey
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
+from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.settings.common import hint_label
 
 #: how the Server column names a backend
-BACKEND_NAMES = {"ollama": "Ollama", "openai": "OpenAI-compatible"}
+BACKEND_NAMES = {"ollama": "Ollama", "openai": QT_TRANSLATE_NOOP("LearnedBox", "OpenAI-compatible")}
 
 
 class _CompactTable(QTableWidget):
@@ -39,7 +41,8 @@ class LearnedBox(QWidget):
     """The rows of ``capabilities`` (default: the process-wide store, in the cache folder); ``changed`` after a
     Forget."""
 
-    COLS = ("Model and server", "What was learned", "")
+    COLS = (QT_TRANSLATE_NOOP("LearnedBox", "Model and server"), QT_TRANSLATE_NOOP("LearnedBox", "What was learned"),
+            "")
 
     changed = Signal()
 
@@ -55,13 +58,15 @@ class LearnedBox(QWidget):
         self.forget_buttons: dict[ServerKey, QPushButton] = {}
         lay = QVBoxLayout(self)
         lay.addWidget(hint_label(
-            "What the app learned from each model's answers, so that it stops asking in a way that does not work. "
+            translate("LearnedBox",
+                    "What the app learned from each model's answers, so that it stops asking in a way that does not "
+                    "work. "
             "Tools go off for a model only after it answered nothing when offered them twice in a row (or its "
             "server said it cannot use them). Forget it after upgrading the server or the model: the next "
-            "message offers the tools again. Applies at once."))
+            "message offers the tools again. Applies at once.")))
         self.table = _CompactTable(0, len(self.COLS))
-        self.table.setAccessibleName("What was learned about servers and models")
-        self.table.setHorizontalHeaderLabels(list(self.COLS))
+        self.table.setAccessibleName(translate("LearnedBox", "What was learned about servers and models"))
+        self.table.setHorizontalHeaderLabels([translate("LearnedBox", c) if c else "" for c in self.COLS])
         self.table.verticalHeader().setVisible(False)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -73,10 +78,11 @@ class LearnedBox(QWidget):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         lay.addWidget(self.table, 1)
-        self.empty = QLabel("Nothing learned: every model is offered tools, streamed.")
-        self.empty.setAccessibleName("Nothing learned")
-        self.forget_all_button = QPushButton("Forget &all")
-        self.forget_all_button.setAccessibleName("Forget everything learned about servers and models")
+        self.empty = QLabel(translate("LearnedBox", "Nothing learned: every model is offered tools, streamed."))
+        self.empty.setAccessibleName(translate("LearnedBox", "Nothing learned"))
+        self.forget_all_button = QPushButton(translate("LearnedBox", "Forget &all"))
+        self.forget_all_button.setAccessibleName(translate("LearnedBox",
+                "Forget everything learned about servers and models"))
         self.forget_all_button.setAutoDefault(False)
         self.forget_all_button.clicked.connect(self.forget_all)
         foot = QHBoxLayout()
@@ -92,14 +98,15 @@ class LearnedBox(QWidget):
         self.forget_buttons = {}
         self.table.setRowCount(len(self.rows))
         for i, entry in enumerate(self.rows):
-            where = f"{BACKEND_NAMES.get(entry.backend, entry.backend)} · {entry.url}"
+            where = f"{translate('LearnedBox', BACKEND_NAMES.get(entry.backend, entry.backend))} · {entry.url}"
             model = QTableWidgetItem(f"{entry.model}\n{where}")
-            model.setToolTip(f"{entry.model} at {where}")
+            model.setToolTip(translate("LearnedBox", "{model} at {where}").format(model=entry.model, where=where))
             self.table.setItem(i, 0, model)
             self.table.setItem(i, 1, QTableWidgetItem("\n".join(entry.lines())))
-            button = QPushButton("Forget")
+            button = QPushButton(translate("LearnedBox", "Forget"))
             button.setAutoDefault(False)
-            button.setAccessibleName(f"Forget what was learned about {entry.model} at {entry.url}")
+            button.setAccessibleName(translate("LearnedBox", "Forget what was learned about {model} at {url}").format(
+                    model=entry.model, url=entry.url))
             button.clicked.connect(lambda _on=False, key=entry.key: self.forget(key))
             cell = QWidget()  # the button keeps its own size, at the top of a tall row
             cell_layout = QVBoxLayout(cell)

@@ -37,6 +37,7 @@ from desktop_agent.core.mcp.secret_changes import secret_keys, secret_writes
 from desktop_agent.core.secrets import SESSION_ONLY, SYSTEM_KEYRING
 from desktop_agent.core.settings import McpServerSettings, Settings
 from desktop_agent.ui import theme
+from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.settings.common import SettingsPage, hint_label, note_label, show
 from desktop_agent.ui.settings.mcp_server_editor import McpServerEditor, describe
 from desktop_agent.ui.tasks import Task, TaskRunner
@@ -82,20 +83,22 @@ class McpPage(SettingsPage):
         self._filling = False
 
         outer = QVBoxLayout(self)
-        self.enabled = QCheckBox("&Use MCP servers")
-        self.enabled.setAccessibleName("Use MCP servers")
+        self.enabled = QCheckBox(translate("McpPage", "&Use MCP servers"))
+        self.enabled.setAccessibleName(translate("McpPage", "Use MCP servers"))
         outer.addWidget(self.enabled)
-        outer.addWidget(hint_label("Model Context Protocol servers give the model more tools (files, git, "
+        outer.addWidget(hint_label(translate("McpPage",
+                "Model Context Protocol servers give the model more tools (files, git, "
                                    "databases, browsers…). They start in the background; each of their tools asks "
-                                   "before it runs unless a rule allows it."))
+                                   "before it runs unless a rule allows it.")))
 
-        self.keyring_note = note_label("Where MCP secrets are kept")
+        self.keyring_note = note_label(translate("McpPage", "Where MCP secrets are kept"))
         outer.addWidget(self.keyring_note)
 
         self.tree = QTreeWidget()
-        self.tree.setAccessibleName("MCP servers")
+        self.tree.setAccessibleName(translate("McpPage", "MCP servers"))
         self.tree.setColumnCount(3)
-        self.tree.setHeaderLabels(["Server", "Runs", "Status"])
+        self.tree.setHeaderLabels([translate("McpPage", "Server"), translate("McpPage", "Runs"), translate("McpPage",
+                "Status")])
         self.tree.setRootIsDecorated(False)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.tree.setMinimumHeight(120)
@@ -107,16 +110,17 @@ class McpPage(SettingsPage):
         outer.addWidget(self.tree, 1)
 
         buttons = QHBoxLayout()
-        self.add_button = QPushButton("A&dd…")
-        self.add_button.setAccessibleName("Add an MCP server")
-        self.edit_button = QPushButton("&Edit…")
-        self.edit_button.setAccessibleName("Edit the selected MCP server")
-        self.remove_button = QPushButton("Re&move")
-        self.remove_button.setAccessibleName("Remove the selected MCP server")
-        self.restart_button = QPushButton("Res&tart")
-        self.restart_button.setAccessibleName("Restart the selected MCP server")
-        self.import_button = QPushButton("&Import Claude Desktop config…")
-        self.import_button.setAccessibleName("Import MCP servers from a Claude Desktop config file")
+        self.add_button = QPushButton(translate("McpPage", "A&dd…"))
+        self.add_button.setAccessibleName(translate("McpPage", "Add an MCP server"))
+        self.edit_button = QPushButton(translate("McpPage", "&Edit…"))
+        self.edit_button.setAccessibleName(translate("McpPage", "Edit the selected MCP server"))
+        self.remove_button = QPushButton(translate("McpPage", "Re&move"))
+        self.remove_button.setAccessibleName(translate("McpPage", "Remove the selected MCP server"))
+        self.restart_button = QPushButton(translate("McpPage", "Res&tart"))
+        self.restart_button.setAccessibleName(translate("McpPage", "Restart the selected MCP server"))
+        self.import_button = QPushButton(translate("McpPage", "&Import Claude Desktop config…"))
+        self.import_button.setAccessibleName(translate("McpPage",
+                "Import MCP servers from a Claude Desktop config file"))
         for b in (self.add_button, self.edit_button, self.remove_button, self.restart_button):
             b.setAutoDefault(False)
             buttons.addWidget(b)
@@ -124,39 +128,39 @@ class McpPage(SettingsPage):
         buttons.addStretch(1)
         buttons.addWidget(self.import_button)
         outer.addLayout(buttons)
-        self.servers_error = note_label("MCP servers error")
+        self.servers_error = note_label(translate("McpPage", "MCP servers error"))
         outer.addWidget(self.servers_error)
-        self.import_note = note_label("Import result")
+        self.import_note = note_label(translate("McpPage", "Import result"))
         outer.addWidget(self.import_note)
 
-        self.details = QGroupBox("Selected server")
+        self.details = QGroupBox(translate("McpPage", "Selected server"))
         details = QVBoxLayout(self.details)
         self.status_line = QLabel()
         self.status_line.setWordWrap(True)
-        self.status_line.setAccessibleName("Server status")
+        self.status_line.setAccessibleName(translate("McpPage", "Server status"))
         self.status_line.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         details.addWidget(self.status_line)
-        self.output_label = QLabel("Last lines of its output:")
+        self.output_label = QLabel(translate("McpPage", "Last lines of its output:"))
         details.addWidget(self.output_label)
         self.output = QPlainTextEdit()
         self.output.setReadOnly(True)
-        self.output.setAccessibleName("The server's last output lines")
+        self.output.setAccessibleName(translate("McpPage", "The server's last output lines"))
         self.output.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.output.setMaximumHeight(110)
         self.output.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         details.addWidget(self.output)
-        self.secrets_label = QLabel("Secrets (kept in the system keyring):")
+        self.secrets_label = QLabel(translate("McpPage", "Secrets (kept in the system keyring):"))
         details.addWidget(self.secrets_label)
         secrets_row = QHBoxLayout()
         self.secret_list = QListWidget()
-        self.secret_list.setAccessibleName("The server's secrets")
+        self.secret_list.setAccessibleName(translate("McpPage", "The server's secrets"))
         self.secret_list.setMaximumHeight(72)
         secrets_row.addWidget(self.secret_list, 1)
         secret_buttons = QVBoxLayout()
-        self.replace_button = QPushButton("Re&place…")
-        self.replace_button.setAccessibleName("Replace the selected secret")
-        self.clear_button = QPushButton("C&lear")
-        self.clear_button.setAccessibleName("Clear the selected secret")
+        self.replace_button = QPushButton(translate("McpPage", "Re&place…"))
+        self.replace_button.setAccessibleName(translate("McpPage", "Replace the selected secret"))
+        self.clear_button = QPushButton(translate("McpPage", "C&lear"))
+        self.clear_button.setAccessibleName(translate("McpPage", "Clear the selected secret"))
         for b in (self.replace_button, self.clear_button):
             b.setAutoDefault(False)
             secret_buttons.addWidget(b)
@@ -166,7 +170,8 @@ class McpPage(SettingsPage):
         self.details.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         outer.addWidget(self.details)
 
-        self.fields = [(("mcp.servers", "mcp.enabled", "mcp"), self.servers_error, "MCP servers (MCP servers tab)")]
+        self.fields = [(("mcp.servers", "mcp.enabled", "mcp"), self.servers_error, translate("McpPage",
+                "MCP servers (MCP servers tab)"))]
         self.enabled.toggled.connect(self._enabled_toggled)
         self.tree.itemChanged.connect(self._item_changed)
         self.tree.itemSelectionChanged.connect(self._show_selected)
@@ -229,29 +234,38 @@ class McpPage(SettingsPage):
     def status_of(self, server: McpServerSettings) -> tuple[str, str, ServerState | None]:
         """The server's status in words (short, and the long one for the details) and its state, if running."""
         if not self.enabled.isChecked():
-            return "MCP servers are off", "MCP servers are off (tick Use MCP servers).", None
+            return translate("McpPage", "MCP servers are off"), translate("McpPage",
+                    "MCP servers are off (tick Use MCP servers)."), None
         if not server.enabled:
             if self._running_config(server.name) is not None:
-                return "disabled — Save to stop it", "Disabled here: press Save to stop it.", None
-            return "disabled", "Disabled: it is not started (tick it to use it).", None
+                return translate("McpPage", "disabled — Save to stop it"), translate("McpPage",
+                        "Disabled here: press Save to stop it."), None
+            return "disabled", translate("McpPage", "Disabled: it is not started (tick it to use it)."), None
         running = self._running_config(server.name)
         state = self._states().get(server.name)
         if state is None or running is None:
             if server.name in {s.name for s in self._original if s.enabled} and self._settings.mcp.enabled:
-                return "not started yet", "Not started yet (servers start after the window shows).", None
-            return "not started — Save to start it", "Not started: press Save to start it.", None
+                return translate("McpPage", "not started yet"), translate("McpPage",
+                        "Not started yet (servers start after the window shows)."), None
+            return translate("McpPage", "not started — Save to start it"), translate("McpPage",
+                    "Not started: press Save to start it."), None
         if running != server:
-            return "changed — Save to restart it", "Changed here: press Save to restart it with the changes.", state
+            return translate("McpPage", "changed — Save to restart it"), translate("McpPage",
+                    "Changed here: press Save to restart it with the changes."), state
         line = state.line().removeprefix(f"{state.name}: ")
         if state.state == "failed":
-            return f"failed — {state.error}", f"Failed: {state.error}", state
+            return translate("McpPage", "failed — {error}").format(error=state.error), translate("McpPage",
+                    "Failed: {error}").format(error=state.error), state
         if state.state == "ready":
             tools = ", ".join(state.tools)
-            return line, f"Ready: {len(state.tools)} tool{'s' if len(state.tools) != 1 else ''}" + (
+            n = len(state.tools)
+            ready = translate("McpPage", "Ready: %n tool", None, n) if n == 1 else translate("McpPage",
+                    "Ready: %n tools", None, n)
+            return line, ready + (
                 f" ({tools})." if tools else "."), state
         if state.state == "stopped":
-            return "stopped", "Stopped (Restart starts it again).", state
-        return line, "Starting…", state
+            return "stopped", translate("McpPage", "Stopped (Restart starts it again)."), state
+        return line, translate("McpPage", "Starting…"), state
 
     def _fill(self) -> None:
         """Show the servers: rows are updated in place while the same servers are listed (a state change, a
@@ -337,7 +351,7 @@ class McpPage(SettingsPage):
         self.clear_button.setVisible(bool(keys))
         old = self._origin.get(server.name) or server.name
         for key, kind, name in keys:
-            what = "environment variable" if kind == "env" else "header"
+            what = translate("McpPage", "environment variable") if kind == "env" else "header"
             status = self.secret_status(key)
             if status == "not set" and secret_name(old, kind, name) in self._stored:
                 status = "set"  # a renamed server takes its secrets along when the dialog saves
@@ -349,10 +363,11 @@ class McpPage(SettingsPage):
     def secret_status(self, key: str) -> str:
         """``set`` / ``not set`` (and whether Save still has to write it) for the keyring name ``key``."""
         if key in self._staged:
-            return "set (saved when you press Save)" if self._staged[key] else "cleared (when you press Save)"
+            return translate("McpPage", "set (saved when you press Save)") if self._staged[key] else translate(
+                    "McpPage", "cleared (when you press Save)")
         if not self._secrets_read:
             return "reading…"
-        return "set" if key in self._stored else "not set"
+        return "set" if key in self._stored else translate("McpPage", "not set")
 
     def _update_buttons(self) -> None:
         server = self._server(self.selected_name())
@@ -455,7 +470,8 @@ class McpPage(SettingsPage):
             return
         key = str(item.data(Qt.ItemDataRole.UserRole))
         if value is None:
-            value, ok = QInputDialog.getText(self, "Replace secret", f"New value of {key.split(':', 3)[3]}:",
+            value, ok = QInputDialog.getText(self, translate("McpPage", "Replace secret"), translate("McpPage",
+                    "New value of {name}:").format(name=key.split(':', 3)[3]),
                                              QLineEdit.EchoMode.Password)
             if not ok or not value:
                 return
@@ -496,8 +512,9 @@ class McpPage(SettingsPage):
 
     def _show_keyring(self, problem: str | None) -> None:
         show(self.keyring_note, f"{problem} {NO_KEYRING_HINT}" if problem else None, "warn")
-        self.secrets_label.setText("Secrets (kept for this session only: no keyring):" if problem else
-                                   "Secrets (kept in the system keyring):")
+        self.secrets_label.setText(translate("McpPage",
+                "Secrets (kept for this session only: no keyring):") if problem else
+                                   translate("McpPage", "Secrets (kept in the system keyring):"))
 
     def save_secrets(self, on_saved: Callable[[bool], None], on_failed: Callable[[str], None]) -> bool:
         """Write the secrets changed here to the keyring (and delete those of removed servers and rows) in the
@@ -548,8 +565,10 @@ class McpPage(SettingsPage):
         everything as it was."""
         if path is None:
             start = Path.home() / ".config" / "Claude"
-            path, _filter = QFileDialog.getOpenFileName(self, "Import MCP servers", str(start if start.is_dir()
-                                                        else Path.home()), "JSON files (*.json);;All files (*)")
+            path, _filter = QFileDialog.getOpenFileName(self, translate("McpPage", "Import MCP servers"), str(
+                    start if start.is_dir()
+                                                        else Path.home()), translate("McpPage",
+                                                                "JSON files (*.json);;All files (*)"))
             if not path:
                 return
         if self._tasks is None:
@@ -557,11 +576,11 @@ class McpPage(SettingsPage):
         try:
             base = self._settings.updated({"mcp.servers": [s.model_dump() for s in self._servers]})
         except ValueError as exc:
-            show(self.import_note, f"Fix the servers listed first: {exc}", "err")
+            show(self.import_note, translate("McpPage", "Fix the servers listed first: {exc}").format(exc=exc), "err")
             return
         store = self._secrets
         self.import_button.setEnabled(False)
-        show(self.import_note, "Importing…", "info")
+        show(self.import_note, translate("McpPage", "Importing…"), "info")
 
         def work(_task: Task) -> tuple[Settings, list[str], Imported, str | None]:
             found = parse(Path(path).read_text(encoding="utf-8-sig"))
@@ -577,7 +596,8 @@ class McpPage(SettingsPage):
             if error is not None or result is None:
                 why = str(error) if isinstance(error, McpConfigError | OSError | ValueError) else \
                     f"{type(error).__name__}: {error}"
-                show(self.import_note, f"Nothing was imported from {Path(path).name}: {why}", "err")
+                show(self.import_note, translate("McpPage", "Nothing was imported from {name}: {why}").format(
+                        name=Path(path).name, why=why), "err")
                 return
             new, notes, found, problem = result
             names = {s.name for s in new.mcp.servers} - {s.name for s in self._servers}
@@ -588,17 +608,21 @@ class McpPage(SettingsPage):
             for name in names:
                 self._origin.setdefault(name, name if name in {s.name for s in self._original} else "")
             self._staged.update(found.secrets)
-            place = "this session only (there is no keyring)" if problem or store is None else "the system keyring"
+            place = translate("McpPage",
+                    "this session only (there is no keyring)") if problem or store is None else translate("McpPage",
+                            "the system keyring")
             for key in found.secrets:
                 server_name, kind, name = key.split(":", 3)[1:]
-                what = "header" if kind == "header" else "environment variable"
-                notes.append(f"the {what} {name} of {server_name} goes to {place} when you press Save, not to the "
-                             "settings file")
-            notes.extend(f"skipped {line}" for line in found.skipped)
+                what = "header" if kind == "header" else translate("McpPage", "environment variable")
+                notes.append(translate("McpPage",
+                        "the {what} {name} of {server_name} goes to {place} when you press Save, not to the settings "
+                        "file").format(what=what, name=name, server_name=server_name, place=place))
+            notes.extend(translate("McpPage", "skipped {line}").format(line=line) for line in found.skipped)
             lines = "\n".join(f"• {n[:1].upper()}{n[1:]}." for n in notes)
             kind = "warn" if problem or found.skipped else "ok"
-            show(self.import_note, f"From {Path(path).name}:\n{lines}\nPress Save to keep the servers and start "
-                                   "them.", kind)
+            show(self.import_note, translate("McpPage",
+                    "From {name}:\n{lines}\nPress Save to keep the servers and start them.").format(name=Path(
+                            path).name, lines=lines), kind)
             self._show_keyring(problem)
             self._fill()
             self.changed.emit()
@@ -617,7 +641,8 @@ class McpPage(SettingsPage):
 
         def done(_result: Any, error: BaseException | None) -> None:
             if error is not None:
-                show(self.status_line, f"{name} could not be restarted: {error}", "err")
+                show(self.status_line, translate("McpPage", "{name} could not be restarted: {error}").format(name=name,
+                        error=error), "err")
             self._fill()
 
         self._tasks.run(lambda _task: manager.restart(name), done, key=f"mcp-restart-{name}")

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core.mcp.config import hide_secrets, secret_name
 from desktop_agent.core.settings import McpServerSettings
+from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.settings.common import field_message, form_row, hint_label, note_label, show
 from desktop_agent.ui.settings.kv_rows import KeyValueRows, Row
 
@@ -37,7 +38,8 @@ class McpServerEditor(QDialog):
     def __init__(self, server: McpServerSettings | None, taken: set[str], stored: set[str],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Edit MCP server" if server is not None else "Add MCP server")
+        self.setWindowTitle(translate("McpServerEditor", "Edit MCP server") if server is not None else translate(
+                "McpServerEditor", "Add MCP server"))
         self.setObjectName("McpServerEditor")
         self._taken = set(taken)
         self.result_server: McpServerSettings | None = None
@@ -47,23 +49,24 @@ class McpServerEditor(QDialog):
         form = QFormLayout()
         root.addLayout(form)
         self.name = QLineEdit()
-        self.name.setAccessibleName("Server name")
-        self.name.setPlaceholderText("e.g. github")
-        self.name_error = note_label("Server name error")
-        form_row(form, "&Name:", self.name, self.name_error,
-                 hint_label("Letters, digits, '.', '_' and '-'; its tools are named after it."))
+        self.name.setAccessibleName(translate("McpServerEditor", "Server name"))
+        self.name.setPlaceholderText(translate("McpServerEditor", "e.g. github"))
+        self.name_error = note_label(translate("McpServerEditor", "Server name error"))
+        form_row(form, translate("McpServerEditor", "&Name:"), self.name, self.name_error,
+                 hint_label(translate("McpServerEditor",
+                         "Letters, digits, '.', '_' and '-'; its tools are named after it.")))
 
         kind_row = QHBoxLayout()
-        self.stdio_radio = QRadioButton("&Program on this computer (stdio)")
-        self.remote_radio = QRadioButton("&Remote server (Streamable HTTP)")
+        self.stdio_radio = QRadioButton(translate("McpServerEditor", "&Program on this computer (stdio)"))
+        self.remote_radio = QRadioButton(translate("McpServerEditor", "&Remote server (Streamable HTTP)"))
         self._kinds = QButtonGroup(self)
         self._kinds.addButton(self.stdio_radio)
         self._kinds.addButton(self.remote_radio)
         kind_row.addWidget(self.stdio_radio)
         kind_row.addWidget(self.remote_radio)
         kind_row.addStretch(1)
-        self.kind_error = note_label("Server type error")
-        form_row(form, "Type:", kind_row, self.kind_error, buddy=self.stdio_radio)
+        self.kind_error = note_label(translate("McpServerEditor", "Server type error"))
+        form_row(form, translate("McpServerEditor", "Type:"), kind_row, self.kind_error, buddy=self.stdio_radio)
 
         self.stack = QStackedWidget()
         root.addWidget(self.stack, 1)
@@ -73,48 +76,53 @@ class McpServerEditor(QDialog):
         stdio_form.setContentsMargins(0, 0, 0, 0)
         command_row = QHBoxLayout()
         self.command = QLineEdit()
-        self.command.setAccessibleName("Command")
-        self.command.setPlaceholderText("e.g. npx, uvx, /usr/local/bin/my-server")
-        self.browse = QPushButton("Bro&wse…")
+        self.command.setAccessibleName(translate("McpServerEditor", "Command"))
+        self.command.setPlaceholderText(translate("McpServerEditor", "e.g. npx, uvx, /usr/local/bin/my-server"))
+        self.browse = QPushButton(translate("McpServerEditor", "Bro&wse…"))
         self.browse.setAutoDefault(False)
         command_row.addWidget(self.command, 1)
         command_row.addWidget(self.browse)
-        self.command_error = note_label("Command error")
-        form_row(stdio_form, "&Command:", command_row, self.command_error, buddy=self.command)
+        self.command_error = note_label(translate("McpServerEditor", "Command error"))
+        form_row(stdio_form, translate("McpServerEditor", "&Command:"), command_row, self.command_error,
+                buddy=self.command)
         self.args = QLineEdit()
-        self.args.setAccessibleName("Arguments")
-        self.args.setPlaceholderText("e.g. -y @modelcontextprotocol/server-filesystem ~/Documents")
-        self.args_error = note_label("Arguments error")
-        form_row(stdio_form, "&Arguments:", self.args, self.args_error,
-                 hint_label("Separated by spaces; put an argument that has spaces in quotes."))
-        self.env = KeyValueRows("environment variable", "NAME")
-        self.env_error = note_label("Environment error")
-        form_row(stdio_form, "&Environment:", self.env, self.env_error,
-                 hint_label("Tick Secret for a token or key: its value goes to the system keyring, not the "
-                            "settings file."), buddy=self.env.add_button)
+        self.args.setAccessibleName(translate("McpServerEditor", "Arguments"))
+        self.args.setPlaceholderText(translate("McpServerEditor",
+                "e.g. -y @modelcontextprotocol/server-filesystem ~/Documents"))
+        self.args_error = note_label(translate("McpServerEditor", "Arguments error"))
+        form_row(stdio_form, translate("McpServerEditor", "&Arguments:"), self.args, self.args_error,
+                 hint_label(translate("McpServerEditor",
+                         "Separated by spaces; put an argument that has spaces in quotes.")))
+        self.env = KeyValueRows(translate("McpServerEditor", "environment variable"), "NAME")
+        self.env_error = note_label(translate("McpServerEditor", "Environment error"))
+        form_row(stdio_form, translate("McpServerEditor", "&Environment:"), self.env, self.env_error,
+                 hint_label(translate("McpServerEditor",
+                         "Tick Secret for a token or key: its value goes to the system keyring, not the "
+                            "settings file.")), buddy=self.env.add_button)
         cwd_row = QHBoxLayout()
         self.cwd = QLineEdit()
-        self.cwd.setAccessibleName("Working folder")
-        self.cwd.setPlaceholderText("(the app's own)")
-        self.choose_cwd = QPushButton("C&hoose…")
+        self.cwd.setAccessibleName(translate("McpServerEditor", "Working folder"))
+        self.cwd.setPlaceholderText(translate("McpServerEditor", "(the app's own)"))
+        self.choose_cwd = QPushButton(translate("McpServerEditor", "C&hoose…"))
         self.choose_cwd.setAutoDefault(False)
         cwd_row.addWidget(self.cwd, 1)
         cwd_row.addWidget(self.choose_cwd)
-        form_row(stdio_form, "Working &folder:", cwd_row, buddy=self.cwd)
+        form_row(stdio_form, translate("McpServerEditor", "Working &folder:"), cwd_row, buddy=self.cwd)
         self.stack.addWidget(stdio)
 
         remote = QWidget()
         remote_form = QFormLayout(remote)
         remote_form.setContentsMargins(0, 0, 0, 0)
         self.url = QLineEdit()
-        self.url.setAccessibleName("Server URL")
+        self.url.setAccessibleName(translate("McpServerEditor", "Server URL"))
         self.url.setPlaceholderText("https://example.com/mcp")
-        self.url_error = note_label("Server URL error")
+        self.url_error = note_label(translate("McpServerEditor", "Server URL error"))
         form_row(remote_form, "&URL:", self.url, self.url_error)
-        self.headers = KeyValueRows("header", "Name")
-        self.headers_error = note_label("Headers error")
-        form_row(remote_form, "&Headers:", self.headers, self.headers_error,
-                 hint_label("e.g. Authorization = Bearer …, ticked Secret."), buddy=self.headers.add_button)
+        self.headers = KeyValueRows(translate("McpServerEditor", "header"), translate("McpServerEditor", "Name"))
+        self.headers_error = note_label(translate("McpServerEditor", "Headers error"))
+        form_row(remote_form, translate("McpServerEditor", "&Headers:"), self.headers, self.headers_error,
+                 hint_label(translate("McpServerEditor", "e.g. Authorization = Bearer …, ticked Secret.")),
+                         buddy=self.headers.add_button)
         self.stack.addWidget(remote)
 
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
@@ -152,12 +160,13 @@ class McpServerEditor(QDialog):
         self.stack.setCurrentIndex(0 if stdio else 1)
 
     def _browse_command(self) -> None:
-        path, _filter = QFileDialog.getOpenFileName(self, "Choose the server's program")
+        path, _filter = QFileDialog.getOpenFileName(self, translate("McpServerEditor", "Choose the server's program"))
         if path:
             self.command.setText(path)
 
     def _choose_cwd(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Choose the working folder", self.cwd.text())
+        path = QFileDialog.getExistingDirectory(self, translate("McpServerEditor", "Choose the working folder"),
+                self.cwd.text())
         if path:
             self.cwd.setText(path)
 
@@ -175,12 +184,12 @@ class McpServerEditor(QDialog):
         errors: dict[str, str] = {}
         name = self.name.text().strip()
         if name in self._taken:
-            errors["name"] = f"There is already a server called {name}."
+            errors["name"] = translate("McpServerEditor", "There is already a server called {name}.").format(name=name)
         stdio = self.stdio_radio.isChecked()
         if stdio and not self.command.text().strip():
-            errors["command"] = "Type the command that starts the server."
+            errors["command"] = translate("McpServerEditor", "Type the command that starts the server.")
         if not stdio and not self.url.text().strip():
-            errors["url"] = "Type the server's URL, e.g. https://example.com/mcp."
+            errors["url"] = translate("McpServerEditor", "Type the server's URL, e.g. https://example.com/mcp.")
         args: list[str] = []
         env: tuple[dict[str, str], list[str], dict[str, str]] = ({}, [], {})
         headers: tuple[dict[str, str], list[str], dict[str, str]] = ({}, [], {})
@@ -188,7 +197,8 @@ class McpServerEditor(QDialog):
             try:
                 args = shlex.split(self.args.text())
             except ValueError as exc:
-                errors["args"] = f"The arguments cannot be read ({exc}): close every quote."
+                errors["args"] = translate("McpServerEditor",
+                        "The arguments cannot be read ({exc}): close every quote.").format(exc=exc)
             env = _split_rows(self.env.rows(), errors, "env")
         else:
             headers = _split_rows(self.headers.rows(), errors, "headers")
@@ -267,6 +277,6 @@ def _split_rows(rows: list[Row], errors: dict[str, str],
 def describe(server: McpServerSettings) -> str:
     """What runs: ``stdio: npx -y server`` / ``remote: https://…``."""
     if server.url:
-        return f"remote: {server.url}"
-    return f"stdio: {shlex.join([server.command, *server.args])}"
+        return translate("McpServerEditor", "remote: {url}").format(url=server.url)
+    return translate("McpServerEditor", "stdio: {command}").format(command=shlex.join([server.command, *server.args]))
 

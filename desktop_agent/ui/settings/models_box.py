@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.settings.common import human_size, human_time, on_delete_key
 
 
@@ -30,11 +31,12 @@ class ModelsBox(QGroupBox):
     refresh_requested = Signal()
 
     def __init__(self) -> None:
-        super().__init__("Installed models")
+        super().__init__(translate("ModelsBox", "Installed models"))
         layout = QVBoxLayout(self)
         self.table = QTableWidget(0, 3)
-        self.table.setHorizontalHeaderLabels(["Name", "Size", "Modified"])
-        self.table.setAccessibleName("Installed Ollama models")
+        self.table.setHorizontalHeaderLabels([translate("ModelsBox", "Name"), translate("ModelsBox", "Size"),
+                translate("ModelsBox", "Modified")])
+        self.table.setAccessibleName(translate("ModelsBox", "Installed Ollama models"))
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -47,12 +49,12 @@ class ModelsBox(QGroupBox):
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         layout.addWidget(self.table, 1)
         row = QHBoxLayout()
-        self.use_button = QPushButton("&Use for chats")
-        self.use_button.setAccessibleName("Use the selected model for chats")
-        self.delete_button = QPushButton("&Delete…")
-        self.delete_button.setAccessibleName("Delete the selected model")
-        self.refresh_button = QPushButton("&Refresh")
-        self.refresh_button.setAccessibleName("Refresh the list of installed models")
+        self.use_button = QPushButton(translate("ModelsBox", "&Use for chats"))
+        self.use_button.setAccessibleName(translate("ModelsBox", "Use the selected model for chats"))
+        self.delete_button = QPushButton(translate("ModelsBox", "&Delete…"))
+        self.delete_button.setAccessibleName(translate("ModelsBox", "Delete the selected model"))
+        self.refresh_button = QPushButton(translate("ModelsBox", "&Refresh"))
+        self.refresh_button.setAccessibleName(translate("ModelsBox", "Refresh the list of installed models"))
         for b in (self.use_button, self.delete_button, self.refresh_button):
             b.setAutoDefault(False)
             row.addWidget(b)
@@ -78,7 +80,7 @@ class ModelsBox(QGroupBox):
             size = QTableWidgetItem(human_size(info.size))
             size.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             if info.size is not None:
-                size.setToolTip(f"{info.size:,} bytes")
+                size.setToolTip(translate("ModelsBox", "{size:,} bytes").format(size=info.size))
             modified = QTableWidgetItem(human_time(info.modified_at))
             if info.modified_at:
                 modified.setToolTip(info.modified_at)

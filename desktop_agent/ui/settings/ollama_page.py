@@ -17,6 +17,7 @@ from desktop_agent.core.assembly import PROBE_TIMEOUT_S, Assembly
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.urls import clean_ollama_host
 from desktop_agent.ui.errors import one_line
+from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.pull import PullController
 from desktop_agent.ui.settings.common import (
     SettingsPage,
@@ -66,43 +67,50 @@ class OllamaPage(SettingsPage):
         host_row = QHBoxLayout()
         self.host = QLineEdit()
         self.host.setPlaceholderText("http://localhost:11434")
-        self.host.setAccessibleName("Ollama host URL")
-        self.test_button = QPushButton("&Test connection")
-        self.test_button.setAccessibleName("Test the Ollama connection")
+        self.host.setAccessibleName(translate("OllamaPage", "Ollama host URL"))
+        self.test_button = QPushButton(translate("OllamaPage", "&Test connection"))
+        self.test_button.setAccessibleName(translate("OllamaPage", "Test the Ollama connection"))
         self.test_button.setAutoDefault(False)
         host_row.addWidget(self.host, 1)
         host_row.addWidget(self.test_button)
-        self.host_error = note_label("Ollama host error")
-        self.status = note_label("Ollama connection status")
-        self.host_note = note_label("Ollama host note")
-        self.host_used = note_label("Ollama host in use")
-        form_row(form, "&Host:", host_row, self.host_error, self.host_used, self.host_note, self.status,
+        self.host_error = note_label(translate("OllamaPage", "Ollama host error"))
+        self.status = note_label(translate("OllamaPage", "Ollama connection status"))
+        self.host_note = note_label(translate("OllamaPage", "Ollama host note"))
+        self.host_used = note_label(translate("OllamaPage", "Ollama host in use"))
+        form_row(form, translate("OllamaPage", "&Host:"), host_row, self.host_error, self.host_used, self.host_note,
+                self.status,
                  buddy=self.host)
         self.timeout = QLineEdit()
-        self.timeout.setAccessibleName("Answer timeout in seconds")
+        self.timeout.setAccessibleName(translate("OllamaPage", "Answer timeout in seconds"))
         self.timeout.setToolTip(
-            "Seconds to wait for the first data of an answer before giving up (it includes loading the "
-            "model, which can take minutes for a large model)"
+            translate("OllamaPage",
+                    "Seconds to wait for the first data of an answer before giving up (it includes loading the "
+            "model, which can take minutes for a large model)")
         )
         self.timeout.setFixedWidth(110)
-        self.timeout_error = note_label("Answer timeout error")
-        self.timeout_hint = hint_label("seconds to wait for an answer to start (model loading), e.g. 300")
+        self.timeout_error = note_label(translate("OllamaPage", "Answer timeout error"))
+        self.timeout_hint = hint_label(translate("OllamaPage",
+                "seconds to wait for an answer to start (model loading), e.g. 300"))
         timeout_row = QHBoxLayout()
         timeout_row.addWidget(self.timeout)
         timeout_row.addWidget(self.timeout_hint, 1)
-        form_row(form, "Ans&wer timeout (s):", timeout_row, self.timeout_error, buddy=self.timeout)
+        form_row(form, translate("OllamaPage", "Ans&wer timeout (s):"), timeout_row, self.timeout_error,
+                buddy=self.timeout)
         self.next_data = QLineEdit()
-        self.next_data.setAccessibleName("Wait for next data in seconds")
+        self.next_data.setAccessibleName(translate("OllamaPage", "Wait for next data in seconds"))
         self.next_data.setToolTip(
-            "Once an answer streams: seconds without new data (keep-alives do not count) before the turn "
-            "ends with the partial answer kept and \"the server stopped responding\""
+            translate("OllamaPage",
+                    "Once an answer streams: seconds without new data (keep-alives do not count) before the turn "
+            "ends with the partial answer kept and \"the server stopped responding\"")
         )
         self.next_data.setFixedWidth(110)
-        self.next_data_error = note_label("Wait for next data error")
+        self.next_data_error = note_label(translate("OllamaPage", "Wait for next data error"))
         next_row = QHBoxLayout()
         next_row.addWidget(self.next_data)
-        next_row.addWidget(hint_label("seconds of silence mid-answer before it stops, e.g. 60"), 1)
-        form_row(form, "Wait for ne&xt data (s):", next_row, self.next_data_error, buddy=self.next_data)
+        next_row.addWidget(hint_label(translate("OllamaPage",
+                "seconds of silence mid-answer before it stops, e.g. 60")), 1)
+        form_row(form, translate("OllamaPage", "Wait for ne&xt data (s):"), next_row, self.next_data_error,
+                buddy=self.next_data)
         layout.addLayout(form)
 
         self.models = ModelsBox()
@@ -111,9 +119,10 @@ class OllamaPage(SettingsPage):
         layout.addWidget(self.pull)
 
         self.fields = [
-            (("ollama.host",), self.host_error, "Host (Ollama tab)"),
-            (("ollama.timeout_s",), self.timeout_error, "Answer timeout (Ollama tab)"),
-            (("ollama.next_data_timeout_s",), self.next_data_error, "Wait for next data (Ollama tab)"),
+            (("ollama.host",), self.host_error, translate("OllamaPage", "Host (Ollama tab)")),
+            (("ollama.timeout_s",), self.timeout_error, translate("OllamaPage", "Answer timeout (Ollama tab)")),
+            (("ollama.next_data_timeout_s",), self.next_data_error, translate("OllamaPage",
+                    "Wait for next data (Ollama tab)")),
         ]
         self.host.textChanged.connect(self._host_edited)
         self.timeout.textChanged.connect(self.changed)
@@ -151,7 +160,7 @@ class OllamaPage(SettingsPage):
     def input_errors(self) -> dict[str, str]:
         errors: dict[str, str] = {}
         if not self.host.text().strip():
-            errors["ollama.host"] = "Enter the Ollama host, e.g. http://localhost:11434"
+            errors["ollama.host"] = translate("OllamaPage", "Enter the Ollama host, e.g. http://localhost:11434")
         _timeout, problem = parse_seconds(self.timeout, "300")
         if problem:
             errors["ollama.timeout_s"] = problem
@@ -185,7 +194,7 @@ class OllamaPage(SettingsPage):
         """Test connection: the server version and the installed models, or the actionable error."""
         target = self._target()
         if target is None:
-            show(self.status, "Enter a valid host URL first.", "err")
+            show(self.status, translate("OllamaPage", "Enter a valid host URL first."), "err")
             return
         host, assembly = target.ollama.host, self._assembly
 
@@ -205,12 +214,16 @@ class OllamaPage(SettingsPage):
             version, models = result
             self._fill(models)
             n = len(models)
-            self._connected = f"Connected to Ollama {version} at {host} — {n} model{'s' if n != 1 else ''} installed."
+            self._connected = (
+                translate("OllamaPage", "Connected to Ollama {version} at {host} — %n model installed.", None, n)
+                if n == 1 else
+                translate("OllamaPage", "Connected to Ollama {version} at {host} — %n models installed.", None, n)
+            ).format(version=version, host=host)
             show(self.status, self._connected, "ok")
             self.connection_tested.emit([m.name for m in models])
 
         self.test_button.setEnabled(False)
-        show(self.status, f"Connecting to {host}…", "info")
+        show(self.status, translate("OllamaPage", "Connecting to {host}…").format(host=host), "info")
         self._tasks.run(work, done, key="ollama-test")
 
     def refresh_models(self, quiet: bool = False) -> None:
@@ -224,7 +237,9 @@ class OllamaPage(SettingsPage):
             if error is None:
                 self._fill(models)
             elif quiet:
-                show(self.status, f"{one_line(error)} Installed models are listed once it answers.", "warn")
+                show(self.status, translate("OllamaPage",
+                        "{error} Installed models are listed once it answers.").format(error=one_line(error)),
+                                "warn")
             else:
                 show(self.status, one_line(error), "warn")
 
@@ -248,18 +263,21 @@ class OllamaPage(SettingsPage):
 
     def model_replaced(self, old: str, new: str) -> None:
         """Say that the model ``old`` is not installed on the server just tested, so chats will use ``new``."""
-        show(self.status, f"{self._connected} “{old}” is not installed: chats will use {new} "
-                          f"(after Save), or pull {old} below.", "ok")
+        show(self.status, translate("OllamaPage",
+                "{connected} “{old}” is not installed: chats will use {new} (after Save), or pull {old} below."
+                ).format(connected=self._connected, old=old, new=new), "ok")
 
     def _use_model(self, name: str) -> None:
-        show(self.status, f"Chats will use {name} (after Save).", "ok")
+        show(self.status, translate("OllamaPage", "Chats will use {name} (after Save).").format(name=name), "ok")
         self.model_chosen.emit(name)
 
     def _confirm_delete(self, name: str) -> bool:
         answer = QMessageBox.question(
             self,
-            "Delete model",
-            f"Delete the model “{name}” from the Ollama server?\nIt has to be pulled again to be used.",
+            translate("OllamaPage", "Delete model"),
+            translate("OllamaPage",
+                    "Delete the model “{name}” from the Ollama server?\nIt has to be pulled again to be used.").format(
+                            name=name),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             QMessageBox.StandardButton.No,
         )
@@ -273,7 +291,8 @@ class OllamaPage(SettingsPage):
 
         def work(_task: Task) -> list[Any]:
             # deleting goes through the client library (the probe only lists); seconds, not minutes
-            backend = cast("OllamaBackend", assembly.one_off_backend(target, timeout_s=PROBE_TIMEOUT_S))
+            backend = cast("OllamaBackend", assembly.one_off_backend(target,
+                    timeout_s=PROBE_TIMEOUT_S))
             try:
                 backend.delete_model(name)
                 return backend.list_models()
@@ -286,7 +305,7 @@ class OllamaPage(SettingsPage):
                 self.models.update_buttons()
                 return
             self._fill(models)
-            show(self.status, f"Deleted {name}.", "ok")
+            show(self.status, translate("OllamaPage", "Deleted {name}.").format(name=name), "ok")
 
         self.models.delete_button.setEnabled(False)
         self._tasks.run(work, done, key="ollama-delete")

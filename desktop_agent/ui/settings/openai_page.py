@@ -22,15 +22,17 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core.assembly import PROBE_TIMEOUT_S, Assembly
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.secrets import SecretStore, normalize_base_url
 from desktop_agent.core.settings import OPENAI_PRESETS, Settings, is_loopback_url
 from desktop_agent.core.urls import clean_base_url
 from desktop_agent.ui.errors import one_line
+from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.settings.common import SettingsPage, form_row, note_label, parse_seconds, show, show_cleaned_url
 from desktop_agent.ui.settings.keys_editor import KeysEditor
 from desktop_agent.ui.tasks import Task, TaskRunner
 
-CUSTOM_PRESET = "Custom"
+CUSTOM_PRESET = QT_TRANSLATE_NOOP("OpenaiPage", "Custom")
 
 
 class OpenAIPage(SettingsPage):
@@ -57,70 +59,76 @@ class OpenAIPage(SettingsPage):
         outer.addStretch(1)
 
         self.preset = QComboBox()
-        self.preset.addItems([*OPENAI_PRESETS, CUSTOM_PRESET])
-        self.preset.setAccessibleName("Provider preset")
+        self.preset.addItems([*OPENAI_PRESETS, translate("OpenaiPage", CUSTOM_PRESET)])
+        self.preset.setAccessibleName(translate("OpenaiPage", "Provider preset"))
         self.preset.setMinimumWidth(220)
-        form_row(form, "&Preset:", self.preset, left=True)
+        form_row(form, translate("OpenaiPage", "&Preset:"), self.preset, left=True)
 
         self.base_url = QLineEdit()
         self.base_url.setPlaceholderText("https://api.openai.com/v1")
-        self.base_url.setAccessibleName("Base URL")
-        self.base_url_error = note_label("Base URL error")
-        self.base_url_used = note_label("Base URL in use")
-        form_row(form, "&Base URL:", self.base_url, self.base_url_error, self.base_url_used)
+        self.base_url.setAccessibleName(translate("OpenaiPage", "Base URL"))
+        self.base_url_error = note_label(translate("OpenaiPage", "Base URL error"))
+        self.base_url_used = note_label(translate("OpenaiPage", "Base URL in use"))
+        form_row(form, translate("OpenaiPage", "&Base URL:"), self.base_url, self.base_url_error, self.base_url_used)
 
-        self.needs_key = QCheckBox("This provider needs an API &key (local servers usually don't)")
-        self.needs_key.setAccessibleName("Provider needs an API key")
+        self.needs_key = QCheckBox(translate("OpenaiPage",
+                "This provider needs an API &key (local servers usually don't)"))
+        self.needs_key.setAccessibleName(translate("OpenaiPage", "Provider needs an API key"))
         form_row(form, "", self.needs_key)
 
         self.keys = KeysEditor(secrets, tasks)
-        form_row(form, "API &keys:", self.keys, buddy=self.keys.list)
+        form_row(form, translate("OpenaiPage", "API &keys:"), self.keys, buddy=self.keys.list)
 
         self.timeout = QLineEdit()
-        self.timeout.setAccessibleName("Timeout in seconds")
-        self.timeout.setToolTip("Seconds to wait for an answer to start (connecting included)")
+        self.timeout.setAccessibleName(translate("OpenaiPage", "Timeout in seconds"))
+        self.timeout.setToolTip(translate("OpenaiPage", "Seconds to wait for an answer to start (connecting included)"))
         self.timeout.setFixedWidth(110)
-        self.timeout_error = note_label("Timeout error")
-        form_row(form, "&Timeout (s):", self.timeout, self.timeout_error, left=True)
+        self.timeout_error = note_label(translate("OpenaiPage", "Timeout error"))
+        form_row(form, translate("OpenaiPage", "&Timeout (s):"), self.timeout, self.timeout_error, left=True)
         self.next_data = QLineEdit()
-        self.next_data.setAccessibleName("Wait for next data in seconds")
+        self.next_data.setAccessibleName(translate("OpenaiPage", "Wait for next data in seconds"))
         self.next_data.setToolTip(
-            "Once an answer streams: seconds without new data (keep-alive comments do not count) before the "
-            "turn ends with the partial answer kept and \"the server stopped responding\""
+            translate("OpenaiPage",
+                    "Once an answer streams: seconds without new data (keep-alive comments do not count) before the "
+            "turn ends with the partial answer kept and \"the server stopped responding\"")
         )
         self.next_data.setFixedWidth(110)
-        self.next_data_error = note_label("Wait for next data error")
-        form_row(form, "Wait for ne&xt data (s):", self.next_data, self.next_data_error, left=True)
+        self.next_data_error = note_label(translate("OpenaiPage", "Wait for next data error"))
+        form_row(form, translate("OpenaiPage", "Wait for ne&xt data (s):"), self.next_data, self.next_data_error,
+                left=True)
         self.retries = QSpinBox()
         self.retries.setRange(0, 10)
-        self.retries.setAccessibleName("Retries per key")
+        self.retries.setAccessibleName(translate("OpenaiPage", "Retries per key"))
         self.retries.setFixedWidth(110)
-        form_row(form, "&Retries per key:", self.retries, left=True)
+        form_row(form, translate("OpenaiPage", "&Retries per key:"), self.retries, left=True)
         self.retry_interval = QLineEdit()
-        self.retry_interval.setAccessibleName("Retry interval in seconds")
+        self.retry_interval.setAccessibleName(translate("OpenaiPage", "Retry interval in seconds"))
         self.retry_interval.setFixedWidth(110)
-        self.retry_interval_error = note_label("Retry interval error")
-        form_row(form, "Retry &interval (s):", self.retry_interval, self.retry_interval_error, left=True)
+        self.retry_interval_error = note_label(translate("OpenaiPage", "Retry interval error"))
+        form_row(form, translate("OpenaiPage", "Retry &interval (s):"), self.retry_interval, self.retry_interval_error,
+                left=True)
 
         test_row = QHBoxLayout()
-        self.test_button = QPushButton("Test co&nnection")
-        self.test_button.setAccessibleName("Test the OpenAI-compatible connection")
+        self.test_button = QPushButton(translate("OpenaiPage", "Test co&nnection"))
+        self.test_button.setAccessibleName(translate("OpenaiPage", "Test the OpenAI-compatible connection"))
         self.test_button.setAutoDefault(False)
         test_row.addWidget(self.test_button)
         test_row.addStretch(1)
-        self.status = note_label("OpenAI-compatible connection status")
+        self.status = note_label(translate("OpenaiPage", "OpenAI-compatible connection status"))
         self.models = QListWidget()
-        self.models.setAccessibleName("Models the server offers")
-        self.models.setToolTip("Double-click a model to use it for chats")
+        self.models.setAccessibleName(translate("OpenaiPage", "Models the server offers"))
+        self.models.setToolTip(translate("OpenaiPage", "Double-click a model to use it for chats"))
         self.models.setMaximumHeight(90)
         self.models.setVisible(False)
         form_row(form, "", test_row, self.status, self.models)
 
         self.fields = [
-            (("openai.base_url",), self.base_url_error, "Base URL (OpenAI-compatible tab)"),
-            (("openai.timeout_s",), self.timeout_error, "Timeout (OpenAI-compatible tab)"),
-            (("openai.next_data_timeout_s",), self.next_data_error, "Wait for next data (OpenAI-compatible tab)"),
-            (("openai.retry_interval_s",), self.retry_interval_error, "Retry interval (OpenAI-compatible tab)"),
+            (("openai.base_url",), self.base_url_error, translate("OpenaiPage", "Base URL (OpenAI-compatible tab)")),
+            (("openai.timeout_s",), self.timeout_error, translate("OpenaiPage", "Timeout (OpenAI-compatible tab)")),
+            (("openai.next_data_timeout_s",), self.next_data_error, translate("OpenaiPage",
+                    "Wait for next data (OpenAI-compatible tab)")),
+            (("openai.retry_interval_s",), self.retry_interval_error, translate("OpenaiPage",
+                    "Retry interval (OpenAI-compatible tab)")),
         ]
         self.preset.activated.connect(self._preset_chosen)
         self.base_url.textChanged.connect(self._base_url_edited)
@@ -168,7 +176,7 @@ class OpenAIPage(SettingsPage):
     def input_errors(self) -> dict[str, str]:
         errors: dict[str, str] = {}
         if not self.base_url.text().strip():
-            errors["openai.base_url"] = "Enter the base URL, e.g. https://api.openai.com/v1"
+            errors["openai.base_url"] = translate("OpenaiPage", "Enter the base URL, e.g. https://api.openai.com/v1")
         for key, edit, example in (("openai.timeout_s", self.timeout, "60"),
                                    ("openai.next_data_timeout_s", self.next_data, "60"),
                                    ("openai.retry_interval_s", self.retry_interval, "1")):
@@ -187,8 +195,8 @@ class OpenAIPage(SettingsPage):
         if self.keys.api_keys() or self.keys.environment_key:
             return None
         return (
-            "No API key for this provider: add one on the OpenAI-compatible tab, or untick "
-            "'needs an API key' for a local server."
+            translate("OpenaiPage", "No API key for this provider: add one on the OpenAI-compatible tab, or untick "
+            "'needs an API key' for a local server.")
         )
 
     # ---- preset and base URL ---------------------------------------------------------------------
@@ -202,7 +210,8 @@ class OpenAIPage(SettingsPage):
 
     def _sync_preset(self) -> None:
         url = (self._url() or normalize_base_url(self.base_url.text())) if self.base_url.text().strip() else ""
-        name = next((n for n, u in OPENAI_PRESETS.items() if normalize_base_url(u) == url), CUSTOM_PRESET)
+        name = next((n for n, u in OPENAI_PRESETS.items() if normalize_base_url(u) == url),
+                    translate("OpenaiPage", CUSTOM_PRESET))
         if self.preset.currentText() != name:
             self.preset.blockSignals(True)
             self.preset.setCurrentText(name)
@@ -243,7 +252,7 @@ class OpenAIPage(SettingsPage):
             except ValidationError:
                 target = None
         if target is None:
-            show(self.status, "Fix the base URL and timeout first.", "err")
+            show(self.status, translate("OpenaiPage", "Fix the base URL and timeout first."), "err")
             return
         env_key = self.keys.environment_key
         keys = self.keys.api_keys() or ([env_key] if env_key else [])
@@ -271,20 +280,23 @@ class OpenAIPage(SettingsPage):
             self.models_listed.emit(names)
             shown = ", ".join(names[:5]) + ("…" if len(names) > 5 else "")
             n = len(names)
-            self._connected = f"Connected to {base_url} — {n} model{'s' if n != 1 else ''}" + (
+            self._connected = (translate("OpenaiPage", "Connected to {base_url} — %n model", None, n) if n == 1
+                               else translate("OpenaiPage", "Connected to {base_url} — %n models", None, n)).format(
+                    base_url=base_url) + (
                 f": {shown}" if names else ".")
             show(self.status, self._connected, "ok")
             self.connection_tested.emit(names)
 
         self.test_button.setEnabled(False)
-        show(self.status, f"Connecting to {base_url}…", "info")
+        show(self.status, translate("OpenaiPage", "Connecting to {base_url}…").format(base_url=base_url), "info")
         self._tasks.run(work, done, key="openai-test")
 
     def model_replaced(self, old: str, new: str) -> None:
         """Say that the model ``old`` is not on the server just tested, so chats will use ``new``."""
-        show(self.status, f"{self._connected.rstrip('.…')}. “{old}” is not on this server: chats will use {new} "
-                          "(after Save).", "ok")
+        show(self.status, translate("OpenaiPage",
+                "{connected}. “{old}” is not on this server: chats will use {new} (after Save).").format(
+                        connected=self._connected.rstrip('.…'), old=old, new=new), "ok")
 
     def _use_model(self, item: QListWidgetItem) -> None:
-        show(self.status, f"Chats will use {item.text()} (after Save).", "ok")
+        show(self.status, translate("OpenaiPage", "Chats will use {text} (after Save).").format(text=item.text()), "ok")
         self.model_chosen.emit(item.text())

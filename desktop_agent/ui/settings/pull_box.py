@@ -7,6 +7,7 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QProgressBar, QPushButton, QVBoxLayout
 
 from desktop_agent.core.settings import Settings
+from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.pull import PullController
 from desktop_agent.ui.settings.common import ActionLineEdit, human_size, note_label, show
 
@@ -20,19 +21,19 @@ class PullBox(QGroupBox):
     pulled = Signal(str)
 
     def __init__(self, controller: PullController):
-        super().__init__("Pull a model")
+        super().__init__(translate("PullBox", "Pull a model"))
         self._controller = controller
         self._mine = False  # the controller's pull was started here
         self._name = ""
         layout = QVBoxLayout(self)
         row = QHBoxLayout()
         self.name = ActionLineEdit()
-        self.name.setPlaceholderText("Model name, e.g. llama3.2 or qwen3:8b")
-        self.name.setAccessibleName("Name of the model to pull")
-        self.pull_button = QPushButton("&Pull")
-        self.pull_button.setAccessibleName("Pull the model")
-        self.cancel_button = QPushButton("Cancel pull")
-        self.cancel_button.setAccessibleName("Cancel the pull")
+        self.name.setPlaceholderText(translate("PullBox", "Model name, e.g. llama3.2 or qwen3:8b"))
+        self.name.setAccessibleName(translate("PullBox", "Name of the model to pull"))
+        self.pull_button = QPushButton(translate("PullBox", "&Pull"))
+        self.pull_button.setAccessibleName(translate("PullBox", "Pull the model"))
+        self.cancel_button = QPushButton(translate("PullBox", "Cancel pull"))
+        self.cancel_button.setAccessibleName(translate("PullBox", "Cancel the pull"))
         for b in (self.pull_button, self.cancel_button):
             b.setAutoDefault(False)
         row.addWidget(self.name, 1)
@@ -42,11 +43,11 @@ class PullBox(QGroupBox):
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setValue(0)
-        self.progress.setAccessibleName("Pull progress")
+        self.progress.setAccessibleName(translate("PullBox", "Pull progress"))
         self.progress.setTextVisible(True)
         self.progress.setVisible(False)
         layout.addWidget(self.progress)
-        self.status = note_label("Pull status")
+        self.status = note_label(translate("PullBox", "Pull status"))
         layout.addWidget(self.status)
         self.cancel_button.setVisible(False)
 
@@ -79,10 +80,12 @@ class PullBox(QGroupBox):
             return
         self.name.setText(name)
         if settings is None:
-            show(self.status, "Enter a valid Ollama host first.", "err")
+            show(self.status, translate("PullBox", "Enter a valid Ollama host first."), "err")
             return
         if self._controller.busy:
-            show(self.status, f"Another pull is running ({self._controller.model}); try again when it is done.",
+            show(self.status, translate("PullBox",
+                    "Another pull is running ({model}); try again when it is done.").format(
+                            model=self._controller.model),
                  "warn")
             return
         if not self._controller.start(settings, name):
@@ -92,7 +95,7 @@ class PullBox(QGroupBox):
         self.progress.setRange(0, 0)
         self.progress.setVisible(True)
         self.cancel_button.setVisible(True)
-        show(self.status, f"Pulling {name}…", "info")
+        show(self.status, translate("PullBox", "Pulling {name}…").format(name=name), "info")
         self.update_buttons()
         self.cancel_button.setFocus()
 
@@ -101,11 +104,11 @@ class PullBox(QGroupBox):
         if self._mine:
             self._controller.cancel()
             self.cancel_button.setEnabled(False)
-            show(self.status, "Cancelling…", "info")
+            show(self.status, translate("PullBox", "Cancelling…"), "info")
             QTimer.singleShot(0, self.cancel_button, lambda: self.cancel_button.setEnabled(True))
 
     def show_pulled(self, name: str) -> None:
-        show(self.status, f"Pulled {name}.", "ok")
+        show(self.status, translate("PullBox", "Pulled {name}.").format(name=name), "ok")
         self.name.clear()
 
     def show_status(self, text: str | None, kind: str = "info") -> None:
@@ -149,7 +152,8 @@ class PullBox(QGroupBox):
             self.progress.setRange(0, 0)  # busy: this step has no size
         text = status or "working"
         if total:
-            text += f" — {human_size(completed or 0)} of {human_size(total)}"
+            text += translate("PullBox", " — {done} of {total}").format(done=human_size(
+                    completed or 0), total=human_size(total))
         show(self.status, text, "info")
 
     def _finish(self) -> None:
@@ -178,4 +182,6 @@ class PullBox(QGroupBox):
         self._finish()
         self.progress.setVisible(False)
         show(self.status,
-             f"Pull of {self._name} cancelled. Ollama keeps what was downloaded and resumes next time.", "warn")
+             translate("PullBox",
+                     "Pull of {name} cancelled. Ollama keeps what was downloaded and resumes next time.").format(
+                             name=self._name), "warn")

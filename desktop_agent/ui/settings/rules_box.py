@@ -22,14 +22,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.tools.permissions import POLICIES, Rule, RuleBook
+from desktop_agent.ui.i18n import translate, translate_text
 from desktop_agent.ui.settings.common import hint_label, on_delete_key
 
-SOURCES = {"user": "you", "flag": "--allow-tool (this run)", "default": "default"}
+SOURCES = {"user": QT_TRANSLATE_NOOP("RulesBox", "you"),
+           "flag": QT_TRANSLATE_NOOP("RulesBox", "--allow-tool (this run)"),
+           "default": QT_TRANSLATE_NOOP("RulesBox", "default")}
+#: a rule's policy as the list says it (the setting's value is the key)
+POLICY_NAMES = {"allow": QT_TRANSLATE_NOOP("RulesBox", "allow"), "ask": QT_TRANSLATE_NOOP("RulesBox", "ask"),
+                "deny": QT_TRANSLATE_NOOP("RulesBox", "deny")}
 
 
 def when(ts: float | None) -> str:
-    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else "never"
+    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else translate("RulesBox", "never")
 
 
 class _Relay(QObject):
@@ -50,7 +57,9 @@ class _CompactTable(QTableWidget):
 class RulesBox(QWidget):
     """The rules of ``rules`` in a table, with a policy box per row and Revoke."""
 
-    COLS = ("Tool", "Applies to", "Policy", "Source", "Last used")
+    COLS = (QT_TRANSLATE_NOOP("RulesBox", "Tool"), QT_TRANSLATE_NOOP("RulesBox", "Applies to"),
+            QT_TRANSLATE_NOOP("RulesBox", "Policy"), QT_TRANSLATE_NOOP("RulesBox", "Source"),
+            QT_TRANSLATE_NOOP("RulesBox", "Last used"))
 
     def __init__(self, rules: RuleBook, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -64,8 +73,8 @@ class RulesBox(QWidget):
         self.toggle.setArrowType(Qt.ArrowType.RightArrow)
         self.toggle.setAutoRaise(True)
         self.toggle.setStyleSheet("font-weight: 600;")
-        self.toggle.setAccessibleName("Show the permission rules")
-        self.hint = hint_label("made by Always allow on an approval card; changes apply at once")
+        self.toggle.setAccessibleName(translate("RulesBox", "Show the permission rules"))
+        self.hint = hint_label(translate("RulesBox", "made by Always allow on an approval card; changes apply at once"))
         head = QHBoxLayout()
         head.addWidget(self.toggle)
         head.addWidget(self.hint, 1)
@@ -74,8 +83,8 @@ class RulesBox(QWidget):
         body = QVBoxLayout(self.body)
         body.setContentsMargins(0, 0, 0, 0)
         self.table = _CompactTable(0, len(self.COLS))
-        self.table.setAccessibleName("Permission rules")
-        self.table.setHorizontalHeaderLabels(list(self.COLS))
+        self.table.setAccessibleName(translate("RulesBox", "Permission rules"))
+        self.table.setHorizontalHeaderLabels([translate("RulesBox", c) for c in self.COLS])
         self.table.verticalHeader().setVisible(False)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -85,10 +94,10 @@ class RulesBox(QWidget):
         for col in range(len(self.COLS)):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.empty = QLabel("No rules yet.")
-        self.empty.setAccessibleName("No permission rules")
-        self.revoke_button = QPushButton("Re&voke")
-        self.revoke_button.setAccessibleName("Revoke the selected rule")
+        self.empty = QLabel(translate("RulesBox", "No rules yet."))
+        self.empty.setAccessibleName(translate("RulesBox", "No permission rules"))
+        self.revoke_button = QPushButton(translate("RulesBox", "Re&voke"))
+        self.revoke_button.setAccessibleName(translate("RulesBox", "Revoke the selected rule"))
         self.revoke_button.setAutoDefault(False)
         side = QVBoxLayout()
         side.addWidget(self.revoke_button)
@@ -122,20 +131,23 @@ class RulesBox(QWidget):
         self.table.setRowCount(len(self._rows))
         for i, rule in enumerate(self._rows):
             self.table.setItem(i, 0, QTableWidgetItem(rule.tool))
-            self.table.setItem(i, 1, QTableWidgetItem(rule.scope.label(rule.tool)))
+            self.table.setItem(i, 1, QTableWidgetItem(translate_text(rule.scope.label(rule.tool))))
             box = QComboBox()
-            box.addItems(list(POLICIES))
-            box.setCurrentText(rule.policy)
-            box.setAccessibleName(f"Policy of the rule for {rule.tool}")
-            box.currentTextChanged.connect(lambda policy, rid=rule.id: self.set_policy(rid, policy))
+            for policy in POLICIES:
+                box.addItem(translate("RulesBox", POLICY_NAMES.get(policy, policy)), policy)
+            box.setCurrentIndex(max(0, box.findData(rule.policy)))
+            box.setAccessibleName(translate("RulesBox", "Policy of the rule for {tool}").format(tool=rule.tool))
+            box.currentIndexChanged.connect(
+                lambda i, rid=rule.id, b=box: self.set_policy(rid, str(b.itemData(i))))
             self.table.setCellWidget(i, 2, box)
-            self.table.setItem(i, 2, QTableWidgetItem(rule.policy))
-            self.table.setItem(i, 3, QTableWidgetItem(SOURCES.get(rule.source, rule.source)))
+            policy_name = translate("RulesBox", POLICY_NAMES.get(rule.policy, rule.policy))
+            self.table.setItem(i, 2, QTableWidgetItem(policy_name))
+            self.table.setItem(i, 3, QTableWidgetItem(translate("RulesBox", SOURCES.get(rule.source, rule.source))))
             self.table.setItem(i, 4, QTableWidgetItem(when(rule.last_used_at)))
             if selected is not None and rule.id == selected.id:
                 self.table.selectRow(i)
         self.empty.setVisible(not self._rows)
-        self.toggle.setText(f"Permission rules ({len(self._rows)})")
+        self.toggle.setText(translate("RulesBox", "Permission rules ({n_rows})").format(n_rows=len(self._rows)))
         self._update_buttons()
 
     def set_expanded(self, on: bool) -> None:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core.settings import Settings
+from desktop_agent.ui.i18n import source_name, translate
 from desktop_agent.ui.settings.common import note_label, show
 from desktop_agent.ui.tasks import Task, TaskRunner
 
@@ -37,9 +38,9 @@ NAME_COL, SOURCE_COL, KIND_COL, DESCRIPTION_COL = range(4)
 
 def _kind(tool: Tool) -> str:
     if getattr(tool, "destructive", False):
-        return "changes things"
+        return translate("ToolList", "changes things")
     if getattr(tool, "read_only", False):
-        return "read-only"
+        return translate("ToolList", "read-only")
     return ""
 
 
@@ -72,9 +73,10 @@ class ToolList(QWidget):
         self._filling = False
 
         self.tree = QTreeWidget()
-        self.tree.setAccessibleName("Installed tools")
+        self.tree.setAccessibleName(translate("ToolList", "Installed tools"))
         self.tree.setColumnCount(4)
-        self.tree.setHeaderLabels(["Tool", "Source", "Kind", "Description"])
+        self.tree.setHeaderLabels([translate("ToolList", "Tool"), translate("ToolList", "Source"), translate(
+                "ToolList", "Kind"), translate("ToolList", "Description")])
         self.tree.setRootIsDecorated(True)
         self.tree.setUniformRowHeights(False)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -84,13 +86,14 @@ class ToolList(QWidget):
         for col in (NAME_COL, SOURCE_COL, KIND_COL):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         self.summary = QLabel()
-        self.summary.setAccessibleName("Tools summary")
-        self.reload_button = QPushButton("Re&load tools")
-        self.reload_button.setAccessibleName("Reload the tools from their files")
-        self.reload_button.setToolTip("Load the tool files again, without restarting: new and changed files count "
-                                      "from the next message on")
+        self.summary.setAccessibleName(translate("ToolList", "Tools summary"))
+        self.reload_button = QPushButton(translate("ToolList", "Re&load tools"))
+        self.reload_button.setAccessibleName(translate("ToolList", "Reload the tools from their files"))
+        self.reload_button.setToolTip(translate("ToolList",
+                "Load the tool files again, without restarting: new and changed files count "
+                                      "from the next message on"))
         self.reload_button.setAutoDefault(False)
-        self.status = note_label("Tools status")
+        self.status = note_label(translate("ToolList", "Tools status"))
         bottom = QHBoxLayout()
         bottom.setContentsMargins(0, 0, 0, 0)
         bottom.addWidget(self.summary, 1)
@@ -140,7 +143,7 @@ class ToolList(QWidget):
             return
         assembly, settings = self._assembly, self._settings()
         show(self.status, None)
-        self.summary.setText("Listing the tools…")
+        self.summary.setText(translate("ToolList", "Listing the tools…"))
         self._tasks.run(lambda _task: (assembly.available_tools(settings), []), self._listed, key="settings-tools")
 
     def reload(self) -> None:
@@ -149,7 +152,7 @@ class ToolList(QWidget):
             return
         assembly, settings = self._assembly, self._settings()
         self.reload_button.setEnabled(False)
-        self.summary.setText("Reloading the tools…")
+        self.summary.setText(translate("ToolList", "Reloading the tools…"))
 
         def work(_task: Task) -> tuple[list[Tool], list[str]]:
             return assembly.reload_tools(settings)
@@ -162,16 +165,20 @@ class ToolList(QWidget):
         if error is not None or result is None:
             log.warning("could not list the tools", exc_info=error)
             self.summary.setText("")
-            show(self.status, f"The tools could not be listed: {error}", "err")
+            show(self.status, translate("ToolList", "The tools could not be listed: {error}").format(error=error),
+                    "err")
             return
         tools, problems = result
         self._fill(tools)
-        count = f"{len(tools)} tool{'s' if len(tools) != 1 else ''}"
-        self.summary.setText(f"{count} reloaded." if reloaded else f"{count}.")
+        n = len(tools)
+        count = translate("ToolList", "%n tool", None, n) if n == 1 else translate("ToolList", "%n tools", None, n)
+        self.summary.setText(translate("ToolList", "{count} reloaded.").format(
+                count=count) if reloaded else translate("ToolList", "{count}.").format(count=count))
         if problems:
             shown = "\n".join(f"• {p}" for p in problems)
-            show(self.status, f"Some tool files could not be loaded (the details are in the log); the other tools "
-                              f"work:\n{shown}", "warn")
+            show(self.status, translate("ToolList",
+                    "Some tool files could not be loaded (the details are in the log); the other tools work:\n{shown}"
+                    ).format(shown=shown), "warn")
         else:
             show(self.status, None)
         self.listed.emit([t.name for t in tools])
@@ -183,13 +190,16 @@ class ToolList(QWidget):
         try:
             self.tree.clear()
             for t in tools:
-                it = QTreeWidgetItem([t.name, str(t.source or ""), _kind(t), _first_line(t.description)])
+                it = QTreeWidgetItem([t.name, source_name(str(t.source or "")), _kind(t),
+                                                  _first_line(t.description)])
                 it.setFlags(it.flags() | Qt.ItemFlag.ItemIsUserCheckable)
                 it.setToolTip(DESCRIPTION_COL, t.description or t.name)
-                it.setData(NAME_COL, Qt.ItemDataRole.AccessibleTextRole, f"{t.name}, from {t.source}")
+                it.setData(NAME_COL, Qt.ItemDataRole.AccessibleTextRole, translate("ToolList",
+                        "{name}, from {source}").format(
+                    name=t.name, source=source_name(str(t.source or ""))))
                 if not _kind(t):  # a blank cell shows nothing; a screen reader says why
                     it.setData(KIND_COL, Qt.ItemDataRole.AccessibleTextRole, self.tr("kind not declared"))
-                description = QTreeWidgetItem([t.description or "(no description)"])
+                description = QTreeWidgetItem([t.description or translate("ToolList", "(no description)")])
                 description.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
                 schema = QTreeWidgetItem([json.dumps(t.parameters, indent=2, ensure_ascii=False)])
                 schema.setFont(0, mono)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core import paths
 from desktop_agent.core.settings import Settings
+from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.settings.common import (
     SettingsPage,
     form_row,
@@ -64,117 +65,129 @@ class ToolsPage(SettingsPage):
         #: the page's two parts: options (limits, the folders tools may use), and the installed tools with the
         #: folders they come from
         self.sections = QTabWidget()
-        self.sections.setAccessibleName("Tools sections")
+        self.sections.setAccessibleName(translate("ToolsPage", "Tools sections"))
         outer.addWidget(self.sections)
         options = QWidget()
         options_layout = QVBoxLayout(options)
         form = QFormLayout()
         options_layout.addLayout(form)
 
-        self.enabled = QCheckBox("&Use tools")
-        self.enabled.setAccessibleName("Use tools")
+        self.enabled = QCheckBox(translate("ToolsPage", "&Use tools"))
+        self.enabled.setAccessibleName(translate("ToolsPage", "Use tools"))
         form_row(form, "", self.enabled,
-                 hint_label("The model may call the shipped tools, those in your tools folder and those in the "
-                            "extra folders. Off: the model gets no tools."), left=True)
+                 hint_label(translate("ToolsPage",
+                         "The model may call the shipped tools, those in your tools folder and those in the "
+                            "extra folders. Off: the model gets no tools.")), left=True)
 
         self.timeout = QLineEdit()
-        self.timeout.setAccessibleName("Tool timeout in seconds")
+        self.timeout.setAccessibleName(translate("ToolsPage", "Tool timeout in seconds"))
         self.timeout.setFixedWidth(110)
-        self.timeout_error = note_label("Tool timeout error")
-        form_row(form, "Tool &timeout (s):", self.timeout, self.timeout_error,
-                 hint_label("Seconds a tool may run before it is stopped, e.g. 30 (a tool can set its own "
-                            "with `@tool(timeout_s=...)`)."), left=True)
+        self.timeout_error = note_label(translate("ToolsPage", "Tool timeout error"))
+        form_row(form, translate("ToolsPage", "Tool &timeout (s):"), self.timeout, self.timeout_error,
+                 hint_label(translate("ToolsPage",
+                         "Seconds a tool may run before it is stopped, e.g. 30 (a tool can set its own "
+                            "with `@tool(timeout_s=...)`).")), left=True)
 
-        self.isolated = QCheckBox("&Isolate tools in their own process")
-        self.isolated.setAccessibleName("Run tools in a separate process")
+        self.isolated = QCheckBox(translate("ToolsPage", "&Isolate tools in their own process"))
+        self.isolated.setAccessibleName(translate("ToolsPage", "Run tools in a separate process"))
         form_row(form, "", self.isolated,
-                 hint_label("A tool that crashes, hangs or prints cannot take the app down: timeout and cancel "
+                 hint_label(translate("ToolsPage",
+                         "A tool that crashes, hangs or prints cannot take the app down: timeout and cancel "
                             "stop it for real, and what it prints is shown with its result. Off: tools run "
-                            "inside the app (a little faster to start)."), left=True)
+                            "inside the app (a little faster to start).")), left=True)
 
         self.output_cap = QSpinBox()
         self.output_cap.setRange(0, MAX_OUTPUT_CAP)
         self.output_cap.setSingleStep(1000)
         self.output_cap.setGroupSeparatorShown(True)
-        self.output_cap.setAccessibleName("Tool output cap in characters")
+        self.output_cap.setAccessibleName(translate("ToolsPage", "Tool output cap in characters"))
         self.output_cap.setFixedWidth(110)
-        self.output_cap_error = note_label("Tool output cap error")
-        form_row(form, "Output &cap (characters):", self.output_cap, self.output_cap_error,
-                 hint_label("Characters of a tool's output sent to the model, at least 256; longer output is "
-                            "cut (Tool activity shows all of it)."), left=True)
+        self.output_cap_error = note_label(translate("ToolsPage", "Tool output cap error"))
+        form_row(form, translate("ToolsPage", "Output &cap (characters):"), self.output_cap, self.output_cap_error,
+                 hint_label(translate("ToolsPage",
+                         "Characters of a tool's output sent to the model, at least 256; longer output is "
+                            "cut (Tool activity shows all of it).")), left=True)
 
-        self.only_relevant = QCheckBox("Offer only the tools that &fit the message")
-        self.only_relevant.setAccessibleName("Offer only the tools that fit the message")
+        self.only_relevant = QCheckBox(translate("ToolsPage", "Offer only the tools that &fit the message"))
+        self.only_relevant.setAccessibleName(translate("ToolsPage", "Offer only the tools that fit the message"))
         form_row(form, "", self.only_relevant,
-                 hint_label("A message no tool fits (\u201cWhat is the capital of France?\u201d) is answered without "
+                 hint_label(translate("ToolsPage",
+                         "A message no tool fits (\u201cWhat is the capital of France?\u201d) is answered without "
                             "tools; one that fits gets only the best few. Small models take every tool offered "
-                            "as an order. Off: every tool on every message."), left=True)
+                            "as an order. Off: every tool on every message.")), left=True)
 
         self.max_offered = QSpinBox()
         self.max_offered.setRange(0, 1000)
         self.max_offered.setSpecialValueText("all")
-        self.max_offered.setAccessibleName("Most tools offered at once")
+        self.max_offered.setAccessibleName(translate("ToolsPage", "Most tools offered at once"))
         self.max_offered.setFixedWidth(110)
-        form_row(form, "Offer at &most (tools):", self.max_offered,
-                 hint_label("With more tools than this, each message offers the model the most relevant ones and a "
+        form_row(form, translate("ToolsPage", "Offer at &most (tools):"), self.max_offered,
+                 hint_label(translate("ToolsPage",
+                         "With more tools than this, each message offers the model the most relevant ones and a "
                             "find_tools tool for the rest (small models stop calling tools when offered dozens). "
-                            "0 = all."), left=True)
+                            "0 = all.")), left=True)
 
-        self.allowed = FolderList("Folders tools may use", add_text="&Add folder…",
-                                  dialog_title="Allow tools to use a folder",
-                                  missing_text="Not found, file tools cannot use:")
+        self.allowed = FolderList(translate("ToolsPage", "Folders tools may use"), add_text=translate("ToolsPage",
+                "&Add folder…"),
+                                  dialog_title=translate("ToolsPage", "Allow tools to use a folder"),
+                                  missing_text=translate("ToolsPage", "Not found, file tools cannot use:"))
         self.allowed.list.setMaximumHeight(72)  # two or three folders in view; it scrolls beyond them
-        form_row(form, "Folders tools may u&se:", self.allowed,
-                 hint_label("The file tools (list, read, search, write) and shell commands work only inside these "
-                            "folders and their sub-folders; none by default. Writes and commands ask first."),
+        form_row(form, translate("ToolsPage", "Folders tools may u&se:"), self.allowed,
+                 hint_label(translate("ToolsPage",
+                         "The file tools (list, read, search, write) and shell commands work only inside these "
+                            "folders and their sub-folders; none by default. Writes and commands ask first.")),
                  buddy=self.allowed.list)
 
         options_layout.addStretch(1)
-        self.sections.addTab(options, "&Options")
+        self.sections.addTab(options, translate("ToolsPage", "&Options"))
 
         # where tools come from, beside the tools they gave
         sources = QFormLayout()
         self.tools_folder = QLineEdit()
         self.tools_folder.setReadOnly(True)
-        self.tools_folder.setAccessibleName("Your tools folder")
-        self.open_button = QPushButton("O&pen tools folder")
-        self.open_button.setAccessibleName("Open the tools folder in the file manager")
+        self.tools_folder.setAccessibleName(translate("ToolsPage", "Your tools folder"))
+        self.open_button = QPushButton(translate("ToolsPage", "O&pen tools folder"))
+        self.open_button.setAccessibleName(translate("ToolsPage", "Open the tools folder in the file manager"))
         self.open_button.setAutoDefault(False)
         folder_row = QHBoxLayout()
         folder_row.addWidget(self.tools_folder, 1)
         folder_row.addWidget(self.open_button)
-        self.tools_folder_status = note_label("Tools folder status")
-        form_row(sources, "Your tools folder:", folder_row,
-                 hint_label("Python files with `@tool` functions put here are loaded with the shipped tools."),
+        self.tools_folder_status = note_label(translate("ToolsPage", "Tools folder status"))
+        form_row(sources, translate("ToolsPage", "Your tools folder:"), folder_row,
+                 hint_label(translate("ToolsPage",
+                         "Python files with `@tool` functions put here are loaded with the shipped tools.")),
                  self.tools_folder_status, buddy=self.tools_folder)
 
-        self.extra_dirs = FolderList("Extra tool folders", add_text="A&dd folder…", remove_text="&Remove",
-                                     add_name="Add a tool folder", remove_name="Remove the selected tool folder",
-                                     dialog_title="Add a tool folder",
-                                     missing_text="Not found, skipped when tools load:")
+        self.extra_dirs = FolderList(translate("ToolsPage", "Extra tool folders"), add_text=translate("ToolsPage",
+                "A&dd folder…"), remove_text=translate("ToolsPage", "&Remove"),
+                                     add_name=translate("ToolsPage", "Add a tool folder"), remove_name=translate(
+                                             "ToolsPage", "Remove the selected tool folder"),
+                                     dialog_title=translate("ToolsPage", "Add a tool folder"),
+                                     missing_text=translate("ToolsPage", "Not found, skipped when tools load:"))
         self.dirs = self.extra_dirs.list
         self.add_button, self.remove_button = self.extra_dirs.add_button, self.extra_dirs.remove_button
         self.dirs_note = self.extra_dirs.note
-        self.dirs_note.setAccessibleName("Extra tool folders note")
-        form_row(sources, "Extra tool &folders:", self.extra_dirs, buddy=self.dirs)
+        self.dirs_note.setAccessibleName(translate("ToolsPage", "Extra tool folders note"))
+        form_row(sources, translate("ToolsPage", "Extra tool &folders:"), self.extra_dirs, buddy=self.dirs)
 
         self.tool_list = ToolList(assembly, tasks, self._listing_settings)
         installed = QWidget()
         installed_layout = QVBoxLayout(installed)
-        installed_layout.addWidget(hint_label("Untick a tool to keep it from the model (a chat can also choose its "
+        installed_layout.addWidget(hint_label(translate("ToolsPage",
+                "Untick a tool to keep it from the model (a chat can also choose its "
                                               "own, in the Tools menu above the message box); expand a row for "
-                                              "its description and parameters."))
+                                              "its description and parameters.")))
         installed_layout.addWidget(self.tool_list, 1)
         installed_layout.addLayout(sources)
-        self.sections.addTab(installed, "I&nstalled tools")
+        self.sections.addTab(installed, translate("ToolsPage", "I&nstalled tools"))
 
         self.learned = LearnedBox()
         self.learned.changed.connect(self.learned_changed)
-        self.sections.addTab(self.learned, "&Learned")
+        self.sections.addTab(self.learned, translate("ToolsPage", "&Learned"))
 
         self.fields = [
-            (("tools.timeout_s",), self.timeout_error, "Tool timeout (Tools tab)"),
-            (("tools.output_cap",), self.output_cap_error, "Output cap (Tools tab)"),
+            (("tools.timeout_s",), self.timeout_error, translate("ToolsPage", "Tool timeout (Tools tab)")),
+            (("tools.output_cap",), self.output_cap_error, translate("ToolsPage", "Output cap (Tools tab)")),
         ]
         self.enabled.toggled.connect(self._enabled_toggled)
         self.timeout.textChanged.connect(self.changed)
@@ -256,7 +269,7 @@ class ToolsPage(SettingsPage):
 
         self.rules_box = RulesBox(rules)
         self.rules_box.set_expanded(True)
-        self.sections.addTab(self.rules_box, "Permissions")
+        self.sections.addTab(self.rules_box, translate("ToolsPage", "Permissions"))
 
     # ---- the user tools folder -------------------------------------------------------------------
 
@@ -266,7 +279,8 @@ class ToolsPage(SettingsPage):
         except OSError as exc:  # an unwritable data folder
             self._tools_folder = None
             self.tools_folder.clear()
-            show(self.tools_folder_status, f"The tools folder cannot be created: {exc}", "warn")
+            show(self.tools_folder_status, translate("ToolsPage", "The tools folder cannot be created: {exc}").format(
+                    exc=exc), "warn")
         else:
             self.tools_folder.setText(str(self._tools_folder))
             show(self.tools_folder_status, None)
@@ -277,4 +291,5 @@ class ToolsPage(SettingsPage):
         if self._tools_folder is None:
             return
         if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(self._tools_folder))):
-            show(self.tools_folder_status, f"No file manager could open {self._tools_folder}.", "warn")
+            show(self.tools_folder_status, translate("ToolsPage", "No file manager could open {tools_folder}.").format(
+                    tools_folder=self._tools_folder), "warn")
