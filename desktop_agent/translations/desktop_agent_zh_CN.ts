@@ -2,6 +2,25 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
+    <name>AnswerAnnouncer</name>
+    <message>
+        <source>%1 asks for your approval: Alt+O allows it once, Alt+D denies it</source>
+        <translation>%1 请求您的批准：Alt+O 允许一次，Alt+D 拒绝</translation>
+    </message>
+    <message>
+        <source>Answer finished</source>
+        <translation>回答已完成</translation>
+    </message>
+    <message>
+        <source>Answer stopped</source>
+        <translation>回答已停止</translation>
+    </message>
+    <message>
+        <source>The answer failed</source>
+        <translation>回答失败</translation>
+    </message>
+</context>
+<context>
     <name>AppearancePage</name>
     <message>
         <source>&amp;Light</source>
@@ -181,6 +200,25 @@
     <message>
         <source>Denied (the turn ended)</source>
         <translation>已拒绝(本轮已结束)</translation>
+    </message>
+</context>
+<context>
+    <name>ApprovalCard</name>
+    <message>
+        <source>Run this call of %1 once; the next call asks again (Alt+O)</source>
+        <translation>运行 %1 的这次调用一次；下次调用会再次询问 (Alt+O)</translation>
+    </message>
+    <message>
+        <source>Run %1 without asking for the rest of this chat, for what &quot;Applies to&quot; says (Alt+T)</source>
+        <translation>在本对话的剩余部分中运行 %1 时不再询问，范围以“适用于”为准 (Alt+T)</translation>
+    </message>
+    <message>
+        <source>Run %1 without asking from now on, for what &quot;Applies to&quot; says; Settings → Tools revokes it (Alt+W)</source>
+        <translation>从现在起运行 %1 时不再询问，范围以“适用于”为准；可在 设置 → 工具 中撤销 (Alt+W)</translation>
+    </message>
+    <message>
+        <source>Do not run this call; the reason, if given, is sent to the model (Alt+D)</source>
+        <translation>不运行这次调用；如填写了原因，会发送给模型 (Alt+D)</translation>
     </message>
 </context>
 <context>
@@ -1539,6 +1577,10 @@ The default from Settings ({default}).</source>
         <translation>模型</translation>
     </message>
     <message>
+        <source>Model name</source>
+        <translation>模型名称</translation>
+    </message>
+    <message>
         <source>Model error</source>
         <translation>模型错误</translation>
     </message>
@@ -1681,6 +1723,32 @@ The default from Settings ({default}).</source>
     <message>
         <source>Enter or choose a model</source>
         <translation>输入或选择模型</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryDock</name>
+    <message>
+        <source>Show or hide the chat history</source>
+        <translation>显示或隐藏对话历史</translation>
+    </message>
+    <message>
+        <source>&amp;Search chats</source>
+        <translation>搜索对话(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Go to the chat history&apos;s search (Ctrl+K); Down steps into the list, Enter opens a chat</source>
+        <translation>转到对话历史的搜索框 (Ctrl+K)；按下方向键进入列表，按 Enter 打开对话</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryPanel</name>
+    <message>
+        <source>Rename the selected chat</source>
+        <translation>重命名所选对话</translation>
+    </message>
+    <message>
+        <source>Delete the selected chat</source>
+        <translation>删除所选对话</translation>
     </message>
 </context>
 <context>
@@ -1905,6 +1973,14 @@ The default from Settings ({default}).</source>
     <message>
         <source>Show or hide the tool activity sidebar (Ctrl+Shift+T)</source>
         <translation>显示或隐藏工具活动侧栏(Ctrl+Shift+T)</translation>
+    </message>
+    <message>
+        <source>Show or hide the tool activity sidebar</source>
+        <translation>显示或隐藏工具活动侧栏</translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
     </message>
     <message>
         <source>Open the &amp;log folder</source>
@@ -2523,6 +2599,10 @@ Click to open Settings → MCP servers.</source>
         <translation>模型</translation>
     </message>
     <message>
+        <source>Model name</source>
+        <translation>模型名称</translation>
+    </message>
+    <message>
         <source>{name} is not offered by this server — pick one</source>
         <translation>此服务器不提供 {name} — 请选择一个</translation>
     </message>
@@ -3001,6 +3081,10 @@ Your chats appear here as you talk.</source>
         <translation>重命名、导出或删除所选对话</translation>
     </message>
     <message>
+        <source>Deleted “{title}”.</source>
+        <translation>已删除“{title}”。</translation>
+    </message>
+    <message>
         <source>Could not write {path}: {strerror}.</source>
         <translation>无法写入 {path}:{strerror}。</translation>
     </message>
@@ -3252,6 +3336,61 @@ Your chats appear here as you talk.</source>
     </message>
 </context>
 <context>
+    <name>Shortcuts</name>
+    <message>
+        <source>Send the message</source>
+        <translation>发送消息</translation>
+    </message>
+    <message>
+        <source>Start a new line</source>
+        <translation>换行</translation>
+    </message>
+    <message>
+        <source>Bring back your last message to edit (in an empty box)</source>
+        <translation>调出您的上一条消息以便编辑（输入框为空时）</translation>
+    </message>
+    <message>
+        <source>Save the settings</source>
+        <translation>保存设置</translation>
+    </message>
+    <message>
+        <source>The next page (also Ctrl+PgDown)</source>
+        <translation>下一页（也可用 Ctrl+PgDown）</translation>
+    </message>
+    <message>
+        <source>The previous page (also Ctrl+PgUp)</source>
+        <translation>上一页（也可用 Ctrl+PgUp）</translation>
+    </message>
+    <message>
+        <source>Close Settings without saving</source>
+        <translation>关闭设置而不保存</translation>
+    </message>
+    <message>
+        <source>Anywhere in the window</source>
+        <translation>窗口中任意位置</translation>
+    </message>
+    <message>
+        <source>Message box</source>
+        <translation>消息输入框</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>按键</translation>
+    </message>
+    <message>
+        <source>What it does</source>
+        <translation>作用</translation>
+    </message>
+</context>
+<context>
     <name>SummaryCard</name>
     <message>
         <source>Summary of the first %n message — sent to the model instead of it</source>
@@ -3379,6 +3518,10 @@ Your chats appear here as you talk.</source>
         <translation>{name},来源:{source}</translation>
     </message>
     <message>
+        <source>kind not declared</source>
+        <translation>未声明类型</translation>
+    </message>
+    <message>
         <source>(no description)</source>
         <translation>(无说明)</translation>
     </message>
@@ -3488,6 +3631,10 @@ When the assistant uses a tool, the call shows up here with its arguments, resul
     <message>
         <source>Stop this tool call (Delete in the list); the assistant is told it was cancelled and goes on</source>
         <translation>停止此工具调用(在列表中按 Delete);助手会得知它已被取消并继续</translation>
+    </message>
+    <message>
+        <source>Cancel the selected tool call</source>
+        <translation>取消所选的工具调用</translation>
     </message>
     <message>
         <source>Copy</source>

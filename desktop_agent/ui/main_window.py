@@ -358,11 +358,14 @@ class MainWindow(QMainWindow):
         for w in ctl.warnings:
             self.statusBar().showMessage(w, 15000)
             log.warning(w)
-        self._arrange_tab_order()
 
     def _reopen_last_chat(self) -> None:
         """The chat on screen when the app was last closed comes back where it was — unless the user has begun
         a message meanwhile (it is for the new chat they see) or the chat is gone."""
+        # the tab order first, while the chat view holds no message: walking the focus chain gives Python
+        # wrappers to the widgets in it, and once such message widgets were deleted (a chat opened again),
+        # PySide 6.11 was seen to invalidate wrappers the window holds (the chat options' Think actions)
+        self._arrange_tab_order_now()
         chat_id, message_id = last_place(self.qsettings())
         if chat_id is None or self._waiting_text or self.conversation.messages or self.busy:
             return
@@ -395,7 +398,8 @@ class MainWindow(QMainWindow):
         panel.conversation_renamed.connect(lambda cid, title: self._ctl.rename(cid, title))
         panel.status_message.connect(lambda t: self.statusBar().showMessage(t, 6000))
         self.restyle.connect(panel.restyle)
-        self._arrange_tab_order()
+        if self.startup.reached("last chat"):  # a panel set later (at start-up, the "last chat" stage does it)
+            self._arrange_tab_order()
 
     def _arrange_tab_order(self) -> None:
         """Tab goes round the window as it reads: the chat's options, the message box and Send, the status bar,

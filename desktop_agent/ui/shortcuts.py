@@ -72,9 +72,10 @@ def window_keys(window: QWidget) -> list[Key]:
         parent = shortcut.parent()
         owner = parent if isinstance(parent, QWidget) else None
         found.append(Key(_area(owner, window, shortcut.context()), _native(shortcut.key()), shortcut.whatsThis()))
-    box = translate("Shortcuts", "Message box")
-    found += [Key(box, _native(QKeySequence(keys)), translate("Shortcuts", str(does))) for keys, does in ComposeBox.KEYS]
-    found += [Key(translate("Shortcuts", "Settings"), _native(QKeySequence(keys)), translate("Shortcuts", str(does))) for keys, does in SETTINGS_KEYS]
+    for area, keys_of_area in ((translate("Shortcuts", "Message box"), ComposeBox.KEYS),
+                               (translate("Shortcuts", "Settings"), SETTINGS_KEYS)):
+        found += [Key(area, _native(QKeySequence(keys)), translate("Shortcuts", str(does)))
+                  for keys, does in keys_of_area]
     seen: set[tuple[str, str]] = set()
     unique = []
     for k in found:
