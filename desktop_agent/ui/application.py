@@ -128,12 +128,27 @@ def _start_logging() -> None:
     log.info("starting desktop-agent %s (log: %s)", __version__, log_path)
 
 
-def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | None = None) -> int:
+def _first_request(window: MainWindow, request: dict[str, Any]) -> None:
+    """What this start was asked for: the window (it notes its first frame for the bench, ui/first_frame.py)."""
+    window.show()
+
+
+def _on_request(window: MainWindow, request: dict[str, Any]) -> None:
+    """A later start's request (the single-instance channel): the window comes to the front."""
+    window.bring_to_front()
+
+
+def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | None = None, *,
+            request: dict[str, Any] | None = None, single: bool = True) -> int:
     """Create the application, show the main window, run the event loop; returns the exit code.
 
     ``settings_overrides``: dotted settings from the command line (not saved). Only PySide6 and light core
     modules are imported before the window shows. Returns 1 with a one-line reason on stderr when no
-    window can be opened here (no display, missing xcb library)."""
+    window can be opened here (no display, missing xcb library). ``request``: what this start asks for —
+    ``{"action": "show"}`` (the window, the default) or ``{"action": "ask", "text": …}`` (the quick-ask window).
+    With ``single`` (the default) an app already running for the data folder gets the request instead
+    (:mod:`desktop_agent.ui.single_instance`) and this start returns 0 (1 when it does not answer)."""
+    request = request or {"action": "show"}
     if QApplication.instance() is None:
         problem = display_problem()
         if problem:
@@ -150,6 +165,17 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
 
     app.setApplicationVersion(__version__)
     _quiet_qt_messages()
+    instance = None
+    if single:
+        from desktop_agent.ui import single_instance
+
+        found = single_instance.claim(request)
+        if found.handed_over:
+            return 0
+        if found.problem:
+            print(f"desktop-agent: {found.problem}", file=sys.stderr)
+            return 1
+        instance = found.server
     from desktop_agent.core.settings_glance import glance
 
     # the first frame from a glance at the settings file; the window loads them (and the rest) after it.
@@ -169,7 +195,11 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
         window = MainWindow(layered.effective, saved=layered.saved, warnings=list(layered.warnings),
                             services=services)
     app.aboutToQuit.connect(window.shutdown)
-    window.show()  # the window notes its first frame for the bench (ui/first_frame.py)
+    if instance is not None:
+        instance.setParent(window)
+        instance.request.connect(lambda asked: _on_request(window, asked))
+        app.aboutToQuit.connect(instance.close)
+    _first_request(window, request)
     # Ctrl+C before the first frame ends the start-up like any Ctrl+C at start (exit 130, app.main); from the
     # first frame on — when the log says "starting" — it closes the window
     restore_sigint: list[Callable[[], None]] = []
@@ -178,6 +208,8 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
         restore_sigint.append(_close_on_sigint(window))
         theme.apply_contrast(app)
         _start_logging()
+        if instance is not None:
+            log.info("%s", instance.describe())
         _watch_cursor_blink(app, window)
 
     # one of the window's start-up stages: with its services (the same turn of the event loop), before the store

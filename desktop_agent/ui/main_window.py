@@ -587,6 +587,17 @@ class MainWindow(QMainWindow):
         self.apply_settings(settings)
         self.statusBar().showMessage("Settings saved; they apply from the next message.", 5000)
 
+    def bring_to_front(self) -> None:
+        """Show the window (restored if minimised or hidden) above the others, with the focus: another start of
+        the app asked for it. On Wayland the compositor may only mark it as wanting attention."""
+        if self.isMinimized():
+            self.showNormal()
+        self.show()
+        self.raise_()
+        self.activateWindow()
+        windows = sum(isinstance(w, MainWindow) for w in QApplication.topLevelWidgets())
+        log.info("brought to the front at another start's request (main windows in this app: %d)", windows)
+
     def focus_input(self) -> None:
         self.input.setFocus()
         self.input.selectAll()
