@@ -129,12 +129,25 @@ def _start_logging() -> None:
 
 
 def _first_request(window: MainWindow, request: dict[str, Any]) -> None:
-    """What this start was asked for: the window (it notes its first frame for the bench, ui/first_frame.py)."""
+    """What this start was asked for: the window (it notes its first frame for the bench, ui/first_frame.py), or
+    the quick-ask window alone (the main window is built, hidden, and shows when the chat is opened in it)."""
+    if request.get("action") == "ask":
+        from desktop_agent.ui.quick_ask import quick_ask_of
+
+        window.startup.start()  # no frame of the main window to wait for
+        quick_ask_of(window).present(str(request.get("text") or ""))
+        return
     window.show()
 
 
 def _on_request(window: MainWindow, request: dict[str, Any]) -> None:
-    """A later start's request (the single-instance channel): the window comes to the front."""
+    """A later start's request (the single-instance channel): the window comes to the front, or the quick-ask
+    window does (asking its text at once, if any)."""
+    if request.get("action") == "ask":
+        from desktop_agent.ui.quick_ask import quick_ask_of
+
+        quick_ask_of(window).present(str(request.get("text") or ""))
+        return
     window.bring_to_front()
 
 
