@@ -100,7 +100,8 @@ def _close_on_sigint(window: QMainWindow) -> Callable[[], None]:
                 pass
 
     notifier.activated.connect(drain)
-    previous_handler = signal.signal(signal.SIGINT, lambda *_: QTimer.singleShot(0, window.close))
+    close = getattr(window, "quit", window.close)  # quits also when closing the window would hide it to the tray
+    previous_handler = signal.signal(signal.SIGINT, lambda *_: QTimer.singleShot(0, close))
 
     def restore() -> None:
         notifier.setEnabled(False)

@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # the types of what the stages after the first frame build
     from desktop_agent.ui.history.panel import HistoryPanel
     from desktop_agent.ui.mcp_status import McpStatus
     from desktop_agent.ui.settings.dialog import SettingsDialog
+    from desktop_agent.ui.tray import AppTray
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +70,8 @@ class MainWindow(QMainWindow):
 
     #: the palette changed (a theme switched live): every widget restyles from this one signal
     restyle = Signal()
+    #: the window is closing for good (the app quits with it): what lives with it closes too
+    closing = Signal()
 
     #: the smallest window: the toolbar fits (icons only) beside the model picker, the chat keeps its width
     MIN_SIZE = (600, 440)
@@ -94,6 +97,7 @@ class MainWindow(QMainWindow):
                                        "services": services}
         self.check_server_on_start = check_server
         self.controller: ChatController | None = None
+        self.tray: AppTray | None = None
         self.settings_dialog: SettingsDialog | None = None
         #: the question "stop the answer and …?" while it is open
         self.confirm_stop: StopQuestion | None = None
@@ -207,7 +211,7 @@ class MainWindow(QMainWindow):
     def _build_actions(self) -> None:
         self.new_chat_action = self._action("&New chat", "new-chat", "Ctrl+N", self.new_chat, "Start a new chat")
         self.settings_action = self._action("&Settings…", "settings", "Ctrl+,", self.open_settings, "Settings")
-        self.quit_action = self._action("&Quit", "quit", "Ctrl+Q", self.close, "Quit")
+        self.quit_action = self._action("&Quit", "quit", "Ctrl+Q", self.quit, "Quit")
         self.focus_action = self._action("Focus the &input", None, "Ctrl+L", self.focus_input)
         self.refresh_action = self._action("Refresh &models", "refresh", "F5", lambda: self.refresh_models(),
                                            "List the server's models again")
@@ -326,6 +330,9 @@ class MainWindow(QMainWindow):
         ctl.turn_ended.connect(self._on_turn_ended)
         ctl.give_back.connect(self._give_back_text)
         ctl.chats_changed_elsewhere.connect(lambda: self.history.refresh(ctl.session.id))
+        from desktop_agent.ui.tray import AppTray
+
+        self.tray = AppTray(self, ctl)  # the tray icon, when Settings → Desktop asks for it
 
     def _open_store(self) -> None:
         """The keyring, the store and the history panel; the start-up warnings."""
@@ -631,6 +638,7 @@ class MainWindow(QMainWindow):
         if self._closing:
             return True
         self._closing = True
+        self.closing.emit()
         self.startup.stop()
         save_layout(self, self.qsettings(), self.dock_fit, self.history.dock)
         return self.controller.shutdown() if self.controller is not None else True
@@ -656,7 +664,15 @@ class MainWindow(QMainWindow):
         if hasattr(self, "history"):
             self.toolbar.fit(self.width(), self.history.action)
 
+    def quit(self) -> None:
+        """Quit the app (Ctrl+Q): the window closes for good, also when closing it only hides it to the tray."""
+        if self.tray is not None:
+            self.tray.quitting = True
+        self.close()
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.tray is not None and self.tray.intercept_close(event):
+            return  # hidden to the tray: the app goes on
         self.shutdown()
         event.accept()
         super().closeEvent(event)

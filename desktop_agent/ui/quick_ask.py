@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut, QTextCharFormat
 from PySide6.QtWidgets import (
     QApplication,
@@ -56,13 +56,11 @@ class _QuickAskHolder(QObject):
         app = QApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.quick_ask.shutdown)
-        window.installEventFilter(self)
+        window.closing.connect(self._close)  # the main window closes for good: the app with it (its store closes)
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Close:  # the main window closes: the app with it (its store closes)
-            self.quick_ask.close()
-            self.quick_ask.shutdown()
-        return False
+    def _close(self) -> None:
+        self.quick_ask.close()
+        self.quick_ask.shutdown()
 
 
 class QuickAsk(QWidget):
