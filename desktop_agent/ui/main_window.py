@@ -330,9 +330,11 @@ class MainWindow(QMainWindow):
         ctl.turn_ended.connect(self._on_turn_ended)
         ctl.give_back.connect(self._give_back_text)
         ctl.chats_changed_elsewhere.connect(lambda: self.history.refresh(ctl.session.id))
+        from desktop_agent.ui.notify import AnswerNotifier
         from desktop_agent.ui.tray import AppTray
 
         self.tray = AppTray(self, ctl)  # the tray icon, when Settings → Desktop asks for it
+        self.notifier = AnswerNotifier(self, ctl, self.tray)  # a long answer ended in the background
 
     def _open_store(self) -> None:
         """The keyring, the store and the history panel; the start-up warnings."""
