@@ -5,42 +5,38 @@ runs in it, else a ``dbus-daemon`` of the test's own — and checks what arrives
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
-import time
+import sys
+import threading
+from pathlib import Path
 
 import pytest
-from PySide6.QtCore import ClassInfo, QObject, Signal, Slot
-from PySide6.QtDBus import QDBusConnection
 from PySide6.QtWidgets import QWidget
 
 from desktop_agent.ui import notify
 from tests.helpers.gui import wait_idle
 from tests.helpers.replies import text_lines
 
+ROOT = Path(__file__).resolve().parents[2]
 
-@ClassInfo({"D-Bus Interface": "org.freedesktop.Notifications"})
-class NotificationService(QObject):
-    """What a desktop's notification daemon offers (the part the app uses): each call is kept in :attr:`received`."""
 
-    arrived = Signal()
+class Service:
+    """The notification service (tests/helpers/notification_service.py) as a process: what it received."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, proc: subprocess.Popen):
+        self.proc = proc
         self.received: list[dict] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
 
-    @Slot(str, "uint", str, str, str, "QStringList", "QVariantMap", int, result="uint")
-    def Notify(self, app_name, replaces_id, app_icon, summary, body, actions, hints, expire_timeout):
-        self.received.append({"app_name": app_name, "replaces_id": replaces_id, "app_icon": app_icon,
-                              "summary": summary, "body": body, "actions": list(actions), "hints": dict(hints),
-                              "expire_timeout": expire_timeout})
-        self.arrived.emit()
-        return len(self.received)
-
-    @Slot(result="QStringList")
-    def GetCapabilities(self):
-        return ["body"]
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            if line.startswith("NOTIFY "):
+                self.received.append(json.loads(line.removeprefix("NOTIFY ")))
 
 
 @pytest.fixture
@@ -63,17 +59,16 @@ def session_bus(monkeypatch):
 
 @pytest.fixture
 def service(session_bus):
-    """The notification service, on its own connection to the session bus."""
-    name = f"notify-test-{time.monotonic_ns()}"
-    bus = QDBusConnection.connectToBus(session_bus, name)
-    assert bus.isConnected(), bus.lastError().message()
-    svc = NotificationService()
-    assert bus.registerObject("/org/freedesktop/Notifications", svc, QDBusConnection.RegisterOption.ExportAllSlots)
-    assert bus.registerService("org.freedesktop.Notifications"), bus.lastError().message()
-    yield svc
-    bus.unregisterService("org.freedesktop.Notifications")
-    bus.unregisterObject("/org/freedesktop/Notifications")
-    QDBusConnection.disconnectFromBus(name)
+    """The notification service, registered on the session bus by a process of its own."""
+    proc = subprocess.Popen([sys.executable, "-m", "tests.helpers.notification_service"], cwd=str(ROOT),
+                            env={**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(ROOT)},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    first = proc.stdout.readline().strip()
+    assert first == "ready", first + proc.communicate()[1]
+    yield Service(proc)
+    proc.terminate()
+    proc.wait(timeout=10)
 
 
 def _in_background(qtbot, w) -> QWidget:
@@ -99,7 +94,7 @@ def test_a_long_answer_in_the_background_is_notified(qtbot, make_window, ollama_
     wait_idle(qtbot, w, timeout=40_000)
     qtbot.waitUntil(lambda: len(service.received) == 1, timeout=10_000)
     got = service.received[0]
-    assert got["app_name"] == "Desktop Agent" and got["replaces_id"] == 0
+    assert got["app_name"] == "Desktop Agent" and got["replaces_id"] == 0 and got["expire_timeout"] == -1
     assert got["summary"].startswith("The answer is ready")
     assert got["body"] == "The long answer is here."
     assert got["hints"]["desktop-entry"] == "desktop-agent"
@@ -160,12 +155,7 @@ def test_no_bus_no_crash_nothing_shown(qtbot, make_window, ollama_settings, olla
 
 
 def test_the_call_reaches_a_service_directly(service, qtbot):
-    """The D-Bus call alone, from a worker thread like the app's (the service answers on this thread's loop)."""
-    import threading
-
-    result: list = []
-    thread = threading.Thread(target=lambda: result.append(notify.send_notification("T", "B")))
-    thread.start()
-    qtbot.waitUntil(lambda: bool(result), timeout=10_000)
-    thread.join()
-    assert result == [1] and service.received[0]["summary"] == "T" and service.received[0]["body"] == "B"
+    """The D-Bus call alone: the service's id for it comes back."""
+    assert notify.send_notification("T", "B") == 1
+    qtbot.waitUntil(lambda: bool(service.received), timeout=10_000)
+    assert service.received[0]["summary"] == "T" and service.received[0]["body"] == "B"
