@@ -24,6 +24,9 @@ from desktop_agent.ui.startup import Stage
 
 log = logging.getLogger(__name__)
 
+#: the environment a desktop gives a start so that its window may come to the front
+ACTIVATION_ENV = ("XDG_ACTIVATION_TOKEN", "DESKTOP_STARTUP_ID")
+
 
 def display_problem(environ: dict[str, str] | None = None) -> str | None:
     """Why Qt could not open a window here, or None. Checked before QApplication exists, because Qt
@@ -143,7 +146,12 @@ def _first_request(window: MainWindow, request: dict[str, Any]) -> None:
 
 def _on_request(window: MainWindow, request: dict[str, Any]) -> None:
     """A later start's request (the single-instance channel): the window comes to the front, or the quick-ask
-    window does (asking its text at once, if any)."""
+    window does (asking its text at once, if any). The start's activation token goes with it: Qt's Wayland plugin
+    activates the window with ``XDG_ACTIVATION_TOKEN`` (a compositor ignores an activation without one)."""
+    tokens = {key: request[key] for key in ACTIVATION_ENV if request.get(key)}
+    os.environ.update(tokens)
+    if tokens:
+        log.info("the later start passed the desktop's activation token (%s)", ", ".join(tokens))
     if request.get("action") == "ask":
         from desktop_agent.ui.quick_ask import quick_ask_of
 
@@ -162,7 +170,9 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
     ``{"action": "show"}`` (the window, the default) or ``{"action": "ask", "text": …}`` (the quick-ask window).
     With ``single`` (the default) an app already running for the data folder gets the request instead
     (:mod:`desktop_agent.ui.single_instance`) and this start returns 0 (1 when it does not answer)."""
-    request = request or {"action": "show"}
+    request = dict(request or {"action": "show"})
+    # the desktop's permission to raise a window (Wayland's xdg-activation, X11's startup id), for the running app
+    request.update({key: os.environ[key] for key in ACTIVATION_ENV if os.environ.get(key)})
     if QApplication.instance() is None:
         problem = display_problem()
         if problem:

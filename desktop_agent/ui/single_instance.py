@@ -186,7 +186,8 @@ class InstanceServer(QObject):
             request = json.loads(line)
         except ValueError:
             request = None
-        if not isinstance(request, dict) or request.get("action") not in ("show", "ask"):
+        if not isinstance(request, dict) or request.get("action") not in ("show", "ask") or not all(
+                isinstance(v, str) for v in request.values()):
             log.warning("single instance: ignored a request that is not ours (%d bytes)", len(line))
             sock.write(b"unknown\n")
             sock.flush()

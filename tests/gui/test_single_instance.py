@@ -29,10 +29,10 @@ def _start(data: Path, *args: str) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def _run(data: Path, *args: str, timeout: float = 30) -> tuple[subprocess.CompletedProcess, float]:
+def _run(data: Path, *args: str, timeout: float = 30, **env: str) -> tuple[subprocess.CompletedProcess, float]:
     t0 = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "desktop_agent", "--data-dir", str(data), *args], env=_env(),
-                          capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run([sys.executable, "-m", "desktop_agent", "--data-dir", str(data), *args],
+                          env={**_env(), **env}, capture_output=True, text=True, timeout=timeout)
     return done, time.monotonic() - t0
 
 
@@ -82,9 +82,11 @@ def first(tmp_path):
 
 def test_second_start_brings_the_running_window_to_the_front_and_exits(first):
     data, proc = first
-    done, took = _run(data)
+    done, took = _run(data, XDG_ACTIVATION_TOKEN="token-from-the-compositor")
     assert done.returncode == 0, done.stderr
     assert took < 10, f"the second start took {took:.1f} s"
+    # Wayland: the compositor's token for the second start goes to the first, which raises its window with it
+    _wait_for(lambda: "passed the desktop's activation token (XDG_ACTIVATION_TOKEN)" in _log(data), 15, "the token")
     _wait_for(lambda: "brought to the front at another start's request" in _log(data), 15, "the first window's log")
     assert "main windows in this app: 1" in _log(data)  # one window, and it got the request
     assert proc.poll() is None  # the first app still runs

@@ -89,6 +89,10 @@ DRIVER = textwrap.dedent(
     out["quick_ask"] = wait(lambda: quick_ask_of(w).isVisible())
     w.tray.toggle_action.trigger()
     out["hidden_by_menu"] = wait(lambda: not w.isVisible())
+    how = []
+    w.notifier.notified.connect(lambda *a: how.append(a[2]))
+    w.notifier.notify("The answer is ready", "B")
+    out["notified_by"] = how
     QTimer.singleShot(0, w.tray.quit_action.trigger)
     QTimer.singleShot(15000, lambda: app.exit(3))
     out["exit"] = app.exec()
@@ -118,4 +122,5 @@ def test_with_a_tray_close_hides_and_the_menu_works(tmp_path):
     assert out["closed_hides"], out
     assert out["menu"] == ["&Show the window", "&New chat", "Quick &ask…", "&Quit"], out  # the window is hidden
     assert out["shown_again"] and out["new_chat"] and out["quick_ask"] and out["hidden_by_menu"], out
+    assert out["notified_by"] == ["tray"], out  # with the icon there, a notification is its message
     assert out["exit"] == 0 and out["closed_for_good"], out
