@@ -19,7 +19,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut, QTextCharFormat
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -79,7 +79,10 @@ class QuickAsk(QWidget):
         self._pending = ""  # a line sent before the window's services were ready
         self._open_after_turn = False
         self._request: Any = None
-        self._turn_start = 0  # where the answer being written starts in the text
+        #: the chat so far as markdown (the exchanges that ended), the question being answered and its answer so far
+        self._done = ""
+        self._question = ""
+        self._live = ""
         self.setObjectName("quickAsk")
         self.setWindowTitle(self.tr("Quick ask — Desktop Agent"))
         self.setAccessibleName(self.tr("Quick ask"))
@@ -172,12 +175,9 @@ class QuickAsk(QWidget):
             self.runner.turn_event.connect(self._on_event)
         if self.session is None:
             self.session = ChatSession(Conversation(), ctl.store or None)
-            self.answer.clear()
-        else:
-            self.answer.append("")
-        self.answer.append(f"<p><b>{_html(text)}</b></p>")
-        self.answer.append("")  # the answer's paragraph: streamed into, replaced by the rendered answer at its end
-        self._turn_start = self.answer.document().characterCount() - 1
+            self._done = ""
+        self._question, self._live = text, ""
+        self._show()
         self.line.clear()
         self.status.setText(self.tr("Answering…"))
         self.open_button.setEnabled(True)
@@ -197,11 +197,9 @@ class QuickAsk(QWidget):
         from desktop_agent.ui import errors as ui_errors
         from desktop_agent.ui.agent_runner import TurnCrashed, TurnEnded
 
-        if isinstance(ev, TextDelta):
-            cursor = self.answer.textCursor()
-            cursor.movePosition(cursor.MoveOperation.End)
-            cursor.insertText(ev.text, QTextCharFormat())
-            self.answer.ensureCursorVisible()
+        if isinstance(ev, TextDelta):  # streamed text arrives batched, a frame's worth at a time
+            self._live += ev.text
+            self._show()
         elif isinstance(ev, ToolCallStarted):
             self.status.setText(self.tr("Using the tool %1…").replace("%1", ev.name))
         elif isinstance(ev, PermissionRequest):
@@ -213,9 +211,11 @@ class QuickAsk(QWidget):
         elif isinstance(ev, ChatUpdated) and self.window_.controller is not None and self.window_.store:
             self.window_.history.note_saved(ev.conversation_id, False)  # listed from its first message on
         elif isinstance(ev, AnswerFinished):
-            self._render(ev.message.content)
+            self._live = ev.message.content
+            self._show()
         elif isinstance(ev, TurnFailed):
-            self.answer.append(f"<p style='color:#c0392b'>{_html(ui_errors.describe(ev.error).text)}</p>")
+            self._live += f"\n\n> ⚠ {_md_escape(ui_errors.describe(ev.error).text)}"
+            self._show()
         elif isinstance(ev, TurnCrashed):
             ui_errors.report_unexpected(ev.error, "the quick ask", ev.error.__traceback__)
         elif isinstance(ev, TurnCancelled):
@@ -223,16 +223,25 @@ class QuickAsk(QWidget):
         elif isinstance(ev, TurnEnded):
             self._on_turn_ended(ev.outcome)
 
-    def _render(self, text: str) -> None:
-        """The finished answer, as markdown, in place of the streamed text."""
-        cursor = self.answer.textCursor()
-        cursor.setPosition(min(self._turn_start, self.answer.document().characterCount() - 1))
-        cursor.movePosition(cursor.MoveOperation.End, cursor.MoveMode.KeepAnchor)
-        cursor.removeSelectedText()
-        cursor.insertMarkdown(text)
-        self.answer.ensureCursorVisible()
+    def _exchange(self) -> str:
+        if not self._question:
+            return ""
+        live = self._live
+        if live.count("```") % 2:  # a stopped answer inside a code block: closed, so the next exchange shows
+            live += "\n```"
+        return f"**{_md_escape(self._question)}**\n\n{live}\n\n"
+
+    def _show(self) -> None:
+        """The chat so far, rendered (a quick-ask chat is short: rendered whole, once a frame at most)."""
+        self.answer.setMarkdown(self._done + self._exchange())
+        bar = self.answer.verticalScrollBar()
+        bar.setValue(bar.maximum())
 
     def _on_turn_ended(self, outcome: str) -> None:
+        self._done += self._exchange()
+        self._question = self._live = ""
+        if self.session is not None and self.window_.store:  # its final message counted in the history's row
+            self.window_.history.note_saved(self.session.id, False)
         self.approval.hide()
         self._request = None
         if outcome == "finished":
@@ -284,6 +293,7 @@ class QuickAsk(QWidget):
     def reset(self) -> None:
         """A fresh quick ask (the next shortcut press starts a new chat)."""
         self.session = None
+        self._done = self._question = self._live = ""
         self.answer.clear()
         self.line.clear()
         self.status.clear()
@@ -318,7 +328,6 @@ def _args(arguments: dict[str, Any]) -> str:
     return text if len(text) <= 200 else text[:199] + "…"
 
 
-def _html(text: str) -> str:
-    import html
-
-    return html.escape(text)
+def _md_escape(text: str) -> str:
+    """``text`` shown as typed in markdown (its punctuation escaped)."""
+    return "".join(f"\\{c}" if c in "\\`*_{}[]()#+-.!<>|~" else c for c in " ".join(text.split()))

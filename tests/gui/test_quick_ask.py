@@ -81,6 +81,7 @@ def test_a_follow_up_continues_and_enter_on_an_empty_line_opens_it(qtbot, make_w
         qtbot.waitUntil(lambda: not qa.busy and "Two." in qa.answer.toPlainText(), timeout=15_000)
         chat_id = qa.session.id
         assert len(w.store.load(chat_id).messages) == 4
+        assert qa.answer.toPlainText().split("\n") == ["first", "One.", "second", "Two."]  # in order, each once
         qtbot.keyClick(qa.line, Qt.Key.Key_Return)  # empty line: open in the window
         qtbot.waitUntil(lambda: w.conversation.id == chat_id, timeout=5000)
     finally:
@@ -102,6 +103,23 @@ def test_a_tool_call_needing_approval_is_asked_in_the_quick_ask(qtbot, make_wind
         qtbot.waitUntil(lambda: not qa.busy, timeout=15_000)
         assert "Deleted." in qa.answer.toPlainText()
         assert not qa.approval.isVisible()
+    finally:
+        qa.close()
+        qa.shutdown()
+
+
+def test_a_failed_answer_says_why_and_keeps_the_question(qtbot, make_window, ollama_settings):
+    from tests.helpers.gui import free_port
+
+    settings = ollama_settings.updated({"ollama.host": f"http://127.0.0.1:{free_port()}"})  # nobody listens
+    _w, qa = _quick(qtbot, make_window, settings)
+    try:
+        qa.ask("are you *there*?")
+        qtbot.waitUntil(lambda: not qa.busy and "⚠" in qa.answer.toPlainText(), timeout=20_000)
+        text = qa.answer.toPlainText()
+        assert text.startswith("are you *there*?")  # shown as typed, not as markdown
+        assert "Ollama" in text  # the error table's sentence (server not reachable)
+        assert qa.status.text() == "The answer did not finish."
     finally:
         qa.close()
         qa.shutdown()

@@ -36,7 +36,11 @@ def test_without_a_tray_the_setting_says_so_and_close_quits(qtbot, make_window, 
     assert page.values()["desktop.tray"] is True  # the file's choice is kept for a desktop that has a tray
     dialog.grab().save(str(tmp_path / "desktop_page.png"))
     shutil.copy(tmp_path / "desktop_page.png", os.environ.get("TRAY_SHOT", "/tmp/desktop_page.png"))
-    dialog.reject()
+    assert page.notify_box.isChecked()  # the default
+    page.notify_box.setChecked(False)
+    dialog.save_button.click()
+    qtbot.waitUntil(lambda: w.settings_dialog is None, timeout=5000)
+    assert w.settings.desktop.notifications is False and w.settings.desktop.tray is True  # saved and in use
     w.close()
     assert w.controller.closing  # closed for good: the app quits with it
     assert not w.isVisible()
