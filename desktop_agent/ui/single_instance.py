@@ -40,7 +40,8 @@ MAX_REQUEST = 1 << 20
 
 
 def server_name(data_folder: str | os.PathLike[str] | None = None) -> str:
-    """The local server's name for this user and ``data_folder`` (default: the app's data folder)."""
+    """The local server's name for this user and ``data_folder`` (default: the app's data folder): a socket in
+    ``$XDG_RUNTIME_DIR`` when there is one, else a name Qt puts in the temporary folder."""
     if data_folder is None:
         from desktop_agent.core import paths
 
@@ -52,7 +53,12 @@ def server_name(data_folder: str | os.PathLike[str] | None = None) -> str:
         user = str(os.getuid()) if hasattr(os, "getuid") else "user"
     digest = hashlib.sha256(f"{user}\0{folder}".encode()).hexdigest()[:16]
     safe_user = "".join(c for c in user if c.isalnum())[:16] or "user"
-    return f"desktop-agent-{safe_user}-{digest}"
+    name = f"desktop-agent-{safe_user}-{digest}"
+    # the user's own runtime folder (only they can enter it) when the desktop gives one; else Qt's temporary folder
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    if runtime and os.path.isabs(runtime) and os.path.isdir(runtime) and os.access(runtime, os.W_OK | os.X_OK):
+        return os.path.join(runtime, name)
+    return name
 
 
 @dataclass(frozen=True)
