@@ -157,8 +157,8 @@ keys: Enter sends; Enter on an empty line or Ctrl+Enter opens the chat in the ma
 
 def add_ask_parser(sub: argparse._SubParsersAction, parents: Sequence[argparse.ArgumentParser] = ()) -> None:
     p = sub.add_parser("ask", help="open the quick-ask window (bind it to a keyboard shortcut)",
-                       description="Open the small quick-ask window: one line to type in, the answer below. The chat "
-                                   "is saved like any other and opens in the main window on request.",
+                       description="Open the small quick-ask window: one line to type in, the answer below.\n"
+                                   "The chat is saved like any other and opens in the main window on request.",
                        epilog=ASK_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
                        parents=list(parents))
     p.add_argument("text", nargs="*", metavar="TEXT", help="a question to ask at once (optional)")

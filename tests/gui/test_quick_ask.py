@@ -202,3 +202,13 @@ def test_ask_with_the_app_running_is_shown_by_it(tmp_path, ollama_server):
     finally:
         if app.poll() is None:
             app.kill()
+
+
+def test_ask_help_and_bad_usage(tmp_path):
+    env = _env("http://127.0.0.1:9")
+    shown = subprocess.run([sys.executable, "-m", "desktop_agent", "ask", "--help"], env=env, capture_output=True,
+                           text=True, timeout=30)
+    assert shown.returncode == 0 and "GNOME" in shown.stdout and "KDE" in shown.stdout
+    bad = subprocess.run([sys.executable, "-m", "desktop_agent", "--data-dir", str(tmp_path), "ask", "--bogus"],
+                         env=env, capture_output=True, text=True, timeout=30)
+    assert bad.returncode == 2 and "usage: desktop-agent ask" in bad.stderr
