@@ -1,4 +1,5 @@
-"""Command-line entry point: ``desktop-agent`` (the window), ``desktop-agent chat`` (terminal chat),
+"""Command-line entry point: ``desktop-agent`` (the window), ``desktop-agent ask`` (the quick-ask window),
+``desktop-agent chat`` (terminal chat),
 ``desktop-agent tools`` (list tools), ``desktop-agent history ...`` (saved chats).
 
 Only ``argparse`` is imported at start-up, and without arguments not even the parsers are built: the window
@@ -45,8 +46,15 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     parents = [_data_dir_parent()]
 
-    from desktop_agent.cli.parser import add_chat_parser, add_history_parser, add_mcp_parser, add_tools_parser
+    from desktop_agent.cli.parser import (
+        add_ask_parser,
+        add_chat_parser,
+        add_history_parser,
+        add_mcp_parser,
+        add_tools_parser,
+    )
 
+    add_ask_parser(sub, parents)
     add_chat_parser(sub, parents)
     add_tools_parser(sub, parents)
     add_history_parser(sub, parents)
@@ -98,6 +106,8 @@ def _main(argv: list[str] | None) -> int:
         _use_data_dir(args.data_dir, target)
     elif problem := _home_problem():
         target.exit(2, f"desktop-agent: {problem}\n")
+    if args.command == "ask":
+        return _run_window({"action": "ask", "text": " ".join(args.text).strip()})
     if args.command == "chat":
         from desktop_agent.cli.chat import run_chat
 
@@ -118,10 +128,11 @@ def _main(argv: list[str] | None) -> int:
     return _run_window()
 
 
-def _run_window() -> int:
+def _run_window(request: dict[str, str] | None = None) -> int:
+    """The window — or, for ``request`` ``{"action": "ask", …}``, the quick-ask window; a running app gets it."""
     from desktop_agent.ui.application import run_gui
 
-    return run_gui([sys.argv[0]], {})
+    return run_gui([sys.argv[0]], {}, request=request)
 
 
 def _use_data_dir(value: str, parser: argparse.ArgumentParser) -> None:

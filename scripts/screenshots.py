@@ -415,6 +415,27 @@ def shot_rules(app, server, settings, out):
         store.close()
 
 
+def shot_quick_ask(app, server, settings, out):
+    """`desktop-agent ask`: the quick-ask window with an answer (the main window hidden, as when started alone)."""
+    from desktop_agent.ui.quick_ask import quick_ask_of
+
+    server.chunk_delay_s = 0.02
+    server.script([line(content=w) for w in words(
+        "Three ways:\n\n1. `sorted(xs)` returns a new list\n2. `xs.sort()` sorts the list in place\n"
+        "3. `heapq.nsmallest(k, xs)` when you need only the first *k*")] + [done()])
+    w = MainWindow(settings, check_server=False)
+    w.startup.start()
+    qa = quick_ask_of(w)
+    qa.present("How do I sort a list in Python?")
+    wait_until(app, lambda: qa.session is not None and not qa.busy)
+    spin(app, 0.4)
+    qa.grab().save(str(out / "quick-ask.png"))
+    print(f"wrote {out / 'quick-ask.png'}")
+    qa.close()
+    qa.shutdown()
+    w.close()
+
+
 SHOTS = {
     "empty": shot_empty,
     "main": shot_main,
@@ -425,6 +446,7 @@ SHOTS = {
     "settings-appearance": shot_appearance,
     "approval-card": shot_approval,
     "settings-tools-rules": shot_rules,
+    "quick-ask": shot_quick_ask,
 }
 
 

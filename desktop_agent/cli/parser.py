@@ -146,6 +146,25 @@ def add_tools_parser(sub: argparse._SubParsersAction, parents: Sequence[argparse
     p.set_defaults(_parser=p)
 
 
+ASK_EPILOG = """\
+Bind `desktop-agent ask` to a keyboard shortcut in your desktop's settings (GNOME: Settings → Keyboard →
+Custom Shortcuts; KDE: System Settings → Shortcuts → Custom Shortcuts): the quick-ask window opens wherever
+you are. With the app running, the request goes to it (one app, one store); otherwise it starts.
+
+keys: Enter sends; Enter on an empty line or Ctrl+Enter opens the chat in the main window; Esc stops or closes.
+"""
+
+
+def add_ask_parser(sub: argparse._SubParsersAction, parents: Sequence[argparse.ArgumentParser] = ()) -> None:
+    p = sub.add_parser("ask", help="open the quick-ask window (bind it to a keyboard shortcut)",
+                       description="Open the small quick-ask window: one line to type in, the answer below.\n"
+                                   "The chat is saved like any other and opens in the main window on request.",
+                       epilog=ASK_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+                       parents=list(parents))
+    p.add_argument("text", nargs="*", metavar="TEXT", help="a question to ask at once (optional)")
+    p.set_defaults(_parser=p)
+
+
 # ---- history ----------------------------------------------------------------------------------------
 
 

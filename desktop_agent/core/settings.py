@@ -204,6 +204,15 @@ class AppearanceSettings(_Group):
     language: Literal["system", "en", "zh_CN"] = "system"
 
 
+class DesktopSettings(_Group):
+    """How the app lives on the desktop: ``tray``: an icon in the system tray, and closing the window keeps the app
+    running there (off by default; only where the desktop has a tray); ``notifications``: a desktop notification
+    when a long answer ends while the window is not active."""
+
+    tray: bool = False
+    notifications: bool = True
+
+
 class McpServerSettings(_Group):
     """One MCP server: a stdio ``command`` with ``args``, ``env`` and ``cwd`` — or a Streamable HTTP ``url`` with
     ``headers``. The values of the names in ``secret_env`` / ``secret_headers`` are in the OS keyring, not here;
@@ -305,6 +314,7 @@ class Settings(BaseModel):
     tools: ToolSettings = Field(default_factory=ToolSettings)
     models: ModelSettings = Field(default_factory=ModelSettings)
     appearance: AppearanceSettings = Field(default_factory=AppearanceSettings)
+    desktop: DesktopSettings = Field(default_factory=DesktopSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
 
     @model_validator(mode="before")

@@ -24,6 +24,9 @@ from desktop_agent.ui.startup import Stage
 
 log = logging.getLogger(__name__)
 
+#: the environment a desktop gives a start so that its window may come to the front
+ACTIVATION_ENV = ("XDG_ACTIVATION_TOKEN", "DESKTOP_STARTUP_ID")
+
 
 def display_problem(environ: dict[str, str] | None = None) -> str | None:
     """Why Qt could not open a window here, or None. Checked before QApplication exists, because Qt
@@ -100,7 +103,8 @@ def _close_on_sigint(window: QMainWindow) -> Callable[[], None]:
                 pass
 
     notifier.activated.connect(drain)
-    previous_handler = signal.signal(signal.SIGINT, lambda *_: QTimer.singleShot(0, window.close))
+    close = getattr(window, "quit", window.close)  # quits also when closing the window would hide it to the tray
+    previous_handler = signal.signal(signal.SIGINT, lambda *_: QTimer.singleShot(0, close))
 
     def restore() -> None:
         notifier.setEnabled(False)
@@ -128,12 +132,47 @@ def _start_logging() -> None:
     log.info("starting desktop-agent %s (log: %s)", __version__, log_path)
 
 
-def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | None = None) -> int:
+def _first_request(window: MainWindow, request: dict[str, Any]) -> None:
+    """What this start was asked for: the window (it notes its first frame for the bench, ui/first_frame.py), or
+    the quick-ask window alone (the main window is built, hidden, and shows when the chat is opened in it)."""
+    if request.get("action") == "ask":
+        from desktop_agent.ui.quick_ask import quick_ask_of
+
+        window.startup.start()  # no frame of the main window to wait for
+        quick_ask_of(window).present(str(request.get("text") or ""))
+        return
+    window.show()
+
+
+def _on_request(window: MainWindow, request: dict[str, Any]) -> None:
+    """A later start's request (the single-instance channel): the window comes to the front, or the quick-ask
+    window does (asking its text at once, if any). The start's activation token goes with it: Qt's Wayland plugin
+    activates the window with ``XDG_ACTIVATION_TOKEN`` (a compositor ignores an activation without one)."""
+    tokens = {key: request[key] for key in ACTIVATION_ENV if request.get(key)}
+    os.environ.update(tokens)
+    if tokens:
+        log.info("the later start passed the desktop's activation token (%s)", ", ".join(tokens))
+    if request.get("action") == "ask":
+        from desktop_agent.ui.quick_ask import quick_ask_of
+
+        quick_ask_of(window).present(str(request.get("text") or ""))
+        return
+    window.bring_to_front()
+
+
+def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | None = None, *,
+            request: dict[str, Any] | None = None, single: bool = True) -> int:
     """Create the application, show the main window, run the event loop; returns the exit code.
 
     ``settings_overrides``: dotted settings from the command line (not saved). Only PySide6 and light core
     modules are imported before the window shows. Returns 1 with a one-line reason on stderr when no
-    window can be opened here (no display, missing xcb library)."""
+    window can be opened here (no display, missing xcb library). ``request``: what this start asks for —
+    ``{"action": "show"}`` (the window, the default) or ``{"action": "ask", "text": …}`` (the quick-ask window).
+    With ``single`` (the default) an app already running for the data folder gets the request instead
+    (:mod:`desktop_agent.ui.single_instance`) and this start returns 0 (1 when it does not answer)."""
+    request = dict(request or {"action": "show"})
+    # the desktop's permission to raise a window (Wayland's xdg-activation, X11's startup id), for the running app
+    request.update({key: os.environ[key] for key in ACTIVATION_ENV if os.environ.get(key)})
     if QApplication.instance() is None:
         problem = display_problem()
         if problem:
@@ -150,6 +189,17 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
 
     app.setApplicationVersion(__version__)
     _quiet_qt_messages()
+    instance = None
+    if single:
+        from desktop_agent.ui import single_instance
+
+        found = single_instance.claim(request)
+        if found.handed_over:
+            return 0
+        if found.problem:
+            print(f"desktop-agent: {found.problem}", file=sys.stderr)
+            return 1
+        instance = found.server
     from desktop_agent.core.settings_glance import glance
 
     # the first frame from a glance at the settings file; the window loads them (and the rest) after it.
@@ -171,7 +221,11 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
         window = MainWindow(layered.effective, saved=layered.saved, warnings=list(layered.warnings),
                             services=services)
     app.aboutToQuit.connect(window.shutdown)
-    window.show()  # the window notes its first frame for the bench (ui/first_frame.py)
+    if instance is not None:
+        instance.setParent(window)
+        instance.request.connect(lambda asked: _on_request(window, asked))
+        app.aboutToQuit.connect(instance.close)
+    _first_request(window, request)
     # Ctrl+C before the first frame ends the start-up like any Ctrl+C at start (exit 130, app.main); from the
     # first frame on — when the log says "starting" — it closes the window
     restore_sigint: list[Callable[[], None]] = []
@@ -180,6 +234,8 @@ def run_gui(argv: list[str] | None = None, settings_overrides: dict[str, Any] | 
         restore_sigint.append(_close_on_sigint(window))
         theme.apply_contrast(app)
         _start_logging()
+        if instance is not None:
+            log.info("%s", instance.describe())
         _watch_cursor_blink(app, window)
 
     # one of the window's start-up stages: with its services (the same turn of the event loop), before the store

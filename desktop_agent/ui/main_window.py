@@ -56,6 +56,7 @@ if TYPE_CHECKING:  # the types of what the stages after the first frame build
     from desktop_agent.ui.history.panel import HistoryPanel
     from desktop_agent.ui.mcp_status import McpStatus
     from desktop_agent.ui.settings.dialog import SettingsDialog
+    from desktop_agent.ui.tray import AppTray
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +73,8 @@ class MainWindow(QMainWindow):
 
     #: the palette changed (a theme switched live): every widget restyles from this one signal
     restyle = Signal()
+    #: the window is closing for good (the app quits with it): what lives with it closes too
+    closing = Signal()
 
     #: the smallest window: the toolbar fits (icons only) beside the model picker, the chat keeps its width
     MIN_SIZE = (600, 440)
@@ -97,6 +100,7 @@ class MainWindow(QMainWindow):
                                        "services": services}
         self.check_server_on_start = check_server
         self.controller: ChatController | None = None
+        self.tray: AppTray | None = None
         self.settings_dialog: SettingsDialog | None = None
         #: the question "stop the answer and …?" while it is open
         self.confirm_stop: StopQuestion | None = None
@@ -217,7 +221,7 @@ class MainWindow(QMainWindow):
         self.settings_action = self._action(translate("MainWindow", "&Settings…"), "settings", "Ctrl+,",
                                             self.open_settings, translate("MainWindow", "Settings"))
         self.quit_action = self._action(translate("MainWindow", "&Quit"), "quit", "Ctrl+Q",
-                                        self.close, translate("MainWindow", "Quit"))
+                                        self.quit, translate("MainWindow", "Quit"))
         self.focus_action = self._action(translate("MainWindow", "Focus the &input"), None, "Ctrl+L", self.focus_input)
         self.refresh_action = self._action(translate("MainWindow", "Refresh &models"), "refresh", "F5",
                 lambda: self.refresh_models(),
@@ -347,6 +351,11 @@ class MainWindow(QMainWindow):
         ctl.turn_ended.connect(self._on_turn_ended)
         ctl.give_back.connect(self._give_back_text)
         ctl.chats_changed_elsewhere.connect(lambda: self.history.refresh(ctl.session.id))
+        from desktop_agent.ui.notify import AnswerNotifier
+        from desktop_agent.ui.tray import AppTray
+
+        self.tray = AppTray(self, ctl)  # the tray icon, when Settings → Desktop asks for it
+        self.notifier = AnswerNotifier(self, ctl, self.tray)  # a long answer ended in the background
 
     def _open_store(self) -> None:
         """The keyring, the store and the history panel; the start-up warnings."""
@@ -660,6 +669,17 @@ class MainWindow(QMainWindow):
 
         ShortcutsDialog(self).exec()
 
+    def bring_to_front(self) -> None:
+        """Show the window (restored if minimised or hidden) above the others, with the focus: another start of
+        the app asked for it. On Wayland the compositor may only mark it as wanting attention."""
+        if self.isMinimized():
+            self.showNormal()
+        self.show()
+        self.raise_()
+        self.activateWindow()
+        windows = sum(isinstance(w, MainWindow) for w in QApplication.topLevelWidgets())
+        log.info("brought to the front at another start's request (main windows in this app: %d)", windows)
+
     def focus_input(self) -> None:
         self.input.setFocus()
         self.input.selectAll()
@@ -697,6 +717,7 @@ class MainWindow(QMainWindow):
         if self._closing:
             return True
         self._closing = True
+        self.closing.emit()
         self.startup.stop()
         save_layout(self, self.qsettings(), self.dock_fit, self.history.dock)
         if self.controller is not None and self.startup.reached("last chat"):
@@ -726,7 +747,15 @@ class MainWindow(QMainWindow):
         if hasattr(self, "history"):
             self.toolbar.fit(self.width(), self.history.action)
 
+    def quit(self) -> None:
+        """Quit the app (Ctrl+Q): the window closes for good, also when closing it only hides it to the tray."""
+        if self.tray is not None:
+            self.tray.quitting = True
+        self.close()
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.tray is not None and self.tray.intercept_close(event):
+            return  # hidden to the tray: the app goes on
         self.shutdown()
         event.accept()
         super().closeEvent(event)

@@ -55,6 +55,7 @@ from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.pull import PullController
 from desktop_agent.ui.settings.appearance_page import AppearancePage
 from desktop_agent.ui.settings.common import SettingsPage, field_message, note_label, show
+from desktop_agent.ui.settings.desktop_page import DesktopPage
 from desktop_agent.ui.settings.generation_page import GenerationPage
 from desktop_agent.ui.settings.mcp_page import McpPage
 from desktop_agent.ui.settings.ollama_page import OllamaPage
@@ -186,16 +187,17 @@ class SettingsDialog(QDialog):
         self.tools_page.show_rules(self._assembly.permissions.rules)
         self.appearance_page = AppearancePage(theme_override=self._env.theme)
         self.mcp_page = McpPage(self._assembly, self._secrets, self.tasks)
+        self.desktop_page = DesktopPage()
         self.pages: list[SettingsPage] = [
             self.ollama_page, self.openai_page, self.generation_page, self.tools_page, self.appearance_page,
-            self.mcp_page,
+            self.mcp_page, self.desktop_page,
         ]
         self.tabs = QTabWidget()
         self.tabs.setAccessibleName(translate("Dialog", "Settings sections"))
         self._areas = [_scrolling(page) for page in self.pages]
         titles = (translate("Dialog", "Ollama"), translate("Dialog", "OpenAI-compatible"), translate("Dialog",
                 "Generation"), translate("Dialog", "Tools"), translate("Dialog", "Appearance"), translate("Dialog",
-                        "MCP servers"))
+                        "MCP servers"), translate("Dialog", "Desktop"))
         for area, title in zip(self._areas, titles, strict=True):
             area.setAccessibleName(title)  # the page's scroll area takes the focus: a reader says which page
             self.tabs.addTab(area, title)
