@@ -21,6 +21,33 @@
     </message>
 </context>
 <context>
+    <name>AppTray</name>
+    <message>
+        <source>&amp;Hide the window</source>
+        <translation>隐藏窗口(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;New chat</source>
+        <translation>新对话(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Quick &amp;ask…</source>
+        <translation>快速提问(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>Desktop Agent</source>
+        <translation>Desktop Agent</translation>
+    </message>
+    <message>
+        <source>&amp;Show the window</source>
+        <translation>显示窗口(&amp;S)</translation>
+    </message>
+</context>
+<context>
     <name>AppearancePage</name>
     <message>
         <source>&amp;Light</source>
@@ -733,6 +760,53 @@ The default from Settings ({default}).</source>
     </message>
 </context>
 <context>
+    <name>DesktopPage</name>
+    <message>
+        <source>Show an icon in the system &amp;tray; closing the window keeps the app there</source>
+        <translation>在系统托盘中显示图标(&amp;T)；关闭窗口后应用仍保留在托盘中</translation>
+    </message>
+    <message>
+        <source>Tray icon</source>
+        <translation>托盘图标</translation>
+    </message>
+    <message>
+        <source>The tray icon&apos;s menu shows or hides the window, starts a new chat, opens the quick ask and quits.</source>
+        <translation>托盘图标的菜单可以显示或隐藏窗口、开始新对话、打开快速提问以及退出。</translation>
+    </message>
+    <message>
+        <source>Tray note</source>
+        <translation>托盘说明</translation>
+    </message>
+    <message>
+        <source>Tray:</source>
+        <translation>托盘：</translation>
+    </message>
+    <message>
+        <source>Its menu: show or hide the window, new chat, quick ask, quit.</source>
+        <translation>其菜单：显示或隐藏窗口、新对话、快速提问、退出。</translation>
+    </message>
+    <message>
+        <source>&amp;Notify me when a long answer ends while the window is in the background</source>
+        <translation>窗口在后台时，较长的回答结束后通知我(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Notifications</source>
+        <translation>通知</translation>
+    </message>
+    <message>
+        <source>Notifications:</source>
+        <translation>通知：</translation>
+    </message>
+    <message>
+        <source>An answer that took more than 10 seconds: you likely turned to something else.</source>
+        <translation>耗时超过 10 秒的回答：您很可能已经去做别的事了。</translation>
+    </message>
+    <message>
+        <source>This desktop has no system tray (notification area), so there is no tray icon: closing the window quits the app.</source>
+        <translation>此桌面没有系统托盘（通知区域），因此没有托盘图标：关闭窗口即退出应用。</translation>
+    </message>
+</context>
+<context>
     <name>Dialog</name>
     <message>
         <source>Settings</source>
@@ -785,6 +859,10 @@ The default from Settings ({default}).</source>
     <message>
         <source>MCP servers</source>
         <translation>MCP 服务器</translation>
+    </message>
+    <message>
+        <source>Desktop</source>
+        <translation>桌面</translation>
     </message>
     <message>
         <source>Settings status</source>
@@ -3208,6 +3286,89 @@ Your chats appear here as you talk.</source>
     <message>
         <source>Pull of {name} cancelled. Ollama keeps what was downloaded and resumes next time.</source>
         <translation>已取消拉取 {name}。Ollama 会保留已下载的部分,下次继续。</translation>
+    </message>
+</context>
+<context>
+    <name>QuickAsk</name>
+    <message>
+        <source>Quick ask — Desktop Agent</source>
+        <translation>快速提问 — Desktop Agent</translation>
+    </message>
+    <message>
+        <source>Quick ask</source>
+        <translation>快速提问</translation>
+    </message>
+    <message>
+        <source>Ask anything — Enter sends</source>
+        <translation>随便问 — 按 Enter 发送</translation>
+    </message>
+    <message>
+        <source>Question</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <source>Answer</source>
+        <translation>回答</translation>
+    </message>
+    <message>
+        <source>The answer shows here.</source>
+        <translation>回答会显示在这里。</translation>
+    </message>
+    <message>
+        <source>Allow once</source>
+        <translation>允许一次</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Quick ask status</source>
+        <translation>快速提问状态</translation>
+    </message>
+    <message>
+        <source>Open in window</source>
+        <translation>在窗口中打开</translation>
+    </message>
+    <message>
+        <source>Continue this chat in the main window (Ctrl+Enter)</source>
+        <translation>在主窗口中继续此对话 (Ctrl+Enter)</translation>
+    </message>
+    <message>
+        <source>Wait for the answer, or press Esc to stop it.</source>
+        <translation>请等待回答，或按 Esc 停止。</translation>
+    </message>
+    <message>
+        <source>Starting up — your question is sent in a moment…</source>
+        <translation>正在启动 — 您的问题稍后发送…</translation>
+    </message>
+    <message>
+        <source>Answering…</source>
+        <translation>正在回答…</translation>
+    </message>
+    <message>
+        <source>Using the tool %1…</source>
+        <translation>正在使用工具 %1…</translation>
+    </message>
+    <message>
+        <source>%1 wants to run: %2</source>
+        <translation>%1 想要运行：%2</translation>
+    </message>
+    <message>
+        <source>Stopped. The partial answer is kept.</source>
+        <translation>已停止。部分回答已保留。</translation>
+    </message>
+    <message>
+        <source>Enter on an empty line (or Ctrl+Enter) opens this chat in the window.</source>
+        <translation>在空行按 Enter（或 Ctrl+Enter）可在窗口中打开此对话。</translation>
+    </message>
+    <message>
+        <source>The answer did not finish.</source>
+        <translation>回答没有完成。</translation>
+    </message>
+    <message>
+        <source>Opens in the window when the answer ends…</source>
+        <translation>回答结束后将在窗口中打开…</translation>
     </message>
 </context>
 <context>

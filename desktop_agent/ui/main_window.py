@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
     QMainWindow,
-    QMessageBox,
 )
 
 from desktop_agent.core import paths
@@ -43,7 +42,7 @@ from desktop_agent.ui.startup import Stage, Startup, load_layered, warm_up_markd
 from desktop_agent.ui.status_line import StatusBar
 from desktop_agent.ui.tool_sidebar import ToolSidebar
 from desktop_agent.ui.toolbar import MainToolbar, build_menus, make_action
-from desktop_agent.ui.window_state import last_place, restore_layout, save_layout, save_place
+from desktop_agent.ui.window_state import reopen_last_chat, restore_layout, save_layout, save_place
 
 if TYPE_CHECKING:  # the types of what the stages after the first frame build
     from desktop_agent.core.services import Services
@@ -105,7 +104,7 @@ class MainWindow(QMainWindow):
         #: the question "stop the answer and …?" while it is open
         self.confirm_stop: StopQuestion | None = None
         #: a message sent before the window was ready: it goes once it is
-        self._waiting_text = ""
+        self.waiting_text = ""
         self._closing = False
         self._shown_once = False
         self._layout_restored = False
@@ -224,14 +223,13 @@ class MainWindow(QMainWindow):
                                         self.quit, translate("MainWindow", "Quit"))
         self.focus_action = self._action(translate("MainWindow", "Focus the &input"), None, "Ctrl+L", self.focus_input)
         self.refresh_action = self._action(translate("MainWindow", "Refresh &models"), "refresh", "F5",
-                lambda: self.refresh_models(),
+                                           lambda: self.refresh_models(),
                                            translate("MainWindow", "List the server's models again"))
-        self.stop_action = self._action(translate("MainWindow", "&Stop"), "stop", None, self.stop, translate(
-                "MainWindow", "Stop the answer"))
+        self.stop_action = self._action(translate("MainWindow", "&Stop"), "stop", None, self.stop,
+                                        translate("MainWindow", "Stop the answer"))
         self.compact_action = self._action(translate("MainWindow", "Summarise &earlier messages"), None, None,
-                self.compact_chat,
-                                           translate("MainWindow",
-                                                   "The model summarises the chat so far; the summary is sent instead"))
+                                           self.compact_chat, translate("MainWindow", "The model summarises the "
+                                                                        "chat so far; the summary is sent instead"))
         self.toggle_tools_action = self.tool_dock.toggleViewAction()
         self.toggle_tools_action.setText(translate("MainWindow", "&Tool activity"))
         self.toggle_tools_action.setIcon(icons.icon("sidebar"))
@@ -369,32 +367,18 @@ class MainWindow(QMainWindow):
             log.warning(w)
 
     def _reopen_last_chat(self) -> None:
-        """The chat on screen when the app was last closed comes back where it was — unless the user has begun
-        a message meanwhile (it is for the new chat they see) or the chat is gone."""
         # the tab order first, while the chat view holds no message: walking the focus chain gives Python
         # wrappers to the widgets in it, and once such message widgets were deleted (a chat opened again),
         # PySide 6.11 was seen to invalidate wrappers the window holds (the chat options' Think actions)
         self._arrange_tab_order_now()
-        chat_id, message_id = last_place(self.qsettings())
-        if chat_id is None or self._waiting_text or self.conversation.messages or self.busy:
-            return
-        if not self.store:
-            return
-        from desktop_agent.core.errors import StoreError
-
-        try:
-            self.store.summary(chat_id)
-        except StoreError:  # deleted meanwhile (or another data folder's chat): a new chat, as after New chat
-            return
-        if self._ctl.open_conversation(chat_id) and message_id is not None:
-            self.chat.scroll_to_message(message_id)
+        reopen_last_chat(self, self.qsettings())
 
     def _check_server(self) -> None:
         """The server check and the MCP servers, in the background; then a message sent meanwhile goes."""
         if self.check_server_on_start:
             self.refresh_models()
         self._ctl.start_mcp()
-        text, self._waiting_text = self._waiting_text, ""
+        text, self.waiting_text = self.waiting_text, ""
         if text and not self._closing:
             self._send_now(text)
 
@@ -493,7 +477,7 @@ class MainWindow(QMainWindow):
 
     def _send_text(self, text: str) -> None:
         if not self.ready and text.strip():  # the store and the keys are not there yet: it goes in a moment
-            self._waiting_text = text
+            self.waiting_text = text
             self.input.clear()
             self.statusBar().showMessage(translate("MainWindow", "Starting up — your message is sent in a moment…"),
                     3000)
@@ -636,64 +620,30 @@ class MainWindow(QMainWindow):
     def open_settings(self, tab: str = "") -> None:
         """Open the settings dialog (window-modal, non-blocking) — at the page titled ``tab``, if given; saved
         settings apply from the next turn."""
-        from desktop_agent.ui.settings.dialog import SettingsDialog  # after the window shows
+        from desktop_agent.ui.settings.opener import open_settings  # after the window shows
 
-        if self.settings_dialog is not None:
-            self.settings_dialog.raise_()
-            self.settings_dialog.activateWindow()
-            self.settings_dialog.show_page(tab)
-            return
-        ctl = self._ctl
-        ctl.check_outside_changes()  # the dialog starts from the file as it is now (a terminal's `mcp add`)
-        saved_host = (ctl.saved or ctl.settings).ollama.host
-        services = ctl.services
-        dlg = SettingsDialog(ctl.settings_for_dialog(), ctl.secrets, self, assembly=ctl.assembly, pull=ctl.pull,
-                             file_host=saved_host if saved_host != ctl.settings.ollama.host else None,
-                             env=services.env, saver=lambda before, after: services.save_settings(before, after).saved)
-        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dlg.settings_saved.connect(self._on_settings_saved)
-        dlg.tools_page.learned_changed.connect(self.chat_options.refresh)  # a Forget applies at once
-        dlg.destroyed.connect(lambda *_: setattr(self, "settings_dialog", None))
-        dlg.finished.connect(lambda _result: self.activateWindow())  # the keyboard returns where it was
-        self.settings_dialog = dlg
-        dlg.show_page(tab)
-        dlg.open()
-
-    def _on_settings_saved(self, settings: Settings) -> None:
-        self.apply_settings(settings)
-        self.statusBar().showMessage(translate("MainWindow", "Settings saved; they apply from the next message."), 5000)
+        open_settings(self, tab)
 
     def show_shortcuts(self) -> None:
         """Help → Keyboard shortcuts."""
-        from desktop_agent.ui.shortcuts import ShortcutsDialog
+        from desktop_agent.ui.help import ShortcutsDialog
 
         ShortcutsDialog(self).exec()
 
     def bring_to_front(self) -> None:
-        """Show the window (restored if minimised or hidden) above the others, with the focus: another start of
-        the app asked for it. On Wayland the compositor may only mark it as wanting attention."""
-        if self.isMinimized():
-            self.showNormal()
-        self.show()
-        self.raise_()
-        self.activateWindow()
-        windows = sum(isinstance(w, MainWindow) for w in QApplication.topLevelWidgets())
-        log.info("brought to the front at another start's request (main windows in this app: %d)", windows)
+        """Show the window above the others, with the focus: another start of the app asked for it."""
+        from desktop_agent.ui.single_instance import raise_window
+
+        raise_window(self)
 
     def focus_input(self) -> None:
         self.input.setFocus()
         self.input.selectAll()
 
     def _about(self) -> None:
-        from desktop_agent import __version__
+        from desktop_agent.ui.help import show_about
 
-        QMessageBox.about(self, translate("MainWindow", "About {APP_DISPLAY_NAME}").format(
-                APP_DISPLAY_NAME=APP_DISPLAY_NAME),
-                          translate("MainWindow",
-                                  "<b>{APP_DISPLAY_NAME}</b> {version}<br>A desktop assistant for Ollama and "
-                                  "OpenAI-compatible servers, with tools.<br><br>Log file: {log_file}").format(
-                                          APP_DISPLAY_NAME=APP_DISPLAY_NAME, version=__version__,
-                                                  log_file=paths.log_file()))
+        show_about(self, APP_DISPLAY_NAME)
 
     # ---- look, layout, closing -------------------------------------------------------------------
 

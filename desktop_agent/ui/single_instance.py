@@ -30,6 +30,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
+from PySide6.QtWidgets import QApplication, QWidget
 
 log = logging.getLogger(__name__)
 
@@ -204,3 +205,15 @@ class InstanceServer(QObject):
         sock.disconnectFromServer()
         log.info("single instance: another start asked to %s", request["action"])
         self.request.emit(request)
+
+
+def raise_window(window: QWidget) -> None:
+    """Show ``window`` (restored if minimised or hidden) above the others, with the focus: another start of the app
+    asked for it. On Wayland the compositor may only mark it as wanting attention."""
+    if window.isMinimized():
+        window.showNormal()
+    window.show()
+    window.raise_()
+    window.activateWindow()
+    windows = sum(type(w).__name__ == "MainWindow" for w in QApplication.topLevelWidgets())
+    log.info("brought to the front at another start's request (main windows in this app: %d)", windows)

@@ -5,10 +5,13 @@ layout and the place."""
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import QDockWidget, QMainWindow
+
+if TYPE_CHECKING:
+    from desktop_agent.ui.main_window import MainWindow
 
 log = logging.getLogger(__name__)
 
@@ -60,3 +63,22 @@ def last_place(qs: QSettings) -> tuple[str | None, int | None]:
     except Exception:
         log.warning("could not read the chat last on screen", exc_info=True)
         return None, None
+
+
+def reopen_last_chat(window: MainWindow, qs: QSettings) -> None:
+    """The "last chat" stage of the start-up: the chat on screen when the app was last closed comes back where it
+    was — unless the user has begun a message meanwhile (it is for the new chat they see) or the chat is gone."""
+    from desktop_agent.core.errors import StoreError
+
+    chat_id, message_id = last_place(qs)
+    if chat_id is None or window.waiting_text or window.conversation.messages or window.busy:
+        return
+    store, ctl = window.store, window.controller
+    if not store or ctl is None:
+        return
+    try:
+        store.summary(chat_id)
+    except StoreError:  # deleted meanwhile (or another data folder's chat): a new chat, as after New chat
+        return
+    if ctl.open_conversation(chat_id) and message_id is not None:
+        window.chat.scroll_to_message(message_id)

@@ -20,7 +20,7 @@ def _native(keys: str) -> str:
 
 
 def test_keyboard_shortcuts_lists_every_key_of_the_window(make_window, qtbot):
-    from desktop_agent.ui.shortcuts import ShortcutsDialog
+    from desktop_agent.ui.help import ShortcutsDialog
 
     w = make_window()
     qtbot.waitUntil(lambda: w.history.panel is not None, timeout=5000)

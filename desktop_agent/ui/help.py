@@ -1,6 +1,6 @@
-"""Help → Keyboard shortcuts: every key the window answers to, read from the window's own actions and shortcuts
-(so the list cannot drift from what the keys do), grouped by where they work, plus the keys of the message box
-and of Settings that are not actions."""
+"""The Help menu's dialogs. Keyboard shortcuts: every key the window answers to, read from the window's own actions
+and shortcuts (so the list cannot drift from what the keys do), grouped by where they work, plus the keys of the
+message box and of Settings that are not actions. About: the version and where the log is."""
 
 from __future__ import annotations
 
@@ -13,12 +13,14 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QDockWidget,
+    QMessageBox,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
+from desktop_agent.core import paths
 from desktop_agent.ui.i18n import translate
 
 
@@ -121,3 +123,13 @@ class ShortcutsDialog(QDialog):
         layout.addWidget(buttons)
         self.resize(520, 560)
         self.tree.setFocus()
+
+
+def show_about(window: QWidget, app_name: str) -> None:
+    """Help → About: the app's name and version, what it is, and its log file."""
+    from desktop_agent import __version__
+
+    QMessageBox.about(window, translate("MainWindow", "About {APP_DISPLAY_NAME}").format(
+        APP_DISPLAY_NAME=app_name), translate("MainWindow", "<b>{APP_DISPLAY_NAME}</b> {version}<br>A "
+        "desktop assistant for Ollama and OpenAI-compatible servers, with tools.<br><br>Log file: {log_file}"
+    ).format(APP_DISPLAY_NAME=app_name, version=__version__, log_file=paths.log_file()))
