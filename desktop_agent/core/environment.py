@@ -35,6 +35,11 @@ OTHER_READERS: dict[str, str] = {
                                 "a script) and reads DESKTOP_AGENT_ALLOWED_FOLDERS given to that process; the "
                                 "approval preview asks it so that it shows the file the tool will really use",
     "desktop_agent/ui/theme.py": "QT_STYLE_OVERRIDE is Qt's own: the user's style wins over ours",
+    "desktop_agent/cli/desktop_entry.py": "XDG_DATA_HOME is the desktop's (the XDG base-directory spec): where the "
+                                          "user's launchers and icons go, not the app's configuration",
+    "desktop_agent/ui/single_instance.py": "XDG_RUNTIME_DIR is the desktop's per-user runtime folder (XDG spec), where "
+                                           "the app's socket goes; the launch tokens (XDG_ACTIVATION_TOKEN, "
+                                           "DESKTOP_STARTUP_ID) are the desktop's, passed on to the running app",
     "desktop_agent/ui/application.py": "DISPLAY, WAYLAND_DISPLAY, QT_QPA_PLATFORM are Qt's own: checked before "
                                        "QApplication, because Qt aborts the process without a display",
     "desktop_agent/ui/first_frame.py": "DESKTOP_AGENT_BENCH_FIRST_PAINT is the benchmark's probe of the first "

@@ -528,7 +528,7 @@ def test_model_listing_waits_until_the_turn_has_ended(qtbot, make_window, ollama
     w.send(text)
     qtbot.waitUntil(lambda: bool(last_turn_text(w)), timeout=5000)  # the answer is streaming
     assert w.busy
-    w._on_settings_saved(ollama_settings.updated({"generation.temperature": 0.4}))  # the dialog's Save
+    w.apply_settings(ollama_settings.updated({"generation.temperature": 0.4}))  # the dialog's Save
     w.refresh_action.trigger()  # F5
     assert w.settings.generation.temperature == 0.4
     tags_while_busy: list[int] = []

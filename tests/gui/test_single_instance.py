@@ -31,8 +31,15 @@ def _start(data: Path, *args: str) -> subprocess.Popen:
 
 def _run(data: Path, *args: str, timeout: float = 30, **env: str) -> tuple[subprocess.CompletedProcess, float]:
     t0 = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "desktop_agent", "--data-dir", str(data), *args],
-                          env={**_env(), **env}, capture_output=True, text=True, timeout=timeout)
+    p = subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", "desktop_agent", "--data-dir", str(data), *args],
+                          env={**_env(), **env}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:  # say where it hangs: the faulthandler prints every thread's stack
+        p.send_signal(signal.SIGABRT)
+        out, err = p.communicate()
+        raise AssertionError(f"the start did not end in {timeout} s; its stacks:\n{err[-6000:]}") from None
+    done = subprocess.CompletedProcess(p.args, p.returncode, out, err)
     return done, time.monotonic() - t0
 
 
