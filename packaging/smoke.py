@@ -48,7 +48,7 @@ REQUIRED_MODULES = (
     "markdown_it", "pygments.lexers.python", "pygments.styles.default", "pygments.styles.gh_dark",
     "pygments.formatters.html", "zoneinfo", "platformdirs.unix",
 )
-UNWANTED_MODULES = ("numpy", "mypy", "tkinter", "PySide6.QtNetwork", "PySide6.QtQml", "PySide6.QtQuick", "pytest",
+UNWANTED_MODULES = ("numpy", "mypy", "tkinter", "PySide6.QtQml", "PySide6.QtQuick", "pytest",
                     "tests")
 BAD_LOG = re.compile(r"Traceback|ModuleNotFoundError|ImportError|could not import|unavailable|CRITICAL")
 
@@ -116,7 +116,7 @@ class Smoke:
         self.check(not present, "unneeded modules left out (numpy, tkinter, unused Qt modules, tests)",
                    f"present: {present}")
         qt_libs = sorted(p.name for p in (internal / "PySide6" / "Qt" / "lib").glob("*.so*"))
-        self.check(not any(n.startswith(("libQt6Qml", "libQt6Quick", "libQt6Network")) for n in qt_libs),
+        self.check(not any(n.startswith(("libQt6Qml", "libQt6Quick")) for n in qt_libs),
                    f"Qt libraries: {' '.join(qt_libs)}")
 
 
