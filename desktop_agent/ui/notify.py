@@ -126,8 +126,10 @@ def send_notification(title: str, body: str, timeout_s: float = DBUS_TIMEOUT_S) 
     address = DBusAddress("/org/freedesktop/Notifications", bus_name="org.freedesktop.Notifications",
                           interface="org.freedesktop.Notifications")
     hints = {"desktop-entry": ("s", "desktop-agent"), "category": ("s", "im.received")}
+    # the body may hold markup (the spec's "body-markup"): the model's text is shown as text, never as markup
+    plain = body.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     message = new_method_call(address, "Notify", "susssasa{sv}i",
-                              ("Desktop Agent", 0, "desktop-agent", title, body, [], hints, -1))
+                              ("Desktop Agent", 0, "desktop-agent", title, plain, [], hints, -1))
     try:
         connection = open_dbus_connection(bus="SESSION")
     except (KeyError, ValueError) as exc:  # DBUS_SESSION_BUS_ADDRESS unset or unusable

@@ -144,7 +144,8 @@ class QuickAsk(QWidget):
         text = text.strip()
         if not text:
             return
-        if self.busy:
+        if self.busy:  # the question waits in the line, to send once the answer has ended
+            self.line.setText(text)
             self.status.setText(self.tr("Wait for the answer, or press Esc to stop it."))
             return
         if not self.window_.ready:
@@ -301,8 +302,8 @@ class QuickAsk(QWidget):
 
     def present(self, text: str = "") -> None:
         """Show the window in front with the focus in the line; ``text``: asked at once."""
-        if not self.busy and self.session is not None and not text:
-            self.reset()  # a new press of the shortcut: a new question
+        if not self.busy and self.session is not None:
+            self.reset()  # a new press of the shortcut (or a new `ask "…"`): a new chat
         self.show()
         self.raise_()
         self.activateWindow()

@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 TIMEOUT_MS = 2000
 #: the longest request accepted (a quick-ask text pasted whole fits; anything longer is not ours)
 MAX_REQUEST = 1 << 20
+#: the longest question a start hands over (a line edit's limit): its request stays far below MAX_REQUEST
+MAX_TEXT = 32_767
 
 
 def server_name(data_folder: str | os.PathLike[str] | None = None) -> str:
@@ -76,6 +78,9 @@ def claim(request: dict[str, Any], name: str | None = None, timeout_ms: int = TI
     """Hand ``request`` to the app running for this data folder, or become that app (see the module's doc)."""
     t0 = time.perf_counter()
     name = name or server_name()
+    text = request.get("text")
+    if isinstance(text, str) and len(text) > MAX_TEXT:  # what the quick ask's line holds; the rest is dropped
+        request = {**request, "text": text[:MAX_TEXT]}
     sent = _send(name, request, timeout_ms)
     if sent is True:
         return Claim(handed_over=True)
@@ -140,7 +145,9 @@ class InstanceServer(QObject):
         #: how long the start's check took (ms), noted by :func:`claim`
         self.check_ms = 0.0
         self._server = QLocalServer(self)
-        self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)  # this user's starts only
+        # no UserAccessOption: with it Qt binds elsewhere and renames the socket over the path, so listening
+        # succeeds where an app already listens (two apps on one store); the socket is in the user's own runtime
+        # folder (0700) when the desktop gives one, and its name is the user's
         self._server.newConnection.connect(self._accept)
         self._buffers: dict[QLocalSocket, bytes] = {}
 

@@ -159,3 +159,10 @@ def test_the_call_reaches_a_service_directly(service, qtbot):
     assert notify.send_notification("T", "B") == 1
     qtbot.waitUntil(lambda: bool(service.received), timeout=10_000)
     assert service.received[0]["summary"] == "T" and service.received[0]["body"] == "B"
+
+
+def test_the_models_text_is_shown_as_text_not_markup(service, qtbot):
+    """From the breaker: the body may carry markup; an answer's `<b>` or `&` is escaped."""
+    notify.send_notification("T", "Use <b>x</b> & y")
+    qtbot.waitUntil(lambda: bool(service.received), timeout=10_000)
+    assert service.received[0]["body"] == "Use &lt;b&gt;x&lt;/b&gt; &amp; y"

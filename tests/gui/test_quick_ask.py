@@ -212,3 +212,26 @@ def test_ask_help_and_bad_usage(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "desktop_agent", "--data-dir", str(tmp_path), "ask", "--bogus"],
                          env=env, capture_output=True, text=True, timeout=30)
     assert bad.returncode == 2 and "usage: desktop-agent ask" in bad.stderr
+
+
+def test_a_new_ask_starts_a_new_chat_and_one_during_an_answer_waits_in_the_line(qtbot, make_window, ollama_settings,
+                                                                                  ollama_server):
+    """From the breaker: `ask "…"` after an answer continued the old quick chat, and one during an answer was
+    dropped without a trace."""
+    ollama_server.chunk_delay_s = 0.05
+    w, qa = _quick(qtbot, make_window, ollama_settings)
+    try:
+        qa.present("What is the capital of France?")
+        qtbot.waitUntil(lambda: qa.busy, timeout=10_000)
+        qa.present("And of Italy?")  # while the first answer streams
+        assert qa.line.text() == "And of Italy?"
+        qtbot.waitUntil(lambda: not qa.busy, timeout=15_000)
+        first = qa.session.id
+        qa.close()
+        qa.present("What is the capital of Spain?")  # the shortcut again, later: a new chat
+        qtbot.waitUntil(lambda: qa.session is not None and qa.session.id != first and not qa.busy, timeout=15_000)
+        assert w.store.load(qa.session.id).messages[0].content == "What is the capital of Spain?"
+        assert len(w.store.load(first).messages) == 2
+    finally:
+        qa.close()
+        qa.shutdown()

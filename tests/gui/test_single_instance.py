@@ -160,3 +160,29 @@ def test_the_check_is_cheap_when_no_app_runs(qapp, tmp_path):
         assert single_instance.server_name(tmp_path) != single_instance.server_name(tmp_path / "x")
     finally:
         found.server.close()
+
+
+def test_a_second_server_cannot_listen_where_one_listens(qapp, tmp_path):
+    """From the breaker: with Qt's UserAccessOption, listening replaced a live app's socket (two apps, one store)."""
+    from desktop_agent.ui.single_instance import InstanceServer, server_name
+
+    name = server_name(tmp_path / "data")
+    first, second = InstanceServer(name), InstanceServer(name)
+    try:
+        assert first.listen()
+        assert not second.listen()  # the path is taken: this start must hand over, not listen too
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_huge_question_is_cut_to_what_the_quick_ask_holds(monkeypatch):
+    """From the breaker: a 1 MB `ask` text made the running app drop the request and the start become a second
+    app; the text is cut to the quick ask's line before it is handed over."""
+    from desktop_agent.ui import single_instance
+
+    sent: list[dict] = []
+    monkeypatch.setattr(single_instance, "_send", lambda name, request, timeout: sent.append(request) or True)
+    found = single_instance.claim({"action": "ask", "text": "x" * 1_100_000}, name="unused")
+    assert found.handed_over
+    assert len(sent[0]["text"]) == single_instance.MAX_TEXT
