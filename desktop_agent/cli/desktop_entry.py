@@ -150,13 +150,34 @@ def _refresh_caches(home: Path) -> list[str]:
     return ran
 
 
+#: the key our entry carries: uninstall removes only an entry (and its icons) that has it, install replaces only one
+MARKER = "X-Desktop-Agent-Installed=--install-desktop-entry"
+
+
+class NotOurs(OSError):
+    """A desktop entry of that name is there that ``--install-desktop-entry`` did not write (the user's own)."""
+
+
+def _ours(desktop: Path) -> bool:
+    try:
+        return MARKER in desktop.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return False
+
+
 def install(home: Path | None = None, command: list[str] | None = None) -> list[Path]:
-    """Write the ``.desktop`` file and the icons into ``home`` (default :func:`data_home`); the files written."""
+    """Write the ``.desktop`` file and the icons into ``home`` (default :func:`data_home`); the files written.
+    Raises :class:`NotOurs` when an entry of that name is there that this command did not write."""
     home = home or data_home()
     template = (resources_dir() / f"{APP_ID}.desktop").read_text(encoding="utf-8")
     desktop = home / "applications" / f"{APP_ID}.desktop"
+    if (desktop.exists() or desktop.is_symlink()) and not _ours(desktop):
+        raise NotOurs(f"{desktop} is there and was not written by desktop-agent: move it away to install ours")
     desktop.parent.mkdir(parents=True, exist_ok=True)
-    desktop.write_text(desktop_entry_text(command or launcher_command(), template), encoding="utf-8")
+    text = desktop_entry_text(command or launcher_command(), template)
+    text = text.replace("[Desktop Entry]\n", f"[Desktop Entry]\n{MARKER}\n", 1)
+    desktop.unlink(missing_ok=True)  # (a symlink is replaced, not written through)
+    desktop.write_text(text, encoding="utf-8")
     written = [desktop, *write_icons(home / "icons" / "hicolor")]
     _refresh_caches(home)
     return written
@@ -179,7 +200,9 @@ def _prune_empty(folders: Iterable[Path], home: Path) -> None:
 def uninstall(home: Path | None = None) -> list[Path]:
     """Remove what :func:`install` wrote into ``home``; the files removed."""
     home = home or data_home()
-    removed = []
+    removed: list[Path] = []
+    if not _ours(home / "applications" / f"{APP_ID}.desktop"):  # none, or the user's own: nothing of ours
+        return removed
     for path in entry_files(home):
         if path.is_file() or path.is_symlink():
             path.unlink()
@@ -196,7 +219,8 @@ def run_desktop_entry(remove: bool, out: TextIO | None = None, err: TextIO | Non
     try:
         if remove:
             files = uninstall(home)
-            out.write(f"removed {len(files)} files from {home}\n" if files else f"no desktop entry in {home}\n")
+            out.write(f"removed {len(files)} files from {home}\n" if files
+                      else f"no desktop entry written by desktop-agent in {home}\n")
             return 0
         files = install(home)
     except OSError as exc:

@@ -60,9 +60,10 @@ def test_install_writes_a_valid_entry_that_starts_this_installation(tmp_path):
     assert os.path.isabs(command[0]) and os.access(command[0], os.X_OK)
     assert entry["TryExec"] == str(SCRIPT)
     assert entry["Icon"] == "desktop-agent"
-    # the rest is the shipped entry's
+    # the rest is the shipped entry's, and the key that marks it as ours (uninstall removes only ours)
     shipped = parse_desktop(ROOT / "resources" / "desktop-agent.desktop")["Desktop Entry"]
-    assert {k: v for k, v in entry.items() if k not in ("Exec", "TryExec")} == {
+    assert entry["X-Desktop-Agent-Installed"] == "--install-desktop-entry"
+    assert {k: v for k, v in entry.items() if k not in ("Exec", "TryExec", "X-Desktop-Agent-Installed")} == {
         k: v for k, v in shipped.items() if k != "Exec"
     }
 
@@ -171,3 +172,32 @@ def test_the_flags_take_no_command(tmp_path):
     proc = run_cli("--install-desktop-entry", "tools", data=tmp_path / "data", tmp_path=tmp_path)
     assert proc.returncode == 2 and "take no command" in proc.stderr
     assert not (tmp_path / "data").exists()
+
+
+def test_the_users_own_entry_is_neither_removed_nor_replaced(tmp_path):
+    """From the breaker: uninstall removed an entry and icon it had not written, and install wrote over a
+    hand-made entry (and through a symlink)."""
+    data = tmp_path / "data"
+    own = data / "applications" / "desktop-agent.desktop"
+    own.parent.mkdir(parents=True)
+    own.write_text("[Desktop Entry]\nType=Application\nName=My own\nExec=/opt/mine/desktop-agent --my-flags\n")
+    icon = data / "icons" / "hicolor" / "48x48" / "apps" / "desktop-agent.png"
+    icon.parent.mkdir(parents=True)
+    icon.write_bytes(b"\x89PNG mine")
+    before = tree(data)
+
+    gone = run_cli("--uninstall-desktop-entry", data=data, tmp_path=tmp_path)
+    assert gone.returncode == 0 and "no desktop entry written by desktop-agent" in gone.stdout
+    refused = run_cli("--install-desktop-entry", data=data, tmp_path=tmp_path)
+    assert refused.returncode == 1 and "was not written by desktop-agent" in refused.stderr
+    assert tree(data) == before
+
+    # our own entry behind a symlink is replaced by a file, the symlink's target left alone
+    own.unlink()
+    target = tmp_path / "elsewhere.desktop"
+    assert run_cli("--install-desktop-entry", data=data, tmp_path=tmp_path).returncode == 0
+    target.write_text(own.read_text(encoding="utf-8"), encoding="utf-8")
+    own.unlink()
+    own.symlink_to(target)
+    assert run_cli("--install-desktop-entry", data=data, tmp_path=tmp_path).returncode == 0
+    assert not own.is_symlink() and desktop_entry.MARKER in own.read_text(encoding="utf-8")
