@@ -573,6 +573,10 @@ The default from Settings ({default}).</source>
 <context>
     <name>ContextMeter</name>
     <message>
+        <source>{usage} (assumed)</source>
+        <translation>{usage}（估计）</translation>
+    </message>
+    <message>
         <source>as the server counted them</source>
         <translation>按服务器的计数</translation>
     </message>
@@ -650,6 +654,26 @@ The default from Settings ({default}).</source>
     <message>
         <source>Chats will not be saved: the store could not be opened ({exc}).</source>
         <translation>对话将不会被保存:无法打开存储({exc})。</translation>
+    </message>
+    <message>
+        <source>Stopped. The partial answer is kept.</source>
+        <translation>已停止。部分回答已保留。</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <source>Could not undo the summary: {error}</source>
+        <translation>无法撤销摘要：{error}</translation>
+    </message>
+    <message>
+        <source>Summary undone: the earlier messages are sent again.</source>
+        <translation>已撤销摘要：之前的消息会重新发送。</translation>
+    </message>
+    <message>
+        <source>Could not open the chat: {error}</source>
+        <translation>无法打开对话：{error}</translation>
     </message>
     <message>
         <source>Pulled {model}.</source>
@@ -1721,6 +1745,10 @@ The default from Settings ({default}).</source>
     <message>
         <source>Th&amp;ink (Ollama):</source>
         <translation>思考(Ollama)(&amp;I):</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> 个词元</translation>
     </message>
     <message>
         <source>Largest context window (Ollama)</source>
@@ -3535,8 +3563,20 @@ Your chats appear here as you talk.</source>
         <translation>消息输入框</translation>
     </message>
     <message>
+        <source>History search</source>
+        <translation>历史记录搜索</translation>
+    </message>
+    <message>
+        <source>An approval card</source>
+        <translation>批准卡片</translation>
+    </message>
+    <message>
         <source>Settings</source>
         <translation>设置</translation>
+    </message>
+    <message>
+        <source>Quick ask</source>
+        <translation>快速提问</translation>
     </message>
     <message>
         <source>Keyboard shortcuts</source>
@@ -3549,6 +3589,50 @@ Your chats appear here as you talk.</source>
     <message>
         <source>What it does</source>
         <translation>作用</translation>
+    </message>
+    <message>
+        <source>Allow the call once</source>
+        <translation>允许这次调用一次</translation>
+    </message>
+    <message>
+        <source>Allow the tool for this chat</source>
+        <translation>在本对话中允许该工具</translation>
+    </message>
+    <message>
+        <source>Always allow the tool</source>
+        <translation>始终允许该工具</translation>
+    </message>
+    <message>
+        <source>Deny the call</source>
+        <translation>拒绝这次调用</translation>
+    </message>
+    <message>
+        <source>Go to what the approval applies to</source>
+        <translation>转到批准的适用范围</translation>
+    </message>
+    <message>
+        <source>From the search box into the list or the results</source>
+        <translation>从搜索框进入列表或结果</translation>
+    </message>
+    <message>
+        <source>Open the selected (or first) result</source>
+        <translation>打开所选（或第一个）结果</translation>
+    </message>
+    <message>
+        <source>Clear the search</source>
+        <translation>清除搜索</translation>
+    </message>
+    <message>
+        <source>Send the question</source>
+        <translation>发送问题</translation>
+    </message>
+    <message>
+        <source>Open the chat in the main window (also Enter on an empty line)</source>
+        <translation>在主窗口中打开对话（也可在空行按 Enter）</translation>
+    </message>
+    <message>
+        <source>Stop the answer, or close the quick ask</source>
+        <translation>停止回答，或关闭快速提问</translation>
     </message>
 </context>
 <context>
@@ -4207,6 +4291,14 @@ When the assistant uses a tool, the call shows up here with its arguments, resul
     <message>
         <source>The assistant is answering</source>
         <translation>助手正在回答</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>Interrupted</source>
+        <translation>已中断</translation>
     </message>
 </context>
 <context>

@@ -215,7 +215,7 @@ class ChatController(QObject):
             ui_errors.report_unexpected(cause, "the agent", cause.__traceback__)
 
     def _on_cancelled(self, _ev: TurnCancelled) -> None:
-        self.status.emit("Stopped. The partial answer is kept.", 4000)
+        self.status.emit(translate("Controller", "Stopped. The partial answer is kept."), 4000)
 
     def _on_crashed(self, ev: TurnCrashed) -> None:
         ui_errors.report_unexpected(ev.error, "the agent", ev.error.__traceback__)
@@ -262,7 +262,7 @@ class ChatController(QObject):
     def stop(self) -> None:
         if self.busy:
             self.runner.stop()
-            self.status.emit("Stopping…", 2000)
+            self.status.emit(translate("Controller", "Stopping…"), 2000)
 
     def compact(self) -> None:
         """Summarise the chat's earlier messages (the model writes the summary; it is sent instead of them)."""
@@ -278,9 +278,9 @@ class ChatController(QObject):
         try:
             self.events.route(self.session.undo_compaction(summary))
         except StoreError as exc:
-            self.status.emit(f"Could not undo the summary: {exc}", 8000)
+            self.status.emit(translate("Controller", "Could not undo the summary: {error}").format(error=exc), 8000)
             return
-        self.status.emit("Summary undone: the earlier messages are sent again.", 5000)
+        self.status.emit(translate("Controller", "Summary undone: the earlier messages are sent again."), 5000)
 
     def after_turn(self, fn: Callable[[], None]) -> None:
         """Stop the answer being written and run ``fn`` once its turn has ended."""
@@ -300,7 +300,7 @@ class ChatController(QObject):
             conv = self.store.load(conversation_id)
         except Exception as exc:
             log.exception("could not open chat %s", conversation_id)
-            self.status.emit(f"Could not open the chat: {exc}", 8000)
+            self.status.emit(translate("Controller", "Could not open the chat: {error}").format(error=exc), 8000)
             return False
         self._show_session(conv, audited_decisions(self.store, conv.id))
         return True

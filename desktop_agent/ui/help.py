@@ -56,7 +56,10 @@ def _plain(text: str) -> str:
 def window_keys(window: QWidget) -> list[Key]:
     """The shortcuts of ``window``'s actions and ``QShortcut`` objects (``whatsThis`` says what one does; an action
     without it says it by its text), then the message box's and Settings' own keys; each (area, keys) once."""
+    from desktop_agent.ui.chat.approval import ApprovalCard
     from desktop_agent.ui.compose import ComposeBox
+    from desktop_agent.ui.history.panel import HistoryPanel
+    from desktop_agent.ui.quick_ask import QuickAsk
     from desktop_agent.ui.settings.dialog import SETTINGS_KEYS
 
     found: list[Key] = []
@@ -75,7 +78,10 @@ def window_keys(window: QWidget) -> list[Key]:
         owner = parent if isinstance(parent, QWidget) else None
         found.append(Key(_area(owner, window, shortcut.context()), _native(shortcut.key()), shortcut.whatsThis()))
     for area, keys_of_area in ((translate("Shortcuts", "Message box"), ComposeBox.KEYS),
-                               (translate("Shortcuts", "Settings"), SETTINGS_KEYS)):
+                               (translate("Shortcuts", "History search"), HistoryPanel.SEARCH_KEYS),
+                               (translate("Shortcuts", "An approval card"), ApprovalCard.KEYS),
+                               (translate("Shortcuts", "Settings"), SETTINGS_KEYS),
+                               (translate("Shortcuts", "Quick ask"), QuickAsk.KEYS)):
         found += [Key(area, _native(QKeySequence(keys)), translate("Shortcuts", str(does)))
                   for keys, does in keys_of_area]
     seen: set[tuple[str, str]] = set()

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
@@ -65,6 +65,12 @@ class _QuickAskHolder(QObject):
 
 class QuickAsk(QWidget):
     """The quick-ask window of ``window`` (the app's main window, shown or not)."""
+
+    #: the window's keys (listed in Help → Keyboard shortcuts)
+    KEYS = (("Enter", QT_TRANSLATE_NOOP("Shortcuts", "Send the question")),
+            ("Ctrl+Enter", QT_TRANSLATE_NOOP("Shortcuts",
+                                             "Open the chat in the main window (also Enter on an empty line)")),
+            ("Esc", QT_TRANSLATE_NOOP("Shortcuts", "Stop the answer, or close the quick ask")))
 
     #: the answer of a quick-ask turn ended (finished, failed or stopped): the outcome
     answered = Signal(str)

@@ -60,6 +60,13 @@ class DiffHighlighter(QSyntaxHighlighter):
 class ApprovalCard(QFrame):
     """"Allow <tool> to run?" with what it would do and the four answers."""
 
+    #: the card's keys (listed in Help → Keyboard shortcuts): the buttons' mnemonics
+    KEYS = (("Alt+O", QT_TRANSLATE_NOOP("Shortcuts", "Allow the call once")),
+            ("Alt+T", QT_TRANSLATE_NOOP("Shortcuts", "Allow the tool for this chat")),
+            ("Alt+W", QT_TRANSLATE_NOOP("Shortcuts", "Always allow the tool")),
+            ("Alt+D", QT_TRANSLATE_NOOP("Shortcuts", "Deny the call")),
+            ("Alt+I", QT_TRANSLATE_NOOP("Shortcuts", "Go to what the approval applies to")))
+
     CHOICE_TEXT: ClassVar[dict[str, str]] = {
         "once": QT_TRANSLATE_NOOP("Approval", "Allowed once"), "chat": QT_TRANSLATE_NOOP("Approval",
                 "Allowed for this chat"),

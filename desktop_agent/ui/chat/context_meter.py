@@ -26,7 +26,7 @@ def tokens_text(n: int) -> str:
 def meter_text(usage: ContextUsage) -> str:
     """``1.2k / 4k``; ``1.2k / 8.2k (assumed)`` when the server did not say its window."""
     text = f"{tokens_text(usage.used)} / {tokens_text(usage.window or 0)}"
-    return text + " (assumed)" if usage.assumed else text
+    return translate("ContextMeter", "{usage} (assumed)").format(usage=text) if usage.assumed else text
 
 
 def meter_tooltip(usage: ContextUsage) -> str:

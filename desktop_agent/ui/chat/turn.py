@@ -219,7 +219,7 @@ class AssistantTurn(QFrame):
         return chip
 
     def set_status(self, status: str) -> None:
-        text = {"stopped": "Stopped", "interrupted": "Interrupted"}.get(status)
+        text = {"stopped": translate("Turn", "Stopped"), "interrupted": translate("Turn", "Interrupted")}.get(status)
         self.tag.setText(text or "")
         self.tag.setVisible(bool(text))
 

@@ -33,7 +33,7 @@ import datetime as _dt
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QModelIndex, QPoint, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QModelIndex, QPoint, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -95,6 +95,11 @@ class _ListView(QListView):
 
 class HistoryPanel(QWidget):
     """Browse / search / open / rename / delete / export / import saved chats. See the module docstring."""
+
+    #: the search box's keys (listed in Help → Keyboard shortcuts)
+    SEARCH_KEYS = (("Down", QT_TRANSLATE_NOOP("Shortcuts", "From the search box into the list or the results")),
+                   ("Enter", QT_TRANSLATE_NOOP("Shortcuts", "Open the selected (or first) result")),
+                   ("Esc", QT_TRANSLATE_NOOP("Shortcuts", "Clear the search")))
 
     conversation_activated = Signal(str)
     message_activated = Signal(str, int)

@@ -108,7 +108,7 @@ class GenerationPage(SettingsPage):
         self.max_window = QSpinBox()
         self.max_window.setRange(256, 1_048_576)
         self.max_window.setSingleStep(1024)
-        self.max_window.setSuffix(" tokens")
+        self.max_window.setSuffix(translate("GenerationPage", " tokens"))
         self.max_window.setAccessibleName(translate("GenerationPage", "Largest context window (Ollama)"))
         self.max_window.setFixedWidth(140)
         self.max_window_hint = hint_label(translate("GenerationPage",
@@ -119,7 +119,7 @@ class GenerationPage(SettingsPage):
         self.default_window = QSpinBox()
         self.default_window.setRange(256, 1_048_576)
         self.default_window.setSingleStep(1024)
-        self.default_window.setSuffix(" tokens")
+        self.default_window.setSuffix(translate("GenerationPage", " tokens"))
         self.default_window.setAccessibleName(translate("GenerationPage",
                 "Context window when the server does not say"))
         self.default_window.setFixedWidth(140)
