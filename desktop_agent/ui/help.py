@@ -4,6 +4,7 @@ message box and of Settings that are not actions. About: the version and where t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
@@ -50,6 +51,8 @@ def _area(widget: QWidget | None, window: QWidget, context: Qt.ShortcutContext) 
 
 
 def _plain(text: str) -> str:
+    """An action's text without its mnemonic: "&New chat" → "New chat", "新建对话(&N)" → "新建对话"."""
+    text = re.sub(r"\s*\(&\w\)", "", text)  # (the CJK way: the key in brackets after the words)
     return text.replace("&&", "\0").replace("&", "").replace("\0", "&").rstrip("…").strip()
 
 

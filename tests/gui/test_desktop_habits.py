@@ -191,3 +191,11 @@ def test_a_long_status_message_is_elided_beside_the_context_meter(make_window, q
     assert line.text() == "Saved." and line.toolTip() == ""
     qtbot.waitUntil(lambda: sb.currentMessage() == "", timeout=3000)
     w.statusBar().grab().save(str(paths.data_dir() / "status.png"))
+
+
+def test_an_actions_text_is_listed_without_its_mnemonic_in_either_language():
+    from desktop_agent.ui.help import _plain
+
+    assert _plain("&New chat") == "New chat" and _plain("&Settings…") == "Settings"
+    assert _plain("新建对话(&N)") == "新建对话" and _plain("设置(&S)…") == "设置"  # the CJK way
+    assert _plain("Tom && Jerry") == "Tom & Jerry"
