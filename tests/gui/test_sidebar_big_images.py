@@ -1,4 +1,4 @@
-"""The tool sidebar's result images (ui/tool_sidebar.py AttachmentStrip): a server's image is read at thumbnail
+"""The tool sidebar's result images (ui/attachment_strip.py): a server's image is read at thumbnail
 size, and one that says it is huge (a tiny file declaring 30000 × 30000 pixels) is a line saying so instead of
 gigabytes decoded on the window's thread."""
 
@@ -12,7 +12,7 @@ from PySide6.QtCore import QBuffer, QIODevice
 from PySide6.QtGui import QColor, QImage
 
 from desktop_agent.core.tools.results import Attachment
-from desktop_agent.ui.tool_sidebar import THUMBNAIL, AttachmentStrip
+from desktop_agent.ui.attachment_strip import THUMBNAIL, AttachmentStrip
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
