@@ -21,7 +21,7 @@ import threading
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
@@ -41,9 +41,12 @@ from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.logs import setup_logging  # noqa: F401 - the window calls it from here
 from desktop_agent.ui.i18n import translate, translate_text
 
+if TYPE_CHECKING:
+    from desktop_agent.ui.main_window import MainWindow
+
 log = logging.getLogger("desktop_agent.ui")
 
-# Action kinds the window knows how to perform (MainWindow._on_error_action).
+# Action kinds the window knows how to perform (:func:`perform`).
 RETRY = "retry"
 PULL_MODEL = "pull_model"
 USE_MODEL = "use_model"
@@ -426,3 +429,25 @@ def install_excepthook() -> None:
 
     sys.excepthook = hook
     threading.excepthook = thread_hook
+
+
+def perform(window: MainWindow, action: ErrorAction, card: Any) -> None:
+    """Do what an error card's button asks, in ``window``: retry, pull or use another model, open Settings or
+    the data folder, start a new chat."""
+    from desktop_agent.ui.help import open_folder
+
+    ctl = window.controller
+    if ctl is None:
+        return
+
+    def use_model() -> None:
+        ctl.update_settings({window.settings.model_field: action.payload})
+        ctl.retry()
+
+    handlers: dict[str, Callable[[], Any]] = {
+        RETRY: ctl.retry, OPEN_SETTINGS: window.open_settings, NEW_CHAT: window.new_chat, USE_MODEL: use_model,
+        PULL_MODEL: lambda: ctl.pull_model(action.payload, card),
+        OPEN_DATA_FOLDER: lambda: open_folder(paths.data_dir())}
+    handler = handlers.get(action.kind)
+    if handler is not None:
+        handler()

@@ -1,11 +1,13 @@
 """The Help menu's dialogs. Keyboard shortcuts: every key the window answers to, read from the window's own actions
 and shortcuts (so the list cannot drift from what the keys do), grouped by where they work, plus the keys of the
-message box and of Settings that are not actions. About: the version and where the log is."""
+message box and of Settings that are not actions. About: the version and where the log is. Opening a folder (the
+log folder, the data folder) in the desktop's file manager."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
@@ -142,3 +144,11 @@ def show_about(window: QWidget, app_name: str) -> None:
         APP_DISPLAY_NAME=app_name), translate("MainWindow", "<b>{APP_DISPLAY_NAME}</b> {version}<br>A "
         "desktop assistant for Ollama and OpenAI-compatible servers, with tools.<br><br>Log file: {log_file}"
     ).format(APP_DISPLAY_NAME=app_name, version=__version__, log_file=paths.log_file()))
+
+
+def open_folder(folder: Path) -> None:
+    """Show ``folder`` in the desktop's file manager."""
+    from PySide6.QtCore import QUrl
+    from PySide6.QtGui import QDesktopServices
+
+    QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))

@@ -34,6 +34,7 @@ from desktop_agent.ui.chat.context_meter import ContextMeter, confirm_oversized,
 from desktop_agent.ui.compose import ComposeArea, StopQuestion
 from desktop_agent.ui.dock_fit import DockFitter
 from desktop_agent.ui.first_frame import after_first_frame
+from desktop_agent.ui.help import open_folder
 from desktop_agent.ui.history.dock import HistoryDock
 from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.model_picker import BACKENDS
@@ -257,8 +258,8 @@ class MainWindow(QMainWindow):
             [self.focus_action, self.stop_action, self.compact_action, self.refresh_action],
             [self.toggle_tools_action],
             [self._action(translate("MainWindow", "&Keyboard shortcuts"), None, "Ctrl+/", self.show_shortcuts),
-             self._action(translate("MainWindow", "Open the &log folder"), None, None, lambda: _open_folder(
-                    paths.log_dir())),
+             self._action(translate("MainWindow", "Open the &log folder"), None, None,
+                          lambda: open_folder(paths.log_dir())),
              self._action(translate("MainWindow", "&About Desktop Agent"), None, None, self._about)])
 
     def _build_status(self) -> None:
@@ -572,21 +573,9 @@ class MainWindow(QMainWindow):
         self.chat.set_tools_offered(self._ctl.tools_offered())
 
     def _on_error_action(self, action: Any, card: Any) -> None:
-        from desktop_agent.ui import errors as ui_errors
+        from desktop_agent.ui.errors import perform
 
-        ctl = self._ctl
-
-        def use_model() -> None:
-            ctl.update_settings({self.settings.model_field: action.payload})
-            ctl.retry()
-
-        handlers = {ui_errors.RETRY: ctl.retry, ui_errors.OPEN_SETTINGS: self.open_settings,
-                    ui_errors.NEW_CHAT: self.new_chat, ui_errors.USE_MODEL: use_model,
-                    ui_errors.PULL_MODEL: lambda: ctl.pull_model(action.payload, card),
-                    ui_errors.OPEN_DATA_FOLDER: lambda: _open_folder(paths.data_dir())}
-        handler = handlers.get(action.kind)
-        if handler is not None:
-            handler()
+        perform(self, action, card)
 
     def pull_model(self, name: str, card: Any = None) -> None:
         self._ctl.pull_model(name, card)
@@ -709,10 +698,3 @@ class MainWindow(QMainWindow):
         self.shutdown()
         event.accept()
         super().closeEvent(event)
-
-
-def _open_folder(folder) -> None:
-    from PySide6.QtCore import QUrl
-    from PySide6.QtGui import QDesktopServices
-
-    QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
