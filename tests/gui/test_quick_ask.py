@@ -6,15 +6,14 @@ running app shows it)."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt
 
 from desktop_agent.ui.quick_ask import quick_ask_of
+from tests.helpers.processes import app_log, close_app, wait_for
 from tests.helpers.replies import text_lines, tool_call_lines
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -134,20 +133,6 @@ def _env(url: str) -> dict[str, str]:
     return env
 
 
-def _log(data: Path) -> str:
-    path = data / "log" / "desktop-agent.log"
-    return path.read_text(encoding="utf-8") if path.exists() else ""
-
-
-def _wait_for(predicate, timeout: float = 30, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def _saved_chats(data: Path) -> list:
     from desktop_agent.core.store import ConversationStore
 
@@ -158,27 +143,18 @@ def _saved_chats(data: Path) -> list:
         store.close()
 
 
-def _close(proc: subprocess.Popen) -> int:
-    proc.send_signal(signal.SIGINT)
-    try:
-        return proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        raise
-
-
 def test_ask_alone_is_the_app_and_saves_the_chat(tmp_path, ollama_server):
     ollama_server.script(text_lines(["Forty-two."]))
     data = tmp_path / "data"
     proc = subprocess.Popen([sys.executable, "-m", "desktop_agent", "--data-dir", str(data), "ask", "the answer?"],
                             env=_env(ollama_server.url), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        _wait_for(lambda: proc.poll() is not None or any(
+        wait_for(lambda: proc.poll() is not None or any(
             [m.content for m in c.messages] == ["the answer?", "Forty-two."] for c in _saved_chats(data)),
             what="the quick-ask chat saved")
         assert proc.poll() is None, proc.communicate()
-        assert "single instance: listening" in _log(data)  # the quick ask alone is the app: a later start joins it
-        assert _close(proc) == 0
+        assert "single instance: listening" in app_log(data)  # the quick ask alone is the app: a later start joins it
+        assert close_app(proc) == 0
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -190,15 +166,15 @@ def test_ask_with_the_app_running_is_shown_by_it(tmp_path, ollama_server):
     app = subprocess.Popen([sys.executable, "-m", "desktop_agent", "--data-dir", str(data)],
                            env=_env(ollama_server.url), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        _wait_for(lambda: "single instance: listening" in _log(data) or app.poll() is not None, what="the app")
+        wait_for(lambda: "single instance: listening" in app_log(data) or app.poll() is not None, what="the app")
         assert app.poll() is None, app.communicate()
         done = subprocess.run([sys.executable, "-m", "desktop_agent", "--data-dir", str(data), "ask", "can you?"],
                               env=_env(ollama_server.url), capture_output=True, text=True, timeout=30)
         assert done.returncode == 0, done.stderr
-        _wait_for(lambda: any([m.content for m in c.messages] == ["can you?", "Sure."] for c in _saved_chats(data)),
+        wait_for(lambda: any([m.content for m in c.messages] == ["can you?", "Sure."] for c in _saved_chats(data)),
                   what="the running app's quick-ask chat saved")
-        assert "another start asked to ask" in _log(data)
-        assert _close(app) == 0
+        assert "another start asked to ask" in app_log(data)
+        assert close_app(app) == 0
     finally:
         if app.poll() is None:
             app.kill()

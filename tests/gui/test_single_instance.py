@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.processes import app_log, close_app, wait_for
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -43,34 +45,9 @@ def _run(data: Path, *args: str, timeout: float = 30, **env: str) -> tuple[subpr
     return done, time.monotonic() - t0
 
 
-def _log(data: Path) -> str:
-    path = data / "log" / "desktop-agent.log"
-    return path.read_text(encoding="utf-8") if path.exists() else ""
-
-
-def _wait_for(predicate, timeout: float = 30, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def _wait_started(data: Path, proc: subprocess.Popen) -> None:
-    _wait_for(lambda: "single instance: listening" in _log(data) or proc.poll() is not None, what="the app's start")
+    wait_for(lambda: "single instance: listening" in app_log(data) or proc.poll() is not None, what="the app's start")
     assert proc.poll() is None, proc.communicate()
-
-
-def _close(proc: subprocess.Popen) -> int:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGINT)  # closes the window like Ctrl+Q (application._close_on_sigint)
-    try:
-        return proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        raise
 
 
 @pytest.fixture
@@ -84,7 +61,7 @@ def first(tmp_path):
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGCONT)
-            _close(proc)
+            close_app(proc)
 
 
 def test_second_start_brings_the_running_window_to_the_front_and_exits(first):
@@ -93,11 +70,11 @@ def test_second_start_brings_the_running_window_to_the_front_and_exits(first):
     assert done.returncode == 0, done.stderr
     assert took < 10, f"the second start took {took:.1f} s"
     # Wayland: the compositor's token for the second start goes to the first, which raises its window with it
-    _wait_for(lambda: "passed the desktop's activation token (XDG_ACTIVATION_TOKEN)" in _log(data), 15, "the token")
-    _wait_for(lambda: "brought to the front at another start's request" in _log(data), 15, "the first window's log")
-    assert "main windows in this app: 1" in _log(data)  # one window, and it got the request
+    wait_for(lambda: "passed the desktop's activation token (XDG_ACTIVATION_TOKEN)" in app_log(data), 15, "the token")
+    wait_for(lambda: "brought to the front at another start's request" in app_log(data), 15, "the first window's log")
+    assert "main windows in this app: 1" in app_log(data)  # one window, and it got the request
     assert proc.poll() is None  # the first app still runs
-    assert _close(proc) == 0
+    assert close_app(proc) == 0
 
 
 def test_a_hung_app_makes_the_second_start_give_up_after_about_two_seconds(first):
@@ -110,8 +87,8 @@ def test_a_hung_app_makes_the_second_start_give_up_after_about_two_seconds(first
     assert done.returncode == 1
     assert "does not answer" in done.stderr and "waited 2 s" in done.stderr
     assert 1.8 <= took < 12, f"took {took:.1f} s"
-    assert "brought to the front" not in _log(data)  # no second window was made either: it exited
-    assert _close(proc) == 0
+    assert "brought to the front" not in app_log(data)  # no second window was made either: it exited
+    assert close_app(proc) == 0
 
 
 def test_a_crashed_apps_socket_is_taken_over(tmp_path):
@@ -123,15 +100,15 @@ def test_a_crashed_apps_socket_is_taken_over(tmp_path):
     crashed.communicate()
     app = _start(data)
     try:
-        _wait_for(lambda: _log(data).count("single instance: listening") == 2 or app.poll() is not None,
+        wait_for(lambda: app_log(data).count("single instance: listening") == 2 or app.poll() is not None,
                   what="the new app's start")
         assert app.poll() is None, app.communicate()
-        assert "removed the stale socket a crashed app left" in _log(data)
+        assert "removed the stale socket a crashed app left" in app_log(data)
         done, _took = _run(data)
         assert done.returncode == 0, done.stderr
-        _wait_for(lambda: "brought to the front" in _log(data), 15, "the new app's log")
+        wait_for(lambda: "brought to the front" in app_log(data), 15, "the new app's log")
     finally:
-        assert _close(app) == 0
+        assert close_app(app) == 0
 
 
 def test_two_data_folders_are_two_apps(first, tmp_path):
@@ -140,9 +117,9 @@ def test_two_data_folders_are_two_apps(first, tmp_path):
     second = _start(other)
     try:
         _wait_started(other, second)  # it became an app of its own (a window), not a request to the first
-        assert "brought to the front" not in _log(data)
+        assert "brought to the front" not in app_log(data)
     finally:
-        assert _close(second) == 0
+        assert close_app(second) == 0
 
 
 def test_the_check_is_cheap_when_no_app_runs(qapp, tmp_path):

@@ -1,8 +1,13 @@
-"""This test process's descendants (read from /proc): whether a server it started still runs."""
+"""Processes in tests: this test process's descendants (read from /proc: whether a server it started still runs),
+and an app started as a real process (its log, waiting for it, closing it)."""
 
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -33,3 +38,32 @@ def descends_from(pid: int, ancestor: int) -> bool:
         except OSError:
             return False
     return False
+
+
+def app_log(data: Path) -> str:
+    """The log of an app started with ``--data-dir data`` (empty before it wrote one)."""
+    path = data / "log" / "desktop-agent.log"
+    return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+def wait_for(predicate: Callable[[], object], timeout: float = 30, what: str = "") -> None:
+    """Poll ``predicate`` every 0.1 s until it is true; an AssertionError naming ``what`` after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def close_app(proc: subprocess.Popen) -> int:
+    """Close a running app as Ctrl+C in its terminal does (SIGINT closes the window); its exit status. Killed
+    (and the test failed) when it has not ended in 20 s."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+    try:
+        return proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise
