@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(gnome-keyring dbus-daemon dbus-bin dbus-x11 xvfb xauth libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0
   libxkbcommon-x11-0 libxcb-shape0 libxcb-render-util0 libxcb-image0 libegl1 libgl1 libfontconfig1 libxkbcommon0
-  libdbus-1-3 fonts-wqy-microhei fonts-dejavu-core desktop-file-utils appstream at-spi2-core)
+  libdbus-1-3 fonts-wqy-microhei fonts-dejavu-core desktop-file-utils appstream man-db at-spi2-core)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -14,10 +14,10 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
 from PySide6.QtWidgets import QSystemTrayIcon
 
 from desktop_agent.core.settings import Settings
+from tests.packaging.test_desktop_files import require_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -108,9 +108,9 @@ DRIVER = textwrap.dedent(
 ).format(root=str(ROOT))
 
 
-@pytest.mark.skipif(not (shutil.which("xvfb-run") and shutil.which("dbus-run-session")),
-                    reason="needs xvfb-run and dbus-run-session (apt: xvfb, dbus-daemon)")
 def test_with_a_tray_close_hides_and_the_menu_works(tmp_path):
+    for tool in ("xvfb-run", "dbus-run-session"):  # (skips without them — fails where the run expects every tool)
+        require_tool(tool)
     script = tmp_path / "driver.py"
     script.write_text(DRIVER, encoding="utf-8")
     env = {**os.environ, "QT_QPA_PLATFORM": "xcb", "PYTHONPATH": str(ROOT),

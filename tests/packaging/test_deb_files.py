@@ -12,10 +12,8 @@ import re
 import shutil
 import subprocess
 
-import pytest
-
 from desktop_agent import __version__
-from tests.packaging.test_desktop_files import ROOT
+from tests.packaging.test_desktop_files import ROOT, require_tool
 
 DEB = ROOT / "packaging" / "deb"
 
@@ -95,9 +93,9 @@ def test_man_page_lists_every_command():
     assert not missing, f"options missing from packaging/deb/desktop-agent.1: {missing}"
 
 
-@pytest.mark.skipif(not shutil.which("man"), reason="man is not installed")
 def test_man_page_renders_without_warnings(tmp_path):
-    proc = subprocess.run(["man", "--warnings", "-l", str(DEB / "desktop-agent.1")], capture_output=True,
+    man = require_tool("man")  # (skips without it — fails where the run expects every tool)
+    proc = subprocess.run([man, "--warnings", "-l", str(DEB / "desktop-agent.1")], capture_output=True,
                           text=True, timeout=60, env={"MANWIDTH": "80", "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
     assert proc.returncode == 0 and "desktop-agent" in proc.stdout
     assert not proc.stderr.strip(), proc.stderr

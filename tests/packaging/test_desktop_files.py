@@ -29,11 +29,12 @@ ROOT = Path(__file__).resolve().parents[2]
 RESOURCES = ROOT / "resources"
 ICONS = RESOURCES / "icons"
 SVG_NS = "{http://www.w3.org/2000/svg}"
-APT_PACKAGE = {"desktop-file-validate": "desktop-file-utils", "appstreamcli": "appstream"}
+APT_PACKAGE = {"desktop-file-validate": "desktop-file-utils", "appstreamcli": "appstream", "man": "man-db",
+               "xvfb-run": "xvfb", "dbus-run-session": "dbus-daemon"}
 
 
 def require_tool(name: str) -> str:
-    """The path of the validator ``name``; skip when it is missing, fail instead when
+    """The path of the tool ``name``; skip when it is missing, fail instead when
     ``DESKTOP_AGENT_EXPECT_TOOLS`` is set."""
     path = shutil.which(name)
     if path:
