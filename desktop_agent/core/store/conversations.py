@@ -3,7 +3,7 @@
 A chat keeps its own options (:meth:`ConversationStore.set_options`). A chat whose last turn failed keeps that
 failure (:meth:`ConversationStore.set_failure`, returned by :meth:`ConversationStore.load` as
 ``Conversation.last_failure``) until it is cleared; an imported chat keeps where it came from, so importing the
-same chat again can be noticed (:meth:`ConversationStore.previous_import`).
+same chat again adds nothing (:mod:`~desktop_agent.core.store.porting`).
 
 Saving is O(1) in the length of a chat: :meth:`ConversationStore.add_message` inserts one row (and its
 index entry) and updates one conversation row in one short transaction, and commits before it returns.
@@ -23,12 +23,11 @@ import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from desktop_agent.core.errors import AmbiguousConversationId, ConversationNotFound, StoreError
 from desktop_agent.core.messages import Conversation, Message, TurnFailure, clean_text, new_conversation_id
 from desktop_agent.core.settings import chat_options
-from desktop_agent.core.store.chatfiles import ChatFile, export_json, export_markdown, read_chat_file
 from desktop_agent.core.store.database import StoreDatabase, guarded
 from desktop_agent.core.store.opening import QUICK_CHECK_MAX_BYTES
 from desktop_agent.core.store.schema import MESSAGE_COLUMNS
@@ -41,6 +40,9 @@ from desktop_agent.core.store.search import (
     to_hits,
 )
 from desktop_agent.core.store.titles import NEW_CHAT_TITLE, clip_title, one_line, title_for
+
+if TYPE_CHECKING:
+    from desktop_agent.core.store.porting import ImportResult
 
 
 @dataclass(frozen=True)
@@ -60,18 +62,6 @@ class ConversationSummary:
 def _summary(r: tuple[Any, ...]) -> ConversationSummary:
     """A list row from ``(id, title, model, backend, created_at, updated_at, message count, title_is_custom)``."""
     return ConversationSummary(r[0], r[1], r[2], r[3], r[4], r[5], r[6], title_is_custom=bool(r[7]))
-
-
-@dataclass(frozen=True)
-class PreviousImport:
-    """A saved chat that a chat file to import duplicates (see :meth:`ConversationStore.previous_import`).
-
-    ``imported_at`` (epoch seconds): when it was imported; None when the chat was not imported but is the one
-    the file was exported from (same id)."""
-
-    conversation_id: str
-    title: str
-    imported_at: float | None
 
 
 class ConversationStore(StoreDatabase):
@@ -534,6 +524,7 @@ class ConversationStore(StoreDatabase):
                 conn.execute("DELETE FROM messages WHERE conversation_id = ?", (conversation_id,))
                 conn.execute("DELETE FROM turn_failures WHERE conversation_id = ?", (conversation_id,))
                 conn.execute("DELETE FROM imports WHERE conversation_id = ?", (conversation_id,))
+                conn.execute("DELETE FROM imported_messages WHERE conversation_id = ?", (conversation_id,))
                 conn.execute("DELETE FROM chat_options WHERE conversation_id = ?", (conversation_id,))
                 conn.execute("DELETE FROM tool_calls WHERE conversation_id = ?", (conversation_id,))
                 found = conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,)).rowcount > 0
@@ -544,63 +535,21 @@ class ConversationStore(StoreDatabase):
 
     # -- export / import ----------------------------------------------------------------------------
 
-    def export(self, conversation_id: str, fmt: Literal["md", "json"] = "md") -> str:
-        """The chat as text: ``"json"`` (our format, re-importable; see
-        :mod:`~desktop_agent.core.store.chatfiles`) or ``"md"`` (Markdown for people: messages, thinking,
-        tool calls and results). Raises :class:`ConversationNotFound`, ``ValueError`` for another ``fmt``.
-        """
-        if fmt not in ("md", "json"):
-            raise ValueError(f"unknown export format {fmt!r}: use 'md' or 'json'")
-        conv = self.load(conversation_id)
-        custom = self.title_is_custom(conversation_id)
-        if fmt == "json":
-            return export_json(conv, title_is_custom=custom)
-        return export_markdown(conv)
+    def export(self, conversation_id: str, fmt: Literal["md", "json", "html"] = "md") -> str:
+        """One chat as text: ``"json"`` (our format: every branch, re-importable; ``docs/chat-json.md``),
+        ``"md"`` (Markdown for people) or ``"html"`` (a standalone page). More (several chats, progress):
+        :class:`~desktop_agent.core.store.porting.ChatPorting`. Raises :class:`ConversationNotFound`,
+        ``ValueError`` for another ``fmt``."""
+        from desktop_agent.core.store.porting import ChatPorting
 
-    def import_file(self, path: str | os.PathLike[str]) -> str:
-        """Import a chat file; returns the id of the new chat.
+        return ChatPorting(self).export([conversation_id], fmt)
 
-        Accepts our JSON export and the seed's ``chat_<model>_<timestamp>.json`` (a list of
-        ``{"human": ..., "ai": ...}``; model and time come from the file name). The whole file is read
-        and checked before anything is written, then saved in one transaction: an empty, truncated or
-        invalid file raises :class:`~desktop_agent.core.errors.ImportFailed` and imports nothing (no
-        half-imported chat). The file is only read. The chat keeps its id unless a saved chat already has
-        it or a chat with it was deleted through this store. Importing a file again imports it again (as a
-        copy with a new id); :meth:`previous_import` tells whether it was.
-        """
-        return self.import_chat(read_chat_file(path))
+    def import_file(self, path: str | os.PathLike[str]) -> ImportResult:
+        """Import a chat file (ours, the chat script's, ChatGPT's ``conversations.json``, Open WebUI's): the
+        whole file is read and checked first, then what is new in it is saved in one transaction (see
+        :mod:`~desktop_agent.core.store.porting`). Raises :class:`~desktop_agent.core.errors.ImportFailed`
+        (nothing imported) naming the wrong entry. The file is only read."""
+        from desktop_agent.core.porting.reading import read_import_file
+        from desktop_agent.core.store.porting import ChatPorting
 
-    @guarded
-    def import_chat(self, chat: ChatFile) -> str:
-        """Save a chat file read by :func:`~desktop_agent.core.store.chatfiles.read_chat_file` (see
-        :meth:`import_file`) and remember where it came from; returns the new chat's id."""
-        conv = chat.conversation
-        with self.write() as conn:
-            self._fresh_id_if_deleted(conv)
-            if conn.execute("SELECT 1 FROM conversations WHERE id = ?", (conv.id,)).fetchone():
-                conv.id = new_conversation_id()
-            self._insert_conversation(conn, conv, chat.title_is_custom)
-            conn.execute(
-                "INSERT INTO imports (conversation_id, file_sha256, source_id, imported_at) VALUES (?, ?, ?, ?)",
-                (conv.id, chat.sha256, chat.source_id, time.time()),
-            )
-        return conv.id
-
-    @guarded
-    def previous_import(self, chat: ChatFile) -> PreviousImport | None:
-        """The saved chat that ``chat`` (a file about to be imported) duplicates, or None: the newest chat
-        imported from the same file (same bytes) or from an export of the same chat (same exported id), else
-        the chat the file was exported from if it is saved here (``imported_at`` None)."""
-        rows = self.read(
-            "SELECT c.id, c.title, i.imported_at FROM imports i JOIN conversations c ON c.id = i.conversation_id "
-            "WHERE i.file_sha256 = ? OR (? IS NOT NULL AND i.source_id = ?) "
-            "ORDER BY i.imported_at DESC LIMIT 1",
-            (chat.sha256, chat.source_id, chat.source_id),
-        )
-        if rows:
-            return PreviousImport(rows[0][0], rows[0][1], rows[0][2])
-        if chat.source_id is not None:
-            rows = self.read("SELECT id, title FROM conversations WHERE id = ?", (chat.source_id,))
-            if rows:
-                return PreviousImport(rows[0][0], rows[0][1], None)
-        return None
+        return ChatPorting(self).apply(read_import_file(path))

@@ -26,6 +26,12 @@
   ``duration_ms``, ``started_at``.
 - ``tool_calls.source`` (schema 6): who made the call — ``chat`` (a chat's turn; ``conversation_id`` set) or
   ``mcp client`` (``desktop-agent mcp serve``: another app's call, ``conversation_id`` NULL).
+- ``imports.app`` and ``imported_messages`` (:func:`_migrate_add_import_sources`): which app an imported chat
+  came from (``desktop-agent``, ``seed``, ``chatgpt``, ``openwebui``; with ``source_id`` the chat's id there), and
+  for each imported message its id in the source (``source_key``, unique per chat) — so importing the same file
+  again adds nothing and a later export of the same chat adds only its new messages
+  (:mod:`~desktop_agent.core.store.porting`). A message deleted here keeps its row, so importing again does not
+  bring back what the user deleted.
 - Rows of ``turn_failures``, ``imports``, ``chat_options`` and ``tool_calls`` go with their chat
   (``ON DELETE CASCADE``; the store also deletes them itself).
 - ``PRAGMA user_version`` is the schema version; :data:`MIGRATIONS` lists the functions that bring a
@@ -196,10 +202,24 @@ def _migrate_to_6(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX tool_calls_by_source ON tool_calls (source, id)")
 
 
+def _migrate_add_import_sources(conn: sqlite3.Connection) -> None:
+    conn.execute("ALTER TABLE imports ADD COLUMN app TEXT NOT NULL DEFAULT 'desktop-agent'")
+    conn.execute("CREATE INDEX imports_by_app_source ON imports (app, source_id)")
+    conn.execute(
+        """CREATE TABLE imported_messages (
+            message_id INTEGER PRIMARY KEY,
+            conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+            source_key TEXT NOT NULL
+        )"""
+    )
+    conn.execute("CREATE UNIQUE INDEX imported_messages_by_key ON imported_messages (conversation_id, source_key)")
+
+
 #: ``MIGRATIONS[n]`` brings a database from schema version ``n`` to ``n + 1`` (inside one transaction).
 #: Append a function to change the schema; never edit a released one.
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _migrate_to_1, _migrate_to_2, _migrate_to_3, _migrate_to_4, _migrate_to_5, _migrate_to_6,
+    _migrate_add_import_sources,
 ]
 
 

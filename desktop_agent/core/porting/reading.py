@@ -1,0 +1,102 @@
+"""Reading a file to import: which app wrote it, and its chats (nothing saved yet).
+
+:func:`read_import_file` reads the whole file and checks every entry before anything is written, so a
+malformed file imports nothing and the error names the wrong entry ("conversation 17 ('Trip plan'): message abc
+has no author"). It reads our JSON (every version), the chat script's ``chat_*.json``, ChatGPT's
+``conversations.json`` and Open WebUI's export.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from desktop_agent.core.errors import ImportFailed
+from desktop_agent.core.porting.chatgpt import is_chatgpt, read_chatgpt
+from desktop_agent.core.porting.model import ImportCancelled, ImportPlan
+from desktop_agent.core.porting.openwebui import is_openwebui, read_openwebui
+from desktop_agent.core.porting.ours import is_ours, read_ours
+from desktop_agent.core.porting.seed import is_seed, read_seed
+
+#: ``progress(done, total)``
+Progress = Callable[[int, int], None]
+
+
+def read_import_file(path: str | os.PathLike[str], progress: Progress | None = None,
+                     cancel: threading.Event | None = None) -> ImportPlan:
+    """The chats of the file at ``path`` (see the module docstring). Raises :class:`ImportFailed` (nothing is
+    saved) or :class:`ImportCancelled` when ``cancel`` is set meanwhile. ``progress(done, total)`` is called
+    per chat read."""
+    p = Path(path)
+    raw = _read_bytes(p)
+    data = _parse(raw, p)
+    if cancel is not None and cancel.is_set():
+        raise ImportCancelled()
+
+    def tick(done: int, total: int) -> None:
+        if cancel is not None and cancel.is_set():
+            raise ImportCancelled()
+        if progress is not None:
+            progress(done, total)
+
+    if is_chatgpt(data):
+        app, chats = "chatgpt", read_chatgpt(data, p, tick)
+    elif is_openwebui(data):
+        app, chats = "openwebui", read_openwebui(data, p, tick)
+    elif is_ours(data):
+        app, chats = "desktop-agent", read_ours(data, p)
+    elif is_seed(data):
+        try:
+            mtime = p.stat().st_mtime
+        except OSError:
+            mtime = time.time()
+        app, chats = "seed", read_seed(data, p, mtime)
+    elif isinstance(data, (list, dict)) and not data:
+        raise ImportFailed(p, "it contains no chats")
+    else:
+        raise ImportFailed(p, "it is not a chat file this app knows (a desktop-agent JSON export, a chat_*.json "
+                              "of the chat script, ChatGPT's conversations.json or an Open WebUI export)")
+    sha = hashlib.sha256(raw).hexdigest()
+    for i, chat in enumerate(chats):
+        if not chat.source_id:  # a file without chat ids: the file's content and the chat's place identify it
+            chat.source_id = f"sha256:{sha[:32]}:{i}"
+    return ImportPlan(p, app, chats, sha)
+
+
+def _read_bytes(p: Path) -> bytes:
+    try:
+        raw = p.read_bytes()
+    except IsADirectoryError:
+        raise ImportFailed(p, "it is a folder, not a file") from None
+    except OSError as exc:
+        raise ImportFailed(p, f"the file can't be read ({exc.strerror or exc})") from None
+    if not raw.strip():
+        raise ImportFailed(p, "the file is empty")
+    return raw
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"it holds {name}, which is not a number JSON allows")
+
+
+def _parse(raw: bytes, p: Path) -> Any:
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ImportFailed(p, "it is not UTF-8 text") from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise ImportFailed(p, "its JSON is nested too deeply to be a chat") from None
+    except ValueError as exc:
+        if not isinstance(exc, json.JSONDecodeError):  # NaN / Infinity (see _reject_constant)
+            raise ImportFailed(p, str(exc)) from None
+        if exc.pos >= len(text.rstrip()):
+            raise ImportFailed(p, "the JSON ends too early — the file is truncated (cut off while saving?)") from None
+        raise ImportFailed(p, f"it is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None

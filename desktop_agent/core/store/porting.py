@@ -1,0 +1,244 @@
+"""Export and import between the store and chat files (the formats are in :mod:`desktop_agent.core.porting`).
+
+:class:`ChatPorting` exports one chat, several or all as our JSON (every branch), Markdown or HTML (the
+branch shown), and saves what :func:`~desktop_agent.core.porting.reading.read_import_file` read:
+
+- a chat is imported once: the ``imports`` table keeps its app and its id there (``source_id``), the
+  ``imported_messages`` table each message's id there. Importing the same file again adds nothing; importing a
+  later export of the same chat adds only its new messages (under the messages they answer, so a new branch
+  stays a branch). A message the user deleted here is not brought back. Our own export of a chat that is
+  saved here (same id) counts as that chat: only messages it does not have are added.
+- everything of one file is saved in ONE transaction: stopped (``cancel``) or failed, nothing of it is saved.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from desktop_agent.core.messages import Conversation, Message, new_conversation_id
+from desktop_agent.core.porting.html_doc import export_html, export_html_all
+from desktop_agent.core.porting.markdown_doc import export_markdown, export_markdown_all
+from desktop_agent.core.porting.model import ImportCancelled, ImportedChat, ImportedNode, ImportPlan
+from desktop_agent.core.porting.ours import ChatTree, export_document
+from desktop_agent.core.store.database import guarded
+
+if TYPE_CHECKING:
+    from desktop_agent.core.store.conversations import ConversationStore
+
+Format = Literal["md", "json", "html"]
+FORMATS: tuple[str, ...] = ("md", "json", "html")
+#: the file suffix of each format
+SUFFIXES = {"md": ".md", "json": ".json", "html": ".html"}
+
+
+@dataclass
+class ImportPreview:
+    """What importing a file would do: ``chats``/``messages`` in the file; ``new_chats``, ``new_messages``
+    (counted in new chats and in chats imported before), ``updated_chats`` (imported before, with new
+    messages)."""
+
+    app_name: str
+    chats: int
+    messages: int
+    new_chats: int = 0
+    updated_chats: int = 0
+    new_messages: int = 0
+    branched_chats: int = 0
+
+
+@dataclass
+class ImportResult:
+    """What an import did; ``chat_ids``: the chats added or given new messages, in file order."""
+
+    new_chats: int = 0
+    updated_chats: int = 0
+    new_messages: int = 0
+    chat_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Target:
+    conversation_id: str | None  # None: a new chat
+    known: dict[str, int]  # source key → message id here
+    present: set[int]  # message ids of the chat here
+
+
+class ChatPorting:
+    """Export and import for a :class:`~desktop_agent.core.store.ConversationStore` (module docstring)."""
+
+    def __init__(self, store: ConversationStore):
+        self.store = store
+
+    # -- export -------------------------------------------------------------------------------------
+
+    @guarded
+    def tree(self, conversation_id: str) -> ChatTree:
+        """The chat with every message of every branch, parents and the leaf shown. Raises
+        :class:`~desktop_agent.core.errors.ConversationNotFound`."""
+        conv = self.store.load(conversation_id)
+        parents: dict[int, int | None] = {}
+        previous: int | None = None
+        for m in conv.messages:
+            assert m.id is not None
+            parents[m.id] = previous
+            previous = m.id
+        return ChatTree(conv, list(conv.messages), parents, previous,
+                        title_is_custom=self.store.title_is_custom(conversation_id))
+
+    def _all_ids(self) -> list[str]:
+        return [r[0] for r in self.store.read("SELECT id FROM conversations ORDER BY created_at, id")]
+
+    def export(self, conversation_ids: Iterable[str] | None, fmt: Format,
+               progress: Callable[[int, int], None] | None = None, cancel: threading.Event | None = None) -> str:
+        """The chats (``None``: all, oldest first) as one document: one chat → that chat's file; several → a
+        file of all of them. Raises ``ValueError`` for an unknown ``fmt``, ImportCancelled when cancelled."""
+        if fmt not in FORMATS:
+            raise ValueError(f"unknown export format {fmt!r}: use one of {', '.join(FORMATS)}")
+        ids = list(conversation_ids) if conversation_ids is not None else self._all_ids()
+        trees = []
+        for i, cid in enumerate(ids):
+            if cancel is not None and cancel.is_set():
+                raise ImportCancelled()
+            if progress is not None:
+                progress(i, len(ids))
+            trees.append(self.tree(cid))
+        one = conversation_ids is not None and len(ids) == 1
+        if fmt == "json":
+            import json
+
+            return json.dumps(export_document(trees, one=one), ensure_ascii=False, indent=2) + "\n"
+        shown = [(t.conversation, _other_branches(t)) for t in trees]
+        if one:
+            conv, other = shown[0]
+            return export_markdown(conv, other_branches=other) if fmt == "md" else export_html(conv,
+                                                                                               other_branches=other)
+        return export_markdown_all(shown) if fmt == "md" else export_html_all(shown)
+
+    # -- import -------------------------------------------------------------------------------------
+
+    def _target(self, conn: sqlite3.Connection, app: str, chat: ImportedChat) -> _Target:
+        row = conn.execute(
+            "SELECT i.conversation_id FROM imports i JOIN conversations c ON c.id = i.conversation_id "
+            "WHERE i.app = ? AND i.source_id = ? ORDER BY i.imported_at DESC LIMIT 1",
+            (app, chat.source_id),
+        ).fetchone()
+        original = False
+        if row is None and app == "desktop-agent":
+            row = conn.execute("SELECT id FROM conversations WHERE id = ?", (chat.source_id,)).fetchone()
+            original = row is not None
+        if row is None:
+            return _Target(None, {}, set())
+        cid = row[0]
+        present = {r[0] for r in conn.execute("SELECT id FROM messages WHERE conversation_id = ?", (cid,))}
+        known = {r[0]: r[1] for r in conn.execute(
+            "SELECT source_key, message_id FROM imported_messages WHERE conversation_id = ?", (cid,))}
+        if original:
+            known.update({str(mid): mid for mid in present})
+        return _Target(cid, known, present)
+
+    @staticmethod
+    def _new_nodes(chat: ImportedChat, target: _Target) -> Iterator[ImportedNode]:
+        """The nodes of ``chat`` not saved here yet whose parent is (or will be) here."""
+        coming = set(target.known)
+        for node in chat.nodes:
+            if node.key in coming:
+                continue
+            if node.parent is not None and node.parent not in coming:
+                continue  # its parent was deleted here (or never came): leave the branch out
+            if node.parent is not None and node.parent in target.known and target.known[node.parent] not in \
+                    target.present:
+                continue
+            coming.add(node.key)
+            yield node
+
+    @guarded
+    def preview(self, plan: ImportPlan) -> ImportPreview:
+        """What :meth:`apply` would do with ``plan`` (nothing is written)."""
+        p = ImportPreview(plan.app_name, len(plan.chats), plan.message_count)
+        with self.store._lock:
+            conn = self.store.conn
+            for chat in plan.chats:
+                target = self._target(conn, plan.app, chat)
+                n = sum(1 for _ in self._new_nodes(chat, target))
+                if chat.branch_count() > 1:
+                    p.branched_chats += 1
+                if target.conversation_id is None:
+                    p.new_chats += 1
+                elif n:
+                    p.updated_chats += 1
+                p.new_messages += n
+        return p
+
+    @guarded
+    def apply(self, plan: ImportPlan, progress: Callable[[int, int], None] | None = None,
+              cancel: threading.Event | None = None) -> ImportResult:
+        """Save what is new in ``plan`` (see the module docstring), in one transaction. ``progress(done, total)``
+        per chat; ``cancel`` set: :class:`ImportCancelled` and nothing is saved."""
+        result = ImportResult()
+        now = time.time()
+        store = self.store
+        with store.write() as conn:
+            for i, chat in enumerate(plan.chats):
+                if cancel is not None and cancel.is_set():
+                    raise ImportCancelled()
+                if progress is not None:
+                    progress(i, len(plan.chats))
+                target = self._target(conn, plan.app, chat)
+                nodes = list(self._new_nodes(chat, target))
+                if not nodes:
+                    continue
+                cid = target.conversation_id
+                if cid is None:
+                    cid = self._new_chat(conn, plan, chat, now)
+                    result.new_chats += 1
+                else:
+                    result.updated_chats += 1
+                    conn.execute("UPDATE conversations SET updated_at = max(updated_at, ?) WHERE id = ?",
+                                 (chat.conversation.updated_at, cid))
+                for node in nodes:
+                    parent_id = target.known.get(node.parent) if node.parent is not None else None
+                    message = node.message.model_copy(deep=True)
+                    message.id = None
+                    mid = self._insert(conn, cid, message, parent_id)
+                    conn.execute("INSERT OR REPLACE INTO imported_messages (message_id, conversation_id, source_key) "
+                                 "VALUES (?, ?, ?)", (mid, cid, node.key))
+                    target.known[node.key] = mid
+                    target.present.add(mid)
+                    result.new_messages += 1
+                shown = chat.shown_keys()
+                if shown and shown[-1] in target.known:
+                    self._show(conn, cid, target.known[shown[-1]])
+                result.chat_ids.append(cid)
+            if progress is not None:
+                progress(len(plan.chats), len(plan.chats))
+        return result
+
+    def _new_chat(self, conn: sqlite3.Connection, plan: ImportPlan, chat: ImportedChat, now: float) -> str:
+        conv = chat.conversation
+        cid = conv.id if plan.app == "desktop-agent" else new_conversation_id()
+        if cid in self.store._deleted_chats or conn.execute("SELECT 1 FROM conversations WHERE id = ?",
+                                                            (cid,)).fetchone():
+            cid = new_conversation_id()
+        head = Conversation.model_validate({**conv.model_dump(exclude={"messages", "last_failure"}), "id": cid,
+                                            "messages": []})
+        self.store._insert_conversation(conn, head, chat.title_is_custom)
+        conn.execute("INSERT INTO imports (conversation_id, file_sha256, source_id, imported_at, app) "
+                     "VALUES (?, ?, ?, ?, ?)", (cid, plan.sha256, chat.source_id, now, plan.app))
+        return cid
+
+    def _insert(self, conn: sqlite3.Connection, conversation_id: str, message: Message, parent_id: int | None) -> int:
+        return self.store._insert_message(conn, conversation_id, message)
+
+    def _show(self, conn: sqlite3.Connection, conversation_id: str, leaf_id: int) -> None:
+        """Make the branch ending at ``leaf_id`` the one shown."""
+
+
+def _other_branches(tree: ChatTree) -> int:
+    parents = set(tree.parents.values())
+    leaves = sum(1 for m in tree.messages if m.id not in parents)
+    return max(0, leaves - 1)
