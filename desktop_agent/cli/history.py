@@ -5,8 +5,8 @@
     desktop-agent history list [--limit N] [--offset N] [--json]
     desktop-agent history search TEXT… [--limit N] [--json]
     desktop-agent history show ID [--tools]
-    desktop-agent history export ID [--format md|json] [-o FILE]
-    desktop-agent history import FILE
+    desktop-agent history export ID… | --all [--format md|json|html] [-o FILE]
+    desktop-agent history import FILE [--dry-run]
 
 ``ID`` may be any unique prefix of a chat id (``list`` shows the first 8 characters). Exit status:
 0 on success, 1 with a one-line reason on stderr (``desktop-agent: …``: unknown id, file that can't
@@ -202,21 +202,54 @@ def _show_tools(store, cid: str) -> int:
 
 def _export(store, args) -> int:
     from desktop_agent.core.store.chatfiles import atomic_write_text
+    from desktop_agent.core.store.porting import ChatPorting
 
-    cid = store.resolve(args.id)
-    text = store.export(cid, args.format)
+    if bool(args.id) == bool(args.all):
+        _write(sys.stderr, "desktop-agent history export: error: give chat ids or --all (not both)\n")
+        return 2
+    ids = None if args.all else [store.resolve(ref) for ref in args.id]
+    if ids is None and store.count() == 0:
+        return _fail("there are no saved chats to export")
+    text = ChatPorting(store).export(ids, args.format)
+    what = (f"chat {ids[0][:SHORT_ID]}" if ids is not None and len(ids) == 1
+            else f"{len(ids) if ids is not None else store.count()} chats")
     if args.output and args.output != "-":
         atomic_write_text(args.output, text)
-        _write(sys.stderr, f"Exported chat {cid[:SHORT_ID]} to {args.output}\n")
+        _write(sys.stderr, f"Exported {what} to {args.output}\n")
     else:
         _write(sys.stdout, text)
     return 0
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
 def _import(store, args) -> int:
-    cid = store.import_file(args.file)
-    s = store.summary(cid)
-    _write(sys.stdout, f"Imported {args.file} as chat {cid[:SHORT_ID]}: {s.title} ({s.message_count} messages)\n")
+    from desktop_agent.core.porting.reading import read_import_file
+    from desktop_agent.core.store.porting import ChatPorting
+
+    porting = ChatPorting(store)
+    plan = read_import_file(args.file)
+    p = porting.preview(plan)
+    _write(sys.stdout, f"{args.file}: {_plural(p.chats, 'chat')}, {_plural(p.messages, 'message')} from "
+                       f"{p.app_name}.\n")
+    if args.dry_run:
+        _write(sys.stdout, f"Would add {_plural(p.new_chats, 'new chat')} and {_plural(p.new_messages, 'message')} "
+                           f"in all ({p.updated_chats} chats imported before get new messages).\n")
+        return 0
+    r = porting.apply(plan)
+    if not r.new_messages:
+        _write(sys.stdout, "Nothing new: every chat and message of it is already in your history.\n")
+        return 0
+    line = f"Imported {_plural(r.new_chats, 'new chat')}"
+    if r.updated_chats:
+        line += f"; {_plural(r.updated_chats, 'chat')} imported before got new messages"
+    line += f" ({_plural(r.new_messages, 'message')} added)."
+    if len(r.chat_ids) == 1:
+        s = store.summary(r.chat_ids[0])
+        line += f" Chat {s.id[:SHORT_ID]}: {s.title}"
+    _write(sys.stdout, line + "\n")
     return 0
 
 

@@ -217,17 +217,26 @@ def add_history_parser(subparsers: argparse._SubParsersAction,
                    help="print the chat's tool call audit instead: time, tool, decision and who made it, status, "
                    "duration, arguments")
 
-    p = sub.add_parser("export", help="export a chat to Markdown or JSON", parents=parents)
-    p.add_argument("id", metavar="ID")
-    p.add_argument("--format", choices=("md", "json"), default="md", help="md (default) or json")
+    p = sub.add_parser("export", help="export chats to Markdown, JSON or a standalone HTML page", parents=parents,
+                       description="Export one chat, several (one file holding them all) or --all. JSON keeps every "
+                                   "branch and imports back losslessly; Markdown and HTML show the branch shown.")
+    p.add_argument("id", metavar="ID", nargs="*", help="the chats to export (a unique prefix of each id)")
+    p.add_argument("--all", action="store_true", help="export every saved chat")
+    p.add_argument("--format", choices=("md", "json", "html"), default="md",
+                   help="md (default), json (lossless, re-importable) or html (a page that opens offline)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (replaced atomically) instead of stdout")
 
     p = sub.add_parser(
         "import",
-        help='import a chat: a desktop-agent JSON export, or a JSON list of {"human": ..., "ai": ...} turns',
+        help="import chats: a desktop-agent JSON export, a chat_*.json of the chat script, ChatGPT's "
+             "conversations.json or an Open WebUI export",
+        description="Import chats. The whole file is checked first: a malformed file imports nothing and the "
+                    "error names the wrong entry. Importing the same file again adds nothing; a later export of "
+                    "the same chats adds only their new messages.",
         parents=parents,
     )
     p.add_argument("file", metavar="FILE")
+    p.add_argument("--dry-run", action="store_true", help="only say what would be imported")
 
     for child in sub.choices.values():
         child.set_defaults(_parser=child)

@@ -75,7 +75,7 @@ def test_rename_to_empty_and_very_long_titles(store):
 
 
 def test_deeply_nested_json_import_is_an_import_failure(store, tmp_path):
-    """RecursionError escaped read_chat_file (not an ImportFailed: the GUI showed a crash dialog)."""
+    """RecursionError escaped reading the file (not an ImportFailed: the GUI showed a crash dialog)."""
     p = tmp_path / "deep.json"
     p.write_text('{"messages": ' + "[" * 100_000 + "]" * 100_000 + "}", encoding="utf-8")
     with pytest.raises(ImportFailed, match="nested too deeply"):
@@ -96,7 +96,7 @@ def test_seed_format_with_missing_keys_and_non_string_values(store, tmp_path):
     """Shared case 36-storage-empty-or-truncated-chat-file.json (the import side): bad items import nothing."""
     ok = tmp_path / "chat_llama3_20240101120000.json"
     ok.write_text(json.dumps([{"human": "hi"}, {"ai": "hello"}, {"human": "x", "ai": "y", "extra": 1}]))
-    cid = store.import_file(ok)
+    cid = store.import_file(ok).chat_ids[0]
     assert [m.role for m in store.load(cid).messages] == ["user", "assistant", "user", "assistant"]
     for bad in ([{"human": 1, "ai": "x"}], [{"human": "x", "ai": None}], [{"nothing": 1}], [[1, 2]]):
         p = tmp_path / "chat_bad_20240101120000.json"
@@ -111,7 +111,7 @@ def test_title_is_custom_must_be_a_boolean(store, tmp_path):
     p.write_text(
         json.dumps({"title": "x" * 500, "title_is_custom": "no", "messages": [{"role": "user", "content": "q"}]})
     )
-    cid = store.import_file(p)
+    cid = store.import_file(p).chat_ids[0]
     assert len(store.summary(cid).title) <= MAX_TITLE_CHARS
 
 

@@ -121,7 +121,8 @@ def test_show_by_unique_prefix_prints_markdown(capsys, chats):
     code, out, err = run_cli(capsys, "show", "bbbb33")
     assert code == 0 and err == ""
     assert out.startswith("# What time is it in C++ land?")
-    assert "**Tool call** `get_time`" in out and "### Tool result — `get_time` (ok, 3 ms)" in out
+    assert "<details><summary>Tool call: get_time</summary>" in out
+    assert "<details><summary>Tool result: get_time (ok, 3 ms)</summary>" in out
 
 
 def test_ambiguous_or_unknown_id_fails_with_one_line(capsys, chats):
@@ -141,10 +142,10 @@ def test_export_to_stdout_and_to_a_file_then_import_it(capsys, chats, tmp_path):
     assert code == 0 and out == "" and f"to {target}" in err
     data = json.loads(target.read_text(encoding="utf-8"))
     assert data["format"] == "desktop-agent.conversation" and data["messages"][0]["content"] == "北京明天的天气怎么样？"
-    code, out, err = run_cli(capsys, "import", str(target))
-    assert code == 0 and "Imported" in out and "北京明天的天气怎么样？ (2 messages)" in out
+    code, out, err = run_cli(capsys, "import", str(target))  # the chat is here: nothing new in its export
+    assert code == 0 and "1 chat, 2 messages from Desktop Agent" in out and "Nothing new" in out
     code, out, _ = run_cli(capsys, "list", "--json")
-    assert len(json.loads(out)) == 4
+    assert len(json.loads(out)) == 3
 
 
 def test_export_into_a_missing_folder_fails_cleanly(capsys, chats, tmp_path):
@@ -156,7 +157,8 @@ def test_import_seed_file(capsys, tmp_path):
     f = tmp_path / "chat_gpt4omini_20240501093015.json"
     f.write_text(json.dumps([{"human": "What day is it?", "ai": "Wednesday."}], indent=4), encoding="utf-8")
     code, out, err = run_cli(capsys, "import", str(f))
-    assert code == 0 and err == "" and "What day is it? (2 messages)" in out
+    assert code == 0 and err == "" and "Imported 1 new chat (2 messages added). Chat " in out
+    assert out.rstrip().endswith(": What day is it?")
     code, out, _ = run_cli(capsys, "list")
     assert "gpt4omini" in out and "2024-05-01 09:30" in out
 
@@ -176,7 +178,7 @@ def test_import_empty_or_truncated_file_exits_1_and_imports_nothing(capsys, tmp_
 
 @pytest.mark.parametrize("argv", [
     [], ["frobnicate"], ["list", "--limit", "0"], ["list", "--limit", "x"], ["list", "--offset", "-1"],
-    ["search"], ["show"], ["export", "aaaa", "--format", "html"], ["import"],
+    ["search"], ["show"], ["export", "aaaa", "--format", "pdf"], ["export"], ["export", "aaaa", "--all"], ["import"],
 ])
 def test_bad_usage_exits_2(capsys, argv):
     code, _out, err = run_cli(capsys, *argv)

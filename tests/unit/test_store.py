@@ -347,7 +347,7 @@ def test_saving_into_a_deleted_chat_is_a_no_op_but_an_unsaved_message_still_fail
     with pytest.raises(StoreError):
         store.update_message(Message(role="user", content="never saved", id=999_999))
     # importing the deleted chat's export gives it a new id, so late saves into the old one stay no-ops
-    new_id = store.import_file(f)
+    new_id = store.import_file(f).chat_ids[0]
     assert new_id != conv.id and store.count() == 1
     store.add_message(conv, Message(role="user", content="still streaming"))
     assert [m.content for m in store.load(new_id).messages][-1] == "It is sunny in Paris, 21 °C."
@@ -439,8 +439,9 @@ def test_export_markdown_is_readable_with_tool_calls_and_results(store):
     md = store.export(conv.id, "md")
     assert md.startswith("# What's the weather in Paris?\n")
     assert "## You" in md and "## Assistant (llama3.2)" in md
-    assert "**Tool call** `get_weather`" in md and '"city": "Paris"' in md
-    assert "### Tool result — `get_weather` (ok, 12 ms)" in md and '{"temp_c": 21, "sky": "sunny"}' in md
+    assert "<details><summary>Tool call: get_weather</summary>" in md and '"city": "Paris"' in md
+    assert "<details><summary>Tool result: get_weather (ok, 12 ms)</summary>" in md
+    assert '{"temp_c": 21, "sky": "sunny"}' in md
     assert "It is sunny in Paris, 21 °C." in md
     assert "<summary>Thinking</summary>" in md
 
@@ -457,20 +458,21 @@ def test_export_json_is_our_versioned_format_and_imports_back(store, tmp_path):
     store.rename(conv.id, "Paris weather")
     text = store.export(conv.id, "json")
     data = json.loads(text)
-    assert data["format"] == store_chatfiles.EXPORT_FORMAT and data["version"] == store_chatfiles.EXPORT_VERSION
+    assert data["format"] == "desktop-agent.conversation" and data["version"] == 2
     assert data["title"] == "Paris weather" and data["title_is_custom"] is True
     assert len(data["messages"]) == 4 and data["messages"][1]["tool_calls"][0]["arguments"] == {"city": "Paris"}
     f = tmp_path / "export.json"
     f.write_text(text, encoding="utf-8")
-    new_id = store.import_file(f)
-    assert new_id != conv.id  # the id was taken: the import gets a new one
-    copy = store.load(new_id)
+    assert store.import_file(f).new_messages == 0  # the chat is here already: nothing is added
+    with ConversationStore(tmp_path / "other.sqlite3") as other:
+        new_id = other.import_file(f).chat_ids[0]
+        copy = other.load(new_id)
+        s = other.summary(new_id)
     strip = lambda ms: [m.model_dump(exclude={"id"}) for m in ms]  # noqa: E731
     assert strip(copy.messages) == strip(store.load(conv.id).messages)
-    s = store.summary(new_id)
     assert (s.title, s.title_is_custom, s.model, s.backend) == ("Paris weather", True, "llama3.2", "ollama")
     with pytest.raises(ValueError):
-        store.export(conv.id, "html")
+        store.export(conv.id, "pdf")
     with pytest.raises(ConversationNotFound):
         store.export("missing", "md")
 
@@ -480,7 +482,7 @@ def test_import_into_another_store_keeps_the_id(store, tmp_path):
     f = tmp_path / "export.json"
     f.write_text(store.export(conv.id, "json"), encoding="utf-8")
     with ConversationStore(tmp_path / "other.sqlite3") as other:
-        assert other.import_file(f) == conv.id
+        assert other.import_file(f).chat_ids == [conv.id]
         assert len(other.search("sunny")) == 2
 
 
@@ -490,7 +492,7 @@ def test_import_seed_chat_file(store, tmp_path):
     seed = [{"human": "What day is it today?", "ai": "Today is Wednesday."},
             {"human": "北京天气如何？", "ai": "北京今天晴。"}]
     f.write_text(json.dumps(seed, indent=4), encoding="utf-8")
-    cid = store.import_file(f)
+    cid = store.import_file(f).chat_ids[0]
     conv = store.load(cid)
     assert [(m.role, m.content) for m in conv.messages] == [
         ("user", "What day is it today?"), ("assistant", "Today is Wednesday."),
@@ -505,7 +507,7 @@ def test_import_seed_chat_file(store, tmp_path):
 def test_import_seed_file_without_model_in_name(store, tmp_path):
     f = tmp_path / "chat_20240501093015.json"
     f.write_text(json.dumps([{"human": "hi", "ai": ""}]), encoding="utf-8")
-    conv = store.load(store.import_file(f))
+    conv = store.load(store.import_file(f).chat_ids[0])
     assert [(m.role, m.content) for m in conv.messages] == [("user", "hi")] and conv.model is None
 
 
@@ -515,7 +517,7 @@ def test_import_plain_chat_object_with_role_messages(store, tmp_path):
     f.write_text(json.dumps({"id": "c1", "title": "Paris weather",
                              "messages": [{"role": "user", "content": "hi"},
                                           {"role": "assistant", "content": "Hello!"}]}))
-    assert store.import_file(f) == "c1"
+    assert store.import_file(f).chat_ids == ["c1"]
     assert store.summary("c1").title == "Paris weather"
     assert [m.content for m in store.load("c1").messages] == ["hi", "Hello!"]
 
@@ -527,14 +529,14 @@ BAD_FILES = {
     "truncated_seed.json": ('[\n    {\n        "human": "hi",\n        "ai": "Hel', "truncated"),
     "garbage.json": ("hello, not json {", "not valid JSON"),
     "number.json": ("42", "not a chat file"),
-    "empty_list.json": ("[]", "no messages"),
+    "empty_list.json": ("[]", "no chats"),
     "no_messages.json": ('{"format": "desktop-agent.conversation", "version": 1, "messages": []}', "no messages"),
     "bad_role.json": ('{"messages": [{"role": "user", "content": "ok"}, {"role": "wizard", "content": "x"}]}',
                       "message 2"),
-    "bad_item.json": ('[{"human": "ok", "ai": "fine"}, "just a string"]', "item 2"),
-    "bad_types.json": ('[{"human": "ok", "ai": "fine"}, {"human": 3, "ai": null}]', "item 2"),
+    "bad_item.json": ('[{"human": "ok", "ai": "fine"}, "just a string"]', "not a chat file"),
+    "bad_types.json": ('[{"human": "ok", "ai": "fine"}, {"human": 3, "ai": null}]', "turn 2"),
     "newer.json": ('{"format": "desktop-agent.conversation", "version": 99, "messages": [{"role": "user"}]}', "newer"),
-    "other_format.json": ('{"format": "something-else", "messages": [{"role": "user"}]}', "something-else"),
+    "other_format.json": ('{"format": "something-else", "messages": [{"role": "user"}]}', "not a chat file"),
     "latin1.json": (b'[{"human": "caf\xe9", "ai": "ok"}]', "UTF-8"),
 }
 
@@ -873,7 +875,7 @@ def test_a_failure_is_not_part_of_an_export(store, tmp_path):
     path = tmp_path / "chat.json"
     path.write_text(text, encoding="utf-8")
     with ConversationStore(tmp_path / "other.sqlite3") as other:
-        assert other.load(other.import_file(path)).last_failure is None
+        assert other.load(other.import_file(path).chat_ids[0]).last_failure is None
 
 
 def _session_events(store, conv, backend, text):
@@ -1028,41 +1030,31 @@ def test_search_of_titles_is_limited_and_newest_first(store):
 # ------------------------------------------------------------------------------- importing again
 
 
-def test_importing_the_same_file_again_is_noticed(store, tmp_path):
-    from desktop_agent.core.store.chatfiles import read_chat_file
-
+def test_importing_the_same_file_again_adds_nothing(store, tmp_path):
     seed = tmp_path / "chat_llama3.2_20260615101500.json"
     seed.write_text(json.dumps([{"human": "What day is it?", "ai": "Monday."}]), encoding="utf-8")
-    assert store.previous_import(read_chat_file(seed)) is None
     first = store.import_file(seed)
-    previous = store.previous_import(read_chat_file(seed))
-    assert previous is not None and previous.conversation_id == first
-    assert previous.title == "What day is it?" and abs(previous.imported_at - time.time()) < 60
-    second = store.import_file(seed)  # importing anyway makes a copy
-    assert second != first and store.count() == 2
-    assert store.previous_import(read_chat_file(seed)).conversation_id == second  # the newest import
-    store.delete(second)
-    store.delete(first)
-    assert store.previous_import(read_chat_file(seed)) is None  # the imported chats are gone
+    assert (first.new_chats, first.new_messages) == (1, 2)
+    again = store.import_file(seed)
+    assert (again.new_chats, again.updated_chats, again.new_messages) == (0, 0, 0) and store.count() == 1
+    store.delete(first.chat_ids[0])  # the imported chat deleted: importing brings it back
+    assert store.import_file(seed).new_chats == 1 and store.count() == 1
 
 
-def test_another_export_of_an_imported_chat_and_a_chat_saved_here_are_noticed(store, tmp_path):
-    from desktop_agent.core.store.chatfiles import read_chat_file
-
+def test_another_export_of_a_chat_adds_only_its_new_messages(store, tmp_path):
     conv = save_chat(store, tool_turn())
     here = tmp_path / "here.json"
     here.write_text(store.export(conv.id, "json"), encoding="utf-8")
-    previous = store.previous_import(read_chat_file(here))
-    assert previous is not None and (previous.conversation_id, previous.imported_at) == (conv.id, None)
     with ConversationStore(tmp_path / "other.sqlite3") as other:
-        cid = other.import_file(here)
-        assert cid == conv.id
-        time.sleep(0.01)
+        assert other.import_file(here).chat_ids == [conv.id]
+        store.add_message(conv, Message(role="user", content="And tomorrow?"))
+        store.add_message(conv, Message(role="assistant", content="Rain."))
         later = tmp_path / "later.json"
-        later.write_text(store.export(conv.id, "json"), encoding="utf-8")  # other bytes (exported_at)
-        assert later.read_bytes() != here.read_bytes()
-        previous = other.previous_import(read_chat_file(later))
-        assert previous is not None and previous.conversation_id == cid and previous.imported_at is not None
+        later.write_text(store.export(conv.id, "json"), encoding="utf-8")
+        r = other.import_file(later)
+        assert (r.new_chats, r.updated_chats, r.new_messages) == (0, 1, 2)
+        assert [m.content for m in other.load(conv.id).messages][-2:] == ["And tomorrow?", "Rain."]
+        assert other.import_file(later).new_messages == 0
 
 
 def test_a_user_message_that_could_not_be_saved_is_not_kept_in_the_chat(tmp_path):

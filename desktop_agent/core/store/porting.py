@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from desktop_agent.core.errors import StoreError
 from desktop_agent.core.messages import Conversation, Message, new_conversation_id
 from desktop_agent.core.porting.html_doc import export_html, export_html_all
 from desktop_agent.core.porting.markdown_doc import export_markdown, export_markdown_all
@@ -73,6 +74,10 @@ class ChatPorting:
 
     def __init__(self, store: ConversationStore):
         self.store = store
+
+    def translate(self, exc: sqlite3.Error) -> StoreError:
+        """A sqlite3 error as the store's :class:`~desktop_agent.core.errors.StoreError` (for ``@guarded``)."""
+        return self.store.translate(exc)
 
     # -- export -------------------------------------------------------------------------------------
 
