@@ -81,7 +81,7 @@ def export_json(conv: Conversation, *, title_is_custom: bool = False) -> str:
         "created_at": conv.created_at,
         "updated_at": conv.updated_at,
         "options": conv.options,
-        "messages": [m.model_dump(mode="json", exclude={"id"}) for m in conv.messages],
+        "messages": [m.model_dump(mode="json", exclude={"id", "parent_id"}) for m in conv.messages],
     }
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
