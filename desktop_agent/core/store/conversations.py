@@ -491,7 +491,8 @@ class ConversationStore(Branches):
         case- and accent-insensitive in every script (:mod:`~desktop_agent.core.store.folding`: Polish ł,
         Greek tonos and final sigma, Turkish ı/İ, NFC and NFD spellings alike), so ``C++``, ``AND``, quotes
         or Chinese text are plain text, never query syntax. Terms of 3+ characters use the FTS5 index; shorter
-        ones (e.g. ``天气``) are matched by scanning the message text (about 50 ms per 200,000 messages). An empty query returns ``[]``.
+        ones (e.g. ``天气``) are matched by scanning the message text (about 50 ms per 200,000 messages).
+        An empty query returns ``[]``.
 
         It runs on the store's search connection (:meth:`reading`): from any thread, never waiting for a save.
         ``cancel`` set while it runs (the user typed on): it stops and returns ``[]``.
