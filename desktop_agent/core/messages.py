@@ -113,6 +113,9 @@ class Message(BaseModel):
     covers: int | None = None
     #: Row id given by the store once the message is saved; None before.
     id: int | None = None
+    #: The id of the message this one follows in the chat's tree (None: a first message, or not saved yet); set
+    #: by the store. Regenerated answers and edited messages are siblings: children of the same parent.
+    parent_id: int | None = None
 
     @field_validator("content", "thinking", "full_content")
     @classmethod
@@ -132,7 +135,8 @@ class TurnFailure(BaseModel):
 
 
 class Conversation(BaseModel):
-    """A chat: its messages in order (no system prompt; that is added per request).
+    """A chat: its messages in order (no system prompt; that is added per request) — the branch of the chat's
+    tree that is shown and continued (see :attr:`siblings`).
 
     ``last_failure``: how its last turn failed, if it did (saved by the store; not part of chat exports —
     it describes this installation's backend at that time, not the chat).
@@ -150,6 +154,11 @@ class Conversation(BaseModel):
     messages: list[Message] = Field(default_factory=list)
     last_failure: TurnFailure | None = None
     options: dict[str, Any] = Field(default_factory=dict)
+    #: For each shown message (by id) that has siblings — other answers to the same message, other versions of
+    #: the same question — the ids of all of them, oldest first (its own among them): the view shows
+    #: ``‹ 2/3 ›``. Set by :meth:`~desktop_agent.core.store.ConversationStore.load`; empty for a chat without
+    #: branches.
+    siblings: dict[int, list[int]] = Field(default_factory=dict)
 
     @field_validator("options", mode="before")
     @classmethod

@@ -24,7 +24,7 @@ from desktop_agent.core.store import ConversationStore
 from desktop_agent.core.store import chatfiles as store_chatfiles
 from desktop_agent.core.store import schema as store_schema
 from desktop_agent.core.store.chatfiles import atomic_write_text
-from tests.helpers.store_versions import messages_sql, schema_of_version
+from tests.helpers.store_versions import messages_sql, schema_of_version, tables_before_7
 
 
 @pytest.fixture
@@ -468,7 +468,7 @@ def test_export_json_is_our_versioned_format_and_imports_back(store, tmp_path):
         new_id = other.import_file(f).chat_ids[0]
         copy = other.load(new_id)
         s = other.summary(new_id)
-    strip = lambda ms: [m.model_dump(exclude={"id"}) for m in ms]  # noqa: E731
+    strip = lambda ms: [m.model_dump(exclude={"id", "parent_id"}) for m in ms]  # noqa: E731
     assert strip(copy.messages) == strip(store.load(conv.id).messages)
     assert (s.title, s.title_is_custom, s.model, s.backend) == ("Paris weather", True, "llama3.2", "ollama")
     with pytest.raises(ValueError):
@@ -576,11 +576,11 @@ def test_import_failing_mid_transaction_leaves_nothing(store, tmp_path, monkeypa
     real = ConversationStore._insert_message
     calls = {"n": 0}
 
-    def flaky(self, conn, conversation_id, message):
+    def flaky(self, conn, conversation_id, message, parent_id):
         calls["n"] += 1
         if calls["n"] == 7:
             raise sqlite3.OperationalError("disk I/O error")
-        return real(self, conn, conversation_id, message)
+        return real(self, conn, conversation_id, message, parent_id)
 
     monkeypatch.setattr(ConversationStore, "_insert_message", flaky)
     with pytest.raises(StoreError):
@@ -958,7 +958,7 @@ def test_migrating_a_version_1_database_keeps_everything(db, monkeypatch):
         old.rename(plain.id, "Beijing weather")
         listed = old.list()
         assert old.conn.execute("PRAGMA user_version").fetchone() == (1,)
-    tables = {t: f"SELECT * FROM {t} ORDER BY 1" for t in ("conversations", "message_text")}
+    tables = tables_before_7()  # (schema 7 added columns to these)
     tables["messages"] = messages_sql(1)  # schema 5 added columns
     before = {t: other_connection_rows(db, sql) for t, sql in tables.items()}
     with ConversationStore(db) as s:
@@ -970,8 +970,8 @@ def test_migrating_a_version_1_database_keeps_everything(db, monkeypatch):
         for t, sql in tables.items():
             assert s.conn.execute(sql).fetchall() == before[t]
         loaded = s.load(tools.id)
-        assert [m.model_dump(exclude={"id"}) for m in loaded.messages] == [
-            m.model_dump(exclude={"id"}) for m in tools.messages]
+        assert [m.model_dump(exclude={"id", "parent_id"}) for m in loaded.messages] == [
+            m.model_dump(exclude={"id", "parent_id"}) for m in tools.messages]
         assert loaded.last_failure is None and s.load(plain.id).messages[1].status == "stopped"
         assert s.title_is_custom(plain.id)
         assert [h.message_id for h in s.search("sunny")] == [tools.messages[3].id, tools.messages[2].id]
@@ -1047,8 +1047,8 @@ def test_another_export_of_a_chat_adds_only_its_new_messages(store, tmp_path):
     here.write_text(store.export(conv.id, "json"), encoding="utf-8")
     with ConversationStore(tmp_path / "other.sqlite3") as other:
         assert other.import_file(here).chat_ids == [conv.id]
-        store.add_message(conv, Message(role="user", content="And tomorrow?"))
-        store.add_message(conv, Message(role="assistant", content="Rain."))
+        save_chat(store, [Message(role="user", content="And tomorrow?"), Message(role="assistant", content="Rain.")],
+                  conv)
         later = tmp_path / "later.json"
         later.write_text(store.export(conv.id, "json"), encoding="utf-8")
         r = other.import_file(later)

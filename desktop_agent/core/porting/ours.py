@@ -28,9 +28,9 @@ MANY_CHATS = "desktop-agent.chats"
 FORMAT_VERSION = 2
 
 #: Conversation fields that are written in a chat object by name (the others go as they are)
-_NOT_COPIED = {"id", "title", "messages", "last_failure"}
+_NOT_COPIED = {"id", "title", "messages", "last_failure", "siblings"}
 #: Message fields that are not part of the file (the row id is written as ``id``, as text)
-_MESSAGE_SKIP = {"id"}
+_MESSAGE_SKIP = {"id", "parent_id"}
 _ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
@@ -127,7 +127,7 @@ def _read_chat(data: dict[str, Any], version: int, path: Path, where: str) -> Im
                 raise bad_entry(path, where, f"message {key} has a parent that is not an id")
         else:
             key, parent = str(i), previous
-        fields = {k: v for k, v in item.items() if k not in ("id", "parent")}
+        fields = {k: v for k, v in item.items() if k not in ("id", "parent", "parent_id")}
         try:
             message = Message.model_validate(fields)
         except ValueError as exc:  # pydantic's ValidationError is a ValueError

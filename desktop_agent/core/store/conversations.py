@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from desktop_agent.core.errors import AmbiguousConversationId, ConversationNotFound, StoreError
 from desktop_agent.core.messages import Conversation, Message, TurnFailure, clean_text, new_conversation_id
 from desktop_agent.core.settings import chat_options
-from desktop_agent.core.store.database import StoreDatabase, guarded
+from desktop_agent.core.store.database import guarded
+from desktop_agent.core.store.folding import fold
 from desktop_agent.core.store.opening import QUICK_CHECK_MAX_BYTES
 from desktop_agent.core.store.schema import MESSAGE_COLUMNS
 from desktop_agent.core.store.search import (
@@ -40,6 +41,12 @@ from desktop_agent.core.store.search import (
     to_hits,
 )
 from desktop_agent.core.store.titles import NEW_CHAT_TITLE, clip_title, one_line, title_for
+from desktop_agent.core.store.tree import Branches, branch, siblings_of
+
+
+def _rows_of(rows: builtins.list[tuple], ids: builtins.list[int]) -> builtins.list[tuple]:
+    by_id = {r[0]: r for r in rows}
+    return [by_id[i] for i in ids]
 
 if TYPE_CHECKING:
     from desktop_agent.core.store.porting import ImportResult
@@ -64,7 +71,7 @@ def _summary(r: tuple[Any, ...]) -> ConversationSummary:
     return ConversationSummary(r[0], r[1], r[2], r[3], r[4], r[5], r[6], title_is_custom=bool(r[7]))
 
 
-class ConversationStore(StoreDatabase):
+class ConversationStore(Branches):
     """Saved conversations in one SQLite file. Thread-safe; see :mod:`desktop_agent.core.store`.
 
     ``path`` defaults to :func:`~desktop_agent.core.paths.store_file`. After construction ``warnings``
@@ -133,17 +140,39 @@ class ConversationStore(StoreDatabase):
             }
         )
 
-    def _insert_message(self, conn: sqlite3.Connection, conversation_id: str, message: Message) -> int:
+    def _insert_message(self, conn: sqlite3.Connection, conversation_id: str, message: Message,
+                        parent_id: int | None) -> int:
+        """Insert ``message`` under ``parent_id`` (and its search text); sets ``message.parent_id``."""
         row = self._message_row(message)
         cur = conn.execute(
-            f"INSERT INTO messages (conversation_id, {MESSAGE_COLUMNS}) VALUES (?{', ?' * len(row)})",
-            (conversation_id, *row),
+            f"INSERT INTO messages (conversation_id, {MESSAGE_COLUMNS}, parent_id) VALUES (?{', ?' * len(row)}, ?)",
+            (conversation_id, *row, parent_id),
         )
         mid = int(cur.lastrowid or 0)
+        message.parent_id = parent_id
+        self._write_text(conn, mid, message)
+        return mid
+
+    @staticmethod
+    def _write_text(conn: sqlite3.Connection, mid: int, message: Message) -> None:
         text = searchable_text(message)
         if text:
-            conn.execute("INSERT INTO message_text (id, text) VALUES (?, ?)", (mid, text))
-        return mid
+            conn.execute("INSERT INTO message_text (id, text, folded) VALUES (?, ?, ?)", (mid, text, fold(text)))
+
+    @staticmethod
+    def _touch_chat(conn: sqlite3.Connection, conversation_id: str, message: Message, now: float) -> None:
+        """A message was added to a saved chat: its time, model and backend, and the branch it shows (the
+        message's)."""
+        conn.execute(
+            "UPDATE conversations SET updated_at = ?, model = coalesce(?, model), backend = coalesce(?, backend), "
+            "leaf_id = ? WHERE id = ?",
+            (now, message.model, message.backend, message.id, conversation_id),
+        )
+
+    @staticmethod
+    def _set_leaf(conn: sqlite3.Connection, conversation_id: str, leaf_id: int | None) -> None:
+        """Make the branch ending at ``leaf_id`` the one the chat shows."""
+        conn.execute("UPDATE conversations SET leaf_id = ? WHERE id = ?", (leaf_id, conversation_id))
 
     @staticmethod
     def _write_options(conn: sqlite3.Connection, conversation_id: str, options: dict) -> None:
@@ -180,14 +209,21 @@ class ConversationStore(StoreDatabase):
         )
         if conversation.options:
             self._write_options(conn, conversation.id, conversation.options)
+        parent_id = None
         for message in conversation.messages:
-            message.id = self._insert_message(conn, conversation.id, message)
+            message.id = parent_id = self._insert_message(conn, conversation.id, message, parent_id)
+        self._set_leaf(conn, conversation.id, parent_id)
 
     # -- saving -------------------------------------------------------------------------------------
 
     @guarded
-    def add_message(self, conversation: Conversation, message: Message) -> None:
+    def add_message(self, conversation: Conversation, message: Message, *,
+                    parent_id: int | Literal["previous"] | None = "previous") -> None:
         """Save ``message`` as the next message of ``conversation`` and commit before returning.
+
+        Its parent in the chat's tree is ``parent_id`` (None: a first message); by default (``"previous"``) the
+        message before it in ``conversation.messages`` (the last one when it is not in the list). The branch it
+        ends becomes the one the chat shows (``leaf_id``).
 
         The chat row is created with the first message (title: ``conversation.title`` if the caller set
         one, else :meth:`Conversation.default_title`, filled in from the first user message; its options:
@@ -229,20 +265,26 @@ class ConversationStore(StoreDatabase):
                     )
                     if conversation.options:
                         self._write_options(conn, conversation.id, conversation.options)
+                parent = self._previous_id(conversation, message) if parent_id == "previous" else parent_id
+                message.id = self._insert_message(conn, conversation.id, message, parent)
+                if row is None:
+                    self._set_leaf(conn, conversation.id, message.id)
                 else:
                     title, custom = row[0], bool(row[1])
                     if not custom and title == NEW_CHAT_TITLE and message.role == "user" and message.content.strip():
                         title = title_for(conversation, message)
                         conn.execute("UPDATE conversations SET title = ? WHERE id = ?", (title, conversation.id))
-                    conn.execute(
-                        "UPDATE conversations SET updated_at = ?, model = coalesce(?, model), "
-                        "backend = coalesce(?, backend) WHERE id = ?",
-                        (now, message.model, message.backend, conversation.id),
-                    )
-                message.id = self._insert_message(conn, conversation.id, message)
+                    self._touch_chat(conn, conversation.id, message, now)
         conversation.updated_at = now
         if not conversation.title:
             conversation.title = title
+
+    @staticmethod
+    def _previous_id(conversation: Conversation, message: Message) -> int | None:
+        """The id of the message before ``message`` in the chat (the last one when it is not in the list)."""
+        messages = conversation.messages
+        index = next((i for i in range(len(messages) - 1, -1, -1) if messages[i] is message), len(messages))
+        return next((m.id for m in reversed(messages[:index]) if m.id is not None), None)
 
     def _update_message(self, conn: sqlite3.Connection, message: Message, now: float) -> None:
         cur = conn.execute(
@@ -254,9 +296,7 @@ class ConversationStore(StoreDatabase):
         if cur.rowcount == 0:
             raise StoreError(f"Message {message.id} is not in the chat history; it can't be updated.")
         conn.execute("DELETE FROM message_text WHERE id = ?", (message.id,))
-        text = searchable_text(message)
-        if text:
-            conn.execute("INSERT INTO message_text (id, text) VALUES (?, ?)", (message.id, text))
+        self._write_text(conn, int(message.id or 0), message)
         conn.execute(
             "UPDATE conversations SET updated_at = ? WHERE id = (SELECT conversation_id FROM messages WHERE id = ?)",
             (now, message.id),
@@ -264,11 +304,19 @@ class ConversationStore(StoreDatabase):
 
     @guarded
     def delete_message(self, message: Message) -> None:
-        """Delete one saved message (``message.id`` set) and its index entry — an undone summary. Does nothing
-        for a message that was never saved or is gone already."""
+        """Delete one saved message (``message.id`` set) and its index entry — an undone summary; the messages
+        that followed it follow its parent instead. Does nothing for a message that was never saved or is gone
+        already."""
         if message.id is None:
             return
         with self._lock, self.write() as conn:
+            row = conn.execute("SELECT conversation_id, parent_id FROM messages WHERE id = ?", (message.id,)).fetchone()
+            if row is None:
+                return
+            conn.execute("UPDATE messages SET parent_id = ? WHERE parent_id = ? AND conversation_id = ?",
+                         (row[1], message.id, row[0]))
+            conn.execute("UPDATE conversations SET leaf_id = ? WHERE id = ? AND leaf_id = ?",
+                         (row[1], row[0], message.id))
             conn.execute("DELETE FROM message_text WHERE id = ?", (message.id,))
             conn.execute("DELETE FROM messages WHERE id = ?", (message.id,))
 
@@ -369,13 +417,13 @@ class ConversationStore(StoreDatabase):
         :class:`ConversationNotFound`."""
         with self._lock:
             head = self.conn.execute(
-                "SELECT id, title, backend, model, created_at, updated_at FROM conversations WHERE id = ?",
+                "SELECT id, title, backend, model, created_at, updated_at, leaf_id FROM conversations WHERE id = ?",
                 (conversation_id,),
             ).fetchone()
             if head is None:
                 raise ConversationNotFound(conversation_id)
             rows = self.conn.execute(
-                f"SELECT id, {MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY id",
+                f"SELECT id, {MESSAGE_COLUMNS}, parent_id FROM messages WHERE conversation_id = ? ORDER BY id",
                 (conversation_id,),
             ).fetchall()
             failure = self.conn.execute(
@@ -384,15 +432,36 @@ class ConversationStore(StoreDatabase):
             options = self.conn.execute(
                 "SELECT options FROM chat_options WHERE conversation_id = ?", (conversation_id,)
             ).fetchone()
+        parents = {r[0]: r[-1] for r in rows}
+        shown = branch(parents, head[6])
         try:
-            messages = [self._message_from_row(r) for r in rows]
+            messages = [self._message_from_row(rows_by_id) for rows_by_id in _rows_of(rows, shown)]
         except ValueError as exc:  # pydantic ValidationError: a row this version can't read
             raise StoreError(f"Chat {conversation_id} has a message this version can't read: {exc}") from exc
+        for m in messages:
+            m.parent_id = parents[m.id] if m.id is not None else None
         return Conversation(
             id=head[0], title=head[1], backend=head[2], model=head[3], created_at=head[4], updated_at=head[5],
             messages=messages, options=self._options_from_json(options[0] if options else None),
+            siblings=siblings_of(parents, shown),
             last_failure=TurnFailure(kind=failure[0], text=failure[1], failed_at=failure[2]) if failure else None,
         )
+
+    @guarded
+    def tree(self, conversation_id: str) -> builtins.list[Message]:
+        """Every message of the chat, on every branch, oldest first, each with its ``parent_id`` (the branch
+        shown ends at :meth:`leaf_id`). Raises :class:`ConversationNotFound`."""
+        with self._lock:
+            if not self.conn.execute("SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)).fetchone():
+                raise ConversationNotFound(conversation_id)
+            rows = self.conn.execute(
+                f"SELECT id, {MESSAGE_COLUMNS}, parent_id FROM messages WHERE conversation_id = ? ORDER BY id",
+                (conversation_id,),
+            ).fetchall()
+        messages = [self._message_from_row(r) for r in rows]
+        for m, r in zip(messages, rows, strict=True):
+            m.parent_id = r[-1]
+        return messages
 
     @guarded
     def title_is_custom(self, conversation_id: str) -> bool:
@@ -409,9 +478,11 @@ class ConversationStore(StoreDatabase):
         A title hit (:attr:`SearchHit.in_title`) points at the chat's first message and its snippet is the
         title; a chat whose title is its first message (the default title) gets no title hit when that message
         is already a hit. Terms are words separated by spaces or ``"quoted phrases"``; matching is by substring,
-        ASCII case-insensitive, so ``C++``, ``AND``, quotes or Chinese text are plain text, never query
-        syntax. Terms of 3+ characters use the FTS5 index; shorter ones (e.g. ``天气``) are matched by
-        scanning the message text (about 50 ms per 200,000 messages). An empty query returns ``[]``.
+        case- and accent-insensitive in every script (:mod:`~desktop_agent.core.store.folding`: Polish ł,
+        Greek tonos and final sigma, Turkish ı/İ, NFC and NFD spellings alike), so ``C++``, ``AND``, quotes
+        or Chinese text are plain text, never query syntax. Terms of 3+ characters use the FTS5 index; shorter
+        ones (e.g. ``天气``) are matched by scanning the message text (about 50 ms per 200,000 messages).
+        An empty query returns ``[]``.
 
         It runs on the store's search connection (:meth:`reading`): from any thread, never waiting for a save.
         ``cancel`` set while it runs (the user typed on): it stops and returns ``[]``.

@@ -25,6 +25,7 @@ from typing import Any, ParamSpec, Self, TypeVar
 from desktop_agent.core import paths
 from desktop_agent.core.errors import StoreDamaged, StoreError
 from desktop_agent.core.store import opening
+from desktop_agent.core.store.folding import fold
 
 _SQLITE_FULL = 13
 _SQLITE_BUSY = 5
@@ -160,6 +161,7 @@ class StoreDatabase:
             uri = Path(self.path).resolve().as_uri() + "?mode=ro"
             self._reader = sqlite3.connect(uri, uri=True, timeout=self._busy_timeout_s, check_same_thread=False,
                                            isolation_level=None)
+            self._reader.create_function("fold", 1, fold, deterministic=True)
             self._reader_beside = main
         return self._reader
 

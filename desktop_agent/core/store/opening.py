@@ -20,6 +20,7 @@ from typing import Literal
 
 from desktop_agent.core.errors import StoreError
 from desktop_agent.core.store import schema
+from desktop_agent.core.store.folding import fold
 
 #: ``PRAGMA quick_check`` runs at start-up when the database file is at most this big (≈ 3 ms per MB:
 #: reading a large file would slow start-up); a larger file is checked on the start after damage was
@@ -49,12 +50,13 @@ def _stamp() -> str:
 
 def connect(path: Path, busy_timeout_s: float) -> sqlite3.Connection:
     """A connection in autocommit mode, WAL journal, ``synchronous=FULL``, foreign keys on; usable from
-    any thread (the caller serialises access)."""
+    any thread (the caller serialises access); SQL can call ``fold(text)`` (:func:`.folding.fold`)."""
     conn = sqlite3.connect(path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False)
     try:
         conn.execute("PRAGMA journal_mode = WAL").fetchone()
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
+        conn.create_function("fold", 1, fold, deterministic=True)
     except BaseException:
         conn.close()
         raise

@@ -86,14 +86,10 @@ class ChatPorting:
         """The chat with every message of every branch, parents and the leaf shown. Raises
         :class:`~desktop_agent.core.errors.ConversationNotFound`."""
         conv = self.store.load(conversation_id)
-        parents: dict[int, int | None] = {}
-        previous: int | None = None
-        for m in conv.messages:
-            assert m.id is not None
-            parents[m.id] = previous
-            previous = m.id
-        return ChatTree(conv, list(conv.messages), parents, previous,
-                        title_is_custom=self.store.title_is_custom(conversation_id))
+        messages = self.store.tree(conversation_id)
+        parents = {m.id: m.parent_id for m in messages if m.id is not None}
+        leaf = conv.messages[-1].id if conv.messages else None
+        return ChatTree(conv, messages, parents, leaf, title_is_custom=self.store.title_is_custom(conversation_id))
 
     def _all_ids(self) -> list[str]:
         return [r[0] for r in self.store.read("SELECT id FROM conversations ORDER BY created_at, id")]
@@ -229,18 +225,19 @@ class ChatPorting:
         if cid in self.store._deleted_chats or conn.execute("SELECT 1 FROM conversations WHERE id = ?",
                                                             (cid,)).fetchone():
             cid = new_conversation_id()
-        head = Conversation.model_validate({**conv.model_dump(exclude={"messages", "last_failure"}), "id": cid,
-                                            "messages": []})
+        head = Conversation.model_validate({**conv.model_dump(exclude={"messages", "last_failure", "siblings"}),
+                                            "id": cid, "messages": []})
         self.store._insert_conversation(conn, head, chat.title_is_custom)
         conn.execute("INSERT INTO imports (conversation_id, file_sha256, source_id, imported_at, app) "
                      "VALUES (?, ?, ?, ?, ?)", (cid, plan.sha256, chat.source_id, now, plan.app))
         return cid
 
     def _insert(self, conn: sqlite3.Connection, conversation_id: str, message: Message, parent_id: int | None) -> int:
-        return self.store._insert_message(conn, conversation_id, message)
+        return self.store._insert_message(conn, conversation_id, message, parent_id)
 
     def _show(self, conn: sqlite3.Connection, conversation_id: str, leaf_id: int) -> None:
         """Make the branch ending at ``leaf_id`` the one shown."""
+        self.store._set_leaf(conn, conversation_id, leaf_id)
 
 
 def _other_branches(tree: ChatTree) -> int:

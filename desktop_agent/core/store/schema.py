@@ -34,6 +34,12 @@
   bring back what the user deleted.
 - Rows of ``turn_failures``, ``imports``, ``chat_options`` and ``tool_calls`` go with their chat
   (``ON DELETE CASCADE``; the store also deletes them itself).
+- ``messages.parent_id`` and ``conversations.leaf_id`` (schema 7, :func:`_migrate_add_tree`): a chat is a tree of
+  messages — each message's parent (NULL for a first message), so regenerated answers and edited messages are
+  siblings; ``leaf_id`` is the last message of the branch the chat shows (and continues). The migration makes
+  each message's parent the previous message of its chat and the leaf its last message.
+- ``message_text.folded`` (schema 7): the searchable text case- and accent-folded
+  (:func:`~desktop_agent.core.store.folding.fold`); ``message_fts`` indexes it instead of ``text``.
 - ``PRAGMA user_version`` is the schema version; :data:`MIGRATIONS` lists the functions that bring a
   database from version *n* to *n + 1* (:func:`desktop_agent.core.store.opening.migrate` runs them).
 """
@@ -42,6 +48,8 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+
+from desktop_agent.core.store.folding import fold
 
 #: The columns of ``messages`` after its id and conversation id, in the order the store reads and writes them.
 MESSAGE_COLUMNS = (
@@ -202,6 +210,45 @@ def _migrate_to_6(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX tool_calls_by_source ON tool_calls (source, id)")
 
 
+def _migrate_add_tree(conn: sqlite3.Connection) -> None:
+    # the chat becomes a tree: each message's parent is the previous message of its chat, the leaf its last
+    conn.execute("ALTER TABLE messages ADD COLUMN parent_id INTEGER")
+    conn.execute("ALTER TABLE conversations ADD COLUMN leaf_id INTEGER")
+    conn.execute(
+        "UPDATE messages SET parent_id = (SELECT max(p.id) FROM messages p "
+        "WHERE p.conversation_id = messages.conversation_id AND p.id < messages.id)"
+    )
+    conn.execute(
+        "UPDATE conversations SET leaf_id = (SELECT max(id) FROM messages WHERE conversation_id = conversations.id)"
+    )
+    conn.execute("CREATE INDEX messages_by_parent ON messages (conversation_id, parent_id, id)")
+    # search becomes case- and accent-insensitive: the index is rebuilt over the folded text
+    conn.create_function("fold", 1, fold, deterministic=True)
+    for name in ("message_text_ai", "message_text_ad", "message_text_au"):
+        conn.execute(f"DROP TRIGGER {name}")
+    conn.execute("DROP TABLE message_fts")
+    conn.execute("ALTER TABLE message_text ADD COLUMN folded TEXT NOT NULL DEFAULT ''")
+    conn.execute("UPDATE message_text SET folded = fold(text)")
+    conn.execute(
+        "CREATE VIRTUAL TABLE message_fts USING fts5 "
+        "(folded, content = 'message_text', content_rowid = 'id', tokenize = 'trigram')"
+    )
+    conn.execute(
+        "CREATE TRIGGER message_text_ai AFTER INSERT ON message_text BEGIN "
+        "INSERT INTO message_fts (rowid, folded) VALUES (new.id, new.folded); END"
+    )
+    conn.execute(
+        "CREATE TRIGGER message_text_ad AFTER DELETE ON message_text BEGIN "
+        "INSERT INTO message_fts (message_fts, rowid, folded) VALUES ('delete', old.id, old.folded); END"
+    )
+    conn.execute(
+        "CREATE TRIGGER message_text_au AFTER UPDATE ON message_text BEGIN "
+        "INSERT INTO message_fts (message_fts, rowid, folded) VALUES ('delete', old.id, old.folded); "
+        "INSERT INTO message_fts (rowid, folded) VALUES (new.id, new.folded); END"
+    )
+    conn.execute("INSERT INTO message_fts (message_fts) VALUES ('rebuild')")
+
+
 def _migrate_add_import_sources(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE imports ADD COLUMN app TEXT NOT NULL DEFAULT 'desktop-agent'")
     conn.execute("CREATE INDEX imports_by_app_source ON imports (app, source_id)")
@@ -218,7 +265,7 @@ def _migrate_add_import_sources(conn: sqlite3.Connection) -> None:
 #: ``MIGRATIONS[n]`` brings a database from schema version ``n`` to ``n + 1`` (inside one transaction).
 #: Append a function to change the schema; never edit a released one.
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
-    _migrate_to_1, _migrate_to_2, _migrate_to_3, _migrate_to_4, _migrate_to_5, _migrate_to_6,
+    _migrate_to_1, _migrate_to_2, _migrate_to_3, _migrate_to_4, _migrate_to_5, _migrate_to_6, _migrate_add_tree,
     _migrate_add_import_sources,
 ]
 

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from desktop_agent.core.messages import Message
+from desktop_agent.core.store.folding import fold, fold_with_map, original_span
 from desktop_agent.core.store.titles import NEW_CHAT_TITLE
 
 #: Highlight marks in :attr:`SearchHit.snippet`.
@@ -62,18 +64,10 @@ Match = tuple[int, str, str, str, float, str | None, str]
 #: One chat found by :func:`find_title_matches`: conversation id, title, updated_at, model, id of its first message.
 TitleMatch = tuple[str, str, float, str | None, int]
 
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-
-
 def contains_all(text: str, terms: list[str]) -> bool:
-    """Whether ``text`` contains every term, ASCII case-insensitive (as the queries match)."""
-    low = text.translate(_ASCII_LOWER)
-    return all(t.translate(_ASCII_LOWER) in low for t in terms)
-
-
-def _like(term: str) -> str:
-    """A LIKE pattern matching ``term`` anywhere (``%``, ``_`` and ``\\`` in it escaped; ESCAPE '\\')."""
-    return "%" + re.sub(r"([%_\\])", r"\\\1", term) + "%"
+    """Whether ``text`` contains every term, case- and accent-insensitive (as the queries match)."""
+    folded = fold(text)
+    return all(fold(t) in folded for t in terms)
 
 
 def searchable_text(message: Message) -> str:
@@ -102,24 +96,35 @@ def _fts_phrase(term: str) -> str:
 
 
 def snippet_parts(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> tuple[tuple[str, bool], ...]:
-    """A snippet around the first match of any term, every match in the window highlighted."""
-    text = " ".join(text.split())
-    pattern = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
-    first = pattern.search(text)
-    if first is None:
+    """A snippet around the first match of any term, every match in the window highlighted (matched like the
+    search: case- and accent-insensitive; the highlights cover the original characters, in NFC)."""
+    text = unicodedata.normalize("NFC", " ".join(text.split()))
+    folded, where = fold_with_map(text)
+    wanted = sorted({f for f in (fold(t) for t in terms) if f}, key=len, reverse=True)
+    spans: list[tuple[int, int]] = []
+    if wanted:
+        pattern = re.compile("|".join(re.escape(t) for t in wanted))
+        for m in pattern.finditer(folded):
+            start, end = original_span(text, where, m.start(), m.end())
+            if spans and start < spans[-1][1]:
+                continue
+            spans.append((start, end))
+    if not spans:
         return ((text[:width] + ("…" if len(text) > width else ""), False),)
-    start = max(0, min(first.start() - width // 3, len(text) - width))
+    start = max(0, min(spans[0][0] - width // 3, len(text) - width))
     end = min(len(text), start + width)
-    window = text[start:end]
     parts: list[tuple[str, bool]] = [("…", False)] if start > 0 else []
-    pos = 0
-    for m in pattern.finditer(window):
-        if m.start() > pos:
-            parts.append((window[pos : m.start()], False))
-        parts.append((m.group(0), True))
-        pos = m.end()
-    if pos < len(window):
-        parts.append((window[pos:], False))
+    pos = start
+    for a, b in spans:
+        if b <= start or a >= end:
+            continue
+        a, b = max(a, start), min(b, end)
+        if a > pos:
+            parts.append((text[pos:a], False))
+        parts.append((text[a:b], True))
+        pos = b
+    if pos < end:
+        parts.append((text[pos:end], False))
     if end < len(text):
         parts.append(("…", False))
     return tuple(parts)
@@ -128,23 +133,25 @@ def snippet_parts(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> tu
 def find_matches(conn: sqlite3.Connection, terms: list[str], limit: int) -> list[Match]:
     """The ``limit`` most recently saved messages containing every term (``terms`` not empty), newest first.
 
-    Matching is by substring, ASCII case-insensitive. Terms of 3+ characters use the FTS5 index; shorter
-    ones are matched by scanning the message text. Run it under the store's lock.
+    Matching is by substring, case- and accent-insensitive (:func:`.folding.fold`). Terms of 3+ characters use
+    the FTS5 index; shorter ones are matched by scanning the message text. Run it under the store's lock.
     """
-    long_terms = [t for t in terms if len(t) >= 3]
-    short_terms = [t for t in terms if len(t) < 3]
+    folded = [f for f in (fold(t) for t in terms) if f]
+    if not folded:
+        return []
+    long_terms = [t for t in folded if len(t) >= 3]
+    short_terms = [t for t in folded if len(t) < 3]
     if long_terms:
-        # the index finds the rows; short terms are checked on those rows only. The snippet is cut
-        # in Python (snippet_parts, linear in the text): FTS5's snippet() grows with the square of
-        # the matches in a message and took 77 s for "xxx" in a 100 kB tool result.
-        where = ["message_fts MATCH ?"] + ["instr(lower(text), lower(?)) > 0"] * len(short_terms)
+        # the index (of the folded text) finds the rows; short terms are checked on those rows only. The
+        # snippet is cut in Python (snippet_parts, linear in the text): FTS5's snippet() grows with the square
+        # of the matches in a message and took 77 s for "xxx" in a 100 kB tool result.
+        where = ["message_fts MATCH ?"] + ["instr(folded, ?) > 0"] * len(short_terms)
         params = [" AND ".join(_fts_phrase(t) for t in long_terms), *short_terms]
         sql = f"SELECT rowid FROM message_fts WHERE {' AND '.join(where)} ORDER BY rowid DESC LIMIT ?"
     else:
-        # terms shorter than a trigram can't use the index: scan the text table, newest first
-        # (LIKE is ASCII case-insensitive like the index; % _ and \ in the term are escaped)
-        where = ["text LIKE ? ESCAPE '\\'"] * len(short_terms)
-        params = [_like(t) for t in short_terms]
+        # terms shorter than a trigram can't use the index: scan the folded text, newest first
+        where = ["instr(folded, ?) > 0"] * len(short_terms)
+        params = list(short_terms)
         sql = f"SELECT id FROM message_text WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?"
     ids = [r[0] for r in conn.execute(sql, (*params, int(limit))).fetchall()]
     if not ids:
@@ -165,12 +172,15 @@ def find_matches(conn: sqlite3.Connection, terms: list[str], limit: int) -> list
 
 def find_title_matches(conn: sqlite3.Connection, terms: list[str], limit: int) -> list[TitleMatch]:
     """The ``limit`` most recently updated chats whose title contains every term (``terms`` not empty),
-    newest first — matched like messages (substring, ASCII case-insensitive). Run it under the store's lock.
+    newest first — matched like messages (substring, case- and accent-insensitive). Run it under the store's lock.
 
     Left out: a default title (the chat's first user message) when that message contains every term too —
     its message hit shows the same text; the placeholder title of a chat without a user message; a chat
     without messages (nothing to open)."""
-    where = " AND ".join(["c.title LIKE ? ESCAPE '\\'"] * len(terms))
+    folded = [f for f in (fold(t) for t in terms) if f]
+    if not folded:
+        return []
+    where = " AND ".join(["instr(fold(c.title), ?) > 0"] * len(folded))
     rows = conn.execute(
         "SELECT c.id, c.title, c.updated_at, c.model, c.title_is_custom, "
         "(SELECT m.id FROM messages m WHERE m.conversation_id = c.id ORDER BY m.id LIMIT 1), "
@@ -178,7 +188,7 @@ def find_title_matches(conn: sqlite3.Connection, terms: list[str], limit: int) -
         " AND m.role = 'user' AND trim(m.content) != '' ORDER BY m.id LIMIT 1) "
         f"FROM conversations c WHERE {where} AND (c.title_is_custom OR c.title != ?) "
         "ORDER BY c.updated_at DESC, c.id DESC LIMIT ?",
-        (*(_like(t) for t in terms), NEW_CHAT_TITLE, int(limit)),
+        (*folded, NEW_CHAT_TITLE, int(limit)),
     ).fetchall()
     return [
         (cid, title, updated_at, model, first_id)

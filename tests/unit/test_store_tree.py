@@ -1,0 +1,199 @@
+"""The chat as a tree: saving under a parent, the branch shown, siblings, switching, deleting and forking
+branches, and search that is case- and accent-insensitive in every script."""
+
+from __future__ import annotations
+
+import sqlite3
+import unicodedata
+
+import pytest
+
+from desktop_agent.core.messages import Conversation, Message, ToolCall
+from desktop_agent.core.store import ConversationStore
+from desktop_agent.core.store.folding import fold
+from desktop_agent.core.store.search import snippet_parts
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = ConversationStore(tmp_path / "c.db")
+    yield s
+    s.close()
+
+
+def say(store: ConversationStore, conv: Conversation, role: str, text: str, **kw) -> Message:
+    m = Message(role=role, content=text, **kw)
+    conv.messages.append(m)
+    store.add_message(conv, m)
+    return m
+
+
+def contents(conv: Conversation) -> list[str]:
+    return [m.content for m in conv.messages]
+
+
+def test_a_chat_saved_in_order_is_one_branch_with_parent_links(store):
+    conv = Conversation()
+    q, a = say(store, conv, "user", "q"), say(store, conv, "assistant", "a")
+    loaded = store.load(conv.id)
+    assert [(m.id, m.parent_id) for m in loaded.messages] == [(q.id, None), (a.id, q.id)]
+    assert loaded.siblings == {} and store.leaf_id(conv.id) == a.id
+
+
+def test_regenerating_twice_keeps_three_answers_and_flipping_shows_each(store):
+    conv = Conversation()
+    q = say(store, conv, "user", "question")
+    first = say(store, conv, "assistant", "answer 1")
+    second, third = Message(role="assistant", content="answer 2"), Message(role="assistant", content="answer 3")
+    store.add_message(conv, second, parent_id=q.id)
+    store.add_message(conv, third, parent_id=q.id)
+    loaded = store.load(conv.id)
+    assert contents(loaded) == ["question", "answer 3"]  # the newest answer is shown
+    assert loaded.siblings == {third.id: [first.id, second.id, third.id]}
+    assert store.siblings(second.id) == [first.id, second.id, third.id]
+    for answer in (first, second, third):
+        assert store.switch_branch(answer.id) == answer.id
+        assert contents(store.load(conv.id)) == ["question", answer.content]
+    # the branch shown is the one continued: the next message follows it
+    store.switch_branch(second.id)
+    shown = store.load(conv.id)
+    say(store, shown, "user", "more")
+    assert contents(store.load(conv.id)) == ["question", "answer 2", "more"]
+
+
+def test_editing_an_early_message_starts_a_branch_and_switching_back_follows_the_newest_child(store):
+    conv = Conversation()
+    q1 = say(store, conv, "user", "q1")
+    say(store, conv, "assistant", "a1")
+    say(store, conv, "user", "q2")
+    a2 = say(store, conv, "assistant", "a2")
+    edited = Message(role="user", content="q1 edited")
+    store.add_message(conv, edited, parent_id=None)
+    loaded = store.load(conv.id)
+    assert contents(loaded) == ["q1 edited"] and loaded.siblings == {edited.id: [q1.id, edited.id]}
+    assert store.switch_branch(q1.id) == a2.id  # back to the whole old branch
+    assert contents(store.load(conv.id)) == ["q1", "a1", "q2", "a2"]
+
+
+def test_deleting_a_branch_removes_it_and_its_descendants_with_their_search_rows_but_not_the_audit(store):
+    conv = Conversation()
+    q = say(store, conv, "user", "question")
+    old = say(store, conv, "assistant", "zebra answer")
+    say(store, conv, "user", "zebra follow-up")
+    store.conn.execute("INSERT INTO tool_calls (conversation_id, tool, arguments, status, started_at) "
+                       "VALUES (?, 'echo', '{}', 'ok', 0)", (conv.id,))
+    new = Message(role="assistant", content="other answer")
+    store.add_message(conv, new, parent_id=q.id)
+    store.switch_branch(old.id)
+    deleted = store.delete_branch(old.id)
+    assert len(deleted) == 2 and old.id in deleted
+    loaded = store.load(conv.id)
+    assert contents(loaded) == ["question", "other answer"] and loaded.siblings == {}
+    assert store.search("zebra") == []
+    assert store.conn.execute("SELECT count(*) FROM message_text WHERE id IN (?, ?)", deleted).fetchone() == (0,)
+    audit = store.conn.execute("SELECT count(*) FROM tool_calls WHERE conversation_id = ?", (conv.id,)).fetchone()
+    assert audit == (1,)
+    assert store.delete_branch(old.id) == []  # gone already
+    store.delete_branch(new.id)  # the last answer: the question is shown alone
+    assert contents(store.load(conv.id)) == ["question"]
+
+
+def test_forking_from_a_tool_result_copies_the_path_up_to_it(store):
+    conv = Conversation(options={"generation.temperature": 0.3})
+    say(store, conv, "user", "weather?")
+    say(store, conv, "assistant", "", tool_calls=[ToolCall(id="c1", name="get_weather", arguments={"c": "Oslo"})])
+    result = say(store, conv, "tool", "sunny", tool_call_id="c1", tool_name="get_weather", tool_status="ok")
+    say(store, conv, "assistant", "It is sunny.")
+    fork_id = store.fork(result.id)
+    forked = store.load(fork_id)
+    assert fork_id != conv.id and contents(forked) == ["weather?", "", "sunny"]
+    assert forked.messages[1].tool_calls[0].arguments == {"c": "Oslo"} and forked.messages[2].tool_call_id == "c1"
+    assert forked.options == {"generation.temperature": 0.3} and forked.title == store.load(conv.id).title
+    assert [m.parent_id for m in forked.messages] == [None, forked.messages[0].id, forked.messages[1].id]
+    assert contents(store.load(conv.id)) == ["weather?", "", "sunny", "It is sunny."]  # unchanged
+    assert {h.conversation_id for h in store.search("sunny")} >= {fork_id, conv.id}
+
+
+def test_undoing_a_summary_in_the_middle_keeps_the_chain(store):
+    conv = Conversation()
+    say(store, conv, "user", "one")
+    summary = say(store, conv, "system", "summary", kind="summary", covers=1)
+    say(store, conv, "user", "two")
+    store.delete_message(summary)
+    loaded = store.load(conv.id)
+    assert contents(loaded) == ["one", "two"] and loaded.messages[1].parent_id == loaded.messages[0].id
+
+
+def test_tree_lists_every_message_of_every_branch(store):
+    conv = Conversation()
+    q = say(store, conv, "user", "q")
+    say(store, conv, "assistant", "a1")
+    store.add_message(conv, Message(role="assistant", content="a2"), parent_id=q.id)
+    tree = store.tree(conv.id)
+    assert [(m.content, m.parent_id) for m in tree] == [("q", None), ("a1", q.id), ("a2", q.id)]
+
+
+FOLDED = [
+    ("Zażółć GĘŚLĄ jaźń", "zazolc gesla jazn"),  # Polish, with ł
+    ("ŁÓDŹ", "lodz"),
+    ("Ἀθῆναι ΆΣΤΡΑ ὁδός", "αθηναι αστρα οδοσ"),  # Greek: breathing, tonos, final sigma
+    ("ЁЛКА Йошкар", "елка йошкар"),  # Cyrillic: ё → е, й kept
+    ("İSTANBUL ıspanak", "istanbul ispanak"),  # Turkish dotted and dotless i
+    ("Straße Crème", "strasse creme"),
+    ("天气 晴", "天气 晴"),
+]
+
+
+@pytest.mark.parametrize(("text", "folded"), FOLDED)
+def test_folding_is_case_and_accent_insensitive_and_nfd_is_nfc(text, folded):
+    assert fold(text) == folded
+    assert fold(unicodedata.normalize("NFD", text)) == folded
+
+
+@pytest.mark.parametrize(("saved", "query"), [
+    ("Spotkanie w Łodzi jutro", "lodzi"),
+    ("Spotkanie w Łodzi jutro", "ŁÓDZI"),
+    ("Η Αθήνα είναι όμορφη", "ΑΘΗΝΑ"),
+    ("Η Αθήνα είναι όμορφη", "ομορφη"),
+    ("ΟΔΟΣ", "οδος"),  # final sigma in the query
+    ("Привет, Ёжик", "ежик"),
+    ("İzmir'e gidiyoruz", "izmir"),
+    ("ISPARTA", "ıspar"),
+    (unicodedata.normalize("NFD", "Café crème"), "café"),
+    ("Café crème", unicodedata.normalize("NFD", "CRÈME")),
+    ("naïve résumé", "resume"),
+    ("天气很好", "天气"),
+])
+def test_search_finds_every_script_whatever_the_case_accents_and_normal_form(store, saved, query):
+    conv = Conversation()
+    m = say(store, conv, "user", saved)
+    say(store, conv, "assistant", "ok")
+    hits = [h for h in store.search(query) if not h.in_title]
+    assert [h.message_id for h in hits] == [m.id]
+    highlighted = "".join(t for t, hl in hits[0].parts if hl)
+    assert fold(highlighted) == fold(query) and highlighted in unicodedata.normalize("NFC", saved)
+
+
+def test_titles_are_searched_folded(store):
+    conv = Conversation(title="Wycieczka do Łodzi")
+    say(store, conv, "user", "plan")
+    store.rename(conv.id, "Wycieczka do Łodzi")
+    hits = store.search("LODZI")
+    assert [h.in_title for h in hits] == [True] and "".join(t for t, hl in hits[0].parts if hl) == "Łodzi"
+
+
+def test_highlights_cover_the_original_characters_even_when_folding_changes_lengths():
+    parts = snippet_parts("Die STRASSE und die Straße", ["straße"])
+    assert [t for t, hl in parts if hl] == ["STRASSE", "Straße"]
+    nfd = unicodedata.normalize("NFD", "un café noir")
+    parts = snippet_parts(nfd, ["cafe"])
+    assert [t for t, hl in parts if hl] == ["café"]  # the accent with its letter (shown in NFC)
+
+
+def test_the_index_holds_the_folded_text(store):
+    conv = Conversation()
+    m = say(store, conv, "user", "ŻÓŁW")
+    row = store.conn.execute("SELECT text, folded FROM message_text WHERE id = ?", (m.id,)).fetchone()
+    assert row == ("ŻÓŁW", "zolw")
+    with pytest.raises(sqlite3.Error):
+        store.conn.execute("SELECT * FROM message_fts WHERE text MATCH 'zolw'").fetchall()
