@@ -72,8 +72,8 @@ def chatgpt_conversation(i: int, rng: random.Random, *, turns: int | None = None
         else:
             u = b.add(head, "user", text(question))
         if kind < 0.2:  # a Python tool step
-            call = b.add(u, "assistant", {"content_type": "code", "language": "unknown", "text": f"print({i} * {turn})"},
-                         recipient="python", metadata={"model_slug": slug})
+            code = {"content_type": "code", "language": "unknown", "text": f"print({i} * {turn})"}
+            call = b.add(u, "assistant", code, recipient="python", metadata={"model_slug": slug})
             out = b.add(call, "tool", {"content_type": "execution_output", "text": str(i * turn)}, name="python")
             head = b.add(out, "assistant", text(f"The result is {i * turn}."), metadata={"model_slug": slug})
         elif kind < 0.35:  # reasoning, then the answer

@@ -21,7 +21,6 @@ from desktop_agent.core.errors import (
 )
 from desktop_agent.core.messages import Conversation, Message, ToolCall
 from desktop_agent.core.store import ConversationStore
-from desktop_agent.core.store import chatfiles as store_chatfiles
 from desktop_agent.core.store import schema as store_schema
 from desktop_agent.core.store.chatfiles import atomic_write_text
 from tests.helpers.store_versions import messages_sql, schema_of_version, tables_before_7

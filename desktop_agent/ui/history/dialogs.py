@@ -1,16 +1,14 @@
-"""The history panel's dialogs: where to export a chat, which file to import, importing a chat again,
-confirming a delete."""
+"""The history panel's dialogs: where to export a chat, which file to import, confirming a delete (the import
+itself: :mod:`.porting`)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from PySide6.QtCore import QDateTime, QLocale
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from desktop_agent.core.store import ConversationSummary
-from desktop_agent.core.store.conversations import PreviousImport
 from desktop_agent.ui.i18n import translate
 
 
@@ -21,10 +19,11 @@ def safe_file_name(title: str) -> str:
 
 
 def ask_export_path(parent: QWidget, title: str, fmt: str, folder: Path) -> str | None:
-    """Ask where to export the chat ``title`` as ``fmt`` (``"md"`` or ``"json"``), starting in ``folder``;
-    None if cancelled."""
-    suffix, filt = (".md", translate("Dialogs", "Markdown (*.md)")) if fmt == "md" else (".json", translate("Dialogs",
-            "JSON (*.json)"))
+    """Ask where to export the chat ``title`` as ``fmt`` (``"md"``, ``"json"`` or ``"html"``), starting in
+    ``folder``; None if cancelled."""
+    suffix, filt = {"md": (".md", translate("Dialogs", "Markdown (*.md)")),
+                    "html": (".html", translate("Dialogs", "Web page (*.html)"))}.get(
+        fmt, (".json", translate("Dialogs", "JSON (*.json)")))
     start = str(folder / (safe_file_name(title) + suffix))
     path, _ = QFileDialog.getSaveFileName(parent, translate("Dialogs", "Export chat"), start, translate("Dialogs",
             "{filter};;All files (*)").format(filter=filt))
@@ -33,37 +32,9 @@ def ask_export_path(parent: QWidget, title: str, fmt: str, folder: Path) -> str 
 
 def ask_import_path(parent: QWidget, folder: Path) -> str | None:
     """Ask which chat file to import, starting in ``folder``; None if cancelled."""
-    path, _ = QFileDialog.getOpenFileName(parent, translate("Dialogs", "Import chat"), str(folder), translate(
-            "Dialogs", "Chat files (*.json);;All files (*)"))
+    path, _ = QFileDialog.getOpenFileName(parent, translate("Dialogs", "Import chats"), str(folder), translate(
+            "Dialogs", "Chat files: Desktop Agent, ChatGPT conversations.json, Open WebUI (*.json);;All files (*)"))
     return path or None
-
-
-def when_text(ts: float) -> str:
-    """A date and time for a sentence: "3 Nov 2025 at 14:32" (local time)."""
-    # the pattern is QLocale's (month names in the window's language); a translation orders it its own way
-    pattern = translate("Dialogs", "d MMM yyyy 'at' HH:mm", "a date and time in a sentence (QDateTime format)")
-    return QLocale().toString(QDateTime.fromSecsSinceEpoch(int(ts)), pattern)
-
-
-def confirm_import_again(parent: QWidget, previous: PreviousImport) -> bool:
-    """Ask before importing a chat that is already saved (``previous``); Cancel is the default. True if the
-    user chose to import it again as a copy."""
-    box = QMessageBox(parent)
-    box.setObjectName("historyImportAgain")
-    box.setIcon(QMessageBox.Icon.Question)
-    box.setWindowTitle(translate("Dialogs", "Import chat"))
-    if previous.imported_at is not None:
-        box.setText(translate("Dialogs",
-                "This chat was already imported on {when_text}. Import it again as a copy?").format(
-                        when_text=when_text(previous.imported_at)))
-    else:
-        box.setText(translate("Dialogs", "This chat is already in your history. Import it again as a copy?"))
-    box.setInformativeText(translate("Dialogs", "The saved chat: “{title}”.").format(title=previous.title))
-    again = box.addButton(translate("Dialogs", "Import copy"), QMessageBox.ButtonRole.AcceptRole)
-    box.addButton(QMessageBox.StandardButton.Cancel)
-    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-    box.exec()
-    return box.clickedButton() is again
 
 
 def confirm_delete(parent: QWidget, s: ConversationSummary) -> bool:

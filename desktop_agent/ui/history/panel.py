@@ -50,11 +50,12 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core import paths
 from desktop_agent.core.errors import StoreError
-from desktop_agent.core.store.chatfiles import atomic_write_text, read_chat_file
+from desktop_agent.core.store.chatfiles import atomic_write_text
 from desktop_agent.ui import theme
 from desktop_agent.ui.history.delegates import ChatDelegate, HitDelegate
-from desktop_agent.ui.history.dialogs import ask_export_path, ask_import_path, confirm_delete, confirm_import_again
+from desktop_agent.ui.history.dialogs import ask_export_path, ask_import_path, confirm_delete
 from desktop_agent.ui.history.models import ChatListModel, HitRole, IdRole, KindRole, SearchModel
+from desktop_agent.ui.history.porting import ImportDialog, ask_export_all_path, export_all, result_text
 from desktop_agent.ui.i18n import number, translate
 from desktop_agent.ui.tasks import TaskRunner
 
@@ -198,11 +199,15 @@ class HistoryPanel(QWidget):
         self.rename_action.setShortcut(QKeySequence(Qt.Key.Key_F2))
         self.export_md_action = QAction(translate("Panel", "Export as &Markdown…"), self)
         self.export_json_action = QAction(translate("Panel", "Export as &JSON…"), self)
+        self.export_html_action = QAction(translate("Panel", "Export as &web page…"), self)
+        self.export_all_action = QAction(translate("Panel", "E&xport all chats…"), self)
+        self.export_all_action.setToolTip(translate("Panel", "Every chat in one file: JSON (every branch, "
+                                                             "re-importable), Markdown or a web page"))
         self.delete_action = QAction(translate("Panel", "&Delete…"), self)
         self.delete_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
-        self.import_action = QAction(translate("Panel", "&Import chat…"), self)
-        self.import_action.setToolTip(translate("Panel",
-                "Import a chat from a JSON file (a desktop-agent export or a seed chat_*.json)"))
+        self.import_action = QAction(translate("Panel", "&Import chats…"), self)
+        self.import_action.setToolTip(translate("Panel", "Import chats: a Desktop Agent export, ChatGPT's "
+                                                         "conversations.json or an Open WebUI export"))
         self.rename_action.setWhatsThis(self.tr("Rename the selected chat"))
         self.delete_action.setWhatsThis(self.tr("Delete the selected chat"))
         for a in (self.rename_action, self.delete_action):
@@ -211,6 +216,8 @@ class HistoryPanel(QWidget):
         self.rename_action.triggered.connect(self.start_rename)
         self.export_md_action.triggered.connect(lambda: self.export_current("md"))
         self.export_json_action.triggered.connect(lambda: self.export_current("json"))
+        self.export_html_action.triggered.connect(lambda: self.export_current("html"))
+        self.export_all_action.triggered.connect(lambda: self.export_all())
         self.delete_action.triggered.connect(lambda: self.delete_current())
         self.import_action.triggered.connect(lambda: self.import_chat())
 
@@ -221,10 +228,12 @@ class HistoryPanel(QWidget):
         self.import_button.setAccessibleName(translate("Panel", "Import chat"))
         self.import_button.setAutoRaise(True)
         self.chat_menu = QMenu(self)
-        for a in (self.rename_action, self.export_md_action, self.export_json_action):
+        for a in (self.rename_action, self.export_md_action, self.export_json_action, self.export_html_action):
             self.chat_menu.addAction(a)
         self.chat_menu.addSeparator()
         self.chat_menu.addAction(self.delete_action)
+        self.chat_menu.addSeparator()
+        self.chat_menu.addAction(self.export_all_action)
         self.chat_button = QToolButton(self)
         self.chat_button.setObjectName("historyChatMenu")
         self.chat_button.setText(translate("Panel", "Chat"))
@@ -447,35 +456,54 @@ class HistoryPanel(QWidget):
             return None
         self._remember_folder(Path(path).parent)
         self.clear_error()
-        self.status_message.emit(f"Exported “{s.title}” to {path}.")
+        self.status_message.emit(translate("Panel", "Exported “{title}” to {path}.").format(title=s.title, path=path))
         return Path(path)
 
-    def import_chat(self, path: str | None = None) -> str | None:
-        """Import a chat file (asked with a file dialog when None); opens it and returns its id. A chat that
-        was imported before (same file, or an export of the same chat) or that is saved here is imported
-        again, as a copy, only if the user says so (None otherwise)."""
+    def import_chat(self, path: str | None = None) -> ImportDialog | None:
+        """Import chats from a file (asked with a file dialog when None): the import dialog reads it in the
+        background, shows what it holds and what is new, and imports on the user's say-so; then the first chat
+        imported opens. Returns the dialog (None: no file chosen)."""
         if path is None:
             path = ask_import_path(self, self.last_folder())
             if path is None:
                 return None
         self._remember_folder(Path(path).parent)
-        try:
-            chat = read_chat_file(path)
-            previous = self.store.previous_import(chat)
-            if previous is not None and not confirm_import_again(self, previous):
-                return None
-            cid = self.store.import_chat(chat)
-            s = self.store.summary(cid)
-        except StoreError as exc:  # ImportFailed: empty / truncated / not a chat — nothing was imported
-            self.show_error(str(exc))
-            return None
+        dialog = ImportDialog(self.store, path, self.tasks, self)
+        dialog.imported.connect(self._imported)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
+
+    def _imported(self, result) -> None:
         self.clear_error()
         self.search_box.clear()
         self.refresh()
-        self.select(cid)
-        self.status_message.emit(f"Imported “{s.title}” ({s.message_count} messages).")
-        self._emit_open(cid)
-        return cid
+        self.status_message.emit(result_text(result))
+        if result.chat_ids:
+            self.select(result.chat_ids[0])
+            self._emit_open(result.chat_ids[0])
+
+    def export_all(self, path: str | None = None, fmt: str = "json") -> None:
+        """Export every chat to one file (asked with a file dialog when ``path`` is None), in the background."""
+        if path is None:
+            asked = ask_export_all_path(self, self.last_folder())
+            if asked is None:
+                return
+            path, fmt = asked
+        self._remember_folder(Path(path).parent)
+        self.status_message.emit(translate("Panel", "Exporting every chat to {path}…").format(path=path))
+
+        def done(count: int | None, error: BaseException | None) -> None:
+            if error is not None:
+                reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+                self.show_error(translate("Panel", "Could not write {path}: {strerror}.").format(path=path,
+                                                                                                strerror=reason))
+                return
+            self.clear_error()
+            self.status_message.emit(translate("Panel", "Exported %n chat(s) to {path}.", None, count or 0).format(
+                path=path))
+
+        export_all(self.store, path, fmt, self.tasks, done)
 
     def last_folder(self) -> Path:
         """Where the export and import dialogs open: the folder of the last export or import (if it still
@@ -564,7 +592,7 @@ class HistoryPanel(QWidget):
     def _update_actions(self) -> None:
         has = self.current_id() is not None and self.stack.currentIndex() == 0
         chat_actions = (self.open_action, self.rename_action, self.export_md_action, self.export_json_action,
-                        self.delete_action)
+                        self.export_html_action, self.delete_action)
         for a in chat_actions:
             a.setEnabled(has)
         self.chat_button.setEnabled(has)
@@ -655,7 +683,7 @@ class HistoryPanel(QWidget):
         menu = QMenu(self)
         menu.addAction(self.open_action)
         menu.addSeparator()
-        for a in (self.rename_action, self.export_md_action, self.export_json_action):
+        for a in (self.rename_action, self.export_md_action, self.export_json_action, self.export_html_action):
             menu.addAction(a)
         menu.addSeparator()
         menu.addAction(self.delete_action)
