@@ -14,6 +14,7 @@ from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.store import ConversationStore
 from desktop_agent.ui.history.models import GROUPS, IdRole, KindRole, MessageIdRole, SummaryRole
 from desktop_agent.ui.history.panel import HistoryPanel
+from desktop_agent.ui.history.porting import ImportDialog
 
 TODAY = dt.date(2026, 6, 15)
 
@@ -300,8 +301,12 @@ def test_import_seed_file_lists_and_opens_it(make_panel, store, tmp_path, monkey
     seed = tmp_path / "chat_llama3.2_20260615101500.json"
     seed.write_text(json.dumps([{"human": "What day is it today?", "ai": "Monday."}], indent=4), encoding="utf-8")
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a: (str(seed), "")))
-    with qtbot.waitSignal(panel.conversation_activated, timeout=2000) as blocker:
-        qtbot.mouseClick(panel.import_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.import_button, Qt.MouseButton.LeftButton)
+    dialog = panel.findChild(ImportDialog)
+    qtbot.waitUntil(lambda: dialog.state == "preview", timeout=10_000)
+    assert dialog.heading.text() == "the chat script (chat_*.json): 1 chat, 2 messages"
+    with qtbot.waitSignal(panel.conversation_activated, timeout=10_000) as blocker:
+        qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
     cid = blocker.args[0]
     assert store.summary(cid).title == "What day is it today?"
     assert panel.current_id() == cid
@@ -310,17 +315,18 @@ def test_import_seed_file_lists_and_opens_it(make_panel, store, tmp_path, monkey
 
 @pytest.mark.parametrize("content", ["", '[{"human": "hi", "ai": "Hel'])
 def test_import_empty_or_truncated_file_shows_a_clear_error_and_imports_nothing(
-    make_panel, store, sample, tmp_path, content
+    make_panel, store, sample, tmp_path, content, qtbot
 ):
     """shared case 36-storage-empty-or-truncated-chat-file.json (window side): the good chats stay listed, the bad
     file gives a readable message, nothing is imported and the file is left alone."""
     panel = make_panel(store)
     bad = tmp_path / "chat_llama3_20260615101500.json"
     bad.write_text(content, encoding="utf-8")
-    assert panel.import_chat(str(bad)) is None
-    assert panel.error_label.isVisible()
-    error = panel.error_label.text()
+    dialog = panel.import_chat(str(bad))
+    qtbot.waitUntil(lambda: dialog.state == "failed", timeout=10_000)
+    error = dialog.details.text()
     assert error.startswith(f"Can't import {bad}") and "Nothing was imported" in error
+    assert not dialog.import_button.isEnabled() and dialog.cancel_button.text() == "Close"
     assert store.count() == 5 and panel.model.chat_count() == 5
     assert bad.read_text(encoding="utf-8") == content
 
@@ -572,30 +578,31 @@ def test_note_saved_is_cheap_with_10000_chats_and_the_paging_stays_right(make_pa
 # ---- importing the same chat again; where the file dialogs open --------------------------------
 
 
-def test_importing_the_same_file_again_asks_first(make_panel, store, tmp_path, qtbot):
+def import_through_the_dialog(qtbot, panel, path) -> ImportDialog:
+    """Import ``path`` as a user does: the dialog's preview, then Import; returns the dialog."""
+    dialog = panel.import_chat(str(path))
+    qtbot.waitUntil(lambda: dialog.state in ("preview", "nothing", "failed"), timeout=10_000)
+    if dialog.state == "preview":
+        qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: dialog.state == "done", timeout=10_000)
+    return dialog
+
+
+def test_importing_the_same_file_again_adds_nothing(make_panel, store, tmp_path, qtbot):
     panel = make_panel(store)
     seed = tmp_path / "chat_llama3.2_20260615101500.json"
     seed.write_text(json.dumps([{"human": "What day is it today?", "ai": "Monday."}]), encoding="utf-8")
-    first = panel.import_chat(str(seed))
-    assert first is not None and store.count() == 1
-    seen = click_in_message_box(qtbot, "Cancel")
-    assert panel.import_chat(str(seed)) is None
-    assert len(seen) == 1 and seen[0].startswith("This chat was already imported on ")
-    assert seen[0].endswith(". Import it again as a copy?")
-    assert store.count() == 1
-    seen = click_in_message_box(qtbot, "Import copy")
-    with qtbot.waitSignal(panel.conversation_activated, timeout=2000) as blocker:
-        second = panel.import_chat(str(seed))
-    assert seen and second is not None and second != first and blocker.args == [second]
-    assert store.count() == 2
+    first = import_through_the_dialog(qtbot, panel, seed)
+    assert first.result.new_chats == 1 and store.count() == 1
+    again = import_through_the_dialog(qtbot, panel, seed)
+    assert again.state == "nothing" and not again.import_button.isEnabled()
+    assert "Nothing new" in again.details.text() and store.count() == 1
 
 
-def test_importing_an_export_of_a_chat_saved_here_asks_too(make_panel, store, sample, tmp_path, qtbot):
+def test_importing_an_export_of_a_chat_saved_here_adds_nothing(make_panel, store, sample, tmp_path, qtbot):
     panel = make_panel(store)
     path = panel.export(sample[0].id, "json", str(tmp_path / "weather.json"))
-    seen = click_in_message_box(qtbot, "Cancel")
-    assert panel.import_chat(str(path)) is None
-    assert seen == ["This chat is already in your history. Import it again as a copy?"]
+    assert import_through_the_dialog(qtbot, panel, path).state == "nothing"
     assert store.count() == 5
 
 

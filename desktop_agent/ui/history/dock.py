@@ -1,5 +1,6 @@
 """The history panel's place in the window: the left dock (View → History, Ctrl+H) with its action in the View
-menu and the toolbar, and View → Search chats (Ctrl+K), the keyboard's way into the list — there from the first
+menu and the toolbar, File → Import chats… / Export all chats…, and View → Search chats (Ctrl+K), the keyboard's
+way into the list — there from the first
 frame when the default store will open, dropped again when it could not be opened. Imported before the first
 frame: PySide6 only (the panel itself comes later)."""
 
@@ -36,6 +37,7 @@ class HistoryDock:
         #: View → Search chats (Ctrl+K): shows the dock and puts the keyboard in its search box
         self.search_action: QAction | None = None
         self.panel: HistoryPanel | None = None
+        self._file_actions: list[QAction] = []
 
     def add(self) -> None:
         """The dock, empty until the panel is set. Added before the window shows, the window's saved layout
@@ -111,6 +113,21 @@ class HistoryDock:
         assert self.dock is not None
         self.dock.setWidget(panel)
         self.panel = panel
+        self._add_to_file_menu(panel)
+
+    def _add_to_file_menu(self, panel: HistoryPanel) -> None:
+        """File → Import chats… and Export all chats… (the panel's actions), after File → New chat."""
+        menus = [a.menu() for a in self.window.menuBar().actions() if a.menu() is not None]
+        if not menus:
+            return
+        file_menu = menus[0]
+        for a in self._file_actions:
+            file_menu.removeAction(a)
+        first_separator = next((a for a in file_menu.actions() if a.isSeparator()), None)
+        separator = QAction(file_menu)
+        separator.setSeparator(True)
+        self._file_actions = [separator, panel.import_action, panel.export_all_action]
+        file_menu.insertActions(first_separator, self._file_actions)
 
     def show_current(self, conversation_id: str | None) -> None:
         """The list highlights the chat on screen (None: nothing, a new chat)."""

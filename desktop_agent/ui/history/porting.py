@@ -127,7 +127,7 @@ class ImportDialog(QDialog):
             app=p.app_name,
             chats=_n(p.chats, translate("Import", "{n} chat"), translate("Import", "{n} chats")),
             messages=_n(p.messages, translate("Import", "{n} message"), translate("Import", "{n} messages"))))
-        lines = [translate("Import", "From {path}").format(path=str(self.path))]
+        lines = [translate("Import", "From {path}").format(path=self._short_path())]
         if p.branched_chats:
             lines.append(_n(p.branched_chats, translate("Import", "{n} chat has branches (regenerated or edited "
                                                                   "messages); they are kept."),
@@ -151,6 +151,13 @@ class ImportDialog(QDialog):
             self.import_button.setDefault(True)
             self.import_button.setFocus()
         self.details.setText("\n".join(lines))
+        self.details.setToolTip(str(self.path))
+        self.adjustSize()
+
+    def _short_path(self) -> str:
+        """The file's path, elided in the middle to fit the dialog (the whole path is the tooltip)."""
+        width = max(200, self.details.width() if self.details.width() > 100 else self.minimumWidth() - 40)
+        return self.details.fontMetrics().elidedText(str(self.path), Qt.TextElideMode.ElideMiddle, width)
 
     def _fail(self, error: BaseException) -> None:
         self.state = "failed"
@@ -162,6 +169,7 @@ class ImportDialog(QDialog):
         self.details.setStyleSheet(f"color: {theme.current(self.palette()).error_text};")
         self.import_button.setEnabled(False)
         self.cancel_button.setText(translate("Import", "Close"))
+        self.adjustSize()
 
     # -- importing ----------------------------------------------------------------------------------
 
