@@ -117,7 +117,7 @@ class HistoryDock:
 
     def _add_to_file_menu(self, panel: HistoryPanel) -> None:
         """File → Import chats… and Export all chats… (the panel's actions), after File → New chat."""
-        menus = [a.menu() for a in self.window.menuBar().actions() if a.menu() is not None]
+        menus = [m for a in self.window.menuBar().actions() if isinstance(m := a.menu(), QMenu)]
         if not menus:
             return
         file_menu = menus[0]
@@ -127,7 +127,10 @@ class HistoryDock:
         separator = QAction(file_menu)
         separator.setSeparator(True)
         self._file_actions = [separator, panel.import_action, panel.export_all_action]
-        file_menu.insertActions(first_separator, self._file_actions)
+        if first_separator is None:
+            file_menu.addActions(self._file_actions)
+        else:
+            file_menu.insertActions(first_separator, self._file_actions)
 
     def show_current(self, conversation_id: str | None) -> None:
         """The list highlights the chat on screen (None: nothing, a new chat)."""
