@@ -55,9 +55,9 @@ def _number(value: Any) -> float | None:
 def _split_reasoning(text: str) -> tuple[str, str]:
     thoughts = []
     for block in _REASONING.findall(text):
-        inner = _SUMMARY.sub("", block).strip()
+        inner = html.unescape(_SUMMARY.sub("", block)).strip()
         lines = [line[1:].lstrip() if line.startswith(">") else line for line in inner.splitlines()]
-        thoughts.append(html.unescape("\n".join(lines).strip()))
+        thoughts.append("\n".join(lines).strip())
     return _REASONING.sub("", text).strip(), "\n\n".join(t for t in thoughts if t)
 
 

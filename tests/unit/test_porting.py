@@ -1,0 +1,310 @@
+"""Export and import (issue 22): each format parsed, message trees become branches, malformed files import
+nothing and name the wrong entry, importing again adds nothing, a later export adds only what is new, and our
+JSON round-trips (export → import → export identical modulo ids)."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from desktop_agent.core.errors import ImportFailed
+from desktop_agent.core.messages import Conversation, Message, ToolCall
+from desktop_agent.core.porting.html_doc import export_html
+from desktop_agent.core.porting.reading import read_import_file
+from desktop_agent.core.store import ConversationStore
+from desktop_agent.core.store.porting import ChatPorting
+from tests.helpers.chat_exports import (
+    _Builder,
+    chatgpt_conversation,
+    chatgpt_export,
+    continue_chatgpt,
+    openwebui_export,
+    text,
+)
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = ConversationStore(tmp_path / "conversations.sqlite3")
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def other(tmp_path):
+    s = ConversationStore(tmp_path / "other.sqlite3")
+    yield s
+    s.close()
+
+
+def write(tmp_path: Path, name: str, data) -> Path:
+    p = tmp_path / name
+    p.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return p
+
+
+def counts(store: ConversationStore) -> tuple[int, int]:
+    return store.count(), store.read("SELECT count(*) FROM messages")[0][0]
+
+
+# ---- ChatGPT -----------------------------------------------------------------------------------------
+
+
+def small_chatgpt() -> dict:
+    """One conversation, built by hand: hidden system message and custom instructions, a question with an image,
+    two answers (regenerated: a branch; the second shown), a Python tool step with reasoning before the answer."""
+    b = _Builder(random.Random(1), 1_700_000_000.0)
+    root = b.node(None, None, key="root")
+    system = b.node(root, b.msg("system", text(""), metadata={"is_visually_hidden_from_conversation": True},
+                                key="sys"), "sys")
+    ctx = b.node(system, b.msg("user", {"content_type": "user_editable_context", "user_instructions": "Be brief."},
+                               metadata={"is_visually_hidden_from_conversation": True}, key="ctx"), "ctx")
+    q = b.node(ctx, b.msg("user", {"content_type": "multimodal_text", "parts": [
+        {"content_type": "image_asset_pointer", "asset_pointer": "file-service://x"}, "What is in this photo?"]},
+        key="q"), "q")
+    b.node(q, b.msg("assistant", text("A cat."), metadata={"model_slug": "gpt-4o"}, key="a1"), "a1")
+    a2 = b.node(q, b.msg("assistant", text("A small cat."), metadata={"model_slug": "gpt-4o"}, key="a2"), "a2")
+    q2 = b.node(a2, b.msg("user", text("What is 6*7?"), key="q2"), "q2")
+    code = b.node(q2, b.msg("assistant", {"content_type": "code", "language": "python", "text": "print(6*7)"},
+                            recipient="python", metadata={"model_slug": "gpt-4o"}, key="code"), "code")
+    out = b.node(code, b.msg("tool", {"content_type": "execution_output", "text": "42"}, name="python", key="out"),
+                 "out")
+    th = b.node(out, b.msg("assistant", {"content_type": "thoughts", "thoughts": [
+        {"summary": "s", "content": "The tool said 42."}]}, key="th"), "th")
+    b.node(th, b.msg("assistant", text("It is **42**."), metadata={"model_slug": "gpt-4o"}, key="ans"), "ans")
+    return {"title": "Cat photo", "create_time": 1_700_000_000.0, "update_time": b.t, "mapping": b.mapping,
+            "current_node": "ans", "conversation_id": "conv-1", "id": "conv-1", "default_model_slug": "gpt-4o"}
+
+
+def test_chatgpt_tree_becomes_our_branches_with_tools_thinking_and_hidden_messages_left_out(store, tmp_path):
+    plan = read_import_file(write(tmp_path, "conversations.json", [small_chatgpt()]))
+    assert (plan.app, plan.app_name, len(plan.chats)) == ("chatgpt", "ChatGPT", 1)
+    chat = plan.chats[0]
+    assert [n.key for n in chat.nodes] == ["q", "a1", "a2", "q2", "code", "out", "ans"]  # hidden ones left out
+    assert chat.shown_keys() == ["q", "a2", "q2", "code", "out", "ans"] and chat.branch_count() == 2
+    by_key = {n.key: n for n in chat.nodes}
+    assert by_key["q"].parent is None and by_key["a1"].parent == by_key["a2"].parent == "q"
+    assert by_key["q"].message.content == "[image]\nWhat is in this photo?"
+    call = by_key["code"].message.tool_calls[0]
+    assert (call.name, call.arguments) == ("python", {"code": "print(6*7)"})
+    result = by_key["out"].message
+    assert (result.role, result.tool_call_id, result.tool_name, result.content) == ("tool", call.id, "python", "42")
+    answer = by_key["ans"].message
+    assert (answer.content, answer.thinking, answer.model) == ("It is **42**.", "The tool said 42.", "gpt-4o")
+    assert by_key["ans"].parent == "out"  # the reasoning node is left out; its answer hangs from the tool result
+
+    result_ = ChatPorting(store).apply(plan)
+    assert (result_.new_chats, result_.new_messages) == (1, 7)
+    cid = result_.chat_ids[0]
+    conv = store.load(cid)
+    assert conv.title == "Cat photo" and conv.model == "gpt-4o"
+    assert [m.content for m in conv.messages if m.role != "tool"][:3] == ["[image]\nWhat is in this photo?",
+                                                                          "A small cat.", "What is 6*7?"]
+    shown_answer = conv.messages[1]
+    assert len(conv.siblings[shown_answer.id]) == 2  # ‹ 2/2 › in the window
+    assert sorted(m.content for m in store.tree(cid) if m.role == "assistant" and m.content) == [
+        "A cat.", "A small cat.", "It is **42**."]
+    assert [h.conversation_id for h in store.search("small cat")] == [cid]
+
+
+def test_chatgpt_malformed_entries_import_nothing_and_are_named(store, tmp_path):
+    convs = chatgpt_export(20, seed=3)
+    convs[16]["title"] = "Trip plan"
+    key = next(k for k, n in convs[16]["mapping"].items() if n["message"])
+    del convs[16]["mapping"][key]["message"]["author"]
+    with pytest.raises(ImportFailed) as info:
+        store.import_file(write(tmp_path, "conversations.json", convs))
+    assert f"conversation 17 ('Trip plan'): message {key} has no author" in str(info.value)
+    assert "Nothing was imported" in str(info.value) and counts(store) == (0, 0)
+
+    convs = chatgpt_export(3, seed=3)
+    del convs[1]["mapping"]
+    convs[1]["title"] = ""
+    with pytest.raises(ImportFailed, match=r"conversation 2: it has no message tree \(\"mapping\"\)"):
+        store.import_file(write(tmp_path, "c2.json", convs))
+    convs = chatgpt_export(3, seed=3)
+    first = next(iter(convs[2]["mapping"]))
+    second = convs[2]["mapping"][first]["children"][0]
+    convs[2]["mapping"][first]["parent"] = second  # a loop
+    with pytest.raises(ImportFailed, match="go round in a circle"):
+        store.import_file(write(tmp_path, "c3.json", convs))
+    assert counts(store) == (0, 0)
+
+
+def test_importing_the_same_chatgpt_file_again_adds_nothing_and_a_later_export_adds_only_the_new(store, tmp_path):
+    convs = chatgpt_export(30, seed=5)
+    path = write(tmp_path, "conversations.json", convs)
+    first = store.import_file(path)
+    assert first.new_chats == 30 and counts(store) == (30, first.new_messages)
+    before = counts(store)
+    again = store.import_file(path)
+    assert (again.new_chats, again.updated_chats, again.new_messages) == (0, 0, 0) and counts(store) == before
+
+    continue_chatgpt(convs[4], "And one more question?", "One more answer.")
+    later = store.import_file(write(tmp_path, "later.json", convs))
+    assert (later.new_chats, later.updated_chats, later.new_messages) == (0, 1, 2)
+    assert counts(store) == (30, before[1] + 2)
+    conv = store.load(later.chat_ids[0])
+    assert [m.content for m in conv.messages][-2:] == ["And one more question?", "One more answer."]  # shown
+
+
+def test_a_message_deleted_here_is_not_brought_back_by_importing_again(store, tmp_path):
+    path = write(tmp_path, "conversations.json", [small_chatgpt()])
+    cid = store.import_file(path).chat_ids[0]
+    a1 = next(m for m in store.tree(cid) if m.content == "A cat.")
+    store.delete_branch(a1.id)
+    assert store.import_file(path).new_messages == 0
+    assert all(m.content != "A cat." for m in store.tree(cid))
+
+
+# ---- Open WebUI --------------------------------------------------------------------------------------
+
+
+def test_open_webui_export_history_tree_becomes_branches_and_reasoning_thinking(store, tmp_path):
+    rows = openwebui_export(4, seed=2)
+    plan = read_import_file(write(tmp_path, "chat-export.json", rows))
+    assert (plan.app_name, len(plan.chats), plan.chats[0].branch_count()) == ("Open WebUI", 4, 2)
+    r = ChatPorting(store).apply(plan)
+    conv = store.load(r.chat_ids[0])
+    assert conv.title == "WebUI chat 0" and conv.model == "llama3.2:latest"
+    assert [m.content for m in conv.messages] == ["webui question 0 of chat 0", "webui answer 0 of chat 0",
+                                                 "webui question 1 of chat 0", "webui answer 1 of chat 0"]
+    assert conv.messages[3].thinking == "Let me think." and "<details" not in conv.messages[3].content
+    assert len(conv.siblings[conv.messages[1].id]) == 2  # the regenerated answer is a branch
+    assert len(store.tree(r.chat_ids[0])) == 5
+    # one chat exported alone (a row, not a list) is read too
+    single = read_import_file(write(tmp_path, "one.json", rows[1]))
+    assert single.app == "openwebui" and len(single.chats) == 1
+
+
+def test_open_webui_malformed_message_is_named(store, tmp_path):
+    rows = openwebui_export(3)
+    msg_id = next(iter(rows[2]["chat"]["history"]["messages"]))
+    del rows[2]["chat"]["history"]["messages"][msg_id]["role"]
+    with pytest.raises(ImportFailed, match=re.escape(f"chat 3 ('WebUI chat 2'): message {msg_id} has no role")):
+        store.import_file(write(tmp_path, "bad.json", rows))
+    assert counts(store) == (0, 0)
+
+
+# ---- our JSON ----------------------------------------------------------------------------------------
+
+
+def branched_chat(store: ConversationStore) -> str:
+    """A chat with a regenerated answer, an edited question, a tool step, options and a custom title."""
+    conv = Conversation(options={"generation.temperature": 0.3, "tools.disabled": ["web_fetch"]})
+    q = Message(role="user", content="Weather in Kraków?")
+    conv.messages.append(q)
+    store.add_message(conv, q)
+    call = ToolCall(name="get_weather", arguments={"city": "Kraków"})
+    step = Message(role="assistant", tool_calls=[call], model="llama3.2", backend="ollama", thinking="hmm")
+    conv.messages.append(step)
+    store.add_message(conv, step)
+    res = Message(role="tool", content='{"t": 3}', tool_call_id=call.id, tool_name="get_weather", tool_status="ok",
+                  duration_ms=12.0)
+    conv.messages.append(res)
+    store.add_message(conv, res)
+    first = Message(role="assistant", content="3 °C.", model="llama3.2", backend="ollama")
+    conv.messages.append(first)
+    store.add_message(conv, first)
+    store.add_message(conv, Message(role="assistant", content="Cold: 3 °C.", model="llama3.2"), parent_id=res.id)
+    store.add_message(conv, Message(role="user", content="Weather in Łódź?"), parent_id=None)  # an edited question
+    store.switch_branch(first.id)
+    store.rename(conv.id, "Polish weather")
+    return conv.id
+
+
+def normalized(text: str) -> dict:
+    """An export with its ids replaced by their order (and without the time of export): equal modulo ids."""
+    data = json.loads(text)
+    data.pop("exported_at")
+    data.pop("id")
+    order = {m["id"]: str(i) for i, m in enumerate(data["messages"])}
+    for m in data["messages"]:
+        m["id"] = order[m["id"]]
+        m["parent"] = order.get(m["parent"]) if m["parent"] is not None else None
+    data["leaf"] = order[data["leaf"]]
+    return data
+
+
+def test_our_json_round_trips_every_branch_losslessly(store, other, tmp_path):
+    cid = branched_chat(store)
+    text_ = store.export(cid, "json")
+    data = json.loads(text_)
+    assert data["format"] == "desktop-agent.conversation" and data["version"] == 2
+    assert len(data["messages"]) == 6 and sum(1 for m in data["messages"] if m["parent"] is None) == 2
+    assert data["options"] == {"generation.temperature": 0.3, "tools.disabled": ["web_fetch"]}
+    path = write(tmp_path, "chat.json", data)
+    new = other.import_file(path).chat_ids[0]
+    again = other.export(new, "json")
+    assert normalized(again) == normalized(text_)
+    assert other.load(new).messages[-1].content == "3 °C."  # the branch shown is the one shown here
+    assert other.title_is_custom(new)
+
+
+def test_export_all_chats_to_json_and_back(store, other, tmp_path):
+    ids = [branched_chat(store) for _ in range(3)]
+    text_ = ChatPorting(store).export(None, "json")
+    data = json.loads(text_)
+    assert data["format"] == "desktop-agent.chats" and [c["id"] for c in data["chats"]] == ids
+    r = other.import_file(write(tmp_path, "all.json", data))
+    assert (r.new_chats, r.new_messages) == (3, 18) and r.chat_ids == ids
+    assert other.import_file(write(tmp_path, "all.json", data)).new_messages == 0
+
+
+def test_version_1_files_are_read_and_newer_versions_refused(store, tmp_path):
+    v1 = {"format": "desktop-agent.conversation", "version": 1, "id": "old-chat", "title": "Old",
+          "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}
+    r = store.import_file(write(tmp_path, "v1.json", v1))
+    assert r.chat_ids == ["old-chat"] and [m.content for m in store.load("old-chat").messages] == ["hi", "hello"]
+    newer = dict(v1, version=3)
+    with pytest.raises(ImportFailed, match="newer desktop-agent"):
+        store.import_file(write(tmp_path, "v3.json", newer))
+    bad = {"format": "desktop-agent.chats", "version": 2, "chats": [
+        {"id": "x", "title": "Fine", "messages": [{"id": "1", "parent": None, "role": "user", "content": "q"}]},
+        {"id": "y", "title": "Broken", "messages": [{"parent": None, "role": "user", "content": "q"}]}]}
+    with pytest.raises(ImportFailed, match=re.escape("chat 2 ('Broken'): message 1 has no id")):
+        store.import_file(write(tmp_path, "bad.json", bad))
+    assert store.count() == 1
+
+
+def test_seed_chat_file_is_one_branch(store, tmp_path):
+    path = write(tmp_path, "chat_llama32_20240501093015.json", [{"human": "hi", "ai": "hello"},
+                                                                 {"human": "bye", "ai": "Bye"}])
+    plan = read_import_file(path)
+    assert plan.app == "seed" and [n.parent for n in plan.chats[0].nodes] == [None, "1h", "1a", "2h"]
+    assert store.import_file(path).new_messages == 4 and store.import_file(path).new_messages == 0
+
+
+# ---- for people: Markdown and HTML --------------------------------------------------------------------
+
+
+def test_markdown_export_folds_tool_calls_and_says_there_are_other_branches(store):
+    md = store.export(branched_chat(store), "md")
+    assert md.startswith("# Polish weather\n")
+    assert "<details><summary>Tool call: get_weather</summary>" in md and '"city": "Kraków"' in md
+    assert "<details><summary>Tool result: get_weather (ok, 12 ms)</summary>" in md
+    assert "2 other branches in the JSON export" in md and "Cold: 3 °C." not in md
+
+
+def test_html_export_is_standalone_styled_and_escapes_what_a_message_holds(store):
+    conv = Conversation(title="<b>Title</b>")
+    for m in [Message(role="user", content='<script>alert("x")</script> <img src=x onerror=alert(1)> & more'),
+              Message(role="assistant", content="[click](javascript:alert(1)) ![remote](http://example.com/t.png)\n\n"
+                                                "```python\nprint('<hi>')\n```", model="m1")]:
+        conv.messages.append(m)
+        store.add_message(conv, m)
+    page = store.export(conv.id, "html")
+    assert page.startswith("<!DOCTYPE html>") and "<style>" in page and '<meta charset="utf-8">' in page
+    assert "Content-Security-Policy" in page and "default-src 'none'" in page  # nothing loads, no script runs
+    body = page[page.index("<body>"):]
+    assert "<script" not in page and "<img src=x" not in body  # raw HTML in a message is shown, not obeyed
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &lt;img src=x onerror=alert(1)&gt; &amp; more" in body
+    assert "<h1>&lt;b&gt;Title&lt;/b&gt;</h1>" in body
+    assert "href=" not in body and "[click](javascript:alert(1))" in body  # an unsafe link stays text
+    assert '<code class="language-python"><span style="color: #008000">print</span>(' in body  # highlighted
+    assert "'&lt;hi&gt;'</span>)" in body  # and escaped
+    assert export_html(conv).count("<article") == 2
