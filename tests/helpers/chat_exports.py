@@ -18,7 +18,7 @@ TOPICS = ["Trip plan", "Sourdough starter", "Tax question", "Python decorators",
           "Kraków itinerary", "Ελληνική σαλάτα", "Budget spreadsheet", "Learning Rust", "天气与穿衣", "Car noise"]
 
 
-class _Builder:
+class Builder:
     def __init__(self, rng: random.Random, t0: float):
         self.rng = rng
         self.t = t0
@@ -54,7 +54,7 @@ def text(*parts: Any) -> dict[str, Any]:
 def chatgpt_conversation(i: int, rng: random.Random, *, turns: int | None = None) -> dict[str, Any]:
     """One realistic conversation (see the module docstring); ``i`` names it."""
     t0 = 1_700_000_000 + i * 3600.0
-    b = _Builder(rng, t0)
+    b = Builder(rng, t0)
     root = b.node(None, None, key=b.uid())
     system = b.add(root, "system", text(""), metadata={"is_visually_hidden_from_conversation": True})
     head = b.add(system, "user", {"content_type": "user_editable_context", "user_profile": "I live in Berlin.",
@@ -109,7 +109,7 @@ def chatgpt_export(n: int, seed: int = 0) -> list[dict[str, Any]]:
 
 def continue_chatgpt(conv: dict[str, Any], question: str, answer: str) -> None:
     """Add a question and an answer after ``current_node`` (the chat went on in ChatGPT)."""
-    b = _Builder(random.Random(hash(question) & 0xFFFF), conv["update_time"])
+    b = Builder(random.Random(hash(question) & 0xFFFF), conv["update_time"])
     b.mapping = conv["mapping"]
     u = b.add(conv["current_node"], "user", text(question))
     conv["current_node"] = b.add(u, "assistant", text(answer))

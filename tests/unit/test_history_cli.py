@@ -200,3 +200,39 @@ def test_terminal_without_utf8_gets_replacement_characters(capsys, chats, monkey
     assert run_history(parser.parse_args(["history", "list"])) == 0
     sys.stdout.flush()
     assert "??????????" in raw.getvalue().decode("ascii")
+
+
+# ---- export and import of other apps' files (issue 22) ---------------------------------------------
+
+
+def test_export_all_as_html_and_several_as_json(capsys, chats, tmp_path):
+    page = tmp_path / "all.html"
+    code, out, err = run_cli(capsys, "export", "--all", "--format", "html", "-o", str(page))
+    assert code == 0 and out == "" and err == f"Exported 3 chats to {page}\n"
+    html = page.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and html.count("<section") == 3 and "北京明天晴。" in html
+    code, out, err = run_cli(capsys, "export", "aaaa", "bbbb2222", "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["format"] == "desktop-agent.chats" and len(data["chats"]) == 2
+
+
+def test_import_a_chatgpt_export_then_again_then_a_malformed_one(capsys, tmp_path):
+    from tests.helpers.chat_exports import chatgpt_export
+
+    convs = chatgpt_export(12, seed=9)
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(convs), encoding="utf-8")
+    code, out, err = run_cli(capsys, "import", str(path), "--dry-run")
+    assert code == 0 and err == "" and f"{path}: 12 chats, " in out and " messages from ChatGPT." in out
+    assert "Would add 12 new chats" in out
+    assert run_cli(capsys, "list")[1] == "No saved chats.\n"
+    code, out, err = run_cli(capsys, "import", str(path))
+    assert code == 0 and "Imported 12 new chats (" in out
+    code, out, err = run_cli(capsys, "import", str(path))
+    assert code == 0 and out.endswith("Nothing new: every chat and message of it is already in your history.\n")
+    convs[2]["mapping"] = "broken"
+    path.write_text(json.dumps(convs), encoding="utf-8")
+    code, out, err = run_cli(capsys, "import", str(path))
+    title = convs[2]["title"]
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert f"conversation 3 ('{title}'): it has no message tree" in err and "Nothing was imported" in err

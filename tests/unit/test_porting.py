@@ -18,8 +18,7 @@ from desktop_agent.core.porting.reading import read_import_file
 from desktop_agent.core.store import ConversationStore
 from desktop_agent.core.store.porting import ChatPorting
 from tests.helpers.chat_exports import (
-    _Builder,
-    chatgpt_conversation,
+    Builder,
     chatgpt_export,
     continue_chatgpt,
     openwebui_export,
@@ -57,7 +56,7 @@ def counts(store: ConversationStore) -> tuple[int, int]:
 def small_chatgpt() -> dict:
     """One conversation, built by hand: hidden system message and custom instructions, a question with an image,
     two answers (regenerated: a branch; the second shown), a Python tool step with reasoning before the answer."""
-    b = _Builder(random.Random(1), 1_700_000_000.0)
+    b = Builder(random.Random(1), 1_700_000_000.0)
     root = b.node(None, None, key="root")
     system = b.node(root, b.msg("system", text(""), metadata={"is_visually_hidden_from_conversation": True},
                                 key="sys"), "sys")
