@@ -202,7 +202,6 @@ def _show_tools(store, cid: str) -> int:
 
 def _export(store, args) -> int:
     from desktop_agent.core.store.chatfiles import atomic_write_text
-    from desktop_agent.core.store.porting import ChatPorting
 
     if bool(args.id) == bool(args.all):
         _write(sys.stderr, "desktop-agent history export: error: give chat ids or --all (not both)\n")
@@ -210,7 +209,7 @@ def _export(store, args) -> int:
     ids = None if args.all else [store.resolve(ref) for ref in args.id]
     if ids is None and store.count() == 0:
         return _fail("there are no saved chats to export")
-    text = ChatPorting(store).export(ids, args.format)
+    text = store.export_chats(ids, args.format)
     what = (f"chat {ids[0][:SHORT_ID]}" if ids is not None and len(ids) == 1
             else f"{len(ids) if ids is not None else store.count()} chats")
     if args.output and args.output != "-":
@@ -227,18 +226,16 @@ def _plural(n: int, word: str) -> str:
 
 def _import(store, args) -> int:
     from desktop_agent.core.porting.reading import read_import_file
-    from desktop_agent.core.store.porting import ChatPorting
 
-    porting = ChatPorting(store)
     plan = read_import_file(args.file)
-    p = porting.preview(plan)
+    p = store.preview_import(plan)
     _write(sys.stdout, f"{args.file}: {_plural(p.chats, 'chat')}, {_plural(p.messages, 'message')} from "
                        f"{p.app_name}.\n")
     if args.dry_run:
         _write(sys.stdout, f"Would add {_plural(p.new_chats, 'new chat')} and {_plural(p.new_messages, 'message')} "
                            f"in all ({p.updated_chats} chats imported before get new messages).\n")
         return 0
-    r = porting.apply(plan)
+    r = store.import_plan(plan)
     if not r.new_messages:
         _write(sys.stdout, "Nothing new: every chat and message of it is already in your history.\n")
         return 0

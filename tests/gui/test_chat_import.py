@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop_agent.core.store import ConversationStore
-from desktop_agent.core.store.porting import ChatPorting
+from desktop_agent.core.store.porting import Porting
 from desktop_agent.ui.history.models import HitRole
 from desktop_agent.ui.history.panel import HistoryPanel
 from desktop_agent.ui.history.porting import ImportDialog
@@ -91,13 +91,13 @@ def test_a_chatgpt_export_of_several_hundred_chats_previews_imports_with_progres
 
 def test_cancelling_an_import_saves_nothing(qtbot, panel, store, export_file, monkeypatch):
     path, _ = export_file
-    real = ChatPorting._new_chat
+    real = Porting._new_chat
 
     def slow_disk(self, *args):  # a slow disk: each chat takes a moment, so Cancel lands mid-import
         time.sleep(0.005)
         return real(self, *args)
 
-    monkeypatch.setattr(ChatPorting, "_new_chat", slow_disk)
+    monkeypatch.setattr(Porting, "_new_chat", slow_disk)
     dialog = panel.import_chat(str(path))
     qtbot.waitUntil(lambda: dialog.state == "preview", timeout=60_000)
     qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)

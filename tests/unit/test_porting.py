@@ -16,7 +16,6 @@ from desktop_agent.core.messages import Conversation, Message, ToolCall
 from desktop_agent.core.porting.html_doc import export_html
 from desktop_agent.core.porting.reading import read_import_file
 from desktop_agent.core.store import ConversationStore
-from desktop_agent.core.store.porting import ChatPorting
 from tests.helpers.chat_exports import (
     Builder,
     chatgpt_export,
@@ -96,7 +95,7 @@ def test_chatgpt_tree_becomes_our_branches_with_tools_thinking_and_hidden_messag
     assert (answer.content, answer.thinking, answer.model) == ("It is **42**.", "The tool said 42.", "gpt-4o")
     assert by_key["ans"].parent == "out"  # the reasoning node is left out; its answer hangs from the tool result
 
-    result_ = ChatPorting(store).apply(plan)
+    result_ = store.import_plan(plan)
     assert (result_.new_chats, result_.new_messages) == (1, 7)
     cid = result_.chat_ids[0]
     conv = store.load(cid)
@@ -167,7 +166,7 @@ def test_open_webui_export_history_tree_becomes_branches_and_reasoning_thinking(
     rows = openwebui_export(4, seed=2)
     plan = read_import_file(write(tmp_path, "chat-export.json", rows))
     assert (plan.app_name, len(plan.chats), plan.chats[0].branch_count()) == ("Open WebUI", 4, 2)
-    r = ChatPorting(store).apply(plan)
+    r = store.import_plan(plan)
     conv = store.load(r.chat_ids[0])
     assert conv.title == "WebUI chat 0" and conv.model == "llama3.2:latest"
     assert [m.content for m in conv.messages] == ["webui question 0 of chat 0", "webui answer 0 of chat 0",
@@ -246,7 +245,7 @@ def test_our_json_round_trips_every_branch_losslessly(store, other, tmp_path):
 
 def test_export_all_chats_to_json_and_back(store, other, tmp_path):
     ids = [branched_chat(store) for _ in range(3)]
-    text_ = ChatPorting(store).export(None, "json")
+    text_ = store.export_chats(None, "json")
     data = json.loads(text_)
     assert data["format"] == "desktop-agent.chats" and [c["id"] for c in data["chats"]] == ids
     r = other.import_file(write(tmp_path, "all.json", data))

@@ -19,7 +19,6 @@ from typing import Any
 from desktop_agent.core.errors import ImportFailed
 from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.porting.model import ImportedChat, ImportedNode, bad_entry, entry_name, order_nodes
-from desktop_agent.core.store.titles import clip_title, one_line
 
 #: ``"format"`` of a file holding one chat, and of one holding several.
 ONE_CHAT = "desktop-agent.conversation"
@@ -163,7 +162,7 @@ def _read_chat(data: dict[str, Any], version: int, path: Path, where: str) -> Im
         conv.model = next((m.model for m in reversed(conv.messages) if m.model), None)
     if conv.backend is None:
         conv.backend = next((m.backend for m in reversed(conv.messages) if m.backend), None)
-    title = clip_title(one_line(data["title"])) if isinstance(data.get("title"), str) else ""
+    title = " ".join(data["title"].split()) if isinstance(data.get("title"), str) else ""
     default = conv.default_title()
     flag = data.get("title_is_custom")
     chat.title_is_custom = (flag if isinstance(flag, bool) else title != default) and bool(title)

@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from desktop_agent.core.errors import AmbiguousConversationId, ConversationNotFound, StoreError
 from desktop_agent.core.messages import Conversation, Message, TurnFailure, clean_text, new_conversation_id
@@ -31,6 +31,7 @@ from desktop_agent.core.settings import chat_options
 from desktop_agent.core.store.database import guarded
 from desktop_agent.core.store.folding import fold
 from desktop_agent.core.store.opening import QUICK_CHECK_MAX_BYTES
+from desktop_agent.core.store.porting import Porting
 from desktop_agent.core.store.schema import MESSAGE_COLUMNS
 from desktop_agent.core.store.search import (
     SearchHit,
@@ -48,8 +49,6 @@ def _rows_of(rows: builtins.list[tuple], ids: builtins.list[int]) -> builtins.li
     by_id = {r[0]: r for r in rows}
     return [by_id[i] for i in ids]
 
-if TYPE_CHECKING:
-    from desktop_agent.core.store.porting import ImportResult
 
 
 @dataclass(frozen=True)
@@ -71,7 +70,7 @@ def _summary(r: tuple[Any, ...]) -> ConversationSummary:
     return ConversationSummary(r[0], r[1], r[2], r[3], r[4], r[5], r[6], title_is_custom=bool(r[7]))
 
 
-class ConversationStore(Branches):
+class ConversationStore(Porting, Branches):
     """Saved conversations in one SQLite file. Thread-safe; see :mod:`desktop_agent.core.store`.
 
     ``path`` defaults to :func:`~desktop_agent.core.paths.store_file`. After construction ``warnings``
@@ -603,24 +602,3 @@ class ConversationStore(Branches):
             self._deleted_message_ids.update(message_ids)
         if not found:
             raise ConversationNotFound(conversation_id)
-
-    # -- export / import ----------------------------------------------------------------------------
-
-    def export(self, conversation_id: str, fmt: Literal["md", "json", "html"] = "md") -> str:
-        """One chat as text: ``"json"`` (our format: every branch, re-importable; ``docs/chat-json.md``),
-        ``"md"`` (Markdown for people) or ``"html"`` (a standalone page). More (several chats, progress):
-        :class:`~desktop_agent.core.store.porting.ChatPorting`. Raises :class:`ConversationNotFound`,
-        ``ValueError`` for another ``fmt``."""
-        from desktop_agent.core.store.porting import ChatPorting
-
-        return ChatPorting(self).export([conversation_id], fmt)
-
-    def import_file(self, path: str | os.PathLike[str]) -> ImportResult:
-        """Import a chat file (ours, the chat script's, ChatGPT's ``conversations.json``, Open WebUI's): the
-        whole file is read and checked first, then what is new in it is saved in one transaction (see
-        :mod:`~desktop_agent.core.store.porting`). Raises :class:`~desktop_agent.core.errors.ImportFailed`
-        (nothing imported) naming the wrong entry. The file is only read."""
-        from desktop_agent.core.porting.reading import read_import_file
-        from desktop_agent.core.store.porting import ChatPorting
-
-        return ChatPorting(self).apply(read_import_file(path))

@@ -1,7 +1,8 @@
 """Export and import between the store and chat files (the formats are in :mod:`desktop_agent.core.porting`).
 
-:class:`ChatPorting` exports one chat, several or all as our JSON (every branch), Markdown or HTML (the
-branch shown), and saves what :func:`~desktop_agent.core.porting.reading.read_import_file` read:
+:class:`Porting` (a part of :class:`~desktop_agent.core.store.ConversationStore`) exports one chat, several or
+all as our JSON (every branch), Markdown or HTML (the branch shown), and saves what
+:func:`~desktop_agent.core.porting.reading.read_import_file` read:
 
 - a chat is imported once: the ``imports`` table keeps its app and its id there (``source_id``), the
   ``imported_messages`` table each message's id there. Importing the same file again adds nothing; importing a
@@ -13,6 +14,7 @@ branch shown), and saves what :func:`~desktop_agent.core.porting.reading.read_im
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -20,16 +22,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from desktop_agent.core.errors import StoreError
 from desktop_agent.core.messages import Conversation, Message, new_conversation_id
 from desktop_agent.core.porting.html_doc import export_html, export_html_all
 from desktop_agent.core.porting.markdown_doc import export_markdown, export_markdown_all
 from desktop_agent.core.porting.model import ImportCancelled, ImportedChat, ImportedNode, ImportPlan
 from desktop_agent.core.porting.ours import ChatTree, export_document
-from desktop_agent.core.store.database import guarded
-
-if TYPE_CHECKING:
-    from desktop_agent.core.store.conversations import ConversationStore
+from desktop_agent.core.store.database import StoreDatabase, guarded
+from desktop_agent.core.store.titles import clip_title, one_line
 
 Format = Literal["md", "json", "html"]
 FORMATS: tuple[str, ...] = ("md", "json", "html")
@@ -69,45 +68,55 @@ class _Target:
     present: set[int]  # message ids of the chat here
 
 
-class ChatPorting:
-    """Export and import for a :class:`~desktop_agent.core.store.ConversationStore` (module docstring)."""
+class Porting(StoreDatabase):
+    """Export and import of :class:`~desktop_agent.core.store.ConversationStore` (see the module docstring)."""
 
-    def __init__(self, store: ConversationStore):
-        self.store = store
+    _deleted_chats: set[str]
 
-    def translate(self, exc: sqlite3.Error) -> StoreError:
-        """A sqlite3 error as the store's :class:`~desktop_agent.core.errors.StoreError` (for ``@guarded``)."""
-        return self.store.translate(exc)
+    if TYPE_CHECKING:  # defined by ConversationStore
+        def _insert_conversation(self, conn: sqlite3.Connection, conversation: Conversation,
+                                 title_is_custom: bool) -> None: ...
+        def _insert_message(self, conn: sqlite3.Connection, conversation_id: str, message: Message,
+                            parent_id: int | None) -> int: ...
+        @staticmethod
+        def _set_leaf(conn: sqlite3.Connection, conversation_id: str, leaf_id: int | None) -> None: ...
+        def load(self, conversation_id: str) -> Conversation: ...
+        def tree(self, conversation_id: str) -> list[Message]: ...
+        def title_is_custom(self, conversation_id: str) -> bool: ...
+        def count(self) -> int: ...
 
     # -- export -------------------------------------------------------------------------------------
 
-    @guarded
-    def tree(self, conversation_id: str) -> ChatTree:
+    def chat_tree(self, conversation_id: str) -> ChatTree:
         """The chat with every message of every branch, parents and the leaf shown. Raises
         :class:`~desktop_agent.core.errors.ConversationNotFound`."""
-        conv = self.store.load(conversation_id)
-        messages = self.store.tree(conversation_id)
+        conv = self.load(conversation_id)
+        messages = self.tree(conversation_id)
         parents = {m.id: m.parent_id for m in messages if m.id is not None}
         leaf = conv.messages[-1].id if conv.messages else None
-        return ChatTree(conv, messages, parents, leaf, title_is_custom=self.store.title_is_custom(conversation_id))
+        return ChatTree(conv, messages, parents, leaf, title_is_custom=self.title_is_custom(conversation_id))
 
-    def _all_ids(self) -> list[str]:
-        return [r[0] for r in self.store.read("SELECT id FROM conversations ORDER BY created_at, id")]
+    def export(self, conversation_id: str, fmt: Format = "md") -> str:
+        """One chat as text: ``"json"`` (our format: every branch, re-importable; ``docs/chat-json.md``),
+        ``"md"`` (Markdown for people) or ``"html"`` (a standalone page). Raises
+        :class:`~desktop_agent.core.errors.ConversationNotFound`, ``ValueError`` for another ``fmt``."""
+        return self.export_chats([conversation_id], fmt)
 
-    def export(self, conversation_ids: Iterable[str] | None, fmt: Format,
-               progress: Callable[[int, int], None] | None = None, cancel: threading.Event | None = None) -> str:
+    def export_chats(self, conversation_ids: Iterable[str] | None, fmt: Format,
+                     progress: Callable[[int, int], None] | None = None, cancel: threading.Event | None = None) -> str:
         """The chats (``None``: all, oldest first) as one document: one chat → that chat's file; several → a
         file of all of them. Raises ``ValueError`` for an unknown ``fmt``, ImportCancelled when cancelled."""
         if fmt not in FORMATS:
             raise ValueError(f"unknown export format {fmt!r}: use one of {', '.join(FORMATS)}")
-        ids = list(conversation_ids) if conversation_ids is not None else self._all_ids()
+        ids = (list(conversation_ids) if conversation_ids is not None
+               else [r[0] for r in self.read("SELECT id FROM conversations ORDER BY created_at, id")])
         trees = []
         for i, cid in enumerate(ids):
             if cancel is not None and cancel.is_set():
                 raise ImportCancelled()
             if progress is not None:
                 progress(i, len(ids))
-            trees.append(self.tree(cid))
+            trees.append(self.chat_tree(cid))
         one = conversation_ids is not None and len(ids) == 1
         if fmt == "json":
             import json
@@ -121,6 +130,16 @@ class ChatPorting:
         return export_markdown_all(shown) if fmt == "md" else export_html_all(shown)
 
     # -- import -------------------------------------------------------------------------------------
+
+    def import_file(self, path: str | os.PathLike[str]) -> ImportResult:
+        """Import a chat file (ours, the chat script's, ChatGPT's ``conversations.json``, Open WebUI's): the
+        whole file is read and checked first (:func:`~desktop_agent.core.porting.reading.read_import_file`),
+        then what is new in it is saved in one transaction. Raises
+        :class:`~desktop_agent.core.errors.ImportFailed` (nothing imported) naming the wrong entry. The file is
+        only read."""
+        from desktop_agent.core.porting.reading import read_import_file
+
+        return self.import_plan(read_import_file(path))
 
     def _target(self, conn: sqlite3.Connection, app: str, chat: ImportedChat) -> _Target:
         row = conn.execute(
@@ -158,11 +177,11 @@ class ChatPorting:
             yield node
 
     @guarded
-    def preview(self, plan: ImportPlan) -> ImportPreview:
-        """What :meth:`apply` would do with ``plan`` (nothing is written)."""
+    def preview_import(self, plan: ImportPlan) -> ImportPreview:
+        """What :meth:`import_plan` would do with ``plan`` (nothing is written)."""
         p = ImportPreview(plan.app_name, len(plan.chats), plan.message_count)
-        with self.store._lock:
-            conn = self.store.conn
+        with self._lock:
+            conn = self.conn
             for chat in plan.chats:
                 target = self._target(conn, plan.app, chat)
                 n = sum(1 for _ in self._new_nodes(chat, target))
@@ -176,14 +195,13 @@ class ChatPorting:
         return p
 
     @guarded
-    def apply(self, plan: ImportPlan, progress: Callable[[int, int], None] | None = None,
+    def import_plan(self, plan: ImportPlan, progress: Callable[[int, int], None] | None = None,
               cancel: threading.Event | None = None) -> ImportResult:
         """Save what is new in ``plan`` (see the module docstring), in one transaction. ``progress(done, total)``
         per chat; ``cancel`` set: :class:`ImportCancelled` and nothing is saved."""
         result = ImportResult()
         now = time.time()
-        store = self.store
-        with store.write() as conn:
+        with self.write() as conn:
             for i, chat in enumerate(plan.chats):
                 if cancel is not None and cancel.is_set():
                     raise ImportCancelled()
@@ -205,7 +223,7 @@ class ChatPorting:
                     parent_id = target.known.get(node.parent) if node.parent is not None else None
                     message = node.message.model_copy(deep=True)
                     message.id = None
-                    mid = self._insert(conn, cid, message, parent_id)
+                    mid = self._insert_message(conn, cid, message, parent_id)
                     conn.execute("INSERT OR REPLACE INTO imported_messages (message_id, conversation_id, source_key) "
                                  "VALUES (?, ?, ?)", (mid, cid, node.key))
                     target.known[node.key] = mid
@@ -213,7 +231,7 @@ class ChatPorting:
                     result.new_messages += 1
                 shown = chat.shown_keys()
                 if shown and shown[-1] in target.known:
-                    self._show(conn, cid, target.known[shown[-1]])
+                    self._set_leaf(conn, cid, target.known[shown[-1]])
                 result.chat_ids.append(cid)
             if progress is not None:
                 progress(len(plan.chats), len(plan.chats))
@@ -222,22 +240,17 @@ class ChatPorting:
     def _new_chat(self, conn: sqlite3.Connection, plan: ImportPlan, chat: ImportedChat, now: float) -> str:
         conv = chat.conversation
         cid = conv.id if plan.app == "desktop-agent" else new_conversation_id()
-        if cid in self.store._deleted_chats or conn.execute("SELECT 1 FROM conversations WHERE id = ?",
+        if cid in self._deleted_chats or conn.execute("SELECT 1 FROM conversations WHERE id = ?",
                                                             (cid,)).fetchone():
             cid = new_conversation_id()
         head = Conversation.model_validate({**conv.model_dump(exclude={"messages", "last_failure", "siblings"}),
                                             "id": cid, "messages": []})
-        self.store._insert_conversation(conn, head, chat.title_is_custom)
+        head.title = clip_title(one_line(head.title)) or head.default_title()
+        self._insert_conversation(conn, head, chat.title_is_custom)
         conn.execute("INSERT INTO imports (conversation_id, file_sha256, source_id, imported_at, app) "
                      "VALUES (?, ?, ?, ?, ?)", (cid, plan.sha256, chat.source_id, now, plan.app))
         return cid
 
-    def _insert(self, conn: sqlite3.Connection, conversation_id: str, message: Message, parent_id: int | None) -> int:
-        return self.store._insert_message(conn, conversation_id, message, parent_id)
-
-    def _show(self, conn: sqlite3.Connection, conversation_id: str, leaf_id: int) -> None:
-        """Make the branch ending at ``leaf_id`` the one shown."""
-        self.store._set_leaf(conn, conversation_id, leaf_id)
 
 
 def _other_branches(tree: ChatTree) -> int:

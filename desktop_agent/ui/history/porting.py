@@ -93,14 +93,13 @@ class ImportDialog(QDialog):
 
     def _read(self) -> None:
         from desktop_agent.core.porting.reading import read_import_file
-        from desktop_agent.core.store.porting import ChatPorting
 
         store, path = self.store, self.path
 
         def work(task: Task) -> tuple[Any, Any]:
             plan = read_import_file(path, progress=lambda done, total: task.report((done, total)),
                                     cancel=task.cancel_event)
-            return plan, ChatPorting(store).preview(plan)
+            return plan, store.preview_import(plan)
 
         self._task = self.tasks.run(work, self._on_read, self._on_progress)
 
@@ -176,7 +175,6 @@ class ImportDialog(QDialog):
     def start_import(self) -> None:
         if self.state != "preview" or self.plan is None:
             return
-        from desktop_agent.core.store.porting import ChatPorting
 
         self.state = "importing"
         plan, store = self.plan, self.store
@@ -189,7 +187,7 @@ class ImportDialog(QDialog):
         self.progress.show()
 
         def work(task: Task) -> Any:
-            return ChatPorting(store).apply(plan, progress=lambda done, total: task.report((done, total)),
+            return store.import_plan(plan, progress=lambda done, total: task.report((done, total)),
                                             cancel=task.cancel_event)
 
         self._task = self.tasks.run(work, self._on_imported, self._on_progress)
@@ -263,11 +261,9 @@ def ask_export_all_path(parent: QWidget, folder: Path) -> tuple[str, str] | None
 def export_all(store: Any, path: str, fmt: str, tasks: TaskRunner, on_done: Any) -> Task:
     """Write every chat to ``path`` as ``fmt`` in the background; ``on_done(count, error)`` on the GUI thread."""
     from desktop_agent.core.store.chatfiles import atomic_write_text
-    from desktop_agent.core.store.porting import ChatPorting
 
     def work(task: Task) -> int:
-        porting = ChatPorting(store)
-        text = porting.export(None, fmt, cancel=task.cancel_event)  # type: ignore[arg-type]
+        text = store.export_chats(None, fmt, cancel=task.cancel_event)
         atomic_write_text(path, text)
         return store.count()
 
