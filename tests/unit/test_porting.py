@@ -306,3 +306,18 @@ def test_html_export_is_standalone_styled_and_escapes_what_a_message_holds(store
     assert '<code class="language-python"><span style="color: #008000">print</span>(' in body  # highlighted
     assert "'&lt;hi&gt;'</span>)" in body  # and escaped
     assert export_html(conv).count("<article") == 2
+
+
+def test_an_attached_file_whose_content_does_not_match_its_hash_imports_nothing(store, tmp_path):
+    """Attachments travel inside our JSON as base64, checked against their SHA-256 (the attachments part adds
+    them to messages; a damaged one is named and nothing is imported)."""
+    data = {"format": "desktop-agent.conversation", "version": 2, "id": "att", "title": "Photo", "leaf": "1",
+            "messages": [{"id": "1", "parent": None, "role": "user", "content": "look",
+                          "attachments": [{"sha256": "0" * 64, "name": "cat.png", "mime": "image/png",
+                                           "kind": "image", "content_base64": "aGVsbG8="}]}]}
+    with pytest.raises(ImportFailed, match=re.escape("the chat: message 1: the attached file cat.png is damaged")):
+        store.import_file(write(tmp_path, "att.json", data))
+    data["messages"][0]["attachments"][0]["content_base64"] = "not base64!"
+    with pytest.raises(ImportFailed, match="content is not base64"):
+        store.import_file(write(tmp_path, "att.json", data))
+    assert store.count() == 0

@@ -9,6 +9,7 @@ Thinking, tool calls and tool results are collapsible ``<details>``. Light and d
 
 from __future__ import annotations
 
+import base64
 import html
 from collections.abc import Iterable
 from functools import lru_cache
@@ -105,6 +106,7 @@ def _message(m: Message) -> str:
         parts.append(f"<details><summary>Thinking</summary>{render_markdown(m.thinking)}</details>")
     if m.content:
         parts.append(render_markdown(m.content))
+    parts.extend(_attachment(a) for a in getattr(m, "attachments", None) or [])
     for call in m.tool_calls:
         parts.append(f"<details><summary>Tool call: {_esc(call.name)}</summary>"
                      f"{_pre(arguments_text(call))}</details>")
@@ -112,6 +114,20 @@ def _message(m: Message) -> str:
         parts.append(f'<p class="partial">(answer {_esc(m.status)} — partial)</p>')
     parts.append("</div></article>")
     return "".join(parts)
+
+
+def _attachment(a: Any) -> str:
+    """An attached file: an image shown inline (a ``data:`` URI: the page stays self-contained), else its name."""
+    name = _esc(str(getattr(a, "name", "file")))
+    if getattr(a, "kind", "") == "image":
+        try:
+            data = base64.b64encode(a.read_bytes()).decode("ascii")
+        except (OSError, AttributeError, ValueError):
+            data = ""
+        if data:
+            mime = _esc(str(getattr(a, "mime", "image/png")))
+            return f'<figure><img src="data:{mime};base64,{data}" alt="{name}"><figcaption>{name}</figcaption></figure>'
+    return f'<p class="partial">Attached: {name}</p>'
 
 
 def _chat(conv: Conversation, heading: str, anchor: str, other_branches: int) -> str:

@@ -39,7 +39,9 @@ def tool_result_label(m: Message) -> str:
 
 def _message(m: Message) -> list[str]:
     if m.role == "user":
-        return [f"## You — {when(m.created_at)}", "", m.content, ""]
+        files = getattr(m, "attachments", None) or []
+        attached = ["Attached: " + ", ".join(f"`{a.name}`" for a in files), ""] if files else []
+        return [f"## You — {when(m.created_at)}", "", m.content, "", *attached]
     if m.role == "system" and m.kind == "summary":
         return [f"## Summary of the first {m.covers or 0} messages (sent instead of them)", "", m.content, ""]
     if m.role == "system":

@@ -9,6 +9,8 @@ list without ids) are read as a single branch. A file of a newer version is refu
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
 import time
 from collections.abc import Iterable
@@ -57,9 +59,39 @@ def chat_object(tree: ChatTree) -> dict[str, Any]:
         parent = tree.parents.get(m.id) if m.id is not None else None
         item["parent"] = str(parent) if parent is not None else None
         item.update(m.model_dump(mode="json", exclude=_MESSAGE_SKIP))
+        _embed_files(item, m)
         messages.append(item)
     data["messages"] = messages
     return data
+
+
+def _embed_files(item: dict[str, Any], m: Message) -> None:
+    """Attached files travel inside the file: each attachment's bytes as ``content_base64`` (a file whose stored
+    copy is gone goes without; its text, for a text file or PDF, is in the attachment itself)."""
+    files = getattr(m, "attachments", None) or []
+    dumped = item.get("attachments")
+    if not files or not isinstance(dumped, list):
+        return
+    for entry, attachment in zip(dumped, files, strict=False):
+        try:
+            entry["content_base64"] = base64.b64encode(attachment.read_bytes()).decode("ascii")
+        except (OSError, AttributeError, ValueError):
+            continue
+
+
+def _read_files(fields: dict[str, Any], where: str, label: str, path: Path) -> None:
+    """Attachments' ``content_base64`` back to bytes (checked against their SHA-256)."""
+    for entry in fields.get("attachments") or []:
+        if not isinstance(entry, dict) or "content_base64" not in entry:
+            continue
+        try:
+            data = base64.b64decode(entry.pop("content_base64"), validate=True)
+        except (ValueError, TypeError):
+            raise bad_entry(path, where, f"{label}: an attached file's content is not base64") from None
+        if isinstance(entry.get("sha256"), str) and hashlib.sha256(data).hexdigest() != entry["sha256"]:
+            raise bad_entry(path, where, f"{label}: the attached file {entry.get('name', '?')} is damaged (its "
+                                         "content does not match its SHA-256)")
+        entry["data"] = data
 
 
 def export_document(trees: Iterable[ChatTree], *, one: bool) -> dict[str, Any]:
@@ -127,6 +159,7 @@ def _read_chat(data: dict[str, Any], version: int, path: Path, where: str) -> Im
         else:
             key, parent = str(i), previous
         fields = {k: v for k, v in item.items() if k not in ("id", "parent", "parent_id")}
+        _read_files(fields, where, f"message {key}" if version >= 2 else f"message {i}", path)
         try:
             message = Message.model_validate(fields)
         except ValueError as exc:  # pydantic's ValidationError is a ValueError
