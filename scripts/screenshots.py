@@ -12,7 +12,7 @@ its Pull action), settings.png (the Settings dialog pulling a model), settings-t
 the installed tools and the folders tools may use), dark.png (main.png in the dark
 palette), approval-card.png (a file write waiting for approval, with its diff), settings-tools-rules.png
 (Settings → Tools → Permissions), settings-appearance.png (Settings → Appearance: theme and
-language). The replies are scripted, so the pictures
+language), import-preview.png / import-progress.png (File → Import chats… of a 3,000-chat ChatGPT export). The replies are scripted, so the pictures
 are the same on every run (except the clock in the message headers).
 """
 
@@ -436,6 +436,44 @@ def shot_quick_ask(app, server, settings, out):
     w.close()
 
 
+def shot_import(app, server, settings, out):
+    """File → Import chats… of a ChatGPT export: the preview, then the progress bar (the dialog drawn over the
+    window, where the desktop shows it)."""
+    import json
+
+    from PySide6.QtGui import QColor, QPainter
+
+    from tests.helpers.chat_exports import chatgpt_export
+
+    folder = Path(tempfile.mkdtemp(prefix="da-shots-")) / "Downloads"
+    folder.mkdir()
+    path = folder / "conversations.json"
+    path.write_text(json.dumps(chatgpt_export(3000, seed=11)), encoding="utf-8")
+    w = new_window(app, settings)
+    dialog = w.history_panel.import_chat(str(path))
+
+    def composed(name: str) -> None:
+        spin(app, 0.2)
+        shot = w.grab()
+        painter = QPainter(shot)
+        inner = dialog.grab()
+        x, y = (shot.width() - inner.width()) // 2, (shot.height() - inner.height()) // 3
+        painter.drawPixmap(x, y, inner)
+        painter.setPen(QColor("#8a8f98"))  # the frame a window manager draws
+        painter.drawRect(x - 1, y - 1, inner.width() + 1, inner.height() + 1)
+        painter.end()
+        shot.save(str(out / name))
+        print(f"wrote {out / name}")
+
+    wait_until(app, lambda: dialog.state == "preview", timeout=120)
+    composed("import-preview.png")
+    dialog.start_import()
+    wait_until(app, lambda: dialog.progress.value() >= 900 or dialog.state != "importing", timeout=120)
+    composed("import-progress.png")
+    wait_until(app, lambda: dialog.state == "done", timeout=300)
+    w.close()
+
+
 SHOTS = {
     "empty": shot_empty,
     "main": shot_main,
@@ -447,6 +485,7 @@ SHOTS = {
     "approval-card": shot_approval,
     "settings-tools-rules": shot_rules,
     "quick-ask": shot_quick_ask,
+    "import": shot_import,
 }
 
 
