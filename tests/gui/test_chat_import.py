@@ -125,3 +125,29 @@ def test_a_malformed_export_imports_nothing_and_names_the_wrong_entry(qtbot, pan
     assert f"conversation 17 ('{title}'): message {key} has no author" in dialog.details.text()
     assert "Nothing was imported" in dialog.details.text() and not dialog.import_button.isEnabled()
     assert store.count() == 0
+
+
+@pytest.mark.usefixtures("clean_keyring_state")
+def test_file_menu_imports_and_exports_every_chat(qtbot, make_window, ollama_settings, tmp_path, monkeypatch):
+    """File → Import chats… and Export all chats… in the window, as a user starts it (default settings)."""
+    from PySide6.QtWidgets import QFileDialog
+
+    w = make_window(ollama_settings)
+    qtbot.waitUntil(lambda: w.history_panel is not None, timeout=10_000)
+    file_menu = w.menuBar().actions()[0].menu()
+    texts = [a.text() for a in file_menu.actions() if not a.isSeparator()]
+    assert texts[:3] == ["&New chat", "&Import chats…", "E&xport all chats…"]
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(chatgpt_export(5, seed=1)), encoding="utf-8")
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a: (str(path), "")))
+    next(a for a in file_menu.actions() if a.text() == "&Import chats…").trigger()
+    dialog = w.history_panel.findChild(ImportDialog)
+    qtbot.waitUntil(lambda: dialog.state == "preview", timeout=30_000)
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    store = w.history_panel.store
+    qtbot.waitUntil(lambda: store.count() == 5, timeout=30_000)
+    page = tmp_path / "all.html"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a: (str(page), "")))
+    next(a for a in file_menu.actions() if a.text() == "E&xport all chats…").trigger()
+    qtbot.waitUntil(page.exists, timeout=30_000)
+    assert page.read_text(encoding="utf-8").count("<section") == 5
