@@ -321,3 +321,20 @@ def test_an_attached_file_whose_content_does_not_match_its_hash_imports_nothing(
     with pytest.raises(ImportFailed, match="content is not base64"):
         store.import_file(write(tmp_path, "att.json", data))
     assert store.count() == 0
+
+
+def test_a_chat_that_went_to_another_computer_and_came_back_adds_only_what_was_said_there(store, other, tmp_path):
+    cid = branched_chat(store)
+    there = other.import_file(write(tmp_path, "to-laptop.json", json.loads(store.export(cid, "json"))))
+    assert there.chat_ids == [cid]
+    back = write(tmp_path, "back.json", json.loads(other.export(cid, "json")))  # the laptop's own message ids
+    assert store.import_file(back).new_messages == 0  # the same messages, recognised
+    conv = other.load(cid)
+    for m in (Message(role="user", content="And in Gdańsk?"), Message(role="assistant", content="5 °C.")):
+        conv.messages.append(m)
+        other.add_message(conv, m)
+    back = write(tmp_path, "back.json", json.loads(other.export(cid, "json")))
+    r = store.import_file(back)
+    assert (r.new_chats, r.updated_chats, r.new_messages) == (0, 1, 2)
+    assert [m.content for m in store.load(cid).messages][-3:] == ["3 °C.", "And in Gdańsk?", "5 °C."]
+    assert len(store.tree(cid)) == 8 and store.import_file(back).new_messages == 0

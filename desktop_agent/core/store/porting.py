@@ -18,7 +18,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -66,6 +66,7 @@ class _Target:
     conversation_id: str | None  # None: a new chat
     known: dict[str, int]  # source key → message id here
     present: set[int]  # message ids of the chat here
+    matched: dict[str, int] = field(default_factory=dict)  # keys recognised by their message (see _new_nodes)
 
 
 class Porting(StoreDatabase):
@@ -162,19 +163,38 @@ class Porting(StoreDatabase):
         return _Target(cid, known, present)
 
     @staticmethod
-    def _new_nodes(chat: ImportedChat, target: _Target) -> Iterator[ImportedNode]:
-        """The nodes of ``chat`` not saved here yet whose parent is (or will be) here."""
-        coming = set(target.known)
+    def _new_nodes(conn: sqlite3.Connection, chat: ImportedChat, target: _Target) -> list[ImportedNode]:
+        """The nodes of ``chat`` to save: not here yet, and their parent here (or saved before them). A node
+        that is the same message as one here (same parent, role, time and text: our own export of this chat,
+        e.g. after a trip through another computer) is matched to it instead (added to ``target.known``)."""
+        same: dict[tuple, int] = {}
+        if target.conversation_id is not None:
+            for mid, parent, role, when, content in conn.execute(
+                    "SELECT id, parent_id, role, created_at, content FROM messages WHERE conversation_id = ? "
+                    "ORDER BY id", (target.conversation_id,)):
+                same.setdefault((parent, role, when, content), mid)
+        coming: set[str] = set()
+        new: list[ImportedNode] = []
         for node in chat.nodes:
-            if node.key in coming:
+            if node.key in target.known or node.key in coming:
                 continue
-            if node.parent is not None and node.parent not in coming:
+            if node.parent is not None and node.parent in coming:
+                new.append(node)
+                coming.add(node.key)
+                continue
+            if node.parent is not None and (node.parent not in target.known
+                                            or target.known[node.parent] not in target.present):
                 continue  # its parent was deleted here (or never came): leave the branch out
-            if node.parent is not None and node.parent in target.known and target.known[node.parent] not in \
-                    target.present:
+            parent_id = target.known[node.parent] if node.parent is not None else None
+            m = node.message
+            match = same.get((parent_id, m.role, m.created_at, m.content))
+            if match is not None:
+                target.known[node.key] = match
+                target.matched[node.key] = match
                 continue
+            new.append(node)
             coming.add(node.key)
-            yield node
+        return new
 
     @guarded
     def preview_import(self, plan: ImportPlan) -> ImportPreview:
@@ -184,7 +204,7 @@ class Porting(StoreDatabase):
             conn = self.conn
             for chat in plan.chats:
                 target = self._target(conn, plan.app, chat)
-                n = sum(1 for _ in self._new_nodes(chat, target))
+                n = len(self._new_nodes(conn, chat, target))
                 if chat.branch_count() > 1:
                     p.branched_chats += 1
                 if target.conversation_id is None:
@@ -208,7 +228,10 @@ class Porting(StoreDatabase):
                 if progress is not None:
                     progress(i, len(plan.chats))
                 target = self._target(conn, plan.app, chat)
-                nodes = list(self._new_nodes(chat, target))
+                nodes = self._new_nodes(conn, chat, target)
+                for key, mid in target.matched.items():  # recognised: found by its key from now on
+                    conn.execute("INSERT OR IGNORE INTO imported_messages (message_id, conversation_id, source_key) "
+                                 "VALUES (?, ?, ?)", (mid, target.conversation_id, key))
                 if not nodes:
                     continue
                 cid = target.conversation_id
