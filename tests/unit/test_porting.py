@@ -338,3 +338,41 @@ def test_a_chat_that_went_to_another_computer_and_came_back_adds_only_what_was_s
     assert (r.new_chats, r.updated_chats, r.new_messages) == (0, 1, 2)
     assert [m.content for m in store.load(cid).messages][-3:] == ["3 °C.", "And in Gdańsk?", "5 °C."]
     assert len(store.tree(cid)) == 8 and store.import_file(back).new_messages == 0
+
+
+@pytest.mark.parametrize("how", ["cancelled", "failed"])
+def test_an_import_stopped_after_several_transactions_leaves_nothing(store, tmp_path, monkeypatch, how):
+    """The import commits in short transactions (a chat answered meanwhile is not held up): stopped or failed
+    half-way, what it wrote before is taken out again — new chats, and new messages in chats imported before,
+    whose branch shown is put back."""
+    import threading
+
+    from desktop_agent.core.porting.model import ImportCancelled
+    from desktop_agent.core.store import porting as store_porting
+
+    convs = chatgpt_export(12, seed=4)
+    store.import_file(write(tmp_path, "first.json", convs[:6]))
+    before_counts = counts(store)
+    shown_before = {s.id: store.leaf_id(s.id) for s in store.list()}
+    rows_before = store.read("SELECT count(*) FROM imported_messages")
+    for conv in convs[:6]:
+        continue_chatgpt(conv, "More?", "More.")
+    plan = read_import_file(write(tmp_path, "later.json", convs))
+    monkeypatch.setattr(store_porting, "BATCH_S", 0.0)  # one chat per transaction
+    cancel = threading.Event()
+
+    def progress(done: int, total: int) -> None:
+        if done == 9:
+            if how == "cancelled":
+                cancel.set()
+            else:
+                raise OSError("disk full")
+
+    with pytest.raises(ImportCancelled if how == "cancelled" else OSError):
+        store.import_plan(plan, progress=progress, cancel=cancel)
+    assert counts(store) == before_counts
+    assert {s.id: store.leaf_id(s.id) for s in store.list()} == shown_before
+    assert store.read("SELECT count(*) FROM imported_messages") == rows_before
+    assert store.search("More") == []
+    r = store.import_plan(plan)  # and then it goes through
+    assert (r.new_chats, r.updated_chats, r.new_messages) == (6, 6, plan.message_count - before_counts[1])

@@ -9,7 +9,7 @@ all as our JSON (every branch), Markdown or HTML (the branch shown), and saves w
   later export of the same chat adds only its new messages (under the messages they answer, so a new branch
   stays a branch). A message the user deleted here is not brought back. Our own export of a chat that is
   saved here (same id) counts as that chat: only messages it does not have are added.
-- everything of one file is saved in ONE transaction: stopped (``cancel``) or failed, nothing of it is saved.
+- stopped (``cancel``) or failed, nothing of a file stays saved (see :meth:`Porting.import_plan`).
 """
 
 from __future__ import annotations
@@ -59,6 +59,29 @@ class ImportResult:
     updated_chats: int = 0
     new_messages: int = 0
     chat_ids: list[str] = field(default_factory=list)
+
+
+#: how long one of an import's transactions may take (seconds): a chat answered meanwhile waits at most this
+BATCH_S = 0.25
+
+
+@dataclass
+class _Undo:
+    """What an import wrote in transactions already committed (``pending_*``: in the one still open)."""
+
+    chats: list[str] = field(default_factory=list)
+    messages: list[int] = field(default_factory=list)  # added to chats that were here before
+    leaves: dict[str, tuple[int | None, float]] = field(default_factory=dict)  # their leaf and time before
+    pending_chats: list[str] = field(default_factory=list)
+    pending_messages: list[int] = field(default_factory=list)
+    pending_leaves: dict[str, tuple[int | None, float]] = field(default_factory=dict)
+
+    def commit(self) -> None:
+        self.chats += self.pending_chats
+        self.messages += self.pending_messages
+        for cid, before in self.pending_leaves.items():
+            self.leaves.setdefault(cid, before)
+        self.pending_chats, self.pending_messages, self.pending_leaves = [], [], {}
 
 
 @dataclass
@@ -217,49 +240,94 @@ class Porting(StoreDatabase):
 
     @guarded
     def import_plan(self, plan: ImportPlan, progress: Callable[[int, int], None] | None = None,
-              cancel: threading.Event | None = None) -> ImportResult:
-        """Save what is new in ``plan`` (see the module docstring), in one transaction. ``progress(done, total)``
-        per chat; ``cancel`` set: :class:`ImportCancelled` and nothing is saved."""
+                    cancel: threading.Event | None = None) -> ImportResult:
+        """Save what is new in ``plan`` (see the module docstring). ``progress(done, total)`` per chat; ``cancel``
+        set: :class:`ImportCancelled`. Stopped or failed, nothing of it stays saved.
+
+        It is written in short transactions (about :data:`BATCH_S` each), so a chat being answered meanwhile
+        saves between them; what was written is taken out again if the import stops or fails. Killed half-way,
+        the chats written so far stay, and importing the file again adds the rest."""
         result = ImportResult()
+        undo = _Undo()
         now = time.time()
-        with self.write() as conn:
-            for i, chat in enumerate(plan.chats):
-                if cancel is not None and cancel.is_set():
-                    raise ImportCancelled()
-                if progress is not None:
-                    progress(i, len(plan.chats))
-                target = self._target(conn, plan.app, chat)
-                nodes = self._new_nodes(conn, chat, target)
-                for key, mid in target.matched.items():  # recognised: found by its key from now on
-                    conn.execute("INSERT OR IGNORE INTO imported_messages (message_id, conversation_id, source_key) "
-                                 "VALUES (?, ?, ?)", (mid, target.conversation_id, key))
-                if not nodes:
-                    continue
-                cid = target.conversation_id
-                if cid is None:
-                    cid = self._new_chat(conn, plan, chat, now)
-                    result.new_chats += 1
-                else:
-                    result.updated_chats += 1
-                    conn.execute("UPDATE conversations SET updated_at = max(updated_at, ?) WHERE id = ?",
-                                 (chat.conversation.updated_at, cid))
-                for node in nodes:
-                    parent_id = target.known.get(node.parent) if node.parent is not None else None
-                    message = node.message.model_copy()  # the plan's own message stays unsaved
-                    message.id = None
-                    mid = self._insert_message(conn, cid, message, parent_id)
-                    conn.execute("INSERT OR REPLACE INTO imported_messages (message_id, conversation_id, source_key) "
-                                 "VALUES (?, ?, ?)", (mid, cid, node.key))
-                    target.known[node.key] = mid
-                    target.present.add(mid)
-                    result.new_messages += 1
-                shown = chat.shown_keys()
-                if shown and shown[-1] in target.known:
-                    self._set_leaf(conn, cid, target.known[shown[-1]])
-                result.chat_ids.append(cid)
-            if progress is not None:
-                progress(len(plan.chats), len(plan.chats))
+        done = 0
+        try:
+            while done < len(plan.chats):
+                with self.write() as conn:
+                    batch_end = time.monotonic() + BATCH_S
+                    while done < len(plan.chats):
+                        if cancel is not None and cancel.is_set():
+                            raise ImportCancelled()
+                        if progress is not None:
+                            progress(done, len(plan.chats))
+                        self._import_chat(conn, plan, plan.chats[done], now, result, undo)
+                        done += 1
+                        if time.monotonic() >= batch_end:
+                            break
+                undo.commit()
+        except BaseException:
+            if undo.chats or undo.messages:
+                self._take_out(undo)
+            raise
+        if progress is not None:
+            progress(len(plan.chats), len(plan.chats))
         return result
+
+    def _import_chat(self, conn: sqlite3.Connection, plan: ImportPlan, chat: ImportedChat, now: float,
+                     result: ImportResult, undo: _Undo) -> None:
+        target = self._target(conn, plan.app, chat)
+        nodes = self._new_nodes(conn, chat, target)
+        for key, mid in target.matched.items():  # recognised: found by its key from now on
+            conn.execute("INSERT OR IGNORE INTO imported_messages (message_id, conversation_id, source_key) "
+                         "VALUES (?, ?, ?)", (mid, target.conversation_id, key))
+        if not nodes:
+            return
+        cid = target.conversation_id
+        if cid is None:
+            cid = self._new_chat(conn, plan, chat, now)
+            undo.pending_chats.append(cid)
+            result.new_chats += 1
+        else:
+            row = conn.execute("SELECT leaf_id, updated_at FROM conversations WHERE id = ?", (cid,)).fetchone()
+            undo.pending_leaves.setdefault(cid, (row[0], row[1]))
+            result.updated_chats += 1
+            conn.execute("UPDATE conversations SET updated_at = max(updated_at, ?) WHERE id = ?",
+                         (chat.conversation.updated_at, cid))
+        for node in nodes:
+            parent_id = target.known.get(node.parent) if node.parent is not None else None
+            message = node.message.model_copy()  # the plan's own message stays unsaved
+            message.id = None
+            mid = self._insert_message(conn, cid, message, parent_id)
+            conn.execute("INSERT OR REPLACE INTO imported_messages (message_id, conversation_id, source_key) "
+                         "VALUES (?, ?, ?)", (mid, cid, node.key))
+            if target.conversation_id is not None:
+                undo.pending_messages.append(mid)
+            target.known[node.key] = mid
+            target.present.add(mid)
+            result.new_messages += 1
+        shown = chat.shown_keys()
+        if shown and shown[-1] in target.known:
+            self._set_leaf(conn, cid, target.known[shown[-1]])
+        result.chat_ids.append(cid)
+
+    def _take_out(self, undo: _Undo) -> None:
+        """Take out what a stopped or failed import wrote in its earlier transactions (one transaction)."""
+        with self.write() as conn:
+            for start in range(0, len(undo.messages), 500):
+                chunk = undo.messages[start:start + 500]
+                marks = ",".join("?" * len(chunk))
+                conn.execute(f"DELETE FROM message_text WHERE id IN ({marks})", chunk)
+                conn.execute(f"DELETE FROM imported_messages WHERE message_id IN ({marks})", chunk)
+                conn.execute(f"DELETE FROM messages WHERE id IN ({marks})", chunk)
+            for cid, (leaf, updated) in undo.leaves.items():
+                conn.execute("UPDATE conversations SET leaf_id = ?, updated_at = ? WHERE id = ?", (leaf, updated, cid))
+            for cid in undo.chats:
+                conn.execute("DELETE FROM message_text WHERE id IN (SELECT id FROM messages WHERE conversation_id = ?)",
+                             (cid,))
+                for table in ("imported_messages", "imports", "chat_options"):
+                    conn.execute(f"DELETE FROM {table} WHERE conversation_id = ?", (cid,))
+                conn.execute("DELETE FROM messages WHERE conversation_id = ?", (cid,))
+                conn.execute("DELETE FROM conversations WHERE id = ?", (cid,))
 
     def _new_chat(self, conn: sqlite3.Connection, plan: ImportPlan, chat: ImportedChat, now: float) -> str:
         conv = chat.conversation
