@@ -270,12 +270,17 @@ def test_export_markdown_and_json_through_the_file_dialog(make_panel, store, sam
 
     def fake_save(parent, caption, start, filters):
         asked.append((caption, start, filters))
-        return str(tmp_path / ("out.md" if "Markdown" in filters else "out.json")), filters.split(";;")[0]
+        suffix = ".md" if "Markdown" in filters else ".html" if "Web page" in filters else ".json"
+        return str(tmp_path / ("out" + suffix)), filters.split(";;")[0]
 
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(fake_save))
     panel.export_md_action.trigger()
     panel.export_json_action.trigger()
+    panel.export_html_action.trigger()
     assert asked[0][1].endswith("Plan a trip to Kyoto.md") and asked[1][1].endswith("Plan a trip to Kyoto.json")
+    assert asked[2][1].endswith("Plan a trip to Kyoto.html")
+    page = (tmp_path / "out.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "<h1>Plan a trip to Kyoto</h1>" in page and "Shinkansen" in page
     md = (tmp_path / "out.md").read_text(encoding="utf-8")
     assert md.startswith("# Plan a trip to Kyoto") and "Shinkansen" in md
     data = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))

@@ -10,11 +10,12 @@
   results dropped), results with the matching text highlighted; Enter (or a click) opens the chat at that
   message (a title hit opens the chat) — Enter before the results are in opens the first once they are. No
   result is selected before one is opened;
-- rename (F2 or double-click: inline editor), delete (Del, after a confirmation), export to Markdown or
-  JSON (a file dialog; written atomically), import JSON (our export or the seed's
-  ``chat_<model>_<time>.json``; a chat imported before, or exported from this history, is imported again
-  only after asking); problems show in a line at the bottom of the panel, never a traceback. The export
-  and import dialogs open in the folder the last export or import went to (remembered in ``window.ini``).
+- rename (F2 or double-click: inline editor), delete (Del, after a confirmation), export to Markdown, JSON
+  (every branch) or a web page (a file dialog; written atomically), export every chat to one file (in the
+  background), import chats (:class:`~.porting.ImportDialog`: our export, the seed's ``chat_<model>_<time>.json``,
+  ChatGPT's ``conversations.json``, Open WebUI's export — a preview, then the import with a progress bar; what is
+  already here is not added again); problems show in a line at the bottom of the panel, never a traceback. The
+  export and import dialogs open in the folder the last export or import went to (remembered in ``window.ini``).
 
 The window tells the panel which chat it shows (:meth:`HistoryPanel.show_current`; None: a new, unsaved
 chat): that row is highlighted, also after a delete or a refresh. After a message was saved call
