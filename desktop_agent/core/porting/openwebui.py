@@ -78,7 +78,7 @@ def _read(row: dict[str, Any], chat: Any, path: Path, where: str) -> ImportedCha
         if role not in ("user", "assistant", "system"):
             raise bad_entry(path, where, f"message {key} has no role" if role is None
                             else f"message {key} has a role Open WebUI does not write ({role!r})")
-        content = m.get("content", "")
+        content = m.get("content") or ""  # None: an answer that never came
         if not isinstance(content, str):
             if isinstance(content, list):  # content parts, as some versions write for images
                 content = "\n".join(p.get("text", "[image]") if isinstance(p, dict) else str(p) for p in content)
