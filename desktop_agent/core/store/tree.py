@@ -7,8 +7,8 @@ of the branch shown: :meth:`ConversationStore.load` returns the path from the ro
 siblings, their ids (``Conversation.siblings``).
 
 :class:`Branches` holds the store's operations on the tree: switch the branch shown
-(:meth:`Branches.switch_branch`), list siblings, delete a branch, fork a chat from any message. Saving a message
-under a given parent is :meth:`ConversationStore.add_message` (``parent_id``).
+(:meth:`Branches.switch_branch`, :meth:`Branches.show_branch_to`), list siblings, delete a branch, fork a chat from
+any message. Saving a message under a given parent is :meth:`ConversationStore.add_message` (``parent_id``).
 """
 
 from __future__ import annotations
@@ -90,6 +90,14 @@ class Branches(StoreDatabase):
             leaf = newest_leaf(children_of(self._parents(conn, cid)), message_id)
             conn.execute("UPDATE conversations SET leaf_id = ? WHERE id = ?", (leaf, cid))
         return leaf
+
+    @guarded
+    def show_branch_to(self, message_id: int) -> None:
+        """Show the branch that ends at ``message_id`` (what follows it on any branch is kept, not shown) — e.g.
+        a question whose answer is being regenerated. Raises :class:`StoreError` when the message is gone."""
+        with self._lock, self.write() as conn:
+            cid = self._chat_of(conn, message_id)
+            conn.execute("UPDATE conversations SET leaf_id = ? WHERE id = ?", (message_id, cid))
 
     @guarded
     def siblings(self, message_id: int) -> list[int]:
