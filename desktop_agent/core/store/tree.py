@@ -65,6 +65,16 @@ def newest_leaf(children: dict[int | None, list[int]], start: int) -> int:
     return node
 
 
+def shown_paths(conn: sqlite3.Connection, conversation_ids: set[str]) -> dict[str, list[int]]:
+    """For each chat: the ids of the branch it shows, root first."""
+    out = {}
+    for cid in conversation_ids:
+        parents = dict(conn.execute("SELECT id, parent_id FROM messages WHERE conversation_id = ?", (cid,)))
+        row = conn.execute("SELECT leaf_id FROM conversations WHERE id = ?", (cid,)).fetchone()
+        out[cid] = branch(parents, row[0] if row else None)
+    return out
+
+
 class Branches(StoreDatabase):
     """The tree operations of :class:`~desktop_agent.core.store.ConversationStore` (see the module docstring)."""
 
