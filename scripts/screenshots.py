@@ -12,8 +12,8 @@ its Pull action), settings.png (the Settings dialog pulling a model), settings-t
 the installed tools and the folders tools may use), dark.png (main.png in the dark
 palette), approval-card.png (a file write waiting for approval, with its diff), settings-tools-rules.png
 (Settings → Tools → Permissions), settings-appearance.png (Settings → Appearance: theme and
-language), branches.png (a regenerated answer: ‹ 2/3 › on its second version, continued). The replies are scripted, so the pictures
-are the same on every run (except the clock in the message headers).
+language), branches.png (a regenerated answer: ‹ 2/3 › on its second version, continued). The replies
+are scripted, so the pictures are the same on every run (except the clock in the message headers).
 """
 
 from __future__ import annotations
