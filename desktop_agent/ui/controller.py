@@ -386,8 +386,8 @@ class ChatController(QObject):
         self._start(text, None)
 
     def fork(self, message: Message) -> None:
-        """A new chat holding this chat up to ``message``, shown; forked from a tool result, the model answers
-        from that result at once."""
+        """A new chat holding this chat up to ``message``, shown; forked from a tool result (or a question), the
+        model answers from it at once."""
         if self._refused() or message.id is None:
             return
         try:
@@ -398,7 +398,7 @@ class ChatController(QObject):
         self.chat_saved.emit(new_id, False)
         if self.open_conversation(new_id):
             self.status.emit(translate("Controller", "Forked into a new chat."), 4000)
-            if self.conversation.messages and self.conversation.messages[-1].role == "tool":
+            if self.conversation.messages and self.conversation.messages[-1].role in ("tool", "user"):
                 self._start(None, None)
 
     def switch_branch(self, message_id: int) -> None:
