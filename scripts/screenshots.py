@@ -12,9 +12,9 @@ its Pull action), settings.png (the Settings dialog pulling a model), settings-t
 the installed tools and the folders tools may use), dark.png (main.png in the dark
 palette), approval-card.png (a file write waiting for approval, with its diff), settings-tools-rules.png
 (Settings → Tools → Permissions), settings-appearance.png (Settings → Appearance: theme and
-language), import-preview.png / import-progress.png (File → Import chats… of a 3,000-chat ChatGPT export).
-The replies are scripted, so the pictures
-are the same on every run (except the clock in the message headers).
+language), branches.png (a regenerated answer: ‹ 2/3 › on its second version, continued),
+import-preview.png / import-progress.png (File → Import chats… of a 3,000-chat ChatGPT export). The replies
+are scripted, so the pictures are the same on every run (except the clock in the message headers).
 """
 
 from __future__ import annotations
@@ -437,6 +437,32 @@ def shot_quick_ask(app, server, settings, out):
     w.close()
 
 
+def shot_branches(app, server, settings, out):
+    """A regenerated answer: three versions of it, the second shown (‹ 2/3 ›), and the chat continued from it."""
+    server.chunk_delay_s = 0.01
+    question = "Suggest a name for a small bakery by the sea."
+    answers = ["**Salt & Crumb** — short, and it says both *sea* and *bread*.",
+               "**The Tide Loaf** — a little pun customers remember; it fits a sign and a paper bag.",
+               "**Harbour Oven** — plain and warm; good if the shop faces the port."]
+    server.script(*[[line(content=w) for w in words(a)] + [done()] for a in answers],
+                  [line(content=w) for w in words("A hand-drawn wave under the word *Tide*, in deep blue on cream "
+                                                    "paper; the loaf sits on the crest.")] + [done()])
+    w = new_window(app, settings)
+    w.send(question)
+    wait_until(app, lambda: not w.busy)
+    for _ in range(2):
+        turn = w.chat.blocks[-1]
+        w.controller.regenerate(turn.messages[0])
+        wait_until(app, lambda: not w.busy)
+    w.chat.blocks[-1].switcher.prev.click()
+    wait_until(app, lambda: w.chat.blocks[-1].switcher.label.text() == "2/3")
+    w.send("And a logo idea for that one?")
+    wait_until(app, lambda: not w.busy)
+    w.chat.verticalScrollBar().setValue(0)
+    save(app, w, out / "branches.png")
+    w.close()
+
+
 def shot_import(app, server, settings, out):
     """File → Import chats… of a ChatGPT export: the preview, then the progress bar (the dialog drawn over the
     window, where the desktop shows it)."""
@@ -486,6 +512,7 @@ SHOTS = {
     "approval-card": shot_approval,
     "settings-tools-rules": shot_rules,
     "quick-ask": shot_quick_ask,
+    "branches": shot_branches,
     "import": shot_import,
 }
 

@@ -29,7 +29,7 @@ from desktop_agent.core.events import (
     TurnFailed,
 )
 from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
-from desktop_agent.core.messages import Conversation
+from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.services import Services
 from desktop_agent.core.session import ChatSession
 from desktop_agent.core.settings import Settings
@@ -85,6 +85,9 @@ class ChatController(QObject):
     give_back = Signal(str, object)
     #: another process changed the saved chats (a ``history import`` in a terminal): the history is read again
     chats_changed_elsewhere = Signal()
+    #: the chat on screen has new versions of its messages (a regenerated answer, an edited message):
+    #: ``Conversation.siblings``, for the ``‹ 2/3 ›`` of each
+    siblings_changed = Signal(object)
 
     def __init__(self, parent: QObject | None = None, *, settings: Settings | None = None,
                  saved: Settings | None = None, warnings: list[str] | None = None, assembly: Any = None,
@@ -105,6 +108,8 @@ class ChatController(QObject):
         self._after_turn: list[Callable[[], None]] = []
         #: the tool the last message was sent to use (the strip's choice), given back with a message that failed
         self._sent_tool: str | None = None
+        #: the turn running started a new branch (regenerate, edit and resend): the versions are shown after it
+        self._branching = False
         self._open_core()
 
     def _open_core(self) -> None:
@@ -221,6 +226,9 @@ class ChatController(QObject):
         ui_errors.report_unexpected(ev.error, "the agent", ev.error.__traceback__)
 
     def _on_turn_ended(self, _ev: TurnEnded) -> None:
+        if self._branching:
+            self._branching = False
+            self._refresh_siblings()
         self.busy_changed.emit(False)
         self.turn_ended.emit()
         pending, self._after_turn = self._after_turn, []
@@ -292,12 +300,16 @@ class ChatController(QObject):
     def new_chat(self) -> None:
         self._show_session(Conversation(), None)
 
-    def open_conversation(self, conversation_id: str) -> bool:
-        """Load a saved chat; False (and a status line) when it cannot be read."""
+    def open_conversation(self, conversation_id: str, message_id: int | None = None) -> bool:
+        """Load a saved chat; False (and a status line) when it cannot be read. ``message_id`` (a search hit): the
+        chat shows the branch holding that message."""
         if not self.store:
             return False
         try:
             conv = self.store.load(conversation_id)
+            if message_id is not None and all(m.id != message_id for m in conv.messages):
+                self.store.switch_branch(message_id)
+                conv = self.store.load(conversation_id)
         except Exception as exc:
             log.exception("could not open chat %s", conversation_id)
             self.status.emit(translate("Controller", "Could not open the chat: {error}").format(error=exc), 8000)
@@ -310,6 +322,118 @@ class ChatController(QObject):
         self.chat_opened.emit(conversation, decisions)
         self.title_changed.emit(conversation.title or (conversation.default_title() if conversation.messages
                                                        else ""))
+
+    # ---- branches ----------------------------------------------------------------------------------
+
+    def _refused(self) -> bool:
+        """Branches change while no answer is written (that answer would go to the branch left)."""
+        if self.busy:
+            self.status.emit(translate("MainWindow", WAIT), 3000)
+            return True
+        if not self.store:
+            self.status.emit(translate("Controller", "Chats are not saved, so they have no branches."), 5000)
+            return True
+        return False
+
+    def _index(self, message: Message) -> int | None:
+        return next((i for i, m in enumerate(self.conversation.messages) if m is message or
+                     (message.id is not None and m.id == message.id)), None)
+
+    def _reshow(self) -> None:
+        """The chat on screen changed branch: shown again (its tool calls in the sidebar too)."""
+        self.chat_opened.emit(self.conversation, audited_decisions(self.store, self.conversation.id))
+
+    def _refresh_siblings(self) -> None:
+        if not self.store:
+            return
+        try:
+            self.conversation.siblings = self.store.load(self.conversation.id).siblings
+        except StoreError:
+            return
+        self.siblings_changed.emit(self.conversation.siblings)
+
+    def _cut_at(self, index: int) -> None:
+        """The chat on screen ends before its message ``index``: a new branch grows from there."""
+        conv = self.conversation
+        conv.messages = conv.messages[:index]
+        conv.last_failure = None
+        conv.siblings = {k: v for k, v in conv.siblings.items() if any(m.id == k for m in conv.messages)}
+        self._reshow()
+
+    def regenerate(self, message: Message) -> None:
+        """Answer again from the message before ``message`` (the first message of an answer): the new answer is
+        another version of it (``‹ 2/2 ›``), the old one is kept."""
+        i = self._index(message)
+        if self._refused() or not i:
+            return
+        try:  # the chat shows the question alone until the new answer is saved (a failure leaves it so)
+            self.store.show_branch_to(self.conversation.messages[i - 1].id)
+        except StoreError as exc:
+            self.status.emit(translate("Controller", "Could not regenerate: {error}").format(error=exc), 8000)
+            return
+        self._cut_at(i)
+        self._branching = True
+        self._start(None, None)
+
+    def edit_resend(self, message: Message, text: str) -> None:
+        """Send ``text`` instead of the user message ``message``: a new version of it (the old one and what
+        followed are kept), answered."""
+        i = self._index(message)
+        if self._refused() or i is None or not text.strip():
+            return
+        self._cut_at(i)
+        self._branching = True
+        self._start(text, None)
+
+    def fork(self, message: Message) -> None:
+        """A new chat holding this chat up to ``message``, shown; forked from a tool result (or a question), the
+        model answers from it at once."""
+        if self._refused() or message.id is None:
+            return
+        try:
+            new_id = self.store.fork(message.id)
+        except StoreError as exc:
+            self.status.emit(translate("Controller", "Could not fork the chat: {error}").format(error=exc), 8000)
+            return
+        self.chat_saved.emit(new_id, False)
+        if self.open_conversation(new_id):
+            self.status.emit(translate("Controller", "Forked into a new chat."), 4000)
+            if self.conversation.messages and self.conversation.messages[-1].role in ("tool", "user"):
+                self._start(None, None)
+
+    def switch_branch(self, message_id: int) -> None:
+        """Show the branch through the message ``message_id`` (another version of a message): it is the one
+        continued from now on."""
+        if self._refused():
+            return
+        try:
+            self.store.switch_branch(message_id)
+            self.session.conversation = self.store.load(self.conversation.id)
+        except StoreError as exc:
+            self.status.emit(translate("Controller", "Could not show that version: {error}").format(error=exc), 8000)
+            return
+        self._reshow()
+
+    def delete_branch(self, message: Message) -> None:
+        """Delete ``message`` and everything after it on every branch (the caller asked the user); the chat shows
+        another version of it, or ends before it. A chat left without messages is deleted."""
+        if self._refused() or message.id is None:
+            return
+        cid = self.conversation.id
+        try:
+            self.store.delete_branch(message.id)
+            conv = self.store.load(cid)
+            if not conv.messages:
+                self.store.delete(cid)
+        except StoreError as exc:
+            self.status.emit(translate("Controller", "Could not delete the branch: {error}").format(error=exc), 8000)
+            return
+        if not conv.messages:
+            self.new_chat()
+            return
+        self.session.conversation = conv
+        self.chat_saved.emit(cid, True)
+        self._reshow()
 
     def rename(self, conversation_id: str, title: str) -> None:
         """The history panel renamed a chat: the one on screen takes the title (not while it answers)."""

@@ -20,12 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import (
-    QApplication,
-    QDockWidget,
-    QLabel,
-    QMainWindow,
-)
+from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow
 
 from desktop_agent.core import paths
 from desktop_agent.ui import icons, theme
@@ -292,6 +287,7 @@ class MainWindow(QMainWindow):
     def _open_services(self) -> None:
         """The controller (the core objects, the current chat) and the widgets that show it: the chat view, the
         options strip, the folder offer, the MCP status, the sidebar's details — and their connections."""
+        from desktop_agent.ui.branch_actions import BranchActions
         from desktop_agent.ui.chat.view import ChatView
         from desktop_agent.ui.chat_options import ChatOptions
         from desktop_agent.ui.controller import ChatController
@@ -315,6 +311,7 @@ class MainWindow(QMainWindow):
         for widget in (chat, self.sidebar, self.folder_offer, self.server_label, self.announcer):
             ctl.add_routes(widget.routes())
         self._connect(ctl)
+        self.branch_actions = BranchActions(self)  # regenerate, edit and resend, fork, ‹ 2/3 ›, delete a branch
         self.context_meter.show_chat(ctl.session.id)
         self._refresh_backend_labels()
 
@@ -554,7 +551,7 @@ class MainWindow(QMainWindow):
         A running turn is stopped first."""
 
         def go() -> None:
-            if self._ctl.open_conversation(conversation_id) and message_id is not None:
+            if self._ctl.open_conversation(conversation_id, message_id) and message_id is not None:
                 self.chat.scroll_to_message(message_id)
 
         self._when_idle(go, translate("MainWindow", "open that chat"))

@@ -197,3 +197,19 @@ def test_the_index_holds_the_folded_text(store):
     assert row == ("ŻÓŁW", "zolw")
     with pytest.raises(sqlite3.Error):
         store.conn.execute("SELECT * FROM message_fts WHERE text MATCH 'zolw'").fetchall()
+
+
+def test_hits_on_the_branch_shown_come_first_and_a_title_hit_opens_the_branch_shown(store):
+    conv = Conversation()
+    old_q = say(store, conv, "user", "walrus question")
+    say(store, conv, "assistant", "walrus answer")
+    new_q = Message(role="user", content="edited walrus question")
+    store.add_message(conv, new_q, parent_id=None)
+    store.add_message(conv, Message(role="assistant", content="another"), parent_id=new_q.id)
+    store.rename(conv.id, "Walrus facts")
+    hits = store.search("walrus")
+    shown = [h for h in hits if h.on_shown_branch]
+    assert [h.message_id for h in shown if not h.in_title] == [new_q.id]
+    assert hits[: len(shown)] == shown and {h.message_id for h in hits[len(shown):]} == {old_q.id, old_q.id + 1}
+    title = next(h for h in hits if h.in_title)
+    assert title.message_id == new_q.id

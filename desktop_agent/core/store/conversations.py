@@ -42,7 +42,7 @@ from desktop_agent.core.store.search import (
     to_hits,
 )
 from desktop_agent.core.store.titles import NEW_CHAT_TITLE, clip_title, one_line, title_for
-from desktop_agent.core.store.tree import Branches, branch, siblings_of
+from desktop_agent.core.store.tree import Branches, branch, shown_paths, siblings_of
 
 
 def _rows_of(rows: builtins.list[tuple], ids: builtins.list[int]) -> builtins.list[tuple]:
@@ -483,6 +483,9 @@ class ConversationStore(Porting, Branches):
         ones (e.g. ``天气``) are matched by scanning the message text (about 50 ms per 200,000 messages).
         An empty query returns ``[]``.
 
+        Hits on the branches the chats show come first; a hit on another branch (an earlier version of an
+        answer) follows them — opening it shows that branch (:meth:`switch_branch`).
+
         It runs on the store's search connection (:meth:`reading`): from any thread, never waiting for a save.
         ``cancel`` set while it runs (the user typed on): it stops and returns ``[]``.
         """
@@ -493,11 +496,15 @@ class ConversationStore(Porting, Branches):
             with self.reading(cancel) as conn:
                 matches = find_matches(conn, terms, limit)
                 titles = find_title_matches(conn, terms, limit)
+                shown = shown_paths(conn, {m[1] for m in matches} | {t[0] for t in titles})
         except sqlite3.OperationalError:
             if cancel is not None and cancel.is_set():
                 return []
             raise
-        return to_hits(matches, terms, titles)[: max(0, int(limit))]
+        # a title hit opens the chat as it is shown (its first message on the branch shown)
+        titles = [(*t[:4], shown[t[0]][0] if shown.get(t[0]) else t[4]) for t in titles]
+        on_shown = {mid for path in shown.values() for mid in path}
+        return to_hits(matches, terms, titles, on_shown)[: max(0, int(limit))]
 
     # -- failed turns -------------------------------------------------------------------------------
 

@@ -47,6 +47,8 @@ class SearchHit:
     created_at: float
     model: str | None
     parts: tuple[tuple[str, bool], ...]
+    #: the message is on the branch its chat shows (False: an earlier version of an answer or a question)
+    on_shown_branch: bool = True
 
     @property
     def in_title(self) -> bool:
@@ -197,16 +199,19 @@ def find_title_matches(conn: sqlite3.Connection, terms: list[str], limit: int) -
     ]
 
 
-def to_hits(matches: list[Match], terms: list[str], titles: Sequence[TitleMatch] = ()) -> list[SearchHit]:
+def to_hits(matches: list[Match], terms: list[str], titles: Sequence[TitleMatch] = (),
+            on_shown: set[int] | None = None) -> list[SearchHit]:
     """The matches (messages, then chat titles) as :class:`SearchHit` with their snippets, newest first (a
-    title hit dated by its chat's last update)."""
+    title hit dated by its chat's last update); ``on_shown``: the ids of the messages on the branches the chats
+    show — hits there come before hits on other branches (None: every message is)."""
     hits = [
-        SearchHit(conv_id, mid, title, role, created_at, model, snippet_parts(text, terms))
+        SearchHit(conv_id, mid, title, role, created_at, model, snippet_parts(text, terms),
+                  on_shown is None or mid in on_shown)
         for mid, conv_id, title, role, created_at, model, text in matches
     ]
     hits += [
         SearchHit(conv_id, first_id, title, TITLE_ROLE, updated_at, model, snippet_parts(title, terms))
         for conv_id, title, updated_at, model, first_id in titles
     ]
-    hits.sort(key=lambda h: (h.created_at, h.message_id), reverse=True)
+    hits.sort(key=lambda h: (h.on_shown_branch, h.created_at, h.message_id), reverse=True)
     return hits

@@ -7,8 +7,8 @@ of the branch shown: :meth:`ConversationStore.load` returns the path from the ro
 siblings, their ids (``Conversation.siblings``).
 
 :class:`Branches` holds the store's operations on the tree: switch the branch shown
-(:meth:`Branches.switch_branch`), list siblings, delete a branch, fork a chat from any message. Saving a message
-under a given parent is :meth:`ConversationStore.add_message` (``parent_id``).
+(:meth:`Branches.switch_branch`, :meth:`Branches.show_branch_to`), list siblings, delete a branch, fork a chat from
+any message. Saving a message under a given parent is :meth:`ConversationStore.add_message` (``parent_id``).
 """
 
 from __future__ import annotations
@@ -65,6 +65,16 @@ def newest_leaf(children: dict[int | None, list[int]], start: int) -> int:
     return node
 
 
+def shown_paths(conn: sqlite3.Connection, conversation_ids: set[str]) -> dict[str, list[int]]:
+    """For each chat: the ids of the branch it shows, root first."""
+    out = {}
+    for cid in conversation_ids:
+        parents = dict(conn.execute("SELECT id, parent_id FROM messages WHERE conversation_id = ?", (cid,)))
+        row = conn.execute("SELECT leaf_id FROM conversations WHERE id = ?", (cid,)).fetchone()
+        out[cid] = branch(parents, row[0] if row else None)
+    return out
+
+
 class Branches(StoreDatabase):
     """The tree operations of :class:`~desktop_agent.core.store.ConversationStore` (see the module docstring)."""
 
@@ -90,6 +100,14 @@ class Branches(StoreDatabase):
             leaf = newest_leaf(children_of(self._parents(conn, cid)), message_id)
             conn.execute("UPDATE conversations SET leaf_id = ? WHERE id = ?", (leaf, cid))
         return leaf
+
+    @guarded
+    def show_branch_to(self, message_id: int) -> None:
+        """Show the branch that ends at ``message_id`` (what follows it on any branch is kept, not shown) — e.g.
+        a question whose answer is being regenerated. Raises :class:`StoreError` when the message is gone."""
+        with self._lock, self.write() as conn:
+            cid = self._chat_of(conn, message_id)
+            conn.execute("UPDATE conversations SET leaf_id = ? WHERE id = ?", (message_id, cid))
 
     @guarded
     def siblings(self, message_id: int) -> list[int]:

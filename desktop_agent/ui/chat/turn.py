@@ -12,6 +12,7 @@ from desktop_agent.core.events import RequestSent, ToolCallFinished, ToolCallSta
 from desktop_agent.core.messages import Message
 from desktop_agent.ui import icons
 from desktop_agent.ui.agent_runner import ApprovalRequest
+from desktop_agent.ui.chat.branch_bar import ActionsButton, BranchSwitcher, answer_entries, user_entries
 from desktop_agent.ui.chat.cards import ApprovalCard
 from desktop_agent.ui.chat.context import ChatContext
 from desktop_agent.ui.chat.parts import TextPart, ThinkingPart
@@ -29,10 +30,15 @@ W = TypeVar("W", bound=QWidget)
 
 
 class UserBubble(QWidget):
-    """A user message, right-aligned, with a copy button."""
+    """A user message, right-aligned, with a copy button, its actions (Edit and resend…) and — when it was
+    edited — ``‹ 2/3 ›`` between its versions."""
 
     #: a line for the status bar ("Message copied to the clipboard")
     status_message = Signal(str)
+    #: one of its actions was chosen: (action, message) — see :data:`.branch_bar.ACTIONS`
+    branch_action = Signal(str, object)
+    #: show the branch through this version of the message (id)
+    switch_to = Signal(int)
 
     def __init__(self, ctx: ChatContext, message: Message):
         super().__init__()
@@ -50,11 +56,16 @@ class UserBubble(QWidget):
         self.bubble.setParent(self)  # before the Copy button: Tab reads the message, then offers its Copy
         self.copy = CopyButton(ctx, translate("Turn", "message"))
         self.copy.clicked.connect(self._copy)
+        self.switcher = BranchSwitcher(ctx)
+        self.switcher.switch_to.connect(self.switch_to)
+        self.menu_button = ActionsButton(ctx, lambda: user_entries(self.message))
+        self.menu_button.chosen.connect(self.branch_action)
         row = QHBoxLayout(self)
         row.setContentsMargins(48, 0, 0, 0)
         row.setSpacing(4)
         row.addStretch(1)
-        row.addWidget(self.copy, 0, Qt.AlignmentFlag.AlignBottom)
+        for w in (self.switcher, self.menu_button, self.copy):
+            row.addWidget(w, 0, Qt.AlignmentFlag.AlignBottom)
         row.addWidget(self.bubble, 0)
         self.setAccessibleName(translate("Turn", "Your message"))
 
@@ -63,6 +74,10 @@ class UserBubble(QWidget):
         if message.content != self.message.content:
             self.text.setPlainText(message.content)
         self.message = message
+
+    def set_siblings(self, siblings: dict[int, list[int]]) -> None:
+        """Show ``‹ i/n ›`` when this message has other versions (``Conversation.siblings``)."""
+        self.switcher.show_siblings(siblings.get(self.message.id or -1), self.message.id)
 
     def _copy(self) -> None:
         QApplication.clipboard().setText(self.message.content)
@@ -74,6 +89,7 @@ class UserBubble(QWidget):
     def restyle(self) -> None:
         """Re-derive the colours from the (new) theme."""
         self.copy.restyle(self.ctx)
+        self.menu_button.restyle(self.ctx)
 
 
 class AssistantTurn(QFrame):
@@ -83,6 +99,10 @@ class AssistantTurn(QFrame):
     status_message = Signal(str)
     #: one of its tool chips was clicked (call id)
     tool_clicked = Signal(str)
+    #: one of its actions was chosen: (action, message) — see :data:`.branch_bar.ACTIONS`
+    branch_action = Signal(str, object)
+    #: show the branch through this version of the answer (id of its first message)
+    switch_to = Signal(int)
 
     def __init__(self, ctx: ChatContext, *, live: bool = False, model: str | None = None, ts: float | None = None):
         super().__init__()
@@ -93,7 +113,7 @@ class AssistantTurn(QFrame):
         self.parts: list[QWidget] = []
         self.chips: dict[str, ToolChip] = {}
         self.approvals: list[ApprovalCard] = []
-        #: the saved messages a turn rebuilt by :meth:`from_saved` shows (empty for a live turn)
+        #: the saved messages the turn shows (a live turn's, as they are saved)
         self.messages: list[Message] = []
 
         outer = QVBoxLayout(self)
@@ -117,6 +137,13 @@ class AssistantTurn(QFrame):
         head.addWidget(self.meta)
         head.addWidget(self.tag)
         head.addStretch(1)
+        self.switcher = BranchSwitcher(ctx)
+        self.switcher.switch_to.connect(self.switch_to)
+        self.menu_button = ActionsButton(ctx, lambda: answer_entries(self.messages))
+        self.menu_button.chosen.connect(self.branch_action)
+        self.menu_button.setVisible(not live)
+        head.addWidget(self.switcher)
+        head.addWidget(self.menu_button)
         head.addWidget(self.copy)
         outer.addLayout(head)
         self.body = QVBoxLayout()
@@ -223,6 +250,17 @@ class AssistantTurn(QFrame):
         self.tag.setText(text or "")
         self.tag.setVisible(bool(text))
 
+    def set_messages(self, messages: list[Message], siblings: dict[int, list[int]]) -> None:
+        """The saved messages this turn (drawn as it streamed) shows: its actions act on them."""
+        self.messages = list(messages)
+        self.menu_button.setVisible(bool(messages))
+        self.set_siblings(siblings)
+
+    def set_siblings(self, siblings: dict[int, list[int]]) -> None:
+        """Show ``‹ i/n ›`` when this answer has other versions (``Conversation.siblings`` of its first message)."""
+        first = self.messages[0].id if self.messages else None
+        self.switcher.show_siblings(siblings.get(first or -1), first)
+
     def text_content(self) -> str:
         return "\n\n".join(p.buffer for p in self.parts if isinstance(p, TextPart) and p.buffer.strip())
 
@@ -234,6 +272,7 @@ class AssistantTurn(QFrame):
         """Re-derive the colours from the (new) theme and re-render the text."""
         self.avatar.setPixmap(icons.pixmap("assistant", 16, self.ctx.theme.accent, self.devicePixelRatioF()))
         self.copy.restyle(self.ctx)
+        self.menu_button.restyle(self.ctx)
         for p in self.parts:
             if isinstance(p, TextPart):
                 p.render_text()

@@ -85,6 +85,10 @@ class ChatView(QScrollArea):
     unsent_text = Signal(str)
     #: a summary card's Undo (the summary message)
     undo_summary = Signal(object)
+    #: a message's action (Regenerate, Edit and resend…, Fork from here, Delete this branch…): (action, message)
+    branch_action = Signal(str, object)
+    #: ``‹ 2/3 ›`` was clicked: show the branch through this message (id)
+    switch_branch = Signal(int)
     #: the streaming frame interval (ms) changed: the runner hands streamed text over at this pace
     #: (``AgentRunner.set_batch_ms``), so a frame costs one wake-up of the GUI thread
     frame_interval_changed = Signal(float)
@@ -147,6 +151,8 @@ class ChatView(QScrollArea):
         self.live_model: str | None = None
         self.blocks: list[QWidget] = []  # materialised, in order
         self._items: list[tuple[str, list[Message]]] = []  # the loaded conversation, as display blocks
+        #: the loaded conversation's versions of its messages (``Conversation.siblings``): ``‹ 2/3 ›``
+        self._siblings: dict[int, list[int]] = {}
         self._lo = self._hi = 0  # items[_lo:_hi] have widgets
         self.live: AssistantTurn | None = None
         #: the text of the running turn until its user message arrives (MessageAdded)
@@ -230,6 +236,7 @@ class ChatView(QScrollArea):
         failed (``conversation.last_failure``) that error follows, with Retry (:func:`describe_saved`)."""
         self.clear()
         self._items = display_blocks(conversation.messages)
+        self._siblings = dict(conversation.siblings)
         failure = conversation.last_failure
         self._saved_failure = describe_saved(failure.kind, failure.text) if failure is not None else None
         self._show_range(max(0, len(self._items) - self.PAGE), len(self._items), build_screens=self.FIRST_SCREENS)
@@ -316,12 +323,34 @@ class ChatView(QScrollArea):
     def _user_bubble(self, message: Message) -> UserBubble:
         bubble = UserBubble(self.ctx, message)
         bubble.status_message.connect(self.status_message)
+        bubble.branch_action.connect(self.branch_action)
+        bubble.switch_to.connect(self.switch_branch)
+        bubble.set_siblings(self._siblings)
         return bubble
 
     def _connect_turn(self, turn: AssistantTurn) -> AssistantTurn:
         turn.status_message.connect(self.status_message)
         turn.tool_clicked.connect(self.tool_clicked)
+        turn.branch_action.connect(self.branch_action)
+        turn.switch_to.connect(self.switch_branch)
+        turn.set_siblings(self._siblings)
         return turn
+
+    def adopt_messages(self, conversation: Conversation) -> None:
+        """A turn ended: its answer, drawn as it streamed, gets the saved messages it shows (its actions act on
+        them)."""
+        blocks = display_blocks(conversation.messages)
+        turns = [b for b in self.blocks if isinstance(b, AssistantTurn)]
+        if blocks and blocks[-1][0] == "assistant" and turns and not turns[-1].live:
+            turns[-1].set_messages(blocks[-1][1], self._siblings)
+
+    def show_siblings(self, siblings: dict[int, list[int]]) -> None:
+        """The chat's messages have (new) versions — a regenerated answer, an edited message: every block shows
+        its ``‹ i/n ›``."""
+        self._siblings = dict(siblings)
+        for block in self.blocks:
+            if isinstance(block, UserBubble | AssistantTurn):
+                block.set_siblings(self._siblings)
 
     def _summary_card(self, message: Message) -> SummaryCard:
         card = SummaryCard(self.ctx, message)
