@@ -13,7 +13,10 @@
 - :mod:`.tree` — branches: the chat as a tree of messages, the branch shown, switching, deleting, forking;
 - :mod:`.folding` — case- and accent-folding of searched text (every script, NFC = NFD);
 - :mod:`.search` — full-text search (query terms, the FTS5 index, snippets, :class:`SearchHit`);
-- :mod:`.chatfiles` — chat files: JSON and Markdown export, reading a file to import, atomic writes;
+- :mod:`.porting` — export (JSON with every branch, Markdown, HTML; one chat or all) and import (once per
+  source chat and message: importing again adds only what is new; stopped or failed, nothing stays) — the
+  formats themselves are in :mod:`desktop_agent.core.porting`;
+- :mod:`.chatfiles` — writing a chat file atomically;
 - :mod:`.titles` — chat titles (default title, length limit).
 
 The store's errors (``StoreError`` and its subclasses) are in :mod:`desktop_agent.core.errors`.
