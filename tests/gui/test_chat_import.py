@@ -149,5 +149,5 @@ def test_file_menu_imports_and_exports_every_chat(qtbot, make_window, ollama_set
     page = tmp_path / "all.html"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a: (str(page), "")))
     next(a for a in file_menu.actions() if a.text() == "E&xport all chats…").trigger()
-    qtbot.waitUntil(page.exists, timeout=30_000)
+    qtbot.waitUntil(lambda: w.statusBar().currentMessage() == f"Exported 5 chats to {page}.", timeout=30_000)
     assert page.read_text(encoding="utf-8").count("<section") == 5

@@ -501,8 +501,9 @@ class HistoryPanel(QWidget):
                                                                                                 strerror=reason))
                 return
             self.clear_error()
-            self.status_message.emit(translate("Panel", "Exported %n chat(s) to {path}.", None, count or 0).format(
-                path=path))
+            text = (translate("Panel", "Exported {count} chat to {path}.") if count == 1
+                    else translate("Panel", "Exported {count} chats to {path}."))
+            self.status_message.emit(text.format(count=number(count or 0), path=path))
 
         export_all(self.store, path, fmt, self.tasks, done)
 
