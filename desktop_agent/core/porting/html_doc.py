@@ -93,6 +93,8 @@ def _message(m: Message) -> str:
     if m.role == "tool":
         return (f'<article class="msg tool"><details><summary>{_esc(tool_result_label(m))}</summary>'
                 f"{_pre(m.full_content or m.content)}</details></article>")
+    if m.role == "system" and m.kind not in ("message", "summary"):  # a note about the chat ("Model: a → b")
+        return f'<p class="partial">{_esc(m.content)}</p>'
     if m.role == "user":
         who, cls = "You", "user"
     elif m.role == "system":

@@ -44,6 +44,8 @@ def _message(m: Message) -> list[str]:
         return [f"## You — {when(m.created_at)}", "", m.content, "", *attached]
     if m.role == "system" and m.kind == "summary":
         return [f"## Summary of the first {m.covers or 0} messages (sent instead of them)", "", m.content, ""]
+    if m.role == "system" and m.kind != "message":  # a note about the chat ("Model: a → b")
+        return [f"*{m.content}*", ""]
     if m.role == "system":
         return ["## System", "", m.content, ""]
     if m.role == "assistant":
