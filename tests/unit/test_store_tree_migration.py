@@ -69,9 +69,13 @@ def _write_old_history(db: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
                 old.set_options(conv.id, {"generation.temperature": 0.2, "tools.enabled": False})
             if i % 7 == 3:
                 old.rename(conv.id, f"Renamed {word}")
-        seed = tmp_path / "chat_llama3.2_20250101120000.json"
-        seed.write_text(json.dumps([{"human": "imported ółw", "ai": "ok"}]), encoding="utf-8")
-        old.import_file(seed)
+        imported = Conversation(model="llama3.2")  # an imported chat, as version 6 saved one
+        for m in (Message(role="user", content="imported ółw"), Message(role="assistant", content="ok")):
+            imported.messages.append(m)
+            old.add_message(imported, m)
+        with old.write() as conn:
+            conn.execute("INSERT INTO imports (conversation_id, file_sha256, source_id, imported_at) "
+                         "VALUES (?, ?, NULL, ?)", (imported.id, "ab" * 32, 1.0))
         assert old.conn.execute("PRAGMA user_version").fetchone() == (6,)
 
 
