@@ -9,7 +9,6 @@ it answers (None: the chat's first message). ``current`` is the key of the end o
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,10 +23,6 @@ APPS = {
     "chatgpt": "ChatGPT",
     "openwebui": "Open WebUI",
 }
-
-#: ``progress(done, total)`` while a file is read or imported; ``cancelled()`` True stops it.
-Progress = Callable[[int, int], None]
-
 
 class ImportCancelled(Exception):
     """The user stopped an import: nothing of it was saved."""

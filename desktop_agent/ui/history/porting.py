@@ -151,7 +151,14 @@ class ImportDialog(QDialog):
             self.import_button.setFocus()
         self.details.setText("\n".join(lines))
         self.details.setToolTip(str(self.path))
-        self.adjustSize()
+        self._fit()
+
+    def _fit(self) -> None:
+        """The dialog as tall as what it now says (the progress bar may have gone)."""
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()
+        self.resize(self.width(), self.sizeHint().height())
 
     def _short_path(self) -> str:
         """The file's path, elided in the middle to fit the dialog (the whole path is the tooltip)."""
@@ -168,7 +175,7 @@ class ImportDialog(QDialog):
         self.details.setStyleSheet(f"color: {theme.current(self.palette()).error_text};")
         self.import_button.setEnabled(False)
         self.cancel_button.setText(translate("Import", "Close"))
-        self.adjustSize()
+        self._fit()
 
     # -- importing ----------------------------------------------------------------------------------
 
