@@ -112,6 +112,8 @@ def child_bare() -> None:
 #: the first-frame hook, loaded by its path in the bare script so both sides are timed by the same code
 FIRST_FRAME = ROOT / "desktop_agent" / "ui" / "first_frame.py"
 BENCH_ENV = "DESKTOP_AGENT_BENCH_FIRST_PAINT"
+#: the app writes the moment its start is over and its event loop free (desktop_agent/ui/startup.py)
+RESPONDS_ENV = "DESKTOP_AGENT_BENCH_RESPONDS"
 #: the limit the start figures are compared with: a bare QMainWindow with a QTextBrowser, of the app's size
 BARE_WINDOW = f"""
 import importlib.util, sys
@@ -164,8 +166,25 @@ class Live:
     """A running app (``python -m desktop_agent``) or bare window, started by :meth:`start`, which returns
     once its first frame is painted (the moment the first-frame hook wrote to a file)."""
 
-    def __init__(self, proc: subprocess.Popen, started: float, painted: float, errors: Any):
+    def __init__(self, proc: subprocess.Popen, started: float, painted: float, errors: Any,
+                 responds_mark: Path | None = None):
         self.proc, self.started, self.painted, self.errors = proc, started, painted, errors
+        self._responds_mark = responds_mark
+
+    def responds_s(self, timeout_s: float = 60) -> float:
+        """Seconds from just before the process was started until the window responds: its start is over and
+        its event loop free (a key or a click is handled at once). A bare window responds once it is painted."""
+        mark = self._responds_mark
+        if mark is None:
+            return self.first_frame_s
+        deadline = time.monotonic() + timeout_s
+        while not mark.exists():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the app never said it responds (exit {self.proc.poll()})")
+            time.sleep(0.002)
+        moment = float(mark.read_text())
+        mark.unlink()
+        return moment - self.started
 
     @property
     def first_frame_s(self) -> float:
@@ -178,6 +197,10 @@ class Live:
         mark.unlink(missing_ok=True)
         env = bench_env(home)
         env[BENCH_ENV] = str(mark)
+        responds = home / f"responds-{kind}-{os.getpid()}" if kind == "app" else None
+        if responds is not None:
+            responds.unlink(missing_ok=True)
+            env[RESPONDS_ENV] = str(responds)
         argv = [python, "-m", "desktop_agent"] if kind == "app" else [python, "-c", BARE_WINDOW]
         errors = tempfile.TemporaryFile()  # noqa: SIM115 - kept open while the process runs
         started = time.monotonic()
@@ -194,7 +217,7 @@ class Live:
             time.sleep(0.002)
         painted = float(mark.read_text())
         mark.unlink()
-        return cls(proc, started, painted, errors)
+        return cls(proc, started, painted, errors, responds)
 
     def rss_mb(self) -> float:
         """Resident memory now, in MB (10^6 bytes, as ``ps`` and the issue count)."""
