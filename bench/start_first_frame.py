@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         app, bare, app_responds = [], [], []
         for _ in range(args.runs):
             for kind, runs in (("app", app), ("bare", bare)):
-                live = Live.start(kind, home, args.python)
+                live = Live.start(kind, home, args.python, responds=True)
                 try:
                     responds = live.responds_s()
                 finally:
