@@ -191,10 +191,15 @@ class ThreadCounter:
         threading.Thread.start = self._start  # type: ignore[method-assign]
 
 
-def timed(fn: Callable[[], str]) -> float:
-    start = time.perf_counter()
+#: the calling thread's CPU time of each timed turn, by the turn's name (:func:`timed`)
+CPU: dict[str, list[float]] = {}
+
+
+def timed(fn: Callable[[], str], name: str = "") -> float:
+    start, cpu = time.perf_counter(), time.thread_time()
     outcome = fn()
     elapsed = time.perf_counter() - start
+    CPU.setdefault(name, []).append(time.thread_time() - cpu)
     if outcome != "AnswerFinished":
         raise SystemExit(f"the turn ended with {outcome}")
     return elapsed
@@ -210,12 +215,14 @@ class Result:
     ratio: float
     worker_ratio: float  # the same turn with the tool handed to a worker thread (not declared inline)
     threads: int
+    cpu_ratio: float = 0.0  # the turn's own thread's CPU time ÷ the SDK loop's (less noisy than wall time)
 
     def line(self) -> str:
         return (f"loop {self.kind:6s}: {self.steps}-step tool turn, our Agent {self.ours_ms:.1f} ms / SDK loop "
                 f"{self.sdk_ms:.1f} ms = {self.ratio:.2f}x (goal <= {GOAL}x, "
                 f"{'met' if self.ratio <= GOAL else 'NOT met'}); with the tool on a worker thread "
-                f"{self.worker_ratio:.2f}x; {self.threads} threads started per turn "
+                f"{self.worker_ratio:.2f}x; CPU of the turn's thread {self.cpu_ratio:.2f}x the SDK loop's; "
+                f"{self.threads} threads started per turn "
                 f"(medians of {self.runs} alternating pairs)")
 
 
@@ -242,9 +249,10 @@ def bench(kind: str, runs: int, steps: int) -> Result:
             for fn in turns.values():
                 timed(fn)
         order = list(turns)
+        CPU.clear()
         for i in range(runs):  # each round runs all three, in a rotating order: a load change hits them alike
             for name in order[i % 3:] + order[:i % 3]:
-                times[name].append(timed(turns[name]))
+                times[name].append(timed(turns[name], name))
         with ThreadCounter() as counter:
             agent_turn(ours, steps)
     finally:
@@ -253,8 +261,9 @@ def bench(kind: str, runs: int, steps: int) -> Result:
     def paired(name: str) -> float:
         return statistics.median(x / y for x, y in zip(times[name], times["sdk"], strict=True))
 
+    cpu = statistics.median(x / y for x, y in zip(CPU["ours"], CPU["sdk"], strict=True))
     return Result(kind, steps, runs, statistics.median(times["ours"]) * 1000, statistics.median(times["sdk"]) * 1000,
-                  paired("ours"), paired("worker"), counter.count)
+                  paired("ours"), paired("worker"), counter.count, cpu)
 
 
 LABEL = {"openai": "OpenAI-compatible", "ollama": "Ollama"}
@@ -263,8 +272,9 @@ LABEL = {"openai": "OpenAI-compatible", "ollama": "Ollama"}
 def figures(results: list[Result]) -> list[Figure]:
     out = []
     for r in results:
-        note = (f"ours {r.ours_ms:.1f} ms; median of {r.runs} paired ratios; the tool declared inline (quick: "
-                f"called in the agent's thread, as the SDK loop calls it); {load()}")
+        note = (f"ours {r.ours_ms:.1f} ms; median of {r.runs} paired ratios; CPU of the turn's thread "
+                f"{r.cpu_ratio:.2f}× the SDK loop's; the tool declared inline (quick: called in the agent's thread, "
+                f"as the SDK loop calls it); {load()}")
         out.append(Figure(f"a {r.steps}-step tool turn against an instant local server ({LABEL[r.kind]}): "
                           "our Agent ÷ a plain loop on the SDK", round(r.ratio, 3), "×", f"≤ {GOAL}×",
                           r.ratio <= GOAL, limit=f"the SDK loop ({r.sdk_ms:.1f} ms)", note=note))

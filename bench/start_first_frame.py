@@ -1,13 +1,19 @@
-"""Start-up figure: process start → first frame painted, the app ÷ a bare QMainWindow + QTextBrowser script.
+"""Start-up figures: process start → the window responds, and → its first frame painted, the app ÷ a bare
+QMainWindow + QTextBrowser script.
 
     python bench/start_first_frame.py [-n 7] [--warmup 1] [--figures]
 
 Both run as real processes (``python -m desktop_agent`` and ``python -c <bare window>``), offscreen, with the
 app's folders in a temporary ``DESKTOP_AGENT_HOME`` (default settings; the Ollama host is a closed port, so
 the server check fails at once, as with Ollama not started). Each writes the moment its first frame is
-painted (``desktop_agent/ui/first_frame.py``, ``DESKTOP_AGENT_BENCH_FIRST_PAINT``); the two are run
-alternately, A B A B …, and the ratio is the median of the pairs' ratios. Prints one line: name, measured,
-limit, ratio, goal (``--figures``: the figure as a JSON line, see ``bench/_figures.py``).
+painted (``desktop_agent/ui/first_frame.py``, ``DESKTOP_AGENT_BENCH_FIRST_PAINT``); the app also writes, once
+its start is over (every start-up stage run, in the GUI thread and off it), the moment from which on its event
+loop was never held up longer than 50 ms — from then on a key or a click is handled at once
+(``desktop_agent/ui/startup.py``, ``DESKTOP_AGENT_BENCH_RESPONDS``): what the user feels as "the window
+answers". The bare window responds once it is painted. The two are run alternately, A B A B …, and each
+ratio is the median of the pairs' ratios. The goal is on "responds"; the first-paint figure is kept beside
+it. Prints one line per figure: name, measured, limit, ratio, goal (``--figures``: the figures as JSON lines,
+see ``bench/_figures.py``).
 """
 
 from __future__ import annotations
@@ -40,26 +46,36 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(args.warmup):  # the first start creates the store and the caches
             for kind in ("app", "bare"):
                 Live.start(kind, home, args.python).stop()
-        app, bare = [], []
+        app, bare, app_responds = [], [], []
         for _ in range(args.runs):
             for kind, runs in (("app", app), ("bare", bare)):
-                live = Live.start(kind, home, args.python)
-                live.stop()
+                live = Live.start(kind, home, args.python, responds=True)
+                try:
+                    responds = live.responds_s()
+                finally:
+                    live.stop()
                 runs.append(live.first_frame_s)
+                if kind == "app":
+                    app_responds.append(responds)
                 if args.verbose:
-                    print(f"  {kind}: {live.first_frame_s * 1000:.0f} ms", file=sys.stderr)
-    ratio = statistics.median(a / b for a, b in zip(app, bare, strict=True))
+                    print(f"  {kind}: painted {live.first_frame_s * 1000:.0f} ms, responds {responds * 1000:.0f} ms",
+                          file=sys.stderr)
+    painted = statistics.median(a / b for a, b in zip(app, bare, strict=True))
+    responds = statistics.median(a / b for a, b in zip(app_responds, bare, strict=True))
+    limit = f"bare QMainWindow + QTextBrowser ({statistics.median(bare) * 1000:.0f} ms)"
+    rows = [("start: process start → the window responds (no hold-up > 50 ms after) ÷ a bare window", responds,
+             app_responds, True),
+            ("start: process start → first frame painted ÷ a bare window", painted, app, False)]
     if args.figures:
-        emit([Figure("start: process start → first frame painted ÷ a bare window", round(ratio, 2), "×",
-                     f"≤ {GOAL}×", ratio <= GOAL,
-                     limit=f"bare QMainWindow + QTextBrowser ({statistics.median(bare) * 1000:.0f} ms)",
-                     note=f"app {statistics.median(app) * 1000:.0f} ms; median of {args.runs} alternating pairs; "
-                          f"{load()}")])
+        emit([Figure(name, round(ratio, 2), "×", f"≤ {GOAL}×" if goal else "— (the goal is on responds)",
+                     ratio <= GOAL if goal else None, limit=limit,
+                     note=f"app {statistics.median(times) * 1000:.0f} ms; median of {args.runs} alternating pairs; "
+                          f"{load()}")
+              for name, ratio, times, goal in rows])
         return 0
-    print(figure_line("start: process start → first frame painted",
-                      f"{statistics.median(app) * 1000:.0f} ms",
-                      f"bare QMainWindow + QTextBrowser {statistics.median(bare) * 1000:.0f} ms",
-                      f"{ratio:.2f}×", f"goal ≤ {GOAL}×"))
+    for name, ratio, times, goal in rows:
+        print(figure_line(name, f"{statistics.median(times) * 1000:.0f} ms", limit.replace("(", "").replace(")", ""),
+                          f"{ratio:.2f}×", f"goal ≤ {GOAL}×" if goal else "no goal"))
     return 0
 
 

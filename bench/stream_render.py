@@ -5,10 +5,11 @@
 Offscreen, in this process, into the real :class:`~desktop_agent.ui.chat.view.ChatView` (1000×800, shown):
 
 - **stream**: a 20,000-token markdown answer (paragraphs, nested lists, tables, code fences) is streamed at
-  500 tokens/s through the real :class:`~desktop_agent.ui.agent_runner.AgentRunner` — its worker thread
-  iterates a stand-in session that yields ``MessageAdded`` (user), one ``TextDelta`` per token on schedule,
-  then ``AnswerFinished``; the events reach the view queued, as in the window (the view's pace wired to the
-  runner's batch, as the window does). Measured: the main thread's CPU time (``time.thread_time``) from the
+  500 tokens/s the whole way a user's answer comes: a real OpenAI-compatible server on 127.0.0.1
+  (``tests/servers/openai.py``) sends one SSE event per token on schedule; the real window (the app with
+  default settings but for the server, on a home of its own) sends the message, and the answer goes through
+  the OpenAI backend, the agent, the chat session (which saves it), the runner's worker thread, the controller
+  and the window's views. Measured: the main thread's CPU time (``time.thread_time``) from the
   turn's start to ``TurnEnded``, in streams without a heartbeat (a 10 ms timer costs the main thread about
   120 µs a beat, ≈ 1.4× the limit below over a stream); and in other streams, a 10 ms heartbeat timer's
   gaps (longest, and how many exceed 50 ms) — and, as the wall-clock gaps also count time the process
@@ -32,7 +33,7 @@ import random
 import re
 import statistics
 import sys
-import threading
+import tempfile
 import time
 from pathlib import Path
 
@@ -44,9 +45,8 @@ from _figures import Figure, emit, machine  # noqa: E402
 from PySide6.QtCore import QEventLoop, Qt, QTimer, qInstallMessageHandler  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from desktop_agent.core.events import AnswerFinished, MessageAdded, TextDelta  # noqa: E402
-from desktop_agent.core.messages import Message  # noqa: E402
-from desktop_agent.ui.agent_runner import AgentRunner, TurnEnded, TurnStarted  # noqa: E402
+from desktop_agent.core.events import AnswerFinished, TextDelta  # noqa: E402
+from desktop_agent.ui.agent_runner import TurnEnded, TurnStarted  # noqa: E402
 from desktop_agent.ui.chat.view import ChatView  # noqa: E402
 
 FRAME_TOKENS = 17  # 500 tokens/s × 33 ms
@@ -96,48 +96,48 @@ def sample_answer(n_tokens: int, seed: int = 14) -> list[str]:
     return tokens[:n_tokens]
 
 
-# ---- a stand-in for the session and the assembly the runner asks (the runner itself is real) ----------
+# ---- the whole path: a real OpenAI-compatible SSE server and the real window ---------------------------
 
 
-class _Assembly:
-    def __init__(self) -> None:
-        self.pending_problems: list[str] = []
+def _chunks(tokens: list[str]) -> list[dict]:
+    """The answer as a server streams it: one ``chat.completion.chunk`` per token, then the finish."""
+    from tests.servers.openai import chunk, new_completion_id
 
-    def agent(self, _settings, approver=None):
-        return None
-
-    def wait_for_mcp(self, _settings, _cancel):
-        return iter(())
-
-    def close(self) -> None:
-        return None
-
-    def abort(self) -> None:
-        return None
+    cid = new_completion_id()
+    return ([chunk(cid, "local-model", {"role": "assistant", "content": ""})]
+            + [chunk(cid, "local-model", {"content": tok}) for tok in tokens]
+            + [chunk(cid, "local-model", {}, "stop")])
 
 
-class _Session:
-    def __init__(self, tokens: list[str], rate: float):
-        self.id = "bench"
-        self.tokens = tokens
-        self.rate = rate
-        self.agent = None
-        self.interrupting = threading.Event()
+class _Path:
+    """A started SSE server streaming at ``rate`` events/s and a window (the app as the user runs it, on a
+    home of its own) whose chat talks to it."""
 
-    def effective(self, settings):
-        return settings
+    def __init__(self, rate: float, home: Path):
+        from tests.servers.openai import OpenAIServer
 
-    def run_turn(self, text, cancel):
-        yield MessageAdded(Message(role="user", content=text or ""))
-        start = time.monotonic()
-        for i, tok in enumerate(self.tokens):
-            wait = start + i / self.rate - time.monotonic()
-            if wait > 0:
-                time.sleep(wait)
-            if cancel.is_set():
-                break
-            yield TextDelta(tok)
-        yield AnswerFinished(Message(role="assistant", content="".join(self.tokens)))
+        os.environ["DESKTOP_AGENT_HOME"] = str(home)
+        os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+        self.server = OpenAIServer().start()
+        self.server.events_per_s = rate
+
+    def window(self):
+        from desktop_agent.core.settings import Settings
+        from desktop_agent.ui.main_window import MainWindow
+
+        settings = Settings(backend="openai", openai_base_url=self.server.url, openai_model="local-model",
+                            openai_needs_key=False, openai_retries_per_key=0, tools_enabled=False)
+        w = MainWindow(settings, check_server=False)
+        w.resize(1180, 800)
+        w.show()
+        deadline = time.monotonic() + 60
+        while not w.startup.done and time.monotonic() < deadline:
+            QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+            time.sleep(0.01)
+        return w
+
+    def stop(self) -> None:
+        self.server.stop()
 
 
 def _quiet_qt(_mode, _context, message: str) -> None:
@@ -153,12 +153,13 @@ def _new_view() -> ChatView:
     return view
 
 
-def stream_once(tokens: list[str], rate: float, heartbeat_on: bool = True) -> dict:
-    """One stream through the runner into a fresh view. ``heartbeat_on``: run the 10 ms heartbeat that finds
-    stalls — it costs the main thread about 120 µs a beat itself, so the CPU figure comes from a stream
-    without it."""
-    view = _new_view()
-    runner = AgentRunner(_Assembly())
+def stream_once(path: _Path, tokens: list[str], heartbeat_on: bool = True) -> dict:
+    """One answer streamed the whole way — the server's SSE events, the OpenAI backend, the agent, the chat
+    session (saving), the runner's worker thread, the controller and the window's views — into a fresh window.
+    ``heartbeat_on``: run the 10 ms heartbeat that finds stalls — it costs the main thread about 120 µs a beat
+    itself, so the CPU figure comes from a stream without it."""
+    window = path.window()
+    path.server.script(_chunks(tokens))
     loop = QEventLoop()
     beats: list[float] = []
     cpu_beats: list[float] = []
@@ -166,36 +167,34 @@ def stream_once(tokens: list[str], rate: float, heartbeat_on: bool = True) -> di
     heartbeat.setTimerType(Qt.TimerType.PreciseTimer)
     heartbeat.setInterval(10)
     heartbeat.timeout.connect(lambda: (beats.append(time.monotonic()), cpu_beats.append(time.thread_time())))
-
     answered: list[bool] = []
 
     def on_event(ev: object) -> None:
-        view.handle(ev)
         if isinstance(ev, AnswerFinished):
             answered.append(True)
         if isinstance(ev, TurnEnded):
-            loop.quit()
+            QTimer.singleShot(0, loop.quit)  # after the window handled it too
 
-    runner.turn_event.connect(on_event)
-    view.frame_interval_changed.connect(runner.set_batch_ms)  # as the window wires them
+    window.runner.turn_event.connect(on_event)
     if heartbeat_on:
         heartbeat.start()
     cpu0, wall0 = time.thread_time(), time.monotonic()
     beats.append(wall0)
     cpu_beats.append(cpu0)
-    runner.start_turn(_Session(tokens, rate), "write a long answer", None)  # type: ignore[arg-type]
+    window.send("write a long answer")
     loop.exec()
     cpu, wall = time.thread_time() - cpu0, time.monotonic() - wall0
     heartbeat.stop()
-    if not answered:  # the runner failed the stand-in turn: no figure from a stream that did not happen
-        raise RuntimeError("the streamed turn did not finish (see the runner's error above)")
+    if not answered:  # no figure from a stream that did not happen
+        raise RuntimeError("the streamed turn did not finish")
+    if window.conversation.messages[-1].content != "".join(tokens):
+        raise RuntimeError("the answer saved is not the answer streamed")
     beats.append(time.monotonic())
     cpu_beats.append(time.thread_time())
     gaps = [(b - a) * 1000 for a, b in itertools.pairwise(beats)]
     busy = [(b - a) * 1000 for a, b in itertools.pairwise(cpu_beats)]  # main-thread CPU between two beats
-    runner.shutdown()
-    view.close()
-    view.deleteLater()
+    window.close()
+    window.deleteLater()
     QApplication.processEvents()
     return {"cpu_s": cpu, "wall_s": wall, "max_gap_ms": max(gaps), "gaps_50": sum(g > 50 for g in gaps),
             "max_busy_ms": max(busy)}
@@ -226,16 +225,21 @@ def render_once_cpu(text: str, width: int) -> float:
     return took
 
 
+def _handle(view: ChatView, ev: object) -> None:
+    """``ev`` to the view as the controller hands it over (its route for the event's type)."""
+    view.routes()[type(ev)](ev)
+
+
 def frame_ms_at(tokens: list[str], n: int, frames: int = 7) -> float:
     """Median wall time of one frame (17 more tokens, then the live turn's flush) once ``n`` tokens are in."""
     view = _new_view()
-    view.handle(TurnStarted(1, "bench", "q"))
+    _handle(view, TurnStarted(1, "bench", "q"))
     live = view.live
     assert live is not None
     step = 1000
     for i in range(0, n, step):
         for tok in tokens[i:min(i + step, n)]:
-            view.handle(TextDelta(tok))
+            _handle(view, TextDelta(tok))
         live.flush(force=True)
         QApplication.processEvents()
     extra = tokens[n:n + frames * FRAME_TOKENS]
@@ -244,7 +248,7 @@ def frame_ms_at(tokens: list[str], n: int, frames: int = 7) -> float:
     times = []
     for f in range(frames):
         for tok in extra[f * FRAME_TOKENS:(f + 1) * FRAME_TOKENS]:
-            view.handle(TextDelta(tok))
+            _handle(view, TextDelta(tok))
         t0 = time.perf_counter()
         live.flush(force=True)
         QApplication.processEvents()
@@ -272,17 +276,21 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.runs} runs; {machine()}", file=log)
     render_once_cpu(text, 900)  # warm-up: imports, Pygments lexers
     streams, stalls, renders = [], [], []
+    home = tempfile.TemporaryDirectory(prefix="desktop-agent-bench-")
+    path = _Path(args.rate, Path(home.name))
     for r in range(max(args.runs, args.stall_runs)):
         if r < args.runs:  # the CPU figure: no heartbeat (it costs the main thread itself)
-            streams.append(stream_once(tokens, args.rate, heartbeat_on=False))
+            streams.append(stream_once(path, tokens, heartbeat_on=False))
             renders.extend(render_once_cpu(text, 900) for _ in range(7 if r == 0 else 2))
             print(f"  run {r + 1}: main-thread CPU {streams[-1]['cpu_s']:.2f} s in {streams[-1]['wall_s']:.1f} s",
                   file=log)
         if r < args.stall_runs:
-            stalls.append(stream_once(tokens, args.rate))
+            stalls.append(stream_once(path, tokens))
             s = stalls[-1]
             print(f"  stall run {r + 1}: longest gap {s['max_gap_ms']:.0f} ms, {s['gaps_50']} gaps > 50 ms; longest "
                   f"main-thread CPU between two beats {s['max_busy_ms']:.0f} ms", file=log)
+    path.stop()
+    home.cleanup()
     frame_1k = frame_ms_at(tokens, 1000)
     frame_20k = frame_ms_at(tokens, len(tokens))
     cpu = statistics.median(s["cpu_s"] for s in streams)

@@ -26,9 +26,9 @@ from PySide6.QtWidgets import QWidget
 BENCH_ENV = "DESKTOP_AGENT_BENCH_FIRST_PAINT"
 
 
-def note_for_bench(moment: float | None = None) -> None:
-    """Write ``moment`` (default: now) to the file named by :data:`BENCH_ENV`, when it is set."""
-    path = os.environ.get(BENCH_ENV)
+def note_for_bench(moment: float | None = None, env: str = BENCH_ENV) -> None:
+    """Write ``moment`` (default: now) to the file named by the environment variable ``env``, when it is set."""
+    path = os.environ.get(env)
     if not path:
         return
     moment = time.monotonic() if moment is None else moment

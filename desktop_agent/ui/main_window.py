@@ -34,7 +34,7 @@ from desktop_agent.ui.history.dock import HistoryDock
 from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.model_picker import BACKENDS
 from desktop_agent.ui.server_status import ServerStatus
-from desktop_agent.ui.startup import Stage, Startup, load_layered, warm_up_markdown
+from desktop_agent.ui.startup import WARM_UP, SettingsAhead, Stage, Startup, load_layered, store_ahead
 from desktop_agent.ui.status_line import StatusBar
 from desktop_agent.ui.tool_sidebar import ToolSidebar
 from desktop_agent.ui.toolbar import MainToolbar, build_menus, make_action
@@ -128,14 +128,14 @@ class MainWindow(QMainWindow):
         self.input.setFocus()
         self.restyle.connect(self._restyle_frame)
 
-        self.startup = Startup([
-            Stage("settings", self._load_settings),
+        self._ahead = SettingsAhead(lambda: self._glance is not None and self._given["services"] is None)
+        self.startup = Startup([  # (a stage's background: its non-Qt work, off the GUI thread before it)
+            Stage("settings", self._load_settings, background=self._ahead),
             Stage("services", self._open_services, together=True),  # nothing may act on half of them
-            Stage("store and history", self._open_store),
+            Stage("store and history", self._open_store, background=store_ahead),
             Stage("last chat", self._reopen_last_chat),
             Stage("server check", self._check_server),
-            Stage("warm-up", warm_up_markdown),
-        ], self)
+            WARM_UP], self)
         if not staged:
             self.startup.run_through("services")
         self.startup.start_later()  # also when the window is never painted
@@ -278,7 +278,7 @@ class MainWindow(QMainWindow):
         if self._glance is not None:
             from desktop_agent.core.services import Services
 
-            services = self._given["services"] = self._given["services"] or Services()
+            services = self._given["services"] = self._given["services"] or self._ahead.services or Services()
             layered = load_layered(self._glance, services)
             self._given.update(settings=layered.effective, saved=layered.saved)
             self._given["warnings"].extend(layered.warnings)

@@ -74,3 +74,67 @@ def test_quit_as_the_first_text_reaches_the_window_saves_all_that_was_read(
     last = _last_saved(conv_id)
     assert (last.role, last.status) == ("assistant", "interrupted")
     assert last.content.startswith("Hello")
+
+
+# ---- a fresh window's first turn, closed the moment the server has sent the first word ------------------------
+
+QUITS = 20
+
+
+def test_closing_a_fresh_window_as_the_server_sends_the_first_word_saves_it(qtbot, monkeypatch):
+    """The app as a user starts it (the staged start from the settings file), its first turn: the window
+    closes in the GUI thread the moment the server has written the answer's first word to the socket — twenty
+    times, a fresh window and a server it never talked to each time (its first connection). Every time the word
+    is saved (``interrupted``): it had reached the app. A server that writes with Nagle's algorithm on (as this
+    one, Python's ``http.server``, does) held that word until the app acknowledged the response headers, and a
+    delayed ACK took ~40 ms: a quit in that time lost it (issue 23; 2 to 7 of 20 before the fix)."""
+    from PySide6.QtCore import QObject, Qt, Signal
+
+    from desktop_agent.core.settings import Settings
+    from desktop_agent.core.settings_glance import glance
+    from desktop_agent.ui import main_window, startup
+    from tests.servers import ollama as server_module
+
+    class Closer(QObject):
+        written = Signal()
+
+    closer = Closer()  # lives in the GUI thread: the server thread's signal closes the window there
+    monkeypatch.setattr(startup, "FALLBACK_MS", 600_000)
+    write = server_module._Handler._write_chunk
+
+    def noted_write(self, data: bytes) -> None:
+        write(self, data)
+        if b"Hello" in data:
+            closer.written.emit()
+
+    monkeypatch.setattr(server_module._Handler, "_write_chunk", noted_write)
+    lost = []
+    for attempt in range(QUITS):
+        server = server_module.OllamaServer().start()
+        server.script([_line("Hello"), Pause(30)])
+        Settings(ollama_host=server.url, ollama_model="llama3.2").save()
+        seen = glance()
+        assert seen is not None
+        w = main_window.MainWindow(glance=seen, check_server=False)
+        closed: list[str] = []
+
+        def close(w=w, closed=closed) -> None:
+            closed.append(w.conversation.id)
+            w.close()
+
+        closer.written.connect(close, Qt.ConnectionType.QueuedConnection)
+        try:
+            w.resize(1100, 760)
+            w.show()
+            qtbot.waitUntil(lambda w=w: w.startup.done, timeout=20_000)  # the GUI thread is idle: it closes at once
+            w._send_text("hi")
+            qtbot.waitUntil(lambda closed=closed: bool(closed), timeout=20_000)
+        finally:
+            closer.written.disconnect(close)
+            w.close()
+            w.deleteLater()
+            server.stop()
+        last = _last_saved(closed[0])
+        if (last.role, last.status, last.content) != ("assistant", "interrupted", "Hello"):
+            lost.append((attempt, last.role, last.status, last.content))
+    assert lost == []

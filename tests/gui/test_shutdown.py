@@ -176,7 +176,9 @@ def test_desktop_agent_command_with_ollama_host(tmp_path, ollama_server):
             w.input.setPlainText("What day of the week is 2024-03-05?")
             w.send_button.click()
             def done():
-                if w.busy or not w.conversation.messages:  # a message sent during start-up goes a bit later
+                # a message sent during start-up goes once the window is built (its services are made off the
+                # GUI thread meanwhile)
+                if not w.built or w.busy or not w.conversation.messages:
                     QTimer.singleShot(50, done)
                     return
                 runs = list(w.sidebar.runs.values())

@@ -141,7 +141,7 @@ def test_the_answer_never_loses_its_top_while_it_streams(view):
 
 def test_frames_are_paced_by_what_they_cost(view):
     """Cheap frames: ≈ 30 a second; costly ones (a fast stream, a long open block, a busy machine): fewer,
-    down to MAX_FRAME_MS apart — the text still shows within ≈ 100 ms. The runner is told the pace: it hands
+    down to MAX_FRAME_MS apart — the text still shows within a quarter second. The runner is told the pace: it hands
     the streamed text over once a frame."""
     paces: list[float] = []
     view.frame_interval_changed.connect(paces.append)
@@ -151,7 +151,7 @@ def test_frames_are_paced_by_what_they_cost(view):
     for _ in range(30):
         view._pace(50.0)
     assert view.ctx.frame_ms == MAX_FRAME_MS
-    assert FRAME_MS < MAX_FRAME_MS <= 100
+    assert FRAME_MS < MAX_FRAME_MS <= 250
     assert paces and paces[-1] == MAX_FRAME_MS
 
 

@@ -71,9 +71,14 @@ def test_loop_figures_and_no_thread_per_turn():
     assert threads["figure"].startswith("threads started per") and threads["value"] == 0 and threads["met"] is True
 
 
-def test_start_first_frame_figure():
-    (f,) = figures_of(run("bench/start_first_frame.py", "--figures", "-n", "1", "--warmup", "0"))
-    assert f["unit"] == "×" and f["goal"] == "≤ 1.3×" and "bare QMainWindow" in f["limit"]
+def test_start_first_frame_figures():
+    """The goal is on the window responding (issue 23: its start over, no hold-up of the loop after); the
+    first-paint figure is beside it."""
+    responds, painted = figures_of(run("bench/start_first_frame.py", "--figures", "-n", "1", "--warmup", "0"))
+    assert "the window responds" in responds["figure"] and responds["goal"] == "≤ 1.3×"
+    assert "first frame painted" in painted["figure"] and painted["met"] is None
+    assert all(f["unit"] == "×" and "bare QMainWindow" in f["limit"] for f in (responds, painted))
+    assert responds["value"] >= painted["value"] * 0.9  # it responds once painted at the earliest
 
 
 def test_start_wakeups_figure():

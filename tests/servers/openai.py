@@ -46,7 +46,9 @@ bearer key get 401. ``models`` is served at /v1/models; ``strict_models=True`` a
 others;
 ``model_meta[name]`` adds fields to a model's entry (``max_model_len``, ``meta``…). ``props`` (a dict) is served at
 ``GET /props`` as llama.cpp's server does (``{"default_generation_settings": {"n_ctx": 4096}}``); None: 404.
-``chunk_delay_s`` pauses before every streamed event.
+``chunk_delay_s`` pauses before every streamed event; ``events_per_s`` instead sends streamed event ``i`` at
+``i / events_per_s`` seconds after the first, on the clock (no drift from the writes' own time: a model
+streaming at that rate).
 
 Standalone: ``python -m tests.servers.openai --port 8080`` (Ctrl-C to stop).
 """
@@ -397,6 +399,7 @@ class OpenAIServer:
         self.context_error = "openai"
         self.empty_auto_tool_streams = False
         self.chunk_delay_s = chunk_delay_s
+        self.events_per_s = 0.0
         #: bodies of POST …/chat/completions, in order (rejected ones included)
         self.requests: list[RecordedRequest] = []
         #: every request, models listing included
@@ -722,9 +725,14 @@ class _Handler(BaseHTTPRequestHandler):
                 events.append(usage_chunk(first.get("id", new_completion_id()), first.get("model", "local-model")))
             events.append("[DONE]")
         self._start_stream()
-        delay = self.owner.chunk_delay_s
+        delay, rate = self.owner.chunk_delay_s, self.owner.events_per_s
+        start = time.monotonic()
         for i, event in enumerate(events):
-            if delay and i:
+            if rate:
+                wait = start + i / rate - time.monotonic()
+                if wait > 0:
+                    time.sleep(wait)
+            elif delay and i:
                 time.sleep(delay)
             data = event if isinstance(event, str) else json.dumps(event, ensure_ascii=False)
             self._write_chunk(f"data: {data}\n\n".encode())

@@ -7,7 +7,11 @@ around the library's socket stream (handed in as ``httpcore.ConnectionPool(netwo
   allowed past it (httpx's read timeout starts again with every byte a trickling server sends);
 - the stall watchdog of :mod:`desktop_agent.core.streams`: each read and write is reported to the reading
   thread's :class:`~desktop_agent.core.streams.Watch`, which shuts the socket down on Stop or when no data
-  comes in time — also before the response headers arrive.
+  comes in time — also before the response headers arrive;
+- quick acknowledgements (Linux ``TCP_QUICKACK``, set again before every read: the kernel turns it off by
+  itself): a server that sends small writes with Nagle's algorithm on (Python's ``http.server``, many local
+  model servers) holds each write until the last one is acknowledged, and a delayed ACK costs up to 40 ms —
+  an answer's first words reached the app that late, and a quit in that time lost them (issue 23).
 
 :class:`Transport` is an ``httpx.BaseTransport`` that sends through such a pool (httpx's own ``HTTPTransport``
 takes no network backend), mapping httpcore's exceptions to httpx's as httpx does. :func:`client` is an
@@ -19,7 +23,9 @@ client for MCP servers over Streamable HTTP (the SDK's timeouts; no deadline: an
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
+import socket
 import ssl
 import urllib.request
 from collections.abc import Iterable, Iterator
@@ -47,11 +53,30 @@ MCP_TIMEOUT_S = 30.0
 MCP_READ_TIMEOUT_S = 300.0
 
 
+#: Linux's quick-ACK socket option (None elsewhere)
+_QUICKACK: int | None = getattr(socket, "TCP_QUICKACK", None)
+
+
 class _Stream(httpcore.NetworkStream):
     """A connection whose reads and writes respect the thread's first-data deadline and report to its watch."""
 
     def __init__(self, inner: httpcore.NetworkStream):
         self._inner = inner
+        self._quick: socket.socket | None = None
+        if _QUICKACK is not None:
+            with contextlib.suppress(Exception):
+                sock = inner.get_extra_info("socket")
+                if isinstance(sock, socket.socket) and sock.type == socket.SOCK_STREAM and sock.family in (
+                        socket.AF_INET, socket.AF_INET6):
+                    self._quick = sock
+
+    def _ack_at_once(self) -> None:
+        """Acknowledge what the next read receives at once (the kernel may fall back to delayed ACKs)."""
+        if self._quick is not None and _QUICKACK is not None:
+            try:
+                self._quick.setsockopt(socket.IPPROTO_TCP, _QUICKACK, 1)
+            except OSError:
+                self._quick = None  # closed, or not TCP after all: reads go on without
 
     @staticmethod
     def _bounded(timeout: float | None) -> float | None:
@@ -64,6 +89,7 @@ class _Stream(httpcore.NetworkStream):
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         timeout = self._bounded(timeout)
+        self._ack_at_once()
         watch = current_watch()
         if watch is None:
             return self._inner.read(max_bytes, timeout)

@@ -33,8 +33,10 @@ from desktop_agent.ui.i18n import translate
 FRAME_MS = 33
 #: the longest: the view lengthens the interval as frames get costly (a fast stream, a long open block, a slow
 #: machine), up to this — streamed text arrives once a frame (the runner's batch follows the pace), so new text
-#: is on screen within ≈ 100 ms
-MAX_FRAME_MS = 100
+#: is on screen within a quarter second. (At most 100 ms cost a 500 tokens/s stream ≈ 7× the CPU of one render
+#: of its answer: each frame's fixed part — the open block's render, the layout cascade, the paint — came ten
+#: times a second; issue 23)
+MAX_FRAME_MS = 250
 #: the share of the GUI thread streaming frames may take before the interval grows
 FRAME_BUDGET = 0.03
 
