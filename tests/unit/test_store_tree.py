@@ -193,8 +193,11 @@ def test_highlights_cover_the_original_characters_even_when_folding_changes_leng
 def test_the_index_holds_the_folded_text(store):
     conv = Conversation()
     m = say(store, conv, "user", "ŻÓŁW")
-    row = store.conn.execute("SELECT text, folded FROM message_text WHERE id = ?", (m.id,)).fetchone()
+    row = store.conn.execute("SELECT t.text, f.folded FROM message_text t JOIN message_folded f USING (id) "
+                             "WHERE id = ?", (m.id,)).fetchone()
     assert row == ("ŻÓŁW", "zolw")
+    store.rename(conv.id, "Żółwie ŁÓDKI")
+    assert store.conn.execute("SELECT folded_title FROM conversations").fetchone() == ("zolwie lodki",)
     with pytest.raises(sqlite3.Error):
         store.conn.execute("SELECT * FROM message_fts WHERE text MATCH 'zolw'").fetchall()
 

@@ -167,7 +167,15 @@ class ConversationStore(Branches):
     def _write_text(conn: sqlite3.Connection, mid: int, message: Message) -> None:
         text = searchable_text(message)
         if text:
-            conn.execute("INSERT INTO message_text (id, text, folded) VALUES (?, ?, ?)", (mid, text, fold(text)))
+            conn.execute("INSERT INTO message_text (id, text) VALUES (?, ?)", (mid, text))
+            conn.execute("INSERT INTO message_folded (id, folded) VALUES (?, ?)", (mid, fold(text)))
+
+    @staticmethod
+    def _fold_title(conn: sqlite3.Connection, conversation_id: str) -> None:
+        """Keep the chat's folded title (what search matches) in step with its title."""
+        row = conn.execute("SELECT title FROM conversations WHERE id = ?", (conversation_id,)).fetchone()
+        if row is not None:
+            conn.execute("UPDATE conversations SET folded_title = ? WHERE id = ?", (fold(row[0]), conversation_id))
 
     @staticmethod
     def _touch_chat(conn: sqlite3.Connection, conversation_id: str, message: Message, now: float) -> None:
@@ -217,6 +225,7 @@ class ConversationStore(Branches):
                 conversation.updated_at,
             ),
         )
+        self._fold_title(conn, conversation.id)
         if conversation.options:
             self._write_options(conn, conversation.id, conversation.options)
         parent_id = None
@@ -273,6 +282,7 @@ class ConversationStore(Branches):
                             now,
                         ),
                     )
+                    self._fold_title(conn, conversation.id)
                     if conversation.options:
                         self._write_options(conn, conversation.id, conversation.options)
                 parent = self._previous_id(conversation, message) if parent_id == "previous" else parent_id
@@ -284,6 +294,7 @@ class ConversationStore(Branches):
                     if not custom and title == NEW_CHAT_TITLE and message.role == "user" and message.content.strip():
                         title = title_for(conversation, message)
                         conn.execute("UPDATE conversations SET title = ? WHERE id = ?", (title, conversation.id))
+                        self._fold_title(conn, conversation.id)
                     self._touch_chat(conn, conversation.id, message, now)
         conversation.updated_at = now
         if not conversation.title:
@@ -593,6 +604,7 @@ class ConversationStore(Branches):
                 )
             if cur.rowcount == 0:
                 raise ConversationNotFound(conversation_id)
+            self._fold_title(conn, conversation_id)
 
     @guarded
     def delete(self, conversation_id: str) -> None:

@@ -1,8 +1,8 @@
 """Full-text search over saved messages and chat titles: what text is indexed, query terms, the queries,
 snippets.
 
-Each message's searchable text (:func:`searchable_text`) is in ``message_text`` and indexed by the FTS5
-table ``message_fts`` (trigram tokenizer, see :mod:`.schema`). Titles (at most
+Each message's searchable text (:func:`searchable_text`) is in ``message_text``; its folded copy
+(:mod:`.folding`: case- and accent-insensitive) in ``message_folded`` is indexed by the FTS5 table ``message_fts`` (trigram tokenizer, see :mod:`.schema`). Titles (at most
 :data:`~.titles.MAX_TITLE_CHARS` characters, one row per chat) are matched by scanning ``conversations``.
 :func:`find_matches` and :func:`find_title_matches` run a search under the store's lock; :func:`to_hits`
 cuts the snippets afterwards, outside it.
@@ -154,7 +154,7 @@ def find_matches(conn: sqlite3.Connection, terms: list[str], limit: int) -> list
         # terms shorter than a trigram can't use the index: scan the folded text, newest first
         where = ["instr(folded, ?) > 0"] * len(short_terms)
         params = list(short_terms)
-        sql = f"SELECT id FROM message_text WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?"
+        sql = f"SELECT id FROM message_folded WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?"
     ids = [r[0] for r in conn.execute(sql, (*params, int(limit))).fetchall()]
     if not ids:
         return []
@@ -182,7 +182,7 @@ def find_title_matches(conn: sqlite3.Connection, terms: list[str], limit: int) -
     folded = [f for f in (fold(t) for t in terms) if f]
     if not folded:
         return []
-    where = " AND ".join(["instr(fold(c.title), ?) > 0"] * len(folded))
+    where = " AND ".join(["instr(c.folded_title, ?) > 0"] * len(folded))
     rows = conn.execute(
         "SELECT c.id, c.title, c.updated_at, c.model, c.title_is_custom, "
         "(SELECT m.id FROM messages m WHERE m.conversation_id = c.id ORDER BY m.id LIMIT 1), "
