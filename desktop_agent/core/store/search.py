@@ -2,8 +2,9 @@
 snippets.
 
 Each message's searchable text (:func:`searchable_text`) is in ``message_text``; its folded copy
-(:mod:`.folding`: case- and accent-insensitive) in ``message_folded`` is indexed by the FTS5 table ``message_fts`` (trigram tokenizer, see :mod:`.schema`). Titles (at most
-:data:`~.titles.MAX_TITLE_CHARS` characters, one row per chat) are matched by scanning ``conversations``.
+(:mod:`.folding`: case- and accent-insensitive) in ``message_folded`` is indexed by the FTS5 table
+``message_fts`` (trigram tokenizer, see :mod:`.schema`). Titles (at most :data:`~.titles.MAX_TITLE_CHARS`
+characters, one row per chat) are matched by scanning their folded copies (``conversations.folded_title``).
 :func:`find_matches` and :func:`find_title_matches` run a search under the store's lock; :func:`to_hits`
 cuts the snippets afterwards, outside it.
 """
