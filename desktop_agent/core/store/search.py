@@ -73,6 +73,11 @@ def contains_all(text: str, terms: list[str]) -> bool:
     return all(fold(t) in folded for t in terms)
 
 
+def _like(term: str) -> str:
+    """A LIKE pattern matching ``term`` anywhere (``%``, ``_`` and ``\\`` in it escaped; ESCAPE '\\')."""
+    return "%" + re.sub(r"([%_\\])", r"\\\1", term) + "%"
+
+
 def searchable_text(message: Message) -> str:
     """The text indexed for ``message``: its content plus the name and arguments of each tool call."""
     parts = [message.content]
@@ -148,13 +153,14 @@ def find_matches(conn: sqlite3.Connection, terms: list[str], limit: int) -> list
         # the index (of the folded text) finds the rows; short terms are checked on those rows only. The
         # snippet is cut in Python (snippet_parts, linear in the text): FTS5's snippet() grows with the square
         # of the matches in a message and took 77 s for "xxx" in a 100 kB tool result.
-        where = ["message_fts MATCH ?"] + ["instr(folded, ?) > 0"] * len(short_terms)
-        params = [" AND ".join(_fts_phrase(t) for t in long_terms), *short_terms]
+        where = ["message_fts MATCH ?"] + ["folded LIKE ? ESCAPE '\\'"] * len(short_terms)
+        params = [" AND ".join(_fts_phrase(t) for t in long_terms), *(_like(t) for t in short_terms)]
         sql = f"SELECT rowid FROM message_fts WHERE {' AND '.join(where)} ORDER BY rowid DESC LIMIT ?"
     else:
-        # terms shorter than a trigram can't use the index: scan the folded text, newest first
-        where = ["instr(folded, ?) > 0"] * len(short_terms)
-        params = list(short_terms)
+        # terms shorter than a trigram can't use the index: scan the folded text, newest first (LIKE: faster
+        # than instr, which counts characters; both sides are folded, so its ASCII case rule changes nothing)
+        where = ["folded LIKE ? ESCAPE '\\'"] * len(short_terms)
+        params = [_like(t) for t in short_terms]
         sql = f"SELECT id FROM message_folded WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?"
     ids = [r[0] for r in conn.execute(sql, (*params, int(limit))).fetchall()]
     if not ids:
