@@ -106,6 +106,7 @@ def test_edit_an_early_message_and_continue_the_new_branch(make_window, qtbot, o
     assert _texts(w) == ["Capital of Italy?", "Rome."]
     qtbot.waitUntil(lambda: _bubbles(w)[0].switcher.isVisible(), timeout=5000)
     assert _bubbles(w)[0].switcher.label.text() == "2/2"
+    _shot(qtbot, w, "/tmp/branches-edited.png")
     _send(qtbot, w, "Population?")
     assert _texts(w) == ["Capital of Italy?", "Rome.", "Population?", "About 2.8 million."]
     assert [m["content"] for m in ollama_server.chat_requests[-1]["messages"] if m["role"] != "system"] == [

@@ -101,7 +101,6 @@ class ActionsButton(QToolButton):
         self.setAccessibleName(name)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0px; }")
         self.menu_ = QMenu(self)
         self.menu_.aboutToShow.connect(self.fill)
         self.setMenu(self.menu_)
