@@ -216,3 +216,11 @@ def test_hits_on_the_branch_shown_come_first_and_a_title_hit_opens_the_branch_sh
     assert hits[: len(shown)] == shown and {h.message_id for h in hits[len(shown):]} == {old_q.id, old_q.id + 1}
     title = next(h for h in hits if h.in_title)
     assert title.message_id == new_q.id
+
+
+def test_messages_saved_without_being_in_the_list_follow_the_branch_shown(store):
+    """Callers that save messages without appending them to ``conversation.messages`` still get one chain."""
+    conv = Conversation()
+    for role, text in (("user", "q"), ("assistant", "a"), ("user", "q2")):
+        store.add_message(conv, Message(role=role, content=text))
+    assert conv.messages == [] and contents(store.load(conv.id)) == ["q", "a", "q2"]

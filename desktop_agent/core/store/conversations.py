@@ -241,8 +241,8 @@ class ConversationStore(Branches):
         """Save ``message`` as the next message of ``conversation`` and commit before returning.
 
         Its parent in the chat's tree is ``parent_id`` (None: a first message); by default (``"previous"``) the
-        message before it in ``conversation.messages`` (the last one when it is not in the list). The branch it
-        ends becomes the one the chat shows (``leaf_id``).
+        message before it in ``conversation.messages`` (when it is not in the list: the last message of the branch
+        the chat shows). The branch it ends becomes the one the chat shows (``leaf_id``).
 
         The chat row is created with the first message (title: ``conversation.title`` if the caller set
         one, else :meth:`Conversation.default_title`, filled in from the first user message; its options:
@@ -285,7 +285,8 @@ class ConversationStore(Branches):
                     self._fold_title(conn, conversation.id)
                     if conversation.options:
                         self._write_options(conn, conversation.id, conversation.options)
-                parent = self._previous_id(conversation, message) if parent_id == "previous" else parent_id
+                parent = (self._previous_id(conn, conversation, message, row is not None) if parent_id == "previous"
+                          else parent_id)
                 message.id = self._insert_message(conn, conversation.id, message, parent)
                 if row is None:
                     self._set_leaf(conn, conversation.id, message.id)
@@ -301,11 +302,19 @@ class ConversationStore(Branches):
             conversation.title = title
 
     @staticmethod
-    def _previous_id(conversation: Conversation, message: Message) -> int | None:
-        """The id of the message before ``message`` in the chat (the last one when it is not in the list)."""
+    def _previous_id(conn: sqlite3.Connection, conversation: Conversation, message: Message, saved: bool) -> int | None:
+        """The parent of ``message``: the message before it in ``conversation.messages``; when it is not in the list
+        (or the one before it was never saved), the last message of the branch the saved chat shows."""
         messages = conversation.messages
-        index = next((i for i in range(len(messages) - 1, -1, -1) if messages[i] is message), len(messages))
-        return next((m.id for m in reversed(messages[:index]) if m.id is not None), None)
+        index = next((i for i in range(len(messages) - 1, -1, -1) if messages[i] is message), None)
+        if index == 0:
+            return None
+        if index is not None and messages[index - 1].id is not None:
+            return messages[index - 1].id
+        if not saved:
+            return None
+        row = conn.execute("SELECT leaf_id FROM conversations WHERE id = ?", (conversation.id,)).fetchone()
+        return row[0] if row else None
 
     def _update_message(self, conn: sqlite3.Connection, message: Message, now: float) -> None:
         cur = conn.execute(
