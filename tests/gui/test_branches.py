@@ -106,6 +106,7 @@ def test_edit_an_early_message_and_continue_the_new_branch(make_window, qtbot, o
     assert _texts(w) == ["Capital of Italy?", "Rome."]
     qtbot.waitUntil(lambda: _bubbles(w)[0].switcher.isVisible(), timeout=5000)
     assert _bubbles(w)[0].switcher.label.text() == "2/2"
+    _shot(qtbot, w, "/tmp/branches-edited.png")
     _send(qtbot, w, "Population?")
     assert _texts(w) == ["Capital of Italy?", "Rome.", "Population?", "About 2.8 million."]
     assert [m["content"] for m in ollama_server.chat_requests[-1]["messages"] if m["role"] != "system"] == [
@@ -175,3 +176,21 @@ def test_a_search_hit_on_another_branch_opens_that_branch_at_the_message(make_wi
     qtbot.waitUntil(lambda: w.conversation.id == chat_id and last_turn_text(w) == "Żółw means turtle.",
                     timeout=5000)
     assert _turns(w)[-1].switcher.label.text() == "1/2"
+
+
+def test_right_click_on_a_message_opens_its_actions(make_window, qtbot, ollama_server, ollama_settings):
+    from PySide6.QtCore import QPoint
+    from PySide6.QtGui import QContextMenuEvent
+    from PySide6.QtWidgets import QApplication
+
+    w = make_window(ollama_settings)
+    ollama_server.script(text_lines(["Hello."]))
+    _send(qtbot, w, "Hi")
+    for block, first in ((_turns(w)[-1], "Regenerate"), (_bubbles(w)[-1], "Edit and resend…")):
+        menu = block.menu_button.menu_
+        QApplication.sendEvent(block, QContextMenuEvent(QContextMenuEvent.Reason.Mouse, QPoint(4, 4),
+                                                        block.mapToGlobal(QPoint(4, 4))))
+        qtbot.waitUntil(menu.isVisible, timeout=5000)
+        assert menu.actions()[0].text() == first and all(a.isEnabled() for a in menu.actions() if a.text())
+        assert block.menu_button.accessibleName() == "Message actions"
+        menu.close()

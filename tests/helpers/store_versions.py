@@ -31,6 +31,7 @@ def schema_of_version(monkeypatch: pytest.MonkeyPatch, version: int) -> Iterator
             m.setattr(cls, "_set_leaf", staticmethod(lambda conn, conversation_id, leaf_id: None))
             m.setattr(cls, "_touch_chat", staticmethod(_touch_before_7))
             m.setattr(cls, "_write_text", staticmethod(_write_text_before_7))
+            m.setattr(cls, "_fold_title", staticmethod(lambda conn, conversation_id: None))
         if version < 5:
             row = store_conversations.ConversationStore._message_row
             m.setattr(store_conversations, "MESSAGE_COLUMNS", COLUMNS_BEFORE_5)
@@ -73,7 +74,8 @@ def messages_sql(version_before: int) -> str:
 
 
 def tables_before_7() -> dict[str, str]:
-    """Queries of ``conversations`` and ``message_text`` with the columns they had before schema 7."""
+    """Queries of ``conversations`` and ``message_text`` with the columns they had before schema 7 (which added
+    columns to ``conversations``)."""
     return {
         "conversations": "SELECT id, title, title_is_custom, backend, model, created_at, updated_at "
                          "FROM conversations ORDER BY 1",

@@ -193,8 +193,11 @@ def test_highlights_cover_the_original_characters_even_when_folding_changes_leng
 def test_the_index_holds_the_folded_text(store):
     conv = Conversation()
     m = say(store, conv, "user", "ŻÓŁW")
-    row = store.conn.execute("SELECT text, folded FROM message_text WHERE id = ?", (m.id,)).fetchone()
+    row = store.conn.execute("SELECT t.text, f.folded FROM message_text t JOIN message_folded f USING (id) "
+                             "WHERE id = ?", (m.id,)).fetchone()
     assert row == ("ŻÓŁW", "zolw")
+    store.rename(conv.id, "Żółwie ŁÓDKI")
+    assert store.conn.execute("SELECT folded_title FROM conversations").fetchone() == ("zolwie lodki",)
     with pytest.raises(sqlite3.Error):
         store.conn.execute("SELECT * FROM message_fts WHERE text MATCH 'zolw'").fetchall()
 
@@ -213,3 +216,11 @@ def test_hits_on_the_branch_shown_come_first_and_a_title_hit_opens_the_branch_sh
     assert hits[: len(shown)] == shown and {h.message_id for h in hits[len(shown):]} == {old_q.id, old_q.id + 1}
     title = next(h for h in hits if h.in_title)
     assert title.message_id == new_q.id
+
+
+def test_messages_saved_without_being_in_the_list_follow_the_branch_shown(store):
+    """Callers that save messages without appending them to ``conversation.messages`` still get one chain."""
+    conv = Conversation()
+    for role, text in (("user", "q"), ("assistant", "a"), ("user", "q2")):
+        store.add_message(conv, Message(role=role, content=text))
+    assert conv.messages == [] and contents(store.load(conv.id)) == ["q", "a", "q2"]

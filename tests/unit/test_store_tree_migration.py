@@ -161,9 +161,9 @@ def _check_after_kill(copy: Path, hashes: dict[str, str]) -> None:
 
 def test_migration_killed_before_every_statement_loses_nothing(old_history, tmp_path):
     """Killed before each of our statements (opening, backup, every step of the migration, the commit) and before
-    every 8th statement of the index rebuild's upkeep."""
+    every 12th statement of the index rebuild's upkeep."""
     db, hashes, counts = old_history
-    points = sorted(set(counts["top"]) | set(range(1, counts["statements"] + 1, 8)))
+    points = sorted(set(counts["top"]) | set(range(1, counts["statements"] + 1, 12)))
     killed = 0
     for n in points:
         copy = tmp_path / f"n{n}" / db.name

@@ -156,7 +156,15 @@ class ConversationStore(Porting, Branches):
     def _write_text(conn: sqlite3.Connection, mid: int, message: Message) -> None:
         text = searchable_text(message)
         if text:
-            conn.execute("INSERT INTO message_text (id, text, folded) VALUES (?, ?, ?)", (mid, text, fold(text)))
+            conn.execute("INSERT INTO message_text (id, text) VALUES (?, ?)", (mid, text))
+            conn.execute("INSERT INTO message_folded (id, folded) VALUES (?, ?)", (mid, fold(text)))
+
+    @staticmethod
+    def _fold_title(conn: sqlite3.Connection, conversation_id: str) -> None:
+        """Keep the chat's folded title (what search matches) in step with its title."""
+        row = conn.execute("SELECT title FROM conversations WHERE id = ?", (conversation_id,)).fetchone()
+        if row is not None:
+            conn.execute("UPDATE conversations SET folded_title = ? WHERE id = ?", (fold(row[0]), conversation_id))
 
     @staticmethod
     def _touch_chat(conn: sqlite3.Connection, conversation_id: str, message: Message, now: float) -> None:
@@ -206,6 +214,7 @@ class ConversationStore(Porting, Branches):
                 conversation.updated_at,
             ),
         )
+        self._fold_title(conn, conversation.id)
         if conversation.options:
             self._write_options(conn, conversation.id, conversation.options)
         parent_id = None
@@ -221,8 +230,8 @@ class ConversationStore(Porting, Branches):
         """Save ``message`` as the next message of ``conversation`` and commit before returning.
 
         Its parent in the chat's tree is ``parent_id`` (None: a first message); by default (``"previous"``) the
-        message before it in ``conversation.messages`` (the last one when it is not in the list). The branch it
-        ends becomes the one the chat shows (``leaf_id``).
+        message before it in ``conversation.messages`` (when it is not in the list: the last message of the branch
+        the chat shows). The branch it ends becomes the one the chat shows (``leaf_id``).
 
         The chat row is created with the first message (title: ``conversation.title`` if the caller set
         one, else :meth:`Conversation.default_title`, filled in from the first user message; its options:
@@ -262,9 +271,11 @@ class ConversationStore(Porting, Branches):
                             now,
                         ),
                     )
+                    self._fold_title(conn, conversation.id)
                     if conversation.options:
                         self._write_options(conn, conversation.id, conversation.options)
-                parent = self._previous_id(conversation, message) if parent_id == "previous" else parent_id
+                parent = (self._previous_id(conn, conversation, message, row is not None) if parent_id == "previous"
+                          else parent_id)
                 message.id = self._insert_message(conn, conversation.id, message, parent)
                 if row is None:
                     self._set_leaf(conn, conversation.id, message.id)
@@ -273,17 +284,26 @@ class ConversationStore(Porting, Branches):
                     if not custom and title == NEW_CHAT_TITLE and message.role == "user" and message.content.strip():
                         title = title_for(conversation, message)
                         conn.execute("UPDATE conversations SET title = ? WHERE id = ?", (title, conversation.id))
+                        self._fold_title(conn, conversation.id)
                     self._touch_chat(conn, conversation.id, message, now)
         conversation.updated_at = now
         if not conversation.title:
             conversation.title = title
 
     @staticmethod
-    def _previous_id(conversation: Conversation, message: Message) -> int | None:
-        """The id of the message before ``message`` in the chat (the last one when it is not in the list)."""
+    def _previous_id(conn: sqlite3.Connection, conversation: Conversation, message: Message, saved: bool) -> int | None:
+        """The parent of ``message``: the message before it in ``conversation.messages``; when it is not in the list
+        (or the one before it was never saved), the last message of the branch the saved chat shows."""
         messages = conversation.messages
-        index = next((i for i in range(len(messages) - 1, -1, -1) if messages[i] is message), len(messages))
-        return next((m.id for m in reversed(messages[:index]) if m.id is not None), None)
+        index = next((i for i in range(len(messages) - 1, -1, -1) if messages[i] is message), None)
+        if index == 0:
+            return None
+        if index is not None and messages[index - 1].id is not None:
+            return messages[index - 1].id
+        if not saved:
+            return None
+        row = conn.execute("SELECT leaf_id FROM conversations WHERE id = ?", (conversation.id,)).fetchone()
+        return row[0] if row else None
 
     def _update_message(self, conn: sqlite3.Connection, message: Message, now: float) -> None:
         cur = conn.execute(
@@ -582,6 +602,7 @@ class ConversationStore(Porting, Branches):
                 )
             if cur.rowcount == 0:
                 raise ConversationNotFound(conversation_id)
+            self._fold_title(conn, conversation_id)
 
     @guarded
     def delete(self, conversation_id: str) -> None:

@@ -1,6 +1,6 @@
 """Folding text for search: case- and accent-insensitive for every script, NFC and NFD spellings the same.
 
-:func:`fold` is applied to the indexed text (``message_text.folded``) and to titles and query terms alike,
+:func:`fold` is applied to the indexed text (``message_folded``), to titles and to query terms alike,
 so a term matches whatever case, accents or Unicode normal form either was written in:
 
 - case: Unicode case folding (``ß`` → ``ss``, Greek final sigma ``ς`` → ``σ``, Cyrillic, …), plus the

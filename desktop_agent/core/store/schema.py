@@ -38,8 +38,10 @@
   messages — each message's parent (NULL for a first message), so regenerated answers and edited messages are
   siblings; ``leaf_id`` is the last message of the branch the chat shows (and continues). The migration makes
   each message's parent the previous message of its chat and the leaf its last message.
-- ``message_text.folded`` (schema 7): the searchable text case- and accent-folded
-  (:func:`~desktop_agent.core.store.folding.fold`); ``message_fts`` indexes it instead of ``text``.
+- ``message_folded`` (schema 7): each message's searchable text case- and accent-folded
+  (:func:`~desktop_agent.core.store.folding.fold`), row id = message id; ``message_fts`` indexes it (column
+  ``folded``) instead of ``message_text``; deleting a ``message_text`` row deletes its folded copy (trigger).
+  ``conversations.folded_title``: the title folded. The store writes both with the text and the title.
 - ``PRAGMA user_version`` is the schema version; :data:`MIGRATIONS` lists the functions that bring a
   database from version *n* to *n + 1* (:func:`desktop_agent.core.store.opening.migrate` runs them).
 """
@@ -222,31 +224,38 @@ def _migrate_add_tree(conn: sqlite3.Connection) -> None:
         "UPDATE conversations SET leaf_id = (SELECT max(id) FROM messages WHERE conversation_id = conversations.id)"
     )
     conn.execute("CREATE INDEX messages_by_parent ON messages (conversation_id, parent_id, id)")
-    # search becomes case- and accent-insensitive: the index is rebuilt over the folded text
+    # search becomes case- and accent-insensitive: the index is rebuilt over the folded text, kept in a table of
+    # its own (a scan for a short term reads it alone, not past the original text), and titles get a folded copy
     conn.create_function("fold", 1, fold, deterministic=True)
     for name in ("message_text_ai", "message_text_ad", "message_text_au"):
         conn.execute(f"DROP TRIGGER {name}")
     conn.execute("DROP TABLE message_fts")
-    conn.execute("ALTER TABLE message_text ADD COLUMN folded TEXT NOT NULL DEFAULT ''")
-    conn.execute("UPDATE message_text SET folded = fold(text)")
+    conn.execute("CREATE TABLE message_folded (id INTEGER PRIMARY KEY, folded TEXT NOT NULL)")
+    conn.execute("INSERT INTO message_folded (id, folded) SELECT id, fold(text) FROM message_text")
     conn.execute(
-        "CREATE VIRTUAL TABLE message_fts USING fts5 "
-        "(folded, content = 'message_text', content_rowid = 'id', tokenize = 'trigram')"
+        "CREATE TRIGGER message_text_ad AFTER DELETE ON message_text BEGIN "
+        "DELETE FROM message_folded WHERE id = old.id; END"
     )
     conn.execute(
-        "CREATE TRIGGER message_text_ai AFTER INSERT ON message_text BEGIN "
+        "CREATE VIRTUAL TABLE message_fts USING fts5 "
+        "(folded, content = 'message_folded', content_rowid = 'id', tokenize = 'trigram')"
+    )
+    conn.execute(
+        "CREATE TRIGGER message_folded_ai AFTER INSERT ON message_folded BEGIN "
         "INSERT INTO message_fts (rowid, folded) VALUES (new.id, new.folded); END"
     )
     conn.execute(
-        "CREATE TRIGGER message_text_ad AFTER DELETE ON message_text BEGIN "
+        "CREATE TRIGGER message_folded_ad AFTER DELETE ON message_folded BEGIN "
         "INSERT INTO message_fts (message_fts, rowid, folded) VALUES ('delete', old.id, old.folded); END"
     )
     conn.execute(
-        "CREATE TRIGGER message_text_au AFTER UPDATE ON message_text BEGIN "
+        "CREATE TRIGGER message_folded_au AFTER UPDATE ON message_folded BEGIN "
         "INSERT INTO message_fts (message_fts, rowid, folded) VALUES ('delete', old.id, old.folded); "
         "INSERT INTO message_fts (rowid, folded) VALUES (new.id, new.folded); END"
     )
     conn.execute("INSERT INTO message_fts (message_fts) VALUES ('rebuild')")
+    conn.execute("ALTER TABLE conversations ADD COLUMN folded_title TEXT NOT NULL DEFAULT ''")
+    conn.execute("UPDATE conversations SET folded_title = fold(title)")
 
 
 def _migrate_add_import_sources(conn: sqlite3.Connection) -> None:

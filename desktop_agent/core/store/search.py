@@ -1,9 +1,10 @@
 """Full-text search over saved messages and chat titles: what text is indexed, query terms, the queries,
 snippets.
 
-Each message's searchable text (:func:`searchable_text`) is in ``message_text`` and indexed by the FTS5
-table ``message_fts`` (trigram tokenizer, see :mod:`.schema`). Titles (at most
-:data:`~.titles.MAX_TITLE_CHARS` characters, one row per chat) are matched by scanning ``conversations``.
+Each message's searchable text (:func:`searchable_text`) is in ``message_text``; its folded copy
+(:mod:`.folding`: case- and accent-insensitive) in ``message_folded`` is indexed by the FTS5 table
+``message_fts`` (trigram tokenizer, see :mod:`.schema`). Titles (at most :data:`~.titles.MAX_TITLE_CHARS`
+characters, one row per chat) are matched by scanning their folded copies (``conversations.folded_title``).
 :func:`find_matches` and :func:`find_title_matches` run a search under the store's lock; :func:`to_hits`
 cuts the snippets afterwards, outside it.
 """
@@ -70,6 +71,11 @@ def contains_all(text: str, terms: list[str]) -> bool:
     """Whether ``text`` contains every term, case- and accent-insensitive (as the queries match)."""
     folded = fold(text)
     return all(fold(t) in folded for t in terms)
+
+
+def _like(term: str) -> str:
+    """A LIKE pattern matching ``term`` anywhere (``%``, ``_`` and ``\\`` in it escaped; ESCAPE '\\')."""
+    return "%" + re.sub(r"([%_\\])", r"\\\1", term) + "%"
 
 
 def searchable_text(message: Message) -> str:
@@ -147,14 +153,15 @@ def find_matches(conn: sqlite3.Connection, terms: list[str], limit: int) -> list
         # the index (of the folded text) finds the rows; short terms are checked on those rows only. The
         # snippet is cut in Python (snippet_parts, linear in the text): FTS5's snippet() grows with the square
         # of the matches in a message and took 77 s for "xxx" in a 100 kB tool result.
-        where = ["message_fts MATCH ?"] + ["instr(folded, ?) > 0"] * len(short_terms)
-        params = [" AND ".join(_fts_phrase(t) for t in long_terms), *short_terms]
+        where = ["message_fts MATCH ?"] + ["folded LIKE ? ESCAPE '\\'"] * len(short_terms)
+        params = [" AND ".join(_fts_phrase(t) for t in long_terms), *(_like(t) for t in short_terms)]
         sql = f"SELECT rowid FROM message_fts WHERE {' AND '.join(where)} ORDER BY rowid DESC LIMIT ?"
     else:
-        # terms shorter than a trigram can't use the index: scan the folded text, newest first
-        where = ["instr(folded, ?) > 0"] * len(short_terms)
-        params = list(short_terms)
-        sql = f"SELECT id FROM message_text WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?"
+        # terms shorter than a trigram can't use the index: scan the folded text, newest first (LIKE: faster
+        # than instr, which counts characters; both sides are folded, so its ASCII case rule changes nothing)
+        where = ["folded LIKE ? ESCAPE '\\'"] * len(short_terms)
+        params = [_like(t) for t in short_terms]
+        sql = f"SELECT id FROM message_folded WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?"
     ids = [r[0] for r in conn.execute(sql, (*params, int(limit))).fetchall()]
     if not ids:
         return []
@@ -182,7 +189,7 @@ def find_title_matches(conn: sqlite3.Connection, terms: list[str], limit: int) -
     folded = [f for f in (fold(t) for t in terms) if f]
     if not folded:
         return []
-    where = " AND ".join(["instr(fold(c.title), ?) > 0"] * len(folded))
+    where = " AND ".join(["instr(c.folded_title, ?) > 0"] * len(folded))
     rows = conn.execute(
         "SELECT c.id, c.title, c.updated_at, c.model, c.title_is_custom, "
         "(SELECT m.id FROM messages m WHERE m.conversation_id = c.id ORDER BY m.id LIMIT 1), "

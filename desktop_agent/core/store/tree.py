@@ -171,8 +171,9 @@ class Branches(StoreDatabase):
             new_id = uuid.uuid4().hex
             now = time.time()
             conn.execute(
-                "INSERT INTO conversations (id, title, title_is_custom, backend, model, created_at, updated_at) "
-                "SELECT ?, title, title_is_custom, backend, model, ?, ? FROM conversations WHERE id = ?",
+                "INSERT INTO conversations (id, title, title_is_custom, backend, model, created_at, updated_at, "
+                "folded_title) SELECT ?, title, title_is_custom, backend, model, ?, ?, folded_title FROM conversations "
+                "WHERE id = ?",
                 (new_id, now, now, cid),
             )
             conn.execute(
@@ -186,7 +187,9 @@ class Branches(StoreDatabase):
                     f"SELECT ?, {MESSAGE_COLUMNS}, ? FROM messages WHERE id = ?", (new_id, parent, mid),
                 )
                 copy = int(cur.lastrowid or 0)
-                conn.execute("INSERT INTO message_text (id, text, folded) SELECT ?, text, folded FROM message_text "
+                conn.execute("INSERT INTO message_text (id, text) SELECT ?, text FROM message_text WHERE id = ?",
+                             (copy, mid))
+                conn.execute("INSERT INTO message_folded (id, folded) SELECT ?, folded FROM message_folded "
                              "WHERE id = ?", (copy, mid))
                 parent = copy
             conn.execute("UPDATE conversations SET leaf_id = ? WHERE id = ?", (parent, new_id))

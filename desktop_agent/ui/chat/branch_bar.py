@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QPoint, QSize, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QWidget
 
 from desktop_agent.core.messages import Message
@@ -101,7 +101,6 @@ class ActionsButton(QToolButton):
         self.setAccessibleName(name)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0px; }")
         self.menu_ = QMenu(self)
         self.menu_.aboutToShow.connect(self.fill)
         self.setMenu(self.menu_)
@@ -116,6 +115,10 @@ class ActionsButton(QToolButton):
             act = self.menu_.addAction(label)
             act.setEnabled(message.id is not None)
             act.triggered.connect(lambda _=False, a=action, m=message: self.chosen.emit(a, m))
+
+    def popup_at(self, pos: QPoint) -> None:
+        """Open the menu at ``pos`` (global), as a right-click does."""
+        self.menu_.popup(pos)
 
     def restyle(self, ctx: ChatContext) -> None:
         self.setIcon(icons.icon("more", ctx.theme.muted))

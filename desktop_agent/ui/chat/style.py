@@ -27,6 +27,13 @@ def chat_style_sheet(th: theme.Theme) -> str:
             QToolButton#toolChip:hover {{ border-color: {th.accent}; }}
             QToolButton#copyButton {{ border: none; border-radius: 6px; padding: 3px; }}
             QToolButton#copyButton:hover {{ background: {th.faint}; }}
+            QToolButton#messageActions {{ border: none; border-radius: 6px; padding: 3px; }}
+            QToolButton#messageActions:hover {{ background: {th.faint}; }}
+            QToolButton#messageActions::menu-indicator {{ image: none; width: 0px; }}
+            QToolButton#branchStep {{ color: {th.text}; border: none; border-radius: 6px; padding: 1px 5px; }}
+            QToolButton#branchStep:hover {{ background: {th.faint}; }}
+            QToolButton#branchStep:disabled {{ color: {th.muted}; }}
+            QLabel#branchPosition {{ color: {th.muted}; }}
             QFrame#errorCard {{ background: {th.error_bg}; border: 1px solid {th.error_border}; border-radius: 12px; }}
             QLabel#errorTitle {{ font-weight: 600; color: {th.text}; }}
             QLabel#errorText {{ color: {th.text}; }}

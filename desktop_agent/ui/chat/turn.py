@@ -79,6 +79,10 @@ class UserBubble(QWidget):
         """Show ``‹ i/n ›`` when this message has other versions (``Conversation.siblings``)."""
         self.switcher.show_siblings(siblings.get(self.message.id or -1), self.message.id)
 
+    def contextMenuEvent(self, event) -> None:
+        """Right-click beside the text: the message's actions (the text itself has its own menu: Copy…)."""
+        self.menu_button.popup_at(event.globalPos())
+
     def _copy(self) -> None:
         QApplication.clipboard().setText(self.message.content)
         self.status_message.emit("Message copied to the clipboard")
@@ -249,6 +253,11 @@ class AssistantTurn(QFrame):
         text = {"stopped": translate("Turn", "Stopped"), "interrupted": translate("Turn", "Interrupted")}.get(status)
         self.tag.setText(text or "")
         self.tag.setVisible(bool(text))
+
+    def contextMenuEvent(self, event) -> None:
+        """Right-click on the answer's frame or header: its actions (the text itself has its own menu: Copy…)."""
+        if self.menu_button.isVisible():
+            self.menu_button.popup_at(event.globalPos())
 
     def set_messages(self, messages: list[Message], siblings: dict[int, list[int]]) -> None:
         """The saved messages this turn (drawn as it streamed) shows: its actions act on them."""
