@@ -249,6 +249,65 @@
     </message>
 </context>
 <context>
+    <name>Branches</name>
+    <message>
+        <source>Edit and resend</source>
+        <translation>编辑并重新发送</translation>
+    </message>
+    <message>
+        <source>Your message (the earlier version and its answers are kept):</source>
+        <translation>您的消息（之前的版本及其回答会被保留）：</translation>
+    </message>
+    <message>
+        <source>Delete this version of the message and everything that follows it? The other versions are kept.</source>
+        <translation>删除此版本的消息及其之后的所有内容？其他版本会被保留。</translation>
+    </message>
+    <message>
+        <source>Delete this message and everything that follows it, on every branch?</source>
+        <translation>删除此消息及其之后的所有内容（所有分支）？</translation>
+    </message>
+    <message>
+        <source>Delete this branch</source>
+        <translation>删除此分支</translation>
+    </message>
+    <message>
+        <source>Previous version</source>
+        <translation>上一个版本</translation>
+    </message>
+    <message>
+        <source>Next version</source>
+        <translation>下一个版本</translation>
+    </message>
+    <message>
+        <source>Version {i} of {n}</source>
+        <translation>第 {i} 个版本，共 {n} 个</translation>
+    </message>
+    <message>
+        <source>Message actions</source>
+        <translation>消息操作</translation>
+    </message>
+    <message>
+        <source>Edit and resend…</source>
+        <translation>编辑并重新发送…</translation>
+    </message>
+    <message>
+        <source>Fork from here</source>
+        <translation>从此处分叉</translation>
+    </message>
+    <message>
+        <source>Delete this branch…</source>
+        <translation>删除此分支…</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>重新生成</translation>
+    </message>
+    <message>
+        <source>Fork from the result of {tool}</source>
+        <translation>从 {tool} 的结果分叉</translation>
+    </message>
+</context>
+<context>
     <name>Cards</name>
     <message>
         <source>Error: {title}</source>
@@ -676,6 +735,30 @@ The default from Settings ({default}).</source>
         <translation>无法打开对话：{error}</translation>
     </message>
     <message>
+        <source>Chats are not saved, so they have no branches.</source>
+        <translation>对话未被保存，因此没有分支。</translation>
+    </message>
+    <message>
+        <source>Could not regenerate: {error}</source>
+        <translation>无法重新生成：{error}</translation>
+    </message>
+    <message>
+        <source>Could not fork the chat: {error}</source>
+        <translation>无法分叉对话：{error}</translation>
+    </message>
+    <message>
+        <source>Forked into a new chat.</source>
+        <translation>已分叉为新对话。</translation>
+    </message>
+    <message>
+        <source>Could not show that version: {error}</source>
+        <translation>无法显示该版本：{error}</translation>
+    </message>
+    <message>
+        <source>Could not delete the branch: {error}</source>
+        <translation>无法删除分支：{error}</translation>
+    </message>
+    <message>
         <source>Pulled {model}.</source>
         <translation>已拉取 {model}。</translation>
     </message>
@@ -936,6 +1019,10 @@ The default from Settings ({default}).</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
+        <source>Web page (*.html)</source>
+        <translation>网页 (*.html)</translation>
+    </message>
+    <message>
         <source>JSON (*.json)</source>
         <translation>JSON (*.json)</translation>
     </message>
@@ -948,33 +1035,12 @@ The default from Settings ({default}).</source>
         <translation>{filter};;所有文件 (*)</translation>
     </message>
     <message>
-        <source>Import chat</source>
+        <source>Import chats</source>
         <translation>导入对话</translation>
     </message>
     <message>
-        <source>Chat files (*.json);;All files (*)</source>
-        <translation>对话文件 (*.json);;所有文件 (*)</translation>
-    </message>
-    <message>
-        <source>d MMM yyyy &apos;at&apos; HH:mm</source>
-        <comment>a date and time in a sentence (QDateTime format)</comment>
-        <translation>yyyy年M月d日 HH:mm</translation>
-    </message>
-    <message>
-        <source>This chat was already imported on {when_text}. Import it again as a copy?</source>
-        <translation>此对话已于 {when_text} 导入。要再次作为副本导入吗?</translation>
-    </message>
-    <message>
-        <source>This chat is already in your history. Import it again as a copy?</source>
-        <translation>此对话已在你的历史记录中。要再次作为副本导入吗?</translation>
-    </message>
-    <message>
-        <source>The saved chat: “{title}”.</source>
-        <translation>已保存的对话:“{title}”。</translation>
-    </message>
-    <message>
-        <source>Import copy</source>
-        <translation>导入副本</translation>
+        <source>Chat files: Desktop Agent, ChatGPT conversations.json, Open WebUI (*.json);;All files (*)</source>
+        <translation>对话文件：Desktop Agent、ChatGPT conversations.json、Open WebUI (*.json);;所有文件 (*)</translation>
     </message>
     <message>
         <source>Delete chat</source>
@@ -1855,6 +1921,149 @@ The default from Settings ({default}).</source>
     <message>
         <source>Delete the selected chat</source>
         <translation>删除所选对话</translation>
+    </message>
+</context>
+<context>
+    <name>Import</name>
+    <message>
+        <source>Import chats</source>
+        <translation>导入对话</translation>
+    </message>
+    <message>
+        <source>Reading {name}…</source>
+        <translation>正在读取 {name}…</translation>
+    </message>
+    <message>
+        <source>What the file holds</source>
+        <translation>文件内容</translation>
+    </message>
+    <message>
+        <source>Import progress</source>
+        <translation>导入进度</translation>
+    </message>
+    <message>
+        <source>&amp;Import</source>
+        <translation>导入(&amp;I)</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Chat {done} of {total}</source>
+        <translation>第 {done} 个对话，共 {total} 个</translation>
+    </message>
+    <message>
+        <source>{app}: {chats}, {messages}</source>
+        <translation>{app}：{chats}，{messages}</translation>
+    </message>
+    <message>
+        <source>{n} chat</source>
+        <translation>{n} 个对话</translation>
+    </message>
+    <message>
+        <source>{n} chats</source>
+        <translation>{n} 个对话</translation>
+    </message>
+    <message>
+        <source>{n} message</source>
+        <translation>{n} 条消息</translation>
+    </message>
+    <message>
+        <source>{n} messages</source>
+        <translation>{n} 条消息</translation>
+    </message>
+    <message>
+        <source>From {path}</source>
+        <translation>来自 {path}</translation>
+    </message>
+    <message>
+        <source>{n} chat has branches (regenerated or edited messages); they are kept.</source>
+        <translation>{n} 个对话有分支（重新生成或编辑过的消息）；分支会被保留。</translation>
+    </message>
+    <message>
+        <source>{n} chats have branches (regenerated or edited messages); they are kept.</source>
+        <translation>{n} 个对话有分支（重新生成或编辑过的消息）；分支会被保留。</translation>
+    </message>
+    <message>
+        <source>Nothing new: every chat and message in it is already in your history.</source>
+        <translation>没有新内容：其中的所有对话和消息都已在您的历史记录中。</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>{n} new chat</source>
+        <translation>{n} 个新对话</translation>
+    </message>
+    <message>
+        <source>{n} new chats</source>
+        <translation>{n} 个新对话</translation>
+    </message>
+    <message>
+        <source>new messages in {n} chat imported before</source>
+        <translation>之前导入的 {n} 个对话中的新消息</translation>
+    </message>
+    <message>
+        <source>new messages in {n} chats imported before</source>
+        <translation>之前导入的 {n} 个对话中的新消息</translation>
+    </message>
+    <message>
+        <source>Will add: {what} ({messages} in all).</source>
+        <translation>将添加：{what}（共 {messages}）。</translation>
+    </message>
+    <message>
+        <source> and </source>
+        <translation>和</translation>
+    </message>
+    <message>
+        <source>This file can&apos;t be imported</source>
+        <translation>无法导入此文件</translation>
+    </message>
+    <message>
+        <source>Can&apos;t import {path}: {reason}. Nothing was imported.</source>
+        <translation>无法导入 {path}：{reason}。未导入任何内容。</translation>
+    </message>
+    <message>
+        <source>Importing {chats}…</source>
+        <translation>正在导入 {chats}…</translation>
+    </message>
+    <message>
+        <source>Import stopped</source>
+        <translation>导入已停止</translation>
+    </message>
+    <message>
+        <source>Nothing was imported.</source>
+        <translation>未导入任何内容。</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <source>Imported {chats} and new messages into {updated} ({messages}).</source>
+        <translation>已导入 {chats}，并向 {updated} 导入了新消息（{messages}）。</translation>
+    </message>
+    <message>
+        <source>Imported {chats} ({messages}).</source>
+        <translation>已导入 {chats}（{messages}）。</translation>
+    </message>
+    <message>
+        <source>JSON, every branch, re-importable (*.json)</source>
+        <translation>JSON，包含所有分支，可重新导入 (*.json)</translation>
+    </message>
+    <message>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown (*.md)</translation>
+    </message>
+    <message>
+        <source>Web page (*.html)</source>
+        <translation>网页 (*.html)</translation>
+    </message>
+    <message>
+        <source>Export all chats</source>
+        <translation>导出所有对话</translation>
     </message>
 </context>
 <context>
@@ -3155,16 +3364,28 @@ Your chats appear here as you talk.</source>
         <translation>导出为 &amp;JSON…</translation>
     </message>
     <message>
+        <source>Export as &amp;web page…</source>
+        <translation>导出为网页(&amp;W)…</translation>
+    </message>
+    <message>
+        <source>E&amp;xport all chats…</source>
+        <translation>导出所有对话(&amp;X)…</translation>
+    </message>
+    <message>
+        <source>Every chat in one file: JSON (every branch, re-importable), Markdown or a web page</source>
+        <translation>将所有对话导出到一个文件：JSON（包含所有分支，可重新导入）、Markdown 或网页</translation>
+    </message>
+    <message>
         <source>&amp;Delete…</source>
         <translation>删除(&amp;D)…</translation>
     </message>
     <message>
-        <source>&amp;Import chat…</source>
+        <source>&amp;Import chats…</source>
         <translation>导入对话(&amp;I)…</translation>
     </message>
     <message>
-        <source>Import a chat from a JSON file (a desktop-agent export or a seed chat_*.json)</source>
-        <translation>从 JSON 文件导入对话(desktop-agent 导出的文件或 chat_*.json 种子文件)</translation>
+        <source>Import chats: a Desktop Agent export, ChatGPT&apos;s conversations.json or an Open WebUI export</source>
+        <translation>导入对话：Desktop Agent 导出文件、ChatGPT 的 conversations.json 或 Open WebUI 导出文件</translation>
     </message>
     <message>
         <source>Import…</source>
@@ -3193,6 +3414,22 @@ Your chats appear here as you talk.</source>
     <message>
         <source>Could not write {path}: {strerror}.</source>
         <translation>无法写入 {path}:{strerror}。</translation>
+    </message>
+    <message>
+        <source>Exported “{title}” to {path}.</source>
+        <translation>已将“{title}”导出到 {path}。</translation>
+    </message>
+    <message>
+        <source>Exporting every chat to {path}…</source>
+        <translation>正在将所有对话导出到 {path}…</translation>
+    </message>
+    <message>
+        <source>Exported {count} chat to {path}.</source>
+        <translation>已将 {count} 个对话导出到 {path}。</translation>
+    </message>
+    <message>
+        <source>Exported {count} chats to {path}.</source>
+        <translation>已将 {count} 个对话导出到 {path}。</translation>
     </message>
     <message>
         <source>{count} chat</source>
