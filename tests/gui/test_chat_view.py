@@ -334,3 +334,18 @@ def test_an_answer_s_text_is_drawn_on_the_bubble_s_colour(view, dark):
     finally:
         app.setPalette(original)
         view.restyle()
+
+
+def test_a_chat_opened_right_after_another_shows_none_of_the_first(qtbot, view):
+    """Two chats opened back to back, the second before the event loop deleted the first's blocks (a deferred
+    delete, which a nested event loop never runs): they are not left on screen over the second's."""
+    first = Conversation(messages=[Message(role="user", content="Alpha question"),
+                                   Message(role="assistant", content="Alpha answer", model="m")])
+    second = Conversation(messages=[Message(role="user", content="Beta question"),
+                                    Message(role="assistant", content="Beta answer", model="m")])
+    view.set_conversation(first)
+    old = list(view.blocks)
+    qtbot.waitUntil(lambda: all(w.isVisible() for w in old))
+    view.set_conversation(second)
+    assert old and not any(w.isVisible() for w in old)
+    qtbot.waitUntil(lambda: all(w.isVisible() for w in view.blocks))

@@ -71,6 +71,7 @@ def rebuild(column: QVBoxLayout, blocks: list[QWidget], i: int, build: Builder) 
     column.replaceWidget(w, fresh)
     blocks[i] = fresh
     fresh.show()
+    w.hide()
     w.deleteLater()
     return fresh
 

@@ -218,6 +218,7 @@ class ChatView(QScrollArea):
     def _remove_widgets(self) -> None:
         for w in self.blocks:
             self.col.removeWidget(w)
+            w.hide()  # gone from the screen now: its deletion waits for the event loop
             w.deleteLater()
         self.blocks.clear()
 
@@ -445,6 +446,7 @@ class ChatView(QScrollArea):
         if w in self.blocks:
             self.blocks.remove(w)
             self.col.removeWidget(w)
+            w.hide()
             w.deleteLater()
         self.empty_state.setVisible(not self.blocks and not self._items)
 
