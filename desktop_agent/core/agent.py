@@ -31,7 +31,7 @@ from __future__ import annotations
 import functools
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core import state
@@ -57,7 +57,7 @@ from desktop_agent.core.events import (
     TurnFailed,
 )
 from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
-from desktop_agent.core.messages import Conversation, Message
+from desktop_agent.core.messages import Attachment, Conversation, Message
 from desktop_agent.core.model_info import ModelFacts
 from desktop_agent.core.model_step import ModelStep, StepOutcome
 from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT
@@ -164,15 +164,17 @@ class Agent:
     # ---- public ---------------------------------------------------------------------------------
 
     def run(
-        self, conversation: Conversation, user_text: str | None, cancel: threading.Event | None = None
+        self, conversation: Conversation, user_text: str | None, cancel: threading.Event | None = None,
+        attachments: Sequence[Attachment] = (),
     ) -> Iterator[Event]:
         """Run one turn; yields events and ends with exactly one terminal event.
 
         ``user_text`` None = retry/continue from the existing history (after an error). ``cancel``
-        is checked between stream chunks, between steps and while tools run.
+        is checked between stream chunks, between steps and while tools run. ``attachments``: the files attached
+        to the user's message.
         """
         cancel = cancel if cancel is not None else threading.Event()
-        inner = self._run(conversation, user_text, cancel)
+        inner = self._run(conversation, user_text, cancel, attachments)
         try:
             for event in inner:
                 yield event
@@ -305,14 +307,15 @@ class Agent:
             yield ContextUsage(reported or sent, window, bool(reported), selection.left_out, selection.trimmed)
 
     def _run(
-        self, conversation: Conversation, user_text: str | None, cancel: threading.Event
+        self, conversation: Conversation, user_text: str | None, cancel: threading.Event,
+        attachments: Sequence[Attachment] = (),
     ) -> Generator[Event, None, None]:
         if self._backend_name:
             conversation.backend = self._backend_name
         if self._model:
             conversation.model = self._model
         if user_text is not None:
-            user = Message(role="user", content=user_text)
+            user = Message(role="user", content=user_text, attachments=list(attachments))
             self._add(conversation, user)
             yield MessageAdded(user)
 

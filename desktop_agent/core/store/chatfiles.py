@@ -92,6 +92,10 @@ def _fence(text: str, info: str = "") -> str:
     return f"{ticks}{info}\n{text.rstrip(chr(10))}\n{ticks}"
 
 
+def _size(n: int) -> str:
+    return f"{n} bytes" if n < 1024 else f"{n / 1024:.1f} KB" if n < 1024 * 1024 else f"{n / 1048576:.1f} MB"
+
+
 def _when(ts: float | None) -> str:
     return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else ""
 
@@ -110,6 +114,8 @@ def export_markdown(conv: Conversation) -> str:
     for m in conv.messages:
         if m.role == "user":
             out += [f"## You — {_when(m.created_at)}", "", m.content, ""]
+            if m.attachments:
+                out += ["Attached: " + ", ".join(f"{a.name} ({a.kind}, {_size(a.size)})" for a in m.attachments), ""]
         elif m.role == "system" and m.kind == "summary":
             out += [f"## Summary of the first {m.covers or 0} messages (sent instead of them)", "", m.content, ""]
         elif m.role == "system":

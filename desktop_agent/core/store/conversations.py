@@ -16,6 +16,7 @@ the store's lock, so no save can land between the delete and a later one.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import json
 import os
 import sqlite3
@@ -26,8 +27,16 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from desktop_agent.core.errors import AmbiguousConversationId, ConversationNotFound, StoreError
-from desktop_agent.core.messages import Conversation, Message, TurnFailure, clean_text, new_conversation_id
+from desktop_agent.core.messages import (
+    Attachment,
+    Conversation,
+    Message,
+    TurnFailure,
+    clean_text,
+    new_conversation_id,
+)
 from desktop_agent.core.settings import chat_options
+from desktop_agent.core.store import attachments as attached
 from desktop_agent.core.store.chatfiles import ChatFile, export_json, export_markdown, read_chat_file
 from desktop_agent.core.store.database import StoreDatabase, guarded
 from desktop_agent.core.store.opening import QUICK_CHECK_MAX_BYTES
@@ -96,6 +105,8 @@ class ConversationStore(StoreDatabase):
         #: chats deleted through this store, and their messages' ids: saving into them does nothing
         self._deleted_chats: set[str] = set()
         self._deleted_message_ids: set[int] = set()
+        #: the attached files' bytes, beside the database (``<data folder>/attachments``)
+        self.files = attached.AttachmentFiles(self.path.parent / "attachments")
 
     # -- rows ---------------------------------------------------------------------------------------
 
@@ -150,6 +161,8 @@ class ConversationStore(StoreDatabase):
             (conversation_id, *row),
         )
         mid = int(cur.lastrowid or 0)
+        if message.attachments:
+            attached.save(conn, self.files, mid, message.attachments)
         text = searchable_text(message)
         if text:
             conn.execute("INSERT INTO message_text (id, text) VALUES (?, ?)", (mid, text))
@@ -278,9 +291,12 @@ class ConversationStore(StoreDatabase):
         for a message that was never saved or is gone already."""
         if message.id is None:
             return
-        with self._lock, self.write() as conn:
-            conn.execute("DELETE FROM message_text WHERE id = ?", (message.id,))
-            conn.execute("DELETE FROM messages WHERE id = ?", (message.id,))
+        with self._lock:
+            with self.write() as conn:
+                conn.execute("DELETE FROM message_text WHERE id = ?", (message.id,))
+                conn.execute("DELETE FROM messages WHERE id = ?", (message.id,))
+                gone = attached.unused(conn)
+            self._remove_files(gone)
 
     @guarded
     def update_message(self, message: Message) -> None:
@@ -394,8 +410,11 @@ class ConversationStore(StoreDatabase):
             options = self.conn.execute(
                 "SELECT options FROM chat_options WHERE conversation_id = ?", (conversation_id,)
             ).fetchone()
+            files = attached.load(self.conn, self.files, conversation_id)
         try:
             messages = [self._message_from_row(r) for r in rows]
+            for m in messages:
+                m.attachments = files.get(m.id or 0, [])
         except ValueError as exc:  # pydantic ValidationError: a row this version can't read
             raise StoreError(f"Chat {conversation_id} has a message this version can't read: {exc}") from exc
         return Conversation(
@@ -532,6 +551,7 @@ class ConversationStore(StoreDatabase):
                     (conversation_id,),
                 )
                 conn.execute("DELETE FROM messages WHERE conversation_id = ?", (conversation_id,))
+                gone = attached.unused(conn)
                 conn.execute("DELETE FROM turn_failures WHERE conversation_id = ?", (conversation_id,))
                 conn.execute("DELETE FROM imports WHERE conversation_id = ?", (conversation_id,))
                 conn.execute("DELETE FROM chat_options WHERE conversation_id = ?", (conversation_id,))
@@ -539,8 +559,48 @@ class ConversationStore(StoreDatabase):
                 found = conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,)).rowcount > 0
             self._deleted_chats.add(conversation_id)
             self._deleted_message_ids.update(message_ids)
+            self._remove_files(gone)
         if not found:
             raise ConversationNotFound(conversation_id)
+
+    # -- attached files -----------------------------------------------------------------------------
+
+    def _remove_files(self, hashes: builtins.list[str]) -> None:
+        for sha in hashes:
+            self.files.remove(sha)
+
+    @guarded
+    def sweep_attachments(self) -> int:
+        """Remove attached files no message uses (rows and bytes) and bytes a crash left without a row; returns
+        how many files were removed. Slow on a big folder: run it off the GUI thread (the window does, at
+        start-up)."""
+        with self._lock:
+            with self.write() as conn:
+                gone = attached.unused(conn)
+                strays = attached.orphans(conn, self.files)
+            self._remove_files(gone)
+        for path in strays:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        return len(gone) + len(strays)
+
+    def attachment_bytes(self, sha256: str) -> bytes:
+        """The bytes of a stored attached file (for export). Raises ``KeyError`` when no such file is stored."""
+        try:
+            return self.files.path_of(sha256).read_bytes()
+        except (OSError, ValueError) as exc:
+            raise KeyError(sha256) from exc
+
+    def add_attachment(self, name: str, data: bytes) -> Attachment:
+        """An attachment for ``data`` (what it becomes: see :mod:`desktop_agent.core.attachments`), its bytes
+        stored; put it in a message's ``attachments`` before the message is saved (for import). A file stored
+        but never used by a saved message is removed by the next :meth:`sweep_attachments`."""
+        from desktop_agent.core.attachments import attach_bytes
+
+        a = attach_bytes(name, data)
+        if a.kind != "unreadable":
+            a.path = str(self.files.write(a.sha256, data))
+        return a
 
     # -- export / import ----------------------------------------------------------------------------
 
