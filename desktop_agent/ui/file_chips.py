@@ -292,6 +292,7 @@ class FileTray(QWidget):
         index = self.chips.index(chip)
         self.chips.remove(chip)
         self.row.removeWidget(chip)
+        chip.hide()
         chip.deleteLater()
         if self.chips:  # the keyboard stays in the row: the next chip (or the previous one) gets the focus
             self.chips[min(index, len(self.chips) - 1)].setFocus()
@@ -302,6 +303,7 @@ class FileTray(QWidget):
         for chip in list(self.chips):
             self.chips.remove(chip)
             self.row.removeWidget(chip)
+            chip.hide()  # gone from the row now, whenever it is deleted
             chip.deleteLater()
         self._update()
 
