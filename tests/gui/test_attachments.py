@@ -158,3 +158,17 @@ def test_attach_button_and_shortcut_open_the_file_dialog(qtbot, make_window, oll
     read_all(qtbot, w, 1)
     assert chips(w)[0].detail.text() == "12 B · text"
     assert w.composer.attach.accessibleName() == "Attach files"
+
+
+def test_an_image_alone_is_a_message_and_its_bubble_has_no_empty_text(
+        qtbot, make_window, ollama_server, ollama_settings):
+    w = window_for(qtbot, make_window, ollama_server, ollama_settings, VISION)
+    paste_image(qtbot, w, 2, 2)
+    read_all(qtbot, w, 1)
+    qtbot.keyClick(w.input, Qt.Key.Key_Return)  # an empty box with a file: sent
+    wait_idle(qtbot, w, 15_000)
+    assert ollama_server.chat_requests[-1]["messages"][-1]["content"] == ""
+    assert last_turn_text(w).startswith("I see a PNG image of 2×2 pixels.")
+    bubble = next(b for b in w.chat.blocks if isinstance(b, UserBubble))
+    assert bubble.files is not None and bubble.files.isVisible() and not bubble.text.isVisible()
+    assert w.isActiveWindow()  # no part of the bubble became a window of its own

@@ -51,8 +51,9 @@ class UserBubble(QWidget):
         self.text.setObjectName("userText")
         self.text.setAccessibleName(translate("Turn", "Your message"))
         self.text.setPlainText(message.content)
-        self.text.setVisible(bool(message.content) or not message.attachments)
         bl.addWidget(self.text)
+        if message.attachments and not message.content:  # only files: no empty line of text under them
+            self.text.hide()
         self.bubble.setParent(self)  # before the Copy button: Tab reads the message, then offers its Copy
         self.copy = CopyButton(ctx, translate("Turn", "message"))
         self.copy.clicked.connect(self._copy)
