@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core import state
 from desktop_agent.core.answer import results_answer, turn_results
+from desktop_agent.core.attachments import without_images
 from desktop_agent.core.backends.base import ChatBackend
 from desktop_agent.core.capabilities import Capabilities, cannot_use, server_key
 from desktop_agent.core.context import Selection, budget_for, plan_request, request_for
@@ -89,6 +90,8 @@ SHORTER = "The chat was too long for the model's context window; asked again wit
 #: the notice when even the system prompt, the tools and the new message do not fit
 TOO_BIG = ("The system prompt, the tools and the new message alone (about {tokens} tokens) do not fit the model's "
            "context window ({window} tokens); the answer may miss part of them.")
+#: the notice when images go to a model its server says cannot see: they are left out (the window says so before)
+NO_VISION = "{model} cannot see images (its server says it has no vision): {names} left out of the request."
 #: the notice when the steps ran out after tools ran: the model answers from their results
 STEPS_USED = "The model used all {steps} steps; asking it for its answer from what the tools said."
 #: a server's count this much below ours means it cut the prompt
@@ -245,6 +248,11 @@ class Agent:
         if self.registry is not None and self.registry.get(choice) is not None:
             return choice, None
         return "auto", f"tool_choice '{choice}' is not a loaded tool; using 'auto'."
+
+    def _sees(self) -> bool:
+        """False when the model's server says it cannot see images."""
+        known = getattr(self.backend, "model_facts", None)
+        return (known() if callable(known) else ModelFacts()).can("vision")
 
     def _supported(self, tools: list[dict[str, Any]] | None) -> tuple[list[dict[str, Any]] | None, list[str]]:
         """``tools`` unless the model cannot use them (its server says so, or said so in an error), and the
@@ -461,6 +469,11 @@ class Agent:
                 told.add("too big")
                 yield Notice(TOO_BIG.format(tokens=self._scaled(selection.tokens), window=window))
             request = request_for(selection, system)
+            if not self._sees():  # a model that cannot see gets no image (its server would refuse the request)
+                request, left = without_images(request)
+                if left and "no vision" not in told:
+                    told.add("no vision")
+                    yield Notice(NO_VISION.format(model=self._model or "?", names=", ".join(left)))
             self._model_step.prompt_tokens, self._model_step.sent_tools = None, True
             outcome = yield from self._model_step.call(request, tools, choice, tool_names, cancel, told,
                                                        self.capabilities, self.tools_anyway,

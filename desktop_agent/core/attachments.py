@@ -180,6 +180,23 @@ def _pdf(name: str, sha: str, data: bytes) -> Attachment:
                       text=text[:TEXT_CAP_CHARS], truncated=cut, data=data)
 
 
+def without_images(messages: list[Message]) -> tuple[list[Message], list[str]]:
+    """``messages`` for a model that cannot see: each attached image left out, and named in its message's text
+    instead (the messages given are not changed); and the names of the images left out."""
+    out: list[Message] = []
+    left: list[str] = []
+    for m in messages:
+        images = images_of(m)
+        if not images:
+            out.append(m)
+            continue
+        left += [a.name for a in images]
+        notes = "\n".join(f"[The attached image {a.name} was left out: this model cannot see images.]" for a in images)
+        out.append(m.model_copy(update={"attachments": [a for a in m.attachments if a.kind != "image"],
+                                        "content": f"{m.content}\n\n{notes}" if m.content else notes}))
+    return out, left
+
+
 def wire_parts(m: Message) -> tuple[str, list[tuple[str, str]]]:
     """A user message as a backend sends it: its text for the model (:func:`text_for_model`) and its images as
     ``(mime, base64)``; an image whose bytes are gone is named in the text instead."""

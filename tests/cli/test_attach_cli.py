@@ -54,3 +54,16 @@ def test_attach_goes_with_the_first_line_of_the_stdin_chat(tmp_path):
         assert "--- file: notes.txt ---\nRemember the milk." in first and second == "and again"
     finally:
         server.stop()
+
+
+def test_an_image_for_a_model_that_cannot_see_is_left_out_and_the_terminal_says_so(tmp_path):
+    home = tmp_path / "home"
+    server = OllamaServer().start()  # llama3.2: its /api/show lists no vision
+    try:
+        image = write(tmp_path, "cat.png", png_bytes())
+        proc = run_cli(home, "chat", "--host", server.url, "--no-tools", "--attach", str(image), "-p", "what is it?")
+        assert proc.returncode == 0, proc.stderr
+        assert "cannot see images" in proc.stderr and "cat.png left out" in proc.stderr
+        assert server.images == [] and "images" not in server.chat_requests[-1]["messages"][-1]
+    finally:
+        server.stop()

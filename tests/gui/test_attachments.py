@@ -172,3 +172,25 @@ def test_an_image_alone_is_a_message_and_its_bubble_has_no_empty_text(
     bubble = next(b for b in w.chat.blocks if isinstance(b, UserBubble))
     assert bubble.files is not None and bubble.files.isVisible() and not bubble.text.isVisible()
     assert w.isActiveWindow()  # no part of the bubble became a window of its own
+
+
+def test_files_no_chat_uses_are_swept_at_start_up_off_the_window_thread(qtbot, make_window, ollama_settings):
+    import os
+    import time
+
+    from desktop_agent.core.attachments import attach_bytes
+    from desktop_agent.core.messages import Conversation, Message
+    from desktop_agent.core.store import ConversationStore
+    from desktop_agent.core.store.attachments import ORPHAN_GRACE_S
+
+    store = ConversationStore()  # the default store, the one the window opens
+    kept = attach_bytes("kept.txt", b"still used")
+    store.add_message(Conversation(), Message(role="user", content="x", attachments=[kept]))
+    stray = store.files.write("c" * 64, b"left behind by a crash")
+    past = time.time() - ORPHAN_GRACE_S - 60
+    os.utime(stray, (past, past))
+    kept_path = store.files.path_of(kept.sha256)
+    store.close()
+    make_window(ollama_settings)
+    qtbot.waitUntil(lambda: not stray.exists(), timeout=10_000)
+    assert kept_path.exists()
