@@ -126,7 +126,6 @@ class FileChip(QFrame):
             row.addWidget(self.remove, 0, Qt.AlignmentFlag.AlignTop)
         self.title.setText(self.title.fontMetrics().elidedText(name, Qt.TextElideMode.ElideMiddle, 180))
         self.title.setToolTip(name)
-        self._icon("file")
         self._describe()
         self.restyle()
 
@@ -142,8 +141,6 @@ class FileChip(QFrame):
                     THUMB, THUMB, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation))
             self.setCursor(Qt.CursorShape.PointingHandCursor)
             self.setToolTip(translate("Attachments", "Click to see the image bigger"))
-        elif attachment.problem:
-            self._icon("warning")
         self.detail.setText(detail_text(attachment))
         self.setProperty("problem", bool(attachment.problem))
         self._describe()
@@ -184,6 +181,10 @@ class FileChip(QFrame):
 
     def restyle(self) -> None:
         th = theme.current()
+        if self.attachment is None or (self.image is None and not self.attachment.problem):
+            self._icon("file")
+        elif self.image is None:
+            self._icon("warning")
         self.setStyleSheet(
             f"""
             QFrame#fileChip {{ background: {th.base}; border: 1px solid {th.assistant_border}; border-radius: 9px; }}
@@ -411,6 +412,10 @@ class SentFiles(QWidget):
             self.chips.append(chip)
             row.addWidget(chip)
         row.addStretch(1)
+
+    def restyle(self) -> None:
+        for chip in self.chips:
+            chip.restyle()
 
 
 class ImagePreview(QDialog):

@@ -81,6 +81,8 @@ class UserBubble(QWidget):
     def restyle(self) -> None:
         """Re-derive the colours from the (new) theme."""
         self.copy.restyle(self.ctx)
+        if self.files is not None:
+            self.files.restyle()
 
 
 class AssistantTurn(QFrame):
