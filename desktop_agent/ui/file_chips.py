@@ -8,11 +8,14 @@ What a file becomes is :mod:`desktop_agent.core.attachments`'s job (imported onl
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QBuffer, QByteArray, QSize, Qt, Signal
+from PySide6.QtCore import QBuffer, QByteArray, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QImage, QImageReader, QImageWriter, QKeyEvent, QMouseEvent, QPixmap
 from PySide6.QtWidgets import (
     QDialog,
@@ -30,7 +33,7 @@ from desktop_agent.ui import icons, theme
 from desktop_agent.ui.i18n import translate
 
 if TYPE_CHECKING:
-    from desktop_agent.core.messages import Attachment
+    from desktop_agent.core.messages import Attachment, AttachmentProblem
     from desktop_agent.core.model_info import ModelFacts
 
 #: a chip's thumbnail, in pixels
@@ -400,22 +403,89 @@ class SentFiles(QWidget):
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(6)
         self.chips: list[FileChip] = []
+        waiting = False
         for a in attachments:
             chip = FileChip(a.name, removable=False)
-            image = None
-            if a.kind == "image" and a.problem is None:
-                try:
-                    image = thumbnail(a.read_bytes(), THUMB * 2)
-                except OSError:
-                    a.problem = "missing"
+            image = thumbnails().get(a) if a.kind == "image" and a.problem is None else None
+            waiting = waiting or (a.kind == "image" and a.problem is None and image is None)
+            if image is not None and image.isNull():
+                a.problem = _unshown(a)
             chip.set_attachment(a, image)
             self.chips.append(chip)
             row.addWidget(chip)
         row.addStretch(1)
+        if waiting:  # an image's thumbnail is made off the window's thread (a chat of big photos opens at once)
+            thumbnails().ready.connect(self._thumbnail_ready)
+
+    def _thumbnail_ready(self, sha256: str, image: QImage) -> None:
+        for chip in self.chips:
+            a = chip.attachment
+            if a is not None and a.sha256 == sha256 and a.kind == "image" and chip.image is None:
+                if image.isNull():
+                    a.problem = _unshown(a)
+                chip.set_attachment(a, image)
 
     def restyle(self) -> None:
         for chip in self.chips:
             chip.restyle()
+
+
+def _unshown(a: Attachment) -> AttachmentProblem:
+    """Why an image has no thumbnail: its stored copy is gone, or it cannot be read."""
+    return "missing" if a.data is None and a.path and not os.path.exists(a.path) else "damaged"
+
+
+class Thumbnails(QObject):
+    """Thumbnails of sent images, made one at a time on a thread of their own and kept (by content) for the
+    session: :meth:`get` gives a kept one at once, or None and :attr:`ready` ``(sha256, image)`` later (a null
+    image when the file cannot be read)."""
+
+    ready = Signal(str, QImage)
+    #: how many thumbnails are kept
+    KEEP = 500
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kept: dict[str, QImage] = {}
+        self._asked: set[str] = set()
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="thumbnails")
+        self._made.connect(self._keep, Qt.ConnectionType.QueuedConnection)
+
+    _made = Signal(str, QImage)
+
+    def get(self, attachment: Attachment) -> QImage | None:
+        sha = attachment.sha256
+        if sha in self.kept:
+            return self.kept[sha]
+        if sha not in self._asked:
+            self._asked.add(sha)
+            self._pool.submit(self._make, attachment)
+        return None
+
+    def _make(self, attachment: Attachment) -> None:  # on the pool's thread
+        try:
+            image = thumbnail(attachment.read_bytes(), THUMB * 2)
+        except OSError:
+            image = QImage()
+        with contextlib.suppress(RuntimeError):  # the app is quitting
+            self._made.emit(attachment.sha256, image)
+
+    def _keep(self, sha256: str, image: QImage) -> None:
+        self._asked.discard(sha256)
+        if len(self.kept) >= self.KEEP:
+            self.kept.pop(next(iter(self.kept)))
+        self.kept[sha256] = image
+        self.ready.emit(sha256, image)
+
+
+_THUMBNAILS: list[Thumbnails] = []
+
+
+def thumbnails() -> Thumbnails:
+    """The window's one :class:`Thumbnails` (made on first use, on the window's thread)."""
+    if not _THUMBNAILS:
+        _THUMBNAILS.append(Thumbnails())
+    return _THUMBNAILS[0]
 
 
 class ImagePreview(QDialog):

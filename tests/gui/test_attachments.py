@@ -98,6 +98,7 @@ def test_drop_a_text_file_and_a_pdf_paste_an_image_and_the_model_gets_them(
     qtbot.waitUntil(lambda: any(isinstance(b, UserBubble) for b in w.chat.blocks), timeout=5000)
     bubble = next(b for b in w.chat.blocks if isinstance(b, UserBubble))
     assert bubble.files is not None
+    qtbot.waitUntil(lambda: bubble.files.chips[2].image is not None, timeout=5000)  # made off the window's thread
     kinds = [(c.name, c.attachment.kind) for c in bubble.files.chips if c.attachment is not None]
     assert kinds[:2] == [("notes.txt", "text"), ("report.pdf", "pdf")]
     assert bubble.files.chips[2].image is not None
@@ -194,3 +195,23 @@ def test_files_no_chat_uses_are_swept_at_start_up_off_the_window_thread(qtbot, m
     make_window(ollama_settings)
     qtbot.waitUntil(lambda: not stray.exists(), timeout=10_000)
     assert kept_path.exists()
+
+
+def test_a_sent_image_whose_stored_copy_is_gone_says_so_on_its_chip(qtbot, make_window, ollama_settings):
+    from desktop_agent.core.attachments import attach_bytes
+    from desktop_agent.core.messages import Conversation, Message
+    from desktop_agent.core.store import ConversationStore
+
+    store = ConversationStore()
+    conv = Conversation()
+    image = attach_bytes("gone.png", png_bytes(9, 9))
+    store.add_message(conv, Message(role="user", content="look", attachments=[image]))
+    store.add_message(conv, Message(role="assistant", content="a picture"))
+    store.files.path_of(image.sha256).unlink()
+    store.close()
+    w = make_window(ollama_settings)
+    w.open_conversation(conv.id)
+    qtbot.waitUntil(lambda: any(isinstance(b, UserBubble) for b in w.chat.blocks), timeout=5000)
+    bubble = next(b for b in w.chat.blocks if isinstance(b, UserBubble))
+    assert bubble.files is not None
+    assert bubble.files.chips[0].detail.text() == "its stored copy is gone"
