@@ -347,6 +347,8 @@ class FileTray(QWidget):
         model that cannot see."""
         if self.reading():
             return translate("Attachments", "Wait a moment: the attached files are still being read.")
+        if self.chips and self.run_task is None:  # the window is still starting: files go once it can send them
+            return translate("Attachments", "Wait a moment: the app is still starting.")
         if self.has_images() and not self.can_see:
             return self.warning.text()
         return ""
