@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QElapsedTimer, QMimeData, QSize, Qt, Signal
-from PySide6.QtGui import QAction, QImage, QKeySequence, QTextCursor
+from PySide6.QtGui import QAction, QDragEnterEvent, QDragLeaveEvent, QDropEvent, QImage, QKeySequence, QTextCursor
 from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
@@ -51,6 +51,8 @@ class ComposeBox(QTextEdit):
     files_given = Signal(list)
     #: an image pasted from the clipboard
     image_given = Signal(QImage)
+    #: files are dragged over the box (True), or no longer (False)
+    dragging_files = Signal(bool)
 
     #: the box's own keys (listed in Help → Keyboard shortcuts)
     KEYS = (("Enter", QT_TRANSLATE_NOOP("Shortcuts", "Send the message")),
@@ -105,6 +107,19 @@ class ComposeBox(QTextEdit):
     def canInsertFromMimeData(self, source: QMimeData) -> bool:
         return bool(self._local_files(source)) or source.hasImage() or super().canInsertFromMimeData(source)
 
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        super().dragEnterEvent(event)
+        if self._local_files(event.mimeData()) or event.mimeData().hasImage():
+            self.dragging_files.emit(True)
+
+    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
+        super().dragLeaveEvent(event)
+        self.dragging_files.emit(False)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        self.dragging_files.emit(False)
+        super().dropEvent(event)
+
     def insertFromMimeData(self, source: QMimeData) -> None:
         """A dropped or pasted file becomes an attachment (not its path as text); a pasted image too."""
         files = self._local_files(source)
@@ -140,6 +155,7 @@ class Composer(QFrame):
         self.tray = FileTray()
         self.input.files_given.connect(self.tray.add_paths)
         self.input.image_given.connect(self.tray.add_image)
+        self.input.dragging_files.connect(self._show_drop)
         self.attach = QToolButton()
         self.attach.setObjectName("attachButton")
         self.attach.setAutoRaise(True)
@@ -216,6 +232,13 @@ class Composer(QFrame):
         self.tray.set_model(capabilities.model, capabilities.facts.get(capabilities.model))
         self.blocked.connect(lambda why: status.showMessage(why, 6000))
         controller.give_back_files.connect(self.tray.restore)
+
+    def _show_drop(self, on: bool) -> None:
+        """While files are dragged over the box its frame says they can be dropped."""
+        if bool(self.property("dropping")) != on:
+            self.setProperty("dropping", on)
+            self.style().unpolish(self)
+            self.style().polish(self)
 
     def pick_files(self) -> None:
         """Attach… : the file dialog (several files at once)."""
@@ -295,6 +318,7 @@ class ComposeArea(QWidget):
             f"""
             QWidget#central, QWidget#composerArea, QWidget#chatRoom {{ background: {th.base}; }}
             QFrame#composer {{ background: {th.base}; border: 1px solid {th.assistant_border}; border-radius: 14px; }}
+            QFrame#composer[dropping="true"] {{ border: 2px dashed {th.accent}; }}
             QTextEdit#composeBox {{ background: transparent; color: {th.text}; }}
             QPushButton#sendButton {{ background: {th.accent}; color: {th.accent_text}; border: none;
                                       border-radius: 10px; padding: 7px 14px; font-weight: 600; }}

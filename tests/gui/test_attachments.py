@@ -28,6 +28,7 @@ def drop_files(widget, paths: list[Path]) -> None:
                             Qt.KeyboardModifier.NoModifier)
     QApplication.sendEvent(target, enter)
     assert enter.isAccepted(), "the compose box refused the drag"
+    assert widget.parentWidget().property("dropping") is True  # the box's frame shows it takes the files
     drop = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
                       Qt.KeyboardModifier.NoModifier)
     QApplication.sendEvent(target, drop)
@@ -63,6 +64,7 @@ def test_drop_a_text_file_and_a_pdf_paste_an_image_and_the_model_gets_them(
     notes = write(tmp_path, "notes.txt", "Remember the milk.")
     report = write(tmp_path, "report.pdf", pdf_bytes("The secret word is pelican."))
     drop_files(w.input, [notes, report])
+    assert not w.composer.property("dropping")
     paste_image(qtbot, w, 4, 3)
     read_all(qtbot, w, 3)
     assert w.input.toPlainText() == ""  # files became chips, not paths typed into the text
