@@ -13,11 +13,12 @@ and never stops the answer it just started.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QElapsedTimer, QMimeData, QSize, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QElapsedTimer, QEvent, QMimeData, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QDragEnterEvent, QDragLeaveEvent, QDropEvent, QImage, QKeySequence, QTextCursor
 from PySide6.QtWidgets import (
+    QAbstractScrollArea,
     QFileDialog,
     QFrame,
     QHBoxLayout,
@@ -223,10 +224,11 @@ class Composer(QFrame):
         self._repolish()
         self.tray.restyle()
 
-    def connect_files(self, controller: Any, capabilities: Any, status: Any) -> None:
+    def connect_files(self, controller: Any, capabilities: Any, status: Any, chat: QAbstractScrollArea) -> None:
         """The window's part: files are read on the controller's task runner, the tray knows the chosen model's
-        facts (``capabilities.shown``), a message not sent says why in the status bar, and the files of a message
-        that failed before joining the chat come back."""
+        facts (``capabilities.shown``), a message not sent says why in the status bar, the files of a message
+        that failed before joining the chat come back, and files dropped on the chat are attached too."""
+        self.chat_drops = _ChatDrops(self, chat)
         self.tray.run_task = lambda fn, done: controller.tasks.run(fn, done)
         capabilities.shown.connect(self.tray.set_model)
         self.tray.set_model(capabilities.model, capabilities.facts.get(capabilities.model))
@@ -263,6 +265,32 @@ class Composer(QFrame):
         elif self._since_busy.isValid() and self._since_busy.elapsed() >= STOP_GUARD_MS:
             self.stop_requested.emit()
         # else: the second click of the double click that sent the message — not a Stop
+
+
+class _ChatDrops(QObject):
+    """Files dropped anywhere on the chat are attached to the message being written (as if dropped in its box)."""
+
+    def __init__(self, composer: Composer, chat: QAbstractScrollArea):
+        super().__init__(composer)
+        self.composer = composer
+        chat.viewport().setAcceptDrops(True)
+        chat.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if kind in (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop):
+            mime = cast("QDropEvent", event).mimeData()
+            files = ComposeBox._local_files(mime)
+            if not files and not mime.hasImage():
+                return False
+            cast("QDropEvent", event).acceptProposedAction()
+            self.composer._show_drop(kind != QEvent.Type.Drop)
+            if kind == QEvent.Type.Drop:
+                self.composer.input.insertFromMimeData(mime)
+            return True
+        if kind == QEvent.Type.DragLeave:
+            self.composer._show_drop(False)
+        return False
 
 
 class ComposeArea(QWidget):

@@ -327,7 +327,7 @@ class MainWindow(QMainWindow):
         chat.tool_clicked.connect(self._show_tool_call)
         chat.frame_interval_changed.connect(ctl.runner.set_batch_ms)  # one hand-over of streamed text a frame
         self.chat_options.options_changed.connect(self._set_chat_options)
-        self.composer.connect_files(ctl, self.capabilities, sb)
+        self.composer.connect_files(ctl, self.capabilities, sb, chat)
         self.folder_offer.folder_chosen.connect(ctl.allow_folder)
         self.sidebar.cancel_requested.connect(ctl.runner.cancel_tool_call)
         self.server_label.online_again.connect(lambda: ctl.refresh_models())

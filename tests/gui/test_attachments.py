@@ -131,6 +131,21 @@ def test_a_model_without_vision_is_told_before_sending_and_nothing_goes(
     assert ollama_server.chat_requests[-1]["messages"][-1] == {"role": "user", "content": "what is it?"}
 
 
+def test_files_dropped_on_the_chat_are_attached_too(qtbot, make_window, ollama_server, ollama_settings, tmp_path):
+    w = window_for(qtbot, make_window, ollama_server, ollama_settings, VISION)
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(write(tmp_path, "dropped.csv", "a,b\n1,2\n")))])
+    target = w.chat.viewport()
+    enter = QDragEnterEvent(QPoint(40, 40), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                            Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(target, enter)
+    assert enter.isAccepted() and w.composer.property("dropping") is True
+    QApplication.sendEvent(target, QDropEvent(QPointF(40, 40), Qt.DropAction.CopyAction, mime,
+                                              Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier))
+    read_all(qtbot, w, 1)
+    assert chips(w)[0].name == "dropped.csv" and not w.composer.property("dropping")
+
+
 def test_a_file_that_cannot_be_read_says_so_on_its_chip_and_sends_nothing_of_it(
         qtbot, make_window, ollama_server, ollama_settings, tmp_path):
     w = window_for(qtbot, make_window, ollama_server, ollama_settings, VISION)
