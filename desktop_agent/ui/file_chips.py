@@ -124,6 +124,7 @@ class FileChip(QFrame):
             self.remove.setText("×")
             self.remove.setAutoRaise(True)
             self.remove.setToolTip(translate("Attachments", "Remove this file (Delete)"))
+            self.remove.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keyboard: Delete in the row of files
             self.remove.setAccessibleName(translate("Attachments", "Remove {name}").format(name=name))
             self.remove.clicked.connect(lambda: self.remove_requested.emit(self))
             row.addWidget(self.remove, 0, Qt.AlignmentFlag.AlignTop)
@@ -191,7 +192,7 @@ class FileChip(QFrame):
         self.setStyleSheet(
             f"""
             QFrame#fileChip {{ background: {th.base}; border: 1px solid {th.assistant_border}; border-radius: 9px; }}
-            QFrame#fileChip:focus {{ border: 2px solid {th.accent}; }}
+            QFrame#fileChip:focus, QFrame#fileChip[current="true"] {{ border: 2px solid {th.accent}; }}
             QFrame#fileChip[problem="true"] {{ border-color: {th.err}; }}
             QLabel#fileChipName {{ color: {th.text}; font-weight: 600; }}
             QLabel#fileChipDetail {{ color: {th.err if self.property("problem") else th.muted}; }}
@@ -205,6 +206,9 @@ class FileTray(QWidget):
     """The files attached to the message being written (hidden when none): chips in a row, and a warning when the
     chosen model cannot see the attached images (the message is then not sent: :meth:`blocked`).
 
+    The row is one stop of the Tab order (just before Attach files and the text): Left and Right choose a file,
+    Delete or Backspace removes it, Enter or Space shows an image bigger; its accessible name says which file.
+
     Files are read off the window's thread through ``run_task`` (``run_task(fn, on_done)``, the controller's task
     runner; set by the window once it has one — before, a file is read at once)."""
 
@@ -214,6 +218,10 @@ class FileTray(QWidget):
         super().__init__(parent)
         self.setObjectName("fileTray")
         self.setAccessibleName(translate("Attachments", "Attached files"))
+        self.setAccessibleDescription(translate("Attachments", "Left and Right choose a file, Delete removes it"))
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        #: the file the keyboard is on
+        self.current = 0
         self.run_task: Callable[[Callable[[Any], Any], Callable[[Any, BaseException | None], None]], Any] | None = None
         self.chips: list[FileChip] = []
         #: images pasted for this message (their names count them)
@@ -265,9 +273,53 @@ class FileTray(QWidget):
         name = name or translate("Attachments", "pasted image {n}.png").format(n=self._pasted)
         self._read(name, lambda _task: _read_bytes(name, png))
 
-    def _read(self, name: str, fn: Callable[[Any], tuple[Attachment, QImage | None]]) -> None:
+    def _new_chip(self, name: str) -> FileChip:
         chip = FileChip(name, removable=True)
+        chip.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the row takes the keyboard (see the class docstring)
         chip.remove_requested.connect(self.remove_chip)
+        return chip
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key = Qt.Key(event.key())
+        if self.chips and key in (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Home, Qt.Key.Key_End):
+            last = len(self.chips) - 1
+            self.current = {Qt.Key.Key_Left: max(0, self.current - 1), Qt.Key.Key_Right: min(last, self.current + 1),
+                            Qt.Key.Key_Home: 0, Qt.Key.Key_End: last}[key]
+            self._mark()
+        elif self.chips and key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
+            self.remove_chip(self.chips[min(self.current, len(self.chips) - 1)])
+        elif self.chips and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space):
+            self.chips[min(self.current, len(self.chips) - 1)].open_preview()
+        else:
+            super().keyPressEvent(event)
+
+    def focusInEvent(self, event: Any) -> None:
+        super().focusInEvent(event)
+        self._mark()
+
+    def focusOutEvent(self, event: Any) -> None:
+        super().focusOutEvent(event)
+        self._mark()
+
+    def _mark(self) -> None:
+        """The file the keyboard is on has a ring (while the row has the focus), and the row's name says it."""
+        self.current = max(0, min(self.current, len(self.chips) - 1))
+        for i, chip in enumerate(self.chips):
+            on = self.hasFocus() and i == self.current
+            if bool(chip.property("current")) != on:
+                chip.setProperty("current", on)
+                chip.style().unpolish(chip)
+                chip.style().polish(chip)
+        if self.chips:
+            chip = self.chips[self.current]
+            self.strip.ensureWidgetVisible(chip)
+            self.setAccessibleName(translate("Attachments", "Attached files: {file} ({n} of {count})").format(
+                    file=chip.accessibleName(), n=self.current + 1, count=len(self.chips)))
+        else:
+            self.setAccessibleName(translate("Attachments", "Attached files"))
+
+    def _read(self, name: str, fn: Callable[[Any], tuple[Attachment, QImage | None]]) -> None:
+        chip = self._new_chip(name)
         self.chips.append(chip)
         self.row.insertWidget(self.row.count() - 1, chip)
         self._update()
@@ -298,8 +350,9 @@ class FileTray(QWidget):
         self.row.removeWidget(chip)
         chip.hide()
         chip.deleteLater()
-        if self.chips:  # the keyboard stays in the row: the next chip (or the previous one) gets the focus
-            self.chips[min(index, len(self.chips) - 1)].setFocus()
+        if not self.chips and self.hasFocus():  # the last file went: the keyboard goes on to the text
+            self.focusNextChild()
+        self.current = min(index, len(self.chips) - 1)  # the keyboard stays in the row: on the next file
         self._update()
 
     def clear(self) -> None:
@@ -316,8 +369,7 @@ class FileTray(QWidget):
         if self.chips:
             return
         for a in attachments:
-            chip = FileChip(a.name, removable=True)
-            chip.remove_requested.connect(self.remove_chip)
+            chip = self._new_chip(a.name)
             image = thumbnail(a.read_bytes(), THUMB * 2) if a.kind == "image" and a.data is not None else None
             chip.set_attachment(a, image)
             self.chips.append(chip)
@@ -370,6 +422,7 @@ class FileTray(QWidget):
         self.strip.setFixedHeight(THUMB + 16 + (self.strip.horizontalScrollBar().sizeHint().height()
                                                  if self.row.sizeHint().width() > self.strip.width() else 0))
         self.setVisible(bool(self.chips))
+        self._mark()
         self.changed.emit()
 
     def restyle(self) -> None:

@@ -122,8 +122,14 @@ def test_a_model_without_vision_is_told_before_sending_and_nothing_goes(
     assert "cannot see images" in w.statusBar().currentMessage()
 
     chip = chips(w)[0]
-    chip.setFocus()  # keyboard only: the chip takes the focus, Delete removes it
-    qtbot.keyClick(chip, Qt.Key.Key_Delete)
+    w.input.setFocus()  # keyboard only: Shift+Tab from the text reaches Attach files, then the file
+    qtbot.keyClick(w.input, Qt.Key.Key_Backtab, Qt.KeyboardModifier.ShiftModifier)
+    assert QApplication.focusWidget() is w.composer.attach
+    qtbot.keyClick(w.composer.attach, Qt.Key.Key_Backtab, Qt.KeyboardModifier.ShiftModifier)
+    assert QApplication.focusWidget() is tray  # the row of files: one stop, its name says which file
+    assert tray.accessibleName() == f"Attached files: {chip.accessibleName()} (1 of 1)"
+    assert chip.property("current") is True  # the file the keyboard is on has a ring
+    qtbot.keyClick(tray, Qt.Key.Key_Delete)  # Delete removes it
     assert tray.chips == [] and not tray.warning.isVisible()
     w.input.setFocus()
     qtbot.keyClick(w.input, Qt.Key.Key_Return)
@@ -157,6 +163,13 @@ def test_a_file_that_cannot_be_read_says_so_on_its_chip_and_sends_nothing_of_it(
                                                     "damaged or protected — not sent"]
     assert chips(w)[0].accessibleName() == "tool.bin, cannot be used: not a text file, PDF or image — not sent"
     assert chips(w)[0].remove is not None and chips(w)[0].remove.accessibleName() == "Remove tool.bin"
+    tray = w.composer.tray
+    tray.setFocus()  # the keyboard in the row of files: Right to the second, Delete removes it, then the first
+    qtbot.keyClick(tray, Qt.Key.Key_Right)
+    assert tray.accessibleName().startswith("Attached files: broken.pdf, ") and tray.accessibleName().endswith(
+        "(2 of 2)")
+    qtbot.keyClick(tray, Qt.Key.Key_Delete)
+    assert [c.name for c in chips(w)] == ["tool.bin"] and tray.accessibleName().endswith("(1 of 1)")
     w.input.setPlainText("hi")
     qtbot.keyClick(w.input, Qt.Key.Key_Return)
     wait_idle(qtbot, w, 15_000)
