@@ -13,7 +13,8 @@ the installed tools and the folders tools may use), dark.png (main.png in the da
 palette), approval-card.png (a file write waiting for approval, with its diff), settings-tools-rules.png
 (Settings → Tools → Permissions), settings-appearance.png (Settings → Appearance: theme and
 language), branches.png (a regenerated answer: ‹ 2/3 › on its second version, continued),
-import-preview.png / import-progress.png (File → Import chats… of a 3,000-chat ChatGPT export). The replies
+import-preview.png / import-progress.png (File → Import chats… of a 3,000-chat ChatGPT export),
+attachments.png (a sent image and PDF as chips, and files waiting in the compose box). The replies
 are scripted, so the pictures are the same on every run (except the clock in the message headers).
 """
 
@@ -501,6 +502,61 @@ def shot_import(app, server, settings, out):
     w.close()
 
 
+def _chart_png() -> bytes:
+    """A small bar chart, as a user might attach one."""
+    from PySide6.QtCore import QBuffer, QByteArray, QRect, Qt
+    from PySide6.QtGui import QColor, QImage, QImageWriter, QPainter
+
+    image = QImage(480, 300, QImage.Format.Format_RGB32)
+    image.fill(QColor("#ffffff"))
+    p = QPainter(image)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    p.setPen(QColor("#333333"))
+    p.drawText(QRect(0, 8, 480, 24), Qt.AlignmentFlag.AlignCenter, "Visitors per quarter")
+    for i, (h, colour) in enumerate(((90, "#4e79a7"), (150, "#59a14f"), (120, "#f28e2b"), (210, "#e15759"))):
+        p.fillRect(60 + i * 100, 270 - h, 60, h, QColor(colour))
+        p.drawText(QRect(60 + i * 100, 272, 60, 20), Qt.AlignmentFlag.AlignCenter, f"Q{i + 1}")
+    p.drawLine(40, 270, 460, 270)
+    p.end()
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QBuffer.OpenModeFlag.WriteOnly)
+    QImageWriter(buffer, QByteArray(b"PNG")).write(image)
+    return bytes(data.data())
+
+
+def shot_attachments(app, server, settings, out):
+    """A sent message with an image and a PDF (chips in its bubble), the answer that used them, and the compose
+    box holding the next message's files (a text file, and one that cannot be used)."""
+    from tests.helpers.files import pdf_bytes
+
+    folder = Path(tempfile.mkdtemp(prefix="da-shots-files-"))
+    (folder / "visitors-q1-q4.png").write_bytes(_chart_png())
+    (folder / "board-report.pdf").write_bytes(pdf_bytes("Board report: visitors grew 2.3x over the year.",
+                                                        "Q4 was the best quarter; Q2 had the marketing push."))
+    (folder / "notes.md").write_text("# Next steps\n- hire two people\n- open the Porto office\n", encoding="utf-8")
+    (folder / "backup.tar.gz").write_bytes(bytes(range(256)) * 64)
+    server.model_facts["llama3.2"] = server.model_facts["llama3.2:latest"] = (131072, ["completion", "tools", "vision"])
+    server.chunk_delay_s = 0.02
+    server.script([line(content=w) for w in words(
+        "The chart shows visitors rising through the year: **Q4 is the highest** (about 2.3× Q1), with a dip in "
+        "Q3 after Q2's marketing push. That matches the board report, which says visitors grew 2.3× over the "
+        "year and calls Q4 the best quarter.")] + [done()])
+    w = new_window(app, settings)
+    wait_until(app, lambda: w.capabilities.facts.get(w.settings.model) is not None)
+    tray = w.composer.tray
+    tray.add_paths([str(folder / "visitors-q1-q4.png"), str(folder / "board-report.pdf")])
+    wait_until(app, lambda: not tray.reading())
+    w.send("Does the chart agree with the report?")
+    wait_until(app, lambda: not w.busy)
+    tray.add_paths([str(folder / "notes.md"), str(folder / "backup.tar.gz")])
+    wait_until(app, lambda: not tray.reading())
+    w.input.setPlainText("Turn my notes into a plan")
+    save(app, w, out / "attachments.png")
+    w.close()
+    del server.model_facts["llama3.2"], server.model_facts["llama3.2:latest"]
+
+
 SHOTS = {
     "empty": shot_empty,
     "main": shot_main,
@@ -514,6 +570,7 @@ SHOTS = {
     "quick-ask": shot_quick_ask,
     "branches": shot_branches,
     "import": shot_import,
+    "attachments": shot_attachments,
 }
 
 

@@ -44,6 +44,7 @@ from desktop_agent.cli.parser import clean_message
 from desktop_agent.cli.turn import run_turn, turn_still_running
 
 if TYPE_CHECKING:
+    from desktop_agent.core.messages import Attachment
     from desktop_agent.core.services import Services
     from desktop_agent.core.session import ChatSession
     from desktop_agent.core.settings import Settings
@@ -165,6 +166,7 @@ def run_chat(args: argparse.Namespace, out: TextIO | Output | None = None, err: 
         for w in store.warnings:
             write_line(err, f"desktop-agent: warning: {w}")
         services.permissions.allow_for_run(allowed)
+        attachments = read_attachments(getattr(args, "attach", None) or [])
         session = services.open_session(args.chat, settings) if args.chat else services.new_session(settings)
         conversation = session.conversation
     except UsageError as exc:
@@ -183,9 +185,10 @@ def run_chat(args: argparse.Namespace, out: TextIO | Output | None = None, err: 
             write_line(out, json.dumps({"type": "Chat", "id": conversation.id, "new": not args.chat}))
         ask = _terminal_asker(args, err, inp)
         if args.prompt is not None:
-            code = run_turn(session, args.prompt, events=args.events, out=out, err=err, ask=ask)
+            code = run_turn(session, args.prompt, events=args.events, out=out, err=err, ask=ask,
+                            attachments=attachments)
         else:
-            code = _chat_loop(session, args, out, err, inp)
+            code = _chat_loop(session, args, out, err, inp, attachments)
         if out.error is not None and code != EXIT_FAILED:
             code = write_failed(out, err)
         _tell_chat_id(conversation, args, err)
@@ -194,8 +197,37 @@ def run_chat(args: argparse.Namespace, out: TextIO | Output | None = None, err: 
         _close(services)  # the backend, the tool host's processes and the MCP servers end with the command
 
 
-def _chat_loop(session: ChatSession, args, out: Output, err: Output, inp: TextIO) -> int:
-    """The stdin session; returns its exit code (see the module docstring)."""
+def read_attachments(files: list[str]) -> list[Attachment]:
+    """``--attach`` files as attachments; a file that cannot be used is a usage error naming it and why (nothing
+    is sent)."""
+    from desktop_agent.core.attachments import attach_file
+
+    out = []
+    for name in files:
+        a = attach_file(name)
+        if a.kind == "unreadable":
+            why = CLI_PROBLEMS.get(a.problem or "", "it cannot be read")
+            raise UsageError(f"--attach {name}: {why}")
+        out.append(a)
+    return out
+
+
+#: why an ``--attach`` file cannot be used, in the terminal's words
+CLI_PROBLEMS = {
+    "not_found": "no such file",
+    "binary": "not a text file, PDF or image (PNG, JPEG, GIF, WebP)",
+    "too_big": "the file is too big",
+    "damaged": "the file is damaged or protected",
+    "no_text": "the PDF has no text (scanned pages?)",
+    "empty": "the file is empty",
+    "unsupported_image": "models take PNG, JPEG, GIF and WebP images only",
+}
+
+
+def _chat_loop(session: ChatSession, args, out: Output, err: Output, inp: TextIO,
+               attachments: list[Attachment] | None = None) -> int:
+    """The stdin session; returns its exit code (see the module docstring). ``attachments`` go with the first
+    message."""
     failed = False
     interactive = inp.isatty()
     _lenient_input(inp)
@@ -220,8 +252,11 @@ def _chat_loop(session: ChatSession, args, out: Output, err: Output, inp: TextIO
             if not args.events:
                 write_line(out, "Bye")
             break
+        compact = text.lower() in COMPACT_WORDS
         result = run_turn(session, text, events=args.events, out=out, err=err, ask=_terminal_asker(args, err, inp),
-                          compact=text.lower() in COMPACT_WORDS)
+                          compact=compact, attachments=() if compact else attachments or ())
+        if not compact:
+            attachments = None
         if result == EXIT_FAILED:
             failed = True
         if out.closed:

@@ -127,6 +127,9 @@ def add_chat_parser(sub: argparse._SubParsersAction, parents: Sequence[argparse.
     p.add_argument("-p", "--prompt", metavar="TEXT", type=_nonempty("the prompt"),
                    help="run one turn, print the answer and exit")
     p.add_argument("--events", action="store_true", help="print events as JSON Lines instead of plain text")
+    p.add_argument("--attach", action="append", default=[], metavar="FILE",
+                   help="attach FILE to the first message (repeatable): a text or code file or a PDF goes in as "
+                   "its text, an image as an image (for models that can see)")
     p.set_defaults(_parser=p)
 
 

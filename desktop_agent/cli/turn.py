@@ -9,13 +9,14 @@ import re
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from desktop_agent.cli.errors import EXIT_FAILED, EXIT_OK, EXIT_STOPPED, terminal_text
 from desktop_agent.cli.output import Output, as_output, write_failed, write_line
 
 if TYPE_CHECKING:
+    from desktop_agent.core.messages import Attachment
     from desktop_agent.core.session import ChatSession
     from desktop_agent.core.tools.permissions import Answer, PermissionRequest
 
@@ -63,7 +64,8 @@ def _retries(n: int) -> str:
 
 
 def run_turn(session: ChatSession, text: str, *, events: bool, out: TextIO | Output,
-             err: TextIO | Output, ask: TerminalAsk | None = None, compact: bool = False) -> int:
+             err: TextIO | Output, ask: TerminalAsk | None = None, compact: bool = False,
+             attachments: Sequence[Attachment] = ()) -> int:
     """Run one turn on a worker thread (so Ctrl+C can cancel it cleanly) and print its events.
 
     Plain text: on a terminal the answer streams as it arrives; to a pipe or file only the final
@@ -77,6 +79,7 @@ def run_turn(session: ChatSession, text: str, *, events: bool, out: TextIO | Out
     :mod:`desktop_agent.cli.approval`). None: no one can be asked — such calls are denied (unless a rule or
     ``--allow-tool`` allows them), and a line on stderr says how to allow them.
     ``compact``: instead of a turn, summarise the chat's earlier messages (``/compact`` in the chat loop).
+    ``attachments``: files attached to the message (``--attach``).
     """
     from desktop_agent.core import events as ev
     from desktop_agent.core.tools.permissions import PermissionRequest
@@ -94,7 +97,7 @@ def run_turn(session: ChatSession, text: str, *, events: bool, out: TextIO | Out
 
     def work() -> None:
         try:
-            for event in (session.compact(cancel) if compact else session.run_turn(text, cancel)):
+            for event in (session.compact(cancel) if compact else session.run_turn(text, cancel, attachments)):
                 q.put(event)
         except BaseException as exc:  # noqa: BLE001 — the agent yields failures as events; this is a bug guard
             q.put(exc)

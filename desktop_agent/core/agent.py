@@ -31,11 +31,12 @@ from __future__ import annotations
 import functools
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core import state
 from desktop_agent.core.answer import results_answer, turn_results
+from desktop_agent.core.attachments import without_images
 from desktop_agent.core.backends.base import ChatBackend
 from desktop_agent.core.capabilities import Capabilities, cannot_use, server_key
 from desktop_agent.core.context import Selection, budget_for, plan_request, request_for
@@ -57,7 +58,7 @@ from desktop_agent.core.events import (
     TurnFailed,
 )
 from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
-from desktop_agent.core.messages import Conversation, Message
+from desktop_agent.core.messages import Attachment, Conversation, Message
 from desktop_agent.core.model_info import ModelFacts
 from desktop_agent.core.model_step import ModelStep, StepOutcome
 from desktop_agent.core.settings import DEFAULT_SYSTEM_PROMPT
@@ -89,6 +90,8 @@ SHORTER = "The chat was too long for the model's context window; asked again wit
 #: the notice when even the system prompt, the tools and the new message do not fit
 TOO_BIG = ("The system prompt, the tools and the new message alone (about {tokens} tokens) do not fit the model's "
            "context window ({window} tokens); the answer may miss part of them.")
+#: the notice when images go to a model its server says cannot see: they are left out (the window says so before)
+NO_VISION = "{model} cannot see images (its server says it has no vision): {names} left out of the request."
 #: the notice when the steps ran out after tools ran: the model answers from their results
 STEPS_USED = "The model used all {steps} steps; asking it for its answer from what the tools said."
 #: a server's count this much below ours means it cut the prompt
@@ -164,15 +167,17 @@ class Agent:
     # ---- public ---------------------------------------------------------------------------------
 
     def run(
-        self, conversation: Conversation, user_text: str | None, cancel: threading.Event | None = None
+        self, conversation: Conversation, user_text: str | None, cancel: threading.Event | None = None,
+        attachments: Sequence[Attachment] = (),
     ) -> Iterator[Event]:
         """Run one turn; yields events and ends with exactly one terminal event.
 
         ``user_text`` None = retry/continue from the existing history (after an error). ``cancel``
-        is checked between stream chunks, between steps and while tools run.
+        is checked between stream chunks, between steps and while tools run. ``attachments``: the files attached
+        to the user's message.
         """
         cancel = cancel if cancel is not None else threading.Event()
-        inner = self._run(conversation, user_text, cancel)
+        inner = self._run(conversation, user_text, cancel, attachments)
         try:
             for event in inner:
                 yield event
@@ -244,6 +249,11 @@ class Agent:
             return choice, None
         return "auto", f"tool_choice '{choice}' is not a loaded tool; using 'auto'."
 
+    def _sees(self) -> bool:
+        """False when the model's server says it cannot see images."""
+        known = getattr(self.backend, "model_facts", None)
+        return (known() if callable(known) else ModelFacts()).can("vision")
+
     def _supported(self, tools: list[dict[str, Any]] | None) -> tuple[list[dict[str, Any]] | None, list[str]]:
         """``tools`` unless the model cannot use them (its server says so, or said so in an error), and the
         notices for what this turn goes without (tools, thinking)."""
@@ -305,14 +315,15 @@ class Agent:
             yield ContextUsage(reported or sent, window, bool(reported), selection.left_out, selection.trimmed)
 
     def _run(
-        self, conversation: Conversation, user_text: str | None, cancel: threading.Event
+        self, conversation: Conversation, user_text: str | None, cancel: threading.Event,
+        attachments: Sequence[Attachment] = (),
     ) -> Generator[Event, None, None]:
         if self._backend_name:
             conversation.backend = self._backend_name
         if self._model:
             conversation.model = self._model
         if user_text is not None:
-            user = Message(role="user", content=user_text)
+            user = Message(role="user", content=user_text, attachments=list(attachments))
             self._add(conversation, user)
             yield MessageAdded(user)
 
@@ -458,6 +469,11 @@ class Agent:
                 told.add("too big")
                 yield Notice(TOO_BIG.format(tokens=self._scaled(selection.tokens), window=window))
             request = request_for(selection, system)
+            if not self._sees():  # a model that cannot see gets no image (its server would refuse the request)
+                request, left = without_images(request)
+                if left and "no vision" not in told:
+                    told.add("no vision")
+                    yield Notice(NO_VISION.format(model=self._model or "?", names=", ".join(left)))
             self._model_step.prompt_tokens, self._model_step.sent_tools = None, True
             outcome = yield from self._model_step.call(request, tools, choice, tool_names, cancel, told,
                                                        self.capabilities, self.tools_anyway,

@@ -80,6 +80,53 @@ class ToolCall(BaseModel):
         return json.dumps(self.arguments, ensure_ascii=False)
 
 
+#: What an attached file became: ``text`` (a text or code file, sent as text), ``pdf`` (its text), ``image`` (sent as
+#: an image to a model that can see), ``unreadable`` (nothing is sent; ``problem`` says why).
+AttachmentKind = Literal["text", "pdf", "image", "unreadable"]
+
+#: Why a file could not be used (see :mod:`desktop_agent.core.attachments`): ``binary`` (not text, PDF or a known
+#: image), ``too_big``, ``damaged`` (a PDF or image that cannot be read), ``no_text`` (a PDF without text, e.g.
+#: scanned pages), ``empty``, ``unsupported_image`` (an image type models do not take), ``missing`` (its file is
+#: gone), ``not_found`` (no such file).
+AttachmentProblem = Literal["binary", "too_big", "damaged", "no_text", "empty", "unsupported_image", "missing",
+                            "not_found"]
+
+
+class Attachment(BaseModel):
+    """A file attached to a user message, stored once by its content (``sha256``; see
+    :mod:`desktop_agent.core.store.attachments`).
+
+    ``text``: what the model gets for a text file or PDF (capped; ``truncated`` says so). An image goes to the
+    model as itself (:meth:`read_bytes`). ``data`` (a new attachment's bytes) and ``path`` (its stored file) are
+    never exported."""
+
+    sha256: str
+    name: str
+    mime: str = "application/octet-stream"
+    size: int = 0
+    kind: AttachmentKind = "unreadable"
+    text: str = ""
+    truncated: bool = False
+    problem: AttachmentProblem | None = None
+    data: bytes | None = Field(default=None, exclude=True, repr=False)
+    path: str | None = Field(default=None, exclude=True, repr=False)
+
+    @field_validator("name", "text")
+    @classmethod
+    def _valid_text(cls, value: str) -> str:
+        return clean_text(value)
+
+    def read_bytes(self) -> bytes:
+        """The file's bytes (kept in memory for a new attachment, else read from its stored file). Raises
+        ``OSError`` when they are gone."""
+        if self.data is not None:
+            return self.data
+        if self.path is None:
+            raise FileNotFoundError(f"{self.name}: its stored copy is not there")
+        with open(self.path, "rb") as f:
+            return f.read()
+
+
 class Message(BaseModel):
     """One chat message.
 
@@ -111,6 +158,8 @@ class Message(BaseModel):
     #: ``status`` is ``interrupted`` when it leaves out the oldest of them (see core/compaction.py)
     kind: MessageKind = "message"
     covers: int | None = None
+    #: files the user attached (user messages; see :func:`text_for_model`)
+    attachments: list[Attachment] = Field(default_factory=list)
     #: Row id given by the store once the message is saved; None before.
     id: int | None = None
     #: The id of the message this one follows in the chat's tree (None: a first message, or not saved yet); set
@@ -122,6 +171,22 @@ class Message(BaseModel):
     def _valid_text(cls, value: str | None) -> str | None:
         # every message must be storable and sendable as UTF-8 (see clean_text)
         return clean_text(value) if value is not None else None
+
+
+def text_for_model(m: Message) -> str:
+    """What the model reads of a message: its content, then the text of each attached text file or PDF, each
+    between a line naming the file and a line ending it (images go separately, as images)."""
+    parts = [m.content] if m.content else []
+    for a in m.attachments:
+        if a.kind in ("text", "pdf") and a.text:
+            cut = "\n[… the rest of the file was left out: it is too long]" if a.truncated else ""
+            parts.append(f"--- file: {a.name} ---\n{a.text.rstrip()}{cut}\n--- end of {a.name} ---")
+    return "\n\n".join(parts)
+
+
+def images_of(m: Message) -> list[Attachment]:
+    """The attached images of a message, in order."""
+    return [a for a in m.attachments if a.kind == "image"]
 
 
 class TurnFailure(BaseModel):

@@ -32,7 +32,7 @@ import dataclasses
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from desktop_agent.core import compaction
@@ -51,7 +51,7 @@ from desktop_agent.core.events import (
     TurnCancelled,
     TurnFailed,
 )
-from desktop_agent.core.messages import Conversation, Message, TurnFailure
+from desktop_agent.core.messages import Attachment, Conversation, Message, TurnFailure, text_for_model
 from desktop_agent.core.model_info import window_info
 from desktop_agent.core.settings import Settings, chat_options
 from desktop_agent.core.tokens import estimate_text, estimate_tools
@@ -241,11 +241,12 @@ class ChatSession:
         agent = self._agent
         return agent.cancel_tool_call(call_id) if agent is not None else False
 
-    def run_turn(self, text: str | None, cancel: threading.Event | None = None) -> Iterator[Event]:
-        """One turn: ``text`` None = retry/continue from the history. Ends with exactly one terminal event;
-        :class:`ChatUpdated` follows the user's message (or comes first, for a retry). A chat that outgrew
-        the model's window is compacted first, when the agent's ``auto_compact`` is on."""
-        if self._outgrown(text):
+    def run_turn(self, text: str | None, cancel: threading.Event | None = None,
+                 attachments: Sequence[Attachment] = ()) -> Iterator[Event]:
+        """One turn: ``text`` None = retry/continue from the history; ``attachments``: files attached to it.
+        Ends with exactly one terminal event; :class:`ChatUpdated` follows the user's message (or comes first, for
+        a retry). A chat that outgrew the model's window is compacted first, when the agent's ``auto_compact`` is on."""
+        if self._outgrown(text_for_model(Message(role="user", content=text or "", attachments=list(attachments)))):
             for event in self.compact(cancel, automatic=True):
                 if isinstance(event, TurnCancelled):
                     yield event
@@ -254,7 +255,7 @@ class ChatSession:
         if text is None:
             yield self.info()
         self.permissions.chat_id = self.conversation.id
-        for event in self.agent.run(self.conversation, text, cancel):
+        for event in self.agent.run(self.conversation, text, cancel, attachments):
             if isinstance(event, ContextUsage):
                 event = self._window_of(event)
             self._audit(event)

@@ -25,10 +25,12 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from desktop_agent.core.messages import Message
+from desktop_agent.core.messages import Message, images_of, text_for_model
 
 #: tokens a chat template adds per message (role markers, separators)
 MESSAGE_OVERHEAD = 4
+#: what an attached image costs, about (vision models take a few hundred to a thousand and more tokens)
+IMAGE_TOKENS = 800
 #: ratios between reported and estimated prompt tokens that are learned (outside: cache hits, cut prompts)
 LEARN_RANGE = (0.7, 3.0)
 #: how much a new sample moves the learned ratio
@@ -45,7 +47,9 @@ def estimate_text(text: str) -> int:
 
 
 def estimate_message(m: Message) -> int:
-    """Estimated tokens of one message as sent (content, tool calls; never its reasoning)."""
+    """Estimated tokens of one message as sent (content, attached files, tool calls; never its reasoning)."""
+    if m.attachments:
+        return MESSAGE_OVERHEAD + estimate_text(text_for_model(m)) + IMAGE_TOKENS * len(images_of(m))
     if not m.tool_calls:
         return MESSAGE_OVERHEAD + estimate_text(m.content)
     cached = _CALLS_CACHE.get(id(m))

@@ -37,6 +37,7 @@ import threading
 import time
 import traceback
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
@@ -44,6 +45,7 @@ from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 from desktop_agent.core.assembly import Assembly
 from desktop_agent.core.errors import AgentError
 from desktop_agent.core.events import AnswerFinished, Notice, TextDelta, ThinkingDelta, TurnCancelled, TurnFailed
+from desktop_agent.core.messages import Attachment
 from desktop_agent.core.session import ChatSession
 from desktop_agent.core.settings import Settings
 from desktop_agent.core.tools.permissions import Answer, PermissionRequest
@@ -56,12 +58,14 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class TurnStarted:
     """A turn was queued. ``user_text`` None = retry/continue from the existing history. ``compact``: not a
-    turn but summarising the chat's earlier messages (:meth:`ChatSession.compact`)."""
+    turn but summarising the chat's earlier messages (:meth:`ChatSession.compact`). ``attachments``: the files
+    attached to the user's message."""
 
     turn_id: int
     conversation_id: str
     user_text: str | None
     compact: bool = False
+    attachments: tuple[Attachment, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -146,6 +150,7 @@ class _Job:
     settings: Settings
     cancel: threading.Event = field(default_factory=threading.Event)
     compact: bool = False
+    attachments: tuple[Attachment, ...] = ()
 
 
 class _Worker(QObject):
@@ -180,7 +185,8 @@ class _Worker(QObject):
             job.session.agent = self.assembly.agent(settings)
             while self.assembly.pending_problems:
                 self._emit(Notice(self.assembly.pending_problems.pop(0)))
-            events = job.session.compact(job.cancel) if job.compact else job.session.run_turn(job.user_text, job.cancel)
+            events = (job.session.compact(job.cancel) if job.compact
+                      else job.session.run_turn(job.user_text, job.cancel, job.attachments))
             for ev in events:
                 self._emit(ev)
                 if isinstance(ev, AnswerFinished):
@@ -265,6 +271,7 @@ class AgentRunner(QObject):
         settings: Settings,
         *,
         compact: bool = False,
+        attachments: Sequence[Attachment] = (),
     ) -> int:
         """Queue a turn; returns its id. ``user_text`` None retries from the history; ``compact``: summarise the
         chat's earlier messages instead. Raises RuntimeError if a turn is already running or the runner was
@@ -274,9 +281,9 @@ class AgentRunner(QObject):
         if self._job is not None:
             raise RuntimeError("a turn is already running")
         self._ensure_thread()
-        job = _Job(next(self._ids), session, user_text, settings, compact=compact)
+        job = _Job(next(self._ids), session, user_text, settings, compact=compact, attachments=tuple(attachments))
         self._job = job
-        self.turn_event.emit(TurnStarted(job.turn_id, session.id, user_text, compact))
+        self.turn_event.emit(TurnStarted(job.turn_id, session.id, user_text, compact, job.attachments))
         self._submit.emit(job)
         return job.turn_id
 

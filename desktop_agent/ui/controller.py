@@ -15,7 +15,7 @@ Imported after the window's first frame (it brings pydantic, the settings and th
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -29,7 +29,7 @@ from desktop_agent.core.events import (
     TurnFailed,
 )
 from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
-from desktop_agent.core.messages import Conversation, Message
+from desktop_agent.core.messages import Attachment, Conversation, Message
 from desktop_agent.core.services import Services
 from desktop_agent.core.session import ChatSession
 from desktop_agent.core.settings import Settings
@@ -83,6 +83,8 @@ class ChatController(QObject):
     turn_ended = Signal()
     #: the text of a message that never joined the chat, and the tool chosen for it (None): back to the composer
     give_back = Signal(str, object)
+    #: the files of a message that could not be sent (list of Attachment), back to the compose box
+    give_back_files = Signal(list)
     #: another process changed the saved chats (a ``history import`` in a terminal): the history is read again
     chats_changed_elsewhere = Signal()
     #: the chat on screen has new versions of its messages (a regenerated answer, an edited message):
@@ -110,6 +112,8 @@ class ChatController(QObject):
         self._sent_tool: str | None = None
         #: the turn running started a new branch (regenerate, edit and resend): the versions are shown after it
         self._branching = False
+        #: the files the last message was sent with, given back with a message that failed
+        self._sent_files: list[Attachment] = []
         self._open_core()
 
     def _open_core(self) -> None:
@@ -145,6 +149,9 @@ class ChatController(QObject):
             self.services.store  # noqa: B018 — a given store: the permission rules are kept in it too
         if self.store and self.session.store is None:
             self.session.store = self.store
+        if self.store:  # attached files no chat uses any more (a crash, an older version): off the window's thread
+            store = self.store
+            self.tasks.run(lambda _task: store.sweep_attachments(), key="sweep attachments")
         self.warnings.extend(self.services.rule_warnings)  # "always allow" could not survive a restart
 
     def check_outside_changes(self) -> None:
@@ -247,25 +254,30 @@ class ChatController(QObject):
         """The chat on screen."""
         return self.session.conversation
 
-    def send(self, text: str, tool: str | None = None) -> None:
-        """Send ``text`` as a new turn; ``tool``: the one turn is asked to use it (the strip's choice)."""
-        self._start(text, tool)
+    def send(self, text: str, tool: str | None = None, attachments: Sequence[Attachment] = ()) -> None:
+        """Send ``text`` as a new turn; ``tool``: the one turn is asked to use it (the strip's choice);
+        ``attachments``: the files attached to it."""
+        self._sent_files = list(attachments)
+        self._start(text, tool, self._sent_files)
 
     def retry(self) -> None:
         """Run the turn again from the saved history (after an error)."""
         if not self.busy:
             self._start(None, None)
 
-    def _start(self, text: str | None, tool: str | None) -> None:
+    def _start(self, text: str | None, tool: str | None, attachments: Sequence[Attachment] = ()) -> None:
         settings = self.settings
         if tool:  # the strip's "Use this tool for the next message": this one turn only
             settings = settings.updated({"loop.tool_choice": tool})
         self._sent_tool = tool
-        self.runner.start_turn(self.session, text, settings)
+        self.runner.start_turn(self.session, text, settings, attachments=attachments)
 
     def unsent(self, text: str) -> None:
-        """A turn failed before the message joined the chat: its text (and tool) go back to the composer."""
+        """A turn failed before the message joined the chat: its text (and tool, and files) go back to the
+        composer."""
         self.give_back.emit(text, self._sent_tool)
+        if self._sent_files:
+            self.give_back_files.emit(self._sent_files)
 
     def stop(self) -> None:
         if self.busy:

@@ -181,8 +181,7 @@ class MainWindow(QMainWindow):
 
     def _build_central(self) -> None:
         self.compose_area = ComposeArea(self)
-        self.chat = cast("ChatView",
-                self.compose_area.chat)  # a stand-in until the chat view is built
+        self.chat = cast("ChatView", self.compose_area.chat)  # a stand-in until the chat view is built
         self.composer = self.compose_area.composer
         self.composer.send_requested.connect(self._send_text)
         self.composer.stop_requested.connect(self.stop)
@@ -325,6 +324,7 @@ class MainWindow(QMainWindow):
         chat.tool_clicked.connect(self._show_tool_call)
         chat.frame_interval_changed.connect(ctl.runner.set_batch_ms)  # one hand-over of streamed text a frame
         self.chat_options.options_changed.connect(self._set_chat_options)
+        self.composer.connect_files(ctl, self.capabilities, sb, chat)
         self.folder_offer.folder_chosen.connect(ctl.allow_folder)
         self.sidebar.cancel_requested.connect(ctl.runner.cancel_tool_call)
         self.server_label.online_again.connect(lambda: ctl.refresh_models())
@@ -486,14 +486,14 @@ class MainWindow(QMainWindow):
         if self.busy:
             self.statusBar().showMessage(translate("MainWindow", "Wait for the answer, or press Stop (Esc)."), 3000)
             return
-        if not text.strip():
+        if not text.strip() and not self.composer.tray.attachments():
             return
         window = self.context_meter.window_tokens()
         tokens = oversized(text, self.settings.loop.system_prompt, window)
         if tokens is not None and not confirm_oversized(self, tokens, window or 0):
             return
         self.input.clear()
-        self._ctl.send(text, self.chat_options.take_next_tool())
+        self._ctl.send(text, self.chat_options.take_next_tool(), self.composer.tray.take())
 
     def _recall_last_message(self) -> None:
         """Up in the empty message box: the chat's last message from the user comes back into it, to edit."""

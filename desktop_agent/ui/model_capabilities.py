@@ -47,6 +47,8 @@ class ModelCapabilities(QWidget):
     ``tools`` / ``thinking`` back on (or off again) for a model that its server says cannot use it."""
 
     anyway_changed = Signal(str, str, bool)
+    #: ``(model, facts or None)``: the model shown, and what is known of it (the compose box's images need vision)
+    shown = Signal(str, object)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -97,6 +99,7 @@ class ModelCapabilities(QWidget):
             action.blockSignals(False)
         self.button.setVisible(lacks_tools or lacks_thinking)
         self.setVisible(bool(self.label.text()))
+        self.shown.emit(name, facts)
 
     def _changed(self, what: str, on: bool) -> None:
         if self.model:

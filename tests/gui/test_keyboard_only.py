@@ -191,11 +191,14 @@ def test_tab_goes_round_the_window_in_reading_order(qtbot, make_window, ollama_s
         press(qtbot, Qt.Key.Key_Tab)
     assert focused() is w.input, seen
     order = [name for i, name in enumerate(seen) if i == 0 or seen[i - 1] != name]  # each region once, in order
-    expected = ["box", "status", "toolbar", "history", "chat", "options"]  # (the status bar's Summarise: once
-    assert order == [r for r in expected if r in order], seen                # a request reported its size)
+    # (the status bar's Summarise: once a request reported its size; the box again: Attach files, left of the text)
+    expected = ["box", "status", "toolbar", "history", "chat", "options", "box"]
+    assert order == [r for r in expected if r in order], seen
     assert {"box", "toolbar", "history", "chat", "options"} <= set(order), seen
     press(qtbot, Qt.Key.Key_Backtab, SHIFT)
-    assert focused() is w.chat_options.findChild(QWidget, "chatJson")  # Shift+Tab: the option beside the box
+    assert focused() is w.composer.attach  # Shift+Tab: the Attach button beside the box
+    press(qtbot, Qt.Key.Key_Backtab, SHIFT)
+    assert focused() is w.chat_options.findChild(QWidget, "chatJson")  # then the option above the box
 
 
 def test_the_ring_around_the_tool_list_leaves_its_splitter_alone(qtbot, make_window, ollama_server):

@@ -9,13 +9,18 @@ Rules, in order, on the request's messages (wire dicts) and offered tool names:
    answer from the results written as text (``core/answer.py``): ``"The tool said: <result>; <result>"``.
 2. The last user message mentions a word from TOOL_TRIGGERS and that tool is offered (or
    ``tool_choice`` names a tool) → one tool call with arguments from ``guess_arguments``.
-3. Otherwise → echo: ``"You said: <text>"`` (markdown-free), split into word chunks.
+3. Otherwise → echo: ``"You said: <text>"`` (markdown-free), split into word chunks; when the last user message
+   has images (Ollama ``images``, OpenAI ``image_url`` data URLs) the answer starts with what they are
+   (``"I see a PNG image of 4×3 pixels."``): the server decoded them.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
+import struct
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +47,35 @@ def _content(msg: dict[str, Any]) -> str:
     if isinstance(c, list):  # OpenAI content parts
         return "".join(p.get("text", "") for p in c if isinstance(p, dict))
     return c or ""
+
+
+def images_of(msg: dict[str, Any]) -> list[bytes]:
+    """The images of a wire message, decoded: Ollama ``images`` (base64) and OpenAI ``image_url`` parts (data URLs).
+    Raises ``ValueError`` for one that is not valid base64 or not a data URL."""
+    raw = [str(i) for i in msg.get("images") or []]
+    c = msg.get("content")
+    if isinstance(c, list):
+        for p in c:
+            if isinstance(p, dict) and p.get("type") == "image_url":
+                url = str((p.get("image_url") or {}).get("url") or "")
+                head, _, data = url.partition(",")
+                if not (head.startswith("data:image/") and head.endswith(";base64")):
+                    raise ValueError(f"not an image data URL: {url[:40]!r}")
+                raw.append(data)
+    try:
+        return [base64.b64decode(r, validate=True) for r in raw]
+    except binascii.Error as exc:
+        raise ValueError(f"invalid base64 image: {exc}") from exc
+
+
+def describe_image(data: bytes) -> str:
+    """``a PNG image of 4×3 pixels`` (PNG: its size from the header), ``a JPEG image``, ``an image``."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) >= 24:
+        width, height = struct.unpack(">II", data[16:24])
+        return f"a PNG image of {width}×{height} pixels"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "a JPEG image"
+    return "an image"
 
 
 def guess_arguments(tool: str, text: str) -> dict[str, Any]:
@@ -95,7 +129,9 @@ def plan(messages: list[dict[str, Any]], tool_names: list[str], forced: str | No
     for name in sorted(TOOL_TRIGGERS, key=lambda n: -max(len(t) for t in TOOL_TRIGGERS[n])):
         if name in tool_names and any(t in lowered for t in TOOL_TRIGGERS[name]):
             return Plan(tool_calls=[(name, guess_arguments(name, user_text))])
-    return Plan(chunks=words("You said: " + user_text))
+    last_user = next((m for m in reversed(messages) if m.get("role") == "user"), {})
+    seen = " ".join(f"I see {describe_image(i)}." for i in images_of(last_user))
+    return Plan(chunks=words((seen + " " if seen else "") + "You said: " + user_text))
 
 
 def tool_names_of(tools: list[dict[str, Any]] | None) -> list[str]:

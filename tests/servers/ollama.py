@@ -208,6 +208,8 @@ per request), ``models`` (``/api/tags``
         self.truncate_to_num_ctx = False
         #: chat streams that ended because the client went away
         self.disconnects = 0
+        #: every image received in a chat request (decoded; a model without ``vision`` gets Ollama's 500 instead)
+        self.images: list[bytes] = []
         self._replies: deque[Any] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -475,6 +477,17 @@ class _Handler(BaseHTTPRequestHandler):
         model = str(body.get("model") or "")
         stream = body.get("stream", True) is not False
         reply = owner._next_reply()
+        messages = body.get("messages") or []
+        try:
+            images = [i for m in messages if isinstance(m, dict) for i in fake_model.images_of(m)]
+        except ValueError as exc:
+            self._send_json(400, {"error": f"illegal base64 data at input: {exc}"})
+            return
+        if images and "vision" not in owner.show_info(model)[1]:
+            # what Ollama answers when a model without a vision projector gets images
+            self._send_json(500, {"error": "this model is missing data required for image input"})
+            return
+        owner.images.extend(images)
         if reply is None:
             if not model:
                 self._send_json(400, {"error": "model is required"})
@@ -482,7 +495,6 @@ class _Handler(BaseHTTPRequestHandler):
             if owner.strict_models and not owner.has_model(model):
                 self._send_json(404, {"error": f"model '{model}' not found, try pulling it first"})
                 return
-            messages = body.get("messages") or []
             tools_tokens = len(json.dumps(body.get("tools") or [])) // 4
             tokens = prompt_tokens(messages) + tools_tokens
             if owner.truncate_to_num_ctx:

@@ -69,7 +69,7 @@ from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from tests.servers.fake_model import Plan, dumps, plan, tool_names_of
+from tests.servers.fake_model import Plan, dumps, images_of, plan, tool_names_of
 
 CREATED = 1735689600
 
@@ -282,6 +282,16 @@ def check_request(body: dict[str, Any], null_content_ok: bool = False) -> HttpEr
         if not isinstance(m, dict) or m.get("role") not in ("system", "user", "assistant", "tool", "developer"):
             return HttpError(400, error_body(f"Invalid 'messages[{i}]': unknown role", param=f"messages[{i}]"))
         role = m["role"]
+        if role == "user" and isinstance(m.get("content"), list):
+            for part in m["content"]:
+                if not isinstance(part, dict) or part.get("type") not in ("text", "image_url"):
+                    return HttpError(400, error_body(f"Invalid 'messages[{i}].content': unknown part type",
+                                                     param=f"messages[{i}].content"))
+            try:
+                images_of(m)
+            except ValueError as exc:
+                return HttpError(400, error_body(f"Invalid image in 'messages[{i}]': {exc}",
+                                                 param=f"messages[{i}].content"))
         if pending and role != "tool":
             return HttpError(400, error_body(
                 "An assistant message with 'tool_calls' must be followed by tool messages responding to each "
@@ -400,6 +410,8 @@ class OpenAIServer:
         self.empty_auto_tool_streams = False
         self.chunk_delay_s = chunk_delay_s
         self.events_per_s = 0.0
+        #: every image received in a chat request (decoded from its data URL)
+        self.images: list[bytes] = []
         #: bodies of POST …/chat/completions, in order (rejected ones included)
         self.requests: list[RecordedRequest] = []
         #: every request, models listing included
@@ -647,6 +659,8 @@ class _Handler(BaseHTTPRequestHandler):
             if problem is not None:
                 self._send_reply(problem, body, stream)
                 return
+        with contextlib.suppress(ValueError, TypeError):
+            srv.images.extend(i for m in body.get("messages") or [] if isinstance(m, dict) for i in images_of(m))
         if srv.context_limit_chars is not None and len(raw) > srv.context_limit_chars:
             if srv.context_error == "llama-cpp-python" and stream:  # it fails after the 200, silently
                 self._send_reply(Raw(b"", complete=True), body, stream)

@@ -224,3 +224,19 @@ def test_messages_saved_without_being_in_the_list_follow_the_branch_shown(store)
     for role, text in (("user", "q"), ("assistant", "a"), ("user", "q2")):
         store.add_message(conv, Message(role=role, content=text))
     assert conv.messages == [] and contents(store.load(conv.id)) == ["q", "a", "q2"]
+
+
+def test_a_fork_keeps_the_files_attached_to_the_messages_it_copies(store):
+    """Branches and attachments together: the forked chat's messages carry their files, and deleting the original
+    chat leaves the fork's files in place."""
+    conv = Conversation()
+    note = store.add_attachment("notes.md", b"# Plan\n- ship it\n")
+    say(store, conv, "user", "summarise my notes", attachments=[note])
+    answer = say(store, conv, "assistant", "Ship it.")
+    fork_id = store.fork(answer.id)
+    forked = store.load(fork_id)
+    assert [a.name for a in forked.messages[0].attachments] == ["notes.md"]
+    store.delete(conv.id)
+    store.sweep_attachments()
+    again = store.load(fork_id).messages[0].attachments[0]
+    assert again.read_bytes() == b"# Plan\n- ship it\n"

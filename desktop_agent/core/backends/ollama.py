@@ -37,6 +37,7 @@ from typing import Any
 
 from desktop_agent.core import errors
 from desktop_agent.core.arguments import make_tool_call
+from desktop_agent.core.attachments import wire_parts
 from desktop_agent.core.backends.base import Chunk
 from desktop_agent.core.backends.deadline import first_data_within
 from desktop_agent.core.backends.ollama_models import (
@@ -614,6 +615,12 @@ def to_wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
             wire = {"role": "tool", "content": m.content or ""}
             if name:
                 wire["tool_name"] = name
+            out.append(wire)
+        elif m.attachments:  # a user message with files: their text in the content, images in ``images``
+            text, images = wire_parts(m)
+            wire = {"role": m.role, "content": text}
+            if images:
+                wire["images"] = [data for _mime, data in images]
             out.append(wire)
         else:
             out.append({"role": m.role, "content": m.content or ""})

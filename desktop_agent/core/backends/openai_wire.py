@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_agent.core.arguments import make_tool_call
+from desktop_agent.core.attachments import wire_parts
 from desktop_agent.core.errors import SettingsError
 from desktop_agent.core.messages import Message, ToolCall
 
@@ -41,7 +42,8 @@ def to_wire_messages(messages: list[Message], null_tool_content: bool = False) -
       ``thinking`` is never sent.
     - tool: ``{"role": "tool", "tool_call_id", "content"}``; a result without an id is paired with the
       earliest unanswered call of the same name in the preceding assistant message.
-    - system / user: ``{"role", "content"}``.
+    - system / user: ``{"role", "content"}``; attached files' text follows the content, and a message with images
+      has ``content`` as parts: ``{"type": "text"}`` then ``{"type": "image_url", "image_url": {"url": data URL}}``.
     """
     wire: list[dict[str, Any]] = []
     open_calls: list[ToolCall] = []
@@ -68,6 +70,15 @@ def to_wire_messages(messages: list[Message], null_tool_content: bool = False) -
                 call_id = match.id if match else ""
             open_calls = [c for c in open_calls if c.id != call_id]
             wire.append({"role": "tool", "tool_call_id": call_id, "content": m.content or ""})
+        elif m.attachments:  # a user message with files: their text in the content, images as data URLs
+            text, images = wire_parts(m)
+            if images:
+                parts: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+                parts += [{"type": "image_url", "image_url": {"url": f"data:{mime};base64,{data}"}}
+                          for mime, data in images]
+                wire.append({"role": m.role, "content": parts})
+            else:
+                wire.append({"role": m.role, "content": text})
         else:
             wire.append({"role": m.role, "content": m.content or ""})
     return wire

@@ -16,6 +16,7 @@ the store's lock, so no save can land between the delete and a later one.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import json
 import os
 import sqlite3
@@ -26,8 +27,16 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from desktop_agent.core.errors import AmbiguousConversationId, ConversationNotFound, StoreError
-from desktop_agent.core.messages import Conversation, Message, TurnFailure, clean_text, new_conversation_id
+from desktop_agent.core.messages import (
+    Attachment,
+    Conversation,
+    Message,
+    TurnFailure,
+    clean_text,
+    new_conversation_id,
+)
 from desktop_agent.core.settings import chat_options
+from desktop_agent.core.store import attachments as attached
 from desktop_agent.core.store.database import guarded
 from desktop_agent.core.store.folding import fold
 from desktop_agent.core.store.opening import QUICK_CHECK_MAX_BYTES
@@ -92,6 +101,8 @@ class ConversationStore(Porting, Branches):
         #: chats deleted through this store, and their messages' ids: saving into them does nothing
         self._deleted_chats: set[str] = set()
         self._deleted_message_ids: set[int] = set()
+        #: the attached files' bytes, beside the database (``<data folder>/attachments``)
+        self.files = attached.AttachmentFiles(self.path.parent / "attachments")
 
     # -- rows ---------------------------------------------------------------------------------------
 
@@ -149,6 +160,8 @@ class ConversationStore(Porting, Branches):
         )
         mid = int(cur.lastrowid or 0)
         message.parent_id = parent_id
+        if message.attachments:
+            attached.save(conn, self.files, mid, message.attachments)
         self._write_text(conn, mid, message)
         return mid
 
@@ -328,16 +341,20 @@ class ConversationStore(Porting, Branches):
         already."""
         if message.id is None:
             return
-        with self._lock, self.write() as conn:
-            row = conn.execute("SELECT conversation_id, parent_id FROM messages WHERE id = ?", (message.id,)).fetchone()
-            if row is None:
-                return
-            conn.execute("UPDATE messages SET parent_id = ? WHERE parent_id = ? AND conversation_id = ?",
-                         (row[1], message.id, row[0]))
-            conn.execute("UPDATE conversations SET leaf_id = ? WHERE id = ? AND leaf_id = ?",
-                         (row[1], row[0], message.id))
-            conn.execute("DELETE FROM message_text WHERE id = ?", (message.id,))
-            conn.execute("DELETE FROM messages WHERE id = ?", (message.id,))
+        with self._lock:
+            with self.write() as conn:
+                row = conn.execute("SELECT conversation_id, parent_id FROM messages WHERE id = ?",
+                                   (message.id,)).fetchone()
+                if row is None:
+                    return
+                conn.execute("UPDATE messages SET parent_id = ? WHERE parent_id = ? AND conversation_id = ?",
+                             (row[1], message.id, row[0]))
+                conn.execute("UPDATE conversations SET leaf_id = ? WHERE id = ? AND leaf_id = ?",
+                             (row[1], row[0], message.id))
+                conn.execute("DELETE FROM message_text WHERE id = ?", (message.id,))
+                conn.execute("DELETE FROM messages WHERE id = ?", (message.id,))
+                gone = attached.unused(conn)
+            self._remove_files(gone)
 
     @guarded
     def update_message(self, message: Message) -> None:
@@ -451,6 +468,7 @@ class ConversationStore(Porting, Branches):
             options = self.conn.execute(
                 "SELECT options FROM chat_options WHERE conversation_id = ?", (conversation_id,)
             ).fetchone()
+            files = attached.load(self.conn, self.files, conversation_id)
         parents = {r[0]: r[-1] for r in rows}
         shown = branch(parents, head[6])
         try:
@@ -459,6 +477,7 @@ class ConversationStore(Porting, Branches):
             raise StoreError(f"Chat {conversation_id} has a message this version can't read: {exc}") from exc
         for m in messages:
             m.parent_id = parents[m.id] if m.id is not None else None
+            m.attachments = files.get(m.id or 0, [])
         return Conversation(
             id=head[0], title=head[1], backend=head[2], model=head[3], created_at=head[4], updated_at=head[5],
             messages=messages, options=self._options_from_json(options[0] if options else None),
@@ -477,9 +496,11 @@ class ConversationStore(Porting, Branches):
                 f"SELECT id, {MESSAGE_COLUMNS}, parent_id FROM messages WHERE conversation_id = ? ORDER BY id",
                 (conversation_id,),
             ).fetchall()
+            files = attached.load(self.conn, self.files, conversation_id)
         messages = [self._message_from_row(r) for r in rows]
         for m, r in zip(messages, rows, strict=True):
             m.parent_id = r[-1]
+            m.attachments = files.get(m.id or 0, [])
         return messages
 
     @guarded
@@ -620,6 +641,7 @@ class ConversationStore(Porting, Branches):
                     (conversation_id,),
                 )
                 conn.execute("DELETE FROM messages WHERE conversation_id = ?", (conversation_id,))
+                gone = attached.unused(conn)
                 conn.execute("DELETE FROM turn_failures WHERE conversation_id = ?", (conversation_id,))
                 conn.execute("DELETE FROM imports WHERE conversation_id = ?", (conversation_id,))
                 conn.execute("DELETE FROM imported_messages WHERE conversation_id = ?", (conversation_id,))
@@ -628,5 +650,46 @@ class ConversationStore(Porting, Branches):
                 found = conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,)).rowcount > 0
             self._deleted_chats.add(conversation_id)
             self._deleted_message_ids.update(message_ids)
+            self._remove_files(gone)
         if not found:
             raise ConversationNotFound(conversation_id)
+
+    # -- attached files -----------------------------------------------------------------------------
+
+    def _remove_files(self, hashes: builtins.list[str]) -> None:
+        for sha in hashes:
+            self.files.remove(sha)
+
+    @guarded
+    def sweep_attachments(self) -> int:
+        """Remove attached files no message uses (rows and bytes) and bytes a crash left without a row; returns
+        how many files were removed. Slow on a big folder: run it off the GUI thread (the window does, at
+        start-up)."""
+        with self._lock:
+            with self.write() as conn:
+                gone = attached.unused(conn)
+                strays = attached.orphans(conn, self.files)
+            self._remove_files(gone)
+        for path in strays:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        return len(gone) + len(strays)
+
+    def attachment_bytes(self, sha256: str) -> bytes:
+        """The bytes of a stored attached file (for export). Raises ``KeyError`` when no such file is stored."""
+        try:
+            return self.files.path_of(sha256).read_bytes()
+        except (OSError, ValueError) as exc:
+            raise KeyError(sha256) from exc
+
+    def add_attachment(self, name: str, data: bytes) -> Attachment:
+        """An attachment for ``data`` (what it becomes: see :mod:`desktop_agent.core.attachments`), its bytes
+        stored; put it in a message's ``attachments`` before the message is saved (for import). A file stored
+        but never used by a saved message is removed by the next :meth:`sweep_attachments`."""
+        from desktop_agent.core.attachments import attach_bytes
+
+        a = attach_bytes(name, data)
+        if a.kind != "unreadable":
+            a.path = str(self.files.write(a.sha256, data))
+        return a
+

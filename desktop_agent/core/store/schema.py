@@ -32,6 +32,12 @@
   again adds nothing and a later export of the same chat adds only its new messages
   (:mod:`~desktop_agent.core.store.porting`). A message deleted here keeps its row, so importing again does not
   bring back what the user deleted.
+- ``attachments`` (schema: :func:`_migrate_add_attachments`): each attached file once, by the SHA-256 of its
+  bytes — ``sha256``, ``mime``, ``size``, ``kind`` (text / pdf / image), ``text`` (what the model reads of a text
+  file or PDF), ``truncated``, ``created_at``; its bytes are a file under the data folder
+  (:mod:`~desktop_agent.core.store.attachments`). ``message_attachments``: which message has which file —
+  ``message_id``, ``position``, ``sha256``, ``name`` (the file's name as attached). A file no message uses any more
+  is removed (its row and its bytes).
 - Rows of ``turn_failures``, ``imports``, ``chat_options`` and ``tool_calls`` go with their chat
   (``ON DELETE CASCADE``; the store also deletes them itself).
 - ``messages.parent_id`` and ``conversations.leaf_id`` (schema 7, :func:`_migrate_add_tree`): a chat is a tree of
@@ -269,13 +275,35 @@ def _migrate_add_import_sources(conn: sqlite3.Connection) -> None:
         )"""
     )
     conn.execute("CREATE UNIQUE INDEX imported_messages_by_key ON imported_messages (conversation_id, source_key)")
+def _migrate_add_attachments(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE attachments (
+            sha256 TEXT PRIMARY KEY,
+            mime TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            text TEXT NOT NULL DEFAULT '',
+            truncated INTEGER NOT NULL DEFAULT 0,
+            created_at REAL NOT NULL
+        )"""
+    )
+    conn.execute(
+        """CREATE TABLE message_attachments (
+            message_id INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            sha256 TEXT NOT NULL REFERENCES attachments (sha256),
+            name TEXT NOT NULL,
+            PRIMARY KEY (message_id, position)
+        )"""
+    )
+    conn.execute("CREATE INDEX message_attachments_by_file ON message_attachments (sha256)")
 
 
 #: ``MIGRATIONS[n]`` brings a database from schema version ``n`` to ``n + 1`` (inside one transaction).
 #: Append a function to change the schema; never edit a released one.
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _migrate_to_1, _migrate_to_2, _migrate_to_3, _migrate_to_4, _migrate_to_5, _migrate_to_6, _migrate_add_tree,
-    _migrate_add_import_sources,
+    _migrate_add_import_sources, _migrate_add_attachments,
 ]
 
 

@@ -79,8 +79,9 @@ def _like(term: str) -> str:
 
 
 def searchable_text(message: Message) -> str:
-    """The text indexed for ``message``: its content plus the name and arguments of each tool call."""
-    parts = [message.content]
+    """The text indexed for ``message``: its content plus the name and arguments of each tool call, and the names
+    of its attached files."""
+    parts = [message.content, *(a.name for a in message.attachments)]
     for call in message.tool_calls:
         parts.append(f"{call.name} {call.arguments_json() if call.arguments else (call.raw_arguments or '')}")
     text = "\n".join(p for p in parts if p)

@@ -191,6 +191,9 @@ class Branches(StoreDatabase):
                              (copy, mid))
                 conn.execute("INSERT INTO message_folded (id, folded) SELECT ?, folded FROM message_folded "
                              "WHERE id = ?", (copy, mid))
+                conn.execute("INSERT INTO message_attachments (message_id, position, sha256, name) "
+                             "SELECT ?, position, sha256, name FROM message_attachments WHERE message_id = ?",
+                             (copy, mid))
                 parent = copy
             conn.execute("UPDATE conversations SET leaf_id = ? WHERE id = ?", (parent, new_id))
         return new_id

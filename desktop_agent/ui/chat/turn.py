@@ -24,6 +24,7 @@ from desktop_agent.ui.chat.widgets import (
     repaint_only_changes,
     time_text,
 )
+from desktop_agent.ui.file_chips import SentFiles
 from desktop_agent.ui.i18n import translate
 
 W = TypeVar("W", bound=QWidget)
@@ -48,11 +49,17 @@ class UserBubble(QWidget):
         self.bubble.setObjectName("userBubble")
         bl = QVBoxLayout(self.bubble)
         bl.setContentsMargins(14, 9, 14, 9)
+        self.files: SentFiles | None = None
+        if message.attachments:  # its files as chips above its text (an image opens bigger on a click)
+            self.files = SentFiles(message.attachments)
+            bl.addWidget(self.files)
         self.text = AutoHeightBrowser(natural_width=True)
         self.text.setObjectName("userText")
         self.text.setAccessibleName(translate("Turn", "Your message"))
         self.text.setPlainText(message.content)
         bl.addWidget(self.text)
+        if message.attachments and not message.content:  # only files: no empty line of text under them
+            self.text.hide()
         self.bubble.setParent(self)  # before the Copy button: Tab reads the message, then offers its Copy
         self.copy = CopyButton(ctx, translate("Turn", "message"))
         self.copy.clicked.connect(self._copy)
@@ -94,6 +101,8 @@ class UserBubble(QWidget):
         """Re-derive the colours from the (new) theme."""
         self.copy.restyle(self.ctx)
         self.menu_button.restyle(self.ctx)
+        if self.files is not None:
+            self.files.restyle()
 
 
 class AssistantTurn(QFrame):

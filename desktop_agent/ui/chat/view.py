@@ -492,8 +492,8 @@ class ChatView(QScrollArea):
         self._unsent = ev.user_text
         # the user's message is drawn once, here — also while the turn waits (MCP servers starting, a backend
         # being built); the message the session saves (MessageAdded) is then put in this bubble
-        self._pending_bubble = (self._append(self._user_bubble(Message(role="user", content=ev.user_text)))
-                                if ev.user_text else None)
+        self._pending_bubble = (self._append(self._user_bubble(Message(role="user", content=ev.user_text or "",
+                                attachments=list(ev.attachments)))) if ev.user_text or ev.attachments else None)
         self.live = self._append(self._connect_turn(AssistantTurn(self.ctx, live=True, model=self.live_model)))
         self._tick.start()
 
