@@ -29,7 +29,8 @@ from desktop_agent.core.errors import AmbiguousConversationId, ConversationNotFo
 from desktop_agent.core.messages import Conversation, Message, TurnFailure, clean_text, new_conversation_id
 from desktop_agent.core.settings import chat_options
 from desktop_agent.core.store.chatfiles import ChatFile, export_json, export_markdown, read_chat_file
-from desktop_agent.core.store.database import StoreDatabase, guarded
+from desktop_agent.core.store.database import guarded
+from desktop_agent.core.store.labels import TAG_SEPARATOR, ChatFilter, ChatLabels
 from desktop_agent.core.store.opening import QUICK_CHECK_MAX_BYTES
 from desktop_agent.core.store.schema import MESSAGE_COLUMNS
 from desktop_agent.core.store.search import (
@@ -55,11 +56,26 @@ class ConversationSummary:
     updated_at: float
     message_count: int
     title_is_custom: bool = False
+    #: pinned on top of the list; its tags (see :mod:`~desktop_agent.core.store.labels`)
+    pinned: bool = False
+    tags: tuple[str, ...] = ()
+
+
+#: the columns of a list row (see :func:`_summary`), from ``conversations c``
+_SUMMARY_COLUMNS = (
+    "c.id, c.title, c.model, c.backend, c.created_at, c.updated_at, "
+    "(SELECT count(*) FROM messages m WHERE m.conversation_id = c.id), c.title_is_custom, "
+    "EXISTS (SELECT 1 FROM chat_pins p WHERE p.conversation_id = c.id), "
+    f"(SELECT group_concat(tag, '{TAG_SEPARATOR}') FROM (SELECT tag FROM chat_tags t WHERE t.conversation_id = c.id "
+    "ORDER BY tag COLLATE NOCASE))"
+)
 
 
 def _summary(r: tuple[Any, ...]) -> ConversationSummary:
-    """A list row from ``(id, title, model, backend, created_at, updated_at, message count, title_is_custom)``."""
-    return ConversationSummary(r[0], r[1], r[2], r[3], r[4], r[5], r[6], title_is_custom=bool(r[7]))
+    """A list row from ``(id, title, model, backend, created_at, updated_at, message count, title_is_custom,
+    pinned, tags)``."""
+    return ConversationSummary(r[0], r[1], r[2], r[3], r[4], r[5], r[6], title_is_custom=bool(r[7]),
+                               pinned=bool(r[8]), tags=tuple(r[9].split(TAG_SEPARATOR)) if r[9] else ())
 
 
 @dataclass(frozen=True)
@@ -74,7 +90,7 @@ class PreviousImport:
     imported_at: float | None
 
 
-class ConversationStore(StoreDatabase):
+class ConversationStore(ChatLabels):
     """Saved conversations in one SQLite file. Thread-safe; see :mod:`desktop_agent.core.store`.
 
     ``path`` defaults to :func:`~desktop_agent.core.paths.store_file`. After construction ``warnings``
@@ -322,30 +338,30 @@ class ConversationStore(StoreDatabase):
     # -- reading ------------------------------------------------------------------------------------
 
     @guarded
-    def count(self) -> int:
-        """How many chats are saved."""
-        return self.read("SELECT count(*) FROM conversations")[0][0]
+    def count(self, where: ChatFilter | None = None) -> int:
+        """How many chats are saved (``where``: that the filter lets through)."""
+        if where is None or where.empty:
+            return self.read("SELECT count(*) FROM conversations")[0][0]
+        sql, params = where.where()
+        return self.read(f"SELECT count(*) FROM conversations c WHERE {sql}", params)[0][0]
 
     @guarded
-    def list(self, limit: int = 50, offset: int = 0) -> list[ConversationSummary]:
-        """Chats, most recently updated first; ``limit``/``offset`` page through them."""
+    def list(self, limit: int = 50, offset: int = 0, where: ChatFilter | None = None) -> list[ConversationSummary]:
+        """Chats, pinned ones first (newest pin first), then the most recently updated first; ``limit``/``offset``
+        page through them; ``where``: only those the filter lets through."""
+        sql, params = (where or ChatFilter()).where()
         rows = self.read(
-            "SELECT c.id, c.title, c.model, c.backend, c.created_at, c.updated_at, "
-            "(SELECT count(*) FROM messages m WHERE m.conversation_id = c.id), c.title_is_custom "
-            "FROM conversations c ORDER BY c.updated_at DESC, c.id DESC LIMIT ? OFFSET ?",
-            (int(limit), int(offset)),
+            f"SELECT {_SUMMARY_COLUMNS} FROM conversations c LEFT JOIN chat_pins pin ON pin.conversation_id = c.id "
+            f"WHERE {sql} ORDER BY pin.pinned_at IS NULL, pin.pinned_at DESC, c.updated_at DESC, c.id DESC "
+            "LIMIT ? OFFSET ?",
+            (*params, int(limit), int(offset)),
         )
         return [_summary(r) for r in rows]
 
     @guarded
     def summary(self, conversation_id: str) -> ConversationSummary:
         """The list row of one chat. Raises :class:`ConversationNotFound`."""
-        rows = self.read(
-            "SELECT c.id, c.title, c.model, c.backend, c.created_at, c.updated_at, "
-            "(SELECT count(*) FROM messages m WHERE m.conversation_id = c.id), c.title_is_custom "
-            "FROM conversations c WHERE c.id = ?",
-            (conversation_id,),
-        )
+        rows = self.read(f"SELECT {_SUMMARY_COLUMNS} FROM conversations c WHERE c.id = ?", (conversation_id,))
         if not rows:
             raise ConversationNotFound(conversation_id)
         r = rows[0]
@@ -535,6 +551,7 @@ class ConversationStore(StoreDatabase):
                 conn.execute("DELETE FROM turn_failures WHERE conversation_id = ?", (conversation_id,))
                 conn.execute("DELETE FROM imports WHERE conversation_id = ?", (conversation_id,))
                 conn.execute("DELETE FROM chat_options WHERE conversation_id = ?", (conversation_id,))
+                self._forget_labels(conn, conversation_id)
                 conn.execute("DELETE FROM tool_calls WHERE conversation_id = ?", (conversation_id,))
                 found = conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,)).rowcount > 0
             self._deleted_chats.add(conversation_id)

@@ -26,7 +26,11 @@
   ``duration_ms``, ``started_at``.
 - ``tool_calls.source`` (schema 6): who made the call — ``chat`` (a chat's turn; ``conversation_id`` set) or
   ``mcp client`` (``desktop-agent mcp serve``: another app's call, ``conversation_id`` NULL).
-- Rows of ``turn_failures``, ``imports``, ``chat_options`` and ``tool_calls`` go with their chat
+- ``chat_pins`` and ``chat_tags`` (:func:`_migrate_add_pins_tags`): the chats pinned on top of the history
+  (conversation id, ``pinned_at``) and each chat's tags (conversation id, ``tag``; one row per tag) — see
+  :mod:`desktop_agent.core.store.labels`.
+- Rows of ``turn_failures``, ``imports``, ``chat_options``, ``chat_pins``, ``chat_tags`` and ``tool_calls`` go
+  with their chat
   (``ON DELETE CASCADE``; the store also deletes them itself).
 - ``PRAGMA user_version`` is the schema version; :data:`MIGRATIONS` lists the functions that bring a
   database from version *n* to *n + 1* (:func:`desktop_agent.core.store.opening.migrate` runs them).
@@ -196,10 +200,29 @@ def _migrate_to_6(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX tool_calls_by_source ON tool_calls (source, id)")
 
 
+def _migrate_add_pins_tags(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE chat_pins (
+            conversation_id TEXT PRIMARY KEY REFERENCES conversations (id) ON DELETE CASCADE,
+            pinned_at REAL NOT NULL
+        )"""
+    )
+    conn.execute(
+        """CREATE TABLE chat_tags (
+            conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+            tag TEXT NOT NULL,
+            PRIMARY KEY (conversation_id, tag)
+        )"""
+    )
+    conn.execute("CREATE INDEX chat_tags_by_tag ON chat_tags (tag, conversation_id)")
+    conn.execute("CREATE INDEX conversations_by_model ON conversations (model)")
+
+
 #: ``MIGRATIONS[n]`` brings a database from schema version ``n`` to ``n + 1`` (inside one transaction).
 #: Append a function to change the schema; never edit a released one.
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _migrate_to_1, _migrate_to_2, _migrate_to_3, _migrate_to_4, _migrate_to_5, _migrate_to_6,
+    _migrate_add_pins_tags,
 ]
 
 
