@@ -11,6 +11,7 @@ prompt, model and tools even when the preset changes later.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from desktop_agent.core.settings import Preset, Settings, chat_options
@@ -81,12 +82,11 @@ def is_modified(preset: Preset) -> bool:
     return original is not None and original != preset
 
 
-def new_id(settings: Settings, name: str) -> str:
-    """A fresh preset id made from ``name`` ("My Helper" → "my-helper", "my-helper-2" when taken)."""
-    base = re.sub(r"[^a-z0-9]+", "-", name.casefold()).strip("-")[:30] or "preset"
-    if not base[0].isalnum():
-        base = "p" + base
-    taken = {p.id for p in all_presets(settings)} | SHIPPED_IDS
+def new_id(used: Iterable[str], name: str) -> str:
+    """A fresh preset id made from ``name`` ("My Helper" → "my-helper", "my-helper-2" when it is in ``used`` or a
+    shipped preset's)."""
+    base = re.sub(r"[^a-z0-9]+", "-", name.casefold()).strip("-")[:30].strip("-") or "preset"
+    taken = set(used) | SHIPPED_IDS
     candidate, n = base, 1
     while candidate in taken:
         n += 1

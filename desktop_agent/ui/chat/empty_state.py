@@ -1,4 +1,4 @@
-"""What an empty chat shows: a greeting and a few prompts to try."""
+"""What an empty chat shows: a greeting, the presets to start it with, and a few prompts to try."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ class EmptyState(QWidget):
 
     #: a suggestion was clicked (its text)
     suggestion = Signal(str)
+    #: a preset was chosen for this chat (its id; "" for none: the plain chat)
+    preset_chosen = Signal(str)
 
     #: prompts the shipped tools answer (the date, the weather, arithmetic)
     TOOL_SUGGESTIONS = (
@@ -53,6 +55,10 @@ class EmptyState(QWidget):
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.hint.setWordWrap(True)
         lay.addWidget(self.hint)
+        self.preset_row = QHBoxLayout()
+        self.preset_row.setSpacing(6)
+        lay.addLayout(self.preset_row)
+        self.preset_buttons: dict[str, QPushButton] = {}
         lay.addSpacing(8)
         self.buttons: list[QPushButton] = []
         for _ in self.TOOL_SUGGESTIONS:
@@ -69,6 +75,34 @@ class EmptyState(QWidget):
         self.tools_on = True
         self.set_tools(True)
         lay.addStretch(4)
+
+    def set_presets(self, presets: list[tuple[str, str, str]], active: str = "") -> None:
+        """The presets a new chat can start with: (id, name, system prompt) — as a row of buttons, ``active``
+        (an id) checked; "Plain" (id "") is the chat without a preset."""
+        while self.preset_row.count():
+            item = self.preset_row.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        self.preset_buttons = {}
+        if not presets:
+            return
+        self.preset_row.addStretch(1)
+        label = QLabel(translate("EmptyState", "Start as:"))
+        label.setObjectName("emptyHint")
+        self.preset_row.addWidget(label)
+        for pid, name, prompt in [("", translate("EmptyState", "Plain"), ""), *presets]:
+            b = QPushButton(name)
+            b.setObjectName("presetChoice")
+            b.setCheckable(True)
+            b.setChecked(pid == active)
+            b.setCursor(Qt.CursorShape.PointingHandCursor)
+            b.setToolTip(prompt[:400] or translate("EmptyState", "The system prompt of Settings"))
+            b.setAccessibleName(translate("EmptyState", "Start as {name}").format(name=name))
+            b.clicked.connect(lambda _=False, pid=pid: self.preset_chosen.emit(pid))
+            self.preset_row.addWidget(b)
+            self.preset_buttons[pid] = b
+        self.preset_row.addStretch(1)
 
     def set_tools(self, on: bool) -> None:
         """Suggest what the assistant can do: prompts for the tools when they are on, others when off."""
