@@ -5,7 +5,7 @@
 - the presets (:mod:`desktop_agent.core.presets`): a menu on the toolbar's New chat button (New chat with Coder,
   Writer… and Edit presets…) and a row of buttons in the empty chat ("Start as: Plain · Coder · Writer ·
   Researcher") — a chat started from one gets its system prompt, model, temperature and tools;
-- "System prompt…" in the options strip's ⋯ menu: this chat's own prompt (a change is recorded in the chat);
+- Chat → System prompt…: this chat's own prompt (a change is recorded in the chat); Chat → New chat as ▸;
 - the notes the controller adds to the chat (model or system prompt changed) shown in the chat view;
 - :class:`ModelMissingBar`: above the message box when the server does not have the chat's model, saying so, with
   a button to continue with another model. The chat stays as it is and can be read, searched and exported.
@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -125,11 +126,16 @@ class ChatSetup(QObject):
         self.missing_bar = ModelMissingBar()
         window.compose_area.column.insertWidget(0, self.missing_bar)
         self.missing_bar.use_requested.connect(ctl.pick_model)
-        self.prompt_action = window.chat_options.more_menu.addAction(translate("ChatSetup", "System prompt…"))
+        self.prompt_action = QAction(translate("ChatSetup", "System &prompt…"), window)
         self.prompt_action.setToolTip(translate("ChatSetup", "This chat's own system prompt"))
         self.prompt_action.triggered.connect(lambda: self.edit_prompt())
-        self.new_menu = QMenu(window)
+        self.new_menu = QMenu(translate("ChatSetup", "New chat &as"), window)
         self.new_menu.setObjectName("newChatMenu")
+        chat_menu = window.menuBar().findChild(QMenu, "chatMenu")
+        if chat_menu is not None:  # Chat → New chat as ▸, System prompt…
+            chat_menu.addSeparator()
+            chat_menu.addMenu(self.new_menu)
+            chat_menu.addAction(self.prompt_action)
         button = window.toolbar.widgetForAction(window.new_chat_action)
         if isinstance(button, QToolButton):
             button.setMenu(self.new_menu)

@@ -83,6 +83,7 @@ def build_menus(window: QMainWindow, file: list[QAction | None], chat: list[QAct
     for title, actions in ((translate("Toolbar", "&File"), file), (translate("Toolbar", "&Chat"), chat),
                            (translate("Toolbar", "&View"), view), (translate("Toolbar", "&Help"), help_)):
         menu = mb.addMenu(title)
+        menu.setObjectName(("fileMenu", "chatMenu", "viewMenu", "helpMenu")[len(menus)])
         menus.append(menu)
         for a in actions:
             menu.addAction(a) if a is not None else menu.addSeparator()

@@ -59,6 +59,8 @@ class EmptyState(QWidget):
         self.preset_row.setSpacing(6)
         lay.addLayout(self.preset_row)
         self.preset_buttons: dict[str, QPushButton] = {}
+        self._pool: list[QPushButton] = []
+        self._start_label: QLabel | None = None
         lay.addSpacing(8)
         self.buttons: list[QPushButton] = []
         for _ in self.TOOL_SUGGESTIONS:
@@ -78,31 +80,38 @@ class EmptyState(QWidget):
 
     def set_presets(self, presets: list[tuple[str, str, str]], active: str = "") -> None:
         """The presets a new chat can start with: (id, name, system prompt) — as a row of buttons, ``active``
-        (an id) checked; "Plain" (id "") is the chat without a preset."""
-        while self.preset_row.count():
-            item = self.preset_row.takeAt(0)
-            widget = item.widget() if item is not None else None
-            if widget is not None:
-                widget.deleteLater()
-        self.preset_buttons = {}
-        if not presets:
-            return
-        self.preset_row.addStretch(1)
-        label = QLabel(translate("EmptyState", "Start as:"))
-        label.setObjectName("emptyHint")
-        self.preset_row.addWidget(label)
-        for pid, name, prompt in [("", translate("EmptyState", "Plain"), ""), *presets]:
-            b = QPushButton(name)
+        (an id) checked; "Plain" (id "") is the chat without a preset. Buttons are reused, never deleted (deleting
+        widgets was seen to invalidate other wrappers the window holds, with PySide 6.11)."""
+        choices = [("", translate("EmptyState", "Plain"), ""), *presets] if presets else []
+        if not self._pool:
+            self.preset_row.addStretch(1)
+            self._start_label = QLabel(translate("EmptyState", "Start as:"))
+            self._start_label.setObjectName("emptyHint")
+            self.preset_row.addWidget(self._start_label)
+            self.preset_row.addStretch(1)
+        while len(self._pool) < len(choices):
+            b = QPushButton()
             b.setObjectName("presetChoice")
             b.setCheckable(True)
-            b.setChecked(pid == active)
             b.setCursor(Qt.CursorShape.PointingHandCursor)
+            b.clicked.connect(lambda _=False, b=b: self.preset_chosen.emit(str(b.property("presetId"))))
+            self.preset_row.insertWidget(self.preset_row.count() - 1, b)
+            self._pool.append(b)
+        self.preset_buttons = {}
+        for i, b in enumerate(self._pool):
+            if i >= len(choices):
+                b.hide()
+                continue
+            pid, name, prompt = choices[i]
+            b.setProperty("presetId", pid)
+            b.setText(name)
+            b.setChecked(pid == active)
             b.setToolTip(prompt[:400] or translate("EmptyState", "The system prompt of Settings"))
             b.setAccessibleName(translate("EmptyState", "Start as {name}").format(name=name))
-            b.clicked.connect(lambda _=False, pid=pid: self.preset_chosen.emit(pid))
-            self.preset_row.addWidget(b)
+            b.show()
             self.preset_buttons[pid] = b
-        self.preset_row.addStretch(1)
+        if self._start_label is not None:
+            self._start_label.setVisible(bool(choices))
 
     def set_tools(self, on: bool) -> None:
         """Suggest what the assistant can do: prompts for the tools when they are on, others when off."""
