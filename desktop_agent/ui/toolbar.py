@@ -79,7 +79,7 @@ def build_menus(window: QMainWindow, file: list[QAction | None], chat: list[QAct
     """File, Chat, View and Help (None in ``file``: a separator); returns the View menu (the history's toggle
     joins it later)."""
     mb = window.menuBar()
-    menus = []
+    menus: list[QMenu] = []
     for title, actions in ((translate("Toolbar", "&File"), file), (translate("Toolbar", "&Chat"), chat),
                            (translate("Toolbar", "&View"), view), (translate("Toolbar", "&Help"), help_)):
         menu = mb.addMenu(title)

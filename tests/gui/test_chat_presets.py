@@ -17,10 +17,9 @@ def _store(tmp_path):
     return ConversationStore(tmp_path / "chats.sqlite3")
 
 
-def _send(qtbot, w, text: str) -> dict:
+def _send(qtbot, w, text: str) -> None:
     w.send(text)
     wait_idle(qtbot, w)
-    return w.controller  # noqa: RET504 - (for chaining in a test: nothing)
 
 
 def _last(server) -> dict:

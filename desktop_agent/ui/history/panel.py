@@ -55,6 +55,7 @@ from desktop_agent.ui import theme
 from desktop_agent.ui.history.delegates import ChatDelegate, HitDelegate
 from desktop_agent.ui.history.dialogs import ask_export_path, ask_import_path, confirm_delete, confirm_import_again
 from desktop_agent.ui.history.models import ChatListModel, HitRole, IdRole, KindRole, SearchModel
+from desktop_agent.ui.history.organise import HistoryFilter, LabelActions
 from desktop_agent.ui.i18n import number, translate
 from desktop_agent.ui.tasks import TaskRunner
 
@@ -220,9 +221,11 @@ class HistoryPanel(QWidget):
         self.import_button.setText(translate("Panel", "Import…"))
         self.import_button.setAccessibleName(translate("Panel", "Import chat"))
         self.import_button.setAutoRaise(True)
+        self.labels = LabelActions(self)  # pin, tags (organise.py)
         self.chat_menu = QMenu(self)
-        for a in (self.rename_action, self.export_md_action, self.export_json_action):
+        for a in (self.labels.pin_action, self.rename_action, self.export_md_action, self.export_json_action):
             self.chat_menu.addAction(a)
+        self.chat_menu.addMenu(self.labels.tags_menu)
         self.chat_menu.addSeparator()
         self.chat_menu.addAction(self.delete_action)
         self.chat_button = QToolButton(self)
@@ -251,6 +254,9 @@ class HistoryPanel(QWidget):
         top.setContentsMargins(6, 0, 6, 0)
         top.addWidget(self.search_box)
         layout.addLayout(top)
+        self.filter_row = HistoryFilter(store, today, self)  # tag, model, date (organise.py)
+        self.filter_row.changed.connect(self.set_filter)
+        layout.addWidget(self.filter_row)
         layout.addWidget(self.stack, 1)
         layout.addWidget(self.error_label)
         layout.addLayout(bar)
@@ -333,6 +339,12 @@ class HistoryPanel(QWidget):
         if current is not None and current != self.current_id():
             self.select(current, fetch=False)
         self._update_state()
+
+    def set_filter(self, where) -> None:
+        """List only the chats ``where`` (a :class:`~desktop_agent.core.store.labels.ChatFilter`) lets through."""
+        self.model.set_filter(where)
+        self._update_state()
+        self.show_current(self._shown)
 
     def current_id(self) -> str | None:
         """The id of the selected chat in the list (None when nothing is selected)."""
@@ -553,6 +565,9 @@ class HistoryPanel(QWidget):
         if searching:
             self.stack.setCurrentIndex(1)
         elif self.model.rowCount() == 0:
+            filtered = not self.model.filter.empty
+            self.empty_label.setText(translate("Panel", "No chat matches the filter.") if filtered else
+                                     translate("Panel", "No saved chats yet.\nYour chats appear here as you talk."))
             self.stack.setCurrentIndex(2)
         else:
             self.stack.setCurrentIndex(0)
@@ -568,6 +583,7 @@ class HistoryPanel(QWidget):
         for a in chat_actions:
             a.setEnabled(has)
         self.chat_button.setEnabled(has)
+        self.labels.update()
 
     def _emit_open(self, conversation_id: str) -> None:
         self.conversation_activated.emit(conversation_id)
@@ -655,6 +671,8 @@ class HistoryPanel(QWidget):
         menu = QMenu(self)
         menu.addAction(self.open_action)
         menu.addSeparator()
+        menu.addAction(self.labels.pin_action)
+        menu.addMenu(self.labels.tags_menu)
         for a in (self.rename_action, self.export_md_action, self.export_json_action):
             menu.addAction(a)
         menu.addSeparator()
