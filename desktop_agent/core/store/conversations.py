@@ -69,6 +69,9 @@ _SUMMARY_COLUMNS = (
     f"(SELECT group_concat(tag, '{TAG_SEPARATOR}') FROM (SELECT tag FROM chat_tags t WHERE t.conversation_id = c.id "
     "ORDER BY tag COLLATE NOCASE))"
 )
+#: the list's join and first sort keys: pinned chats first, newest pin first
+_PINNED_FIRST = ("LEFT JOIN chat_pins pin ON pin.conversation_id = c.id",
+                 "pin.pinned_at IS NULL, pin.pinned_at DESC, ")
 
 
 def _summary(r: tuple[Any, ...]) -> ConversationSummary:
@@ -351,9 +354,8 @@ class ConversationStore(ChatLabels):
         page through them; ``where``: only those the filter lets through."""
         sql, params = (where or ChatFilter()).where()
         rows = self.read(
-            f"SELECT {_SUMMARY_COLUMNS} FROM conversations c LEFT JOIN chat_pins pin ON pin.conversation_id = c.id "
-            f"WHERE {sql} ORDER BY pin.pinned_at IS NULL, pin.pinned_at DESC, c.updated_at DESC, c.id DESC "
-            "LIMIT ? OFFSET ?",
+            f"SELECT {_SUMMARY_COLUMNS} FROM conversations c {_PINNED_FIRST[0]} "
+            f"WHERE {sql} ORDER BY {_PINNED_FIRST[1]}c.updated_at DESC, c.id DESC LIMIT ? OFFSET ?",
             (*params, int(limit), int(offset)),
         )
         return [_summary(r) for r in rows]

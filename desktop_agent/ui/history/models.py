@@ -25,11 +25,11 @@ SummaryRole = Qt.ItemDataRole.UserRole + 3  # ConversationSummary (chat rows)
 HitRole = Qt.ItemDataRole.UserRole + 4  # SearchHit (search rows)
 MessageIdRole = Qt.ItemDataRole.UserRole + 5
 
-GROUPS = ("Pinned", "Today", "Yesterday", "Previous 7 days", "Older")
+GROUPS = ("Today", "Yesterday", "Previous 7 days", "Older")
 
 
 def pinned_group() -> str:
-    """The group of the pinned chats, listed first."""
+    """The group of the pinned chats, listed before the :data:`GROUPS` of dates."""
     return translate("Models", "Pinned")
 
 
