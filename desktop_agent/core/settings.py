@@ -503,7 +503,9 @@ def _validate_keeping_good_values(data: dict[str, Any]) -> tuple[Settings, list[
             return Settings.model_validate(data), warnings
         except ValidationError as exc:
             dropped = False
-            for err in exc.errors():
+            found_warnings: list[str] = []
+            # the last entries of a list first: dropping one does not move the others an error points at
+            for err in sorted(exc.errors(), key=_loc_key, reverse=True):
                 loc = [str(p) for p in err.get("loc", ())]
                 found = _drop(data, loc) if loc else None
                 if found is None:
@@ -512,17 +514,23 @@ def _validate_keeping_good_values(data: dict[str, Any]) -> tuple[Settings, list[
                 name, item = found
                 why = _clean(str(err.get("msg", "invalid value")))
                 if item is not None:
-                    warnings.append(f"Entry {item + 1} of the setting {name} was dropped: {why}.")
+                    found_warnings.append(f"Entry {item + 1} of the setting {name} was dropped: {why}.")
                     continue
                 shown = ""
                 if _has_default(name):
                     default = Settings().get(name)
                     shown = " to its defaults" if isinstance(default, BaseModel) else \
                         f" to its default ({json.dumps(default, ensure_ascii=False)})"
-                warnings.append(f"The setting {name} was reset{shown}: {why}.")
+                found_warnings.append(f"The setting {name} was reset{shown}: {why}.")
+            warnings.extend(reversed(found_warnings))
             if not dropped:
                 break
     return Settings(), [*warnings, "The settings file could not be read; defaults are used."]
+
+
+def _loc_key(err: Any) -> list[tuple[int, Any]]:
+    """A validation error's location as a sortable key (list indexes as numbers)."""
+    return [(0, p) if isinstance(p, int) else (1, str(p)) for p in err.get("loc", ())]
 
 
 def _has_default(name: str) -> bool:
