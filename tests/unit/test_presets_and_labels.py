@@ -47,7 +47,8 @@ def test_edit_delete_reset_and_add_through_the_settings():
     assert presets.names(s) == ["Coder", "Poet", "Researcher"] and presets.is_modified(presets.find(s, "poet"))
     s = s.updated(presets.without_preset(s, "coder"))
     assert presets.names(s) == ["Poet", "Researcher"] and s.presets.removed == ["coder"]
-    mine = Preset(id=presets.new_id((p.id for p in presets.all_presets(s)), "Pirate"), name="Pirate", system_prompt="Arr.")
+    used = [p.id for p in presets.all_presets(s)]
+    mine = Preset(id=presets.new_id(used, "Pirate"), name="Pirate", system_prompt="Arr.")
     s = s.updated(presets.with_preset(s, mine))
     assert presets.names(s) == ["Poet", "Researcher", "Pirate"]
     s = s.updated(presets.reset_preset(s, "writer")).updated(presets.reset_preset(s.updated(
