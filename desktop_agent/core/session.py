@@ -145,12 +145,17 @@ class ChatSession:
         return settings.updated(options) if options else settings
 
     def _answered_by(self, options: dict) -> dict:
-        """A saved chat that chose no model of its own keeps the backend and model that answered in it."""
-        c = self.conversation
-        if "backend" in options or c.backend not in ("ollama", "openai") or not c.model or not c.messages:
+        """A chat that chose no model of its own keeps the backend and model that last answered in it (none answered
+        yet: the settings' apply)."""
+        if "backend" in options:
             return {}
-        return {"backend": c.backend} if f"{c.backend}.model" in options else {"backend": c.backend,
-                                                                                  f"{c.backend}.model": c.model}
+        c = self.conversation
+        last = next((m for m in reversed(c.messages) if m.role == "assistant" and m.model), None)
+        backend = (last.backend or c.backend) if last is not None else None
+        if last is None or backend not in ("ollama", "openai"):
+            return {}
+        return {"backend": backend} if f"{backend}.model" in options else {"backend": backend,
+                                                                              f"{backend}.model": last.model}
 
     def note(self, text: str) -> Message | None:
         """Record a change of the chat's settings in it (``text``: "Model: a → b"): a note shown in the chat and kept

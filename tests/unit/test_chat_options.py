@@ -66,7 +66,10 @@ def test_effective_settings_are_the_defaults_with_the_chat_options():
 
 def test_a_saved_chat_without_a_model_of_its_own_keeps_the_one_that_answered_in_it():
     defaults = Settings(backend="ollama", ollama_model="llama3.2")
-    answered = Conversation(backend="openai", model="gpt-4o", messages=[Message(role="user", content="hi")])
+    unanswered = Conversation(backend="openai", model="gpt-4o", messages=[Message(role="user", content="hi")])
+    assert ChatSession(unanswered).effective(defaults) is defaults  # (its first turn failed: the settings apply)
+    answered = Conversation(backend="openai", model="gpt-4o", messages=[
+        Message(role="user", content="hi"), Message(role="assistant", content="hello", model="gpt-4o")])
     eff = ChatSession(answered).effective(defaults)
     assert (eff.backend, eff.openai.model) == ("openai", "gpt-4o")
     answered.options = {"backend": "ollama", "ollama.model": "qwen3"}  # chosen later: the choice wins

@@ -456,8 +456,9 @@ class ChatView(QScrollArea):
         if ev.compact:
             return  # summarising: no answer to show (its card comes with ChatCompacted)
         self._saved_failure = None  # the new turn answers it, or fails with its own error
-        if ev.user_text is None and self.blocks and isinstance(self.blocks[-1], ErrorCard):
-            self.remove_block(self.blocks[-1])  # a Retry: the new turn replaces the error
+        tail = next((b for b in reversed(self.blocks) if not isinstance(b, NoteLine)), None)
+        if ev.user_text is None and isinstance(tail, ErrorCard):
+            self.remove_block(tail)  # a Retry: the new turn replaces the error (a note after it stays)
         for card in self.error_cards():  # a new message after an older error: its actions are stale
             card.set_stale()
         self._follow = True
