@@ -99,13 +99,13 @@ def test_tags_from_the_menu_and_filtering_by_tag_model_and_date(panel, store, qt
     assert [a.text() for a in model_menu.actions()] == ["Any", "llama3.2 (2)", "qwen3 (2)"]
     tag_menu.actions()[1].trigger()
     assert [r for r in rows(panel) if not r.startswith("#")] == ["Fix the login bug", "Refactor the parser"]
-    assert f.label.text() == "#work" and f.clear_button.isVisible()
+    assert f.label.full_text() == "#work" and f.clear_button.isVisible()
     assert panel.count_label.text() == "2 chats"
     f.fill_menu()
     date_menu = f.menu.actions()[2].menu()
     next(a for a in date_menu.actions() if a.text() == "Last 7 days").trigger()
     assert [r for r in rows(panel) if not r.startswith("#")] == ["Fix the login bug"]
-    assert f.label.text() == "#work · Last 7 days"
+    assert f.label.full_text() == "#work · Last 7 days"
     f.set_filter(model="llama3.2")  # nothing has all three
     assert panel.model.rowCount() == 0 and panel.empty_label.text() == "No chat matches the filter."
     f.clear_button.click()

@@ -39,6 +39,8 @@ class NoteLine(QFrame):
                 self.label.setWordWrap(True)
                 self.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
                 self.label.setMaximumWidth(520)
+                # one line when it fits (a wrapping label would otherwise take the narrowest width it can)
+                self.label.setMinimumWidth(min(self.label.fontMetrics().horizontalAdvance(self.label.text()) + 6, 440))
                 when = _dt.datetime.fromtimestamp(message.created_at).strftime("%Y-%m-%d %H:%M")
                 self.label.setToolTip(translate("NoteLine", "{text}\n{when} · not sent to the model").format(
                         text=message.content, when=when))

@@ -15,9 +15,9 @@ import datetime as _dt
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup
-from PySide6.QtWidgets import QHBoxLayout, QInputDialog, QLabel, QMenu, QToolButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QInputDialog, QLabel, QMenu, QSizePolicy, QToolButton, QWidget
 
 from desktop_agent.core.errors import StoreError
 from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
@@ -136,6 +136,31 @@ class LabelActions(QObject):
             self.set_pinned(cid, on)
 
 
+class _ElidedLabel(QLabel):
+    """A one-line label that ends in "…" when its text does not fit (the whole text is its tooltip)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._full = ""
+        self.setMinimumWidth(20)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+
+    def set_full_text(self, text: str) -> None:
+        self._full = text
+        self.setToolTip(text)
+        self._elide()
+
+    def full_text(self) -> str:
+        return self._full
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        self.setText(self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, max(0, self.width())))
+
+
 class HistoryFilter(QWidget):
     """The filter row (see the module docstring). ``changed`` carries the new :class:`ChatFilter`."""
 
@@ -159,7 +184,7 @@ class HistoryFilter(QWidget):
         self.menu = QMenu(self)
         self.menu.aboutToShow.connect(self.fill_menu)
         self.button.setMenu(self.menu)
-        self.label = QLabel(self)
+        self.label = _ElidedLabel(self)
         self.label.setObjectName("historyFilterText")
         self.label.setAccessibleName(translate("HistoryFilter", "Filtered by"))
         self.clear_button = QToolButton(self)
@@ -174,6 +199,10 @@ class HistoryFilter(QWidget):
         lay.addWidget(self.button)
         lay.addWidget(self.label, 1)
         lay.addWidget(self.clear_button)
+        self.setStyleSheet(
+            "QToolButton#historyFilterButton { padding: 2px 14px 2px 4px; }"
+            "QToolButton#historyFilterButton::menu-indicator { subcontrol-origin: padding;"
+            " subcontrol-position: right center; right: 2px; }")
         self._show()
 
     def current(self) -> ChatFilter:
@@ -231,7 +260,6 @@ class HistoryFilter(QWidget):
             parts.append(self.model)
         if self.period != "any":
             parts.append(translate("HistoryFilter", dict(PERIODS)[self.period]))
-        self.label.setText(" · ".join(parts))
-        self.label.setToolTip(self.label.text())
+        self.label.set_full_text(" · ".join(parts))
         self.clear_button.setVisible(bool(parts))
         self.button.setText(translate("HistoryFilter", "Filter:") if parts else translate("HistoryFilter", "Filter"))
