@@ -69,9 +69,9 @@ _SUMMARY_COLUMNS = (
     f"(SELECT group_concat(tag, '{TAG_SEPARATOR}') FROM (SELECT tag FROM chat_tags t WHERE t.conversation_id = c.id "
     "ORDER BY tag COLLATE NOCASE))"
 )
-#: the list's join and first sort keys: pinned chats first, newest pin first
-_PINNED_FIRST = ("LEFT JOIN chat_pins pin ON pin.conversation_id = c.id",
-                 "pin.pinned_at IS NULL, pin.pinned_at DESC, ")
+#: how the list finds the pinned chats (join, condition) and leaves them out of the others (a condition before AND)
+_PINNED_FIRST = ("JOIN chat_pins pin ON pin.conversation_id = c.id",
+                 "NOT EXISTS (SELECT 1 FROM chat_pins p WHERE p.conversation_id = c.id) AND")
 
 
 def _summary(r: tuple[Any, ...]) -> ConversationSummary:
@@ -353,12 +353,25 @@ class ConversationStore(ChatLabels):
         """Chats, pinned ones first (newest pin first), then the most recently updated first; ``limit``/``offset``
         page through them; ``where``: only those the filter lets through."""
         sql, params = (where or ChatFilter()).where()
-        rows = self.read(
-            f"SELECT {_SUMMARY_COLUMNS} FROM conversations c {_PINNED_FIRST[0]} "
-            f"WHERE {sql} ORDER BY {_PINNED_FIRST[1]}c.updated_at DESC, c.id DESC LIMIT ? OFFSET ?",
-            (*params, int(limit), int(offset)),
-        )
-        return [_summary(r) for r in rows]
+        limit, offset = max(0, int(limit)), max(0, int(offset))
+        with self._lock:  # (one snapshot: no save lands between the queries)
+            # the pinned chats (a few), then the others newest first through the updated_at index, stopping at the
+            # page's end; the columns (a message count, the tags) only for the rows of the page
+            pinned = [r[0] for r in self.conn.execute(
+                f"SELECT c.id FROM conversations c {_PINNED_FIRST[0]} WHERE {sql} "
+                "ORDER BY pin.pinned_at DESC", params)] if _PINNED_FIRST[0] else []
+            ids = pinned[offset:offset + limit]
+            if len(ids) < limit:
+                rest = self.conn.execute(
+                    f"SELECT c.id FROM conversations c WHERE {_PINNED_FIRST[1]} {sql} "
+                    "ORDER BY c.updated_at DESC, c.id DESC LIMIT ? OFFSET ?",
+                    (*params, limit - len(ids), max(0, offset - len(pinned))))
+                ids += [r[0] for r in rest]
+            rows = self.conn.execute(
+                f"SELECT {_SUMMARY_COLUMNS} FROM conversations c WHERE c.id IN ({', '.join('?' * len(ids))})",
+                ids).fetchall() if ids else []
+        by_id = {r[0]: r for r in rows}
+        return [_summary(by_id[i]) for i in ids if i in by_id]
 
     @guarded
     def summary(self, conversation_id: str) -> ConversationSummary:
