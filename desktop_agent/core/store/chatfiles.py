@@ -110,6 +110,8 @@ def export_markdown(conv: Conversation) -> str:
     for m in conv.messages:
         if m.role == "user":
             out += [f"## You — {_when(m.created_at)}", "", m.content, ""]
+        elif m.role == "system" and m.kind == "note":  # a change of the chat's settings (never sent)
+            out += [f"*{m.content}* — {_when(m.created_at)}", ""]
         elif m.role == "system" and m.kind == "summary":
             out += [f"## Summary of the first {m.covers or 0} messages (sent instead of them)", "", m.content, ""]
         elif m.role == "system":
