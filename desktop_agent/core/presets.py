@@ -14,7 +14,12 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.settings import Preset, Settings, chat_options
+
+#: the shipped presets' names, as the window translates them (their prompts are for the model: English)
+SHIPPED_NAMES = (QT_TRANSLATE_NOOP("Presets", "Coder"), QT_TRANSLATE_NOOP("Presets", "Writer"),
+                 QT_TRANSLATE_NOOP("Presets", "Researcher"))
 
 #: the presets the app ships (their prompts are the app's, in English; the user may edit or delete them)
 SHIPPED: tuple[Preset, ...] = (
@@ -74,6 +79,14 @@ def find(settings: Settings, name: str) -> Preset | None:
     presets = all_presets(settings)
     return next((p for p in presets if p.name.casefold() == key), None) or next(
         (p for p in presets if p.id == key), None)
+
+
+def shown_name(preset: Preset) -> str:
+    """The name to show: a shipped preset's own name as a marked text (the window translates it), else the name."""
+    original = shipped(preset.id)
+    if original is not None and original.name == preset.name:
+        return next((n for n in SHIPPED_NAMES if n == preset.name), preset.name)
+    return preset.name
 
 
 def is_modified(preset: Preset) -> bool:

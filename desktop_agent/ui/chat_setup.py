@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core import presets as core_presets
 from desktop_agent.ui import theme
-from desktop_agent.ui.i18n import translate
+from desktop_agent.ui.i18n import translate, translate_text
 
 if TYPE_CHECKING:
     from desktop_agent.ui.controller import ChatController
@@ -155,13 +155,16 @@ class ChatSetup(QObject):
         plain = self.new_menu.addAction(translate("ChatSetup", "Plain chat"))
         plain.triggered.connect(lambda: self.start_with(""))
         for p in presets:
-            action = self.new_menu.addAction(translate("ChatSetup", "New chat as {name}").format(name=p.name))
-            action.setToolTip(p.system_prompt[:300])
+            name = translate_text(core_presets.shown_name(p))
+            action = self.new_menu.addAction(translate("ChatSetup", "New chat as {name}").format(name=name))
+            action.setToolTip(translate("ChatSetup", "A new chat with the system prompt, model and tools of {name}")
+                              .format(name=name))
             action.triggered.connect(lambda _=False, pid=p.id: self.start_with(pid))
         self.new_menu.addSeparator()
         edit = self.new_menu.addAction(translate("ChatSetup", "Edit presets…"))
         edit.triggered.connect(lambda: self.window.open_settings(tab=translate("Dialog", "Presets")))
-        self.window.chat.empty_state.set_presets([(p.id, p.name, p.system_prompt) for p in presets], self.active)
+        self.window.chat.empty_state.set_presets([(p.id, translate_text(core_presets.shown_name(p)))
+                                                  for p in presets], self.active)
 
     def start_with(self, preset_id: str) -> None:
         """A new chat with the preset ``preset_id`` ("": none) — the empty chat on screen takes it at once."""

@@ -373,10 +373,19 @@ class ChatController(QObject):
         return True
 
     def _note(self, text: str) -> None:
-        """Record a change of the chat's settings in it (shown, kept, never sent)."""
-        note = self.session.note(text)
-        if note is not None:
-            self.chat_noted.emit(note)
+        """Record a change of the chat's settings in it (shown, kept, never sent) — once its answer being written
+        has ended (the turn adds messages to it meanwhile)."""
+        session = self.session
+
+        def add() -> None:
+            note = session.note(text)
+            if note is not None and session is self.session:
+                self.chat_noted.emit(note)
+
+        if self.busy:
+            self._after_turn.append(add)
+        else:
+            add()
 
     def tools_offered(self) -> bool:
         """Whether the chat on screen offers the model tools (its options over the settings)."""

@@ -44,6 +44,10 @@ class MainToolbar(QToolBar):
         self.setIconSize(QSize(18, 18))
         self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.addAction(new_chat)
+        new_button = self.widgetForAction(new_chat)
+        if isinstance(new_button, QToolButton):  # its menu (the presets) comes after the first frame: room for it now
+            new_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+            new_button.setMenu(QMenu(new_button))
         self.addSeparator()
         self.picker = ModelPicker()
         self.capabilities = ModelCapabilities()

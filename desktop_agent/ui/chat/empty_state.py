@@ -78,11 +78,11 @@ class EmptyState(QWidget):
         self.set_tools(True)
         lay.addStretch(4)
 
-    def set_presets(self, presets: list[tuple[str, str, str]], active: str = "") -> None:
-        """The presets a new chat can start with: (id, name, system prompt) — as a row of buttons, ``active``
+    def set_presets(self, presets: list[tuple[str, str]], active: str = "") -> None:
+        """The presets a new chat can start with: (id, name) — as a row of buttons, ``active``
         (an id) checked; "Plain" (id "") is the chat without a preset. Buttons are reused, never deleted (deleting
         widgets was seen to invalidate other wrappers the window holds, with PySide 6.11)."""
-        choices = [("", translate("EmptyState", "Plain"), ""), *presets] if presets else []
+        choices = [("", translate("EmptyState", "Plain")), *presets] if presets else []
         if not self._pool:
             self.preset_row.addStretch(1)
             self._start_label = QLabel(translate("EmptyState", "Start as:"))
@@ -102,11 +102,12 @@ class EmptyState(QWidget):
             if i >= len(choices):
                 b.hide()
                 continue
-            pid, name, prompt = choices[i]
+            pid, name = choices[i]
             b.setProperty("presetId", pid)
             b.setText(name)
             b.setChecked(pid == active)
-            b.setToolTip(prompt[:400] or translate("EmptyState", "The system prompt of Settings"))
+            b.setToolTip(translate("EmptyState", "This chat with the system prompt, model and tools of {name}").format(
+                    name=name) if pid else translate("EmptyState", "This chat with the system prompt of Settings"))
             b.setAccessibleName(translate("EmptyState", "Start as {name}").format(name=name))
             b.show()
             self.preset_buttons[pid] = b
