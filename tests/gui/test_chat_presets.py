@@ -130,3 +130,23 @@ def test_a_preset_picked_for_a_new_chat_is_what_the_server_is_told(
     body = _last(ollama_server)
     assert _system(body).startswith("You are an expert software engineer") and body["tools"]
     assert store.load(w.conversation.id).options["loop.system_prompt"].startswith("You are an expert software")
+
+
+def test_a_model_picked_while_an_answer_is_written_is_noted_after_it(
+        make_window, qtbot, ollama_server, ollama_settings, tmp_path):
+    store = _store(tmp_path)
+    w = make_window(ollama_settings, store=store)
+    _send(qtbot, w, "hello")
+    ollama_server.chunk_delay_s = 0.15  # the next answer takes a moment
+    w.send("tell me more")
+    qtbot.waitUntil(lambda: w.busy, timeout=5000)
+    w._on_model_picked("qwen3:8b")  # from the next message
+    assert _notes(w) == []  # not in the middle of the answer being written
+    wait_idle(qtbot, w)
+    assert _last(ollama_server)["model"] == "llama3.2"  # the answer ran with the model it started with
+    qtbot.waitUntil(lambda: _notes(w) == ["Model: llama3.2 → qwen3:8b"], timeout=5000)
+    saved = store.load(w.conversation.id).messages
+    assert [m.role for m in saved] == ["user", "assistant", "user", "assistant", "system"]
+    assert saved[-1].kind == "note"
+    _send(qtbot, w, "and now?")
+    assert _last(ollama_server)["model"] == "qwen3:8b"
