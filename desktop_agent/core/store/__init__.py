@@ -10,6 +10,7 @@
 - :mod:`.database` — the connection shared by the worker and GUI threads: its lock, short write
   transactions, ``sqlite3`` errors turned into :class:`~desktop_agent.core.errors.StoreError`;
 - :mod:`.conversations` — :class:`ConversationStore`: save, update, list, load, rename, delete;
+- :mod:`.labels` — pins and tags of chats, and the history list's filter (:class:`~.labels.ChatFilter`);
 - :mod:`.search` — full-text search (query terms, the FTS5 index, snippets, :class:`SearchHit`);
 - :mod:`.chatfiles` — chat files: JSON and Markdown export, reading a file to import, atomic writes;
 - :mod:`.titles` — chat titles (default title, length limit).

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from desktop_agent.core.errors import ConversationNotFound, StoreError
+from desktop_agent.core.errors import ConversationNotFound
 from desktop_agent.core.messages import clean_text
 from desktop_agent.core.store.database import StoreDatabase, guarded
 
@@ -135,5 +135,3 @@ class ChatLabels(StoreDatabase):
         conn.execute("DELETE FROM chat_pins WHERE conversation_id = ?", (conversation_id,))
         conn.execute("DELETE FROM chat_tags WHERE conversation_id = ?", (conversation_id,))
 
-
-__all__ = ["MAX_TAG_CHARS", "ChatFilter", "ChatLabels", "StoreError", "clean_tag"]
