@@ -205,3 +205,16 @@ def test_migrating_a_database_from_before_pins_and_tags_keeps_every_chat(tmp_pat
         s.set_pinned(ids[0], True)
         s.add_tag(ids[1], "kept")
         assert [x.title for x in s.list()] == ["chat 0", "chat 2", "chat 1"] and s.summary(ids[1]).tags == ("kept",)
+
+
+def test_history_list_in_the_terminal_shows_pins_and_tags(store, capsys):
+    import argparse
+
+    from desktop_agent.cli import history
+
+    a, b = _saved(store, "Alpha", 1.0), _saved(store, "Beta", 2.0)
+    store.set_pinned(a, True)
+    store.add_tag(b, "work")
+    history._list(store, argparse.Namespace(limit=50, offset=0, json=False))
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].endswith("[pinned] Alpha") and lines[2].endswith("Beta  #work")
