@@ -123,6 +123,7 @@ class ChatSetup(QObject):
         self.window, self.ctl = window, ctl
         self._chosen = ""  # the preset of the new chat being opened (its id)
         self.active = ""  # the preset the empty chat on screen started as
+        self._listed: tuple | None = None  # the presets the menus show (id, name)
         self.missing_bar = ModelMissingBar()
         window.compose_area.column.insertWidget(0, self.missing_bar)
         self.missing_bar.use_requested.connect(ctl.pick_model)
@@ -151,6 +152,10 @@ class ChatSetup(QObject):
     def refresh(self) -> None:
         """The presets as Settings have them now: the New chat menu and the empty chat's row."""
         presets = core_presets.all_presets(self.ctl.settings)
+        key = tuple((p.id, p.name) for p in presets)
+        if key == self._listed:  # (the settings change often — a model listing: the menu is not built again)
+            return
+        self._listed = key
         self.new_menu.clear()
         plain = self.new_menu.addAction(translate("ChatSetup", "Plain chat"))
         plain.triggered.connect(lambda: self.start_with(""))

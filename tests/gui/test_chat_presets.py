@@ -150,3 +150,17 @@ def test_a_model_picked_while_an_answer_is_written_is_noted_after_it(
     assert saved[-1].kind == "note"
     _send(qtbot, w, "and now?")
     assert _last(ollama_server)["model"] == "qwen3:8b"
+
+
+def test_a_preset_saved_in_settings_is_offered_at_once(make_window, qtbot, ollama_server, ollama_settings):
+    from desktop_agent.core.settings import Preset
+
+    w = make_window(ollama_settings)
+    mine = Preset(id="translator", name="Translator", system_prompt="Translate into English.", tools=False)
+    w.apply_settings(ollama_settings.updated(presets.with_preset(ollama_settings, mine)))
+    assert "New chat as Translator" in [a.text() for a in w.chat_setup.new_menu.actions()]
+    assert list(w.chat.empty_state.preset_buttons) == ["", "coder", "writer", "researcher", "translator"]
+    w.chat.empty_state.preset_buttons["translator"].click()
+    _send(qtbot, w, "Bonjour tout le monde")
+    body = _last(ollama_server)
+    assert _system(body) == "Translate into English." and "tools" not in body
