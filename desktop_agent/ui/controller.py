@@ -511,9 +511,8 @@ class ChatController(QObject):
             current = f"{current}:latest"
             if (chat.backend, chat.model) == (self.settings.backend, self.settings.model):
                 self.settings = self.settings.updated({self.settings.model_field: current})
-            if chat.model_field in self.conversation.options or self.conversation.messages:
-                self.conversation.options = {**self.conversation.options, "backend": chat.backend,
-                                             chat.model_field: current}
+            if chat.model_field in self.conversation.options:  # the chat's own model: the same, by its full name
+                self.conversation.options = {**self.conversation.options, chat.model_field: current}
         self.models_listed.emit(models, current)
         own = bool(self.conversation.messages) or chat.model_field in self.conversation.options
         missing = bool(models) and current not in models and own

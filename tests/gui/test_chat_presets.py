@@ -138,8 +138,10 @@ def test_a_model_picked_while_an_answer_is_written_is_noted_after_it(
     w = make_window(ollama_settings, store=store)
     _send(qtbot, w, "hello")
     ollama_server.chunk_delay_s = 0.15  # the next answer takes a moment
+    asked = len(ollama_server.chat_requests)
     w.send("tell me more")
-    qtbot.waitUntil(lambda: w.busy, timeout=5000)
+    qtbot.waitUntil(lambda: len(ollama_server.chat_requests) > asked, timeout=5000)  # the answer is on its way
+    assert w.busy
     w._on_model_picked("qwen3:8b")  # from the next message
     assert _notes(w) == []  # not in the middle of the answer being written
     wait_idle(qtbot, w)
