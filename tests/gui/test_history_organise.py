@@ -116,3 +116,27 @@ def test_tags_from_the_menu_and_filtering_by_tag_model_and_date(panel, store, qt
     f.set_filter(model=None, period="any", tag="work")
     panel.labels.set_tag(chats["Fix the login bug"], "work", False)
     assert [r for r in rows(panel) if not r.startswith("#")] == ["Refactor the parser"]
+
+
+def test_a_chat_saved_goes_to_the_top_of_the_dated_chats_under_the_pinned_ones(panel, store):
+    chats = ids(store)
+    panel.labels.set_pinned(chats["Old poem"], True)
+    assert rows(panel)[:4] == ["# Pinned", "Old poem", "# Today", "Fix the login bug"]
+    conv = store.load(chats["Refactor the parser"])
+    msg = Message(role="user", content="one more thing")
+    conv.messages.append(msg)
+    store.add_message(conv, msg)  # saved now: today, newest
+    panel.note_saved(chats["Refactor the parser"])
+    assert rows(panel) == ["# Pinned", "Old poem", "# Today", "Refactor the parser", "Fix the login bug",
+                           "# Previous 7 days", "Holiday plans"]
+    new = Conversation(messages=[Message(role="user", content="A brand new chat")])
+    store.add_message(new, new.messages[0])
+    panel.note_saved(new.id)
+    assert rows(panel)[:4] == ["# Pinned", "Old poem", "# Today", "A brand new chat"]
+    assert panel.model.total == 5
+    conv = store.load(chats["Old poem"])  # the pinned chat gets a message: it stays where it is
+    msg = Message(role="user", content="another verse")
+    conv.messages.append(msg)
+    store.add_message(conv, msg)
+    panel.note_saved(chats["Old poem"])
+    assert rows(panel)[:3] == ["# Pinned", "Old poem", "# Today"]

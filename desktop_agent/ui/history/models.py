@@ -144,20 +144,21 @@ class ChatListModel(QAbstractListModel):
         self._loaded += len(batch)
 
     def note_saved(self, s: ConversationSummary) -> None:
-        """Show the chat ``s`` (just saved: the most recently updated) at the top of the list — added if it was
-        not listed, else moved up and updated — without reloading the list: a few row changes, whatever the
-        number of chats. A pinned chat stays where it is; with a filter, or pinned chats above, the list is read
-        again (one page)."""
+        """Show the chat ``s`` (just saved: the most recently updated) at the top of the list, under the pinned
+        chats — added if it was not listed, else moved up and updated — without reloading the list: a few row
+        changes, whatever the number of chats. A pinned chat is updated where it is; with a filter (the chat may
+        not pass it) the list is read again."""
         row = self.row_of(s.id)
         if s.pinned and row is not None:
             self._rows[row] = ("chat", s)
             self.dataChanged.emit(self.index(row), self.index(row))
             return
-        if s.pinned or not self.filter.empty or (self._rows and self._rows[0] == ("header", pinned_group())):
+        if s.pinned or not self.filter.empty:
             self.reload()
             return
+        base = self._dated_start()
         group = group_of(s.updated_at, self._today())
-        top = 1 if self._rows and self._rows[0] == ("header", group) else None
+        top = base + 1 if base < len(self._rows) and self._rows[base] == ("header", group) else None
         if row is not None and row == top:
             self._rows[row] = ("chat", s)
             self.dataChanged.emit(self.index(row), self.index(row))
@@ -180,13 +181,19 @@ class ChatListModel(QAbstractListModel):
                 self._total = self.store.count()  # one more when it is a new chat
             except StoreError:
                 self._total = max(self._total, self._loaded)
-        if self._rows and self._rows[0] == ("header", group):
-            self.beginInsertRows(QModelIndex(), 1, 1)
-            self._rows.insert(1, ("chat", s))
+        if base < len(self._rows) and self._rows[base] == ("header", group):
+            self.beginInsertRows(QModelIndex(), base + 1, base + 1)
+            self._rows.insert(base + 1, ("chat", s))
         else:
-            self.beginInsertRows(QModelIndex(), 0, 1)
-            self._rows[0:0] = [("header", group), ("chat", s)]
+            self.beginInsertRows(QModelIndex(), base, base + 1)
+            self._rows[base:base] = [("header", group), ("chat", s)]
         self.endInsertRows()
+
+    def _dated_start(self) -> int:
+        """The row where the chats grouped by date begin (after the pinned ones, if any)."""
+        if not self._rows or self._rows[0] != ("header", pinned_group()):
+            return 0
+        return next((i for i in range(1, len(self._rows)) if self._rows[i][0] == "header"), len(self._rows))
 
     # -- access ------------------------------------------------------------------------------------
 
