@@ -44,7 +44,7 @@ from desktop_agent.cli.parser import clean_message
 from desktop_agent.cli.turn import run_turn, turn_still_running
 
 if TYPE_CHECKING:
-    from desktop_agent.core.messages import Attachment
+    from desktop_agent.core.messages import Attachment, Conversation
     from desktop_agent.core.services import Services
     from desktop_agent.core.session import ChatSession
     from desktop_agent.core.settings import Settings
@@ -167,7 +167,12 @@ def run_chat(args: argparse.Namespace, out: TextIO | Output | None = None, err: 
             write_line(err, f"desktop-agent: warning: {w}")
         services.permissions.allow_for_run(allowed)
         attachments = read_attachments(getattr(args, "attach", None) or [])
-        session = services.open_session(args.chat, settings) if args.chat else services.new_session(settings)
+        from desktop_agent.core.session import ChatSession
+
+        conversation = _chat_of(args, services, settings)
+        if conversation is not None:  # the chat's own model, prompt and options, under the flags given
+            settings = _with_flags(ChatSession(conversation).effective(settings), flag_settings(args))
+        session = services.new_session(settings, conversation)
         conversation = session.conversation
     except UsageError as exc:
         _close(services)
@@ -302,3 +307,33 @@ def _lenient_input(inp: TextIO) -> None:
 def _close(services: Services | None) -> None:
     if services is not None:
         services.close()
+
+
+def _chat_of(args: argparse.Namespace, services: Services, settings: Settings) -> Conversation | None:
+    """The chat this run continues (``--chat``), or a new one started from ``--preset``; None: a plain new chat.
+    Raises UsageError for an unknown preset (naming the presets there are)."""
+    from desktop_agent.core import presets
+    from desktop_agent.core.messages import Conversation
+
+    name = getattr(args, "preset", None)
+    if name is not None:
+        if args.chat:
+            raise UsageError("--preset starts a new chat: drop --chat (a saved chat keeps its own settings)")
+        preset = presets.find(settings, name)
+        if preset is None:
+            raise UsageError(f"--preset: there is no preset named '{name}'. Presets: "
+                             f"{', '.join(presets.names(settings)) or 'none (Settings → Presets adds some)'}")
+        options = presets.chat_options_of(preset, settings)
+        own = settings.updated(options)
+        return Conversation(options=options, backend=own.backend, model=own.model)
+    if args.chat:
+        store = services.store
+        return store.load(store.resolve(args.chat))
+    return None
+
+
+def _with_flags(settings: Settings, flags: Mapping[str, object]) -> Settings:
+    """``settings`` with the command-line flags over them (``model``: the model of the backend then in use)."""
+    changes = {k: v for k, v in flags.items() if k != "model"}
+    settings = settings.updated(changes) if changes else settings
+    return settings.updated({settings.model_field: flags["model"]}) if "model" in flags else settings

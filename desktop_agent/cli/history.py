@@ -125,7 +125,8 @@ def _list(store, args) -> int:
     for r in rows:
         lines.append(
             f"{r.id[:SHORT_ID]:<{SHORT_ID}}  {_when(r.updated_at)}  {(r.model or '-'):<{width}}  "
-            f"{r.message_count:>5}  {_cut(r.title, 70)}"
+            f"{r.message_count:>5}  {'[pinned] ' if r.pinned else ''}{_cut(r.title, 70)}"
+            + "".join(f"  #{t}" for t in r.tags)
         )
     total = store.count()
     shown_to = args.offset + len(rows)

@@ -115,7 +115,10 @@ def add_chat_parser(sub: argparse._SubParsersAction, parents: Sequence[argparse.
         "choice: NAME offers only that tool, required is like auto)",
     )
     p.add_argument("--chat", metavar="ID", type=_nonempty("the chat id"),
-                   help="continue a saved chat (an id or a unique prefix)")
+                   help="continue a saved chat (an id or a unique prefix), with its own model and system prompt")
+    p.add_argument("--preset", metavar="NAME", type=_nonempty("the preset name"),
+                   help="start the chat from a preset (Coder, Writer, Researcher, or one of yours from Settings → "
+                        "Presets): its system prompt, model, temperature and tools; flags given win")
     p.add_argument(
         "--tools-dir", action="append", default=[], metavar="DIR", help="also load tools from DIR (repeatable)"
     )

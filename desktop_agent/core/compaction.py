@@ -209,7 +209,7 @@ def summarising(conversation: Conversation, backend: Any, window: int | None,
     else:
         previous = active_summary(messages[:cut]) or active_summary(messages)
     start = previous.covers or 0 if previous is not None else 0
-    covered = [m for m in messages[start:cut] if m.kind != "summary"]
+    covered = [m for m in messages[start:cut] if m.kind == "message"]  # (a note about the chat is no message)
     chat = [m for unit in message_units(covered) for m in unit]
     if (len(chat) < MIN_MESSAGES and previous is None) or not chat:
         raise NothingToCompact()

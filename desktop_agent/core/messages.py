@@ -23,8 +23,10 @@ Role = Literal["system", "user", "assistant", "tool"]
 #: ``interrupted``: the app quit or the stream broke mid-answer (partial answer).
 MessageStatus = Literal["complete", "stopped", "interrupted"]
 
-#: What a message is: one of the chat, or a summary of earlier messages (see :mod:`desktop_agent.core.compaction`).
-MessageKind = Literal["message", "summary"]
+#: What a message is: one of the chat, a summary of earlier messages (see :mod:`desktop_agent.core.compaction`), or a
+#: note about the chat itself (role ``system``: "Model: a → b", "System prompt changed") — shown in the chat, kept
+#: with it, never sent to the model.
+MessageKind = Literal["message", "summary", "note"]
 
 #: How a tool call ended, as shown in the sidebar.
 ToolStatus = Literal["ok", "error", "timeout", "cancelled", "denied"]
@@ -208,7 +210,8 @@ class Conversation(BaseModel):
 
     ``options``: the chat's own setting overrides, dotted keys limited to
     :data:`~desktop_agent.core.settings.CHAT_OPTION_KEYS` (tools on/off, tools not offered, temperature,
-    think, JSON format); empty = the chat uses Settings. Saved with the chat and part of its export."""
+    think, JSON format, backend and model, system prompt); empty = the chat uses Settings. Saved with the chat
+    and part of its export."""
 
     id: str = Field(default_factory=new_conversation_id)
     title: str = ""

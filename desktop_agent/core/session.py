@@ -23,7 +23,10 @@ arguments, decision and who made it, duration, status — from the ``ToolCallSta
 events, so also the calls that never reached the check).
 
 A chat may override a few settings for itself (``Conversation.options``: tools, temperature, think, JSON
-format); :meth:`ChatSession.effective` gives the settings its turns use.
+format, backend and model, system prompt); :meth:`ChatSession.effective` gives the settings its turns use — a chat
+saved before it had options of its own keeps the backend and model that answered in it. A change of its model or
+system prompt is recorded in the chat as a note (:meth:`ChatSession.note`: a ``kind="note"`` message, shown and
+kept, never sent).
 """
 
 from __future__ import annotations
@@ -138,7 +141,36 @@ class ChatSession:
         options = chat_options(self.conversation.options)
         if "tools.disabled" in options:  # the user chose this chat's tools: they are all offered, however many
             options["tools.max_offered"] = 0
+        options.update(self._answered_by(options))
         return settings.updated(options) if options else settings
+
+    def _answered_by(self, options: dict) -> dict:
+        """A chat that chose no model of its own keeps the backend and model that last answered in it (none answered
+        yet: the settings' apply)."""
+        if "backend" in options:
+            return {}
+        c = self.conversation
+        last = next((m for m in reversed(c.messages) if m.role == "assistant" and m.model), None)
+        backend = (last.backend or c.backend) if last is not None else None
+        if last is None or backend not in ("ollama", "openai"):
+            return {}
+        return {"backend": backend} if f"{backend}.model" in options else {"backend": backend,
+                                                                              f"{backend}.model": last.model}
+
+    def note(self, text: str) -> Message | None:
+        """Record a change of the chat's settings in it (``text``: "Model: a → b"): a note shown in the chat and kept
+        with it, never sent to the model. Only in a chat that has messages (a new chat just starts that way);
+        returns the note, or None. A store that can't save it costs only the note (logged)."""
+        if not self.conversation.messages:
+            return None
+        message = Message(role="system", kind="note", content=text)
+        self.conversation.messages.append(message)
+        if self.store is not None:
+            try:
+                self.store.add_message(self.conversation, message)
+            except StoreError:
+                log.warning("could not save a note in chat %s", self.conversation.id, exc_info=True)
+        return message
 
     def save_message(self, conversation: Conversation, message: Message) -> None:
         """Save a finished message: the agent's ``on_message`` (runs on the thread that runs the turn)."""

@@ -213,6 +213,48 @@ class DesktopSettings(_Group):
     notifications: bool = True
 
 
+class Preset(_Group):
+    """An assistant to start a chat with (see :mod:`desktop_agent.core.presets`): a system prompt, and optionally a
+    backend and model, a temperature and the tools it offers (None / empty: what Settings say). ``id`` names it
+    for good (a shipped preset keeps its id when edited, so Reset finds its shipped version)."""
+
+    id: str = Field(min_length=1, max_length=40, pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    name: str = Field(min_length=1, max_length=60)
+    system_prompt: str = ""
+    backend: Literal["ollama", "openai"] | None = None
+    model: str = ""
+    temperature: float | None = Field(None, ge=0.0, le=2.0)
+    #: tools on (True) or off (False) in its chats; None: as Settings say
+    tools: bool | None = None
+    #: names of tools its chats do not offer
+    disabled_tools: list[str] = Field(default_factory=list)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        value = " ".join(value.split())
+        if not value:
+            raise ValueError("a preset needs a name")
+        return value
+
+
+class PresetSettings(_Group):
+    """The user's presets and their edits of the shipped ones (``items``: a preset with a shipped preset's id
+    replaces it), and the shipped ones they deleted (``removed``)."""
+
+    items: list[Preset] = Field(default_factory=list)
+    removed: list[str] = Field(default_factory=list)
+
+    @field_validator("items")
+    @classmethod
+    def _unique(cls, items: list[Preset]) -> list[Preset]:
+        ids = [p.id for p in items]
+        names = [p.name.casefold() for p in items]
+        if len(set(ids)) != len(ids) or len(set(names)) != len(names):
+            raise ValueError("two presets have the same name")
+        return items
+
+
 class McpServerSettings(_Group):
     """One MCP server: a stdio ``command`` with ``args``, ``env`` and ``cwd`` — or a Streamable HTTP ``url`` with
     ``headers``. The values of the names in ``secret_env`` / ``secret_headers`` are in the OS keyring, not here;
@@ -316,6 +358,7 @@ class Settings(BaseModel):
     appearance: AppearanceSettings = Field(default_factory=AppearanceSettings)
     desktop: DesktopSettings = Field(default_factory=DesktopSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
+    presets: PresetSettings = Field(default_factory=PresetSettings)
 
     @model_validator(mode="before")
     @classmethod
@@ -460,7 +503,9 @@ def _validate_keeping_good_values(data: dict[str, Any]) -> tuple[Settings, list[
             return Settings.model_validate(data), warnings
         except ValidationError as exc:
             dropped = False
-            for err in exc.errors():
+            found_warnings: list[str] = []
+            # the last entries of a list first: dropping one does not move the others an error points at
+            for err in sorted(exc.errors(), key=_loc_key, reverse=True):
                 loc = [str(p) for p in err.get("loc", ())]
                 found = _drop(data, loc) if loc else None
                 if found is None:
@@ -469,17 +514,23 @@ def _validate_keeping_good_values(data: dict[str, Any]) -> tuple[Settings, list[
                 name, item = found
                 why = _clean(str(err.get("msg", "invalid value")))
                 if item is not None:
-                    warnings.append(f"Entry {item + 1} of the setting {name} was dropped: {why}.")
+                    found_warnings.append(f"Entry {item + 1} of the setting {name} was dropped: {why}.")
                     continue
                 shown = ""
                 if _has_default(name):
                     default = Settings().get(name)
                     shown = " to its defaults" if isinstance(default, BaseModel) else \
                         f" to its default ({json.dumps(default, ensure_ascii=False)})"
-                warnings.append(f"The setting {name} was reset{shown}: {why}.")
+                found_warnings.append(f"The setting {name} was reset{shown}: {why}.")
+            warnings.extend(reversed(found_warnings))
             if not dropped:
                 break
     return Settings(), [*warnings, "The settings file could not be read; defaults are used."]
+
+
+def _loc_key(err: Any) -> list[tuple[int, Any]]:
+    """A validation error's location as a sortable key (list indexes as numbers)."""
+    return [(0, p) if isinstance(p, int) else (1, str(p)) for p in err.get("loc", ())]
 
 
 def _has_default(name: str) -> bool:
@@ -555,18 +606,19 @@ def _reason(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
-#: The settings one chat may override (the window's quick options for that chat); everything else comes from
-#: Settings for every chat.
+#: The settings one chat may override (the window's quick options for that chat, its model picked while it is on
+#: screen, its system prompt, a preset's choices); everything else comes from Settings for every chat.
 CHAT_OPTION_KEYS: tuple[str, ...] = (
     "tools.enabled", "tools.disabled", "tools.offer_anyway", "generation.temperature", "generation.think",
-    "generation.format",
+    "generation.format", "backend", "ollama.model", "openai.model", "loop.system_prompt",
 )
 
 
 def chat_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
     """``options`` (a chat's setting overrides, dotted keys) limited to :data:`CHAT_OPTION_KEYS` and to values
     the settings accept, normalised (``1`` → ``1.0``; tool names without repeats). Anything else is dropped: a
-    chat file can never change where requests go or what the system prompt says."""
+    chat file may choose among the configured backends and name a model, never change where requests go (hosts,
+    URLs, keys)."""
     out: dict[str, Any] = {}
     if not isinstance(options, Mapping):
         return out

@@ -90,6 +90,10 @@ class ChatController(QObject):
     #: the chat on screen has new versions of its messages (a regenerated answer, an edited message):
     #: ``Conversation.siblings``, for the ``‹ 2/3 ›`` of each
     siblings_changed = Signal(object)
+    #: a note about a change of the chat's settings was added to it (the Message)
+    chat_noted = Signal(object)
+    #: the server does not have the model of the chat on screen (its name; "" once it has, or another chat shows)
+    chat_model_missing = Signal(str)
 
     def __init__(self, parent: QObject | None = None, *, settings: Settings | None = None,
                  saved: Settings | None = None, warnings: list[str] | None = None, assembly: Any = None,
@@ -125,7 +129,8 @@ class ChatController(QObject):
         self.session = ChatSession(Conversation(), self.store or None)
         self.runner = AgentRunner(self.assembly, self)
         self.runner.turn_event.connect(self.events.route)
-        self.listing = ModelListing(self.assembly, self.tasks, lambda: self.settings, lambda: self.runner.busy, self)
+        self.listing = ModelListing(self.assembly, self.tasks, lambda: self.chat_settings, lambda: self.runner.busy,
+                                    self)
         self.listing.started.connect(self.server_checking)
         self.listing.listed.connect(self._on_models_listed)
         self.listing.facts.connect(self.model_facts)
@@ -309,8 +314,21 @@ class ChatController(QObject):
 
     # ---- chats -----------------------------------------------------------------------------------
 
-    def new_chat(self) -> None:
-        self._show_session(Conversation(), None)
+    @property
+    def chat_settings(self) -> Settings:
+        """The settings the chat on screen uses: :attr:`settings` with its own options (its backend and model,
+        system prompt, temperature, tools) — what the pickers show."""
+        return self.session.effective(self.settings)
+
+    def new_chat(self, preset: Any = None) -> None:
+        """A new chat; ``preset`` (a :class:`~desktop_agent.core.settings.Preset`): it starts with the preset's
+        system prompt, model, temperature and tools."""
+        from desktop_agent.core.presets import chat_options_of
+
+        options = chat_options_of(preset, self.settings) if preset is not None else {}
+        self._show_session(Conversation(options=options), None)
+        if preset is not None:
+            self.status.emit(translate("Controller", "New chat with {preset}.").format(preset=preset.name), 4000)
 
     def open_conversation(self, conversation_id: str, message_id: int | None = None) -> bool:
         """Load a saved chat; False (and a status line) when it cannot be read. ``message_id`` (a search hit): the
@@ -330,8 +348,13 @@ class ChatController(QObject):
         return True
 
     def _show_session(self, conversation: Conversation, decisions: dict[str, str] | None) -> None:
+        before = self.chat_settings
         self.session = ChatSession(conversation, self.store or None)
+        self.chat_model_missing.emit("")
         self.chat_opened.emit(conversation, decisions)
+        after = self.chat_settings
+        if (after.backend, after.model) != (before.backend, before.model) and not self.closing:
+            self.refresh_models()  # the chat's own model: the picker lists its backend's models and shows it
         self.title_changed.emit(conversation.title or (conversation.default_title() if conversation.messages
                                                        else ""))
 
@@ -463,6 +486,43 @@ class ChatController(QObject):
             except StoreError as exc:
                 self.status.emit(f"Could not save this chat's options: {exc}", 8000)
 
+    def _chat_choice(self, changes: dict[str, Any]) -> None:
+        """The chat on screen chose ``changes`` (its backend, model, system prompt): kept in its options."""
+        self.set_chat_options({**self.conversation.options, **changes})
+
+    def set_system_prompt(self, text: str) -> bool:
+        """This chat's own system prompt (the Settings one when ``text`` is empty); recorded in the chat as a
+        note when it has messages. False when nothing changed."""
+        before = self.chat_settings.loop.system_prompt
+        options = dict(self.conversation.options)
+        if text.strip() and text.strip() != self.settings.loop.system_prompt.strip():
+            options["loop.system_prompt"] = text.strip()
+        else:
+            options.pop("loop.system_prompt", None)
+        self.set_chat_options(options)
+        after = self.chat_settings.loop.system_prompt
+        if after == before:
+            return False
+        self._note(translate("Controller", "System prompt changed: {prompt}").format(prompt=_clip(after) or
+                   translate("Controller", "(none)")))
+        self.settings_changed.emit()
+        return True
+
+    def _note(self, text: str) -> None:
+        """Record a change of the chat's settings in it (shown, kept, never sent) — once its answer being written
+        has ended (the turn adds messages to it meanwhile)."""
+        session = self.session
+
+        def add() -> None:
+            note = session.note(text)
+            if note is not None and session is self.session:
+                self.chat_noted.emit(note)
+
+        if self.busy:
+            self._after_turn.append(add)
+        else:
+            add()
+
     def tools_offered(self) -> bool:
         """Whether the chat on screen offers the model tools (its options over the settings)."""
         return self.session.effective(self.settings).tools.enabled
@@ -494,19 +554,41 @@ class ChatController(QObject):
                          8000)
 
     def pick_backend(self, key: str) -> bool:
-        """The backend picker's choice; True when it changed (its models are listed again)."""
-        if key == self.settings.backend:
+        """The backend picker's choice, for the chat on screen and as the default of new chats; True when it
+        changed (its models are listed again)."""
+        before = self.chat_settings
+        if key == before.backend:
             return False
-        self.update_settings({"backend": key})
+        model = self.settings.get(f"{key}.model")
+        self._chat_choice({"backend": key, f"{key}.model": model})
+        if key != self.settings.backend:
+            self.update_settings({"backend": key})
+        else:
+            self.settings_changed.emit()
+        self._note_model(before)
         self.refresh_models()
         return True
 
     def pick_model(self, name: str) -> None:
+        """The model picker's choice, for the chat on screen (recorded in it) and as the default of new chats."""
         name = name.strip()
-        if not name or name == self.settings.model:
+        before = self.chat_settings
+        if not name or name == before.model:
             return
-        self.update_settings({self.settings.model_field: name})
-        self.status.emit(f"Model: {name} (from the next message)", 4000)
+        self._chat_choice({"backend": before.backend, before.model_field: name})
+        if before.backend == self.settings.backend and name != self.settings.model:
+            self.update_settings({before.model_field: name})
+        else:
+            self.settings_changed.emit()
+        self._note_model(before)
+        self.chat_model_missing.emit("")
+        self.status.emit(translate("Controller", "Model: {name} (from the next message)").format(name=name), 4000)
+
+    def _note_model(self, before: Settings) -> None:
+        after = self.chat_settings
+        if (after.backend, after.model) != (before.backend, before.model):
+            self._note(translate("Controller", "Model: {before} → {after}").format(before=before.model,
+                                                                                  after=after.model))
 
     def use_anyway(self, what: str, model: str, on: bool) -> None:
         """Offer ``model`` tools (``what`` "tools") or ask it to think although its server says it can't."""
@@ -557,13 +639,20 @@ class ChatController(QObject):
             self.refresh_models()
 
     def _on_models_listed(self, models: list[str], version: str) -> None:
-        current = self.settings.model
+        chat = self.chat_settings
+        current = chat.model
         if current not in models and f"{current}:latest" in models:
             # Ollama's name for the same model: use it everywhere (picker, status bar, answers) for
             # this session, so the window never shows two names for one model; the file is unchanged
             current = f"{current}:latest"
-            self.settings = self.settings.updated({self.settings.model_field: current})
+            if (chat.backend, chat.model) == (self.settings.backend, self.settings.model):
+                self.settings = self.settings.updated({self.settings.model_field: current})
+            if chat.model_field in self.conversation.options:  # the chat's own model: the same, by its full name
+                self.conversation.options = {**self.conversation.options, chat.model_field: current}
         self.models_listed.emit(models, current)
+        own = bool(self.conversation.messages) or chat.model_field in self.conversation.options
+        missing = bool(models) and current not in models and own
+        self.chat_model_missing.emit(current if missing else "")
         self.server_online.emit(version)
         self.settings_changed.emit()
 
@@ -635,3 +724,8 @@ class ChatController(QObject):
             except Exception:
                 log.warning("closing the store failed", exc_info=True)
         return clean
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"

@@ -441,7 +441,7 @@ def perform(window: MainWindow, action: ErrorAction, card: Any) -> None:
         return
 
     def use_model() -> None:
-        ctl.update_settings({window.settings.model_field: action.payload})
+        ctl.pick_model(action.payload)  # for this chat (noted in it), and the default of new chats
         ctl.retry()
 
     handlers: dict[str, Callable[[], Any]] = {

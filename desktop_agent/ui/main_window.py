@@ -289,6 +289,7 @@ class MainWindow(QMainWindow):
         from desktop_agent.ui.branch_actions import BranchActions
         from desktop_agent.ui.chat.view import ChatView
         from desktop_agent.ui.chat_options import ChatOptions
+        from desktop_agent.ui.chat_setup import ChatSetup
         from desktop_agent.ui.controller import ChatController
         from desktop_agent.ui.folder_offer import FolderOffer
         from desktop_agent.ui.mcp_status import McpStatus
@@ -311,6 +312,7 @@ class MainWindow(QMainWindow):
             ctl.add_routes(widget.routes())
         self._connect(ctl)
         self.branch_actions = BranchActions(self)  # regenerate, edit and resend, fork, ‹ 2/3 ›, delete a branch
+        self.chat_setup = ChatSetup(self, ctl)  # presets, the chat's own prompt, its model missing
         self.context_meter.show_chat(ctl.session.id)
         self._refresh_backend_labels()
 
@@ -420,11 +422,11 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{title} — {APP_DISPLAY_NAME}" if title and title != "New chat" else APP_DISPLAY_NAME)
 
     def _refresh_backend_labels(self) -> None:
-        s = self.settings
+        s = self.controller.chat_settings if self.controller is not None else self.settings  # the chat's own
         self.picker.show_choice(s)
         if self.controller is not None:
             self.chat.live_model = s.model  # the model the next turn asks, in its header while it streams
-            self.chat_options.show_options(s, self.conversation.options)
+            self.chat_options.show_options(self.settings, self.conversation.options)
             self.chat.set_tools_offered(self.controller.tools_offered())
             self._show_capabilities()
         where = s.ollama.host if s.backend == "ollama" else s.openai.base_url
@@ -435,7 +437,7 @@ class MainWindow(QMainWindow):
 
     def _show_capabilities(self) -> None:
         m = self.settings.models
-        self.capabilities.show_model(self.settings.model, m.tools_anyway, m.think_anyway)
+        self.capabilities.show_model(self._ctl.chat_settings.model, m.tools_anyway, m.think_anyway)
 
     def _on_model_facts(self, facts: dict) -> None:
         self.capabilities.set_facts(facts)
@@ -542,9 +544,9 @@ class MainWindow(QMainWindow):
         self.confirm_stop = StopQuestion.ask(what, self, stop)
         self.confirm_stop.finished.connect(lambda _r: setattr(self, "confirm_stop", None))
 
-    def new_chat(self, *, ask: bool = True) -> None:
+    def new_chat(self, *, ask: bool = True, preset: Any = None) -> None:
         if self.controller is not None:
-            self._when_idle(self._ctl.new_chat, translate("MainWindow", "start a new chat"), ask=ask)
+            self._when_idle(lambda: self._ctl.new_chat(preset), translate("MainWindow", "start a new chat"), ask=ask)
 
     def open_conversation(self, conversation_id: str, message_id: int | None = None) -> None:
         """Load a saved chat (from the history panel); ``message_id``: scroll to that message (a search hit).
@@ -579,7 +581,7 @@ class MainWindow(QMainWindow):
 
     def _on_backend_picked(self, key: str) -> None:
         if self._ctl.pick_backend(key):
-            self.picker.clear_models(self.settings.model)
+            self.picker.clear_models(self._ctl.chat_settings.model)
 
     def _on_model_picked(self, name: str) -> None:
         self._ctl.pick_model(name)
@@ -594,8 +596,7 @@ class MainWindow(QMainWindow):
             self.controller.refresh_models(then)
 
     def _use_theme(self, choice: str) -> None:
-        app = QApplication.instance()
-        if isinstance(app, QApplication):
+        if isinstance(app := QApplication.instance(), QApplication):
             theme.apply(app, choice)
 
     def apply_settings(self, settings: Settings) -> None:
@@ -628,7 +629,6 @@ class MainWindow(QMainWindow):
 
     def _about(self) -> None:
         from desktop_agent.ui.help import show_about
-
         show_about(self, APP_DISPLAY_NAME)
 
     # ---- look, layout, closing -------------------------------------------------------------------

@@ -44,6 +44,10 @@ class MainToolbar(QToolBar):
         self.setIconSize(QSize(18, 18))
         self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.addAction(new_chat)
+        new_button = self.widgetForAction(new_chat)
+        if isinstance(new_button, QToolButton):  # its menu (the presets) comes after the first frame: room for it now
+            new_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+            new_button.setMenu(QMenu(new_button))
         self.addSeparator()
         self.picker = ModelPicker()
         self.capabilities = ModelCapabilities()
@@ -79,10 +83,11 @@ def build_menus(window: QMainWindow, file: list[QAction | None], chat: list[QAct
     """File, Chat, View and Help (None in ``file``: a separator); returns the View menu (the history's toggle
     joins it later)."""
     mb = window.menuBar()
-    menus = []
+    menus: list[QMenu] = []
     for title, actions in ((translate("Toolbar", "&File"), file), (translate("Toolbar", "&Chat"), chat),
                            (translate("Toolbar", "&View"), view), (translate("Toolbar", "&Help"), help_)):
         menu = mb.addMenu(title)
+        menu.setObjectName(("fileMenu", "chatMenu", "viewMenu", "helpMenu")[len(menus)])
         menus.append(menu)
         for a in actions:
             menu.addAction(a) if a is not None else menu.addSeparator()

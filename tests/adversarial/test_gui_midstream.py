@@ -74,7 +74,10 @@ def test_switching_backend_while_streaming_does_not_break_the_turn(qtbot, make_w
     assert w.conversation.id == conv_id
     assert last_turn_text(w) == "".join(WORDS)
     saved = ConversationStore().load(conv_id)
-    assert [m.role for m in saved.messages] == ["user", "assistant"]
+    # the switch is noted in the chat once the answer ended (a note: kept, shown, never sent)
+    assert [(m.role, m.kind) for m in saved.messages] == [("user", "message"), ("assistant", "message"),
+                                                          ("system", "note")]
+    assert saved.messages[-1].content == "Model: llama3.2 → gpt-4o-mini"
     assert w.backend_combo.currentData() == "openai"
     assert "OpenAI" in w.backend_label.text()
 

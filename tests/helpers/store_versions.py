@@ -24,6 +24,11 @@ COLUMNS_BEFORE_5 = (
 def schema_of_version(monkeypatch: pytest.MonkeyPatch, version: int) -> Iterator[None]:
     """Inside: stores are created at schema ``version`` and write messages with that version's columns."""
     with monkeypatch.context() as m:
+        if store_schema._migrate_add_pins_tags not in store_schema.MIGRATIONS[:version]:  # no pins, no tags
+            columns = store_conversations._SUMMARY_COLUMNS
+            m.setattr(store_conversations, "_SUMMARY_COLUMNS", columns[: columns.index("EXISTS")] + "0, NULL")
+            m.setattr(store_conversations, "_PINNED_FIRST", ("", ""))
+            m.setattr(store_conversations.ConversationStore, "_forget_labels", lambda *_a: None)
         m.setattr(store_schema, "MIGRATIONS", store_schema.MIGRATIONS[:version])
         if version < 7:  # before the tree: no parent links, no shown branch, no folded search text
             cls = store_conversations.ConversationStore

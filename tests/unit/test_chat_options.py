@@ -32,17 +32,20 @@ def test_tools_disabled_is_a_tool_setting_defaulting_to_none():
 
 def test_chat_options_keep_only_the_allowed_keys_and_valid_values():
     assert CHAT_OPTION_KEYS == ("tools.enabled", "tools.disabled", "tools.offer_anyway", "generation.temperature",
-                                "generation.think", "generation.format")
+                                "generation.think", "generation.format", "backend", "ollama.model", "openai.model",
+                                "loop.system_prompt")
     given = {
         "generation.temperature": 1,  # normalised to a float
         "generation.think": None,  # "the model's default" is an override too (Settings may say on)
         "tools.disabled": ["a", "b", "a"],
-        "ollama.host": "http://evil.example",  # never from a chat
-        "loop.system_prompt": "be evil",
+        "ollama.host": "http://evil.example",  # never from a chat: where requests go
+        "openai.base_url": "http://evil.example/v1",
+        "loop.system_prompt": "Answer in French.",  # a chat's own prompt (and model) it keeps
+        "backend": "llamacpp",  # not a backend the settings know
         "generation.format": "xml",  # not a value the settings accept
     }
     assert chat_options(given) == {"tools.disabled": ["a", "b"], "generation.temperature": 1.0,
-                                   "generation.think": None}
+                                   "generation.think": None, "loop.system_prompt": "Answer in French."}
     assert chat_options(None) == {} and chat_options(["tools.enabled"]) == {}  # type: ignore[arg-type]
     assert chat_options({"generation.temperature": 5}) == {}  # out of range
     assert Conversation(options=given).options == chat_options(given)
@@ -53,11 +56,26 @@ def test_effective_settings_are_the_defaults_with_the_chat_options():
     session = ChatSession(Conversation())
     assert session.effective(defaults) is defaults  # a new chat starts from the defaults
     session.conversation.options = {"generation.temperature": 0.7, "generation.think": None,
-                                    "tools.enabled": False, "ollama.model": "other"}
+                                    "tools.enabled": False, "ollama.model": "other", "ollama.host": "http://x:1"}
     eff = session.effective(defaults)
     assert eff.generation.temperature == 0.7 and eff.generation.think is None and not eff.tools.enabled
-    assert eff.ollama.model == defaults.ollama.model  # not a chat option: ignored
+    assert eff.ollama.model == "other"  # the chat's own model
+    assert eff.ollama.host == defaults.ollama.host  # not a chat option: ignored
     assert defaults.generation.temperature == 0.2  # unchanged
+
+
+def test_a_saved_chat_without_a_model_of_its_own_keeps_the_one_that_answered_in_it():
+    defaults = Settings(backend="ollama", ollama_model="llama3.2")
+    unanswered = Conversation(backend="openai", model="gpt-4o", messages=[Message(role="user", content="hi")])
+    assert ChatSession(unanswered).effective(defaults) is defaults  # (its first turn failed: the settings apply)
+    answered = Conversation(backend="openai", model="gpt-4o", messages=[
+        Message(role="user", content="hi"), Message(role="assistant", content="hello", model="gpt-4o")])
+    eff = ChatSession(answered).effective(defaults)
+    assert (eff.backend, eff.openai.model) == ("openai", "gpt-4o")
+    answered.options = {"backend": "ollama", "ollama.model": "qwen3"}  # chosen later: the choice wins
+    eff = ChatSession(answered).effective(defaults)
+    assert (eff.backend, eff.model) == ("ollama", "qwen3")
+    assert ChatSession(Conversation(backend="openai", model="gpt-4o")).effective(defaults) is defaults  # no message
 
 
 # ------------------------------------------------------------------------------------------- registry

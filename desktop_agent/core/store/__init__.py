@@ -12,6 +12,7 @@
 - :mod:`.conversations` — :class:`ConversationStore`: save, update, list, load, rename, delete;
 - :mod:`.tree` — branches: the chat as a tree of messages, the branch shown, switching, deleting, forking;
 - :mod:`.folding` — case- and accent-folding of searched text (every script, NFC = NFD);
+- :mod:`.labels` — pins and tags of chats, and the history list's filter (:class:`~.labels.ChatFilter`);
 - :mod:`.search` — full-text search (query terms, the FTS5 index, snippets, :class:`SearchHit`);
 - :mod:`.porting` — export (JSON with every branch, Markdown, HTML; one chat or all) and import (once per
   source chat and message: importing again adds only what is new; stopped or failed, nothing stays) — the

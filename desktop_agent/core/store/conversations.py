@@ -39,6 +39,7 @@ from desktop_agent.core.settings import chat_options
 from desktop_agent.core.store import attachments as attached
 from desktop_agent.core.store.database import guarded
 from desktop_agent.core.store.folding import fold
+from desktop_agent.core.store.labels import TAG_SEPARATOR, ChatFilter, ChatLabels
 from desktop_agent.core.store.opening import QUICK_CHECK_MAX_BYTES
 from desktop_agent.core.store.porting import Porting
 from desktop_agent.core.store.schema import MESSAGE_COLUMNS
@@ -72,14 +73,32 @@ class ConversationSummary:
     updated_at: float
     message_count: int
     title_is_custom: bool = False
+    #: pinned on top of the list; its tags (see :mod:`~desktop_agent.core.store.labels`)
+    pinned: bool = False
+    tags: tuple[str, ...] = ()
+
+
+#: the columns of a list row (see :func:`_summary`), from ``conversations c``
+_SUMMARY_COLUMNS = (
+    "c.id, c.title, c.model, c.backend, c.created_at, c.updated_at, "
+    "(SELECT count(*) FROM messages m WHERE m.conversation_id = c.id), c.title_is_custom, "
+    "EXISTS (SELECT 1 FROM chat_pins p WHERE p.conversation_id = c.id), "
+    f"(SELECT group_concat(tag, '{TAG_SEPARATOR}') FROM (SELECT tag FROM chat_tags t WHERE t.conversation_id = c.id "
+    "ORDER BY tag COLLATE NOCASE))"
+)
+#: how the list finds the pinned chats (join, condition) and leaves them out of the others (a condition before AND)
+_PINNED_FIRST = ("JOIN chat_pins pin ON pin.conversation_id = c.id",
+                 "NOT EXISTS (SELECT 1 FROM chat_pins p WHERE p.conversation_id = c.id) AND")
 
 
 def _summary(r: tuple[Any, ...]) -> ConversationSummary:
-    """A list row from ``(id, title, model, backend, created_at, updated_at, message count, title_is_custom)``."""
-    return ConversationSummary(r[0], r[1], r[2], r[3], r[4], r[5], r[6], title_is_custom=bool(r[7]))
+    """A list row from ``(id, title, model, backend, created_at, updated_at, message count, title_is_custom,
+    pinned, tags)``."""
+    return ConversationSummary(r[0], r[1], r[2], r[3], r[4], r[5], r[6], title_is_custom=bool(r[7]),
+                               pinned=bool(r[8]), tags=tuple(r[9].split(TAG_SEPARATOR)) if r[9] else ())
 
 
-class ConversationStore(Porting, Branches):
+class ConversationStore(Porting, Branches, ChatLabels):
     """Saved conversations in one SQLite file. Thread-safe; see :mod:`desktop_agent.core.store`.
 
     ``path`` defaults to :func:`~desktop_agent.core.paths.store_file`. After construction ``warnings``
@@ -396,30 +415,42 @@ class ConversationStore(Porting, Branches):
     # -- reading ------------------------------------------------------------------------------------
 
     @guarded
-    def count(self) -> int:
-        """How many chats are saved."""
-        return self.read("SELECT count(*) FROM conversations")[0][0]
+    def count(self, where: ChatFilter | None = None) -> int:
+        """How many chats are saved (``where``: that the filter lets through)."""
+        if where is None or where.empty:
+            return self.read("SELECT count(*) FROM conversations")[0][0]
+        sql, params = where.where()
+        return self.read(f"SELECT count(*) FROM conversations c WHERE {sql}", params)[0][0]
 
     @guarded
-    def list(self, limit: int = 50, offset: int = 0) -> list[ConversationSummary]:
-        """Chats, most recently updated first; ``limit``/``offset`` page through them."""
-        rows = self.read(
-            "SELECT c.id, c.title, c.model, c.backend, c.created_at, c.updated_at, "
-            "(SELECT count(*) FROM messages m WHERE m.conversation_id = c.id), c.title_is_custom "
-            "FROM conversations c ORDER BY c.updated_at DESC, c.id DESC LIMIT ? OFFSET ?",
-            (int(limit), int(offset)),
-        )
-        return [_summary(r) for r in rows]
+    def list(self, limit: int = 50, offset: int = 0, where: ChatFilter | None = None) -> list[ConversationSummary]:
+        """Chats, pinned ones first (newest pin first), then the most recently updated first; ``limit``/``offset``
+        page through them; ``where``: only those the filter lets through."""
+        sql, params = (where or ChatFilter()).where()
+        limit, offset = max(0, int(limit)), max(0, int(offset))
+        with self._lock:  # (one snapshot: no save lands between the queries)
+            # the pinned chats (a few), then the others newest first through the updated_at index, stopping at the
+            # page's end; the columns (a message count, the tags) only for the rows of the page
+            pinned = [r[0] for r in self.conn.execute(
+                f"SELECT c.id FROM conversations c {_PINNED_FIRST[0]} WHERE {sql} "
+                "ORDER BY pin.pinned_at DESC", params)] if _PINNED_FIRST[0] else []
+            ids = pinned[offset:offset + limit]
+            if len(ids) < limit:
+                rest = self.conn.execute(
+                    f"SELECT c.id FROM conversations c WHERE {_PINNED_FIRST[1]} {sql} "
+                    "ORDER BY c.updated_at DESC, c.id DESC LIMIT ? OFFSET ?",
+                    (*params, limit - len(ids), max(0, offset - len(pinned))))
+                ids += [r[0] for r in rest]
+            rows = self.conn.execute(
+                f"SELECT {_SUMMARY_COLUMNS} FROM conversations c WHERE c.id IN ({', '.join('?' * len(ids))})",
+                ids).fetchall() if ids else []
+        by_id = {r[0]: r for r in rows}
+        return [_summary(by_id[i]) for i in ids if i in by_id]
 
     @guarded
     def summary(self, conversation_id: str) -> ConversationSummary:
         """The list row of one chat. Raises :class:`ConversationNotFound`."""
-        rows = self.read(
-            "SELECT c.id, c.title, c.model, c.backend, c.created_at, c.updated_at, "
-            "(SELECT count(*) FROM messages m WHERE m.conversation_id = c.id), c.title_is_custom "
-            "FROM conversations c WHERE c.id = ?",
-            (conversation_id,),
-        )
+        rows = self.read(f"SELECT {_SUMMARY_COLUMNS} FROM conversations c WHERE c.id = ?", (conversation_id,))
         if not rows:
             raise ConversationNotFound(conversation_id)
         r = rows[0]
@@ -646,6 +677,7 @@ class ConversationStore(Porting, Branches):
                 conn.execute("DELETE FROM imports WHERE conversation_id = ?", (conversation_id,))
                 conn.execute("DELETE FROM imported_messages WHERE conversation_id = ?", (conversation_id,))
                 conn.execute("DELETE FROM chat_options WHERE conversation_id = ?", (conversation_id,))
+                self._forget_labels(conn, conversation_id)
                 conn.execute("DELETE FROM tool_calls WHERE conversation_id = ?", (conversation_id,))
                 found = conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,)).rowcount > 0
             self._deleted_chats.add(conversation_id)

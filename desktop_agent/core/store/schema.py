@@ -38,7 +38,11 @@
   (:mod:`~desktop_agent.core.store.attachments`). ``message_attachments``: which message has which file —
   ``message_id``, ``position``, ``sha256``, ``name`` (the file's name as attached). A file no message uses any more
   is removed (its row and its bytes).
-- Rows of ``turn_failures``, ``imports``, ``chat_options`` and ``tool_calls`` go with their chat
+- ``chat_pins`` and ``chat_tags`` (:func:`_migrate_add_pins_tags`): the chats pinned on top of the history
+  (conversation id, ``pinned_at``) and each chat's tags (conversation id, ``tag``; one row per tag) — see
+  :mod:`desktop_agent.core.store.labels`.
+- Rows of ``turn_failures``, ``imports``, ``chat_options``, ``chat_pins``, ``chat_tags`` and ``tool_calls`` go
+  with their chat
   (``ON DELETE CASCADE``; the store also deletes them itself).
 - ``messages.parent_id`` and ``conversations.leaf_id`` (schema 7, :func:`_migrate_add_tree`): a chat is a tree of
   messages — each message's parent (NULL for a first message), so regenerated answers and edited messages are
@@ -275,6 +279,8 @@ def _migrate_add_import_sources(conn: sqlite3.Connection) -> None:
         )"""
     )
     conn.execute("CREATE UNIQUE INDEX imported_messages_by_key ON imported_messages (conversation_id, source_key)")
+
+
 def _migrate_add_attachments(conn: sqlite3.Connection) -> None:
     conn.execute(
         """CREATE TABLE attachments (
@@ -299,11 +305,30 @@ def _migrate_add_attachments(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX message_attachments_by_file ON message_attachments (sha256)")
 
 
+def _migrate_add_pins_tags(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE chat_pins (
+            conversation_id TEXT PRIMARY KEY REFERENCES conversations (id) ON DELETE CASCADE,
+            pinned_at REAL NOT NULL
+        )"""
+    )
+    conn.execute(
+        """CREATE TABLE chat_tags (
+            conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+            tag TEXT NOT NULL,
+            PRIMARY KEY (conversation_id, tag)
+        )"""
+    )
+    conn.execute("CREATE INDEX chat_tags_by_tag ON chat_tags (tag, conversation_id)")
+    conn.execute("CREATE INDEX conversations_by_model ON conversations (model)")
+
+
 #: ``MIGRATIONS[n]`` brings a database from schema version ``n`` to ``n + 1`` (inside one transaction).
 #: Append a function to change the schema; never edit a released one.
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _migrate_to_1, _migrate_to_2, _migrate_to_3, _migrate_to_4, _migrate_to_5, _migrate_to_6, _migrate_add_tree,
     _migrate_add_import_sources, _migrate_add_attachments,
+    _migrate_add_pins_tags,
 ]
 
 

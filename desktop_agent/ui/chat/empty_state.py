@@ -1,4 +1,4 @@
-"""What an empty chat shows: a greeting and a few prompts to try."""
+"""What an empty chat shows: a greeting, the presets to start it with, and a few prompts to try."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ class EmptyState(QWidget):
 
     #: a suggestion was clicked (its text)
     suggestion = Signal(str)
+    #: a preset was chosen for this chat (its id; "" for none: the plain chat)
+    preset_chosen = Signal(str)
 
     #: prompts the shipped tools answer (the date, the weather, arithmetic)
     TOOL_SUGGESTIONS = (
@@ -53,6 +55,12 @@ class EmptyState(QWidget):
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.hint.setWordWrap(True)
         lay.addWidget(self.hint)
+        self.preset_row = QHBoxLayout()
+        self.preset_row.setSpacing(6)
+        lay.addLayout(self.preset_row)
+        self.preset_buttons: dict[str, QPushButton] = {}
+        self._pool: list[QPushButton] = []
+        self._start_label: QLabel | None = None
         lay.addSpacing(8)
         self.buttons: list[QPushButton] = []
         for _ in self.TOOL_SUGGESTIONS:
@@ -69,6 +77,42 @@ class EmptyState(QWidget):
         self.tools_on = True
         self.set_tools(True)
         lay.addStretch(4)
+
+    def set_presets(self, presets: list[tuple[str, str]], active: str = "") -> None:
+        """The presets a new chat can start with: (id, name) — as a row of buttons, ``active``
+        (an id) checked; "Plain" (id "") is the chat without a preset. Buttons are reused, never deleted (deleting
+        widgets was seen to invalidate other wrappers the window holds, with PySide 6.11)."""
+        choices = [("", translate("EmptyState", "Plain")), *presets] if presets else []
+        if not self._pool:
+            self.preset_row.addStretch(1)
+            self._start_label = QLabel(translate("EmptyState", "Start as:"))
+            self._start_label.setObjectName("emptyHint")
+            self.preset_row.addWidget(self._start_label)
+            self.preset_row.addStretch(1)
+        while len(self._pool) < len(choices):
+            b = QPushButton()
+            b.setObjectName("presetChoice")
+            b.setCheckable(True)
+            b.setCursor(Qt.CursorShape.PointingHandCursor)
+            b.clicked.connect(lambda _=False, b=b: self.preset_chosen.emit(str(b.property("presetId"))))
+            self.preset_row.insertWidget(self.preset_row.count() - 1, b)
+            self._pool.append(b)
+        self.preset_buttons = {}
+        for i, b in enumerate(self._pool):
+            if i >= len(choices):
+                b.hide()
+                continue
+            pid, name = choices[i]
+            b.setProperty("presetId", pid)
+            b.setText(name)
+            b.setChecked(pid == active)
+            b.setToolTip(translate("EmptyState", "This chat with the system prompt, model and tools of {name}").format(
+                    name=name) if pid else translate("EmptyState", "This chat with the system prompt of Settings"))
+            b.setAccessibleName(translate("EmptyState", "Start as {name}").format(name=name))
+            b.show()
+            self.preset_buttons[pid] = b
+        if self._start_label is not None:
+            self._start_label.setVisible(bool(choices))
 
     def set_tools(self, on: bool) -> None:
         """Suggest what the assistant can do: prompts for the tools when they are on, others when off."""

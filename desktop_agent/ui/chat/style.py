@@ -44,5 +44,10 @@ def chat_style_sheet(th: theme.Theme) -> str:
                                       border: 1px solid {th.assistant_border}; border-radius: 14px;
                                       padding: 7px 16px; }}
             QPushButton#suggestion:hover {{ border-color: {th.accent}; }}
+            QPushButton#presetChoice {{ color: {th.muted}; background: transparent; border: 1px solid {th.faint};
+                                        border-radius: 11px; padding: 3px 12px; }}
+            QPushButton#presetChoice:hover {{ border-color: {th.accent}; color: {th.text}; }}
+            QPushButton#presetChoice:checked {{ color: {th.text}; background: {th.user_bubble};
+                                                border-color: {th.accent}; }}
             QPushButton#loadEarlier {{ color: {th.link}; border: none; padding: 4px 10px; }}
             """

@@ -29,6 +29,7 @@ from desktop_agent.ui.agent_runner import ApprovalRequest, TurnCrashed, TurnEnde
 from desktop_agent.ui.chat.cards import ErrorCard
 from desktop_agent.ui.chat.context import ChatContext
 from desktop_agent.ui.chat.empty_state import EmptyState
+from desktop_agent.ui.chat.note_line import NoteLine
 from desktop_agent.ui.chat.parts import FRAME_BUDGET, FRAME_MS, MAX_FRAME_MS
 from desktop_agent.ui.chat.placeholders import Placeholder, estimate_height, rebuild, settle
 from desktop_agent.ui.chat.scroll_bar import QuietScrollBar
@@ -50,8 +51,8 @@ def display_blocks(messages: list[Message]) -> list[tuple[str, list[Message]]]:
     ``("summary", [msg])`` (a summary of earlier messages)."""
     blocks: list[tuple[str, list[Message]]] = []
     for m in messages:
-        if m.role == "system" and m.kind == "summary":
-            blocks.append(("summary", [m]))
+        if m.role == "system" and m.kind in ("summary", "note"):
+            blocks.append((m.kind, [m]))
             continue
         if m.role == "system":
             continue
@@ -367,6 +368,8 @@ class ChatView(QScrollArea):
             block = self._user_bubble(msgs[0])
         elif kind == "summary":
             block = self._summary_card(msgs[0])
+        elif kind == "note":
+            block = NoteLine(self.ctx, msgs[0])
         else:
             block = self._connect_turn(AssistantTurn.from_saved(self.ctx, msgs))
         setattr(block, "source", (kind, msgs))  # noqa: B010 - it can be released and rebuilt from these
@@ -484,8 +487,9 @@ class ChatView(QScrollArea):
         if ev.compact:
             return  # summarising: no answer to show (its card comes with ChatCompacted)
         self._saved_failure = None  # the new turn answers it, or fails with its own error
-        if ev.user_text is None and self.blocks and isinstance(self.blocks[-1], ErrorCard):
-            self.remove_block(self.blocks[-1])  # a Retry: the new turn replaces the error
+        tail = next((b for b in reversed(self.blocks) if not isinstance(b, NoteLine)), None)
+        if ev.user_text is None and isinstance(tail, ErrorCard):
+            self.remove_block(tail)  # a Retry: the new turn replaces the error (a note after it stays)
         for card in self.error_cards():  # a new message after an older error: its actions are stale
             card.set_stale()
         self._follow = True
@@ -516,6 +520,10 @@ class ChatView(QScrollArea):
             self._insert_before(anchor, new_card)
         else:
             self._append(new_card)
+
+    def add_note(self, message: Message) -> None:
+        """A note about the chat (its model or system prompt changed) joins the end of it."""
+        self._append(self._make_block("note", [message]))
 
     def on_compaction_undone(self, ev: CompactionUndone) -> None:
         k = next((i for i, (_kind, msgs) in enumerate(self._items) if msgs[0] is ev.summary), None)

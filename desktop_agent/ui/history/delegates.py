@@ -121,6 +121,8 @@ class ChatDelegate(_RowDelegate):
         count = s.message_count
         n = translate("Delegates", "%n msg", "a short count of messages", count)
         left = f"{model} · {n}" if model else n
+        if s.tags:
+            left = " ".join(f"#{t}" for t in s.tags) + " · " + left
         painter.drawText(
             QRect(line.left(), line.top(), max(0, line.width() - when_w - 8), line.height()),
             int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),

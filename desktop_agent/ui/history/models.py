@@ -14,6 +14,7 @@ from PySide6.QtCore import QAbstractListModel, QDateTime, QLocale, QModelIndex, 
 
 from desktop_agent.core.errors import StoreError
 from desktop_agent.core.store import ConversationSummary, SearchHit
+from desktop_agent.core.store.labels import ChatFilter
 from desktop_agent.ui.i18n import translate
 
 _NO_PARENT = QModelIndex()  # the invalid index: "no parent" in a flat list
@@ -25,6 +26,11 @@ HitRole = Qt.ItemDataRole.UserRole + 4  # SearchHit (search rows)
 MessageIdRole = Qt.ItemDataRole.UserRole + 5
 
 GROUPS = ("Today", "Yesterday", "Previous 7 days", "Older")
+
+
+def pinned_group() -> str:
+    """The group of the pinned chats, listed before the :data:`GROUPS` of dates."""
+    return translate("Models", "Pinned")
 
 
 def group_of(ts: float, today: _dt.date) -> str:
@@ -53,8 +59,10 @@ def date_label(ts: float, today: _dt.date) -> str:
 class ChatListModel(QAbstractListModel):
     """Saved chats with group header rows, loaded a page at a time (``fetchMore``).
 
-    Rows are ``("header", group)`` or ``("chat", ConversationSummary)``. ``today`` (a callable giving
-    the local date) is a test hook. Store errors are reported through ``failed(str)``; a title edited in the
+    Rows are ``("header", group)`` or ``("chat", ConversationSummary)``; pinned chats come first, under *Pinned*.
+    :meth:`set_filter` lists only the chats a :class:`ChatFilter` lets through (a tag, a model, a time range).
+    ``today`` (a callable giving the local date) is a test hook.
+    Store errors are reported through ``failed(str)``; a title edited in the
     list (``setData``) through ``renamed(str id, str title)``.
     """
 
@@ -70,8 +78,16 @@ class ChatListModel(QAbstractListModel):
         self._ids: set[str] = set()
         self._loaded = 0
         self._total = 0
+        #: which chats are listed (empty: all)
+        self.filter = ChatFilter()
 
     # -- loading ---------------------------------------------------------------------------------
+
+    def set_filter(self, where: ChatFilter) -> None:
+        """List only the chats ``where`` lets through (an empty filter: every chat)."""
+        self.filter = where
+        self._loaded = 0
+        self.reload()
 
     def reload(self) -> None:
         """Reload from the store, keeping at least as many chats loaded as before."""
@@ -79,8 +95,8 @@ class ChatListModel(QAbstractListModel):
         self.beginResetModel()
         self._rows, self._ids, self._loaded = [], set(), 0
         try:
-            self._total = self.store.count()
-            self._append(self.store.list(limit=want, offset=0))
+            self._total = self.store.count(self.filter)
+            self._append(self.store.list(limit=want, offset=0, where=self.filter))
         except StoreError as exc:
             self._total = 0
             self.failed.emit(str(exc))
@@ -93,7 +109,7 @@ class ChatListModel(QAbstractListModel):
         for s in batch:
             if s.id in self._ids:  # the list moved while paging (a chat got a new message)
                 continue
-            g = group_of(s.updated_at, today)
+            g = pinned_group() if s.pinned else group_of(s.updated_at, today)
             if g != last:
                 rows.append(("header", g))
                 last = g
@@ -112,7 +128,7 @@ class ChatListModel(QAbstractListModel):
         if parent.isValid():
             return
         try:
-            batch = self.store.list(limit=self.PAGE, offset=self._loaded)
+            batch = self.store.list(limit=self.PAGE, offset=self._loaded, where=self.filter)
         except StoreError as exc:
             self._total = self._loaded
             self.failed.emit(str(exc))
@@ -128,12 +144,21 @@ class ChatListModel(QAbstractListModel):
         self._loaded += len(batch)
 
     def note_saved(self, s: ConversationSummary) -> None:
-        """Show the chat ``s`` (just saved: the most recently updated) at the top of the list — added if it was
-        not listed, else moved up and updated — without reloading the list: a few row changes, whatever the
-        number of chats."""
+        """Show the chat ``s`` (just saved: the most recently updated) at the top of the list, under the pinned
+        chats — added if it was not listed, else moved up and updated — without reloading the list: a few row
+        changes, whatever the number of chats. A pinned chat is updated where it is; with a filter (the chat may
+        not pass it) the list is read again."""
         row = self.row_of(s.id)
+        if s.pinned and row is not None:
+            self._rows[row] = ("chat", s)
+            self.dataChanged.emit(self.index(row), self.index(row))
+            return
+        if s.pinned or not self.filter.empty:
+            self.reload()
+            return
+        base = self._dated_start()
         group = group_of(s.updated_at, self._today())
-        top = 1 if self._rows and self._rows[0] == ("header", group) else None
+        top = base + 1 if base < len(self._rows) and self._rows[base] == ("header", group) else None
         if row is not None and row == top:
             self._rows[row] = ("chat", s)
             self.dataChanged.emit(self.index(row), self.index(row))
@@ -156,13 +181,19 @@ class ChatListModel(QAbstractListModel):
                 self._total = self.store.count()  # one more when it is a new chat
             except StoreError:
                 self._total = max(self._total, self._loaded)
-        if self._rows and self._rows[0] == ("header", group):
-            self.beginInsertRows(QModelIndex(), 1, 1)
-            self._rows.insert(1, ("chat", s))
+        if base < len(self._rows) and self._rows[base] == ("header", group):
+            self.beginInsertRows(QModelIndex(), base + 1, base + 1)
+            self._rows.insert(base + 1, ("chat", s))
         else:
-            self.beginInsertRows(QModelIndex(), 0, 1)
-            self._rows[0:0] = [("header", group), ("chat", s)]
+            self.beginInsertRows(QModelIndex(), base, base + 1)
+            self._rows[base:base] = [("header", group), ("chat", s)]
         self.endInsertRows()
+
+    def _dated_start(self) -> int:
+        """The row where the chats grouped by date begin (after the pinned ones, if any)."""
+        if not self._rows or self._rows[0] != ("header", pinned_group()):
+            return 0
+        return next((i for i in range(1, len(self._rows)) if self._rows[i][0] == "header"), len(self._rows))
 
     # -- access ------------------------------------------------------------------------------------
 
@@ -210,8 +241,9 @@ class ChatListModel(QAbstractListModel):
             n = (translate("Models", "%n message", None, count) if count == 1
                  else translate("Models", "%n messages", None, count))
             when = _dt.datetime.fromtimestamp(s.updated_at).strftime("%Y-%m-%d %H:%M")
-            return translate("Models", "{title}\n{model} · {n} · last message {when}").format(title=s.title,
+            tip = translate("Models", "{title}\n{model} · {n} · last message {when}").format(title=s.title,
                     model=s.model or 'unknown model', n=n, when=when)
+            return tip + ("\n" + translate("Models", "Tags: {tags}").format(tags=", ".join(s.tags)) if s.tags else "")
         if role == Qt.ItemDataRole.AccessibleTextRole:
             return f"{s.title}, {s.model or 'unknown model'}, {date_label(s.updated_at, self._today())}"
         return None

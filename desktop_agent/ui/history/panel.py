@@ -34,7 +34,7 @@ import datetime as _dt
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QModelIndex, QPoint, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QModelIndex, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -49,19 +49,25 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_agent.core import paths
 from desktop_agent.core.errors import StoreError
 from desktop_agent.core.store.chatfiles import atomic_write_text
 from desktop_agent.ui import theme
 from desktop_agent.ui.history.delegates import ChatDelegate, HitDelegate
 from desktop_agent.ui.history.dialogs import ask_export_path, ask_import_path, confirm_delete
 from desktop_agent.ui.history.models import ChatListModel, HitRole, IdRole, KindRole, SearchModel
-from desktop_agent.ui.history.porting import ImportDialog, ask_export_all_path, export_all, result_text
+from desktop_agent.ui.history.organise import HistoryFilter, LabelActions
+from desktop_agent.ui.history.porting import (
+    ImportDialog,
+    ask_export_all_path,
+    export_all,
+    last_folder,
+    remember_folder,
+    result_text,
+)
 from desktop_agent.ui.i18n import number, translate
 from desktop_agent.ui.tasks import TaskRunner
 
 #: ``window.ini`` key of the folder the last export or import went to
-LAST_FOLDER_KEY = "history/last_folder"
 
 
 def result_count(hits: list, more: bool = False) -> str:
@@ -228,9 +234,12 @@ class HistoryPanel(QWidget):
         self.import_button.setText(translate("Panel", "Import…"))
         self.import_button.setAccessibleName(translate("Panel", "Import chat"))
         self.import_button.setAutoRaise(True)
+        self.labels = LabelActions(self)  # pin, tags (organise.py)
         self.chat_menu = QMenu(self)
-        for a in (self.rename_action, self.export_md_action, self.export_json_action, self.export_html_action):
+        for a in (self.labels.pin_action, self.rename_action, self.export_md_action, self.export_json_action,
+                  self.export_html_action):
             self.chat_menu.addAction(a)
+        self.chat_menu.addMenu(self.labels.tags_menu)
         self.chat_menu.addSeparator()
         self.chat_menu.addAction(self.delete_action)
         self.chat_menu.addSeparator()
@@ -261,6 +270,9 @@ class HistoryPanel(QWidget):
         top.setContentsMargins(6, 0, 6, 0)
         top.addWidget(self.search_box)
         layout.addLayout(top)
+        self.filter_row = HistoryFilter(store, today, self)  # tag, model, date (organise.py)
+        self.filter_row.changed.connect(self.set_filter)
+        layout.addWidget(self.filter_row)
         layout.addWidget(self.stack, 1)
         layout.addWidget(self.error_label)
         layout.addLayout(bar)
@@ -343,6 +355,12 @@ class HistoryPanel(QWidget):
         if current is not None and current != self.current_id():
             self.select(current, fetch=False)
         self._update_state()
+
+    def set_filter(self, where) -> None:
+        """List only the chats ``where`` (a :class:`~desktop_agent.core.store.labels.ChatFilter`) lets through."""
+        self.model.set_filter(where)
+        self._update_state()
+        self.show_current(self._shown)
 
     def current_id(self) -> str | None:
         """The id of the selected chat in the list (None when nothing is selected)."""
@@ -446,7 +464,7 @@ class HistoryPanel(QWidget):
             self.show_error(str(exc))
             return None
         if path is None:
-            path = ask_export_path(self, s.title, fmt, self.last_folder())
+            path = ask_export_path(self, s.title, fmt, last_folder())
             if path is None:
                 return None
         try:
@@ -455,7 +473,7 @@ class HistoryPanel(QWidget):
             self.show_error(translate("Panel", "Could not write {path}: {strerror}.").format(path=path,
                     strerror=exc.strerror or exc))
             return None
-        self._remember_folder(Path(path).parent)
+        remember_folder(Path(path).parent)
         self.clear_error()
         self.status_message.emit(translate("Panel", "Exported “{title}” to {path}.").format(title=s.title, path=path))
         return Path(path)
@@ -465,10 +483,10 @@ class HistoryPanel(QWidget):
         background, shows what it holds and what is new, and imports on the user's say-so; then the first chat
         imported opens. Returns the dialog (None: no file chosen)."""
         if path is None:
-            path = ask_import_path(self, self.last_folder())
+            path = ask_import_path(self, last_folder())
             if path is None:
                 return None
-        self._remember_folder(Path(path).parent)
+        remember_folder(Path(path).parent)
         dialog = ImportDialog(self.store, path, self.tasks, self)
         dialog.imported.connect(self._imported)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -487,11 +505,11 @@ class HistoryPanel(QWidget):
     def export_all(self, path: str | None = None, fmt: str = "json") -> None:
         """Export every chat to one file (asked with a file dialog when ``path`` is None), in the background."""
         if path is None:
-            asked = ask_export_all_path(self, self.last_folder())
+            asked = ask_export_all_path(self, last_folder())
             if asked is None:
                 return
             path, fmt = asked
-        self._remember_folder(Path(path).parent)
+        remember_folder(Path(path).parent)
         self.status_message.emit(translate("Panel", "Exporting every chat to {path}…").format(path=path))
 
         def done(count: int | None, error: BaseException | None) -> None:
@@ -506,28 +524,6 @@ class HistoryPanel(QWidget):
             self.status_message.emit(text.format(count=number(count or 0), path=path))
 
         export_all(self.store, path, fmt, self.tasks, done)
-
-    def last_folder(self) -> Path:
-        """Where the export and import dialogs open: the folder of the last export or import (if it still
-        exists), else the home folder."""
-        try:
-            value = self._settings().value(LAST_FOLDER_KEY, "")
-        except Exception:  # noqa: BLE001 - a damaged window.ini only loses the remembered folder
-            value = ""
-        folder = Path(value) if isinstance(value, str) and value else None
-        return folder if folder is not None and folder.is_dir() else Path.home()
-
-    def _remember_folder(self, folder: Path) -> None:
-        try:
-            qs = self._settings()
-            qs.setValue(LAST_FOLDER_KEY, str(folder.resolve()))
-            qs.sync()
-        except Exception:  # noqa: BLE001 - not remembering the folder must not fail an export or import
-            pass
-
-    @staticmethod
-    def _settings() -> QSettings:
-        return QSettings(str(paths.config_dir() / "window.ini"), QSettings.Format.IniFormat)
 
     # -- internals ---------------------------------------------------------------------------------
 
@@ -583,6 +579,9 @@ class HistoryPanel(QWidget):
         if searching:
             self.stack.setCurrentIndex(1)
         elif self.model.rowCount() == 0:
+            filtered = not self.model.filter.empty
+            self.empty_label.setText(translate("Panel", "No chat matches the filter.") if filtered else
+                                     translate("Panel", "No saved chats yet.\nYour chats appear here as you talk."))
             self.stack.setCurrentIndex(2)
         else:
             self.stack.setCurrentIndex(0)
@@ -598,6 +597,7 @@ class HistoryPanel(QWidget):
         for a in chat_actions:
             a.setEnabled(has)
         self.chat_button.setEnabled(has)
+        self.labels.update()
 
     def _emit_open(self, conversation_id: str) -> None:
         self.conversation_activated.emit(conversation_id)
@@ -685,6 +685,8 @@ class HistoryPanel(QWidget):
         menu = QMenu(self)
         menu.addAction(self.open_action)
         menu.addSeparator()
+        menu.addAction(self.labels.pin_action)
+        menu.addMenu(self.labels.tags_menu)
         for a in (self.rename_action, self.export_md_action, self.export_json_action, self.export_html_action):
             menu.addAction(a)
         menu.addSeparator()

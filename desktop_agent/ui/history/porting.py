@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_agent.core import paths
 from desktop_agent.core.errors import StoreError
 from desktop_agent.core.porting.model import ImportCancelled
 from desktop_agent.ui import theme
@@ -275,3 +276,32 @@ def export_all(store: Any, path: str, fmt: str, tasks: TaskRunner, on_done: Any)
         return store.count()
 
     return tasks.run(work, on_done, key="export-all")
+
+
+#: where the window remembers the folder of the last export or import (in window.ini)
+LAST_FOLDER_KEY = "history/last_folder"
+
+
+def _window_ini() -> QSettings:
+    return QSettings(str(paths.config_dir() / "window.ini"), QSettings.Format.IniFormat)
+
+
+def last_folder() -> Path:
+    """Where the export and import dialogs open: the folder of the last export or import (if it still exists),
+    else the home folder."""
+    try:
+        value = _window_ini().value(LAST_FOLDER_KEY, "")
+    except Exception:  # noqa: BLE001 - a damaged window.ini only loses the remembered folder
+        value = ""
+    folder = Path(value) if isinstance(value, str) and value else None
+    return folder if folder is not None and folder.is_dir() else Path.home()
+
+
+def remember_folder(folder: Path) -> None:
+    """Remember ``folder`` for the next export or import dialog."""
+    try:
+        qs = _window_ini()
+        qs.setValue(LAST_FOLDER_KEY, str(folder.resolve()))
+        qs.sync()
+    except Exception:  # noqa: BLE001 - not remembering the folder must not fail an export or import
+        pass

@@ -1,6 +1,7 @@
 """The Settings dialog (Ctrl+,): the provider, then one tab per page — Ollama (:mod:`.ollama_page`),
 OpenAI-compatible (:mod:`.openai_page`), Generation (:mod:`.generation_page`), Tools (:mod:`.tools_page`),
-Appearance (:mod:`.appearance_page`), MCP servers (:mod:`.mcp_page`) — Save and Cancel. Choosing a preset on
+Appearance (:mod:`.appearance_page`), MCP servers (:mod:`.mcp_page`), Desktop, Presets (:mod:`.presets_page`) —
+Save and Cancel. Choosing a preset on
 the OpenAI-compatible tab chooses that provider too.
 
 Use::
@@ -60,6 +61,7 @@ from desktop_agent.ui.settings.generation_page import GenerationPage
 from desktop_agent.ui.settings.mcp_page import McpPage
 from desktop_agent.ui.settings.ollama_page import OllamaPage
 from desktop_agent.ui.settings.openai_page import OpenAIPage
+from desktop_agent.ui.settings.presets_page import PresetsPage
 from desktop_agent.ui.settings.tools_page import ToolsPage
 from desktop_agent.ui.tasks import TaskRunner
 
@@ -188,16 +190,17 @@ class SettingsDialog(QDialog):
         self.appearance_page = AppearancePage(theme_override=self._env.theme)
         self.mcp_page = McpPage(self._assembly, self._secrets, self.tasks)
         self.desktop_page = DesktopPage()
+        self.presets_page = PresetsPage()
         self.pages: list[SettingsPage] = [
             self.ollama_page, self.openai_page, self.generation_page, self.tools_page, self.appearance_page,
-            self.mcp_page, self.desktop_page,
+            self.mcp_page, self.desktop_page, self.presets_page,
         ]
         self.tabs = QTabWidget()
         self.tabs.setAccessibleName(translate("Dialog", "Settings sections"))
         self._areas = [_scrolling(page) for page in self.pages]
         titles = (translate("Dialog", "Ollama"), translate("Dialog", "OpenAI-compatible"), translate("Dialog",
                 "Generation"), translate("Dialog", "Tools"), translate("Dialog", "Appearance"), translate("Dialog",
-                        "MCP servers"), translate("Dialog", "Desktop"))
+                        "MCP servers"), translate("Dialog", "Desktop"), translate("Dialog", "Presets"))
         for area, title in zip(self._areas, titles, strict=True):
             area.setAccessibleName(title)  # the page's scroll area takes the focus: a reader says which page
             self.tabs.addTab(area, title)
