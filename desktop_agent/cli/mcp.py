@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
@@ -136,9 +135,12 @@ def _add(args: argparse.Namespace, services: Services) -> int:
         program = command[0]
         if os.sep in program and not os.path.isabs(program):  # ".venv/bin/x": where it is now, not from elsewhere
             program = os.path.abspath(program)
-        if shutil.which(program) is None:
-            _err(f"desktop-agent: warning: {program} is not a command on this machine (yet): the server will fail "
-                 "to start until it is installed")
+        from desktop_agent.core.mcp.launch import CommandNotFound, resolve
+
+        try:
+            resolve(program)
+        except CommandNotFound as missing:
+            _err(f"desktop-agent: warning: {missing}; the server will fail to start until it is installed")
         entry.update(command=program, args=command[1:])
     else:
         entry["url"] = args.url

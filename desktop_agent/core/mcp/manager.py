@@ -266,7 +266,8 @@ class McpManager:
         server.stop = asyncio.Event()
         server.stale, server.noise = False, ""
         try:
-            transport = self._transport(server)
+            # off the loop: the keyring and the login shell's PATH (read once) may take a moment
+            transport = await asyncio.to_thread(self._transport, server)
             async with asyncio.timeout(self.start_timeout_s):
                 client = Client(transport, raise_exceptions=True, message_handler=self._listener(server))
                 await client.__aenter__()
@@ -339,10 +340,14 @@ class McpManager:
             return with_client()
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
-        env = dict(config.env)
+        from desktop_agent.core.mcp.launch import resolve, server_environment, working_dir
+
+        # found on the login shell's PATH and the usual places too; a missing one says what to install
+        command = resolve(config.command, cwd=config.cwd)
+        env = server_environment(dict(config.env))
         server.errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
-        params = StdioServerParameters(command=config.command, args=list(config.args), env=env or None,
-                                       cwd=config.cwd or None)
+        params = StdioServerParameters(command=command, args=list(config.args), env=env,
+                                       cwd=working_dir(config.cwd))
         return stdio_client(params, errlog=server.errlog)
 
     def _listener(self, server: _Server) -> Any:
@@ -514,6 +519,10 @@ def _reason(exc: BaseException, url: str = "") -> str:
     inner = exc
     while isinstance(inner, BaseExceptionGroup) and inner.exceptions:
         inner = inner.exceptions[0]
+    from desktop_agent.core.mcp.launch import CommandNotFound
+
+    if isinstance(inner, CommandNotFound):
+        return str(inner)
     if isinstance(inner, FileNotFoundError):
         return f"the command was not found ({inner.filename or inner})"
     if isinstance(inner, PermissionError):
