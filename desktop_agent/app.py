@@ -59,6 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_tools_parser(sub, parents)
     add_history_parser(sub, parents)
     add_mcp_parser(sub, parents)
+    from desktop_agent.cli.doctor import add_doctor_parser
+
+    add_doctor_parser(sub, parents)
     return parser
 
 
@@ -124,6 +127,10 @@ def _main(argv: list[str] | None) -> int:
         from desktop_agent.cli.mcp import run_mcp
 
         return run_mcp(args)
+    if args.command == "doctor":
+        from desktop_agent.cli.doctor import run_doctor
+
+        return run_doctor(args)
 
     return _run_window()
 

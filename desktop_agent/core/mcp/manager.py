@@ -88,6 +88,9 @@ class _Server:
         #: set when its session has ended (the process is gone); ``began``: its session started
         self.finished = threading.Event()
         self.began = False
+        #: every secret value the app handed this server (env, headers, arguments, its URL's credentials): masked
+        #: wherever the server's output or errors are shown
+        self.handed: list[str] = []
 
 
 class McpManager:
@@ -254,8 +257,10 @@ class McpManager:
                         self._loop.call_soon_threadsafe(server.stop.set)  # let its session close
                     raise McpCallFailed(f"the MCP server {server_name} stopped during the call of {tool}; "
                                         "the other tools still work") from exc
+                from desktop_agent.core.mcp.masking import mask
+
                 raise McpCallFailed(f"the MCP server {server_name} could not run {tool}: "
-                                    f"{type(exc).__name__}: {exc}") from exc
+                                    f"{type(exc).__name__}: {mask(str(exc), server.handed)}") from exc
 
     # ---- the loop's side -------------------------------------------------------------------------------
 
@@ -317,6 +322,7 @@ class McpManager:
 
     def _transport(self, server: _Server) -> Any:
         from desktop_agent.core.mcp.config import secret_keys, with_secrets
+        from desktop_agent.core.mcp.masking import secret_parts
 
         values = {}
         for key, _label in secret_keys(server.config):
@@ -324,6 +330,7 @@ class McpManager:
             if value:
                 values[key] = value
         config = with_secrets(server.config, values)  # what the server is started with: its secrets filled in
+        server.handed = secret_parts(values.values())
         if config.url:
             from mcp.client.streamable_http import streamable_http_client
 
@@ -442,10 +449,12 @@ class McpManager:
         return server.client is not None and server.task is not None and not server.task.done()
 
     def _fail(self, server: _Server, why: str) -> None:
-        tail = self._stderr_tail(server)
+        from desktop_agent.core.mcp.masking import mask
+
+        tail = [mask(line, server.handed) for line in self._stderr_tail(server)]
         if not tail:
             why = why.replace(" (see its output below)", " (it printed nothing)")
-        server.state = ServerState(server.config.name, FAILED, [], why, tail)
+        server.state = ServerState(server.config.name, FAILED, [], mask(why, server.handed), tail)
         self._changed(server)
 
     @staticmethod
