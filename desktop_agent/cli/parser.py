@@ -268,7 +268,8 @@ def add_mcp_parser(subparsers: argparse._SubParsersAction,
     p.set_defaults(server_command=[])  # what follows `--` (split off before parsing: see app.py)
     p = sub.add_parser("remove", help="remove a server (and its secrets in the keyring)", parents=parents)
     p.add_argument("name", metavar="NAME")
-    p = sub.add_parser("import", help='import a Claude-Desktop-style {"mcpServers": …} JSON file', parents=parents)
+    p = sub.add_parser("import", help="import the MCP servers of Claude Desktop, Cursor or VS Code (mcp.json), or Zed "
+                       "(settings.json); ${input:…} values are asked for (piped: one line each)", parents=parents)
     p.add_argument("file", metavar="FILE")
     p.add_argument("--secrets-in-file", action="store_true", help=SECRETS_IN_FILE_HELP)
     p = sub.add_parser(
