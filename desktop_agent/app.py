@@ -11,6 +11,7 @@ concerns and exits 2.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -68,9 +69,24 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 failed, 2 bad usage, 130 Ctrl+C)."""
     try:
-        return _main(argv)
+        code = _main(argv)
+        sys.stdout.flush()  # here, not at exit: a reader that went away is seen below
+        return code
     except KeyboardInterrupt:  # Ctrl+C anywhere (start-up imports, loading tools…): no traceback
         return 130
+    except BrokenPipeError:  # `… | head`: the reader went away; what it wanted it got
+        _quiet_stdout()
+        return 141
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so that Python's last flush at exit cannot fail (and print) again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _main(argv: list[str] | None) -> int:
