@@ -206,7 +206,7 @@ class McpManager:
 
     def tools(self, taken: set[str] | None = None) -> list[McpTool]:
         """The tools of every ready server, named so that none clashes with ``taken`` or another."""
-        from desktop_agent.core.mcp.tools import McpTool, registry_name
+        from desktop_agent.core.mcp.tools import McpTool, registry_name, server_identity
 
         used = set(taken or ())
         out: list[McpTool] = []
@@ -216,7 +216,7 @@ class McpManager:
             for info in server.infos:
                 name = registry_name(server.config.name, str(info.name), used)
                 used.add(name)
-                out.append(McpTool(self, server.config.name, info, name))
+                out.append(McpTool(self, server.config.name, info, name, server_identity(server.config)))
         return out
 
     # ---- calls ---------------------------------------------------------------------------------------

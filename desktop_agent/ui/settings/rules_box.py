@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.tools.permissions import POLICIES, Rule, RuleBook
+from desktop_agent.core.tools.rule_keys import tool_label
 from desktop_agent.ui.i18n import translate, translate_text
 from desktop_agent.ui.settings.common import hint_label, on_delete_key
 
@@ -130,13 +131,14 @@ class RulesBox(QWidget):
         self._rows = self.rules.rules()
         self.table.setRowCount(len(self._rows))
         for i, rule in enumerate(self._rows):
-            self.table.setItem(i, 0, QTableWidgetItem(rule.tool))
-            self.table.setItem(i, 1, QTableWidgetItem(translate_text(rule.scope.label(rule.tool))))
+            name = tool_label(rule.tool)
+            self.table.setItem(i, 0, QTableWidgetItem(name))
+            self.table.setItem(i, 1, QTableWidgetItem(translate_text(rule.scope.label(name))))
             box = QComboBox()
             for policy in POLICIES:
                 box.addItem(translate("RulesBox", POLICY_NAMES.get(policy, policy)), policy)
             box.setCurrentIndex(max(0, box.findData(rule.policy)))
-            box.setAccessibleName(translate("RulesBox", "Policy of the rule for {tool}").format(tool=rule.tool))
+            box.setAccessibleName(translate("RulesBox", "Policy of the rule for {tool}").format(tool=name))
             box.currentIndexChanged.connect(
                 lambda i, rid=rule.id, b=box: self.set_policy(rid, str(b.itemData(i))))
             self.table.setCellWidget(i, 2, box)
