@@ -50,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     from desktop_agent.cli.parser import (
         add_ask_parser,
         add_chat_parser,
+        add_doctor_parser,
         add_history_parser,
         add_mcp_parser,
         add_tools_parser,
@@ -60,8 +61,6 @@ def build_parser() -> argparse.ArgumentParser:
     add_tools_parser(sub, parents)
     add_history_parser(sub, parents)
     add_mcp_parser(sub, parents)
-    from desktop_agent.cli.doctor import add_doctor_parser
-
     add_doctor_parser(sub, parents)
     return parser
 

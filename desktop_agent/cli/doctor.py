@@ -6,30 +6,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
 from typing import TextIO
 
 from desktop_agent.cli.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 MARKS = {"ok": "✓", "warn": "!", "fail": "✗", "skip": "–"}
 ASCII_MARKS = {"ok": "ok", "warn": "!!", "fail": "XX", "skip": "--"}
-
-
-def add_doctor_parser(sub: argparse._SubParsersAction, parents: Sequence[argparse.ArgumentParser] = ()) -> None:
-    from desktop_agent.cli.parser import _base_url, _host_url, _nonempty
-
-    p = sub.add_parser(
-        "doctor", help="check what the app depends on (model server, keyring, MCP servers, folders, display)",
-        description="Check what the app depends on: the settings file, the model server and its model, the keyring, "
-                    "each MCP server (started to find out), the tools folder, the data folder, and what the window "
-                    "needs. Each line says ✓ (works), ! (a limit) or ✗ (broken, with the fix). Exit status 1 when "
-                    "something is broken.", parents=list(parents))
-    p.add_argument("--backend", choices=["ollama", "openai"], help="check this backend instead of the saved one")
-    p.add_argument("--host", metavar="URL", type=_host_url, help="check this Ollama host")
-    p.add_argument("--base-url", metavar="URL", type=_base_url, help="check this OpenAI-compatible base URL")
-    p.add_argument("--model", metavar="NAME", type=_nonempty("the model name"), help="check this model")
-    p.add_argument("--no-mcp", action="store_true", help="do not start the MCP servers")
-    p.set_defaults(_parser=p)
 
 
 def _marks(stream: TextIO) -> dict[str, str]:

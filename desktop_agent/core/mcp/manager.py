@@ -155,6 +155,33 @@ class McpManager:
         if not self._closed:
             self._launch(server)
 
+    def reconfigure(self, servers: list[McpServerSettings], *, start_timeout_s: float | None = None,
+                    call_timeout_s: float | None = None) -> list[str]:
+        """Take ``servers`` (the enabled ones) as the configuration: a server removed or changed is stopped, one
+        added or changed is started; the others go on as they are (their sessions, calls and tools untouched).
+        Returns the names of the servers (re)started."""
+        if start_timeout_s is not None:
+            self.start_timeout_s = start_timeout_s
+        if call_timeout_s is not None:
+            self.call_timeout_s = call_timeout_s
+        configs = [s for s in servers if s.enabled]
+        with self._lock:
+            old = dict(self._servers)
+            kept = {c.name: old[c.name] for c in configs if c.name in old and old[c.name].config == c}
+            fresh = {c.name: _Server(c) for c in configs if c.name not in kept}
+            self.configs = configs
+            self._servers = {c.name: kept.get(c.name) or fresh[c.name] for c in configs}
+            running = self._thread is not None and not self._closed
+        for name, server in old.items():
+            if kept.get(name) is not server:
+                self._stop_one(server, timeout_s=5.0)
+        if running:
+            for server in fresh.values():
+                self._launch(server)
+        else:
+            self.start()
+        return list(fresh)
+
     def close(self, timeout_s: float = 5.0) -> None:
         """Stop every server this manager started (each is asked to exit, then killed) and the loop."""
         with self._lock:
@@ -470,9 +497,10 @@ class McpManager:
         return lines[-STDERR_LINES:]
 
     def _changed(self, server: _Server) -> None:
-        if self.on_change is not None:
+        if self.on_change is not None and self._servers.get(server.config.name) is server:  # not a replaced one
             try:
-                self.on_change(self.states()[list(self._servers).index(server.config.name)])
+                st = server.state
+                self.on_change(ServerState(st.name, st.state, list(st.tools), st.error, list(st.stderr)))
             except Exception:
                 log.warning("MCP state listener failed", exc_info=True)
 
