@@ -94,6 +94,8 @@ def _list(args: argparse.Namespace, services: Services) -> int:
         if state is not None and state.state == "failed":
             for line in state.stderr:
                 print(f"    | {line}")
+        for notice in state.notices if state is not None else []:
+            print(f"    ! {notice}")
         for tool in (tools.get(server.name, []) if manager is not None else []):
             first = (tool.description.splitlines() or [""])[0]
             print(f"    {tool.name}  {first}")

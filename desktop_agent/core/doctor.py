@@ -267,6 +267,8 @@ def mcp_checks(saved: Settings, manager: McpManager | None) -> list[Check]:
         area = f"MCP server {state.name}"
         if state.state == READY:
             out.append(Check(area, OK, f"ready ({len(state.tools)} tool{'s' if len(state.tools) != 1 else ''})"))
+            out += [Check(area, WARN, notice, "the other tools work; tell the server's author")
+                    for notice in state.notices]
         elif state.state == FAILED:
             out.append(Check(area, FAIL, state.error, _mcp_fix(state.error), list(state.stderr)))
         else:

@@ -34,6 +34,9 @@ STDERR_LINES = 12
 #: often): one that exited or stopped answering is reported as failed even when nothing calls it
 HEARTBEAT_S = 5.0
 REMOTE_HEARTBEAT_S = 30.0
+#: what :meth:`McpManager.wait_ready` waits beyond the start timeout by default: finding the command (the login
+#: shell's PATH is read once, within its own timeout) comes before the start timeout counts
+START_MARGIN_S = 5.0
 #: how long that request may take before the server counts as not answering
 PING_TIMEOUT_S = 15.0
 
@@ -59,14 +62,26 @@ class ServerState:
     tools: list[str] = field(default_factory=list)
     error: str = ""
     stderr: list[str] = field(default_factory=list)
+    #: what its tool list needed: a tool repaired or left out, one line each (see :mod:`.listing`)
+    notices: list[str] = field(default_factory=list)
 
     def line(self) -> str:
         """One line: ``time: ready (2 tools)``, ``files: failed — …``."""
         if self.state == READY:
-            return f"{self.name}: ready ({len(self.tools)} tool{'s' if len(self.tools) != 1 else ''})"
+            mended = f"; {len(self.notices)} repaired or left out" if self.notices else ""
+            return f"{self.name}: ready ({len(self.tools)} tool{'s' if len(self.tools) != 1 else ''}{mended})"
         if self.state == FAILED:
             return f"{self.name}: failed — {self.error}"
         return f"{self.name}: {self.state}"
+
+
+class _ListingHung(Exception):
+    """The server answered the handshake but not ``tools/list`` in time."""
+
+
+def _copy(state: ServerState) -> ServerState:
+    return ServerState(state.name, state.state, list(state.tools), state.error, list(state.stderr),
+                       list(state.notices))
 
 
 class _Server:
@@ -91,6 +106,8 @@ class _Server:
         #: every secret value the app handed this server (env, headers, arguments, its URL's credentials): masked
         #: wherever the server's output or errors are shown
         self.handed: list[str] = []
+        #: what its last tool list needed (repairs, tools left out)
+        self.notices: list[str] = []
 
 
 class McpManager:
@@ -136,7 +153,8 @@ class McpManager:
     def wait_ready(self, timeout_s: float | None = None, cancel: threading.Event | None = None) -> list[ServerState]:
         """Wait until no server is starting any more (or ``timeout_s`` passed, or ``cancel`` is set); their
         states."""
-        deadline = time.monotonic() + (self.start_timeout_s if timeout_s is None else timeout_s)
+        # by default the start timeout, and the moment finding the command may take (the login shell, read once)
+        deadline = time.monotonic() + (self.start_timeout_s + START_MARGIN_S if timeout_s is None else timeout_s)
         while time.monotonic() < deadline and self.starting():
             if cancel is not None and cancel.wait(0.05):
                 break
@@ -228,8 +246,7 @@ class McpManager:
     # ---- what the servers offer ---------------------------------------------------------------------
 
     def states(self) -> list[ServerState]:
-        return [ServerState(s.state.name, s.state.state, list(s.state.tools), s.state.error, list(s.state.stderr))
-                for s in self._servers.values()]
+        return [_copy(s.state) for s in list(self._servers.values())]
 
     def tools(self, taken: set[str] | None = None) -> list[McpTool]:
         """The tools of every ready server, named so that none clashes with ``taken`` or another."""
@@ -300,14 +317,20 @@ class McpManager:
         try:
             # off the loop: the keyring and the login shell's PATH (read once) may take a moment
             transport = await asyncio.to_thread(self._transport, server)
-            async with asyncio.timeout(self.start_timeout_s):
+            # one bound for the handshake and the tool list together: the start timeout is the whole start's
+            deadline = asyncio.get_running_loop().time() + self.start_timeout_s
+            async with asyncio.timeout_at(deadline):
                 client = Client(transport, raise_exceptions=True, message_handler=self._listener(server))
                 await client.__aenter__()
             try:
-                async with asyncio.timeout(self.start_timeout_s):
-                    infos = await _list_tools(client)
+                try:
+                    async with asyncio.timeout_at(deadline):
+                        infos = await _list_tools(client)
+                except TimeoutError:
+                    raise _ListingHung from None
                 server.client, server.infos = client, infos
-                server.state = ServerState(server.config.name, READY, [str(i.name) for i in infos])
+                server.state = ServerState(server.config.name, READY, [str(i.name) for i in infos],
+                                           notices=list(server.notices))
                 self._changed(server)
                 if server.stale:
                     await self._relist(server)
@@ -330,12 +353,17 @@ class McpManager:
         except asyncio.CancelledError:
             server.state = ServerState(server.config.name, STOPPED)
             self._changed(server)
+        except _ListingHung:
+            self._fail(server, f"it answered the MCP handshake but not the request for its tools (tools/list) "
+                               f"within {self.start_timeout_s:g} s; it may be waiting for something (a sign-in, a "
+                               "download, a database): see its output, then Restart it to try again")
         except TimeoutError:
             why = f"it did not start within {self.start_timeout_s:g} s"
             if server.noise:
                 why += f"; it wrote something that is not MCP on its output: {server.noise!r}"
             else:
-                why += " (it never answered the MCP handshake)"
+                why += (" (it never answered the MCP handshake): check that the command starts an MCP server on "
+                        "stdio (some need an argument such as 'stdio'), then Restart it to try again")
             self._fail(server, why)
         except BaseException as exc:
             log.info("MCP server %s failed", server.config.name, exc_info=True)
@@ -349,6 +377,7 @@ class McpManager:
 
     def _transport(self, server: _Server) -> Any:
         from desktop_agent.core.mcp.config import secret_keys, with_secrets
+        from desktop_agent.core.mcp.listing import repaired
         from desktop_agent.core.mcp.masking import secret_parts
 
         values = {}
@@ -371,7 +400,7 @@ class McpManager:
                         streamable_http_client(config.url, http_client=http) as streams:
                     yield streams
 
-            return with_client()
+            return repaired(with_client(), server.notices)
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
         from desktop_agent.core.mcp.launch import resolve, server_environment, working_dir
@@ -382,7 +411,7 @@ class McpManager:
         server.errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
         params = StdioServerParameters(command=command, args=list(config.args), env=env,
                                        cwd=working_dir(config.cwd))
-        return stdio_client(params, errlog=server.errlog)
+        return repaired(stdio_client(params, errlog=server.errlog), server.notices)
 
     def _listener(self, server: _Server) -> Any:
         """The SDK message handler of ``server``'s session: a ``tools/list_changed`` lists its tools again."""
@@ -469,7 +498,8 @@ class McpManager:
         if server.client is not client or server.state.state != READY:
             return
         server.infos = infos
-        server.state = ServerState(server.config.name, READY, [str(i.name) for i in infos])
+        server.state = ServerState(server.config.name, READY, [str(i.name) for i in infos],
+                                   notices=list(server.notices))
         self._changed(server)
 
     def _alive(self, server: _Server) -> bool:
@@ -499,8 +529,7 @@ class McpManager:
     def _changed(self, server: _Server) -> None:
         if self.on_change is not None and self._servers.get(server.config.name) is server:  # not a replaced one
             try:
-                st = server.state
-                self.on_change(ServerState(st.name, st.state, list(st.tools), st.error, list(st.stderr)))
+                self.on_change(_copy(server.state))
             except Exception:
                 log.warning("MCP state listener failed", exc_info=True)
 

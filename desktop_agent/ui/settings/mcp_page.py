@@ -265,8 +265,8 @@ class McpPage(SettingsPage):
             n = len(state.tools)
             ready = translate("McpPage", "Ready: %n tool", None, n) if n == 1 else translate("McpPage",
                     "Ready: %n tools", None, n)
-            return line, ready + (
-                f" ({tools})." if tools else "."), state
+            notes = "".join(f"\n• {n}" for n in state.notices)  # tools of its list repaired or left out
+            return line, ready + (f" ({tools})." if tools else ".") + notes, state
         if state.state == "stopped":
             return "stopped", translate("McpPage", "Stopped (Restart starts it again)."), state
         return line, translate("McpPage", "Starting…"), state
