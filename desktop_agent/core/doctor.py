@@ -163,6 +163,8 @@ def keyring_checks(secrets: SecretStore, settings: Settings) -> list[Check]:
                "there); until then keys are kept for the session only")
     if needs:
         problem += ": " + ", ".join(needs) + " cannot be read"
+        if "the API key" in needs:
+            fix += "; or give the key in OPENAI_API_KEY"
     return [Check("keyring", status, problem, fix)]
 
 
