@@ -8,11 +8,12 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from desktop_agent.core.mcp.manager import FAILED, READY, McpManager
+from desktop_agent.core.mcp.manager import FAILED, HEARTBEAT_S, READY, McpManager
 from desktop_agent.core.settings import McpServerSettings
 from desktop_agent.core.tools.dispatch import dispatch_call
 from desktop_agent.core.tools.permissions import Answer, ChatPermissions
@@ -97,3 +98,23 @@ def test_mcp_list_shows_the_notices_and_the_reason(tmp_path):
     assert "    ! tool not_an_object was left out: its input schema is not a JSON object (str)" in done.stdout
     assert "slowlist  [failed — it answered the MCP handshake but not the request for its tools" in done.stdout
     assert "ValidationError" not in done.stdout + done.stderr
+
+
+def test_a_storm_of_list_changes_relists_at_most_once_a_second_and_the_new_tool_is_there(started):
+    began = time.monotonic()
+    manager = started(_raw("storm"))
+    assert manager.states()[0].state == READY
+    tools = {t.name: t for t in manager.tools()}
+    assert "raw__added" not in tools
+    dispatch_call(tools, "raw__storm", {}, chat=ALLOW)  # 50 notifications at once, and a tool added
+    deadline = time.monotonic() + 20
+    while "added" not in manager.states()[0].tools and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "added" in manager.states()[0].tools
+    time.sleep(1.5)  # the paced listing after the storm, if any, is done by now
+    tools = {t.name: t for t in manager.tools()}
+    listed = int(dispatch_call(tools, "raw__count", {}, chat=ALLOW).content)
+    # the first listing, then at most two for the 50 notices (and the idle check's, every HEARTBEAT_S)
+    checks = int((time.monotonic() - began) / HEARTBEAT_S)
+    assert 2 <= listed <= 3 + checks, (listed, checks)
+    assert dispatch_call(tools, "raw__added", {}, chat=ALLOW).content == "added called with {}"

@@ -4,7 +4,9 @@
 - ``hang-list``: answers the handshake, never answers ``tools/list``;
 - ``bad-schemas``: lists tools whose schemas are broken in the ways servers break them (no ``type``, a ``$ref``
   into its own properties, nested ``$defs``, a schema that is not an object, no name) next to a good one;
-  ``tools/call`` of any tool answers its name and arguments.
+  ``tools/call`` of any tool answers its name and arguments;
+- ``storm``: its tool ``storm`` sends 50 ``notifications/tools/list_changed`` at once and adds the tool ``added``;
+  its tool ``count`` answers how many times its tools were listed.
 """
 
 from __future__ import annotations
@@ -38,8 +40,14 @@ def send(message: dict) -> None:
     sys.stdout.flush()
 
 
+STORM = [GOOD, {"name": "storm", "description": "Sends a storm of list changes", "inputSchema": {"type": "object"}},
+         {"name": "count", "description": "How many times the tools were listed", "inputSchema": {"type": "object"}}]
+ADDED = {"name": "added", "description": "Added by the storm", "inputSchema": {"type": "object"}}
+
+
 def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else "hang-list"
+    listed, tools = 0, list(STORM if mode == "storm" else BAD_SCHEMAS)
     for line in sys.stdin:
         try:
             message = json.loads(line)
@@ -51,16 +59,23 @@ def main() -> None:
         if method == "initialize":
             version = (message.get("params") or {}).get("protocolVersion") or "2025-11-25"
             send({"jsonrpc": "2.0", "id": ident, "result": {
-                "protocolVersion": version, "capabilities": {"tools": {}},
+                "protocolVersion": version, "capabilities": {"tools": {"listChanged": True}},
                 "serverInfo": {"name": f"raw-{mode}", "version": "1.0"}}})
         elif method == "tools/list":
             if mode == "hang-list":
                 print("raw: listing my tools takes a while…", file=sys.stderr, flush=True)
                 time.sleep(3600)
-            send({"jsonrpc": "2.0", "id": ident, "result": {"tools": BAD_SCHEMAS}})
+            listed += 1
+            send({"jsonrpc": "2.0", "id": ident, "result": {"tools": tools}})
         elif method == "tools/call":
             params = message.get("params") or {}
             text = f"{params.get('name')} called with {json.dumps(params.get('arguments') or {}, sort_keys=True)}"
+            if params.get("name") == "storm":
+                tools.append(ADDED)
+                for _ in range(50):
+                    send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            elif params.get("name") == "count":
+                text = str(listed)
             send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": text}]}})
         elif method == "ping":
             send({"jsonrpc": "2.0", "id": ident, "result": {}})

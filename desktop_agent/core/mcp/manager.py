@@ -34,6 +34,8 @@ STDERR_LINES = 12
 #: often): one that exited or stopped answering is reported as failed even when nothing calls it
 HEARTBEAT_S = 5.0
 REMOTE_HEARTBEAT_S = 30.0
+#: a server's tools are listed again at most this often however many ``tools/list_changed`` it sends (seconds)
+RELIST_EVERY_S = 1.0
 #: what :meth:`McpManager.wait_ready` waits beyond the start timeout by default: finding the command (the login
 #: shell's PATH is read once, within its own timeout) comes before the start timeout counts
 START_MARGIN_S = 5.0
@@ -96,6 +98,9 @@ class _Server:
         #: the listing a ``tools/list_changed`` started; ``stale``: one came before the server was ready
         self.relisting: asyncio.Future[None] | None = None
         self.stale = False
+        #: another change came while listing (listed again once more); when the tools were last listed (loop time)
+        self.relist_again = False
+        self.last_listed = 0.0
         #: the first line it wrote on stdout that is not MCP, while starting
         self.noise = ""
         #: calls running now (counted on the manager's loop)
@@ -422,7 +427,7 @@ class McpManager:
                 server.noise = _unreadable_line(message)  # said if it never gets ready
             if isinstance(message, ToolListChangedNotification):
                 # not awaited here: the session's reader must go on (the listing's answer comes through it)
-                server.relisting = asyncio.ensure_future(self._relist(server))
+                self._tools_changed(server)
 
         return handle
 
@@ -437,7 +442,7 @@ class McpManager:
         try:
             async with client.listen(tools_list_changed=True) as changes:
                 async for _change in changes:
-                    await self._relist(server)
+                    self._tools_changed(server)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -482,6 +487,26 @@ class McpManager:
             self._fail(server, why)
             server.stop.set()
             return
+
+    def _tools_changed(self, server: _Server) -> None:
+        """The server said its tools changed: list them again — at once, and a storm of such notices at most once
+        every :data:`RELIST_EVERY_S` (the last change is always listed)."""
+        if server.relisting is not None and not server.relisting.done():
+            server.relist_again = True
+            return
+        server.relisting = asyncio.ensure_future(self._relist_paced(server))
+
+    async def _relist_paced(self, server: _Server) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            wait = server.last_listed + RELIST_EVERY_S - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            server.relist_again = False
+            server.last_listed = loop.time()
+            await self._relist(server)
+            if not server.relist_again:
+                return
 
     async def _relist(self, server: _Server) -> None:
         client = server.client
