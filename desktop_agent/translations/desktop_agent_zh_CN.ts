@@ -249,6 +249,137 @@
     </message>
 </context>
 <context>
+    <name>Attachments</name>
+    <message>
+        <source>text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <source>PDF</source>
+        <translation>PDF</translation>
+    </message>
+    <message>
+        <source>image</source>
+        <translation>图片</translation>
+    </message>
+    <message>
+        <source>not a text file, PDF or image — not sent</source>
+        <translation>不是文本文件、PDF 或图片 — 不会发送</translation>
+    </message>
+    <message>
+        <source>too big to send</source>
+        <translation>太大，无法发送</translation>
+    </message>
+    <message>
+        <source>damaged or protected — not sent</source>
+        <translation>已损坏或受保护 — 不会发送</translation>
+    </message>
+    <message>
+        <source>this PDF has no text (scanned?) — not sent</source>
+        <translation>此 PDF 没有文本（扫描件？）— 不会发送</translation>
+    </message>
+    <message>
+        <source>empty — not sent</source>
+        <translation>空文件 — 不会发送</translation>
+    </message>
+    <message>
+        <source>models take PNG, JPEG, GIF or WebP — not sent</source>
+        <translation>模型只接受 PNG、JPEG、GIF 或 WebP — 不会发送</translation>
+    </message>
+    <message>
+        <source>its stored copy is gone</source>
+        <translation>已保存的副本不见了</translation>
+    </message>
+    <message>
+        <source>cannot be opened — not sent</source>
+        <translation>无法打开 — 不会发送</translation>
+    </message>
+    <message>
+        <source>{n} B</source>
+        <translation>{n} B</translation>
+    </message>
+    <message>
+        <source>{n} KB</source>
+        <translation>{n} KB</translation>
+    </message>
+    <message>
+        <source>{n} MB</source>
+        <translation>{n} MB</translation>
+    </message>
+    <message>
+        <source>only the beginning is sent</source>
+        <translation>只发送开头部分</translation>
+    </message>
+    <message>
+        <source>reading…</source>
+        <translation>正在读取…</translation>
+    </message>
+    <message>
+        <source>Remove this file (Delete)</source>
+        <translation>移除此文件 (Delete)</translation>
+    </message>
+    <message>
+        <source>Remove {name}</source>
+        <translation>移除 {name}</translation>
+    </message>
+    <message>
+        <source>Click to see the image bigger</source>
+        <translation>点击查看大图</translation>
+    </message>
+    <message>
+        <source>{name}, being read</source>
+        <translation>{name}，正在读取</translation>
+    </message>
+    <message>
+        <source>{name}, cannot be used: {why}</source>
+        <translation>{name}，无法使用：{why}</translation>
+    </message>
+    <message>
+        <source>Attached file {name}, {detail}</source>
+        <translation>附件 {name}，{detail}</translation>
+    </message>
+    <message>
+        <source>Attached files</source>
+        <translation>附件</translation>
+    </message>
+    <message>
+        <source>Left and Right choose a file, Delete removes it</source>
+        <translation>用左右方向键选择文件，按 Delete 移除</translation>
+    </message>
+    <message>
+        <source>pasted image {n}.png</source>
+        <translation>粘贴的图片 {n}.png</translation>
+    </message>
+    <message>
+        <source>Attached files: {file} ({n} of {count})</source>
+        <translation>附件：{file}（第 {n} 个，共 {count} 个）</translation>
+    </message>
+    <message>
+        <source>Wait a moment: the attached files are still being read.</source>
+        <translation>请稍候：附件仍在读取中。</translation>
+    </message>
+    <message>
+        <source>Wait a moment: the app is still starting.</source>
+        <translation>请稍候：应用仍在启动中。</translation>
+    </message>
+    <message>
+        <source>⚠ {model} cannot see images (its server says it has no vision). Remove the image or pick a model that can see images, such as llava, gemma3 or qwen2.5vl.</source>
+        <translation>⚠ {model} 无法查看图片（其服务器表示它不支持视觉）。请移除图片，或选择能查看图片的模型，例如 llava、gemma3 或 qwen2.5vl。</translation>
+    </message>
+    <message>
+        <source>This model</source>
+        <translation>此模型</translation>
+    </message>
+    <message>
+        <source>Image {name}</source>
+        <translation>图片 {name}</translation>
+    </message>
+    <message>
+        <source>The image cannot be shown.</source>
+        <translation>无法显示此图片。</translation>
+    </message>
+</context>
+<context>
     <name>Branches</name>
     <message>
         <source>Edit and resend</source>
@@ -540,6 +671,77 @@ The default from Settings ({default}).</source>
     </message>
 </context>
 <context>
+    <name>ChatSetup</name>
+    <message>
+        <source>The chat&apos;s model is missing</source>
+        <translation>对话的模型不存在</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>This chat used the model “{model}”, which the server does not have (any more). Your chat is kept: pick another model in the toolbar to go on.</source>
+        <translation>此对话使用的模型“{model}”在服务器上不存在（或已不存在）。您的对话已保留：请在工具栏中选择其他模型以继续。</translation>
+    </message>
+    <message>
+        <source>Use {model}</source>
+        <translation>使用 {model}</translation>
+    </message>
+    <message>
+        <source>This chat&apos;s system prompt</source>
+        <translation>此对话的系统提示词</translation>
+    </message>
+    <message>
+        <source>What the model is told before this chat&apos;s messages. A change applies from the next message and is noted in the chat.</source>
+        <translation>在此对话的消息之前告诉模型的内容。更改从下一条消息起生效，并会记录在对话中。</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>Use the default</source>
+        <translation>使用默认值</translation>
+    </message>
+    <message>
+        <source>The system prompt of Settings → Generation</source>
+        <translation>设置 → 生成 中的系统提示词</translation>
+    </message>
+    <message>
+        <source>System &amp;prompt…</source>
+        <translation>系统提示词(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>This chat&apos;s own system prompt</source>
+        <translation>此对话自己的系统提示词</translation>
+    </message>
+    <message>
+        <source>New chat &amp;as</source>
+        <translation>新对话使用预设(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Plain chat</source>
+        <translation>普通对话</translation>
+    </message>
+    <message>
+        <source>New chat as {name}</source>
+        <translation>以 {name} 开始新对话</translation>
+    </message>
+    <message>
+        <source>A new chat with the system prompt, model and tools of {name}</source>
+        <translation>使用 {name} 的系统提示词、模型和工具开始新对话</translation>
+    </message>
+    <message>
+        <source>Edit presets…</source>
+        <translation>编辑预设…</translation>
+    </message>
+    <message>
+        <source>This chat&apos;s model “{model}” is not on the server.</source>
+        <translation>此对话的模型“{model}”不在服务器上。</translation>
+    </message>
+</context>
+<context>
     <name>Common</name>
     <message>
         <source>just now</source>
@@ -595,6 +797,18 @@ The default from Settings ({default}).</source>
     <message>
         <source>Enter sends; Shift+Enter adds a line; Esc stops an answer</source>
         <translation>Enter 发送;Shift+Enter 换行;Esc 停止回答</translation>
+    </message>
+    <message>
+        <source>Attach files (Ctrl+Shift+A) — or drop or paste them here</source>
+        <translation>添加附件 (Ctrl+Shift+A) — 或将文件拖放或粘贴到这里</translation>
+    </message>
+    <message>
+        <source>Attach files</source>
+        <translation>添加附件</translation>
+    </message>
+    <message>
+        <source>Attach files…</source>
+        <translation>添加附件…</translation>
     </message>
     <message>
         <source>Stop</source>
@@ -731,6 +945,10 @@ The default from Settings ({default}).</source>
         <translation>已撤销摘要：之前的消息会重新发送。</translation>
     </message>
     <message>
+        <source>New chat with {preset}.</source>
+        <translation>已使用 {preset} 开始新对话。</translation>
+    </message>
+    <message>
         <source>Could not open the chat: {error}</source>
         <translation>无法打开对话：{error}</translation>
     </message>
@@ -757,6 +975,22 @@ The default from Settings ({default}).</source>
     <message>
         <source>Could not delete the branch: {error}</source>
         <translation>无法删除分支：{error}</translation>
+    </message>
+    <message>
+        <source>System prompt changed: {prompt}</source>
+        <translation>系统提示词已更改：{prompt}</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>Model: {name} (from the next message)</source>
+        <translation>模型：{name}（从下一条消息起）</translation>
+    </message>
+    <message>
+        <source>Model: {before} → {after}</source>
+        <translation>模型：{before} → {after}</translation>
     </message>
     <message>
         <source>Pulled {model}.</source>
@@ -1011,6 +1245,10 @@ The default from Settings ({default}).</source>
         <source>The keys could not be saved: {text}</source>
         <translation>无法保存密钥:{text}</translation>
     </message>
+    <message>
+        <source>Presets</source>
+        <translation>预设</translation>
+    </message>
 </context>
 <context>
     <name>Dialogs</name>
@@ -1123,6 +1361,26 @@ The default from Settings ({default}).</source>
     <message>
         <source>How can I help?</source>
         <translation>有什么可以帮你?</translation>
+    </message>
+    <message>
+        <source>Plain</source>
+        <translation>普通</translation>
+    </message>
+    <message>
+        <source>Start as:</source>
+        <translation>开始方式：</translation>
+    </message>
+    <message>
+        <source>This chat with the system prompt, model and tools of {name}</source>
+        <translation>此对话使用 {name} 的系统提示词、模型和工具</translation>
+    </message>
+    <message>
+        <source>This chat with the system prompt of Settings</source>
+        <translation>此对话使用设置中的系统提示词</translation>
+    </message>
+    <message>
+        <source>Start as {name}</source>
+        <translation>以 {name} 开始</translation>
     </message>
     <message>
         <source>Ask: {text}</source>
@@ -1913,6 +2171,112 @@ The default from Settings ({default}).</source>
     </message>
 </context>
 <context>
+    <name>HistoryFilter</name>
+    <message>
+        <source>Any time</source>
+        <translation>任何时间</translation>
+    </message>
+    <message>
+        <source>Today</source>
+        <translation>今天</translation>
+    </message>
+    <message>
+        <source>Last 7 days</source>
+        <translation>最近 7 天</translation>
+    </message>
+    <message>
+        <source>Last 30 days</source>
+        <translation>最近 30 天</translation>
+    </message>
+    <message>
+        <source>Older than 30 days</source>
+        <translation>30 天以前</translation>
+    </message>
+    <message>
+        <source>Filter</source>
+        <translation>筛选</translation>
+    </message>
+    <message>
+        <source>Filter the chats</source>
+        <translation>筛选对话</translation>
+    </message>
+    <message>
+        <source>Show only the chats with a tag, of a model or from a time</source>
+        <translation>只显示带某个标签、使用某个模型或来自某段时间的对话</translation>
+    </message>
+    <message>
+        <source>Filtered by</source>
+        <translation>筛选条件</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>清除</translation>
+    </message>
+    <message>
+        <source>Clear the filter</source>
+        <translation>清除筛选</translation>
+    </message>
+    <message>
+        <source>Any</source>
+        <translation>任意</translation>
+    </message>
+    <message>
+        <source>&amp;Tag</source>
+        <translation>标签(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;Model</source>
+        <translation>模型(&amp;M)</translation>
+    </message>
+    <message>
+        <source>&amp;Date</source>
+        <translation>日期(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Filter:</source>
+        <translation>筛选：</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryLabels</name>
+    <message>
+        <source>&amp;Pin to top</source>
+        <translation>置顶(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Keep this chat at the top of the list</source>
+        <translation>将此对话保持在列表顶部</translation>
+    </message>
+    <message>
+        <source>&amp;Tags</source>
+        <translation>标签(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Un&amp;pin</source>
+        <translation>取消置顶(&amp;P)</translation>
+    </message>
+    <message>
+        <source>&amp;New tag…</source>
+        <translation>新建标签(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>New tag</source>
+        <translation>新建标签</translation>
+    </message>
+    <message>
+        <source>Tag this chat with:</source>
+        <translation>为此对话添加标签：</translation>
+    </message>
+    <message>
+        <source>Tagged “{tag}”.</source>
+        <translation>已添加标签“{tag}”。</translation>
+    </message>
+    <message>
+        <source>Tag “{tag}” removed.</source>
+        <translation>已移除标签“{tag}”。</translation>
+    </message>
+</context>
+<context>
     <name>HistoryPanel</name>
     <message>
         <source>Rename the selected chat</source>
@@ -2358,6 +2722,17 @@ The default from Settings ({default}).</source>
     </message>
 </context>
 <context>
+    <name>McpInputs</name>
+    <message>
+        <source>Values for the imported servers</source>
+        <translation>导入服务器所需的值</translation>
+    </message>
+    <message>
+        <source>{source} asks for these values. They are kept in the system keyring when you press Save, never in the settings file. Leave one empty to set it later.</source>
+        <translation>{source} 需要这些值。按“保存”后，它们会保存在系统密钥环中，绝不会写入设置文件。留空的值可以稍后再设置。</translation>
+    </message>
+</context>
+<context>
     <name>McpPage</name>
     <message>
         <source>&amp;Use MCP servers</source>
@@ -2424,12 +2799,16 @@ The default from Settings ({default}).</source>
         <translation>重新启动所选 MCP 服务器</translation>
     </message>
     <message>
-        <source>&amp;Import Claude Desktop config…</source>
-        <translation>导入 Claude Desktop 配置(&amp;I)…</translation>
+        <source>&amp;Import from another app…</source>
+        <translation>从其他应用导入(&amp;I)…</translation>
     </message>
     <message>
-        <source>Import MCP servers from a Claude Desktop config file</source>
-        <translation>从 Claude Desktop 配置文件导入 MCP 服务器</translation>
+        <source>Import MCP servers from Claude Desktop, VS Code, Cursor or Zed</source>
+        <translation>从 Claude Desktop、VS Code、Cursor 或 Zed 导入 MCP 服务器</translation>
+    </message>
+    <message>
+        <source>Claude Desktop&apos;s claude_desktop_config.json, VS Code&apos;s or Cursor&apos;s mcp.json, Zed&apos;s settings.json</source>
+        <translation>Claude Desktop 的 claude_desktop_config.json、VS Code 或 Cursor 的 mcp.json、Zed 的 settings.json</translation>
     </message>
     <message>
         <source>MCP servers error</source>
@@ -2584,8 +2963,16 @@ The default from Settings ({default}).</source>
         <translation>导入 MCP 服务器</translation>
     </message>
     <message>
-        <source>JSON files (*.json);;All files (*)</source>
-        <translation>JSON 文件 (*.json);;所有文件 (*)</translation>
+        <source>JSON files (*.json *.jsonc);;All files (*)</source>
+        <translation>JSON 文件 (*.json *.jsonc);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>From {name} ({app}):
+{lines}
+Press Save to keep the servers and start them.</source>
+        <translation>来自 {name}（{app}）：
+{lines}
+按“保存”保留这些服务器并启动它们。</translation>
     </message>
     <message>
         <source>Fix the servers listed first: {exc}</source>
@@ -2608,20 +2995,24 @@ The default from Settings ({default}).</source>
         <translation>系统密钥环</translation>
     </message>
     <message>
+        <source>header</source>
+        <translation>请求头</translation>
+    </message>
+    <message>
+        <source>argument</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>URL</source>
+        <translation>URL</translation>
+    </message>
+    <message>
         <source>the {what} {name} of {server_name} goes to {place} when you press Save, not to the settings file</source>
         <translation>按“保存”时,{server_name} 的{what} {name} 将存入{place},而不是设置文件</translation>
     </message>
     <message>
         <source>skipped {line}</source>
         <translation>已跳过 {line}</translation>
-    </message>
-    <message>
-        <source>From {name}:
-{lines}
-Press Save to keep the servers and start them.</source>
-        <translation>来自 {name}:
-{lines}
-按“保存”以保留这些服务器并启动它们。</translation>
     </message>
     <message>
         <source>{name} could not be restarted: {error}</source>
@@ -2925,6 +3316,10 @@ Click to open Settings → MCP servers.</source>
 <context>
     <name>Models</name>
     <message>
+        <source>Pinned</source>
+        <translation>已置顶</translation>
+    </message>
+    <message>
         <source>Today</source>
         <translation>今天</translation>
     </message>
@@ -2958,6 +3353,10 @@ Click to open Settings → MCP servers.</source>
 {model} · {n} · last message {when}</source>
         <translation>{title}
 {model} · {n} · 最后一条消息 {when}</translation>
+    </message>
+    <message>
+        <source>Tags: {tags}</source>
+        <translation>标签：{tags}</translation>
     </message>
 </context>
 <context>
@@ -3009,6 +3408,19 @@ Click to open Settings → MCP servers.</source>
     <message>
         <source>{size:,} bytes</source>
         <translation>{size:,} 字节</translation>
+    </message>
+</context>
+<context>
+    <name>NoteLine</name>
+    <message>
+        <source>Chat note: {text}</source>
+        <translation>对话备注：{text}</translation>
+    </message>
+    <message>
+        <source>{text}
+{when} · not sent to the model</source>
+        <translation>{text}
+{when} · 不会发送给模型</translation>
     </message>
 </context>
 <context>
@@ -3432,6 +3844,10 @@ Your chats appear here as you talk.</source>
         <translation>已将 {count} 个对话导出到 {path}。</translation>
     </message>
     <message>
+        <source>No chat matches the filter.</source>
+        <translation>没有符合筛选条件的对话。</translation>
+    </message>
+    <message>
         <source>{count} chat</source>
         <translation>{count} 个对话</translation>
     </message>
@@ -3469,6 +3885,176 @@ Your chats appear here as you talk.</source>
     <message>
         <source>Thoughts</source>
         <translation>思考过程</translation>
+    </message>
+</context>
+<context>
+    <name>Presets</name>
+    <message>
+        <source>Coder</source>
+        <translation>程序员</translation>
+    </message>
+    <message>
+        <source>Writer</source>
+        <translation>写作者</translation>
+    </message>
+    <message>
+        <source>Researcher</source>
+        <translation>研究员</translation>
+    </message>
+</context>
+<context>
+    <name>PresetsPage</name>
+    <message>
+        <source>As in Settings</source>
+        <translation>与设置相同</translation>
+    </message>
+    <message>
+        <source>OpenAI-compatible</source>
+        <translation>OpenAI 兼容</translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <source>Presets</source>
+        <translation>预设</translation>
+    </message>
+    <message>
+        <source>&amp;Add</source>
+        <translation>添加(&amp;A)</translation>
+    </message>
+    <message>
+        <source>D&amp;uplicate</source>
+        <translation>复制(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Delete</source>
+        <translation>删除(&amp;D)</translation>
+    </message>
+    <message>
+        <source>&amp;Reset to shipped</source>
+        <translation>恢复为内置版本(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Bring back this preset as the app ships it</source>
+        <translation>将此预设恢复为应用内置的版本</translation>
+    </message>
+    <message>
+        <source>Restore shipped presets</source>
+        <translation>恢复内置预设</translation>
+    </message>
+    <message>
+        <source>Bring back the shipped presets you deleted</source>
+        <translation>恢复您删除的内置预设</translation>
+    </message>
+    <message>
+        <source>Preset name</source>
+        <translation>预设名称</translation>
+    </message>
+    <message>
+        <source>Preset name problem</source>
+        <translation>预设名称问题</translation>
+    </message>
+    <message>
+        <source>&amp;Name:</source>
+        <translation>名称(&amp;N)：</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>System &amp;prompt:</source>
+        <translation>系统提示词(&amp;P)：</translation>
+    </message>
+    <message>
+        <source>What the model is told before every chat started with it.</source>
+        <translation>在以此预设开始的每个对话之前告诉模型的内容。</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>提供方</translation>
+    </message>
+    <message>
+        <source>Pro&amp;vider:</source>
+        <translation>提供方(&amp;V)：</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>The model chats use</source>
+        <translation>对话使用的模型</translation>
+    </message>
+    <message>
+        <source>&amp;Model:</source>
+        <translation>模型(&amp;M)：</translation>
+    </message>
+    <message>
+        <source>Own &amp;temperature</source>
+        <translation>自定义温度(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Temperature:</source>
+        <translation>温度：</translation>
+    </message>
+    <message>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>T&amp;ools:</source>
+        <translation>工具(&amp;O)：</translation>
+    </message>
+    <message>
+        <source>Preset state</source>
+        <translation>预设状态</translation>
+    </message>
+    <message>
+        <source>A preset needs a name.</source>
+        <translation>预设需要一个名称。</translation>
+    </message>
+    <message>
+        <source>Two presets are named “{name}”.</source>
+        <translation>有两个预设都叫“{name}”。</translation>
+    </message>
+    <message>
+        <source>Preset name (Presets tab)</source>
+        <translation>预设名称（预设页）</translation>
+    </message>
+    <message>
+        <source>New preset</source>
+        <translation>新预设</translation>
+    </message>
+    <message>
+        <source>{name} copy</source>
+        <translation>{name} 副本</translation>
+    </message>
+    <message>
+        <source>(no name)</source>
+        <translation>（无名称）</translation>
+    </message>
+    <message>
+        <source>{name} (edited)</source>
+        <translation>{name}（已编辑）</translation>
+    </message>
+    <message>
+        <source>Shipped with the app; edited — Reset brings it back.</source>
+        <translation>应用内置；已编辑 — “恢复”可还原。</translation>
+    </message>
+    <message>
+        <source>Shipped with the app.</source>
+        <translation>应用内置。</translation>
     </message>
 </context>
 <context>
@@ -3637,6 +4223,101 @@ Your chats appear here as you talk.</source>
     </message>
 </context>
 <context>
+    <name>RuleEditor</name>
+    <message>
+        <source>any call</source>
+        <translation>任何调用</translation>
+    </message>
+    <message>
+        <source>paths under a folder</source>
+        <translation>某文件夹下的路径</translation>
+    </message>
+    <message>
+        <source>commands starting with a word</source>
+        <translation>以某个词开头的命令</translation>
+    </message>
+    <message>
+        <source>a host (web address)</source>
+        <translation>某个主机（网址）</translation>
+    </message>
+    <message>
+        <source>these exact arguments</source>
+        <translation>这些确切的参数</translation>
+    </message>
+    <message>
+        <source>allow</source>
+        <translation>允许</translation>
+    </message>
+    <message>
+        <source>ask</source>
+        <translation>询问</translation>
+    </message>
+    <message>
+        <source>deny</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Edit permission rule</source>
+        <translation>编辑权限规则</translation>
+    </message>
+    <message>
+        <source>Add permission rule</source>
+        <translation>添加权限规则</translation>
+    </message>
+    <message>
+        <source>Tool</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>Applies to</source>
+        <translation>适用于</translation>
+    </message>
+    <message>
+        <source>Folder, command or host</source>
+        <translation>文件夹、命令或主机</translation>
+    </message>
+    <message>
+        <source>Policy</source>
+        <translation>策略</translation>
+    </message>
+    <message>
+        <source>&amp;Tool:</source>
+        <translation>工具(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>&amp;Applies to:</source>
+        <translation>适用于(&amp;A)：</translation>
+    </message>
+    <message>
+        <source>&amp;Value:</source>
+        <translation>值(&amp;V)：</translation>
+    </message>
+    <message>
+        <source>&amp;Policy:</source>
+        <translation>策略(&amp;P)：</translation>
+    </message>
+    <message>
+        <source>Rule problem</source>
+        <translation>规则问题</translation>
+    </message>
+    <message>
+        <source>Choose a tool.</source>
+        <translation>请选择一个工具。</translation>
+    </message>
+    <message>
+        <source>Say which folder, command or host the rule is for.</source>
+        <translation>请说明此规则针对哪个文件夹、命令或主机。</translation>
+    </message>
+    <message>
+        <source>The folder must be a full path (starting with / or ~).</source>
+        <translation>文件夹必须是完整路径（以 / 或 ~ 开头）。</translation>
+    </message>
+    <message>
+        <source>{name} can change or delete things: it is never allowed for any call. Give a folder, command or host.</source>
+        <translation>{name} 可以更改或删除内容：绝不会对任何调用都允许。请指定文件夹、命令或主机。</translation>
+    </message>
+</context>
+<context>
     <name>RulesBox</name>
     <message>
         <source>you</source>
@@ -3691,8 +4372,8 @@ Your chats appear here as you talk.</source>
         <translation>显示权限规则</translation>
     </message>
     <message>
-        <source>made by Always allow on an approval card; changes apply at once</source>
-        <translation>由批准卡片上的“始终允许”创建;更改立即生效</translation>
+        <source>made by Always allow on an approval card or added here; changes apply at once</source>
+        <translation>由批准卡片上的“始终允许”创建或在此添加；更改立即生效</translation>
     </message>
     <message>
         <source>Permission rules</source>
@@ -3713,6 +4394,22 @@ Your chats appear here as you talk.</source>
     <message>
         <source>Revoke the selected rule</source>
         <translation>撤销所选规则</translation>
+    </message>
+    <message>
+        <source>&amp;Add…</source>
+        <translation>添加(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>Add a permission rule</source>
+        <translation>添加一条权限规则</translation>
+    </message>
+    <message>
+        <source>&amp;Edit…</source>
+        <translation>编辑(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Edit the selected rule</source>
+        <translation>编辑所选规则</translation>
     </message>
     <message>
         <source>Policy of the rule for {tool}</source>
@@ -3774,6 +4471,10 @@ Your chats appear here as you talk.</source>
     <message>
         <source>Bring back your last message to edit (in an empty box)</source>
         <translation>调出您的上一条消息以便编辑（输入框为空时）</translation>
+    </message>
+    <message>
+        <source>Attach files (or drop or paste them in the box)</source>
+        <translation>添加附件（或将文件拖放或粘贴到输入框中）</translation>
     </message>
     <message>
         <source>Save the settings</source>

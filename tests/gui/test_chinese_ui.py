@@ -99,7 +99,7 @@ def test_concrete_labels_read_in_chinese(zh, qtbot, make_window):
     qtbot.addWidget(dialog)
     try:
         names = [dialog.tabs.tabText(i) for i in range(dialog.tabs.count())]
-        assert names == ["Ollama", "OpenAI 兼容", "生成", "工具", "外观", "MCP 服务器", "桌面"]
+        assert names == ["Ollama", "OpenAI 兼容", "生成", "工具", "外观", "MCP 服务器", "桌面", "预设"]
         page = dialog.appearance_page
         assert [page.language.itemText(i) for i in range(page.language.count())] == ["跟随系统", "English", "简体中文"]
     finally:

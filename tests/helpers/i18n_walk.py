@@ -32,6 +32,7 @@ ALLOWED_WORDS = {
     "llama", "latest", "mistral", "small", "claude", "github", "npx", "uvx", "git", "shell", "num_ctx", "think",
     "format", "gpt", "mini", "bearer", "authorization", "find_tools", "tool", "timeout_s", "localhost", "env",
     "desktop_agent_theme", "openai_api_key", "ollama_host", "pdf", "csv",
+    "chatgpt", "webui", "open", "code", "cursor", "zed", "conversations", "jsonc",  # apps and their files
     "english",  # a language named in itself (Settings → Appearance → Language)
 }
 _STRIP = [
