@@ -243,6 +243,22 @@ def test_our_json_round_trips_every_branch_losslessly(store, other, tmp_path):
     assert other.title_is_custom(new)
 
 
+def test_a_pinned_and_tagged_chat_keeps_its_pin_and_tags_through_json(store, other, tmp_path):
+    cid = branched_chat(store)
+    store.set_pinned(cid, True)
+    store.add_tag(cid, "travel")
+    store.add_tag(cid, "Weather")
+    data = json.loads(store.export(cid, "json"))
+    assert data["pinned"] is True and data["tags"] == ["travel", "Weather"]
+    new = other.import_file(write(tmp_path, "chat.json", data)).chat_ids[0]
+    assert other.is_pinned(new) and other.chat_tags(new) == ["travel", "Weather"]
+    assert normalized(other.export(new, "json")) == normalized(store.export(cid, "json"))
+    data["tags"] = "travel"
+    data["id"] = "another-chat"
+    with pytest.raises(ImportFailed, match="tags"):
+        other.import_file(write(tmp_path, "bad.json", data))
+
+
 def test_export_all_chats_to_json_and_back(store, other, tmp_path):
     ids = [branched_chat(store) for _ in range(3)]
     text_ = store.export_chats(None, "json")

@@ -49,6 +49,9 @@ class ImportedChat:
     nodes: list[ImportedNode]
     current: str | None = None
     title_is_custom: bool = True
+    #: the chat was pinned on top of the history, and its tags (our format only)
+    pinned: bool = False
+    tags: list[str] = field(default_factory=list)
     #: our own fields that a newer app version wrote and this one keeps as they are (lossless round trip)
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -14,7 +14,7 @@ import hashlib
 import re
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,8 @@ class ChatTree:
     parents: dict[int, int | None]
     leaf: int | None
     title_is_custom: bool = False
+    pinned: bool = False
+    tags: list[str] = field(default_factory=list)
 
 
 def chat_object(tree: ChatTree) -> dict[str, Any]:
@@ -53,6 +55,8 @@ def chat_object(tree: ChatTree) -> dict[str, Any]:
     data: dict[str, Any] = {"id": conv.id, "title": conv.title, "title_is_custom": tree.title_is_custom}
     data.update(conv.model_dump(mode="json", exclude=_NOT_COPIED))
     data["leaf"] = str(tree.leaf) if tree.leaf is not None else None
+    data["pinned"] = tree.pinned
+    data["tags"] = list(tree.tags)
     messages = []
     for m in tree.messages:
         item: dict[str, Any] = {"id": str(m.id)}
@@ -174,7 +178,7 @@ def _read_chat(data: dict[str, Any], version: int, path: Path, where: str) -> Im
     nodes = order_nodes(nodes, path, where)
     conv_fields = {k: v for k, v in data.items()
                    if k not in ("format", "version", "exported_at", "messages", "leaf", "title_is_custom", "id",
-                                "title", "chats")}
+                                "title", "chats", "pinned", "tags")}
     try:
         conv = Conversation.model_validate(conv_fields)
     except ValueError as exc:
@@ -200,4 +204,9 @@ def _read_chat(data: dict[str, Any], version: int, path: Path, where: str) -> Im
     flag = data.get("title_is_custom")
     chat.title_is_custom = (flag if isinstance(flag, bool) else title != default) and bool(title)
     conv.title = title if chat.title_is_custom else default
+    chat.pinned = data.get("pinned") is True
+    tags = data.get("tags")
+    if tags is not None and not (isinstance(tags, list) and all(isinstance(t, str) for t in tags)):
+        raise bad_entry(path, where, "its tags are not a list of texts")
+    chat.tags = [t for t in tags or [] if t.strip()]
     return chat

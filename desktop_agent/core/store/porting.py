@@ -14,6 +14,7 @@ all as our JSON (every branch), Markdown or HTML (the branch shown), and saves w
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
@@ -28,6 +29,7 @@ from desktop_agent.core.porting.markdown_doc import export_markdown, export_mark
 from desktop_agent.core.porting.model import ImportCancelled, ImportedChat, ImportedNode, ImportPlan
 from desktop_agent.core.porting.ours import ChatTree, export_document
 from desktop_agent.core.store.database import StoreDatabase, guarded
+from desktop_agent.core.store.labels import clean_tag
 from desktop_agent.core.store.titles import clip_title, one_line
 
 Format = Literal["md", "json", "html"]
@@ -108,6 +110,8 @@ class Porting(StoreDatabase):
         def tree(self, conversation_id: str) -> list[Message]: ...
         def title_is_custom(self, conversation_id: str) -> bool: ...
         def count(self) -> int: ...
+        def is_pinned(self, conversation_id: str) -> bool: ...
+        def chat_tags(self, conversation_id: str) -> list[str]: ...
 
     # -- export -------------------------------------------------------------------------------------
 
@@ -118,7 +122,8 @@ class Porting(StoreDatabase):
         messages = self.tree(conversation_id)
         parents = {m.id: m.parent_id for m in messages if m.id is not None}
         leaf = conv.messages[-1].id if conv.messages else None
-        return ChatTree(conv, messages, parents, leaf, title_is_custom=self.title_is_custom(conversation_id))
+        return ChatTree(conv, messages, parents, leaf, title_is_custom=self.title_is_custom(conversation_id),
+                        pinned=self.is_pinned(conversation_id), tags=self.chat_tags(conversation_id))
 
     def export(self, conversation_id: str, fmt: Format = "md") -> str:
         """One chat as text: ``"json"`` (our format: every branch, re-importable; ``docs/chat-json.md``),
@@ -341,6 +346,14 @@ class Porting(StoreDatabase):
         self._insert_conversation(conn, head, chat.title_is_custom)
         conn.execute("INSERT INTO imports (conversation_id, file_sha256, source_id, imported_at, app) "
                      "VALUES (?, ?, ?, ?, ?)", (cid, plan.sha256, chat.source_id, now, plan.app))
+        if chat.pinned:
+            conn.execute("INSERT INTO chat_pins (conversation_id, pinned_at) VALUES (?, ?)", (cid, now))
+        tags: dict[str, str] = {}
+        for tag in chat.tags:
+            with contextlib.suppress(ValueError):  # a tag of nothing but spaces is no tag
+                tags.setdefault(clean_tag(tag).casefold(), clean_tag(tag))
+        conn.executemany("INSERT INTO chat_tags (conversation_id, tag) VALUES (?, ?)",
+                         [(cid, tag) for tag in tags.values()])
         return cid
 
 
