@@ -116,6 +116,8 @@ class ChatController(QObject):
         self._sent_tool: str | None = None
         #: the turn running started a new branch (regenerate, edit and resend): the versions are shown after it
         self._branching = False
+        #: a regenerate running: (the chat, the end of the branch it showed) — shown again if nothing new is saved
+        self._regenerated_from: tuple[str, int | None] | None = None
         #: the files the last message was sent with, given back with a message that failed
         self._sent_files: list[Attachment] = []
         self._open_core()
@@ -240,7 +242,8 @@ class ChatController(QObject):
     def _on_turn_ended(self, _ev: TurnEnded) -> None:
         if self._branching:
             self._branching = False
-            self._refresh_siblings()
+            if not self._show_kept_answer():
+                self._refresh_siblings()
         self.busy_changed.emit(False)
         self.turn_ended.emit()
         pending, self._after_turn = self._after_turn, []
@@ -387,6 +390,19 @@ class ChatController(QObject):
             return
         self.siblings_changed.emit(self.conversation.siblings)
 
+    def _show_kept_answer(self) -> bool:
+        """After a regenerate that saved nothing (stopped or failed before its first word): the chat shows the
+        answer it had again (the store still shows it), with the failure if there was one. True when it did."""
+        before, self._regenerated_from = self._regenerated_from, None
+        if before is None or not self.store or before[0] != self.conversation.id:
+            return False
+        try:
+            if self.store.leaf_id(before[0]) != before[1]:
+                return False  # the new answer was (partly) saved: it is a version of its own
+        except StoreError:
+            return False
+        return self.open_conversation(before[0])
+
     def _cut_at(self, index: int) -> None:
         """The chat on screen ends before its message ``index``: a new branch grows from there."""
         conv = self.conversation
@@ -401,8 +417,9 @@ class ChatController(QObject):
         i = self._index(message)
         if self._refused() or not i:
             return
-        try:  # the chat shows the question alone until the new answer is saved (a failure leaves it so)
-            self.store.show_branch_to(self.conversation.messages[i - 1].id)
+        try:  # the store goes on showing the answer until the new one is saved: a Stop or a quit before its first
+            # word loses nothing (the new answer's parent is the question, whatever the store shows)
+            self._regenerated_from = (self.conversation.id, self.store.leaf_id(self.conversation.id))
         except StoreError as exc:
             self.status.emit(translate("Controller", "Could not regenerate: {error}").format(error=exc), 8000)
             return

@@ -7,9 +7,11 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 
+from desktop_agent.core.store import ConversationStore
 from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
 from tests.helpers.gui import last_turn_text, wait_idle
 from tests.helpers.replies import text_lines, tool_call_lines
+from tests.servers.ollama import Pause
 
 
 def _send(qtbot, w, text: str) -> None:
@@ -84,6 +86,31 @@ def test_regenerate_twice_and_flip_between_the_three_answers(make_window, qtbot,
         "Tell me something", "Second answer.", "Go on"]
     saved = w.controller.store.load(w.conversation.id)
     assert [m.content for m in saved.messages] == _texts(w)
+
+
+def test_a_regenerate_stopped_before_its_first_word_shows_the_answer_again(make_window, qtbot, ollama_server,
+                                                                           ollama_settings):
+    """Stop (or quit) before the new answer's first word: nothing new was said, so the chat shows — and reopens
+    with — the answer it had (it was never hidden in the store)."""
+    w = make_window(ollama_settings)
+    ollama_server.script(text_lines(["First answer."]), [Pause(30)], [Pause(30)])
+    _send(qtbot, w, "Q1")
+    _choose(qtbot, _turns(w)[-1], "Regenerate")
+    qtbot.waitUntil(lambda: w.busy, timeout=5000)
+    qtbot.waitUntil(lambda: len(ollama_server.chat_requests) == 2, timeout=10_000)
+    w.stop()
+    wait_idle(qtbot, w, 15_000)
+    qtbot.waitUntil(lambda: _texts(w) == ["Q1", "First answer."], timeout=5000)
+    assert last_turn_text(w) == "First answer."
+    store, cid = w.controller.store, w.conversation.id
+    assert [m.content for m in store.load(cid).messages] == ["Q1", "First answer."]
+    # quitting at the same moment loses nothing either
+    _choose(qtbot, _turns(w)[-1], "Regenerate")
+    qtbot.waitUntil(lambda: len(ollama_server.chat_requests) == 3, timeout=10_000)
+    w.close()
+    again = ConversationStore(store.path)
+    assert [m.content for m in again.load(cid).messages] == ["Q1", "First answer."]
+    again.close()
 
 
 def test_edit_an_early_message_and_continue_the_new_branch(make_window, qtbot, ollama_server, ollama_settings,
