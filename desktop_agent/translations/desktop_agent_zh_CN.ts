@@ -1277,8 +1277,8 @@ The default from Settings ({default}).</source>
         <translation>导入对话</translation>
     </message>
     <message>
-        <source>Chat files: Desktop Agent, ChatGPT conversations.json, Open WebUI (*.json);;All files (*)</source>
-        <translation>对话文件：Desktop Agent、ChatGPT conversations.json、Open WebUI (*.json);;所有文件 (*)</translation>
+        <source>Chat files: Desktop Agent, ChatGPT conversations.json, Open WebUI (*.json);;Chat histories of Desktop Agent (conversations.sqlite3*);;All files (*)</source>
+        <translation>对话文件：Desktop Agent、ChatGPT conversations.json、Open WebUI (*.json);;Desktop Agent 的对话历史数据库 (conversations.sqlite3*);;所有文件 (*)</translation>
     </message>
     <message>
         <source>Delete chat</source>

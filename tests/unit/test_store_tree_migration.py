@@ -213,3 +213,37 @@ def test_an_older_version_opening_the_newer_store_says_so_and_changes_nothing(ol
     shutil.copy(aside[0], tmp_path / "back.sqlite3")
     with ConversationStore(tmp_path / "back.sqlite3") as store:  # this version still reads it all
         assert _new_hashes(store) == hashes
+
+
+def test_a_history_an_older_version_set_aside_is_found_and_imported_back(old_history, tmp_path, monkeypatch):
+    """Forward, back to the older version, forward again: the newer version says where the history went and
+    imports it back whole (the file is not changed; a second import adds nothing)."""
+    db, hashes, _ = old_history
+    new = tmp_path / db.name
+    shutil.copy(db, new)
+    ConversationStore(new).close()
+    with schema_of_version(monkeypatch, 6), ConversationStore(new) as old:  # the older version sets it aside
+        old.add_message(Conversation(), Message(role="user", content="said in the older version"))
+    aside = next(p for p in tmp_path.iterdir() if p.name.startswith(db.name + ".newer-")
+                 and not p.name.endswith(("-wal", "-shm")))
+    before = aside.read_bytes()
+    with ConversationStore(new) as store:
+        told = [w for w in store.warnings if str(aside) in w]
+        assert len(told) == 1 and "Import chats" in told[0] and "history import" in told[0]
+        assert store.count() == 1
+        result = store.import_file(aside)
+        assert result.new_chats == len(hashes)
+        shutil.copy(aside, tmp_path / "kept.sqlite3")
+        with ConversationStore(tmp_path / "kept.sqlite3") as kept:  # what the set-aside file holds
+            assert [_content(kept, cid) for cid in sorted(hashes)] == [_content(store, cid) for cid in sorted(hashes)]
+        assert store.import_file(aside).new_messages == 0
+    assert aside.read_bytes() == before
+
+
+def _content(store: ConversationStore, cid: str) -> str:
+    """A chat's content as an import keeps it: everything but the messages' row ids and the last turn's failure
+    (an export does not carry it)."""
+    c = store.load(cid)
+    messages = [m.model_dump(mode="json", exclude={"id", "parent_id"}) for m in c.messages]
+    return _hash(c.title, store.title_is_custom(cid), c.backend, c.model, c.created_at, c.updated_at, messages,
+                 c.options)

@@ -3,7 +3,7 @@
 :func:`read_import_file` reads the whole file and checks every entry before anything is written, so a
 malformed file imports nothing and the error names the wrong entry ("conversation 17 ('Trip plan'): message abc
 has no author"). It reads our JSON (every version), the chat script's ``chat_*.json``, ChatGPT's
-``conversations.json`` and Open WebUI's export.
+``conversations.json``, Open WebUI's export, and a chat history database of ours (:mod:`.aside`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_agent.core.errors import ImportFailed
+from desktop_agent.core.porting.aside import is_store_file, read_store_file
 from desktop_agent.core.porting.chatgpt import is_chatgpt, read_chatgpt
 from desktop_agent.core.porting.model import ImportCancelled, ImportPlan
 from desktop_agent.core.porting.openwebui import is_openwebui, read_openwebui
@@ -34,8 +35,12 @@ def read_import_file(path: str | os.PathLike[str], progress: Progress | None = N
     saved) or :class:`ImportCancelled` when ``cancel`` is set meanwhile. ``progress(done, total)`` is called
     per chat read."""
     p = Path(path)
-    raw = _read_bytes(p)
-    data = _parse(raw, p)
+    if is_store_file(p):  # a chat history database: set aside by an older version, or another data folder's
+        data: Any = read_store_file(p)
+        raw = json.dumps(data, sort_keys=True).encode()
+    else:
+        raw = _read_bytes(p)
+        data = _parse(raw, p)
     if cancel is not None and cancel.is_set():
         raise ImportCancelled()
 

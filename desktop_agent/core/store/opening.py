@@ -114,7 +114,32 @@ def open_database(
     except BaseException:
         conn.close()
         raise
+    warnings.extend(set_aside_histories(path, target))
     return conn, backup_path
+
+
+def set_aside_histories(path: Path, target: int) -> list[str]:
+    """A line for each history an older version of the app set aside as too new for it (``<name>.newer-…``)
+    that this version can read: its chats are not lost, and the line says how to bring them back."""
+    lines = []
+    for aside in sorted(path.parent.glob(f"{path.name}.newer-*")):
+        if aside.name.endswith(("-wal", "-shm", "-journal")) or not aside.is_file():
+            continue
+        try:
+            probe = sqlite3.connect(f"{aside.as_uri()}?mode=ro", uri=True)
+            try:
+                version = probe.execute("PRAGMA user_version").fetchone()[0]
+            finally:
+                probe.close()
+        except sqlite3.Error:
+            continue
+        if 0 < version <= target:
+            lines.append(
+                f"An older version of desktop-agent set your chat history aside as {aside}. Its chats are kept "
+                f"there: File → Import chats… (or `desktop-agent history import \"{aside}\"`) brings them back "
+                "(chats already here are not doubled); after that the file can be deleted."
+            )
+    return lines
 
 
 def _check(

@@ -33,7 +33,8 @@ def ask_export_path(parent: QWidget, title: str, fmt: str, folder: Path) -> str 
 def ask_import_path(parent: QWidget, folder: Path) -> str | None:
     """Ask which chat file to import, starting in ``folder``; None if cancelled."""
     path, _ = QFileDialog.getOpenFileName(parent, translate("Dialogs", "Import chats"), str(folder), translate(
-            "Dialogs", "Chat files: Desktop Agent, ChatGPT conversations.json, Open WebUI (*.json);;All files (*)"))
+            "Dialogs", "Chat files: Desktop Agent, ChatGPT conversations.json, Open WebUI (*.json);;"
+                       "Chat histories of Desktop Agent (conversations.sqlite3*);;All files (*)"))
     return path or None
 
 
