@@ -957,6 +957,10 @@ The default from Settings ({default}).</source>
         <translation>对话未被保存，因此没有分支。</translation>
     </message>
     <message>
+        <source>The same answer as before: at temperature {t} the model answers alike each time. A higher temperature (above the message box) gives other answers.</source>
+        <translation>与之前的回答相同：温度为 {t} 时，模型每次的回答都一样。调高温度（在输入框上方）可得到不同的回答。</translation>
+    </message>
+    <message>
         <source>Could not regenerate: {error}</source>
         <translation>无法重新生成：{error}</translation>
     </message>

@@ -37,7 +37,7 @@ from desktop_agent.core.tools.remembered import audited_decisions
 from desktop_agent.ui import errors as ui_errors
 from desktop_agent.ui.agent_runner import AgentRunner, TurnCrashed, TurnEnded, TurnStarted
 from desktop_agent.ui.event_table import EventTable
-from desktop_agent.ui.i18n import translate
+from desktop_agent.ui.i18n import number, translate
 from desktop_agent.ui.model_listing import ModelListing
 from desktop_agent.ui.pull import PullController
 from desktop_agent.ui.tasks import TaskRunner
@@ -244,6 +244,7 @@ class ChatController(QObject):
             self._branching = False
             if not self._show_kept_answer():
                 self._refresh_siblings()
+                self._say_if_same_answer()
         self.busy_changed.emit(False)
         self.turn_ended.emit()
         pending, self._after_turn = self._after_turn, []
@@ -402,6 +403,23 @@ class ChatController(QObject):
         except StoreError:
             return False
         return self.open_conversation(before[0])
+
+    def _say_if_same_answer(self) -> None:
+        """A regenerated answer word for word like another version of it: say why (a low temperature makes the
+        model answer the same way each time) and what gives other answers."""
+        last = self.conversation.messages[-1] if self.conversation.messages else None
+        if last is None or last.role != "assistant" or last.id is None or not last.content or not self.store:
+            return
+        others = set(self.conversation.siblings.get(last.id, [])) - {last.id}
+        try:
+            same = any(m.id in others and m.content == last.content for m in self.store.tree(self.conversation.id))
+        except StoreError:
+            return
+        if same:
+            temperature = self.session.effective(self.settings).generation.temperature
+            self.status.emit(translate("Controller", "The same answer as before: at temperature {t} the model "
+                                       "answers alike each time. A higher temperature (above the message box) gives "
+                                       "other answers.").format(t=number(temperature)), 10_000)
 
     def _cut_at(self, index: int) -> None:
         """The chat on screen ends before its message ``index``: a new branch grows from there."""

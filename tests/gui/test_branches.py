@@ -113,6 +113,22 @@ def test_a_regenerate_stopped_before_its_first_word_shows_the_answer_again(make_
     again.close()
 
 
+def test_a_regenerated_answer_like_the_last_says_why(make_window, qtbot, ollama_server, ollama_settings):
+    """Temperature 0 (the default) gives the same answer again: the status bar says why and what to change."""
+    w = make_window(ollama_settings)
+    ollama_server.script(text_lines(["One fruit is a banana."]), text_lines(["One fruit is a banana."]),
+                         text_lines(["An apple."]))
+    _send(qtbot, w, "Name one fruit.")
+    _choose(qtbot, _turns(w)[-1], "Regenerate")
+    wait_idle(qtbot, w)
+    qtbot.waitUntil(lambda: "same answer" in w.statusBar().currentMessage(), timeout=5000)
+    assert "temperature 0" in w.statusBar().currentMessage()
+    w.statusBar().clearMessage()
+    _choose(qtbot, _turns(w)[-1], "Regenerate")
+    wait_idle(qtbot, w)
+    assert last_turn_text(w) == "An apple." and "same answer" not in w.statusBar().currentMessage()
+
+
 def test_edit_an_early_message_and_continue_the_new_branch(make_window, qtbot, ollama_server, ollama_settings,
                                                            monkeypatch):
     w = make_window(ollama_settings)
