@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from _figures import Figure, emit, machine  # noqa: E402
-from PySide6.QtCore import QEventLoop, Qt, QTimer, qInstallMessageHandler  # noqa: E402
+from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, Qt, QTimer, qInstallMessageHandler  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from desktop_agent.core.events import AnswerFinished, TextDelta  # noqa: E402
@@ -195,6 +195,9 @@ def stream_once(path: _Path, tokens: list[str], heartbeat_on: bool = True) -> di
     busy = [(b - a) * 1000 for a, b in itertools.pairwise(cpu_beats)]  # main-thread CPU between two beats
     window.close()
     window.deleteLater()
+    # deleted now: ``processEvents`` leaves deferred deletions for the next event loop, which was the next
+    # stream's — deleting this window (a long chat) counted as that stream's stall (≈ 150 ms)
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
     QApplication.processEvents()
     return {"cpu_s": cpu, "wall_s": wall, "max_gap_ms": max(gaps), "gaps_50": sum(g > 50 for g in gaps),
             "max_busy_ms": max(busy)}
