@@ -187,8 +187,13 @@ def stream_once(path: _Path, tokens: list[str], heartbeat_on: bool = True) -> di
     heartbeat.stop()
     if not answered:  # no figure from a stream that did not happen
         raise RuntimeError("the streamed turn did not finish")
-    if window.conversation.messages[-1].content != "".join(tokens):
-        raise RuntimeError("the answer saved is not the answer streamed")
+    saved, streamed = window.conversation.messages[-1].content, "".join(tokens)
+    if saved != streamed:
+        at = next((i for i, (a, b) in enumerate(zip(saved, streamed, strict=False)) if a != b),
+                  min(len(saved), len(streamed)))
+        raise RuntimeError(f"the answer saved is not the answer streamed: {len(saved):,} characters saved of "
+                           f"{len(streamed):,}, first difference at {at:,} ({saved[at:at + 40]!r} ≠ "
+                           f"{streamed[at:at + 40]!r}; role {window.conversation.messages[-1].role})")
     beats.append(time.monotonic())
     cpu_beats.append(time.thread_time())
     gaps = [(b - a) * 1000 for a, b in itertools.pairwise(beats)]
