@@ -50,6 +50,7 @@ from desktop_agent.ui.agent_runner import TurnEnded, TurnStarted  # noqa: E402
 from desktop_agent.ui.chat.view import ChatView  # noqa: E402
 
 FRAME_TOKENS = 17  # 500 tokens/s × 33 ms
+PROMPT = "write a long answer"
 WORDS = (
     "the", "app", "reads", "a", "file", "and", "says", "in", "a", "line", "what", "it", "did", "to", "it;",
     "then", "it", "runs", "the", "tests,", "the", "type", "and", "the", "lint", "checks,", "and", "says",
@@ -159,7 +160,19 @@ def stream_once(path: _Path, tokens: list[str], heartbeat_on: bool = True) -> di
     ``heartbeat_on``: run the 10 ms heartbeat that finds stalls — it costs the main thread about 120 µs a beat
     itself, so the CPU figure comes from a stream without it."""
     window = path.window()
-    path.server.script(_chunks(tokens))
+    chunks = _chunks(tokens)
+
+    def answer(request: dict) -> list[dict] | None:
+        """The long answer, for the request that asks for it: another chat request may come first (e.g. a
+        background request of the previous window) — it gets the fake model's default reply and the answer
+        waits (once, it had taken the answer, and the stream measured was a one-line reply)."""
+        last = (request.get("messages") or [{}])[-1]
+        if last.get("role") == "user" and PROMPT in str(last.get("content")):
+            return chunks
+        path.server.script(answer)
+        return None
+
+    path.server.script(answer)
     loop = QEventLoop()
     beats: list[float] = []
     cpu_beats: list[float] = []
@@ -181,7 +194,7 @@ def stream_once(path: _Path, tokens: list[str], heartbeat_on: bool = True) -> di
     cpu0, wall0 = time.thread_time(), time.monotonic()
     beats.append(wall0)
     cpu_beats.append(cpu0)
-    window.send("write a long answer")
+    window.send(PROMPT)
     loop.exec()
     cpu, wall = time.thread_time() - cpu0, time.monotonic() - wall0
     heartbeat.stop()
