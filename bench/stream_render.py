@@ -167,9 +167,10 @@ def stream_once(path: _Path, tokens: list[str], heartbeat_on: bool = True) -> di
         background request of the previous window) — it gets the fake model's default reply and the answer
         waits (once, it had taken the answer, and the stream measured was a one-line reply)."""
         last = (request.get("messages") or [{}])[-1]
-        if last.get("role") == "user" and PROMPT in str(last.get("content")):
+        if last.get("role") == "user" and last.get("content") == PROMPT:  # (a title request quotes it)
             return chunks
         path.server.script(answer)
+        print(f"  (another chat request first: {str(last.get('content'))[:80]!r})", file=sys.stderr)
         return None
 
     path.server.script(answer)
