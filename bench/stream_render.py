@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from _figures import Figure, emit, machine  # noqa: E402
-from PySide6.QtCore import QEventLoop, Qt, QTimer, qInstallMessageHandler  # noqa: E402
+from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, Qt, QTimer, qInstallMessageHandler  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from desktop_agent.core.events import AnswerFinished, TextDelta  # noqa: E402
@@ -50,6 +50,7 @@ from desktop_agent.ui.agent_runner import TurnEnded, TurnStarted  # noqa: E402
 from desktop_agent.ui.chat.view import ChatView  # noqa: E402
 
 FRAME_TOKENS = 17  # 500 tokens/s × 33 ms
+PROMPT = "write a long answer"
 WORDS = (
     "the", "app", "reads", "a", "file", "and", "says", "in", "a", "line", "what", "it", "did", "to", "it;",
     "then", "it", "runs", "the", "tests,", "the", "type", "and", "the", "lint", "checks,", "and", "says",
@@ -159,7 +160,20 @@ def stream_once(path: _Path, tokens: list[str], heartbeat_on: bool = True) -> di
     ``heartbeat_on``: run the 10 ms heartbeat that finds stalls — it costs the main thread about 120 µs a beat
     itself, so the CPU figure comes from a stream without it."""
     window = path.window()
-    path.server.script(_chunks(tokens))
+    chunks = _chunks(tokens)
+
+    def answer(request: dict) -> list[dict] | None:
+        """The long answer, for the request that asks for it: another chat request may come first (e.g. a
+        background request of the previous window) — it gets the fake model's default reply and the answer
+        waits (once, it had taken the answer, and the stream measured was a one-line reply)."""
+        last = (request.get("messages") or [{}])[-1]
+        if last.get("role") == "user" and last.get("content") == PROMPT:  # (a title request quotes it)
+            return chunks
+        path.server.script(answer)
+        print(f"  (another chat request first: {str(last.get('content'))[:80]!r})", file=sys.stderr)
+        return None
+
+    path.server.script(answer)
     loop = QEventLoop()
     beats: list[float] = []
     cpu_beats: list[float] = []
@@ -181,20 +195,28 @@ def stream_once(path: _Path, tokens: list[str], heartbeat_on: bool = True) -> di
     cpu0, wall0 = time.thread_time(), time.monotonic()
     beats.append(wall0)
     cpu_beats.append(cpu0)
-    window.send("write a long answer")
+    window.send(PROMPT)
     loop.exec()
     cpu, wall = time.thread_time() - cpu0, time.monotonic() - wall0
     heartbeat.stop()
     if not answered:  # no figure from a stream that did not happen
         raise RuntimeError("the streamed turn did not finish")
-    if window.conversation.messages[-1].content != "".join(tokens):
-        raise RuntimeError("the answer saved is not the answer streamed")
+    saved, streamed = window.conversation.messages[-1].content, "".join(tokens)
+    if saved != streamed:
+        at = next((i for i, (a, b) in enumerate(zip(saved, streamed, strict=False)) if a != b),
+                  min(len(saved), len(streamed)))
+        raise RuntimeError(f"the answer saved is not the answer streamed: {len(saved):,} characters saved of "
+                           f"{len(streamed):,}, first difference at {at:,} ({saved[at:at + 40]!r} ≠ "
+                           f"{streamed[at:at + 40]!r}; role {window.conversation.messages[-1].role})")
     beats.append(time.monotonic())
     cpu_beats.append(time.thread_time())
     gaps = [(b - a) * 1000 for a, b in itertools.pairwise(beats)]
     busy = [(b - a) * 1000 for a, b in itertools.pairwise(cpu_beats)]  # main-thread CPU between two beats
     window.close()
     window.deleteLater()
+    # deleted now: ``processEvents`` leaves deferred deletions for the next event loop, which was the next
+    # stream's — deleting this window (a long chat) counted as that stream's stall (≈ 150 ms)
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
     QApplication.processEvents()
     return {"cpu_s": cpu, "wall_s": wall, "max_gap_ms": max(gaps), "gaps_50": sum(g > 50 for g in gaps),
             "max_busy_ms": max(busy)}

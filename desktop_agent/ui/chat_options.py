@@ -59,6 +59,16 @@ THINK_CHOICES: tuple[tuple[str, bool | None], ...] = (
 SHOWN_MODEL_CHARS = 20
 
 
+def _action(menu: QMenu, text: str) -> QAction:
+    """A new action at the end of ``menu``, made from Python: a ``QAction`` that ``menu.addAction(text)`` makes in
+    C++ has a Python side PySide may invalidate while the action lives on (when a widget its parent-tracking
+    files the menu's owner under is deleted — here the chat's stand-in, once the chat view took its place), and
+    the next ``setChecked`` raised "Internal C++ object (QAction) already deleted" at the end of a turn."""
+    action = QAction(text, menu)
+    menu.addAction(action)
+    return action
+
+
 def short_model(name: str) -> str:
     """``name`` as the Tools button shows it: at most :data:`SHOWN_MODEL_CHARS` characters."""
     return name if len(name) <= SHOWN_MODEL_CHARS else name[: SHOWN_MODEL_CHARS - 1] + "…"
@@ -155,7 +165,7 @@ class ChatOptions(QWidget):
         group = QActionGroup(self.think_menu)
         self.think_actions: dict[bool | None, QAction] = {}
         for label, value in THINK_CHOICES:
-            action = self.think_menu.addAction(translate("ChatOptions", label))
+            action = _action(self.think_menu, translate("ChatOptions", label))
             action.setCheckable(True)
             group.addAction(action)
             action.triggered.connect(lambda _on=False, v=value: self._change("generation.think", v))
@@ -176,12 +186,12 @@ class ChatOptions(QWidget):
 
         # in a narrow window JSON and Think fold away into this menu rather than disappear
         self.more_menu = QMenu(self)
-        self.more_json = self.more_menu.addAction(translate("ChatOptions", "JSON answers"))
+        self.more_json = _action(self.more_menu, translate("ChatOptions", "JSON answers"))
         self.more_json.setCheckable(True)
         self.more_json.toggled.connect(self.json_button.setChecked)
         self.json_button.toggled.connect(self.more_json.setChecked)
-        self.more_think = self.more_menu.addMenu(self.think_menu)
-        self.more_think.setText(translate("ChatOptions", "Think"))
+        self.more_menu.addMenu(self.think_menu)
+        self.think_menu.setTitle(translate("ChatOptions", "Think"))  # (its entry in the ⋯ menu)
         self.more_button = QToolButton()
         self.more_button.setObjectName("chatMore")
         self.more_button.setText("⋯")
@@ -296,6 +306,11 @@ class ChatOptions(QWidget):
             widget.style().polish(widget)
 
     # ---- showing ---------------------------------------------------------------------------------
+
+    @property
+    def more_think(self) -> QAction:
+        """The Think entry of the ⋯ menu (looked up each time: see :func:`_action`)."""
+        return self.think_menu.menuAction()
 
     @property
     def options(self) -> dict[str, Any]:
@@ -546,7 +561,7 @@ class ChatOptions(QWidget):
         menu.clear()
         self.tool_actions = {}
         self.next_tool_actions = {}
-        self.anyway_action = menu.addAction(translate("ChatOptions", "Offer tools anyway"))
+        self.anyway_action = _action(menu, translate("ChatOptions", "Offer tools anyway"))
         self.anyway_action.setCheckable(True)
         self.anyway_action.toggled.connect(lambda on: self._change("tools.offer_anyway", on))
         self._update_anyway_action()
@@ -563,7 +578,7 @@ class ChatOptions(QWidget):
         title = menu.addAction(translate("ChatOptions", "Tools this chat offers"))
         title.setEnabled(False)
         for name, description in self._tools:
-            action = menu.addAction(name)
+            action = _action(menu, name)
             action.setCheckable(True)
             action.setToolTip(description or name)
             action.toggled.connect(lambda on, n=name: self._tool_toggled(n, on))
@@ -582,13 +597,13 @@ class ChatOptions(QWidget):
         sub.menuAction().setToolTip(translate("ChatOptions",
                 "What --tool-choice NAME does in the terminal, for one message"))
         group = QActionGroup(sub)
-        choose = sub.addAction(translate("ChatOptions", "The model chooses"))
+        choose = _action(sub, translate("ChatOptions", "The model chooses"))
         choose.setCheckable(True)
         group.addAction(choose)
         choose.triggered.connect(lambda: self.set_next_tool(None))
         sub.addSeparator()
         for name, description in self._tools or ():
-            action = sub.addAction(name)
+            action = _action(sub, name)
             action.setCheckable(True)
             action.setToolTip(description or name)
             group.addAction(action)

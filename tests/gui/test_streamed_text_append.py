@@ -211,3 +211,29 @@ def test_text_arriving_with_the_turns_end_is_rendered_as_complete(view, chunks):
     shiboken6.delete(whole.column)
     assert (part.toHtml(), part.codes) == expected
     assert not part.unfinished
+
+
+@pytest.mark.parametrize("size", [4, 9, 31])
+def test_an_open_paragraph_that_only_grows_gets_the_new_text_inserted_in_its_formats(view, monkeypatch, size):
+    """Text with markup (code spans, emphasis, links) that only lengthens the open paragraph or heading: the
+    frame inserts the render's new text after what is shown, not the whole block again — and the document is
+    still exactly what a render of everything gives, frame after frame."""
+    outcomes: list[bool] = []
+    real = TextPart._extend_open
+
+    def extend(self, shown_html, html):
+        outcomes.append(real(self, shown_html, html))
+        return outcomes[-1]
+
+    monkeypatch.setattr(TextPart, "_extend_open", extend)
+    text = ("## Step *one*: the `plan`\n\nThe app reads a **file** and `runs()` it, then *says* what "
+            "[it did](https://example.org) and why; 3 < 4 & `x[1]` **is** fine_ok *a* b*c* — done.\n\n"
+            "# A heading with `code` and **bold** that grows word by word\n\nLast *words*, `end()`.")
+    feed(view.routes(), TurnStarted(1, "c", "q"))
+    live = view.live
+    for i in range(0, len(text), size):
+        feed(view.routes(), TextDelta(text[i:i + size]))
+        live.flush(force=True)
+        part = next(p for p in live.parts if isinstance(p, TextPart))
+        assert (part.toHtml(), part.codes) == _fresh(view, part.buffer), repr(part.buffer)
+    assert outcomes.count(True) >= 3  # the quick insert was used

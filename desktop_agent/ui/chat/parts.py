@@ -98,6 +98,9 @@ class TextPart(AutoHeightBrowser):
         #: for it is inserted as text (``markdown_growth.appends_as_text``), without rendering the block again
         self._open_at = 0
         self._open_kind = ""
+        #: the open block's HTML as the document shows it (None: not known — it was rendered with the rest, or
+        #: text was inserted into it since)
+        self._open_html: str | None = None
         self.document().setUndoRedoEnabled(False)  # frames edit the document: keep no undo history
         #: what the turn puts in its layout: the sealed chunks, then this part, with no gap between them
         self.column = QWidget()
@@ -156,6 +159,7 @@ class TextPart(AutoHeightBrowser):
     def _reset_frozen(self) -> None:
         self._frozen_len, self._doc_end, self._frozen_codes = 0, None, []
         self._open_kind = ""
+        self._open_html = None
         self._sealed_len = 0
         for chunk in self.sealed:
             chunk.setParent(None)
@@ -205,6 +209,8 @@ class TextPart(AutoHeightBrowser):
             self.render_text()
             return
         t0 = time.perf_counter()
+        was_open = (self._open_at, self._open_kind, self._open_html)
+        self._open_html = None
         (boundary, open_fence, self._open_kind), tokens, cut = parsed
         self._open_at = self._frozen_len + boundary
         colors = self.ctx.md_colors()
@@ -228,6 +234,13 @@ class TextPart(AutoHeightBrowser):
                 self._set_rendered(buffer, codes, highlight, t0)
                 return
         else:
+            if not frozen_html and was_open[:2] == (self._open_at, self._open_kind) and was_open[2] is not None:
+                codes = list(self._frozen_codes)
+                html = md.render_tokens(tokens[cut:], colors, codes, highlight=highlight)
+                if self._extend_open(was_open[2], html):
+                    self._open_html = html
+                    self._set_rendered(buffer, codes, highlight, t0)
+                    return
             cursor = QTextCursor(doc)
             cursor.setPosition(self._doc_end)
             cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
@@ -240,8 +253,38 @@ class TextPart(AutoHeightBrowser):
         codes = list(self._frozen_codes)
         rest = tail[boundary:]
         if rest.strip():
-            self._append_fragment(md.render_tokens(tokens[cut:], colors, codes, highlight=highlight))
+            html = md.render_tokens(tokens[cut:], colors, codes, highlight=highlight)
+            self._append_fragment(html)
+            self._open_html = html
         self._set_rendered(buffer, codes, highlight, t0)
+
+    def _extend_open(self, shown_html: str, html: str) -> bool:
+        """The frame of an open paragraph or heading that only grew (``html``, its new render, starts with
+        ``shown_html``, the render in the document, up to its closing tag): the text it gained is cut from a
+        render of the block and inserted after the text shown, each character in its own format — the block is
+        not removed and inserted again. False (nothing done) when the block must be rendered again."""
+        close = shown_html[shown_html.rfind("</"):]
+        if not close.startswith("</") or not html.endswith(close) or not html.startswith(shown_html[:-len(close)]):
+            return False
+        doc = self.document()
+        last = doc.lastBlock()
+        if self._doc_end is None or last.position() != self._doc_end + 1:
+            return False  # the open block is not the document's last block, alone
+        shown = last.text()
+        scratch = self._scratch_doc()
+        scratch.setHtml(html)
+        first = scratch.firstBlock()
+        if not shown or scratch.blockCount() != 1 or not first.text().startswith(shown) \
+                or first.blockFormat() != last.blockFormat():
+            return False  # (an empty block shown, e.g. after a table, has not taken the block's format)
+        if scratch.characterCount() - 1 > len(shown):
+            cut = QTextCursor(scratch)
+            cut.setPosition(len(shown))
+            cut.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+            cursor = QTextCursor(doc)
+            cursor.movePosition(QTextCursor.MoveOperation.End)
+            cursor.insertFragment(QTextDocumentFragment(cut))
+        return True
 
     def _append_text(self, buffer: str, grow) -> bool:
         """The quick frame: what came since the last render only lengthens the open block's last line with
@@ -262,6 +305,7 @@ class TextPart(AutoHeightBrowser):
         cursor = QTextCursor(doc)
         cursor.movePosition(QTextCursor.MoveOperation.End)
         cursor.insertText(more.rstrip(" "))  # a render drops trailing spaces too (the next frame renders)
+        self._open_html = None
         self._set_rendered(buffer, self.codes, self._final, t0)
         return True
 
@@ -282,6 +326,7 @@ class TextPart(AutoHeightBrowser):
             cursor = QTextCursor(code_end)
             cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock)
             cursor.insertText(add)
+        self._open_html = None
         self._set_rendered(buffer, [*self.codes[:-1], code], False, t0)
         return True
 
@@ -313,12 +358,7 @@ class TextPart(AutoHeightBrowser):
         """Append ``html`` (whole blocks) at the end of the document, each block keeping its own format, as
         ``setHtml`` of everything would give: the fragment is cut from a scratch document after a dummy
         first paragraph, so it starts with a block break that carries the first block's format."""
-        scratch, css = self._scratch, self.document().defaultStyleSheet()
-        if scratch is None:
-            scratch = self._scratch = QTextDocument(self)  # owned by the part: deleted with it, in its thread
-            scratch.setUndoRedoEnabled(False)
-        if scratch.defaultStyleSheet() != css:  # parsing the style sheet is half the cost of a small fragment
-            scratch.setDefaultStyleSheet(css)
+        scratch = self._scratch_doc()
         scratch.setHtml("<p>x</p>" + html)
         cut = QTextCursor(scratch)
         cut.setPosition(1)
@@ -326,6 +366,16 @@ class TextPart(AutoHeightBrowser):
         cursor = QTextCursor(self.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
         cursor.insertFragment(QTextDocumentFragment(cut))
+
+    def _scratch_doc(self) -> QTextDocument:
+        """The document fragments are cut from (reused), with this part's style sheet."""
+        scratch, css = self._scratch, self.document().defaultStyleSheet()
+        if scratch is None:
+            scratch = self._scratch = QTextDocument(self)  # owned by the part: deleted with it, in its thread
+            scratch.setUndoRedoEnabled(False)
+        if scratch.defaultStyleSheet() != css:  # parsing the style sheet is half the cost of a small fragment
+            scratch.setDefaultStyleSheet(css)
+        return scratch
 
     def _set_rendered(self, buffer: str, codes: list[str], final: bool, t0: float) -> None:
         self._rendered, self.codes, self._final = buffer, codes, final
