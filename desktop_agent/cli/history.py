@@ -25,10 +25,10 @@ import errno
 import json
 import os
 import sys
-from datetime import datetime
 from typing import TextIO
 
 from desktop_agent.cli.output import Output, visible
+from desktop_agent.core.epoch import format_epoch
 
 __all__ = ["run_history"]
 
@@ -48,7 +48,7 @@ def _write(stream: TextIO, text: str) -> None:
 
 
 def _when(ts: float) -> str:
-    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
+    return format_epoch(ts)
 
 
 def _cut(text: str, width: int) -> str:
@@ -192,7 +192,7 @@ def _show_tools(store, cid: str) -> int:
     width = max(4, max(len(c.tool) for c in calls))
     lines = [f"{'TIME':<19}  {'TOOL':<{width}}  {'STATUS':<9}  {'DURATION':>9}  DECISION — ARGUMENTS"]
     for c in calls:
-        when = datetime.fromtimestamp(c.started_at).strftime("%Y-%m-%d %H:%M:%S")
+        when = format_epoch(c.started_at, "%Y-%m-%d %H:%M:%S")
         took = f"{c.duration_ms:.0f} ms" if c.duration_ms is not None else "-"
         args = json.dumps(c.arguments, ensure_ascii=False, default=str)
         lines.append(f"{when:<19}  {c.tool:<{width}}  {c.status:<9}  {took:>9}  "

@@ -236,3 +236,31 @@ def test_import_a_chatgpt_export_then_again_then_a_malformed_one(capsys, tmp_pat
     title = convs[2]["title"]
     assert code == 1 and out == "" and err.count("\n") == 1
     assert f"conversation 3 ('{title}'): it has no message tree" in err and "Nothing was imported" in err
+
+
+def test_chats_with_times_no_date_can_show_list_show_and_export(capsys, tmp_path):
+    """A chat imported with a nonsense time (1e20) made list, show and export --all fail: the import now takes a
+    plausible time, and one already saved (an older import, a damaged database) shows as '?'."""
+    from tests.helpers.chat_exports import chatgpt_export
+
+    convs = chatgpt_export(1, seed=3)
+    convs[0]["create_time"] = convs[0]["update_time"] = 1e20
+    for node in convs[0]["mapping"].values():
+        if node.get("message"):
+            node["message"]["create_time"] = 1.7e18  # nanoseconds
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(convs), encoding="utf-8")
+    assert run_cli(capsys, "import", str(path))[0] == 0
+    with ConversationStore(paths.store_file()) as store:
+        conv = Conversation(id="cccc4444" + "0" * 24, created_at=1e20, updated_at=1e20)
+        m = Message(role="user", content="Saved with an odd time", created_at=1e20)
+        conv.messages.append(m)
+        store.add_message(conv, m)
+        with store.write() as db:
+            db.execute("UPDATE conversations SET updated_at = 1e20 WHERE id = ?", (conv.id,))
+    code, out, err = run_cli(capsys, "list")
+    assert code == 0 and err == "" and "2023-11-14" in out and "cccc4444" in out and "?" in out
+    code, out, err = run_cli(capsys, "show", "cccc4444")
+    assert code == 0 and "Saved with an odd time" in out
+    code, out, err = run_cli(capsys, "export", "--all", "-o", str(tmp_path / "all.md"))
+    assert code == 0 and err.startswith("Exported 2 chats")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from desktop_agent.core.epoch import plausible_epoch
 from desktop_agent.core.errors import ImportFailed
 from desktop_agent.core.messages import Conversation, Message
 
@@ -103,6 +104,27 @@ def entry_name(index: int, title: Any, noun: str = "conversation") -> str:
 def bad_entry(path: Path, where: str, what: str) -> ImportFailed:
     """The error for one wrong entry: "conversation 17 ('Trip plan'): message abc has no author"."""
     return ImportFailed(path, f"{where}: {what}")
+
+
+def settle_times(chat: ImportedChat, fallback: float) -> None:
+    """Every time of ``chat`` as plausible epoch seconds (see :func:`~desktop_agent.core.epoch.plausible_epoch`:
+    milliseconds … nanoseconds converted). A message whose time is not one takes the time of the message it
+    answers, a first message the chat's start, else ``fallback`` (the file's time); the chat's start and last
+    change, when not plausible, come from its messages."""
+    conv = chat.conversation
+    start = plausible_epoch(conv.created_at)
+    times: dict[str, float] = {}
+    for n in chat.nodes:  # parents first
+        ts = plausible_epoch(n.message.created_at)
+        if ts is None:
+            ts = times.get(n.parent, start or fallback) if n.parent is not None else (start or fallback)
+        n.message.created_at = times[n.key] = ts
+    if times:
+        conv.created_at = start or min(times.values())
+        conv.updated_at = plausible_epoch(conv.updated_at) or max(times.values())
+    else:
+        conv.created_at = start or fallback
+        conv.updated_at = plausible_epoch(conv.updated_at) or conv.created_at
 
 
 def order_nodes(nodes: list[ImportedNode], path: Path, where: str) -> list[ImportedNode]:

@@ -19,7 +19,7 @@ from typing import Any
 
 from desktop_agent.core.errors import ImportFailed
 from desktop_agent.core.porting.chatgpt import is_chatgpt, read_chatgpt
-from desktop_agent.core.porting.model import ImportCancelled, ImportPlan
+from desktop_agent.core.porting.model import ImportCancelled, ImportPlan, settle_times
 from desktop_agent.core.porting.openwebui import is_openwebui, read_openwebui
 from desktop_agent.core.porting.ours import is_ours, read_ours
 from desktop_agent.core.porting.seed import is_seed, read_seed
@@ -35,6 +35,10 @@ def read_import_file(path: str | os.PathLike[str], progress: Progress | None = N
     per chat read."""
     p = Path(path)
     raw = _read_bytes(p)
+    try:
+        mtime = p.stat().st_mtime
+    except OSError:
+        mtime = time.time()
     data = _parse(raw, p)
     if cancel is not None and cancel.is_set():
         raise ImportCancelled()
@@ -52,10 +56,6 @@ def read_import_file(path: str | os.PathLike[str], progress: Progress | None = N
     elif is_ours(data):
         app, chats = "desktop-agent", read_ours(data, p)
     elif is_seed(data):
-        try:
-            mtime = p.stat().st_mtime
-        except OSError:
-            mtime = time.time()
         app, chats = "seed", read_seed(data, p, mtime)
     elif isinstance(data, (list, dict)) and not data:
         raise ImportFailed(p, "it contains no chats")
@@ -64,6 +64,7 @@ def read_import_file(path: str | os.PathLike[str], progress: Progress | None = N
                               "of the chat script, ChatGPT's conversations.json or an Open WebUI export)")
     sha = hashlib.sha256(raw).hexdigest()
     for i, chat in enumerate(chats):
+        settle_times(chat, mtime)
         if not chat.source_id:  # a file without chat ids: the file's content and the chat's place identify it
             chat.source_id = f"sha256:{sha[:32]}:{i}"
     return ImportPlan(p, app, chats, sha)
