@@ -440,3 +440,37 @@ def test_a_saved_time_no_date_can_show_still_exports(store):
         store.add_message(conv, m)
     for fmt in ("md", "json", "html"):
         assert "hi" in store.export_chats(None, fmt)
+
+
+# ---- files that never end -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["device", "pipe", "huge"])
+def test_only_a_regular_file_of_a_bounded_size_is_read(store, tmp_path, kind):
+    """Importing /dev/zero read 6 GB in 15 s and went on: a device, a pipe (which would wait for a writer) and a
+    file larger than the bound are refused at once with a clear message, nothing read."""
+    import os
+    import time
+
+    from desktop_agent.core.porting.reading import MAX_FILE_BYTES
+
+    if kind == "device":
+        path = Path("/dev/zero")
+        if not path.exists():
+            pytest.skip("no /dev/zero on this system")
+        reason = "not a regular file"
+    elif kind == "pipe":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no named pipes on this system")
+        path = tmp_path / "conversations.json"
+        os.mkfifo(path)
+        reason = "not a regular file"
+    else:
+        path = tmp_path / "conversations.json"
+        with open(path, "wb") as f:  # sparse: takes no disk space
+            f.truncate(MAX_FILE_BYTES + 1)
+        reason = "larger than the 512 MB a chat export can be here"
+    started = time.monotonic()
+    with pytest.raises(ImportFailed, match=reason):
+        store.import_file(path)
+    assert time.monotonic() - started < 5 and counts(store) == (0, 0)
