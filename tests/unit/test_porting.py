@@ -474,3 +474,38 @@ def test_only_a_regular_file_of_a_bounded_size_is_read(store, tmp_path, kind):
     with pytest.raises(ImportFailed, match=reason):
         store.import_file(path)
     assert time.monotonic() - started < 5 and counts(store) == (0, 0)
+
+
+# ---- a message whose parent is not in the file ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("app", ["ours", "openwebui", "chatgpt"])
+def test_a_message_whose_parent_is_not_in_the_file_is_refused_by_name(store, tmp_path, app):
+    """Such a message silently became a second first message (a branch of its own, "New chat"): the file is
+    refused, the entry and the message named, nothing imported."""
+    if app == "ours":
+        data: object = {"format": "desktop-agent.chats", "version": 2, "chats": [
+            {"id": "x", "title": "Fine", "messages": [{"id": "1", "parent": None, "role": "user", "content": "q"}]},
+            {"id": "y", "title": "Orphan", "messages": [
+                {"id": "1", "parent": None, "role": "user", "content": "q"},
+                {"id": "2", "parent": "1", "role": "assistant", "content": "a"},
+                {"id": "3", "parent": "gone", "role": "user", "content": "where am I?"}]}]}
+        expected = "chat 2 ('Orphan'): message 3 answers message gone, which is not in the file"
+    elif app == "openwebui":
+        rows = openwebui_export(2, seed=2)
+        rows[1]["title"] = "Orphan"
+        key, msg = list(rows[1]["chat"]["history"]["messages"].items())[-1]
+        msg["parentId"] = "gone"
+        data = rows
+        expected = f"chat 2 ('Orphan'): message {msg.get('id') or key} answers message gone, which is not in the file"
+    else:
+        convs = chatgpt_export(2, seed=3)
+        convs[1]["title"] = "Orphan"
+        key = list(convs[1]["mapping"])[-1]
+        convs[1]["mapping"][key]["parent"] = "gone"
+        data = convs
+        expected = f"conversation 2 ('Orphan'): message {key} answers message gone, which is not in the file"
+    with pytest.raises(ImportFailed) as info:
+        store.import_file(write(tmp_path, "export.json", data))
+    assert expected in str(info.value) and "Nothing was imported" in str(info.value)
+    assert counts(store) == (0, 0)

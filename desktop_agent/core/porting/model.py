@@ -129,7 +129,7 @@ def settle_times(chat: ImportedChat, fallback: float) -> None:
 
 def order_nodes(nodes: list[ImportedNode], path: Path, where: str) -> list[ImportedNode]:
     """``nodes`` with every parent before its children (siblings in their original order); a parent that is
-    not among them makes the node a first message; a cycle is an error."""
+    not among them (it would make a second chat of the rest) and a cycle are errors."""
     by_key: dict[str, ImportedNode] = {}
     for n in nodes:
         if n.key in by_key:
@@ -138,7 +138,7 @@ def order_nodes(nodes: list[ImportedNode], path: Path, where: str) -> list[Impor
     children: dict[str | None, list[ImportedNode]] = {}
     for n in nodes:
         if n.parent is not None and n.parent not in by_key:
-            n.parent = None
+            raise bad_entry(path, where, f"message {n.key} answers message {n.parent}, which is not in the file")
         children.setdefault(n.parent, []).append(n)
     out: list[ImportedNode] = []
     stack = list(reversed(children.get(None, [])))
