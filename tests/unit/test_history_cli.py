@@ -264,3 +264,25 @@ def test_chats_with_times_no_date_can_show_list_show_and_export(capsys, tmp_path
     assert code == 0 and "Saved with an odd time" in out
     code, out, err = run_cli(capsys, "export", "--all", "-o", str(tmp_path / "all.md"))
     assert code == 0 and err.startswith("Exported 2 chats")
+
+
+def test_counts_of_one_are_singular(capsys, tmp_path):
+    """"Exported 1 chats" (export --all with one chat saved) and "1 chats imported before get new messages"."""
+    from tests.helpers.chat_exports import chatgpt_export, continue_chatgpt
+
+    with ConversationStore(paths.store_file()) as store:
+        make_chat(store, "aaaa1111" + "0" * 24, ["Weather in Paris?", "Sunny, 21 °C."])
+    out_file = tmp_path / "all.md"
+    code, out, err = run_cli(capsys, "export", "--all", "-o", str(out_file))
+    assert code == 0 and err == f"Exported 1 chat to {out_file}\n"
+    code, out, err = run_cli(capsys, "export", "aaaa", "aaaa1111", "-o", str(out_file))
+    assert code == 0 and err == f"Exported chat aaaa1111 to {out_file}\n"
+    convs = chatgpt_export(2, seed=4)
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(convs[:1]), encoding="utf-8")
+    assert run_cli(capsys, "import", str(path))[0] == 0
+    continue_chatgpt(convs[0], "And tomorrow?", "Rain.")
+    path.write_text(json.dumps(convs), encoding="utf-8")
+    code, out, err = run_cli(capsys, "import", str(path), "--dry-run")
+    assert code == 0 and "Would add 1 new chat and " in out and "(1 chat imported before gets new messages)" in out
+    assert " 1 chats" not in out
