@@ -240,3 +240,31 @@ def test_a_fork_keeps_the_files_attached_to_the_messages_it_copies(store):
     store.sweep_attachments()
     again = store.load(fork_id).messages[0].attachments[0]
     assert again.read_bytes() == b"# Plan\n- ship it\n"
+
+
+def test_flipping_back_to_an_edited_message_shows_the_branch_continued_there(store):
+    """Regenerate twice, go to answer 2/3, ask on, edit the first question, flip back to 1/2: it showed answer
+    3/3 with nothing after it (the newest child at every step); it shows the branch last continued."""
+    conv = Conversation()
+    q = say(store, conv, "user", "Name a fruit")
+    say(store, conv, "assistant", "Apple")
+    second, third = Message(role="assistant", content="Banana"), Message(role="assistant", content="Cherry")
+    store.add_message(conv, second, parent_id=q.id)
+    store.add_message(conv, third, parent_id=q.id)
+    store.switch_branch(second.id)
+    shown = store.load(conv.id)
+    say(store, shown, "user", "And one colour?")
+    say(store, shown, "assistant", "Yellow")
+    edited = Message(role="user", content="Name a vegetable")
+    store.add_message(store.load(conv.id), edited, parent_id=None)
+    assert contents(store.load(conv.id)) == ["Name a vegetable"]
+    store.switch_branch(q.id)
+    loaded = store.load(conv.id)
+    assert contents(loaded) == ["Name a fruit", "Banana", "And one colour?", "Yellow"]
+    assert loaded.siblings[second.id][1] == second.id  # answer 2/3
+    # a branch written to later wins: answer 3/3 continued, then flip away and back again
+    store.switch_branch(third.id)
+    say(store, store.load(conv.id), "user", "Why cherry?")
+    store.switch_branch(edited.id)
+    store.switch_branch(q.id)
+    assert contents(store.load(conv.id)) == ["Name a fruit", "Cherry", "Why cherry?"]
