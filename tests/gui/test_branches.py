@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from desktop_agent.core.store import ConversationStore
 from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
+from desktop_agent.ui.history.models import KindRole
 from tests.helpers.gui import last_turn_text, wait_idle
 from tests.helpers.replies import text_lines, tool_call_lines
 from tests.servers.ollama import Pause
@@ -176,6 +177,16 @@ def test_fork_from_a_tool_result_reruns_the_model_from_it(make_window, qtbot, ol
     assert len(w.sidebar.runs) == 1
     store = w.controller.store
     assert [m.content for m in store.load(original).messages][-1] == "It is 42."  # the original is unchanged
+    # the history tells the two apart
+    assert store.summary(w.conversation.id).title == store.summary(original).title + " (fork)"
+    qtbot.waitUntil(lambda: w.history_panel is not None, timeout=10_000)
+    model = w.history_panel.model
+
+    def titles() -> list[str]:
+        return sorted(model.index(r).data() for r in range(model.rowCount()) if model.index(r).data(KindRole) == "chat")
+
+    qtbot.waitUntil(lambda: titles() == ["What is 6 times 7?", "What is 6 times 7? (fork)"], timeout=10_000)
+    _shot(qtbot, w, "/tmp/branches-fork.png")
 
 
 def test_deleting_a_branch_asks_first(make_window, qtbot, ollama_server, ollama_settings, monkeypatch):

@@ -19,7 +19,9 @@ import uuid
 
 from desktop_agent.core.errors import StoreError
 from desktop_agent.core.store.database import StoreDatabase, guarded
+from desktop_agent.core.store.folding import fold
 from desktop_agent.core.store.schema import MESSAGE_COLUMNS
+from desktop_agent.core.store.titles import fork_title
 
 
 def branch(parents: dict[int, int | None], leaf: int | None) -> list[int]:
@@ -173,18 +175,21 @@ class Branches(StoreDatabase):
 
     @guarded
     def fork(self, message_id: int) -> str:
-        """A new chat holding the branch from the first message to ``message_id`` (copies; same title, options
-        and model), showing it; returns its id. The chat forked from is unchanged."""
+        """A new chat holding the branch from the first message to ``message_id`` (copies; same options and
+        model; titled "<title> (fork)", "(fork 2)" … to tell it apart), showing it; returns its id. The chat forked
+        from is unchanged."""
         with self._lock, self.write() as conn:
             cid = self._chat_of(conn, message_id)
             path = branch(self._parents(conn, cid), message_id)
             new_id = uuid.uuid4().hex
             now = time.time()
+            old = conn.execute("SELECT title FROM conversations WHERE id = ?", (cid,)).fetchone()
+            title = fork_title(old[0] if old else "", lambda t: conn.execute(
+                "SELECT 1 FROM conversations WHERE title = ? LIMIT 1", (t,)).fetchone() is not None)
             conn.execute(
                 "INSERT INTO conversations (id, title, title_is_custom, backend, model, created_at, updated_at, "
-                "folded_title) SELECT ?, title, title_is_custom, backend, model, ?, ?, folded_title FROM conversations "
-                "WHERE id = ?",
-                (new_id, now, now, cid),
+                "folded_title) SELECT ?, ?, 1, backend, model, ?, ?, ? FROM conversations WHERE id = ?",
+                (new_id, title, now, now, fold(title), cid),
             )
             conn.execute(
                 "INSERT INTO chat_options (conversation_id, options) "
