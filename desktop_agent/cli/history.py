@@ -25,10 +25,10 @@ import errno
 import json
 import os
 import sys
-from datetime import datetime
 from typing import TextIO
 
 from desktop_agent.cli.output import Output, visible
+from desktop_agent.core.epoch import format_epoch
 
 __all__ = ["run_history"]
 
@@ -48,7 +48,7 @@ def _write(stream: TextIO, text: str) -> None:
 
 
 def _when(ts: float) -> str:
-    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
+    return format_epoch(ts)
 
 
 def _cut(text: str, width: int) -> str:
@@ -131,7 +131,7 @@ def _list(store, args) -> int:
     total = store.count()
     shown_to = args.offset + len(rows)
     if shown_to < total:
-        lines.append(f"({shown_to} of {total} chats; --offset {shown_to} for more)")
+        lines.append(f"({shown_to:,} of {_plural(total, 'chat')}; --offset {shown_to} for more)")
     _write(sys.stdout, "\n".join(lines) + "\n")
     return 0
 
@@ -192,7 +192,7 @@ def _show_tools(store, cid: str) -> int:
     width = max(4, max(len(c.tool) for c in calls))
     lines = [f"{'TIME':<19}  {'TOOL':<{width}}  {'STATUS':<9}  {'DURATION':>9}  DECISION — ARGUMENTS"]
     for c in calls:
-        when = datetime.fromtimestamp(c.started_at).strftime("%Y-%m-%d %H:%M:%S")
+        when = format_epoch(c.started_at, "%Y-%m-%d %H:%M:%S")
         took = f"{c.duration_ms:.0f} ms" if c.duration_ms is not None else "-"
         args = json.dumps(c.arguments, ensure_ascii=False, default=str)
         lines.append(f"{when:<19}  {c.tool:<{width}}  {c.status:<9}  {took:>9}  "
@@ -211,8 +211,8 @@ def _export(store, args) -> int:
     if ids is None and store.count() == 0:
         return _fail("there are no saved chats to export")
     text = store.export_chats(ids, args.format)
-    what = (f"chat {ids[0][:SHORT_ID]}" if ids is not None and len(ids) == 1
-            else f"{len(ids) if ids is not None else store.count()} chats")
+    count = len(dict.fromkeys(ids)) if ids is not None else store.count()
+    what = f"chat {ids[0][:SHORT_ID]}" if ids is not None and count == 1 else _plural(count, "chat")
     if args.output and args.output != "-":
         atomic_write_text(args.output, text)
         _write(sys.stderr, f"Exported {what} to {args.output}\n")
@@ -234,7 +234,8 @@ def _import(store, args) -> int:
                        f"{p.app_name}.\n")
     if args.dry_run:
         _write(sys.stdout, f"Would add {_plural(p.new_chats, 'new chat')} and {_plural(p.new_messages, 'message')} "
-                           f"in all ({p.updated_chats} chats imported before get new messages).\n")
+                           f"in all ({_plural(p.updated_chats, 'chat')} imported before "
+                           f"{'gets' if p.updated_chats == 1 else 'get'} new messages).\n")
         return 0
     r = store.import_plan(plan)
     if not r.new_messages:

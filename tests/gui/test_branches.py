@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from desktop_agent.core.store import ConversationStore
 from desktop_agent.ui.chat.turn import AssistantTurn, UserBubble
+from desktop_agent.ui.history.models import KindRole
 from tests.helpers.gui import last_turn_text, wait_idle
 from tests.helpers.replies import text_lines, tool_call_lines
 from tests.servers.ollama import Pause
@@ -47,7 +48,8 @@ def _texts(w) -> list[str]:
     return [m.content for m in w.conversation.messages]
 
 
-def test_regenerate_twice_and_flip_between_the_three_answers(make_window, qtbot, ollama_server, ollama_settings):
+def test_regenerate_twice_and_flip_between_the_three_answers(make_window, qtbot, ollama_server, ollama_settings,
+                                                            monkeypatch):
     w = make_window(ollama_settings)
     ollama_server.script(text_lines(["First ", "answer."]), text_lines(["Second answer."]),
                          text_lines(["Third answer."]))
@@ -86,6 +88,19 @@ def test_regenerate_twice_and_flip_between_the_three_answers(make_window, qtbot,
         "Tell me something", "Second answer.", "Go on"]
     saved = w.controller.store.load(w.conversation.id)
     assert [m.content for m in saved.messages] == _texts(w)
+    # edit the first message, then flip back to its first version: the branch continued there (answer 2/3 and
+    # what followed it), not the newest answer 3/3 with nothing after it
+    ollama_server.script(text_lines(["Something else."]))
+    monkeypatch.setattr(QInputDialog, "getMultiLineText", staticmethod(lambda *a: ("Tell me more", True)))
+    _choose(qtbot, _bubbles(w)[0], "Edit and resend…")
+    wait_idle(qtbot, w)
+    assert _texts(w) == ["Tell me more", "Something else."]
+    qtbot.waitUntil(lambda: _bubbles(w)[0].switcher.isVisible(), timeout=5000)
+    _bubbles(w)[0].switcher.prev.click()
+    qtbot.waitUntil(lambda: _texts(w) == ["Tell me something", "Second answer.", "Go on", "More on the second."],
+                    timeout=5000)
+    assert _bubbles(w)[0].switcher.label.text() == "1/2" and _turns(w)[0].switcher.label.text() == "2/3"
+    _shot(qtbot, w, "/tmp/branches-flip-back.png")
 
 
 def test_a_regenerate_stopped_before_its_first_word_shows_the_answer_again(make_window, qtbot, ollama_server,
@@ -178,6 +193,16 @@ def test_fork_from_a_tool_result_reruns_the_model_from_it(make_window, qtbot, ol
     assert len(w.sidebar.runs) == 1
     store = w.controller.store
     assert [m.content for m in store.load(original).messages][-1] == "It is 42."  # the original is unchanged
+    # the history tells the two apart
+    assert store.summary(w.conversation.id).title == store.summary(original).title + " (fork)"
+    qtbot.waitUntil(lambda: w.history_panel is not None, timeout=10_000)
+    model = w.history_panel.model
+
+    def titles() -> list[str]:
+        return sorted(model.index(r).data() for r in range(model.rowCount()) if model.index(r).data(KindRole) == "chat")
+
+    qtbot.waitUntil(lambda: titles() == ["What is 6 times 7?", "What is 6 times 7? (fork)"], timeout=10_000)
+    _shot(qtbot, w, "/tmp/branches-fork.png")
 
 
 def test_deleting_a_branch_asks_first(make_window, qtbot, ollama_server, ollama_settings, monkeypatch):

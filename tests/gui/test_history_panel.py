@@ -76,6 +76,25 @@ def sample(store):
     return convs
 
 
+@pytest.mark.parametrize("odd", [1e20, -1e15, float("inf")], ids=["1e20", "-1e15", "inf"])
+def test_a_chat_saved_with_a_time_no_date_can_show_is_listed_with_the_oldest(make_panel, store, sample, odd):
+    """One such chat (an older import, a damaged database) emptied the whole panel ("No saved chats yet"): it
+    is listed where the list sorts it, its date shown as '?'."""
+    odd_chat = chat("Saved with an odd time", at(2))
+    store.add_conversations([odd_chat])
+    with store.write() as db:
+        db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (odd, odd_chat.id))
+    panel = make_panel(store)
+    assert panel.stack.currentWidget() is panel.list and panel.count_label.text() == "6 chats"
+    got = rows(panel)
+    assert len(got) == 10 and [r for r in got if r[0] == "header"] == [("header", g) for g in GROUPS]
+    where = 1 if odd > 0 else 9  # sorted first (a far future: today) or last (before 1970: older)
+    assert got[where] == ("chat", "Saved with an odd time")
+    index = panel.model.index(panel.model.row_of(odd_chat.id))
+    assert "Saved with an odd time" in index.data(Qt.ItemDataRole.ToolTipRole)
+    assert index.data(Qt.ItemDataRole.AccessibleTextRole).endswith(", ?")
+
+
 def record(*signals) -> list[tuple]:
     """Every emission of ``signals`` as (signal index, args…) in order."""
     got: list[tuple] = []

@@ -236,3 +236,53 @@ def test_import_a_chatgpt_export_then_again_then_a_malformed_one(capsys, tmp_pat
     title = convs[2]["title"]
     assert code == 1 and out == "" and err.count("\n") == 1
     assert f"conversation 3 ('{title}'): it has no message tree" in err and "Nothing was imported" in err
+
+
+def test_chats_with_times_no_date_can_show_list_show_and_export(capsys, tmp_path):
+    """A chat imported with a nonsense time (1e20) made list, show and export --all fail: the import now takes a
+    plausible time, and one already saved (an older import, a damaged database) shows as '?'."""
+    from tests.helpers.chat_exports import chatgpt_export
+
+    convs = chatgpt_export(1, seed=3)
+    convs[0]["create_time"] = convs[0]["update_time"] = 1e20
+    for node in convs[0]["mapping"].values():
+        if node.get("message"):
+            node["message"]["create_time"] = 1.7e18  # nanoseconds
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(convs), encoding="utf-8")
+    assert run_cli(capsys, "import", str(path))[0] == 0
+    with ConversationStore(paths.store_file()) as store:
+        conv = Conversation(id="cccc4444" + "0" * 24, created_at=1e20, updated_at=1e20)
+        m = Message(role="user", content="Saved with an odd time", created_at=1e20)
+        conv.messages.append(m)
+        store.add_message(conv, m)
+        with store.write() as db:
+            db.execute("UPDATE conversations SET updated_at = 1e20 WHERE id = ?", (conv.id,))
+    code, out, err = run_cli(capsys, "list")
+    assert code == 0 and err == "" and "2023-11-14" in out and "cccc4444" in out and "?" in out
+    code, out, err = run_cli(capsys, "show", "cccc4444")
+    assert code == 0 and "Saved with an odd time" in out
+    code, out, err = run_cli(capsys, "export", "--all", "-o", str(tmp_path / "all.md"))
+    assert code == 0 and err.startswith("Exported 2 chats")
+
+
+def test_counts_of_one_are_singular(capsys, tmp_path):
+    """"Exported 1 chats" (export --all with one chat saved) and "1 chats imported before get new messages"."""
+    from tests.helpers.chat_exports import chatgpt_export, continue_chatgpt
+
+    with ConversationStore(paths.store_file()) as store:
+        make_chat(store, "aaaa1111" + "0" * 24, ["Weather in Paris?", "Sunny, 21 °C."])
+    out_file = tmp_path / "all.md"
+    code, out, err = run_cli(capsys, "export", "--all", "-o", str(out_file))
+    assert code == 0 and err == f"Exported 1 chat to {out_file}\n"
+    code, out, err = run_cli(capsys, "export", "aaaa", "aaaa1111", "-o", str(out_file))
+    assert code == 0 and err == f"Exported chat aaaa1111 to {out_file}\n"
+    convs = chatgpt_export(2, seed=4)
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(convs[:1]), encoding="utf-8")
+    assert run_cli(capsys, "import", str(path))[0] == 0
+    continue_chatgpt(convs[0], "And tomorrow?", "Rain.")
+    path.write_text(json.dumps(convs), encoding="utf-8")
+    code, out, err = run_cli(capsys, "import", str(path), "--dry-run")
+    assert code == 0 and "Would add 1 new chat and " in out and "(1 chat imported before gets new messages)" in out
+    assert " 1 chats" not in out

@@ -392,3 +392,120 @@ def test_an_import_stopped_after_several_transactions_leaves_nothing(store, tmp_
     assert store.search("More") == []
     r = store.import_plan(plan)  # and then it goes through
     assert (r.new_chats, r.updated_chats, r.new_messages) == (6, 6, plan.message_count - before_counts[1])
+
+
+# ---- times out of range (a date can't show them) -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("odd", [1e20, -1e15, 1.7e18, 10**400, True, "yesterday"],
+                         ids=["1e20", "-1e15", "nanoseconds", "10**400", "true", "text"])
+def test_a_time_out_of_range_becomes_a_plausible_one_in_every_format(store, tmp_path, odd):
+    """Times of 1e20, -1e15 or nanoseconds (Open WebUI) imported and then broke the list, show and export: a
+    nanosecond, microsecond or millisecond time is converted, a time no date can show takes its neighbour's."""
+    from desktop_agent.core.epoch import EARLIEST, LATEST
+
+    gpt = small_chatgpt()
+    gpt["create_time"] = gpt["update_time"] = odd
+    for node in gpt["mapping"].values():
+        if node.get("message"):
+            node["message"]["create_time"] = odd
+    rows = openwebui_export(1, seed=2)
+    rows[0]["created_at"] = rows[0]["updated_at"] = rows[0]["chat"]["timestamp"] = odd
+    first = next(iter(rows[0]["chat"]["history"]["messages"].values()))
+    first["timestamp"] = odd
+    ours = {"format": "desktop-agent.conversation", "version": 2, "created_at": 1e20, "updated_at": -1e15,
+            "messages": [{"id": "1", "parent": None, "role": "user", "content": "hi", "created_at": 1_700_000_000},
+                         {"id": "2", "parent": "1", "role": "assistant", "content": "hello", "created_at": 1e20}]}
+    for name, data in (("conversations.json", [gpt]), ("chat-export.json", rows), ("ours.json", ours)):
+        if name == "ours.json" and not isinstance(odd, float):
+            continue  # our own format refuses a time that is not a number (pydantic), tested elsewhere
+        plan = read_import_file(write(tmp_path, name, data))
+        for chat in plan.chats:
+            times = [chat.conversation.created_at, chat.conversation.updated_at]
+            times += [n.message.created_at for n in chat.nodes]
+            assert all(EARLIEST <= t <= LATEST for t in times), (name, times)
+        store.import_plan(plan)
+    if odd == 1.7e18:  # nanoseconds: the very time meant
+        assert read_import_file(write(tmp_path, "c.json", [gpt])).chats[0].conversation.created_at == 1.7e9
+    n = 3 if isinstance(odd, float) else 2
+    assert store.count() == n and len(store.list()) == n
+
+
+def test_a_saved_time_no_date_can_show_still_exports(store):
+    """A chat saved before the import checked its times (or a damaged database) still exports."""
+    conv = Conversation(title="Odd", created_at=1e20, updated_at=-1e15)
+    for m in (Message(role="user", content="hi", created_at=1e20), Message(role="assistant", content="yo",
+                                                                           created_at=-1e15)):
+        conv.messages.append(m)
+        store.add_message(conv, m)
+    for fmt in ("md", "json", "html"):
+        assert "hi" in store.export_chats(None, fmt)
+
+
+# ---- files that never end -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["device", "pipe", "huge"])
+def test_only_a_regular_file_of_a_bounded_size_is_read(store, tmp_path, kind):
+    """Importing /dev/zero read 6 GB in 15 s and went on: a device, a pipe (which would wait for a writer) and a
+    file larger than the bound are refused at once with a clear message, nothing read."""
+    import os
+    import time
+
+    from desktop_agent.core.porting.reading import MAX_FILE_BYTES
+
+    if kind == "device":
+        path = Path("/dev/zero")
+        if not path.exists():
+            pytest.skip("no /dev/zero on this system")
+        reason = "not a regular file"
+    elif kind == "pipe":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no named pipes on this system")
+        path = tmp_path / "conversations.json"
+        os.mkfifo(path)
+        reason = "not a regular file"
+    else:
+        path = tmp_path / "conversations.json"
+        with open(path, "wb") as f:  # sparse: takes no disk space
+            f.truncate(MAX_FILE_BYTES + 1)
+        reason = "larger than the 512 MB a chat export can be here"
+    started = time.monotonic()
+    with pytest.raises(ImportFailed, match=reason):
+        store.import_file(path)
+    assert time.monotonic() - started < 5 and counts(store) == (0, 0)
+
+
+# ---- a message whose parent is not in the file ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("app", ["ours", "openwebui", "chatgpt"])
+def test_a_message_whose_parent_is_not_in_the_file_is_refused_by_name(store, tmp_path, app):
+    """Such a message silently became a second first message (a branch of its own, "New chat"): the file is
+    refused, the entry and the message named, nothing imported."""
+    if app == "ours":
+        data: object = {"format": "desktop-agent.chats", "version": 2, "chats": [
+            {"id": "x", "title": "Fine", "messages": [{"id": "1", "parent": None, "role": "user", "content": "q"}]},
+            {"id": "y", "title": "Orphan", "messages": [
+                {"id": "1", "parent": None, "role": "user", "content": "q"},
+                {"id": "2", "parent": "1", "role": "assistant", "content": "a"},
+                {"id": "3", "parent": "gone", "role": "user", "content": "where am I?"}]}]}
+        expected = "chat 2 ('Orphan'): message 3 answers message gone, which is not in the file"
+    elif app == "openwebui":
+        rows = openwebui_export(2, seed=2)
+        rows[1]["title"] = "Orphan"
+        key, msg = list(rows[1]["chat"]["history"]["messages"].items())[-1]
+        msg["parentId"] = "gone"
+        data = rows
+        expected = f"chat 2 ('Orphan'): message {msg.get('id') or key} answers message gone, which is not in the file"
+    else:
+        convs = chatgpt_export(2, seed=3)
+        convs[1]["title"] = "Orphan"
+        key = list(convs[1]["mapping"])[-1]
+        convs[1]["mapping"][key]["parent"] = "gone"
+        data = convs
+        expected = f"conversation 2 ('Orphan'): message {key} answers message gone, which is not in the file"
+    with pytest.raises(ImportFailed) as info:
+        store.import_file(write(tmp_path, "export.json", data))
+    assert expected in str(info.value) and "Nothing was imported" in str(info.value)
+    assert counts(store) == (0, 0)

@@ -108,7 +108,8 @@ def test_forking_from_a_tool_result_copies_the_path_up_to_it(store):
     forked = store.load(fork_id)
     assert fork_id != conv.id and contents(forked) == ["weather?", "", "sunny"]
     assert forked.messages[1].tool_calls[0].arguments == {"c": "Oslo"} and forked.messages[2].tool_call_id == "c1"
-    assert forked.options == {"generation.temperature": 0.3} and forked.title == store.load(conv.id).title
+    assert forked.options == {"generation.temperature": 0.3}
+    assert forked.title == "weather? (fork)" and store.load(conv.id).title == "weather?"
     assert [m.parent_id for m in forked.messages] == [None, forked.messages[0].id, forked.messages[1].id]
     assert contents(store.load(conv.id)) == ["weather?", "", "sunny", "It is sunny."]  # unchanged
     assert {h.conversation_id for h in store.search("sunny")} >= {fork_id, conv.id}
@@ -240,3 +241,48 @@ def test_a_fork_keeps_the_files_attached_to_the_messages_it_copies(store):
     store.sweep_attachments()
     again = store.load(fork_id).messages[0].attachments[0]
     assert again.read_bytes() == b"# Plan\n- ship it\n"
+
+
+def test_flipping_back_to_an_edited_message_shows_the_branch_continued_there(store):
+    """Regenerate twice, go to answer 2/3, ask on, edit the first question, flip back to 1/2: it showed answer
+    3/3 with nothing after it (the newest child at every step); it shows the branch last continued."""
+    conv = Conversation()
+    q = say(store, conv, "user", "Name a fruit")
+    say(store, conv, "assistant", "Apple")
+    second, third = Message(role="assistant", content="Banana"), Message(role="assistant", content="Cherry")
+    store.add_message(conv, second, parent_id=q.id)
+    store.add_message(conv, third, parent_id=q.id)
+    store.switch_branch(second.id)
+    shown = store.load(conv.id)
+    say(store, shown, "user", "And one colour?")
+    say(store, shown, "assistant", "Yellow")
+    edited = Message(role="user", content="Name a vegetable")
+    store.add_message(store.load(conv.id), edited, parent_id=None)
+    assert contents(store.load(conv.id)) == ["Name a vegetable"]
+    store.switch_branch(q.id)
+    loaded = store.load(conv.id)
+    assert contents(loaded) == ["Name a fruit", "Banana", "And one colour?", "Yellow"]
+    assert loaded.siblings[second.id][1] == second.id  # answer 2/3
+    # a branch written to later wins: answer 3/3 continued, then flip away and back again
+    store.switch_branch(third.id)
+    say(store, store.load(conv.id), "user", "Why cherry?")
+    store.switch_branch(edited.id)
+    store.switch_branch(q.id)
+    assert contents(store.load(conv.id)) == ["Name a fruit", "Cherry", "Why cherry?"]
+
+
+def test_a_fork_has_a_title_that_tells_it_apart_and_is_found_by_it(store):
+    """A fork had its original's title: two identical rows in the history."""
+    conv = Conversation()
+    say(store, conv, "user", "Plan a trip to Kyoto")
+    answer = say(store, conv, "assistant", "Day 1: Fushimi Inari.")
+    first, second = store.fork(answer.id), store.fork(answer.id)
+    again = store.fork(store.load(first).messages[-1].id)  # a fork of a fork counts on from the original
+    titles = [store.summary(c).title for c in (conv.id, first, second, again)]
+    assert titles == ["Plan a trip to Kyoto", "Plan a trip to Kyoto (fork)", "Plan a trip to Kyoto (fork 2)",
+                      "Plan a trip to Kyoto (fork 3)"]
+    assert store.title_is_custom(first)  # kept as it is when the chat goes on
+    assert first in {h.conversation_id for h in store.search("kyoto (FORK)")}
+    store.rename(conv.id, "x" * 300)
+    long = store.load(store.fork(answer.id)).title
+    assert len(long) <= 200 and long.endswith("… (fork)")

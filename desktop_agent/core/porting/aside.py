@@ -22,7 +22,10 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 def is_store_file(p: Path) -> bool:
-    """True when ``p`` is an SQLite database (a chat history, if it is ours)."""
+    """True when ``p`` is an SQLite database (a chat history, if it is ours). Only a regular file is opened (a
+    pipe would block)."""
+    if not p.is_file():
+        return False
     try:
         with p.open("rb") as f:
             return f.read(len(SQLITE_HEADER)) == SQLITE_HEADER

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from desktop_agent.core.epoch import plausible_epoch
 from desktop_agent.core.messages import Conversation, Message, ToolCall
 from desktop_agent.core.porting.model import ImportedChat, ImportedNode, bad_entry, entry_name, order_nodes
 
@@ -43,10 +44,6 @@ def read_chatgpt(data: Any, path: Path, tick: Tick | None = None) -> list[Import
             raise bad_entry(path, f"conversation {i}", "it is not a JSON object")
         chats.append(_conversation(conv, path, entry_name(i, conv.get("title"))))
     return chats
-
-
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _part_text(part: Any) -> str:
@@ -88,7 +85,7 @@ def _conversation(conv: dict[str, Any], path: Path, where: str) -> ImportedChat:
     mapping = conv.get("mapping")
     if not isinstance(mapping, dict):
         raise bad_entry(path, where, 'it has no message tree ("mapping")')
-    created = _number(conv.get("create_time")) or 0.0
+    created = plausible_epoch(conv.get("create_time")) or 0.0
     # parents: from each node's "parent", or else from the "children" lists
     parent_of: dict[str, str | None] = {}
     for key, node in mapping.items():
@@ -136,7 +133,7 @@ def _conversation(conv: dict[str, Any], path: Path, where: str) -> ImportedChat:
     title = raw_title if isinstance(raw_title, str) else ""
     source = conv.get("conversation_id") or conv.get("id")
     c = Conversation(title=title.strip(), model=model, backend=None, created_at=created or nodes[0].message.created_at,
-                     updated_at=_number(conv.get("update_time")) or max(x.message.created_at for x in nodes))
+                     updated_at=plausible_epoch(conv.get("update_time")) or max(x.message.created_at for x in nodes))
     chat = ImportedChat(source_id=str(source) if isinstance(source, str) and source else "", conversation=c,
                         nodes=nodes, current=current_key, title_is_custom=bool(title.strip()))
     c.messages = [kept[k] for k in chat.shown_keys()]
@@ -166,7 +163,7 @@ def _message(msg: Any, key: str, path: Path, where: str, created: float, up: str
                                                                      "reasoning_recap"):
         return None
     text = _text(content, where, key, path)
-    when = _number(msg.get("create_time")) or created
+    when = plausible_epoch(msg.get("create_time")) or created
     slug = meta.get("model_slug") if isinstance(meta.get("model_slug"), str) else None
     status = "complete" if msg.get("status") in (None, "finished_successfully") else "interrupted"
     recipient = msg.get("recipient") or "all"

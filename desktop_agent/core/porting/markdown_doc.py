@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from datetime import datetime
 
+from desktop_agent.core.epoch import format_epoch
 from desktop_agent.core.messages import Conversation, Message, ToolCall
 
 
@@ -20,7 +20,7 @@ def fence(text: str, info: str = "") -> str:
 
 
 def when(ts: float | None) -> str:
-    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else ""
+    return format_epoch(ts) if ts else ""
 
 
 def _summary(text: str) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from desktop_agent.core.epoch import plausible_epoch
 from desktop_agent.core.errors import ImportFailed
 from desktop_agent.core.messages import Conversation, Message
 
@@ -105,9 +106,30 @@ def bad_entry(path: Path, where: str, what: str) -> ImportFailed:
     return ImportFailed(path, f"{where}: {what}")
 
 
+def settle_times(chat: ImportedChat, fallback: float) -> None:
+    """Every time of ``chat`` as plausible epoch seconds (see :func:`~desktop_agent.core.epoch.plausible_epoch`:
+    milliseconds … nanoseconds converted). A message whose time is not one takes the time of the message it
+    answers, a first message the chat's start, else ``fallback`` (the file's time); the chat's start and last
+    change, when not plausible, come from its messages."""
+    conv = chat.conversation
+    start = plausible_epoch(conv.created_at)
+    times: dict[str, float] = {}
+    for n in chat.nodes:  # parents first
+        ts = plausible_epoch(n.message.created_at)
+        if ts is None:
+            ts = times.get(n.parent, start or fallback) if n.parent is not None else (start or fallback)
+        n.message.created_at = times[n.key] = ts
+    if times:
+        conv.created_at = start or min(times.values())
+        conv.updated_at = plausible_epoch(conv.updated_at) or max(times.values())
+    else:
+        conv.created_at = start or fallback
+        conv.updated_at = plausible_epoch(conv.updated_at) or conv.created_at
+
+
 def order_nodes(nodes: list[ImportedNode], path: Path, where: str) -> list[ImportedNode]:
     """``nodes`` with every parent before its children (siblings in their original order); a parent that is
-    not among them makes the node a first message; a cycle is an error."""
+    not among them (it would make a second chat of the rest) and a cycle are errors."""
     by_key: dict[str, ImportedNode] = {}
     for n in nodes:
         if n.key in by_key:
@@ -116,7 +138,7 @@ def order_nodes(nodes: list[ImportedNode], path: Path, where: str) -> list[Impor
     children: dict[str | None, list[ImportedNode]] = {}
     for n in nodes:
         if n.parent is not None and n.parent not in by_key:
-            n.parent = None
+            raise bad_entry(path, where, f"message {n.key} answers message {n.parent}, which is not in the file")
         children.setdefault(n.parent, []).append(n)
     out: list[ImportedNode] = []
     stack = list(reversed(children.get(None, [])))

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from desktop_agent.core.epoch import plausible_epoch
 from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.core.porting.model import ImportedChat, ImportedNode, bad_entry, entry_name, order_nodes
 
@@ -48,10 +49,6 @@ def read_openwebui(data: Any, path: Path, tick: Tick | None = None) -> list[Impo
     return chats
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
 def _split_reasoning(text: str) -> tuple[str, str]:
     thoughts = []
     for block in _REASONING.findall(text):
@@ -67,7 +64,7 @@ def _read(row: dict[str, Any], chat: Any, path: Path, where: str) -> ImportedCha
     history = chat.get("history")
     if not isinstance(history, dict) or not isinstance(history.get("messages"), dict):
         raise bad_entry(path, where, 'it has no message tree ("history.messages")')
-    created = _number(row.get("created_at")) or (_number(chat.get("timestamp")) or 0.0) / 1000 or 0.0
+    created = plausible_epoch(row.get("created_at")) or plausible_epoch(chat.get("timestamp")) or 0.0
     nodes: list[ImportedNode] = []
     raw_models = chat.get("models")
     models: list[Any] = raw_models if isinstance(raw_models, list) else []
@@ -87,9 +84,7 @@ def _read(row: dict[str, Any], chat: Any, path: Path, where: str) -> ImportedCha
         parent = m.get("parentId")
         if parent is not None and not isinstance(parent, str):
             raise bad_entry(path, where, f"message {key} has a parentId that is not an id")
-        when = _number(m.get("timestamp")) or created
-        if when > 1e11:  # milliseconds
-            when /= 1000
+        when = plausible_epoch(m.get("timestamp")) or created
         thinking = ""
         if role == "assistant":
             content, thinking = _split_reasoning(content)
@@ -106,7 +101,7 @@ def _read(row: dict[str, Any], chat: Any, path: Path, where: str) -> ImportedCha
     title = title.strip() if isinstance(title, str) else ""
     model = next((str(x) for x in models if isinstance(x, str)), None)
     conv = Conversation(title=title, model=model, backend=None, created_at=created or nodes[0].message.created_at,
-                        updated_at=_number(row.get("updated_at")) or max(n.message.created_at for n in nodes))
+                        updated_at=plausible_epoch(row.get("updated_at")) or max(n.message.created_at for n in nodes))
     source = row.get("id") or chat.get("id")
     result = ImportedChat(source_id=str(source) if isinstance(source, str) and source else "", conversation=conv,
                           nodes=nodes, current=current if isinstance(current, str) else None,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable
@@ -20,10 +21,13 @@ from typing import Any
 from desktop_agent.core.errors import ImportFailed
 from desktop_agent.core.porting.aside import is_store_file, read_store_file
 from desktop_agent.core.porting.chatgpt import is_chatgpt, read_chatgpt
-from desktop_agent.core.porting.model import ImportCancelled, ImportPlan
+from desktop_agent.core.porting.model import ImportCancelled, ImportPlan, settle_times
 from desktop_agent.core.porting.openwebui import is_openwebui, read_openwebui
 from desktop_agent.core.porting.ours import is_ours, read_ours
 from desktop_agent.core.porting.seed import is_seed, read_seed
+
+#: The largest file an import reads (the whole file is read and parsed in memory before anything is saved).
+MAX_FILE_BYTES = 512 * 2**20
 
 #: ``progress(done, total)``
 Progress = Callable[[int, int], None]
@@ -35,6 +39,10 @@ def read_import_file(path: str | os.PathLike[str], progress: Progress | None = N
     saved) or :class:`ImportCancelled` when ``cancel`` is set meanwhile. ``progress(done, total)`` is called
     per chat read."""
     p = Path(path)
+    try:
+        mtime = p.stat().st_mtime
+    except OSError:
+        mtime = time.time()
     if is_store_file(p):  # a chat history database: set aside by an older version, or another data folder's
         data: Any = read_store_file(p)
         raw = json.dumps(data, sort_keys=True).encode()
@@ -57,10 +65,6 @@ def read_import_file(path: str | os.PathLike[str], progress: Progress | None = N
     elif is_ours(data):
         app, chats = "desktop-agent", read_ours(data, p)
     elif is_seed(data):
-        try:
-            mtime = p.stat().st_mtime
-        except OSError:
-            mtime = time.time()
         app, chats = "seed", read_seed(data, p, mtime)
     elif isinstance(data, (list, dict)) and not data:
         raise ImportFailed(p, "it contains no chats")
@@ -69,21 +73,45 @@ def read_import_file(path: str | os.PathLike[str], progress: Progress | None = N
                               "of the chat script, ChatGPT's conversations.json or an Open WebUI export)")
     sha = hashlib.sha256(raw).hexdigest()
     for i, chat in enumerate(chats):
+        settle_times(chat, mtime)
         if not chat.source_id:  # a file without chat ids: the file's content and the chat's place identify it
             chat.source_id = f"sha256:{sha[:32]}:{i}"
     return ImportPlan(p, app, chats, sha)
 
 
 def _read_bytes(p: Path) -> bytes:
+    """The file's bytes: only a regular file (not a device such as /dev/zero, a pipe or a socket, which never
+    end), and at most :data:`MAX_FILE_BYTES`."""
     try:
-        raw = p.read_bytes()
+        info = p.stat()  # before opening: opening a pipe waits for a writer
+        if stat.S_ISDIR(info.st_mode):
+            raise ImportFailed(p, "it is a folder, not a file")
+        if not stat.S_ISREG(info.st_mode):
+            raise ImportFailed(p, "it is not a regular file (a device, pipe or socket), so it can't be a chat export")
+        _check_size(p, info.st_size)
+        with open(p, "rb", buffering=0, opener=_open_nonblocking) as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # replaced meanwhile
+                raise ImportFailed(p, "it is not a regular file (a device, pipe or socket), so it can't be a chat "
+                                      "export")
+            raw = f.read(MAX_FILE_BYTES + 1)
     except IsADirectoryError:
         raise ImportFailed(p, "it is a folder, not a file") from None
     except OSError as exc:
         raise ImportFailed(p, f"the file can't be read ({exc.strerror or exc})") from None
+    _check_size(p, len(raw))  # it grew while read
     if not raw.strip():
         raise ImportFailed(p, "the file is empty")
     return raw
+
+
+def _open_nonblocking(path: str, flags: int) -> int:
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
+
+
+def _check_size(p: Path, size: int) -> None:
+    if size > MAX_FILE_BYTES:
+        raise ImportFailed(p, f"it is {size / 2**20:,.0f} MB, larger than the {MAX_FILE_BYTES // 2**20:,} MB a chat "
+                              "export can be here")
 
 
 def _reject_constant(name: str) -> Any:

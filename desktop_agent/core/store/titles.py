@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 from desktop_agent.core.messages import Conversation, Message
 
 NEW_CHAT_TITLE = "New chat"
@@ -19,6 +22,28 @@ def clip_title(title: str) -> str:
     if len(title) > MAX_TITLE_CHARS:
         return title[: MAX_TITLE_CHARS - 1].rstrip() + "…"
     return title
+
+
+_FORK_MARK = re.compile(r"\s*\(fork(?: \d+)?\)$")
+
+
+def fork_base(title: str) -> str:
+    """``title`` without a fork mark at its end ("Trip (fork 2)" → "Trip")."""
+    return _FORK_MARK.sub("", title).strip() or NEW_CHAT_TITLE
+
+
+def fork_title(title: str, taken: Callable[[str], bool]) -> str:
+    """The title of a chat forked from one titled ``title``: "Trip (fork)", else "Trip (fork 2)", "(fork 3)" …
+    — the first that ``taken(title)`` says no chat has yet (a fork of a fork counts on from its original)."""
+    base = fork_base(title)
+    n = 1
+    while True:
+        mark = " (fork)" if n == 1 else f" (fork {n})"
+        room = MAX_TITLE_CHARS - len(mark)
+        candidate = (base if len(base) <= room else base[: room - 1].rstrip() + "…") + mark
+        if not taken(candidate):
+            return candidate
+        n += 1
 
 
 def title_for(conversation: Conversation, message: Message) -> str:

@@ -19,7 +19,9 @@ import uuid
 
 from desktop_agent.core.errors import StoreError
 from desktop_agent.core.store.database import StoreDatabase, guarded
+from desktop_agent.core.store.folding import fold
 from desktop_agent.core.store.schema import MESSAGE_COLUMNS
+from desktop_agent.core.store.titles import fork_title
 
 
 def branch(parents: dict[int, int | None], leaf: int | None) -> list[int]:
@@ -57,12 +59,20 @@ def siblings_of(parents: dict[int, int | None], shown: list[int]) -> dict[int, l
     return out
 
 
-def newest_leaf(children: dict[int | None, list[int]], start: int) -> int:
-    """The end of the branch through ``start`` that follows the newest child at every step."""
-    node = start
-    while children.get(node):
-        node = children[node][-1]
-    return node
+def latest_leaf(children: dict[int | None, list[int]], start: int) -> int:
+    """The end of the branch through ``start`` that was written to last: of the messages below ``start`` (or
+    ``start`` itself) that nothing follows, the one saved last (ids grow as messages are saved) — the branch
+    the user last continued there, not merely the newest child at every step."""
+    leaves: list[int] = []
+    todo = [start]
+    while todo:
+        node = todo.pop()
+        kids = children.get(node)
+        if kids:
+            todo.extend(kids)
+        else:
+            leaves.append(node)
+    return max(leaves)
 
 
 def shown_paths(conn: sqlite3.Connection, conversation_ids: set[str]) -> dict[str, list[int]]:
@@ -92,12 +102,14 @@ class Branches(StoreDatabase):
 
     @guarded
     def switch_branch(self, message_id: int) -> int:
-        """Show the branch through ``message_id``: from it, the newest child at every step. Returns the id of
+        """Show the branch through ``message_id``: below it, the branch written to last (see
+        :func:`latest_leaf`: flipping back to an edited message's first version shows the branch continued
+        there, not the newest child at every step). Returns the id of
         that branch's last message (the chat's new ``leaf_id``); load the chat again to get its messages.
         Raises :class:`StoreError` when the message is gone."""
         with self._lock, self.write() as conn:
             cid = self._chat_of(conn, message_id)
-            leaf = newest_leaf(children_of(self._parents(conn, cid)), message_id)
+            leaf = latest_leaf(children_of(self._parents(conn, cid)), message_id)
             conn.execute("UPDATE conversations SET leaf_id = ? WHERE id = ?", (leaf, cid))
         return leaf
 
@@ -155,7 +167,7 @@ class Branches(StoreDatabase):
             if leaf is None or leaf in gone or leaf not in parents:
                 rest = [s for s in children.get(parent, []) if s not in gone]
                 remaining = {k: v for k, v in children.items() if k not in gone}
-                new_leaf = newest_leaf(remaining, rest[-1]) if rest else parent
+                new_leaf = latest_leaf(remaining, rest[-1]) if rest else parent
                 conn.execute("UPDATE conversations SET leaf_id = ? WHERE id = ?", (new_leaf, cid))
             conn.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (time.time(), cid))
             self._deleted_message_ids.update(doomed)
@@ -163,18 +175,21 @@ class Branches(StoreDatabase):
 
     @guarded
     def fork(self, message_id: int) -> str:
-        """A new chat holding the branch from the first message to ``message_id`` (copies; same title, options
-        and model), showing it; returns its id. The chat forked from is unchanged."""
+        """A new chat holding the branch from the first message to ``message_id`` (copies; same options and
+        model; titled "<title> (fork)", "(fork 2)" … to tell it apart), showing it; returns its id. The chat forked
+        from is unchanged."""
         with self._lock, self.write() as conn:
             cid = self._chat_of(conn, message_id)
             path = branch(self._parents(conn, cid), message_id)
             new_id = uuid.uuid4().hex
             now = time.time()
+            old = conn.execute("SELECT title FROM conversations WHERE id = ?", (cid,)).fetchone()
+            title = fork_title(old[0] if old else "", lambda t: conn.execute(
+                "SELECT 1 FROM conversations WHERE title = ? LIMIT 1", (t,)).fetchone() is not None)
             conn.execute(
                 "INSERT INTO conversations (id, title, title_is_custom, backend, model, created_at, updated_at, "
-                "folded_title) SELECT ?, title, title_is_custom, backend, model, ?, ?, folded_title FROM conversations "
-                "WHERE id = ?",
-                (new_id, now, now, cid),
+                "folded_title) SELECT ?, ?, 1, backend, model, ?, ?, ? FROM conversations WHERE id = ?",
+                (new_id, title, now, now, fold(title), cid),
             )
             conn.execute(
                 "INSERT INTO chat_options (conversation_id, options) "

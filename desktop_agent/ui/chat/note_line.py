@@ -3,11 +3,10 @@ changed: …" (a ``kind="note"`` message: kept with the chat, never sent to the 
 
 from __future__ import annotations
 
-import datetime as _dt
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel
 
+from desktop_agent.core.epoch import format_epoch
 from desktop_agent.core.messages import Message
 from desktop_agent.ui.chat.context import ChatContext
 from desktop_agent.ui.i18n import translate
@@ -41,7 +40,7 @@ class NoteLine(QFrame):
                 self.label.setMaximumWidth(520)
                 # one line when it fits (a wrapping label would otherwise take the narrowest width it can)
                 self.label.setMinimumWidth(min(self.label.fontMetrics().horizontalAdvance(self.label.text()) + 6, 440))
-                when = _dt.datetime.fromtimestamp(message.created_at).strftime("%Y-%m-%d %H:%M")
+                when = format_epoch(message.created_at)
                 self.label.setToolTip(translate("NoteLine", "{text}\n{when} · not sent to the model").format(
                         text=message.content, when=when))
                 lay.addWidget(self.label, 0)

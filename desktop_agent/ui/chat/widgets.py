@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 import time
-from datetime import datetime
 
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QTextDocument, QTextOption
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QSizePolicy, QTextBrowser, QToolButton, QVBoxLayout, QWidget
 
+from desktop_agent.core.epoch import format_epoch
 from desktop_agent.ui import icons
 from desktop_agent.ui.chat.context import ChatContext
 from desktop_agent.ui.i18n import translate
@@ -31,7 +31,7 @@ def button_text(text: str) -> str:
 
 def time_text(ts: float | None) -> str:
     """``HH:MM`` of a message time (now when unknown)."""
-    return datetime.fromtimestamp(ts or time.time()).strftime("%H:%M")
+    return format_epoch(ts or time.time(), "%H:%M")
 
 
 class AutoHeightBrowser(QTextBrowser):

@@ -12,6 +12,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QDateTime, QLocale, QModelIndex, QPersistentModelIndex, Qt, Signal
 
+from desktop_agent.core.epoch import format_epoch, local_datetime
 from desktop_agent.core.errors import StoreError
 from desktop_agent.core.store import ConversationSummary, SearchHit
 from desktop_agent.core.store.labels import ChatFilter
@@ -35,7 +36,10 @@ def pinned_group() -> str:
 
 def group_of(ts: float, today: _dt.date) -> str:
     """The list group of a chat last updated at ``ts`` (epoch seconds, local time)."""
-    day = _dt.datetime.fromtimestamp(ts).date()
+    when = local_datetime(ts)
+    if when is None:  # a time no date can show (a damaged database, an old import): where the list sorts it
+        return translate("Models", "Today") if ts > 0 else translate("Models", "Older")
+    day = when.date()
     if day >= today:
         return translate("Models", "Today")
     if day == today - _dt.timedelta(days=1):
@@ -47,6 +51,8 @@ def group_of(ts: float, today: _dt.date) -> str:
 
 def date_label(ts: float, today: _dt.date) -> str:
     """Short date for a row: "14:32" today/yesterday, "Mon 14:32" this week, else "3 Nov 2025"."""
+    if local_datetime(ts) is None:
+        return "?"
     group = group_of(ts, today)
     at = QDateTime.fromSecsSinceEpoch(int(ts))
     if group in (translate("Models", "Today"), translate("Models", "Yesterday")):
@@ -240,7 +246,7 @@ class ChatListModel(QAbstractListModel):
             count = s.message_count
             n = (translate("Models", "%n message", None, count) if count == 1
                  else translate("Models", "%n messages", None, count))
-            when = _dt.datetime.fromtimestamp(s.updated_at).strftime("%Y-%m-%d %H:%M")
+            when = format_epoch(s.updated_at)
             tip = translate("Models", "{title}\n{model} · {n} · last message {when}").format(title=s.title,
                     model=s.model or 'unknown model', n=n, when=when)
             return tip + ("\n" + translate("Models", "Tags: {tags}").format(tags=", ".join(s.tags)) if s.tags else "")

@@ -6,7 +6,6 @@ store at once); they are not part of the dialog's Save."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 
 from PySide6.QtCore import QObject, QSize, Qt, Signal
 from PySide6.QtWidgets import (
@@ -23,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_agent.core.epoch import format_epoch
 from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.tools.permissions import POLICIES, Rule, RuleBook
 from desktop_agent.core.tools.rule_keys import tool_label
@@ -39,7 +39,7 @@ POLICY_NAMES = {"allow": QT_TRANSLATE_NOOP("RulesBox", "allow"), "ask": QT_TRANS
 
 
 def when(ts: float | None) -> str:
-    return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else translate("RulesBox", "never")
+    return format_epoch(ts) if ts else translate("RulesBox", "never")
 
 
 class _Relay(QObject):
