@@ -273,6 +273,8 @@ class CallRoute:
     cancel: threading.Event | None = None
     #: a question of the call waits for the user (the call's timeout is paused meanwhile)
     waiting: bool = False
+    #: what the model should also hear about the call's questions (declined, cancelled, nobody to ask)
+    notes: list[str] = field(default_factory=list)
 
 
 def _secret_name(server: str, name: str) -> str:
@@ -324,6 +326,9 @@ def elicitation_callback(server: str, route: Callable[[], tuple[str, CallRoute |
         tool, where = route()
         if where is None or where.asker is None:
             log.info("MCP server %s asked the user something; nobody can answer here: declined", server)
+            if where is not None:
+                where.notes.append(f"The MCP server {server} asked the user: {str(getattr(params, 'message', ''))!r}. "
+                                   "Nobody can answer in this run, so the question was declined.")
             return ElicitResult(action=DECLINE)
         question = question_of(server, tool, params, where.call_id)
         question.remembered = remembered_values(secrets, server, question.fields)
@@ -342,6 +347,9 @@ def elicitation_callback(server: str, route: Callable[[], tuple[str, CallRoute |
                 question.answer(CANCEL)
         log.info("MCP server %s: its question was %s", server,
                  {ACCEPT: "answered", DECLINE: "declined", CANCEL: "cancelled"}.get(question.action, "answered"))
+        if question.action in (DECLINE, CANCEL):
+            where.notes.append(f"The user {'declined' if question.action == DECLINE else 'cancelled'} the question "
+                               f"of the MCP server {server}: {question.message!r}.")
         if question.action == ACCEPT:
             keep_remembered(secrets, question)
             return ElicitResult(action=ACCEPT, content=question.content if question.mode == FORM else None)

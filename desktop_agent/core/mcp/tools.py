@@ -147,6 +147,8 @@ class McpTool(Tool):
         result = self.manager.call(self.server, self.remote_name, arguments, cancel=cancel, progress=progress,
                                    route=route)
         text, is_error = result_text(result)
+        if route is not None and route.notes:  # the model hears that a question was not answered
+            text = "\n".join([text, *route.notes]) if text else "\n".join(route.notes)
         if is_error:
             raise ToolError(text or f"the MCP server {self.server} reported an error")
         shown = attachments(result)
