@@ -136,3 +136,32 @@ def test_stop_while_the_form_waits_cancels_it(make_window, qtbot, ollama_server)
     w.stop()
     qtbot.waitUntil(lambda: not w.busy, timeout=WAIT_MS)
     assert card.question.action == "cancel" and not card.submit.isEnabled()
+
+
+def test_the_window_uses_a_server_of_each_version_and_settings_says_which(make_window, qtbot, ollama_server):
+    everything = McpServerSettings(name="everything", command=everything_command(), args=["stdio"])
+    settings = Settings(backend="ollama", ollama_host=ollama_server.url).updated(
+        {"mcp.servers": [_asking().model_dump(), everything.model_dump()], "tools.max_offered": 0})
+    w = make_window(settings)
+    qtbot.waitUntil(lambda: w.assembly.current_mcp() is not None, timeout=WAIT_MS)
+    manager = w.assembly.current_mcp()
+    qtbot.waitUntil(lambda: [s.state for s in manager.states()] == ["ready", "ready"], timeout=WAIT_MS)
+    w.open_settings(tab="MCP servers")
+    page = w.settings_dialog.mcp_page
+    for name, version in (("asking", "2026-07-28"), ("everything", "2025-11-25")):
+        page.select(name)
+        qtbot.waitUntil(lambda v=version: f"It speaks MCP {v}." in page.status_line.text(), timeout=WAIT_MS)
+    w.settings_dialog.reject()
+    qtbot.waitUntil(lambda: w.settings_dialog is None, timeout=5000)
+    for tool, arguments, answer in (("everything__echo", {"message": "old"}, "Echo: old"),
+                                    ("asking__grow", {}, "grown")):
+        ollama_server.script(tool_call_lines(tool, arguments))
+        w.send(f"call {tool}")
+
+        def waiting() -> bool:
+            return w.chat.live is not None and any(not c.request.answered for c in w.chat.live.approvals)
+
+        qtbot.waitUntil(lambda: waiting() or not w.busy, timeout=WAIT_MS)  # (a read-only tool is not asked about)
+        if waiting():
+            w.chat.live.approvals[0].allow.click()
+        assert _tool_result(w, qtbot, ollama_server) == answer
