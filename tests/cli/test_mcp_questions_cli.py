@@ -19,6 +19,7 @@ import pytest
 from tests.helpers.cli import run_cli, write_settings
 from tests.helpers.replies import tool_call_lines
 from tests.mcp_servers.everything import everything_command
+from tests.mcp_servers.sdk import sdk_http
 
 ROOT = Path(__file__).resolve().parents[2]
 ASKING = {"name": "asking", "command": sys.executable, "args": ["-m", "tests.mcp_servers.asking"], "cwd": str(ROOT)}
@@ -69,8 +70,18 @@ def _tool_message(server) -> str:
     return next(m["content"] for m in reversed(server.chat_requests[-1]["messages"]) if m["role"] == "tool")
 
 
-def test_the_terminal_asks_the_form_line_by_line_and_the_server_gets_the_answer(ollama_server, home):
-    write_settings(home, mcp={"servers": [ASKING]})
+@pytest.fixture(params=["stdio", "http"])
+def asking(request):
+    """The SDK server's settings entry: over stdio, or Streamable HTTP (its own process on 127.0.0.1)."""
+    if request.param == "stdio":
+        yield ASKING
+    else:
+        with sdk_http("asking", "asking") as server:
+            yield {"name": "asking", "url": server.url}
+
+
+def test_the_terminal_asks_the_form_line_by_line_and_the_server_gets_the_answer(ollama_server, home, asking):
+    write_settings(home, mcp={"servers": [asking]})
     ollama_server.script(tool_call_lines("asking__book_table", {"restaurant": "Luigi"}))
     code, err = drive(home, _chat(ollama_server, "-p", "book it"), [
         (b"Allow asking__book_table?", "y"),

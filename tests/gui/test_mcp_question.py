@@ -7,6 +7,7 @@ browser only after the user agrees."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,8 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit
 from desktop_agent.core.settings import McpServerSettings, Settings
 from desktop_agent.ui.chat.question import QuestionCard
 from tests.helpers.replies import tool_call_lines
-from tests.mcp_servers.everything import everything_command
+from tests.mcp_servers.everything import everything_command, everything_http
+from tests.mcp_servers.sdk import sdk_http
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT_MS = 90_000
@@ -56,8 +58,18 @@ def _inputs(card: QuestionCard) -> dict:
     return {i.field.name: i for i in card.inputs}
 
 
-def test_a_new_version_question_is_a_form_that_is_checked_and_sent(make_window, qtbot, ollama_server):
-    w = _window(make_window, qtbot, ollama_server, _asking())
+@pytest.fixture(params=["stdio", "http"])
+def asking(request) -> Iterator[McpServerSettings]:
+    """The SDK server, over stdio or Streamable HTTP (its own process on 127.0.0.1)."""
+    if request.param == "stdio":
+        yield _asking()
+    else:
+        with sdk_http("asking", "asking") as server:
+            yield server
+
+
+def test_a_new_version_question_is_a_form_that_is_checked_and_sent(make_window, qtbot, ollama_server, asking):
+    w = _window(make_window, qtbot, ollama_server, asking)
     card = _ask(w, qtbot, ollama_server, "asking__book_table", {"restaurant": "Luigi"})
     assert card.message.text() == "Who is the table for?"
     inputs = _inputs(card)
@@ -96,8 +108,17 @@ def test_decline_reaches_the_model(make_window, qtbot, ollama_server):
     assert card.result.text() == "Declined"
 
 
-def test_an_old_version_question_in_the_window(make_window, qtbot, ollama_server):
-    server = McpServerSettings(name="everything", command=everything_command(), args=["stdio"])
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_an_old_version_question_in_the_window(make_window, qtbot, ollama_server, transport):
+    if transport == "http":
+        with everything_http() as url:
+            _old_version_form(make_window, qtbot, ollama_server, McpServerSettings(name="everything", url=url))
+    else:
+        _old_version_form(make_window, qtbot, ollama_server,
+                          McpServerSettings(name="everything", command=everything_command(), args=["stdio"]))
+
+
+def _old_version_form(make_window, qtbot, ollama_server, server: McpServerSettings) -> None:
     w = _window(make_window, qtbot, ollama_server, server)
     card = _ask(w, qtbot, ollama_server, "everything__trigger-elicitation-request", {})
     inputs = _inputs(card)
