@@ -91,6 +91,12 @@ def test_each_server_is_used_in_the_version_it_speaks(managers, asking, everythi
     assert _text(manager.call("everything", "echo", {"message": "hi"})) == "Echo: hi"
 
 
+def test_the_client_offers_questions_and_not_the_deprecated_parts(managers, asking):
+    """Elicitation (form and URL) is declared; roots, sampling and logging (deprecated in 2026-07-28) are not."""
+    manager = managers(asking)
+    assert _text(manager.call("asking", "capabilities", {})) == "elicitation; elicitation: form, url"
+
+
 def test_a_new_version_question_is_answered_through_the_form(managers, asking):
     manager = managers(asking)
     asker, asked = _fill({"name": "Ada", "party": 4, "seating": "terrace"})

@@ -7,6 +7,7 @@ the tool ``grow`` (adds ``added``) writes nothing, the list's change is only see
   whether it is for a birthday (boolean); answers what it got, or that the user declined / cancelled.
 - ``sign_in``: asks for a password (a sensitive field) and says how long it was (never the password).
 - ``open_page``: a URL-mode question (says whether the user agreed to open the page).
+- ``capabilities``: what the client declared it can do.
 
 ``sign_in`` and ``open_page`` return the ``input_required`` result themselves (the SDK's own helpers cannot send a
 URL-mode or ``writeOnly`` question over 2026-07-28).
@@ -86,6 +87,16 @@ async def open_page(ctx: Context) -> str | InputRequiredResult:
         return InputRequiredResult(input_requests={"page": ElicitRequest(params=ElicitRequestURLParams(
             message="Confirm your e-mail address on the demo site", url="https://example.com/confirm?code=1"))})
     return f"url question: {answer.action}"
+
+
+@server.tool()
+async def capabilities(ctx: Context) -> str:
+    """What the client says it can do (its capabilities' names)."""
+    caps = ctx.client_capabilities
+    if caps is None:
+        return "none"
+    found = caps.model_dump(exclude_none=True)
+    return ", ".join(sorted(found)) + "; elicitation: " + ", ".join(sorted(found.get("elicitation") or {}))
 
 
 def added() -> str:
