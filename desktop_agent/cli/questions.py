@@ -106,7 +106,7 @@ def _ask_form(question: Question, err: Output, inp: TextIO) -> None:
         question.answer(action)
         return
     values: dict[str, Value] = {}
-    remember: set[str] = set()
+    remember: set[str] = set(question.remembered)  # a remembered answer stays remembered (updated if retyped)
     for f in question.fields:
         values[f.name] = _ask_field(f, question.remembered.get(f.name), err, inp)
         if f.sensitive and values[f.name] and f.name not in question.remembered and _choose(

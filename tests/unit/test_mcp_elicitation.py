@@ -119,3 +119,27 @@ def test_with_nobody_to_ask_the_question_is_declined_and_noted():
     assert asyncio.run(ask(None, params)).action == DECLINE
     assert route.notes == ["The MCP server srv asked the user: 'Who?'. Nobody can answer in this run, so the "
                            "question was declined."]
+
+
+def test_a_remembered_answer_is_kept_updated_and_forgotten_when_unticked():
+    from desktop_agent.core.mcp.elicitation import keep_remembered, remembered_values
+    from desktop_agent.core.secrets import SecretStore
+    from tests.helpers.keyrings import DictKeyring
+
+    secrets = SecretStore(keyring_backend=DictKeyring())
+    fields = parse_schema(SCHEMA)
+
+    def answer(value: str, remember: set[str]) -> None:
+        q = Question("srv", "t", "m", fields=fields, remembered=remembered_values(secrets, "srv", fields))
+        q.answer(ACCEPT, {"name": "Ada", "size": 2, "key": value}, remember)
+        keep_remembered(secrets, q)
+
+    answer("k1", set())
+    assert remembered_values(secrets, "srv", fields) == {}
+    answer("k1", {"key", "name"})  # only a sensitive field is ever remembered
+    assert remembered_values(secrets, "srv", fields) == {"key": "k1"}
+    assert remembered_values(secrets, "other", fields) == {}  # per server
+    answer("k2", {"key"})
+    assert remembered_values(secrets, "srv", fields) == {"key": "k2"}
+    answer("k2", set())  # unticked: forgotten
+    assert remembered_values(secrets, "srv", fields) == {}

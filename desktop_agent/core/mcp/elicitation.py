@@ -295,16 +295,24 @@ def remembered_values(secrets: SecretStore | None, server: str, fields: list[For
 
 
 def keep_remembered(secrets: SecretStore | None, question: Question) -> None:
-    """Put the sensitive answers the user ticked "remember" for into the keyring."""
-    if secrets is None or not question.content:
+    """Put the sensitive answers the user ticked "remember" for into the keyring; a remembered one the user
+    unticked is forgotten."""
+    if secrets is None or question.content is None:
         return
     for f in question.fields:
         value = question.content.get(f.name)
-        if f.sensitive and f.name in question.remember and isinstance(value, str) and value:
-            try:
-                secrets.set_secret(_secret_name(question.server, f.name), value)
-            except Exception:  # noqa: BLE001 — only the convenience is lost
-                log.warning("could not remember an answer for MCP server %s in the keyring", question.server)
+        if not f.sensitive:
+            continue
+        if f.name in question.remember and isinstance(value, str) and value:
+            keep: str | None = value
+        elif f.name in question.remembered and f.name not in question.remember:
+            keep = None
+        else:
+            continue
+        try:
+            secrets.set_secret(_secret_name(question.server, f.name), keep)
+        except Exception:  # noqa: BLE001 — only the convenience is lost
+            log.warning("could not keep an answer for MCP server %s in the keyring", question.server)
 
 
 def question_of(server: str, tool: str, params: Any, call_id: str = "") -> Question:
