@@ -29,10 +29,10 @@ def _asking() -> McpServerSettings:
                              cwd=str(ROOT))
 
 
-def _window(make_window, qtbot, ollama_server, server: McpServerSettings):
+def _window(make_window, qtbot, ollama_server, server: McpServerSettings, **kwargs):
     settings = Settings(backend="ollama", ollama_host=ollama_server.url).updated(
         {"mcp.servers": [server.model_dump()], "tools.max_offered": 0})
-    w = make_window(settings)
+    w = make_window(settings, **kwargs)
     qtbot.waitUntil(lambda: w.assembly.current_mcp() is not None, timeout=WAIT_MS)
     manager = w.assembly.current_mcp()
     qtbot.waitUntil(lambda: manager.states()[0].state == "ready", timeout=WAIT_MS)
@@ -186,3 +186,26 @@ def test_the_window_uses_a_server_of_each_version_and_settings_says_which(make_w
         if waiting():
             w.chat.live.approvals[0].allow.click()
         assert _tool_result(w, qtbot, ollama_server) == answer
+
+
+def test_a_sensitive_field_is_hidden_and_remembered_only_when_ticked(make_window, qtbot, ollama_server):
+    from desktop_agent.core.secrets import SecretStore
+    from tests.helpers.keyrings import DictKeyring
+
+    keyring = DictKeyring()
+    w = _window(make_window, qtbot, ollama_server, _asking(), secrets=SecretStore(keyring_backend=keyring))
+    card = _ask(w, qtbot, ollama_server, "asking__sign_in", {"account": "ada"})
+    password = _inputs(card)["password"]
+    assert password.widget.echoMode() == QLineEdit.EchoMode.Password
+    assert password.remember is not None and not password.remember.isChecked()
+    assert password.remember.accessibleName() == "Remember Password in the keyring"
+    password.widget.setText("hunter22")
+    password.remember.setChecked(True)
+    card.submit.click()
+    assert _tool_result(w, qtbot, ollama_server) == "signed in ada with a password of 8 characters"
+    assert "hunter22" in keyring.data.values()
+    card = _ask(w, qtbot, ollama_server, "asking__sign_in", {"account": "ada"})  # next time: filled in
+    password = _inputs(card)["password"]
+    assert password.widget.text() == "hunter22" and password.remember.isChecked()
+    card.submit.click()
+    assert _tool_result(w, qtbot, ollama_server) == "signed in ada with a password of 8 characters"
