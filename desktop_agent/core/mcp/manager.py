@@ -368,12 +368,14 @@ class McpManager:
                 self._changed(server)
                 if server.stale:
                     await self._relist(server)
-                watchers = [asyncio.ensure_future(self._watch(server, client)),
+                watchers: list[asyncio.Future[None]] = [asyncio.ensure_future(self._watch(server, client)),
                             asyncio.ensure_future(self._heartbeat(server, client)),
                             asyncio.ensure_future(self._expiry(server, client))]
                 try:
                     await server.stop.wait()
                 finally:
+                    if server.relisting is not None:  # a paced listing waiting for its second
+                        watchers.append(server.relisting)
                     for watcher in watchers:
                         watcher.cancel()
                         with contextlib.suppress(BaseException):
