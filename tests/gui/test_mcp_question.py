@@ -209,3 +209,26 @@ def test_a_sensitive_field_is_hidden_and_remembered_only_when_ticked(make_window
     assert password.widget.text() == "hunter22" and password.remember.isChecked()
     card.submit.click()
     assert _tool_result(w, qtbot, ollama_server) == "signed in ada with a password of 8 characters"
+
+
+def test_quick_ask_declines_a_question_and_says_so(make_window, qtbot, ollama_server):
+    from desktop_agent.ui.quick_ask import quick_ask_of
+
+    w = _window(make_window, qtbot, ollama_server, _asking())
+    qa = quick_ask_of(w)
+    qa.present()
+    qtbot.waitExposed(qa)
+    try:
+        ollama_server.script(tool_call_lines("asking__book_table", {"restaurant": "Luigi"}))
+        qa.ask("book a table")
+        qtbot.waitUntil(qa.approval.isVisible, timeout=WAIT_MS)
+        qa.allow_button.click()
+        qtbot.waitUntil(lambda: "asked a question" in qa.status.text() or not qa.busy, timeout=WAIT_MS)
+        assert "asking asked a question; quick ask cannot show forms" in qa.status.text()
+        qtbot.waitUntil(lambda: not qa.busy, timeout=WAIT_MS)
+        said = next(m["content"] for m in reversed(ollama_server.chat_requests[-1]["messages"])
+                    if m["role"] == "tool")
+        assert "the user declined to give the booking details" in said
+    finally:
+        qa.close()
+        qa.shutdown()
