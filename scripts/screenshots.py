@@ -14,8 +14,10 @@ palette), approval-card.png (a file write waiting for approval, with its diff), 
 (Settings → Tools → Permissions), settings-appearance.png (Settings → Appearance: theme and
 language), branches.png (a regenerated answer: ‹ 2/3 › on its second version, continued),
 import-preview.png / import-progress.png (File → Import chats… of a 3,000-chat ChatGPT export),
-attachments.png (a sent image and PDF as chips, and files waiting in the compose box). The replies
-are scripted, so the pictures are the same on every run (except the clock in the message headers).
+attachments.png (a sent image and PDF as chips, and files waiting in the compose box),
+mcp-form.png (an MCP server's question as a form in the chat; ``--only mcp-form-dark``: the same in the
+dark palette). The replies are scripted, so the pictures are the same on every run (except the clock in
+the message headers).
 """
 
 from __future__ import annotations
@@ -557,6 +559,40 @@ def shot_attachments(app, server, settings, out):
     del server.model_facts["llama3.2"], server.model_facts["llama3.2:latest"]
 
 
+def shot_mcp_form(app, server, settings, out, name="mcp-form.png"):
+    """An MCP server (tests/mcp_servers/asking.py) asks for a table booking during its tool call: the form in
+    the chat beside the call, its name filled in, one value out of range."""
+    from desktop_agent.core.settings import McpServerSettings
+
+    asking = McpServerSettings(name="restaurant", command=sys.executable, args=["-m", "tests.mcp_servers.asking"],
+                               cwd=str(ROOT))
+    s = settings.updated({"mcp.servers": [asking.model_dump()], "tools.max_offered": 0})
+    server.chunk_delay_s = 0.01
+    server.script([
+        *[line(content=w) for w in words("I'll book it — the restaurant needs a few details from you.")],
+        line(tool_calls=[{"function": {"name": "restaurant__book_table", "arguments": {"restaurant": "Luigi's"}}}]),
+        done(),
+    ])
+    w = new_window(app, s)
+    wait_until(app, lambda: w.assembly.current_mcp() is not None, 60)
+    wait_until(app, lambda: w.assembly.current_mcp().states()[0].state == "ready", 60)
+    w.send("Book a table at Luigi's for Saturday.")
+    wait_until(app, lambda: bool(w.chat.live and w.chat.live.approvals), 60)
+    w.chat.live.approvals[0].allow.click()
+    wait_until(app, lambda: bool(w.chat.live and w.chat.live.questions), 60)
+    card = w.chat.live.questions[0]
+    inputs = {i.field.name: i for i in card.inputs}
+    inputs["name"].widget.setText("Ada Lovelace")
+    inputs["party"].widget.setText("14")
+    card.submit.click()  # the party is too big: the form says so and waits
+    spin(app, 0.5)
+    w.chat.verticalScrollBar().setValue(w.chat.verticalScrollBar().maximum())
+    save(app, w, out / name)
+    w.stop()
+    wait_until(app, lambda: not w.busy)
+    w.close()
+
+
 SHOTS = {
     "empty": shot_empty,
     "main": shot_main,
@@ -571,6 +607,7 @@ SHOTS = {
     "branches": shot_branches,
     "import": shot_import,
     "attachments": shot_attachments,
+    "mcp-form": shot_mcp_form,
 }
 
 
@@ -607,6 +644,11 @@ def main(argv: list[str] | None = None) -> int:
             icons.clear_cache()
             fresh_home()
             shot_main(app, server, settings, out, "dark.png")
+        if "mcp-form-dark" in only:  # looked at, not kept in docs/
+            app.setPalette(theme.dark_palette())
+            icons.clear_cache()
+            fresh_home()
+            shot_mcp_form(app, server, settings, out, "mcp-form-dark.png")
     finally:
         server.stop()
     if out != target:

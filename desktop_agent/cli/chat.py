@@ -283,8 +283,15 @@ def _terminal_asker(args, err: Output, inp: TextIO):
     if not interactive:
         return None
     from desktop_agent.cli.approval import ask
+    from desktop_agent.cli.questions import ask_question
+    from desktop_agent.core.mcp.elicitation import Question
 
-    return lambda request: ask(request, err, inp)
+    def asker(request):  # a tool call to approve, or an MCP server's question
+        if isinstance(request, Question):
+            return ask_question(request, err, inp)
+        return ask(request, err, inp)
+
+    return asker
 
 
 def _tell_chat_id(conversation, args, err: Output) -> None:

@@ -89,6 +89,8 @@ def _list(args: argparse.Namespace, services: Services) -> int:
         state = states.get(server.name)
         status = "disabled" if not server.enabled else (state.line().split(": ", 1)[1] if state else "not started")
         print(f"{server.name}  [{status}]  {where}")
+        if state is not None and state.protocol:
+            print(f"    speaks MCP {state.protocol}")
         for key, label in secret_keys(server):
             print(f"    {label}: in the keyring" if secrets.get_secret(key) else f"    {label}: NOT SET")
         if state is not None and state.state == "failed":

@@ -82,6 +82,7 @@ def run_turn(session: ChatSession, text: str, *, events: bool, out: TextIO | Out
     ``attachments``: files attached to the message (``--attach``).
     """
     from desktop_agent.core import events as ev
+    from desktop_agent.core.mcp.elicitation import DECLINE, Question
     from desktop_agent.core.tools.permissions import PermissionRequest
 
     out, err = as_output(out), as_output(err)
@@ -158,6 +159,14 @@ def run_turn(session: ChatSession, text: str, *, events: bool, out: TextIO | Out
                         out.write("\n")
                         printed = ""
                     item.answer(ask(item))
+                continue
+            if isinstance(item, Question):  # an MCP server asks the user (the asker answers it)
+                if ask is not None and not item.answered.is_set():
+                    if printed:
+                        out.write("\n")
+                        printed = ""
+                    ask(item)  # type: ignore[arg-type]
+                item.answer(DECLINE)  # (no effect once answered)
                 continue
             if events:
                 data = ev.event_to_dict(item)

@@ -277,10 +277,14 @@ class AnswerAnnouncer(QObject):
 
     def routes(self) -> dict[type, Any]:
         from desktop_agent.core.events import AnswerFinished, TurnCancelled, TurnFailed
+        from desktop_agent.core.mcp.elicitation import Question
         from desktop_agent.ui.agent_runner import ApprovalRequest
 
         return {ApprovalRequest: lambda ev: self.say(self.tr(
                     "%1 asks for your approval: Alt+O allows it once, Alt+D denies it").replace("%1", ev.tool_name),
+                    assertive=True),
+                Question: lambda ev: self.say(self.tr(
+                    "The MCP server %1 asks: %2").replace("%1", ev.server).replace("%2", ev.message),
                     assertive=True),
                 AnswerFinished: lambda _ev: self.say(self.tr("Answer finished")),
                 TurnCancelled: lambda _ev: self.say(self.tr("Answer stopped")),

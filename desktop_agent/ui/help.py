@@ -62,6 +62,7 @@ def window_keys(window: QWidget) -> list[Key]:
     """The shortcuts of ``window``'s actions and ``QShortcut`` objects (``whatsThis`` says what one does; an action
     without it says it by its text), then the message box's and Settings' own keys; each (area, keys) once."""
     from desktop_agent.ui.chat.approval import ApprovalCard
+    from desktop_agent.ui.chat.question import QuestionCard
     from desktop_agent.ui.compose import ComposeBox
     from desktop_agent.ui.history.panel import HistoryPanel
     from desktop_agent.ui.quick_ask import QuickAsk
@@ -85,6 +86,7 @@ def window_keys(window: QWidget) -> list[Key]:
     for area, keys_of_area in ((translate("Shortcuts", "Message box"), ComposeBox.KEYS),
                                (translate("Shortcuts", "History search"), HistoryPanel.SEARCH_KEYS),
                                (translate("Shortcuts", "An approval card"), ApprovalCard.KEYS),
+                               (translate("Shortcuts", "A server's question"), QuestionCard.KEYS),
                                (translate("Shortcuts", "Settings"), SETTINGS_KEYS),
                                (translate("Shortcuts", "Quick ask"), QuickAsk.KEYS)):
         found += [Key(area, _native(QKeySequence(keys)), translate("Shortcuts", str(does)))

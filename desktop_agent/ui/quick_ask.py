@@ -200,6 +200,7 @@ class QuickAsk(QWidget):
             TurnCancelled,
             TurnFailed,
         )
+        from desktop_agent.core.mcp.elicitation import DECLINE, Question
         from desktop_agent.core.tools.permissions import PermissionRequest
         from desktop_agent.ui import errors as ui_errors
         from desktop_agent.ui.agent_runner import TurnCrashed, TurnEnded
@@ -215,6 +216,10 @@ class QuickAsk(QWidget):
                                         .replace("%2", ev.subject.value if ev.subject else _args(ev.arguments)))
             self.approval.show()
             self.allow_button.setFocus()
+        elif isinstance(ev, Question):  # no room for a form here: declined (the model hears it), said why
+            ev.answer(DECLINE)
+            self.status.setText(self.tr("%1 asked a question; quick ask cannot show forms, so it was declined "
+                                        "(ask in the main window to answer it)").replace("%1", ev.server))
         elif isinstance(ev, ChatUpdated) and self.window_.controller is not None and self.window_.store:
             self.window_.history.note_saved(ev.conversation_id, False)  # listed from its first message on
         elif isinstance(ev, AnswerFinished):

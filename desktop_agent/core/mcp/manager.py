@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
+from desktop_agent.core.mcp.elicitation import CallRoute, elicitation_callback
 from desktop_agent.core.settings import McpServerSettings
 from desktop_agent.core.tools.decorator import ToolError
 
@@ -66,6 +67,8 @@ class ServerState:
     stderr: list[str] = field(default_factory=list)
     #: what its tool list needed: a tool repaired or left out, one line each (see :mod:`.listing`)
     notices: list[str] = field(default_factory=list)
+    #: the MCP protocol version the server speaks (``2025-11-25``, ``2026-07-28``…), once it is ready
+    protocol: str = ""
 
     def line(self) -> str:
         """One line: ``time: ready (2 tools)``, ``files: failed — …``."""
@@ -83,7 +86,7 @@ class _ListingHung(Exception):
 
 def _copy(state: ServerState) -> ServerState:
     return ServerState(state.name, state.state, list(state.tools), state.error, list(state.stderr),
-                       list(state.notices))
+                       list(state.notices), state.protocol)
 
 
 class _Server:
@@ -113,6 +116,10 @@ class _Server:
         self.handed: list[str] = []
         #: what its last tool list needed (repairs, tools left out)
         self.notices: list[str] = []
+        #: the calls running now (tool, where its questions go): a server's question goes to the newest
+        self.routes: list[tuple[str, CallRoute]] = []
+        #: when the tool list the server let us keep (its ``ttlMs``) goes stale (monotonic; None: not cached)
+        self.list_expires: float | None = None
 
 
 class McpManager:
@@ -272,9 +279,11 @@ class McpManager:
 
     def call(self, server_name: str, tool: str, arguments: dict[str, Any], *,
              timeout_s: float | None = None, cancel: threading.Event | None = None,
-             progress: Progress | None = None) -> Any:
+             progress: Progress | None = None, route: CallRoute | None = None) -> Any:
         """Call ``tool`` of server ``server_name``; its ``CallToolResult``. ``progress`` gets the server's progress
-        notifications of this call (on the manager's thread). Raises :class:`McpCallFailed` (with a sentence for
+        notifications of this call (on the manager's thread); ``route`` says where the server's questions during
+        the call go (None: they are declined) — the time the user takes to answer does not count against the
+        timeout. Raises :class:`McpCallFailed` (with a sentence for
         the model) or :class:`McpCallCancelled`."""
         server = self._servers.get(server_name)
         if server is None or server.state.state != READY or server.client is None or self._loop is None:
@@ -282,11 +291,28 @@ class McpManager:
             raise McpCallFailed(f"the MCP server is not available ({state})")
         timeout = self.call_timeout_s if timeout_s is None else timeout_s
         on_progress = _progress_callback(progress) if progress is not None else None
-        future = asyncio.run_coroutine_threadsafe(
-            self._counted(server, server.client.call_tool(tool, arguments, progress_callback=on_progress)),
-            self._loop)
+        entry = (tool, route if route is not None else CallRoute(None, cancel=cancel))
+        if entry[1].cancel is None:
+            entry[1].cancel = cancel
+        server.routes.append(entry)
+        try:
+            future = asyncio.run_coroutine_threadsafe(
+                self._counted(server, server.client.call_tool(tool, arguments, progress_callback=on_progress)),
+                self._loop)
+            return self._wait_call(server, server_name, tool, future, timeout, cancel, entry[1])
+        finally:
+            with contextlib.suppress(ValueError):
+                server.routes.remove(entry)
+
+    def _wait_call(self, server: _Server, server_name: str, tool: str, future: concurrent.futures.Future[Any],
+                   timeout: float, cancel: threading.Event | None, route: CallRoute) -> Any:
         deadline = time.monotonic() + timeout if timeout else None
+        last = time.monotonic()
         while True:
+            now = time.monotonic()
+            if route.waiting and deadline is not None:
+                deadline += now - last  # the user answering a question is not the server's time
+            last = now
             try:
                 return future.result(timeout=0.05)
             except concurrent.futures.TimeoutError:
@@ -325,25 +351,31 @@ class McpManager:
             # one bound for the handshake and the tool list together: the start timeout is the whole start's
             deadline = asyncio.get_running_loop().time() + self.start_timeout_s
             async with asyncio.timeout_at(deadline):
-                client = Client(transport, raise_exceptions=True, message_handler=self._listener(server))
+                client = Client(transport, raise_exceptions=True, message_handler=self._listener(server),
+                                elicitation_callback=elicitation_callback(
+                                    server.config.name, lambda: _route(server), self.secrets))
                 await client.__aenter__()
             try:
                 try:
                     async with asyncio.timeout_at(deadline):
-                        infos = await _list_tools(client)
+                        infos = await _list_tools(client, server)
                 except TimeoutError:
                     raise _ListingHung from None
                 server.client, server.infos = client, infos
                 server.state = ServerState(server.config.name, READY, [str(i.name) for i in infos],
-                                           notices=list(server.notices))
+                                           notices=list(server.notices),
+                                           protocol=str(getattr(client, "protocol_version", "") or ""))
                 self._changed(server)
                 if server.stale:
                     await self._relist(server)
-                watchers = [asyncio.ensure_future(self._watch(server, client)),
-                            asyncio.ensure_future(self._heartbeat(server, client))]
+                watchers: list[asyncio.Future[None]] = [asyncio.ensure_future(self._watch(server, client)),
+                            asyncio.ensure_future(self._heartbeat(server, client)),
+                            asyncio.ensure_future(self._expiry(server, client))]
                 try:
                     await server.stop.wait()
                 finally:
+                    if server.relisting is not None:  # a paced listing waiting for its second
+                        watchers.append(server.relisting)
                     for watcher in watchers:
                         watcher.cancel()
                         with contextlib.suppress(BaseException):
@@ -456,6 +488,17 @@ class McpManager:
         finally:
             server.calls -= 1
 
+    async def _expiry(self, server: _Server, client: Any) -> None:
+        """A tool list the server let us keep for a time (2026-07-28 ``ttlMs``) is listed again once that time is
+        up, so the tools offered follow the server's changes even without a change notification."""
+        assert server.stop is not None
+        while not server.stop.is_set() and server.client is client:
+            expires = server.list_expires
+            if expires is not None and time.monotonic() >= expires:
+                server.list_expires = None
+                await self._relist(server)
+            await asyncio.sleep(0.25)
+
     async def _heartbeat(self, server: _Server, client: Any) -> None:
         """Check the ready server while it is idle: one that exited, was killed or hangs is reported failed (with
         its last stderr lines) at once, not at the next call. The check is a ``tools/list`` past the SDK's cache
@@ -516,7 +559,7 @@ class McpManager:
         server.stale = False
         try:
             async with asyncio.timeout(self.start_timeout_s):
-                infos = await _list_tools(client)
+                infos = await _list_tools(client, server, refresh=True)
         except Exception:
             log.info("MCP server %s: listing its tools again failed", server.config.name, exc_info=True)
             return
@@ -524,7 +567,7 @@ class McpManager:
             return
         server.infos = infos
         server.state = ServerState(server.config.name, READY, [str(i.name) for i in infos],
-                                   notices=list(server.notices))
+                                   notices=list(server.notices), protocol=server.state.protocol)
         self._changed(server)
 
     def _alive(self, server: _Server) -> bool:
@@ -559,12 +602,21 @@ class McpManager:
                 log.warning("MCP state listener failed", exc_info=True)
 
 
-async def _list_tools(client: Any) -> list[Any]:
-    """Every tool of ``client``'s server (all pages)."""
+def _route(server: _Server) -> tuple[str, CallRoute | None]:
+    """The tool call of ``server`` its question belongs to (the newest running) and where it goes."""
+    return server.routes[-1] if server.routes else ("", None)
+
+
+async def _list_tools(client: Any, server: _Server | None = None, refresh: bool = False) -> list[Any]:
+    """Every tool of ``client``'s server (all pages). A 2026-07-28 server may let the SDK cache the list for a
+    time (its ``ttlMs``): ``server.list_expires`` says until when; ``refresh`` asks the server past the cache."""
     infos: list[Any] = []
     cursor = None
     while True:
-        page = await client.list_tools(cursor=cursor)
+        page = await client.list_tools(cursor=cursor, cache_mode="refresh" if refresh else "use")
+        if cursor is None and server is not None:
+            ttl_ms = getattr(page, "ttl_ms", 0) or 0
+            server.list_expires = time.monotonic() + ttl_ms / 1000 if ttl_ms > 0 else None
         infos.extend(page.tools)
         cursor = getattr(page, "next_cursor", None)
         if not cursor:

@@ -139,19 +139,27 @@ class McpTool(Tool):
         self.destructive = bool(destructive) and not self.read_only
         #: asks before it runs unless it declares itself read-only (the permission engine reads this)
         self.requires_approval = not self.read_only
-        self.timeout_s = None
+        # the manager bounds the call (its timeout, paused while the server's question waits for the user)
+        self.timeout_s = 0
         self.source = f"MCP server {server}"
         self.model = None  # type: ignore[assignment]
         self.accepts_cancel = True
         self._json_params: set[str] = set()
+        #: the server may ask the user something during a call (its questions go to the chat's surface)
+        self.asks_user = True
 
     def prepare(self, arguments: dict[str, Any]) -> dict[str, Any]:
         return dict(arguments)
 
     def invoke(self, kwargs: dict[str, Any], cancel: threading.Event | None = None,
                progress: ProgressReport | None = None) -> Any:
-        result = self.manager.call(self.server, self.remote_name, dict(kwargs), cancel=cancel, progress=progress)
+        arguments = dict(kwargs)
+        route = arguments.pop("__route__", None)  # (set by the dispatch: where the server's questions go)
+        result = self.manager.call(self.server, self.remote_name, arguments, cancel=cancel, progress=progress,
+                                   route=route)
         text, is_error = result_text(result)
+        if route is not None and route.notes:  # the model hears that a question was not answered
+            text = "\n".join([text, *route.notes]) if text else "\n".join(route.notes)
         if is_error:
             raise ToolError(text or f"the MCP server {self.server} reported an error")
         shown = attachments(result)

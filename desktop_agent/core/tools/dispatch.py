@@ -124,6 +124,11 @@ def dispatch_call(
             return fail(f"tool '{name}' was cancelled by the user.", "cancelled", args)
 
         timeout = found.timeout_s if found.timeout_s is not None else timeout_s
+        if getattr(found, "asks_user", False):  # its questions (an MCP server's) go where approvals go
+            from desktop_agent.core.mcp.elicitation import CallRoute
+
+            kwargs = {**kwargs, _ROUTE: CallRoute(chat.asker if chat is not None else None,  # type: ignore[arg-type]
+                                                  call_id or "", cancel)}
         status, value, output = _run(found, args, kwargs, timeout, cancel, host, progress)
         if status == "timeout":
             result = fail(ToolTimedOut(name, float(timeout or 0)).message, "timeout", args)
@@ -149,6 +154,10 @@ def dispatch_call(
     except Exception as exc:  # a bug here must still not break the agent loop
         log.exception("dispatch of tool %r failed", name)
         return fail(f"internal error while running tool '{name}': {describe_exception(exc)}")
+
+
+#: the keyword a tool that ``asks_user`` gets its :class:`~desktop_agent.core.mcp.elicitation.CallRoute` by
+_ROUTE = "__route__"
 
 
 def _run(found: Tool, args: dict[str, Any], kwargs: dict[str, Any], timeout: float | None,

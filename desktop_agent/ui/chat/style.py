@@ -38,6 +38,7 @@ def chat_style_sheet(th: theme.Theme) -> str:
             QLabel#errorTitle {{ font-weight: 600; color: {th.text}; }}
             QLabel#errorText {{ color: {th.text}; }}
             QFrame#approvalCard {{ background: {th.code_bg}; border: 1px solid {th.accent}; border-radius: 12px; }}
+            QFrame#questionCard {{ background: {th.code_bg}; border: 1px solid {th.accent}; border-radius: 12px; }}
             QLabel#emptyTitle {{ font-size: 22px; font-weight: 600; color: {th.text}; }}
             QLabel#emptyHint {{ color: {th.muted}; }}
             QPushButton#suggestion {{ color: {th.text}; background: {th.assistant_bubble};

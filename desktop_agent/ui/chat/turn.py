@@ -16,6 +16,7 @@ from desktop_agent.ui.chat.branch_bar import ActionsButton, BranchSwitcher, answ
 from desktop_agent.ui.chat.cards import ApprovalCard
 from desktop_agent.ui.chat.context import ChatContext
 from desktop_agent.ui.chat.parts import TextPart, ThinkingPart
+from desktop_agent.ui.chat.question import QuestionCard
 from desktop_agent.ui.chat.widgets import (
     AutoHeightBrowser,
     CopyButton,
@@ -126,7 +127,9 @@ class AssistantTurn(QFrame):
         self.parts: list[QWidget] = []
         self.chips: dict[str, ToolChip] = {}
         self.approvals: list[ApprovalCard] = []
-        #: the saved messages the turn shows (a live turn's, as they are saved)
+        #: the MCP servers' questions shown in this turn
+        self.questions: list[QuestionCard] = []
+        #: the saved messages a turn rebuilt by :meth:`from_saved` shows (empty for a live turn)
         self.messages: list[Message] = []
 
         outer = QVBoxLayout(self)
@@ -343,6 +346,9 @@ class AssistantTurn(QFrame):
         for card in self.approvals:
             if card.request.call_id == ev.call_id:
                 card.settle()
+        for question in self.questions:
+            if question.question.call_id == ev.call_id:
+                question.settle()
         if self.live and all(c.status != "running" for c in self.chips.values()):
             self.typing.setVisible(True)  # the model works on the results: the dots until its next part
 
@@ -353,6 +359,12 @@ class AssistantTurn(QFrame):
 
     def on_approval(self, request: ApprovalRequest) -> None:
         self.approvals.append(self._add(ApprovalCard(self.ctx, request)))
+
+    def on_question(self, question: Any) -> None:
+        """An MCP server asks the user something during a call: its form, after the call's chip."""
+        card = self._add(QuestionCard(self.ctx, question))
+        self.questions.append(card)
+        card.first_control().setFocus()
 
     def tick(self) -> None:
         now = time.monotonic()
@@ -410,6 +422,8 @@ class AssistantTurn(QFrame):
             if not card.request.answered:
                 card.request.answer("deny")
             card.settle()
+        for question in self.questions:
+            question.settle()
         for chip in self.chips.values():
             if chip.status == "running":
                 chip.finish("cancelled", (time.monotonic() - chip.started) * 1000)

@@ -23,6 +23,7 @@ from desktop_agent.core.events import (
     TurnCancelled,
     TurnFailed,
 )
+from desktop_agent.core.mcp.elicitation import CANCEL, Question
 from desktop_agent.core.messages import Conversation, Message
 from desktop_agent.ui import theme
 from desktop_agent.ui.agent_runner import ApprovalRequest, TurnCrashed, TurnEnded, TurnStarted
@@ -473,8 +474,16 @@ class ChatView(QScrollArea):
             Notice: self._to_live(lambda t, ev: t.on_notice(ev.text)),
             RequestSent: self._to_live(AssistantTurn.on_request),
             ApprovalRequest: self._to_live(AssistantTurn.on_approval), AnswerFinished: self.on_answer,
+            Question: self.on_question,
             TurnCancelled: self.on_cancelled, TurnFailed: self.on_failed, TurnCrashed: self.on_crashed,
         }
+
+    def on_question(self, question: Question) -> None:
+        """An MCP server's question: shown in the answer being streamed; with none, nobody can answer it."""
+        if self.live is not None:
+            self.live.on_question(question)
+        else:
+            question.answer(CANCEL)
 
     def _to_live(self, handle: Callable[[AssistantTurn, Any], None]) -> Callable[[Any], None]:
         """A handler giving its event to the answer being streamed (with none, the event has nothing to show)."""

@@ -265,8 +265,10 @@ class McpPage(SettingsPage):
             n = len(state.tools)
             ready = translate("McpPage", "Ready: %n tool", None, n) if n == 1 else translate("McpPage",
                     "Ready: %n tools", None, n)
+            speaks = translate("McpPage", "It speaks MCP {version}.").format(version=state.protocol) \
+                if state.protocol else ""
             notes = "".join(f"\n• {n}" for n in state.notices)  # tools of its list repaired or left out
-            return line, ready + (f" ({tools})." if tools else ".") + notes, state
+            return line, ready + (f" ({tools})." if tools else ".") + (f" {speaks}" if speaks else "") + notes, state
         if state.state == "stopped":
             return "stopped", translate("McpPage", "Stopped (Restart starts it again)."), state
         return line, translate("McpPage", "Starting…"), state
@@ -297,7 +299,8 @@ class McpPage(SettingsPage):
                 if not same or item.checkState(NAME_COL) != check:
                     item.setCheckState(NAME_COL, check)
                 item.setToolTip(RUNS_COL, describe(server))
-                item.setToolTip(STATUS_COL, short)
+                item.setToolTip(STATUS_COL, short + (f" · MCP {state.protocol}" if state is not None
+                                                     and state.state == "ready" and state.protocol else ""))
                 item.setData(NAME_COL, Qt.ItemDataRole.AccessibleTextRole, f"{server.name}: {short}")
                 if state is not None and state.state == "failed":
                     item.setForeground(STATUS_COL, _brush(colors.err))
