@@ -1,0 +1,219 @@
+"""Signing in to a protected remote MCP server, end to end: a REAL OAuth 2.1 authorization server and a protected
+SDK Streamable-HTTP MCP server on 127.0.0.1 (tests/mcp_servers/oauth_protected.py, the MCP SDK's own auth server
+pieces), the app's sign-in (desktop_agent/core/mcp/oauth.py) with its tokens in a REAL Secret Service keyring.
+
+Run with ``bash scripts/with-keyring.sh python -m pytest tests/e2e/test_mcp_oauth.py``.
+The browser step is driven by the test: it fetches the authorization URL with an HTTP client and follows the
+redirect to the app's loopback listener, as a browser would after the user's consent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import subprocess
+import sys
+import threading
+
+import httpx
+import pytest
+
+from desktop_agent.core.mcp.manager import FAILED, READY, McpManager
+from desktop_agent.core.mcp.oauth import sign_in, sign_in_state, sign_out
+from desktop_agent.core.secrets import SecretStore
+from desktop_agent.core.settings import McpServerSettings
+from tests.e2e.test_keyring_real import ROOT, real_keyring  # noqa: F401 (fixture)
+from tests.mcp_servers.everything import free_port, wait_listening
+
+pytestmark = pytest.mark.keyring
+
+
+class Browser:
+    """What the user's browser does: open the authorization URL, consent (the test server consents at once) and
+    follow the redirects to the app's listener on 127.0.0.1. Runs in its own thread like a real browser."""
+
+    def __init__(self) -> None:
+        self.opened: list[str] = []
+        self.landed: list[httpx.Response] = []
+        self.threads: list[threading.Thread] = []
+
+    def __call__(self, url: str) -> None:
+        self.opened.append(url)
+
+        def visit() -> None:
+            self.landed.append(httpx.get(url, follow_redirects=True, timeout=30))
+
+        thread = threading.Thread(target=visit, daemon=True)
+        thread.start()
+        self.threads.append(thread)
+
+    def join(self) -> None:
+        for thread in self.threads:
+            thread.join(30)
+
+
+@contextlib.contextmanager
+def _protected(*args: str):
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "tests.mcp_servers.oauth_protected", str(port), *args],
+                            cwd=str(ROOT), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_listening(proc, port, "the protected MCP server")
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture
+def protected():
+    with _protected() as base:
+        yield base
+
+
+def _state(base: str) -> dict:
+    return httpx.get(f"{base}/test/state", timeout=10).json()
+
+
+def _keyring_values(keyring_backend, url: str) -> list[str]:
+    """Every secret the app stored for ``url``'s sign-in (from the real keyring)."""
+    from desktop_agent.core.mcp import oauth
+
+    secrets = SecretStore()
+    record = oauth._loads(secrets.get_secret(oauth._record_key(url)))
+    if not record:
+        return []
+    return [v for v in (secrets.get_secret(oauth._record_key(url)),
+                        secrets.get_secret(oauth._tokens_key(record["issuer"], record["client_id"], url)),
+                        secrets.get_secret(oauth._client_key(record["issuer"], record["client_id"]))) if v]
+
+
+def _manager(config: McpServerSettings) -> McpManager:
+    manager = McpManager([config], SecretStore(), start_timeout_s=30)
+    manager.start()
+    manager.wait_ready(60)
+    return manager
+
+
+def test_sign_in_call_refresh_and_sign_out_with_the_real_keyring(real_keyring, protected, tmp_path, caplog):  # noqa: F811
+    caplog.set_level(logging.DEBUG)
+    url = f"{protected}/mcp"
+    config = McpServerSettings(name="protected", url=url)
+    secrets = SecretStore()
+
+    # before the sign-in: the server is reachable but says who to ask; the app says how to sign in
+    manager = _manager(config)
+    try:
+        state = manager.states()[0]
+        assert state.state == FAILED and "mcp login protected" in state.error and "Sign in" in state.error, state
+    finally:
+        manager.close()
+    assert not sign_in_state(secrets, url).signed_in
+
+    # sign in: discovery, dynamic registration, PKCE, the browser, the redirect caught on 127.0.0.1
+    browser = Browser()
+    result = sign_in(config, secrets, browser, timeout_s=60)
+    browser.join()
+    assert result.ok, result.message
+    assert result.tools == 1 and "signed in to protected" in result.message
+    assert len(browser.opened) == 1 and "code_challenge_method=S256" in browser.opened[0]
+    assert browser.landed[0].status_code == 200 and "Signed in" in browser.landed[0].text
+    assert _state(protected)["registrations"] == 1
+    signed = sign_in_state(secrets, url)
+    assert signed.signed_in and signed.issuer.rstrip("/") == protected
+
+    # the tokens are in the real keyring, keyed by issuer and client
+    stored = _keyring_values(real_keyring, url)
+    assert len(stored) == 3
+    assert '"access_token"' in stored[1] and '"refresh_token"' in stored[1]
+
+    # a tool call with the stored sign-in (a fresh manager, as after a restart)
+    manager = _manager(config)
+    try:
+        assert manager.states()[0].state == READY, manager.states()[0].line()
+        assert "signed in" in str(manager.call("protected", "whoami", {}))
+        # the server expires the access token early: the next call gets a 401 and the app refreshes silently
+        assert httpx.post(f"{protected}/test/expire", timeout=10).json()["expired"] >= 1
+        assert "signed in" in str(manager.call("protected", "whoami", {}))
+        assert _state(protected)["refreshes"] == 1
+    finally:
+        manager.close()
+    refreshed = _keyring_values(real_keyring, url)[1]
+    assert refreshed != stored[1], "the refreshed tokens replace the old ones in the keyring"
+
+    # a restart after the expiry: the stored (now refused) token is refreshed before the server is listed
+    httpx.post(f"{protected}/test/expire", timeout=10)
+    manager = _manager(config)
+    try:
+        assert manager.states()[0].state == READY, manager.states()[0].line()
+        assert _state(protected)["refreshes"] == 2
+    finally:
+        manager.close()
+    assert len(browser.opened) == 1, "no browser for a refresh"
+
+    # sign out: revoked at the authorization server, gone from the keyring, the server needs a sign-in again
+    tokens = _keyring_values(real_keyring, url)[1]
+    message = sign_out(config, secrets)
+    assert message == "signed out of protected and revoked its tokens"
+    after = _state(protected)
+    assert after["revocations"] == 2 and after["live_access_tokens"] == 0 and after["refresh_tokens"] == 0
+    assert not sign_in_state(secrets, url).signed_in and _keyring_values(real_keyring, url) == []
+    manager = _manager(config)
+    try:
+        assert manager.states()[0].state == FAILED and "mcp login protected" in manager.states()[0].error
+    finally:
+        manager.close()
+
+    # no token in the log (and none in the temporary data folder this run used)
+    import json
+
+    token = json.loads(tokens)["token"]
+    for secret in (token["access_token"], token["refresh_token"]):
+        assert secret not in caplog.text
+        for path in tmp_path.rglob("*"):
+            if path.is_file():
+                assert secret not in path.read_text(errors="replace")
+
+
+def test_a_wrong_issuer_in_the_answer_is_refused_as_a_mix_up(real_keyring, protected):  # noqa: F811
+    url = f"{protected}/mcp"
+    config = McpServerSettings(name="protected", url=url)
+    secrets = SecretStore()
+    httpx.post(f"{protected}/test/iss", params={"value": "http://127.0.0.1:9/evil"}, timeout=10)
+    browser = Browser()
+    try:
+        result = sign_in(config, secrets, browser, timeout_s=60)
+        browser.join()
+        assert not result.ok
+        assert "mix-up" in result.message and "http://127.0.0.1:9/evil" in result.message, result.message
+        assert not sign_in_state(secrets, url).signed_in, "nothing saved from a refused sign-in"
+    finally:
+        sign_out(config, secrets)
+
+
+def test_a_pasted_client_id_is_used_instead_of_registering(real_keyring):  # noqa: F811
+    with _protected("--client-id", "desktop-agent-by-hand") as base:
+        config = McpServerSettings(name="byhand", url=f"{base}/mcp", oauth_client_id="desktop-agent-by-hand")
+        secrets = SecretStore()
+        browser = Browser()
+        try:
+            result = sign_in(config, secrets, browser, timeout_s=60)
+            browser.join()
+            assert result.ok, result.message
+            assert "client_id=desktop-agent-by-hand" in browser.opened[0]
+            assert _state(base)["registrations"] == 0
+            assert sign_in_state(secrets, config.url).client_id == "desktop-agent-by-hand"
+        finally:
+            sign_out(config, secrets)
+
+
+def test_no_browser_coming_back_ends_the_sign_in_with_a_message(real_keyring, protected):  # noqa: F811
+    config = McpServerSettings(name="protected", url=f"{protected}/mcp")
+    opened: list[str] = []
+    result = sign_in(config, SecretStore(), opened.append, timeout_s=2)
+    assert not result.ok and "did not come back" in result.message
+    assert opened and not sign_in_state(SecretStore(), config.url).signed_in
