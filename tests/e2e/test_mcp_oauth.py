@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import subprocess
 import sys
 import threading
@@ -217,3 +218,42 @@ def test_no_browser_coming_back_ends_the_sign_in_with_a_message(real_keyring, pr
     result = sign_in(config, SecretStore(), opened.append, timeout_s=2)
     assert not result.ok and "did not come back" in result.message
     assert opened and not sign_in_state(SecretStore(), config.url).signed_in
+
+
+def test_the_terminal_signs_in_and_out_with_mcp_login_and_logout(real_keyring, protected, tmp_path):  # noqa: F811
+    home = tmp_path / "agent-home"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "OLLAMA_", "PYTHON_KEYRING"))}
+    env.update(DESKTOP_AGENT_HOME=str(home), PYTHONIOENCODING="utf-8",
+               BROWSER=f"{sys.executable} -m tests.helpers.oauth_browser %s")
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "desktop_agent", "mcp", *args], capture_output=True,
+                              text=True, env=env, cwd=ROOT, timeout=120)
+
+    url = f"{protected}/mcp"
+    assert cli("add", "protected", "--url", url).returncode == 0
+    listed = cli("list")
+    assert "mcp login protected" in listed.stdout, listed
+
+    login = cli("login", "protected")
+    assert login.returncode == 0, login
+    assert "Opening your browser to sign in at 127.0.0.1" in login.stdout
+    assert "Signed in to protected (1 tools)" in login.stdout
+    listed = cli("list")
+    assert listed.returncode == 0 and "[ready (1 tool)]" in listed.stdout and "whoami" in listed.stdout, listed
+    assert f"signed in at {protected}" in listed.stdout, listed
+    import json
+
+    token = json.loads(_keyring_values(real_keyring, url)[1])["token"]
+
+    logout = cli("logout", "protected")
+    assert logout.returncode == 0 and "Signed out of protected and revoked its tokens." in logout.stdout, logout
+    assert _state(protected)["live_access_tokens"] == 0
+    assert not sign_in_state(SecretStore(), url).signed_in
+
+    # nothing of the sign-in in the data folder or the log
+    files = [p for p in home.rglob("*") if p.is_file()]
+    assert any(p.suffix == ".log" for p in files) and any(p.name == "settings.json" for p in files), files
+    for path in files:
+        data = path.read_bytes()
+        assert token["access_token"].encode() not in data and token["refresh_token"].encode() not in data, path

@@ -27,6 +27,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -303,7 +304,7 @@ def _make_provider(config: McpServerSettings, storage: KeyringTokenStorage, redi
 def background_auth(config: McpServerSettings, secrets: SecretStore | None) -> Any:
     """The ``httpx2.Auth`` a background connection to ``config`` uses: the stored sign-in, refreshed silently;
     None when the server has no sign-in (it is then reached without one; a 401 says to sign in)."""
-    if secrets is None or not config.url or not sign_in_state(secrets, config.url).signed_in:
+    if secrets is None or not config.url or not sign_in_state(secrets, config.url).signed_in:  # config: resolved
         return None
     storage = KeyringTokenStorage(secrets, config.url, client_id=config.oauth_client_id)
 
@@ -423,7 +424,9 @@ class LoopbackListener:
         try:
             return await asyncio.wait_for(asyncio.shield(self._result), timeout_s)
         except TimeoutError:
-            raise SignInFailed(f"the browser did not come back within {timeout_s / 60:g} minutes") from None
+            raise SignInFailed(QT_TRANSLATE_NOOP(
+                "McpOAuth", "the browser did not come back within {minutes} minutes").format(
+                minutes=f"{timeout_s / 60:g}")) from None
 
 
 def _port_of(uri: str) -> int:
@@ -440,29 +443,34 @@ def _reason(exc: BaseException, url: str) -> str:
     while seen:
         inner = seen.pop()
         if isinstance(inner, SignInFailed):
-            return str(inner)
+            return inner.args[0] if inner.args and isinstance(inner.args[0], str) else str(inner)
         if isinstance(inner, BaseExceptionGroup):
             seen.extend(inner.exceptions)
             continue
         text = str(inner)
         if isinstance(inner, OAuthFlowError) and "iss mismatch" in text:
             got, _, expected = text.partition(": ")[2].partition(" != ")
-            return ("the sign-in was refused: the answer came from {got}, not from the authorization server "
-                    "{expected} the server named (a possible mix-up attack); nothing was saved").format(
+            return QT_TRANSLATE_NOOP(
+                "McpOAuth", "the sign-in was refused: the answer came from {got}, not from the authorization server "
+                "{expected} the server named (a possible mix-up attack); nothing was saved").format(
                         got=got or "?", expected=expected or "?")
         if isinstance(inner, OAuthFlowError) and "issuer mismatch" in text:
-            return f"the sign-in was refused: the authorization server's metadata names another issuer ({text})"
+            return QT_TRANSLATE_NOOP(
+                "McpOAuth", "the sign-in was refused: the authorization server's metadata names another issuer "
+                "({text})").format(text=text)
         if isinstance(inner, OAuthRegistrationError):
-            return (f"the authorization server would not register the app ({text}); paste a client id for this "
-                    "server in Settings → MCP")
+            return QT_TRANSLATE_NOOP(
+                "McpOAuth", "the authorization server would not register the app ({text}); paste a client id for "
+                "this server in Settings → MCP").format(text=text)
         if isinstance(inner, OAuthTokenError | OAuthFlowError):
-            return f"the sign-in failed: {text}"
+            return QT_TRANSLATE_NOOP("McpOAuth", "the sign-in failed: {text}").format(text=text)
         if type(inner).__name__ in ("ConnectError", "ConnectTimeout"):
-            return f"can't reach the server at {url}"
+            return QT_TRANSLATE_NOOP("McpOAuth", "can't reach the server at {url}").format(url=url)
         for nested in (inner.__cause__, inner.__context__):
             if nested is not None:
                 seen.append(nested)
-    return "the sign-in failed: {kind}: {text}".format(kind=type(exc).__name__, text=str(exc) or "no details")
+    return QT_TRANSLATE_NOOP("McpOAuth", "the sign-in failed: {kind}: {text}").format(kind=type(exc).__name__,
+                                                                      text=str(exc) or "-")
 
 
 @dataclass
@@ -472,8 +480,17 @@ class SignInResult:
     tools: int = 0
 
 
+def with_server_secrets(config: McpServerSettings, secrets: SecretStore) -> McpServerSettings:
+    """``config`` with its secrets from the keyring filled in (its headers, a URL with credentials): what the
+    server is reached with, as the manager does."""
+    from desktop_agent.core.mcp.config import secret_keys, with_secrets
+
+    values = {key: value for key, _label in secret_keys(config) if (value := secrets.get_secret(key))}
+    return with_secrets(config, values)
+
+
 async def sign_in_async(config: McpServerSettings, secrets: SecretStore, open_url: Callable[[str], Any], *,
-                        headers: dict[str, str] | None = None, timeout_s: float = BROWSER_TIMEOUT_S,
+                        timeout_s: float = BROWSER_TIMEOUT_S,
                         on_waiting: Callable[[], None] | None = None) -> SignInResult:
     """Sign in to the server of ``config`` (a Streamable HTTP one): discovery, registration, the browser
     (``open_url(url)``) and the redirect caught on 127.0.0.1, the tokens into the keyring; then the server's tools
@@ -485,7 +502,9 @@ async def sign_in_async(config: McpServerSettings, secrets: SecretStore, open_ur
     from desktop_agent.core.backends.http import mcp_client
 
     if not config.url:
-        return SignInResult(False, "only a remote (Streamable HTTP) server can be signed in to")
+        return SignInResult(False, QT_TRANSLATE_NOOP(
+            "McpOAuth", "only a remote (Streamable HTTP) server can be signed in to"))
+    config = with_server_secrets(config, secrets)
     old = KeyringTokenStorage(secrets, config.url, client_id=config.oauth_client_id)
     stored = await old.get_client_info()
     preferred = _port_of(str(stored.redirect_uris[0])) if stored is not None and stored.redirect_uris else 0
@@ -495,26 +514,28 @@ async def sign_in_async(config: McpServerSettings, secrets: SecretStore, open_ur
 
     async def redirect_handler(url: str) -> None:
         log.info("MCP sign-in: opening the browser at the authorization server %s", urlsplit(url).netloc)
-        opened = open_url(url)
-        if asyncio.iscoroutine(opened):
-            await opened
+        # on its own thread: a browser command (``$BROWSER``) may not return until that browser exits, and this
+        # loop has to answer the redirect meanwhile
+        threading.Thread(target=open_url, args=(url,), name="mcp-sign-in-browser", daemon=True).start()
         if on_waiting is not None:
             on_waiting()
 
     async def callback_handler() -> AuthorizationCodeResult:
         query = await listener.wait(timeout_s)
         if "error" in query:
-            raise SignInFailed("the authorization server said no: {error}{detail}".format(
+            raise SignInFailed(QT_TRANSLATE_NOOP(
+                "McpOAuth", "the authorization server said no: {error}{detail}").format(
                 error=query["error"], detail=f" ({query['error_description']})" if query.get(
                     "error_description") else ""))
         if not query.get("code"):
-            raise SignInFailed("the authorization server sent the browser back without a code")
+            raise SignInFailed(QT_TRANSLATE_NOOP(
+                "McpOAuth", "the authorization server sent the browser back without a code"))
         return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
 
     provider = _make_provider(config, storage, listener.redirect_uri, redirect_handler, callback_handler)
     provider._refresh_on_401 = False  # a sign-in always asks the user
     try:
-        async with mcp_client(headers) as http:
+        async with mcp_client(dict(config.headers) or None) as http:
             http.auth = provider
 
             @contextlib.asynccontextmanager
@@ -525,7 +546,9 @@ async def sign_in_async(config: McpServerSettings, secrets: SecretStore, open_ur
             async with Client(transport(), raise_exceptions=True) as client:
                 listed = await client.list_tools()
         count = len(listed.tools)
-        return SignInResult(True, f"signed in to {config.name} ({count} tools)", count)
+        log.info("MCP sign-in: signed in to %s (%d tools)", config.name, count)
+        return SignInResult(True, QT_TRANSLATE_NOOP("McpOAuth", "signed in to {name} ({n} tools)").format(
+            name=config.name, n=count), count)
     except BaseException as exc:
         if isinstance(exc, KeyboardInterrupt | asyncio.CancelledError):
             raise
@@ -544,12 +567,13 @@ def sign_in(config: McpServerSettings, secrets: SecretStore, open_url: Callable[
 def sign_out(config: McpServerSettings, secrets: SecretStore, *, timeout_s: float = 10.0) -> str:
     """Revoke the server's tokens at its issuer (when it offers revocation) and delete them and the sign-in from
     the keyring; a line saying what was done."""
+    config = with_server_secrets(config, secrets)
     storage = KeyringTokenStorage(secrets, config.url, client_id=config.oauth_client_id)
     record = storage.record()
     issuer, client_id = str(record.get("issuer") or ""), str(record.get("client_id") or "")
     if not issuer or not client_id:
         storage.forget()
-        return f"{config.name} was not signed in"
+        return QT_TRANSLATE_NOOP("McpOAuth", "{name} was not signed in").format(name=config.name)
     stored = _loads(secrets.get_secret(_tokens_key(issuer, client_id, config.url))).get("token") or {}
     endpoint = str(record.get("revocation_endpoint") or "")
     revoked = ""
@@ -583,7 +607,12 @@ def sign_out(config: McpServerSettings, secrets: SecretStore, *, timeout_s: floa
             log.info("MCP sign-out: revocation at %s failed: %s", urlsplit(endpoint).netloc, type(exc).__name__,
                      exc_info=True)
             failures += 1
-        revoked = " and revoked its tokens" if not failures else \
-            " (the authorization server did not confirm the revocation)"
+        revoked = "revoked" if not failures else "unconfirmed"
     storage.forget()
-    return f"signed out of {config.name}{revoked}"
+    if revoked == "revoked":
+        return QT_TRANSLATE_NOOP("McpOAuth", "signed out of {name} and revoked its tokens").format(name=config.name)
+    if revoked:
+        return QT_TRANSLATE_NOOP(
+            "McpOAuth", "signed out of {name} (the authorization server did not confirm the revocation)").format(
+            name=config.name)
+    return QT_TRANSLATE_NOOP("McpOAuth", "signed out of {name}").format(name=config.name)
