@@ -9,12 +9,10 @@ redirect to the app's loopback listener, as a browser would after the user's con
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import subprocess
 import sys
-import threading
 
 import httpx
 import pytest
@@ -24,60 +22,10 @@ from desktop_agent.core.mcp.oauth import sign_in, sign_in_state, sign_out
 from desktop_agent.core.secrets import SecretStore
 from desktop_agent.core.settings import McpServerSettings
 from tests.e2e.test_keyring_real import ROOT, real_keyring  # noqa: F401 (fixture)
-from tests.mcp_servers.everything import free_port, wait_listening
+from tests.helpers.oauth import Browser, protected, protected_server  # noqa: F401 (fixture)
+from tests.helpers.oauth import server_state as _state
 
 pytestmark = pytest.mark.keyring
-
-
-class Browser:
-    """What the user's browser does: open the authorization URL, consent (the test server consents at once) and
-    follow the redirects to the app's listener on 127.0.0.1. Runs in its own thread like a real browser."""
-
-    def __init__(self) -> None:
-        self.opened: list[str] = []
-        self.landed: list[httpx.Response] = []
-        self.threads: list[threading.Thread] = []
-
-    def __call__(self, url: str) -> None:
-        self.opened.append(url)
-
-        def visit() -> None:
-            self.landed.append(httpx.get(url, follow_redirects=True, timeout=30))
-
-        thread = threading.Thread(target=visit, daemon=True)
-        thread.start()
-        self.threads.append(thread)
-
-    def join(self) -> None:
-        for thread in self.threads:
-            thread.join(30)
-
-
-@contextlib.contextmanager
-def _protected(*args: str):
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "tests.mcp_servers.oauth_protected", str(port), *args],
-                            cwd=str(ROOT), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        wait_listening(proc, port, "the protected MCP server")
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-@pytest.fixture
-def protected():
-    with _protected() as base:
-        yield base
-
-
-def _state(base: str) -> dict:
-    return httpx.get(f"{base}/test/state", timeout=10).json()
 
 
 def _keyring_values(keyring_backend, url: str) -> list[str]:
@@ -110,7 +58,7 @@ def test_sign_in_call_refresh_and_sign_out_with_the_real_keyring(real_keyring, p
     manager = _manager(config)
     try:
         state = manager.states()[0]
-        assert state.state == FAILED and "mcp login protected" in state.error and "Sign in" in state.error, state
+        assert state.state == FAILED and "mcp login protected" in state.error and "Sign in…" in state.error, state
     finally:
         manager.close()
     assert not sign_in_state(secrets, url).signed_in
@@ -197,7 +145,7 @@ def test_a_wrong_issuer_in_the_answer_is_refused_as_a_mix_up(real_keyring, prote
 
 
 def test_a_pasted_client_id_is_used_instead_of_registering(real_keyring):  # noqa: F811
-    with _protected("--client-id", "desktop-agent-by-hand") as base:
+    with protected_server("--client-id", "desktop-agent-by-hand") as base:
         config = McpServerSettings(name="byhand", url=f"{base}/mcp", oauth_client_id="desktop-agent-by-hand")
         secrets = SecretStore()
         browser = Browser()
@@ -238,7 +186,7 @@ def test_the_terminal_signs_in_and_out_with_mcp_login_and_logout(real_keyring, p
     login = cli("login", "protected")
     assert login.returncode == 0, login
     assert "Opening your browser to sign in at 127.0.0.1" in login.stdout
-    assert "Signed in to protected (1 tools)" in login.stdout
+    assert "Signed in to protected; tools it offers: 1." in login.stdout
     listed = cli("list")
     assert listed.returncode == 0 and "[ready (1 tool)]" in listed.stdout and "whoami" in listed.stdout, listed
     assert f"signed in at {protected}" in listed.stdout, listed

@@ -53,7 +53,8 @@ BROWSER_TIMEOUT_S = 300.0
 CALLBACK_PATH = "/callback"
 
 SIGN_IN_HINT = QT_TRANSLATE_NOOP(
-    "McpOAuth", "this server needs a sign-in: use Sign in in Settings → MCP, or run `desktop-agent mcp login {name}`")
+    "McpOAuth", "this server needs a sign-in: press Sign in… in Settings → MCP servers, or run "
+    "`desktop-agent mcp login {name}`")
 
 
 class SignInRequired(Exception):
@@ -419,10 +420,19 @@ class LoopbackListener:
                 await writer.drain()
                 writer.close()
 
-    async def wait(self, timeout_s: float) -> dict[str, str]:
+    async def wait(self, timeout_s: float, cancel: threading.Event | None = None) -> dict[str, str]:
+        """The redirect's query; SignInFailed when ``timeout_s`` passes or ``cancel`` is set first."""
         assert self._result is not None
+        deadline = time.monotonic() + timeout_s
         try:
-            return await asyncio.wait_for(asyncio.shield(self._result), timeout_s)
+            while True:
+                step = min(0.2, max(0.0, deadline - time.monotonic()))
+                with contextlib.suppress(TimeoutError):
+                    return await asyncio.wait_for(asyncio.shield(self._result), step)
+                if cancel is not None and cancel.is_set():
+                    raise SignInFailed(QT_TRANSLATE_NOOP("McpOAuth", "the sign-in was cancelled; nothing was saved"))
+                if time.monotonic() >= deadline:
+                    raise TimeoutError
         except TimeoutError:
             raise SignInFailed(QT_TRANSLATE_NOOP(
                 "McpOAuth", "the browser did not come back within {minutes} minutes").format(
@@ -490,11 +500,12 @@ def with_server_secrets(config: McpServerSettings, secrets: SecretStore) -> McpS
 
 
 async def sign_in_async(config: McpServerSettings, secrets: SecretStore, open_url: Callable[[str], Any], *,
-                        timeout_s: float = BROWSER_TIMEOUT_S,
-                        on_waiting: Callable[[], None] | None = None) -> SignInResult:
+                        timeout_s: float = BROWSER_TIMEOUT_S, on_waiting: Callable[[], None] | None = None,
+                        cancel: threading.Event | None = None) -> SignInResult:
     """Sign in to the server of ``config`` (a Streamable HTTP one): discovery, registration, the browser
     (``open_url(url)``) and the redirect caught on 127.0.0.1, the tokens into the keyring; then the server's tools
-    are listed with them to prove it. ``on_waiting()`` is called when the browser has been opened."""
+    are listed with them to prove it. ``on_waiting()`` is called when the browser has been opened; ``cancel`` set
+    while it is open gives up."""
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared.auth import AuthorizationCodeResult
@@ -521,7 +532,7 @@ async def sign_in_async(config: McpServerSettings, secrets: SecretStore, open_ur
             on_waiting()
 
     async def callback_handler() -> AuthorizationCodeResult:
-        query = await listener.wait(timeout_s)
+        query = await listener.wait(timeout_s, cancel)
         if "error" in query:
             raise SignInFailed(QT_TRANSLATE_NOOP(
                 "McpOAuth", "the authorization server said no: {error}{detail}").format(
@@ -547,7 +558,7 @@ async def sign_in_async(config: McpServerSettings, secrets: SecretStore, open_ur
                 listed = await client.list_tools()
         count = len(listed.tools)
         log.info("MCP sign-in: signed in to %s (%d tools)", config.name, count)
-        return SignInResult(True, QT_TRANSLATE_NOOP("McpOAuth", "signed in to {name} ({n} tools)").format(
+        return SignInResult(True, QT_TRANSLATE_NOOP("McpOAuth", "signed in to {name}; tools it offers: {n}").format(
             name=config.name, n=count), count)
     except BaseException as exc:
         if isinstance(exc, KeyboardInterrupt | asyncio.CancelledError):
