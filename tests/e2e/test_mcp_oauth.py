@@ -205,3 +205,23 @@ def test_the_terminal_signs_in_and_out_with_mcp_login_and_logout(real_keyring, p
     for path in files:
         data = path.read_bytes()
         assert token["access_token"].encode() not in data and token["refresh_token"].encode() not in data, path
+
+
+def test_a_sign_in_the_server_no_longer_honours_asks_for_a_new_one(real_keyring, protected):  # noqa: F811
+    config = McpServerSettings(name="protected", url=f"{protected}/mcp")
+    secrets = SecretStore()
+    browser = Browser()
+    try:
+        assert sign_in(config, secrets, browser, timeout_s=60).ok
+        browser.join()
+        httpx.post(f"{protected}/test/expire", params={"refresh": "1"}, timeout=10)
+        manager = _manager(config)
+        try:
+            state = manager.states()[0]
+            assert state.state == FAILED and "needs a sign-in" in state.error and "mcp login protected" in state.error
+        finally:
+            manager.close()
+        assert len(browser.opened) == 1, "a background connection never opens the browser"
+        assert not sign_in_state(secrets, config.url).signed_in, "the refused tokens are gone from the keyring"
+    finally:
+        sign_out(config, secrets)

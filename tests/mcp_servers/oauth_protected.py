@@ -7,7 +7,8 @@ loopback redirect with the code, the state and (RFC 9207) ``iss``.
     python -m tests.mcp_servers.oauth_protected PORT [--client-id ID]   # ID: a pre-registered public client
 
 What a test controls (plain HTTP on the same port, no auth):
-- ``POST /test/expire``: every access token issued so far expires now (the server then answers 401);
+- ``POST /test/expire``: every access token issued so far expires now (the server then answers 401); with
+  ``?refresh=1`` the refresh tokens are revoked too;
 - ``POST /test/iss?value=URL``: the ``iss`` the next authorization responses carry (a mix-up);
 - ``GET /test/state``: counts (registrations, codes, refreshes, revocations) and the live tokens' count.
 """
@@ -129,6 +130,8 @@ def build(port: int, client_id: str = "") -> MCPServer:
     async def expire(request: Request) -> Response:
         for token in provider.access.values():
             token.expires_at = int(time.time()) - 1
+        if request.query_params.get("refresh"):  # the refresh tokens too: the user has to sign in again
+            provider.refresh.clear()
         return JSONResponse({"expired": len(provider.access)})
 
     @server.custom_route("/test/iss", methods=["POST"])

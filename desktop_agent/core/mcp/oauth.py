@@ -226,6 +226,12 @@ class KeyringTokenStorage:
         self.secrets.set_secret(_client_key(issuer, client_info.client_id),
                                 client_info.model_dump_json(exclude_none=True))
 
+    def drop_tokens(self) -> None:
+        """Delete the stored tokens (the issuer refused them); the registration stays for the next sign-in."""
+        record = self.record()
+        if record.get("issuer") and record.get("client_id"):
+            self.secrets.set_secret(_tokens_key(record["issuer"], record["client_id"], self.url), None)
+
     def forget(self) -> None:
         """Delete this server's sign-in from the keyring (its tokens, its client's registration, the record)."""
         record = self.record()
@@ -255,6 +261,7 @@ def _provider_class() -> type:
             super().__init__(server_url, client_metadata, storage, **kwargs)
             self.storage = storage
             self._refresh_on_401 = True
+            self._refreshing = False
             storage.issuer_now = self._issuer_now
             storage.revocation_endpoint = self._revocation_endpoint
 
@@ -273,12 +280,26 @@ def _provider_class() -> type:
 
         async def _perform_authorization(self) -> Any:
             if self._refresh_on_401 and self.context.can_refresh_token():
-                self._refresh_on_401 = False  # once: a refresh the issuer refuses goes on to the browser
+                self._refresh_on_401 = False  # once per answer
+                self._refreshing = True
                 log.info("MCP sign-in: the server refused the access token; refreshing it")
                 return await self._refresh_token()
             return await super()._perform_authorization()
 
+        async def _handle_refresh_response(self, response: Any) -> bool:
+            refreshed = bool(await super()._handle_refresh_response(response))
+            if not refreshed:  # refused: the stored tokens are of no use any more
+                self.storage.drop_tokens()
+            return refreshed
+
         async def _handle_token_response(self, response: Any) -> None:
+            refreshing, self._refreshing = self._refreshing, False
+            if refreshing and response.status_code in (400, 401):  # the issuer no longer honours the sign-in
+                log.info("MCP sign-in: the issuer refused the refresh (HTTP %s); a new sign-in is needed",
+                         response.status_code)
+                self.context.clear_tokens()
+                self.storage.drop_tokens()
+                raise SignInRequired(SIGN_IN_HINT)
             await super()._handle_token_response(response)
             self._refresh_on_401 = True
 
