@@ -24,6 +24,7 @@ from desktop_agent.core.settings import McpServerSettings
 from tests.e2e.test_keyring_real import ROOT, real_keyring  # noqa: F401 (fixture)
 from tests.helpers.oauth import Browser, protected, protected_server  # noqa: F401 (fixture)
 from tests.helpers.oauth import server_state as _state
+from tests.servers.openai import OpenAIServer
 
 pytestmark = pytest.mark.keyring
 
@@ -182,6 +183,17 @@ def test_the_terminal_signs_in_and_out_with_mcp_login_and_logout(real_keyring, p
     assert cli("add", "protected", "--url", url).returncode == 0
     listed = cli("list")
     assert "mcp login protected" in listed.stdout, listed
+
+    # a terminal chat before the sign-in says how to sign in, and still answers
+    model = OpenAIServer().start()
+    try:
+        chat = subprocess.run([sys.executable, "-m", "desktop_agent", "chat", "--backend", "openai", "--base-url",
+                               model.url, "--model", "m", "-p", "hi"], capture_output=True, text=True,
+                              env={**env, "OPENAI_API_KEY": "sk-local-test"}, cwd=ROOT, timeout=120)
+    finally:
+        model.stop()
+    assert "MCP server protected: failed — this server needs a sign-in" in chat.stderr, chat.stderr
+    assert "desktop-agent mcp login protected" in chat.stderr and chat.stdout.strip() == "You said: hi", chat
 
     login = cli("login", "protected")
     assert login.returncode == 0, login
