@@ -237,3 +237,18 @@ def test_a_sign_in_the_server_no_longer_honours_asks_for_a_new_one(real_keyring,
         assert not sign_in_state(secrets, config.url).signed_in, "the refused tokens are gone from the keyring"
     finally:
         sign_out(config, secrets)
+
+
+def test_access_denied_in_the_browser_is_said_and_nothing_is_kept(real_keyring, protected):  # noqa: F811
+    config = McpServerSettings(name="protected", url=f"{protected}/mcp")
+    secrets = SecretStore()
+    httpx.post(f"{protected}/test/deny", timeout=10)
+    browser = Browser()
+    result = sign_in(config, secrets, browser, timeout_s=60)
+    browser.join()
+    assert not result.ok
+    assert result.message == "the authorization server said no: access_denied (The user denied access)"
+    assert browser.landed and "Sign-in declined" in browser.landed[0].text
+    assert not sign_in_state(secrets, config.url).signed_in
+    assert sign_out(config, secrets) == "signed out of protected"
+    assert _keyring_values(real_keyring, config.url) == [], "its registration is forgotten with it"

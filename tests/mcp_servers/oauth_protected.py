@@ -10,6 +10,7 @@ What a test controls (plain HTTP on the same port, no auth):
 - ``POST /test/expire``: every access token issued so far expires now (the server then answers 401); with
   ``?refresh=1`` the refresh tokens are revoked too;
 - ``POST /test/iss?value=URL``: the ``iss`` the next authorization responses carry (a mix-up);
+- ``POST /test/deny``: the user denies access on the consent page from now on;
 - ``GET /test/state``: counts (registrations, codes, refreshes, revocations) and the live tokens' count.
 """
 
@@ -44,6 +45,7 @@ class Provider:
     def __init__(self, issuer: str) -> None:
         self.issuer = issuer
         self.iss_sent: str | None = issuer
+        self.deny = False
         self.clients: dict[str, OAuthClientInformationFull] = {}
         self.codes: dict[str, AuthorizationCode] = {}
         self.access: dict[str, AccessToken] = {}
@@ -63,6 +65,10 @@ class Provider:
             code=code, scopes=params.scopes or [], expires_at=time.time() + 300, client_id=str(client.client_id),
             code_challenge=params.code_challenge, redirect_uri=params.redirect_uri,
             redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly, resource=params.resource)
+        if self.deny:  # the user pressed "Deny" on the consent page
+            return construct_redirect_uri(str(params.redirect_uri), error="access_denied",
+                                          error_description="The user denied access", state=params.state,
+                                          iss=self.iss_sent)
         self.counts["codes"] += 1
         return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state, iss=self.iss_sent)
 
@@ -138,6 +144,11 @@ def build(port: int, client_id: str = "") -> MCPServer:
     async def set_iss(request: Request) -> Response:
         provider.iss_sent = request.query_params.get("value") or None
         return JSONResponse({"iss": provider.iss_sent})
+
+    @server.custom_route("/test/deny", methods=["POST"])
+    async def deny(request: Request) -> Response:
+        provider.deny = True
+        return JSONResponse({"deny": True})
 
     @server.custom_route("/test/state", methods=["GET"])
     async def state(request: Request) -> Response:

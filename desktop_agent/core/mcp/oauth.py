@@ -225,6 +225,7 @@ class KeyringTokenStorage:
             return
         self.secrets.set_secret(_client_key(issuer, client_info.client_id),
                                 client_info.model_dump_json(exclude_none=True))
+        self._save_record(issuer, client_info.client_id)  # found again (and forgotten by sign-out) by the server
 
     def drop_tokens(self) -> None:
         """Delete the stored tokens (the issuer refused them); the registration stays for the next sign-in."""
@@ -492,7 +493,7 @@ def _reason(exc: BaseException, url: str) -> str:
         if isinstance(inner, OAuthRegistrationError):
             return QT_TRANSLATE_NOOP(
                 "McpOAuth", "the authorization server would not register the app ({text}); paste a client id for "
-                "this server in Settings → MCP").format(text=text)
+                "this server in Settings → MCP servers").format(text=text)
         if isinstance(inner, OAuthTokenError | OAuthFlowError):
             return QT_TRANSLATE_NOOP("McpOAuth", "the sign-in failed: {text}").format(text=text)
         if type(inner).__name__ in ("ConnectError", "ConnectTimeout"):
