@@ -252,3 +252,18 @@ def test_access_denied_in_the_browser_is_said_and_nothing_is_kept(real_keyring, 
     assert not sign_in_state(secrets, config.url).signed_in
     assert sign_out(config, secrets) == "signed out of protected"
     assert _keyring_values(real_keyring, config.url) == [], "its registration is forgotten with it"
+
+
+def test_signing_in_again_reuses_the_registration_and_replaces_the_tokens(real_keyring, protected):  # noqa: F811
+    config = McpServerSettings(name="protected", url=f"{protected}/mcp")
+    secrets = SecretStore()
+    try:
+        browser = Browser()
+        assert sign_in(config, secrets, browser, timeout_s=60).ok
+        first = _keyring_values(real_keyring, config.url)[1]
+        assert sign_in(config, secrets, browser, timeout_s=60).ok
+        browser.join()
+        assert len(browser.opened) == 2 and _state(protected)["registrations"] == 1
+        assert _keyring_values(real_keyring, config.url)[1] != first
+    finally:
+        sign_out(config, secrets)

@@ -143,8 +143,12 @@ class KeyringTokenStorage:
         return _loads(self.secrets.get_secret(_record_key(self.url)))
 
     def _save_record(self, issuer: str, client_id: str) -> None:
+        old = self.record()
+        if old.get("issuer") and old.get("client_id") and (old["issuer"], old["client_id"]) != (issuer, client_id):
+            self.secrets.set_secret(_tokens_key(old["issuer"], old["client_id"], self.url), None)  # superseded
         record = {"issuer": issuer, "client_id": client_id}
-        revocation = self.revocation_endpoint() or self.record().get("revocation_endpoint")
+        revocation = self.revocation_endpoint() or (old.get("revocation_endpoint") if old.get("issuer") == issuer
+                                                    else None)
         if revocation:
             record["revocation_endpoint"] = str(revocation)
         self.secrets.set_secret(_record_key(self.url), json.dumps(record))
@@ -176,7 +180,7 @@ class KeyringTokenStorage:
             return
         issuer = self._issuer(client)
         key = _tokens_key(issuer, client.client_id, self.url)
-        if not tokens.refresh_token:  # an issuer that does not rotate it: the one we have stays
+        if not tokens.refresh_token and not self.fresh:  # an issuer that does not rotate it: ours stays
             previous = _loads(self.secrets.get_secret(key)).get("token") or {}
             if previous.get("refresh_token"):
                 tokens = tokens.model_copy(update={"refresh_token": previous["refresh_token"]})
