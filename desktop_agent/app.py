@@ -11,6 +11,7 @@ concerns and exits 2.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     from desktop_agent.cli.parser import (
         add_ask_parser,
         add_chat_parser,
+        add_doctor_parser,
         add_history_parser,
         add_mcp_parser,
         add_tools_parser,
@@ -59,15 +61,31 @@ def build_parser() -> argparse.ArgumentParser:
     add_tools_parser(sub, parents)
     add_history_parser(sub, parents)
     add_mcp_parser(sub, parents)
+    add_doctor_parser(sub, parents)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 failed, 2 bad usage, 130 Ctrl+C)."""
     try:
-        return _main(argv)
+        code = _main(argv)
+        sys.stdout.flush()  # here, not at exit: a reader that went away is seen below
+        return code
     except KeyboardInterrupt:  # Ctrl+C anywhere (start-up imports, loading tools…): no traceback
         return 130
+    except BrokenPipeError:  # `… | head`: the reader went away; what it wanted it got
+        _quiet_stdout()
+        return 141
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so that Python's last flush at exit cannot fail (and print) again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _main(argv: list[str] | None) -> int:
@@ -124,6 +142,10 @@ def _main(argv: list[str] | None) -> int:
         from desktop_agent.cli.mcp import run_mcp
 
         return run_mcp(args)
+    if args.command == "doctor":
+        from desktop_agent.cli.doctor import run_doctor
+
+        return run_doctor(args)
 
     return _run_window()
 

@@ -58,5 +58,12 @@ else  # the run expects every test tool (DESKTOP_AGENT_EXPECT_TOOLS=1 below): sa
 fi
 
 export DESKTOP_AGENT_EXPECT_MODEL=1 DESKTOP_AGENT_EXPECT_KEYRING=1 DESKTOP_AGENT_EXPECT_TOOLS=1
+only_options=1
+for arg in "$@"; do case "$arg" in -*) ;; *) only_options=0 ;; esac; done
+if [ "$only_options" = 1 ]; then  # the whole suite: first the MCP starts with a desktop launcher's short PATH
+  echo "== MCP servers started as from a desktop menu (PATH=/usr/bin:/bin)"
+  PATH=/usr/bin:/bin "$VENV/bin/python" -m pytest "$@" tests/contract/test_mcp_everything.py \
+    tests/contract/test_mcp_servers.py tests/contract/test_mcp_desktop_launch.py
+fi
 echo "== running the tests"
 exec bash scripts/with-keyring.sh "$VENV/bin/python" -m pytest "$@"

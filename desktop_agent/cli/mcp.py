@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
@@ -103,6 +102,8 @@ def _list(args: argparse.Namespace, services: Services) -> int:
         if state is not None and state.state == "failed":
             for line in state.stderr:
                 print(f"    | {line}")
+        for notice in state.notices if state is not None else []:
+            print(f"    ! {notice}")
         for tool in (tools.get(server.name, []) if manager is not None else []):
             first = (tool.description.splitlines() or [""])[0]
             print(f"    {tool.name}  {first}")
@@ -144,9 +145,12 @@ def _add(args: argparse.Namespace, services: Services) -> int:
         program = command[0]
         if os.sep in program and not os.path.isabs(program):  # ".venv/bin/x": where it is now, not from elsewhere
             program = os.path.abspath(program)
-        if shutil.which(program) is None:
-            _err(f"desktop-agent: warning: {program} is not a command on this machine (yet): the server will fail "
-                 "to start until it is installed")
+        from desktop_agent.core.mcp.launch import CommandNotFound, resolve
+
+        try:
+            resolve(program)
+        except CommandNotFound as missing:
+            _err(f"desktop-agent: warning: {missing}; the server will fail to start until it is installed")
         entry.update(command=program, args=command[1:])
     else:
         entry["url"] = args.url
@@ -201,34 +205,65 @@ def _remove(args: argparse.Namespace, services: Services) -> int:
 
 
 def _import(args: argparse.Namespace, services: Services) -> int:
-    from desktop_agent.core.mcp.config import McpConfigError, NoKeyring, UnreadableFile, import_file
+    from desktop_agent.core.mcp.config import (
+        McpConfigError,
+        NoKeyring,
+        UnreadableFile,
+        fill_inputs,
+        read_servers,
+        store_found,
+    )
 
+    try:
+        found = read_servers(args.file)
+    except OSError as exc:
+        return _fail(f"can't read {args.file}: {exc.strerror or exc}")
+    except UnicodeDecodeError as exc:
+        return _fail(f"{args.file} is not an MCP servers file: it is not UTF-8 text ({exc.reason})")
+    except UnreadableFile as exc:  # too large, or nested too deeply: refused unread
+        _err(f"desktop-agent: {args.file} is not an MCP servers file: {exc}")
+        return EXIT_USAGE
+    except McpConfigError as exc:
+        return _fail(f"{args.file} is not an MCP servers file: {exc}")
+    # asked before the settings file is locked: the user may take a while
+    unset = fill_inputs(found, {p.id: _ask_input(p) for p in found.prompts})
     notes: list[str] = []
 
     def add(current: Settings) -> Settings:  # to the servers as the file holds them now
         try:
-            new, told = import_file(args.file, current, services.secrets, no_keyring=_no_keyring(args))
-        except OSError as exc:
-            raise _Refused(_fail(f"can't read {args.file}: {exc.strerror or exc}")) from None
-        except UnicodeDecodeError as exc:
-            raise _Refused(_fail(f"{args.file} is not an MCP servers file: it is not UTF-8 text ({exc.reason})")) \
-                from None
-        except UnreadableFile as exc:  # too large, or nested too deeply: refused unread
-            _err(f"desktop-agent: {args.file} is not an MCP servers file: {exc}")
-            raise _Refused(EXIT_USAGE) from None
+            new, told = store_found(found, current, services.secrets, no_keyring=_no_keyring(args))
         except NoKeyring as exc:
             raise _Refused(_fail(str(exc))) from None
-        except McpConfigError as exc:
-            raise _Refused(_fail(f"{args.file} is not an MCP servers file: {exc}")) from None
         notes.extend(told)
         return new
 
     failed = _edit(services, add)
     if failed is not None:
         return failed
-    for note in notes:
+    if found.app:
+        print(f"Read {args.file} as {found.app}'s MCP servers file.")
+    for note in [*notes, *unset]:
         print(note[0].upper() + note[1:] + ".")
     return EXIT_OK
+
+
+def _ask_input(prompt: Any) -> str | None:
+    """The value of a VS Code ``${input:…}``: asked on the terminal (hidden when it is a password), or one line of
+    piped stdin; None when there is nothing to read."""
+    label = prompt.description or prompt.id
+    if sys.stdin is None:
+        return None
+    if sys.stdin.isatty():
+        import getpass
+
+        try:
+            if prompt.password:
+                return getpass.getpass(f"{label} (input {prompt.id}, hidden): ") or None
+            return input(f"{label} (input {prompt.id}): ") or None
+        except EOFError:
+            return None
+    line = sys.stdin.readline()
+    return line.rstrip("\r\n") or None
 
 
 def _serve(args: argparse.Namespace, services: Services) -> int:

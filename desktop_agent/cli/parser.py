@@ -268,7 +268,8 @@ def add_mcp_parser(subparsers: argparse._SubParsersAction,
     p.set_defaults(server_command=[])  # what follows `--` (split off before parsing: see app.py)
     p = sub.add_parser("remove", help="remove a server (and its secrets in the keyring)", parents=parents)
     p.add_argument("name", metavar="NAME")
-    p = sub.add_parser("import", help='import a Claude-Desktop-style {"mcpServers": …} JSON file', parents=parents)
+    p = sub.add_parser("import", help="import the MCP servers of Claude Desktop, Cursor or VS Code (mcp.json), or Zed "
+                       "(settings.json); ${input:…} values are asked for (piped: one line each)", parents=parents)
     p.add_argument("file", metavar="FILE")
     p.add_argument("--secrets-in-file", action="store_true", help=SECRETS_IN_FILE_HELP)
     from desktop_agent.cli.mcp_login import add_parsers as add_login_parsers
@@ -289,3 +290,18 @@ def add_mcp_parser(subparsers: argparse._SubParsersAction,
         child.set_defaults(_parser=child)
     parser.set_defaults(_mcp_parser=parser, _parser=parser)
     return parser
+
+
+def add_doctor_parser(sub: argparse._SubParsersAction, parents: Sequence[argparse.ArgumentParser] = ()) -> None:
+    p = sub.add_parser(
+        "doctor", help="check what the app depends on (model server, keyring, MCP servers, folders, display)",
+        description="Check what the app depends on: the settings file, the model server and its model, the keyring, "
+                    "each MCP server (started to find out), the tools folder, the data folder, and what the window "
+                    "needs. Each line says ✓ (works), ! (a limit) or ✗ (broken, with the fix). Exit status 1 when "
+                    "something is broken.", parents=list(parents))
+    p.add_argument("--backend", choices=["ollama", "openai"], help="check this backend instead of the saved one")
+    p.add_argument("--host", metavar="URL", type=_host_url, help="check this Ollama host")
+    p.add_argument("--base-url", metavar="URL", type=_base_url, help="check this OpenAI-compatible base URL")
+    p.add_argument("--model", metavar="NAME", type=_nonempty("the model name"), help="check this model")
+    p.add_argument("--no-mcp", action="store_true", help="do not start the MCP servers")
+    p.set_defaults(_parser=p)

@@ -386,8 +386,8 @@ class Assembly:
         return with_mcp_tools(registry, self.mcp_in_use(settings), settings, self.permissions)
 
     def mcp(self, settings: Settings) -> McpManager | None:
-        """The MCP servers of ``settings``, started (in the background) the first time and again when their
-        settings change; None when there are none."""
+        """The MCP servers of ``settings``, started (in the background) the first time; when their settings
+        change, the servers that changed are started again (the others go on); None when there are none."""
         if self.registry_override is not None:
             return None
         key = settings.mcp
@@ -396,9 +396,15 @@ class Assembly:
                 if self._mcp_key == key or self._mcp_closed:
                     return self._mcp
                 old, self._mcp, self._mcp_key = self._mcp, None, key
-            if old is not None:
-                old.close()
-            manager = start_mcp(settings, self.secrets, on_change=self._mcp_changed)
+            if old is not None and settings.mcp.enabled and any(s.enabled for s in settings.mcp.servers):
+                # only the servers that changed are stopped and started again; the others go on
+                old.reconfigure(settings.mcp.servers, start_timeout_s=settings.mcp.start_timeout_s,
+                                call_timeout_s=settings.tools.timeout_s)
+                manager: McpManager | None = old
+            else:
+                if old is not None:
+                    old.close()
+                manager = start_mcp(settings, self.secrets, on_change=self._mcp_changed)
             with self._lock:
                 closed = self._mcp_closed
                 if not closed:

@@ -42,6 +42,13 @@ OTHER_READERS: dict[str, str] = {
                                            "DESKTOP_STARTUP_ID) are the desktop's, passed on to the running app",
     "desktop_agent/ui/application.py": "DISPLAY, WAYLAND_DISPLAY, QT_QPA_PLATFORM are Qt's own: checked before "
                                        "QApplication, because Qt aborts the process without a display",
+    "desktop_agent/core/mcp/launch.py": "an MCP server child runs in the user's environment (PATH, proxy, "
+                                        "certificates, locale) and its command is found on the user's PATH: the "
+                                        "child's, not configuration",
+    "desktop_agent/core/mcp/formats.py": "an imported VS Code / Cursor file's ${env:NAME} names the user's variable: "
+                                         "its value is what the other app would have given the server",
+    "desktop_agent/core/doctor.py": "DISPLAY and WAYLAND_DISPLAY are the desktop's: doctor says whether the window "
+                                    "can open here",
     "desktop_agent/ui/first_frame.py": "DESKTOP_AGENT_BENCH_FIRST_PAINT is the benchmark's probe of the first "
                                        "frame, not configuration",
 }

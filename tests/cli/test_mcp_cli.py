@@ -123,7 +123,8 @@ def test_add_keeps_a_relative_command_as_an_absolute_path_and_warns_about_a_miss
     saved = json.loads((home / "config" / "settings.json").read_text(encoding="utf-8"))["mcp"]["servers"][0]
     assert os.path.isabs(saved["command"])
     missing = run(home, "mcp", "add", "nothing", "--", "no-such-mcp-server-here")
-    assert missing.returncode == 0 and "is not a command on this machine" in missing.stderr
+    assert missing.returncode == 0 and "no-such-mcp-server-here was not found" in missing.stderr
+    assert "the server will fail to start until it is installed" in missing.stderr
     listed = run(home, "mcp", "list")
     assert listed.returncode == 1  # a server failed: say so in the exit status too
     assert "nothing  [failed" in listed.stdout

@@ -197,7 +197,8 @@ def test_bad_commands_each_get_a_clear_status_and_cost_nothing_else(managers):
                        _bad("garbage", "garbage"), _bad("silent", "silent"), _bad("quits", "exit"), _flaky(),
                        start_timeout_s=4)
     states = {s.name: s for s in manager.states()}
-    assert states["missing"].line() == "missing: failed — the command was not found (no-such-mcp-server-here)"
+    assert states["missing"].line() == ("missing: failed — no-such-mcp-server-here was not found (on PATH, in your "
+                                        "login shell's PATH or the usual places): install it, or give its full path")
     assert states["garbage"].state == FAILED
     assert "not MCP on its output: 'Welcome to my server! Listening…'" in states["garbage"].error
     assert states["silent"].state == FAILED and "never answered the MCP handshake" in states["silent"].error

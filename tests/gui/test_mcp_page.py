@@ -398,7 +398,7 @@ def test_without_a_keyring_the_import_says_session_only_and_what_to_do(qtbot, tm
         dialog.close()
 
 
-def test_saving_from_the_window_restarts_the_changed_servers_and_the_page_shows_them(qtbot, make_window,
+def test_saving_from_the_window_starts_only_the_changed_servers_and_the_page_shows_them(qtbot, make_window,
                                                                                       store, ollama_server):
     settings = Settings(backend="ollama", ollama_host=ollama_server.url).updated(
         {"mcp.servers": [TIME.model_dump()]})
@@ -417,10 +417,13 @@ def test_saving_from_the_window_restarts_the_changed_servers_and_the_page_shows_
     editor.accept()
     page.add_server(editor)
     assert page.status_text("crash") == "not started — Save to start it"
+    time_pids = _children_running("mcp-server-time")
     dialog.save_button.click()
     qtbot.waitUntil(lambda: w.settings_dialog is None, timeout=10_000)
-    qtbot.waitUntil(lambda: w.assembly.current_mcp() not in (None, first), timeout=10_000)
-    assert first._closed
+    qtbot.waitUntil(lambda: "crash" in [s.name for s in first.states()], timeout=10_000)
+    # only the server added starts: the running one goes on (same manager, same process)
+    assert w.assembly.current_mcp() is first and not first._closed
+    assert len(time_pids) == 1 and _children_running("mcp-server-time") == time_pids
     # the status bar says so, and a click on it opens the MCP servers page, which shows the new servers
     qtbot.waitUntil(lambda: w.mcp_status.summary == "MCP: 1 of 2 servers failed", timeout=WAIT_MS)
     assert w.mcp_status.isVisible() and "crash: failed" in w.mcp_status.toolTip()

@@ -13,9 +13,9 @@ is refused with :class:`McpConfigError`."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -23,6 +23,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from pydantic import ValidationError
 
+from desktop_agent.core.mcp.formats import INPUT, FormatError, Prompt, expand, locate, read_jsonc
 from desktop_agent.core.settings import McpServerSettings, Settings
 
 if TYPE_CHECKING:
@@ -118,6 +119,13 @@ class Imported:
     servers: list[McpServerSettings] = field(default_factory=list)
     secrets: dict[str, str] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
+    #: which app's format the file is in; what to ask the user for its ``${input:…}`` placeholders; the secrets
+    #: still holding them (keyring name → value with placeholders: :func:`fill_inputs` makes them secrets, never
+    #: passed on as they are); notes for the user (a ``${env:…}`` not set)
+    app: str = ""
+    prompts: list[Prompt] = field(default_factory=list)
+    pending: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
 
 def secret_name(server: str, kind: str, name: str) -> str:
@@ -131,12 +139,29 @@ def server_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-")[:40] or "server"
 
 
-def server_from_entry(name: str, entry: Any) -> tuple[McpServerSettings, dict[str, str]]:
-    """One ``mcpServers`` entry as settings plus the secrets it carried. Raises ``McpConfigError``."""
+def server_from_entry(name: str, entry: Any, notes: list[str] | None = None, *,
+                      placeholders: bool = True) -> tuple[McpServerSettings, dict[str, str]]:
+    """One ``mcpServers`` entry as settings plus the secrets it carried. ``${env:NAME}`` / ``${userHome}`` are
+    filled in (a variable not set is said in ``notes``); a value from a secret-named variable or holding an
+    ``${input:…}`` is a secret (the latter still with its placeholder: see :func:`fill_inputs`); not with
+    ``placeholders=False`` (values typed in Settings are taken as they are). Raises ``McpConfigError``."""
     if not isinstance(entry, dict):
         raise McpConfigError(f"{name}: an entry must be an object")
     clean_name = server_name(name)
     secrets: dict[str, str] = {}
+    forced: set[str] = set()  # values that are secrets by where they came from
+
+    def filled(value: Any, where: str) -> str:
+        if not placeholders:
+            return "" if value is None else str(value)
+        text, secret, unset = expand("" if value is None else str(value), lambda n: bool(SECRET_NAME.search(n)))
+        for variable in unset:
+            if notes is not None:
+                notes.append(f"the environment variable {variable} that {name}'s {where} names is not set here: "
+                             "it was left empty")
+        if secret or INPUT.search(text):
+            forced.add(text)
+        return text
 
     def split(values: Any, kind: str) -> tuple[dict[str, str], list[str]]:
         if values is None:
@@ -145,8 +170,8 @@ def server_from_entry(name: str, entry: Any) -> tuple[McpServerSettings, dict[st
             raise McpConfigError(f"{name}: '{kind}' must be an object of names and values")
         plain, hidden = {}, []
         for key, value in values.items():
-            text = "" if value is None else str(value)
-            if text and (SECRET_NAME.search(str(key)) or looks_secret(text)):
+            text = filled(value, f"{kind} {key}")
+            if text and (SECRET_NAME.search(str(key)) or looks_secret(text) or text in forced):
                 secrets[secret_name(clean_name, kind, str(key))] = text
                 hidden.append(str(key))
             else:
@@ -158,21 +183,33 @@ def server_from_entry(name: str, entry: Any) -> tuple[McpServerSettings, dict[st
     args = entry.get("args") or []
     if not isinstance(args, list):
         raise McpConfigError(f"{name}: 'args' must be a list")
-    args = [str(a) for a in args]
+    args = [filled(a, "arguments") for a in args]
     hidden_args = []
-    for index, start in secret_args(args):
+    found_args = dict(secret_args(args))
+    for index, arg in enumerate(args):  # an argument with a placeholder or from a secret variable
+        placeholder = INPUT.search(arg) if placeholders else None
+        if placeholder and (index not in found_args or found_args[index] > placeholder.start()):
+            found_args[index] = placeholder.start()
+        elif arg in forced and index not in found_args:
+            found_args[index] = 0
+    for index, start in sorted(found_args.items()):
         secrets[secret_name(clean_name, "arg", str(index))] = args[index][start:]
         args[index] = args[index][:start]
         hidden_args.append(index)
-    url = str(entry.get("url") or entry.get("serverUrl") or "")
+    url = filled(entry.get("url") or entry.get("serverUrl") or "", "url")
     shown = redacted_url(url) if url else None
+    if url and shown is None and url in forced:
+        shown = INPUT.sub("", url)
     if shown is not None:
         secrets[secret_name(clean_name, "url", "url")] = url
+    command = filled(entry.get("command") or "", "command")
+    if placeholders and INPUT.search(command):
+        raise McpConfigError(f"{name}: its command asks for an input, which cannot be kept as a secret")
     try:
         server = McpServerSettings(
             name=clean_name, enabled=not bool(entry.get("disabled", False)),
-            command=str(entry.get("command") or ""), args=args, env=env,
-            cwd=str(entry.get("cwd") or ""), url=shown if shown is not None else url,
+            command=command, args=args, env=env,
+            cwd=filled(entry.get("cwd") or "", "cwd"), url=shown if shown is not None else url,
             headers=headers, secret_env=secret_env, secret_headers=secret_headers,
             secret_args=hidden_args, secret_url=shown is not None,
         )
@@ -183,37 +220,54 @@ def server_from_entry(name: str, entry: Any) -> tuple[McpServerSettings, dict[st
 
 
 def parse(text: str) -> Imported:
-    """Read an ``{"mcpServers": {...}}`` document (the bare ``{NAME: {...}}`` object too). Raises
-    ``McpConfigError`` when it is not JSON or has no servers; a bad entry is skipped and said."""
+    """Read an MCP servers file of Claude Desktop, Cursor, VS Code or Zed (see :mod:`.formats`; JSON with
+    comments), or a bare ``{NAME: {...}}`` object. Raises ``McpConfigError`` when it is none of them or has no
+    servers; an entry that cannot be mapped is skipped and said (why), the rest read. The secrets holding an
+    ``${input:…}`` are in ``pending`` until :func:`fill_inputs`."""
     if len(text) > MAX_FILE_BYTES:
         raise UnreadableFile(f"it is {len(text) / 1e6:.1f} MB; an MCP servers file is at most "
                              f"{MAX_FILE_BYTES // (1024 * 1024)} MB")
     try:
-        data = json.loads(text)
+        data = read_jsonc(text)
     except RecursionError:
         raise UnreadableFile("its JSON is nested too deeply to be an MCP servers file") from None
     except ValueError as exc:
         raise McpConfigError(f"not JSON ({exc})") from None
-    if isinstance(data, dict) and isinstance(data.get("mcpServers"), dict):
-        entries = data["mcpServers"]
-    elif isinstance(data, dict) and isinstance(data.get("servers"), dict):
-        entries = data["servers"]
-    elif isinstance(data, dict) and data and all(isinstance(v, dict) for v in data.values()):
-        entries = data
-    else:
-        raise McpConfigError('no "mcpServers" object in it')
-    out = Imported()
-    for name, entry in entries.items():
+    try:
+        found = locate(data)
+    except FormatError as exc:
+        raise McpConfigError(str(exc)) from None
+    out = Imported(app=found.app, skipped=list(found.skipped), prompts=list(found.prompts.values()))
+    for name, entry in found.entries.items():
         try:
-            server, secrets = server_from_entry(str(name), entry)
+            server, secrets = server_from_entry(str(name), entry, out.notes)
         except McpConfigError as exc:
             out.skipped.append(str(exc))
             continue
         out.servers.append(server)
-        out.secrets.update(secrets)
+        for key, value in secrets.items():
+            (out.pending if INPUT.search(value) else out.secrets)[key] = value
     if not out.servers and not out.skipped:
         raise McpConfigError("it lists no servers")
     return out
+
+
+def fill_inputs(found: Imported, answers: dict[str, str | None]) -> list[str]:
+    """Put the user's ``answers`` (input id → value; None or "" = not answered) into the secrets still holding
+    ``${input:…}`` placeholders: a value with every placeholder answered becomes a secret, one without stays
+    unset — never kept or passed on with its placeholder. Lines for the user about those left unset."""
+    labels = {key: f"the {label} of {server.name}" for server in found.servers for key, label in secret_keys(server)}
+    notes = []
+    for key, template in list(found.pending.items()):
+        missing = [m.group(1) for m in INPUT.finditer(template) if not answers.get(m.group(1))]
+        if missing:
+            prompt = next((p for p in found.prompts if p.id == missing[0]), None)
+            what = f"{missing[0]!r}" + (f" ({prompt.description})" if prompt and prompt.description else "")
+            notes.append(f"{labels.get(key, key)} is not set: {what} was not given; set it in Settings → MCP")
+        else:
+            found.secrets[key] = INPUT.sub(lambda m: str(answers[m.group(1)]), template)
+        del found.pending[key]
+    return notes
 
 
 def secret_keys(server: McpServerSettings) -> list[tuple[str, str]]:
@@ -257,7 +311,7 @@ def hide_secrets(server: McpServerSettings) -> tuple[McpServerSettings, dict[str
     secrets (keyring name → value): a token typed into a plain field never reaches the settings file."""
     entry = {"command": server.command, "args": list(server.args), "env": dict(server.env), "cwd": server.cwd,
              "url": server.url, "headers": dict(server.headers)}
-    found, secrets = server_from_entry(server.name, entry)
+    found, secrets = server_from_entry(server.name, entry, placeholders=False)
     url = server.url if server.secret_url else found.url
     return server.model_copy(update={
         "args": found.args, "env": found.env, "headers": found.headers, "url": url,
@@ -288,18 +342,28 @@ def merged(settings: Settings, servers: list[McpServerSettings]) -> tuple[Settin
     return new, notes
 
 
-def import_file(path: str | Path, settings: Settings, secrets: SecretStore | None, *,
-                no_keyring: NoKeyringChoice = "session") -> tuple[Settings, list[str]]:
-    """The settings with the servers of the file at ``path`` merged in, and lines for the user: what was added or
-    replaced, which secrets went where, what was skipped. The secrets are stored now (``no_keyring``: what to do
-    when there is no keyring, see the module docstring). Raises ``McpConfigError`` (:class:`UnreadableFile` for a
-    file over :data:`MAX_FILE_BYTES`, unread, or nested too deeply), ``OSError``."""
+def read_servers(path: str | Path) -> Imported:
+    """The servers of the file at ``path`` (:func:`parse`). Raises ``McpConfigError`` (:class:`UnreadableFile`
+    for a file over :data:`MAX_FILE_BYTES`, or nested too deeply), ``OSError``, ``UnicodeDecodeError``."""
     path = Path(path)
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
         raise UnreadableFile(f"it is {size / 1e6:.1f} MB; an MCP servers file is at most "
                              f"{MAX_FILE_BYTES // (1024 * 1024)} MB")
-    return _store(parse(path.read_text(encoding="utf-8-sig")), settings, secrets, no_keyring)
+    return parse(path.read_text(encoding="utf-8-sig"))
+
+
+def import_file(path: str | Path, settings: Settings, secrets: SecretStore | None, *,
+                no_keyring: NoKeyringChoice = "session",
+                ask: Callable[[Prompt], str | None] | None = None) -> tuple[Settings, list[str]]:
+    """The settings with the servers of the file at ``path`` merged in, and lines for the user: what was added or
+    replaced, which secrets went where, what was skipped. ``ask`` is asked for each ``${input:…}`` (none: they are
+    left unset). The secrets are stored now (``no_keyring``: what to do when there is no keyring, see the module
+    docstring). Raises like :func:`read_servers`."""
+    found = read_servers(path)
+    notes = fill_inputs(found, {p.id: ask(p) for p in found.prompts} if ask is not None else {})
+    new, told = store_found(found, settings, secrets, no_keyring)
+    return new, told + notes
 
 
 def import_entries(entries: dict[str, Any], settings: Settings, secrets: SecretStore | None, *,
@@ -311,11 +375,12 @@ def import_entries(entries: dict[str, Any], settings: Settings, secrets: SecretS
         server, hidden = server_from_entry(name, entry)
         found.servers.append(server)
         found.secrets.update(hidden)
-    return _store(found, settings, secrets, no_keyring)
+    return store_found(found, settings, secrets, no_keyring)
 
 
-def _store(found: Imported, settings: Settings, secrets: SecretStore | None,
-           no_keyring: NoKeyringChoice = "session") -> tuple[Settings, list[str]]:
+def store_found(found: Imported, settings: Settings, secrets: SecretStore | None,
+                no_keyring: NoKeyringChoice = "session") -> tuple[Settings, list[str]]:
+    """Merge ``found`` into ``settings`` and store its secrets (see :func:`import_file`)."""
     from desktop_agent.core.secrets import SYSTEM_KEYRING
 
     places = {key: (secrets.set_secret(key, value) if secrets is not None else "this session only")
@@ -351,5 +416,6 @@ def _store(found: Imported, settings: Settings, secrets: SecretStore | None,
                 for key, _label in secret_keys(old[server.name]):
                     if key not in kept:
                         secrets.set_secret(key, None)
+    notes.extend(found.notes)
     notes.extend(f"skipped {line}" for line in found.skipped)
     return new, notes

@@ -34,6 +34,11 @@ STDERR_LINES = 12
 #: often): one that exited or stopped answering is reported as failed even when nothing calls it
 HEARTBEAT_S = 5.0
 REMOTE_HEARTBEAT_S = 30.0
+#: a server's tools are listed again at most this often however many ``tools/list_changed`` it sends (seconds)
+RELIST_EVERY_S = 1.0
+#: what :meth:`McpManager.wait_ready` waits beyond the start timeout by default: finding the command (the login
+#: shell's PATH is read once, within its own timeout) comes before the start timeout counts
+START_MARGIN_S = 5.0
 #: how long that request may take before the server counts as not answering
 PING_TIMEOUT_S = 15.0
 
@@ -59,14 +64,26 @@ class ServerState:
     tools: list[str] = field(default_factory=list)
     error: str = ""
     stderr: list[str] = field(default_factory=list)
+    #: what its tool list needed: a tool repaired or left out, one line each (see :mod:`.listing`)
+    notices: list[str] = field(default_factory=list)
 
     def line(self) -> str:
         """One line: ``time: ready (2 tools)``, ``files: failed — …``."""
         if self.state == READY:
-            return f"{self.name}: ready ({len(self.tools)} tool{'s' if len(self.tools) != 1 else ''})"
+            mended = f"; {len(self.notices)} repaired or left out" if self.notices else ""
+            return f"{self.name}: ready ({len(self.tools)} tool{'s' if len(self.tools) != 1 else ''}{mended})"
         if self.state == FAILED:
             return f"{self.name}: failed — {self.error}"
         return f"{self.name}: {self.state}"
+
+
+class _ListingHung(Exception):
+    """The server answered the handshake but not ``tools/list`` in time."""
+
+
+def _copy(state: ServerState) -> ServerState:
+    return ServerState(state.name, state.state, list(state.tools), state.error, list(state.stderr),
+                       list(state.notices))
 
 
 class _Server:
@@ -81,6 +98,9 @@ class _Server:
         #: the listing a ``tools/list_changed`` started; ``stale``: one came before the server was ready
         self.relisting: asyncio.Future[None] | None = None
         self.stale = False
+        #: another change came while listing (listed again once more); when the tools were last listed (loop time)
+        self.relist_again = False
+        self.last_listed = 0.0
         #: the first line it wrote on stdout that is not MCP, while starting
         self.noise = ""
         #: calls running now (counted on the manager's loop)
@@ -90,6 +110,11 @@ class _Server:
         self.began = False
         #: a remote server's last answer was "sign in first" (a 401): see core/mcp/oauth.py
         self.sign_in: Any = None
+        #: every secret value the app handed this server (env, headers, arguments, its URL's credentials): masked
+        #: wherever the server's output or errors are shown
+        self.handed: list[str] = []
+        #: what its last tool list needed (repairs, tools left out)
+        self.notices: list[str] = []
 
 
 class McpManager:
@@ -135,7 +160,8 @@ class McpManager:
     def wait_ready(self, timeout_s: float | None = None, cancel: threading.Event | None = None) -> list[ServerState]:
         """Wait until no server is starting any more (or ``timeout_s`` passed, or ``cancel`` is set); their
         states."""
-        deadline = time.monotonic() + (self.start_timeout_s if timeout_s is None else timeout_s)
+        # by default the start timeout, and the moment finding the command may take (the login shell, read once)
+        deadline = time.monotonic() + (self.start_timeout_s + START_MARGIN_S if timeout_s is None else timeout_s)
         while time.monotonic() < deadline and self.starting():
             if cancel is not None and cancel.wait(0.05):
                 break
@@ -153,6 +179,33 @@ class McpManager:
         self._stop_one(server, timeout_s=5.0)
         if not self._closed:
             self._launch(server)
+
+    def reconfigure(self, servers: list[McpServerSettings], *, start_timeout_s: float | None = None,
+                    call_timeout_s: float | None = None) -> list[str]:
+        """Take ``servers`` (the enabled ones) as the configuration: a server removed or changed is stopped, one
+        added or changed is started; the others go on as they are (their sessions, calls and tools untouched).
+        Returns the names of the servers (re)started."""
+        if start_timeout_s is not None:
+            self.start_timeout_s = start_timeout_s
+        if call_timeout_s is not None:
+            self.call_timeout_s = call_timeout_s
+        configs = [s for s in servers if s.enabled]
+        with self._lock:
+            old = dict(self._servers)
+            kept = {c.name: old[c.name] for c in configs if c.name in old and old[c.name].config == c}
+            fresh = {c.name: _Server(c) for c in configs if c.name not in kept}
+            self.configs = configs
+            self._servers = {c.name: kept.get(c.name) or fresh[c.name] for c in configs}
+            running = self._thread is not None and not self._closed
+        for name, server in old.items():
+            if kept.get(name) is not server:
+                self._stop_one(server, timeout_s=5.0)
+        if running:
+            for server in fresh.values():
+                self._launch(server)
+        else:
+            self.start()
+        return list(fresh)
 
     def close(self, timeout_s: float = 5.0) -> None:
         """Stop every server this manager started (each is asked to exit, then killed) and the loop."""
@@ -200,12 +253,11 @@ class McpManager:
     # ---- what the servers offer ---------------------------------------------------------------------
 
     def states(self) -> list[ServerState]:
-        return [ServerState(s.state.name, s.state.state, list(s.state.tools), s.state.error, list(s.state.stderr))
-                for s in self._servers.values()]
+        return [_copy(s.state) for s in list(self._servers.values())]
 
     def tools(self, taken: set[str] | None = None) -> list[McpTool]:
         """The tools of every ready server, named so that none clashes with ``taken`` or another."""
-        from desktop_agent.core.mcp.tools import McpTool, registry_name
+        from desktop_agent.core.mcp.tools import McpTool, registry_name, server_identity
 
         used = set(taken or ())
         out: list[McpTool] = []
@@ -215,7 +267,7 @@ class McpManager:
             for info in server.infos:
                 name = registry_name(server.config.name, str(info.name), used)
                 used.add(name)
-                out.append(McpTool(self, server.config.name, info, name))
+                out.append(McpTool(self, server.config.name, info, name, server_identity(server.config)))
         return out
 
     # ---- calls ---------------------------------------------------------------------------------------
@@ -256,8 +308,10 @@ class McpManager:
                         self._loop.call_soon_threadsafe(server.stop.set)  # let its session close
                     raise McpCallFailed(f"the MCP server {server_name} stopped during the call of {tool}; "
                                         "the other tools still work") from exc
+                from desktop_agent.core.mcp.masking import mask
+
                 raise McpCallFailed(f"the MCP server {server_name} could not run {tool}: "
-                                    f"{type(exc).__name__}: {exc}") from exc
+                                    f"{type(exc).__name__}: {mask(str(exc), server.handed)}") from exc
 
     # ---- the loop's side -------------------------------------------------------------------------------
 
@@ -268,15 +322,22 @@ class McpManager:
         server.stop = asyncio.Event()
         server.stale, server.noise = False, ""
         try:
-            transport = self._transport(server)
-            async with asyncio.timeout(self.start_timeout_s):
+            # off the loop: the keyring and the login shell's PATH (read once) may take a moment
+            transport = await asyncio.to_thread(self._transport, server)
+            # one bound for the handshake and the tool list together: the start timeout is the whole start's
+            deadline = asyncio.get_running_loop().time() + self.start_timeout_s
+            async with asyncio.timeout_at(deadline):
                 client = Client(transport, raise_exceptions=True, message_handler=self._listener(server))
                 await client.__aenter__()
             try:
-                async with asyncio.timeout(self.start_timeout_s):
-                    infos = await _list_tools(client)
+                try:
+                    async with asyncio.timeout_at(deadline):
+                        infos = await _list_tools(client)
+                except TimeoutError:
+                    raise _ListingHung from None
                 server.client, server.infos = client, infos
-                server.state = ServerState(server.config.name, READY, [str(i.name) for i in infos])
+                server.state = ServerState(server.config.name, READY, [str(i.name) for i in infos],
+                                           notices=list(server.notices))
                 self._changed(server)
                 if server.stale:
                     await self._relist(server)
@@ -299,12 +360,17 @@ class McpManager:
         except asyncio.CancelledError:
             server.state = ServerState(server.config.name, STOPPED)
             self._changed(server)
+        except _ListingHung:
+            self._fail(server, f"it answered the MCP handshake but not the request for its tools (tools/list) "
+                               f"within {self.start_timeout_s:g} s; it may be waiting for something (a sign-in, a "
+                               "download, a database): see its output, then Restart it to try again")
         except TimeoutError:
             why = f"it did not start within {self.start_timeout_s:g} s"
             if server.noise:
                 why += f"; it wrote something that is not MCP on its output: {server.noise!r}"
             else:
-                why += " (it never answered the MCP handshake)"
+                why += (" (it never answered the MCP handshake): check that the command starts an MCP server on "
+                        "stdio (some need an argument such as 'stdio'), then Restart it to try again")
             self._fail(server, why)
         except BaseException as exc:
             log.info("MCP server %s failed", server.config.name, exc_info=True)
@@ -321,6 +387,8 @@ class McpManager:
 
     def _transport(self, server: _Server) -> Any:
         from desktop_agent.core.mcp.config import secret_keys, with_secrets
+        from desktop_agent.core.mcp.listing import repaired
+        from desktop_agent.core.mcp.masking import secret_parts
 
         values = {}
         for key, _label in secret_keys(server.config):
@@ -328,6 +396,7 @@ class McpManager:
             if value:
                 values[key] = value
         config = with_secrets(server.config, values)  # what the server is started with: its secrets filled in
+        server.handed = secret_parts(values.values())
         if config.url:
             from mcp.client.streamable_http import streamable_http_client
 
@@ -345,14 +414,18 @@ class McpManager:
                     async with streamable_http_client(config.url, http_client=http) as streams:
                         yield streams
 
-            return with_client()
+            return repaired(with_client(), server.notices)
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
-        env = dict(config.env)
+        from desktop_agent.core.mcp.launch import resolve, server_environment, working_dir
+
+        # found on the login shell's PATH and the usual places too; a missing one says what to install
+        command = resolve(config.command, cwd=config.cwd)
+        env = server_environment(dict(config.env))
         server.errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
-        params = StdioServerParameters(command=config.command, args=list(config.args), env=env or None,
-                                       cwd=config.cwd or None)
-        return stdio_client(params, errlog=server.errlog)
+        params = StdioServerParameters(command=command, args=list(config.args), env=env,
+                                       cwd=working_dir(config.cwd))
+        return repaired(stdio_client(params, errlog=server.errlog), server.notices)
 
     def _listener(self, server: _Server) -> Any:
         """The SDK message handler of ``server``'s session: a ``tools/list_changed`` lists its tools again."""
@@ -363,7 +436,7 @@ class McpManager:
                 server.noise = _unreadable_line(message)  # said if it never gets ready
             if isinstance(message, ToolListChangedNotification):
                 # not awaited here: the session's reader must go on (the listing's answer comes through it)
-                server.relisting = asyncio.ensure_future(self._relist(server))
+                self._tools_changed(server)
 
         return handle
 
@@ -378,7 +451,7 @@ class McpManager:
         try:
             async with client.listen(tools_list_changed=True) as changes:
                 async for _change in changes:
-                    await self._relist(server)
+                    self._tools_changed(server)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -424,6 +497,26 @@ class McpManager:
             server.stop.set()
             return
 
+    def _tools_changed(self, server: _Server) -> None:
+        """The server said its tools changed: list them again — at once, and a storm of such notices at most once
+        every :data:`RELIST_EVERY_S` (the last change is always listed)."""
+        if server.relisting is not None and not server.relisting.done():
+            server.relist_again = True
+            return
+        server.relisting = asyncio.ensure_future(self._relist_paced(server))
+
+    async def _relist_paced(self, server: _Server) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            wait = server.last_listed + RELIST_EVERY_S - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            server.relist_again = False
+            server.last_listed = loop.time()
+            await self._relist(server)
+            if not server.relist_again:
+                return
+
     async def _relist(self, server: _Server) -> None:
         client = server.client
         if client is None:  # not ready yet: listed again once it is (the first listing may be older)
@@ -439,17 +532,20 @@ class McpManager:
         if server.client is not client or server.state.state != READY:
             return
         server.infos = infos
-        server.state = ServerState(server.config.name, READY, [str(i.name) for i in infos])
+        server.state = ServerState(server.config.name, READY, [str(i.name) for i in infos],
+                                   notices=list(server.notices))
         self._changed(server)
 
     def _alive(self, server: _Server) -> bool:
         return server.client is not None and server.task is not None and not server.task.done()
 
     def _fail(self, server: _Server, why: str) -> None:
-        tail = self._stderr_tail(server)
+        from desktop_agent.core.mcp.masking import mask
+
+        tail = [mask(line, server.handed) for line in self._stderr_tail(server)]
         if not tail:
             why = why.replace(" (see its output below)", " (it printed nothing)")
-        server.state = ServerState(server.config.name, FAILED, [], why, tail)
+        server.state = ServerState(server.config.name, FAILED, [], mask(why, server.handed), tail)
         self._changed(server)
 
     @staticmethod
@@ -465,9 +561,9 @@ class McpManager:
         return lines[-STDERR_LINES:]
 
     def _changed(self, server: _Server) -> None:
-        if self.on_change is not None:
+        if self.on_change is not None and self._servers.get(server.config.name) is server:  # not a replaced one
             try:
-                self.on_change(self.states()[list(self._servers).index(server.config.name)])
+                self.on_change(_copy(server.state))
             except Exception:
                 log.warning("MCP state listener failed", exc_info=True)
 
@@ -523,6 +619,10 @@ def _reason(exc: BaseException, url: str = "") -> str:
     inner = exc
     while isinstance(inner, BaseExceptionGroup) and inner.exceptions:
         inner = inner.exceptions[0]
+    from desktop_agent.core.mcp.launch import CommandNotFound
+
+    if isinstance(inner, CommandNotFound):
+        return str(inner)
     if isinstance(inner, FileNotFoundError):
         return f"the command was not found ({inner.filename or inner})"
     if isinstance(inner, PermissionError):

@@ -43,6 +43,14 @@ def registry_name(server: str, tool: str, taken: Iterable[str] = ()) -> str:
     return f"{name[:55]}_{digest}"
 
 
+def server_identity(config: Any) -> str:
+    """A short fingerprint of what a server is: its name and what runs (command and arguments) or where it is (URL).
+    A server replaced under the same name — another command, package or URL — has another; its secrets, folder
+    and environment do not count (changing a token is not another server)."""
+    what = "\0".join([str(config.name), str(config.command), *map(str, config.args), str(config.url)])
+    return hashlib.sha256(what.encode()).hexdigest()[:12]
+
+
 def usable_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """A server's (cleaned) input schema as one every backend takes: an object whose ``properties`` is an object
     of schemas and whose ``required`` lists some of them. One server's malformed schema (``"properties": [...]``)
@@ -111,13 +119,16 @@ class McpTool(Tool):
     #: the server's progress notifications reach the turn (as ``ToolCallProgress``)
     reports_progress = True
 
-    def __init__(self, manager: McpManager, server: str, info: Any, name: str) -> None:
+    def __init__(self, manager: McpManager, server: str, info: Any, name: str, identity: str = "") -> None:
         # not Tool.__init__: there is no Python function to read a schema from
         self.fn = None  # type: ignore[assignment]
         self.manager = manager
         self.server = server
         self.remote_name = str(info.name)
         self.name = name
+        #: its permission rules and grants are kept under this: the name and which server it is (see
+        #: :func:`server_identity`) — never inherited by another server's tool or a replaced server
+        self.rule_key = f"{name}@{identity}" if identity else name
         self.description = (getattr(info, "description", None) or getattr(info, "title", None) or "").strip()
         schema = getattr(info, "input_schema", None) or {"type": "object", "properties": {}}
         self.parameters = usable_schema(clean_schema(dict(schema)) if isinstance(schema, dict) else {})

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from urllib.parse import urlsplit
 
 from desktop_agent.core.tools.permission_words import decision_summary, scope_label
+from desktop_agent.core.tools.rule_keys import rule_key, tool_label
 
 if TYPE_CHECKING:
     from desktop_agent.core.tools.definition import Tool
@@ -298,7 +299,7 @@ class Rule:
     last_used_at: float | None = None
 
     def describe(self) -> str:
-        return f"{self.policy} {self.scope.label(self.tool)}"
+        return f"{self.policy} {self.scope.label(tool_label(self.tool))}"
 
 
 @dataclass(frozen=True)
@@ -476,7 +477,9 @@ class RuleBook:
     def applicable(self, tool: Tool, arguments: Mapping[str, Any], subject: Subject | None) -> Rule | None:
         """The rule deciding this call (see the module docstring), or None."""
         with self._lock:
-            found = [r for r in self._rules.values() if r.tool == tool.name and r.scope.matches(arguments, subject)]
+            key = rule_key(tool)  # --allow-tool NAME names the tool as the model sees it
+            found = [r for r in self._rules.values() if (r.tool == key or (r.source == "flag" and r.tool == tool.name))
+                     and r.scope.matches(arguments, subject)]
         if tool.destructive:
             found = [r for r in found if not (r.scope.kind == "tool" and r.policy == "allow" and r.source != "flag")]
         if not found:
@@ -571,7 +574,7 @@ class ChatPermissions:
 
     def granted(self, tool: Tool, arguments: Mapping[str, Any], subject: Subject | None) -> bool:
         with self._lock:
-            scopes = list(self.grants.get(tool.name, ()))
+            scopes = list(self.grants.get(rule_key(tool), ()))
         if tool.destructive:
             scopes = [s for s in scopes if s.kind != "tool"]
         return any(s.matches(arguments, subject) for s in scopes)
@@ -599,8 +602,10 @@ class PermissionEngine:
                 chat: ChatPermissions | None = None) -> tuple[str, Decision | None, Rule | None]:
         """``(policy, decision, rule)`` without asking anyone: ``decision`` is None when the user must be asked."""
         # the subject is read only when a rule or a grant of this chat is about the tool (else none can match)
-        granting = chat is not None and bool(chat.grants.get(tool.name))
-        subject = subject_of(arguments) if granting or self.rules.about_tool(tool.name) else None
+        key = rule_key(tool)
+        granting = chat is not None and bool(chat.grants.get(key))
+        subject = subject_of(arguments) if granting or self.rules.about_tool(key) or self.rules.about_tool(
+            tool.name) else None
         rule = self.rules.applicable(tool, arguments, subject)
         if rule is not None and rule.policy == "deny":
             return "deny", Decision("deny", "rule", rule.id, f"a rule denies {rule.scope.label(tool.name)}"), rule
@@ -666,10 +671,10 @@ class PermissionEngine:
             scope = request.scopes[0]  # a destructive tool is never allowed wholesale
         if answer.choice == "chat":
             if chat is not None:
-                chat.grant(tool.name, scope)
+                chat.grant(rule_key(tool), scope)
             return Decision("allow", "user", None, "for this chat")
         if answer.choice == "always":
-            rule = self.rules.add(tool.name, scope, "allow", source="user")
+            rule = self.rules.add(rule_key(tool), scope, "allow", source="user")
             return Decision("allow", "user", rule.id, f"always: rule #{rule.id}")
         return Decision("deny", "user", None, f"unknown answer {answer.choice!r}")
 

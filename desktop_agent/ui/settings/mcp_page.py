@@ -32,13 +32,14 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from desktop_agent.core.mcp.config import Imported, McpConfigError, merged, parse, secret_name
+from desktop_agent.core.mcp.config import Imported, McpConfigError, fill_inputs, merged, read_servers, secret_name
 from desktop_agent.core.mcp.secret_changes import secret_keys, secret_writes
 from desktop_agent.core.secrets import SESSION_ONLY, SYSTEM_KEYRING
 from desktop_agent.core.settings import McpServerSettings, Settings
 from desktop_agent.ui import theme
 from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.settings.common import SettingsPage, hint_label, note_label, show
+from desktop_agent.ui.settings.mcp_inputs import InputsDialog
 from desktop_agent.ui.settings.mcp_server_editor import McpServerEditor, describe
 from desktop_agent.ui.settings.mcp_signin import SignInBox
 from desktop_agent.ui.tasks import Task, TaskRunner
@@ -119,9 +120,12 @@ class McpPage(SettingsPage):
         self.remove_button.setAccessibleName(translate("McpPage", "Remove the selected MCP server"))
         self.restart_button = QPushButton(translate("McpPage", "Res&tart"))
         self.restart_button.setAccessibleName(translate("McpPage", "Restart the selected MCP server"))
-        self.import_button = QPushButton(translate("McpPage", "&Import Claude Desktop config…"))
+        self.import_button = QPushButton(translate("McpPage", "&Import from another app…"))
         self.import_button.setAccessibleName(translate("McpPage",
-                "Import MCP servers from a Claude Desktop config file"))
+                "Import MCP servers from Claude Desktop, VS Code, Cursor or Zed"))
+        self.import_button.setToolTip(translate("McpPage",
+                "Claude Desktop's claude_desktop_config.json, VS Code's or Cursor's mcp.json, Zed's settings.json"))
+        self.inputs_dialog: InputsDialog | None = None
         for b in (self.add_button, self.edit_button, self.remove_button, self.restart_button):
             b.setAutoDefault(False)
             buttons.addWidget(b)
@@ -264,8 +268,8 @@ class McpPage(SettingsPage):
             n = len(state.tools)
             ready = translate("McpPage", "Ready: %n tool", None, n) if n == 1 else translate("McpPage",
                     "Ready: %n tools", None, n)
-            return line, ready + (
-                f" ({tools})." if tools else "."), state
+            notes = "".join(f"\n• {n}" for n in state.notices)  # tools of its list repaired or left out
+            return line, ready + (f" ({tools})." if tools else ".") + notes, state
         if state.state == "stopped":
             return "stopped", translate("McpPage", "Stopped (Restart starts it again)."), state
         return line, translate("McpPage", "Starting…"), state
@@ -572,7 +576,7 @@ class McpPage(SettingsPage):
             path, _filter = QFileDialog.getOpenFileName(self, translate("McpPage", "Import MCP servers"), str(
                     start if start.is_dir()
                                                         else Path.home()), translate("McpPage",
-                                                                "JSON files (*.json);;All files (*)"))
+                                                                "JSON files (*.json *.jsonc);;All files (*)"))
             if not path:
                 return
         if self._tasks is None:
@@ -587,51 +591,65 @@ class McpPage(SettingsPage):
         show(self.import_note, translate("McpPage", "Importing…"), "info")
 
         def work(_task: Task) -> tuple[Settings, list[str], Imported, str | None]:
-            found = parse(Path(path).read_text(encoding="utf-8-sig"))
+            found = read_servers(path)
             new, notes = merged(base, found.servers)
             problem = None
-            if store is not None and found.secrets:
+            if store is not None and (found.secrets or found.pending):
                 _name = store.backend_name  # asks the keyring: where the secrets will go
                 problem = store.problem
             return new, notes, found, problem
 
         def done(result: Any, error: BaseException | None) -> None:
-            self.import_button.setEnabled(True)
             if error is not None or result is None:
+                self.import_button.setEnabled(True)
                 why = str(error) if isinstance(error, McpConfigError | OSError | ValueError) else \
                     f"{type(error).__name__}: {error}"
                 show(self.import_note, translate("McpPage", "Nothing was imported from {name}: {why}").format(
                         name=Path(path).name, why=why), "err")
                 return
-            new, notes, found, problem = result
-            names = {s.name for s in new.mcp.servers} - {s.name for s in self._servers}
-            for server in found.servers:  # the file's secrets replace those typed here for its servers
-                for key in [k for k in self._staged if k.startswith(f"mcp:{server.name}:")]:
-                    del self._staged[key]
-            self._servers = list(new.mcp.servers)
-            for name in names:
-                self._origin.setdefault(name, name if name in {s.name for s in self._original} else "")
-            self._staged.update(found.secrets)
-            place = translate("McpPage",
-                    "this session only (there is no keyring)") if problem or store is None else translate("McpPage",
-                            "the system keyring")
-            for key in found.secrets:
-                server_name, kind, name = key.split(":", 3)[1:]
-                what = "header" if kind == "header" else translate("McpPage", "environment variable")
-                notes.append(translate("McpPage",
-                        "the {what} {name} of {server_name} goes to {place} when you press Save, not to the settings "
-                        "file").format(what=what, name=name, server_name=server_name, place=place))
-            notes.extend(translate("McpPage", "skipped {line}").format(line=line) for line in found.skipped)
-            lines = "\n".join(f"• {n[:1].upper()}{n[1:]}." for n in notes)
-            kind = "warn" if problem or found.skipped else "ok"
-            show(self.import_note, translate("McpPage",
-                    "From {name}:\n{lines}\nPress Save to keep the servers and start them.").format(name=Path(
-                            path).name, lines=lines), kind)
-            self._show_keyring(problem)
-            self._fill()
-            self.changed.emit()
+            found = result[2]
+            if not found.prompts:
+                self._imported(path, result, [])
+                return
+            self.inputs_dialog = InputsDialog(found.prompts, Path(path).name, self)  # its ${input:…} values
+            self.inputs_dialog.finished.connect(lambda _code: self._imported(
+                    path, result, fill_inputs(found, self.inputs_dialog.answers())))
+            self.inputs_dialog.open()
 
         self._tasks.run(work, done, key="mcp-import")
+
+    def _imported(self, path: str, result: Any, unset: list[str]) -> None:
+        """Take the servers an import read (``result`` of its work), ``unset``: the inputs not given."""
+        self.import_button.setEnabled(True)
+        new, notes, found, problem = result
+        names = {s.name for s in new.mcp.servers} - {s.name for s in self._servers}
+        for server in found.servers:  # the file's secrets replace those typed here for its servers
+            for key in [k for k in self._staged if k.startswith(f"mcp:{server.name}:")]:
+                del self._staged[key]
+        self._servers = list(new.mcp.servers)
+        for name in names:
+            self._origin.setdefault(name, name if name in {s.name for s in self._original} else "")
+        self._staged.update(found.secrets)
+        place = translate("McpPage",
+                "this session only (there is no keyring)") if problem or self._secrets is None else translate(
+                        "McpPage", "the system keyring")
+        for key in found.secrets:
+            server_name, kind, name = key.split(":", 3)[1:]
+            what = {"header": translate("McpPage", "header"), "arg": translate("McpPage", "argument"),
+                    "url": translate("McpPage", "URL")}.get(kind, translate("McpPage", "environment variable"))
+            notes.append(translate("McpPage",
+                    "the {what} {name} of {server_name} goes to {place} when you press Save, not to the settings "
+                    "file").format(what=what, name=name, server_name=server_name, place=place))
+        notes.extend([*found.notes, *unset])
+        notes.extend(translate("McpPage", "skipped {line}").format(line=line) for line in found.skipped)
+        lines = "\n".join(f"• {n[:1].upper()}{n[1:]}." for n in notes)
+        kind = "warn" if problem or found.skipped or unset else "ok"
+        show(self.import_note, translate("McpPage",
+                "From {name} ({app}):\n{lines}\nPress Save to keep the servers and start them.").format(name=Path(
+                        path).name, app=found.app, lines=lines), kind)
+        self._show_keyring(problem)
+        self._fill()
+        self.changed.emit()
 
     # ---- restart ------------------------------------------------------------------------------------------
 

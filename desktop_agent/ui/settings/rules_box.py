@@ -1,10 +1,11 @@
 """Settings → Tools → Permission rules (folded until opened, so the page stays short): every rule the permission
 engine holds — tool, what it applies to, its policy (editable: allow / ask / deny), where it came from and when it
-was last used — and Revoke. Changes apply at once (and are saved in the store at once); they are not part of the
-dialog's Save."""
+was last used — with Add…, Edit… (:mod:`.rule_editor`) and Revoke. Changes apply at once (and are saved in the
+store at once); they are not part of the dialog's Save."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 from PySide6.QtCore import QObject, QSize, Qt, Signal
@@ -24,8 +25,10 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
 from desktop_agent.core.tools.permissions import POLICIES, Rule, RuleBook
+from desktop_agent.core.tools.rule_keys import tool_label
 from desktop_agent.ui.i18n import translate, translate_text
 from desktop_agent.ui.settings.common import hint_label, on_delete_key
+from desktop_agent.ui.settings.rule_editor import KnownTool, RuleEditor
 
 SOURCES = {"user": QT_TRANSLATE_NOOP("RulesBox", "you"),
            "flag": QT_TRANSLATE_NOOP("RulesBox", "--allow-tool (this run)"),
@@ -61,9 +64,11 @@ class RulesBox(QWidget):
             QT_TRANSLATE_NOOP("RulesBox", "Policy"), QT_TRANSLATE_NOOP("RulesBox", "Source"),
             QT_TRANSLATE_NOOP("RulesBox", "Last used"))
 
-    def __init__(self, rules: RuleBook, parent: QWidget | None = None) -> None:
+    def __init__(self, rules: RuleBook, parent: QWidget | None = None,
+                 tools: Callable[[], list[KnownTool]] | None = None) -> None:
         super().__init__(parent)
         self.rules = rules
+        self._tools = tools or (lambda: [])
         self._rows: list[Rule] = []
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -74,7 +79,8 @@ class RulesBox(QWidget):
         self.toggle.setAutoRaise(True)
         self.toggle.setStyleSheet("font-weight: 600;")
         self.toggle.setAccessibleName(translate("RulesBox", "Show the permission rules"))
-        self.hint = hint_label(translate("RulesBox", "made by Always allow on an approval card; changes apply at once"))
+        self.hint = hint_label(translate("RulesBox", "made by Always allow on an approval card or added here; "
+                                               "changes apply at once"))
         head = QHBoxLayout()
         head.addWidget(self.toggle)
         head.addWidget(self.hint, 1)
@@ -99,7 +105,14 @@ class RulesBox(QWidget):
         self.revoke_button = QPushButton(translate("RulesBox", "Re&voke"))
         self.revoke_button.setAccessibleName(translate("RulesBox", "Revoke the selected rule"))
         self.revoke_button.setAutoDefault(False)
+        self.add_button = QPushButton(translate("RulesBox", "&Add…"))
+        self.add_button.setAccessibleName(translate("RulesBox", "Add a permission rule"))
+        self.edit_button = QPushButton(translate("RulesBox", "&Edit…"))
+        self.edit_button.setAccessibleName(translate("RulesBox", "Edit the selected rule"))
         side = QVBoxLayout()
+        for button in (self.add_button, self.edit_button):
+            button.setAutoDefault(False)
+            side.addWidget(button)
         side.addWidget(self.revoke_button)
         side.addWidget(self.empty)
         side.addStretch(1)
@@ -111,6 +124,9 @@ class RulesBox(QWidget):
         self.body.setVisible(False)  # folded: the Tools page stays short; the toggle shows how many rules
         self.toggle.toggled.connect(self.set_expanded)
         self.revoke_button.clicked.connect(self.revoke_selected)
+        self.add_button.clicked.connect(lambda: self.add_rule())
+        self.edit_button.clicked.connect(lambda: self.edit_selected())
+        self.table.doubleClicked.connect(lambda _index: self.edit_selected())
         self.table.itemSelectionChanged.connect(self._update_buttons)
         on_delete_key(self.table, self.revoke_selected)
         self._relay = _Relay(self)
@@ -130,13 +146,14 @@ class RulesBox(QWidget):
         self._rows = self.rules.rules()
         self.table.setRowCount(len(self._rows))
         for i, rule in enumerate(self._rows):
-            self.table.setItem(i, 0, QTableWidgetItem(rule.tool))
-            self.table.setItem(i, 1, QTableWidgetItem(translate_text(rule.scope.label(rule.tool))))
+            name = tool_label(rule.tool)
+            self.table.setItem(i, 0, QTableWidgetItem(name))
+            self.table.setItem(i, 1, QTableWidgetItem(translate_text(rule.scope.label(name))))
             box = QComboBox()
             for policy in POLICIES:
                 box.addItem(translate("RulesBox", POLICY_NAMES.get(policy, policy)), policy)
             box.setCurrentIndex(max(0, box.findData(rule.policy)))
-            box.setAccessibleName(translate("RulesBox", "Policy of the rule for {tool}").format(tool=rule.tool))
+            box.setAccessibleName(translate("RulesBox", "Policy of the rule for {tool}").format(tool=name))
             box.currentIndexChanged.connect(
                 lambda i, rid=rule.id, b=box: self.set_policy(rid, str(b.itemData(i))))
             self.table.setCellWidget(i, 2, box)
@@ -169,6 +186,36 @@ class RulesBox(QWidget):
         if rule is not None and rule.policy != policy:
             self.rules.set_policy(rule_id, policy)
 
+    def editor(self, rule: Rule | None = None) -> RuleEditor:
+        """The rule editor for ``rule`` (None: a new rule), not shown yet."""
+        return RuleEditor(self._tools(), rule, self)
+
+    def add_rule(self, editor: RuleEditor | None = None) -> None:
+        """Ask for a new rule (``editor``: one already filled in and accepted, tests) and add it."""
+        dialog = editor or self.editor()
+        if editor is None and not dialog.exec():
+            return
+        key, scope, policy = dialog.result_rule()
+        self.rules.add(key, scope, policy, source="user")
+        self.refresh()
+
+    def edit_selected(self, editor: RuleEditor | None = None) -> None:
+        """Edit the selected rule (``editor``: one already filled in and accepted, tests)."""
+        rule = self.selected_rule()
+        if rule is None:
+            return
+        dialog = editor or self.editor(rule)
+        if editor is None and not dialog.exec():
+            return
+        key, scope, policy = dialog.result_rule()
+        if (key, scope) != (rule.tool, rule.scope):
+            self.rules.remove(rule.id)
+        new = self.rules.add(key, scope, policy, source="user")
+        self.refresh()
+        row = next((i for i, r in enumerate(self._rows) if r.id == new.id), None)
+        if row is not None:
+            self.table.selectRow(row)
+
     def revoke_selected(self) -> None:
         rule = self.selected_rule()
         if rule is not None:
@@ -177,3 +224,4 @@ class RulesBox(QWidget):
 
     def _update_buttons(self) -> None:
         self.revoke_button.setEnabled(self.selected_rule() is not None)
+        self.edit_button.setEnabled(self.selected_rule() is not None)

@@ -67,6 +67,7 @@ class ToolList(QWidget):
         super().__init__(parent)
         self._assembly = assembly
         self._tasks = tasks
+        self.tools: list[Tool] = []
         self._settings = settings
         #: tools left out: the names ticked off here plus those saved that are not installed now
         self._disabled: list[str] = []
@@ -184,6 +185,7 @@ class ToolList(QWidget):
         self.listed.emit([t.name for t in tools])
 
     def _fill(self, tools: list[Tool]) -> None:
+        self.tools = list(tools)  # what the permission rules' editor offers
         expanded = {it.text(NAME_COL) for it in self._items() if it.isExpanded()}
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self._filling = True

@@ -265,9 +265,12 @@ class ToolsPage(SettingsPage):
 
     def show_rules(self, rules: Any) -> None:
         """Add the permission rules list (:mod:`.rules_box`) for ``rules`` (a RuleBook) as the page's last section."""
+        from desktop_agent.core.tools.rule_keys import rule_key
+        from desktop_agent.ui.settings.rule_editor import KnownTool
         from desktop_agent.ui.settings.rules_box import RulesBox
 
-        self.rules_box = RulesBox(rules)
+        self.rules_box = RulesBox(rules, tools=lambda: [KnownTool(t.name, rule_key(t), bool(t.destructive))
+                                                        for t in self.tool_list.tools])
         self.rules_box.set_expanded(True)
         self.sections.addTab(self.rules_box, translate("ToolsPage", "Permissions"))
 
