@@ -26,6 +26,9 @@ WAIT_MS = 60_000
 
 
 def _shot(dialog: SettingsDialog, name: str) -> Path:
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.processEvents()  # the layout requests of the text just shown, as the event loop would
     path = Path(os.environ.get("SCREENSHOT_DIR", "/tmp")) / name
     dialog.grab().save(str(path))
     return path
@@ -50,7 +53,7 @@ def test_sign_in_and_out_from_settings(qtbot, real_keyring, protected, tmp_path)
         page.select("protected")
         qtbot.waitUntil(lambda: box.isVisible() and box.state == SIGNED_OUT, timeout=WAIT_MS)
         assert "Not signed in" in box.status.text() and box.sign_in_button.isVisible()
-        assert "mcp login protected" in page.status_line.text()
+        qtbot.waitUntil(lambda: "mcp login protected" in page.status_line.text(), timeout=WAIT_MS)
         _shot(dialog, "mcp-signin-signed-out.png")
 
         # Sign in: the browser is "opened" (the test holds the page until it has looked at the waiting state)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from desktop_agent.ui.i18n import translate, translate_text
 from desktop_agent.ui.settings.common import show
@@ -81,6 +81,7 @@ class SignInBox(QWidget):
         self._open.connect(lambda url: self.open_url(url), Qt.ConnectionType.QueuedConnection)
         self._waiting.connect(lambda: self._set(WAITING), Qt.ConnectionType.QueuedConnection)
         self._set(SIGNED_OUT)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)  # never squeezed by the list
 
     # ---- what is shown ---------------------------------------------------------------------------------
 
