@@ -267,3 +267,14 @@ def test_signing_in_again_reuses_the_registration_and_replaces_the_tokens(real_k
         assert _keyring_values(real_keyring, config.url)[1] != first
     finally:
         sign_out(config, secrets)
+
+
+def test_a_refused_api_key_header_is_not_mistaken_for_a_missing_sign_in(real_keyring, protected):  # noqa: F811
+    config = McpServerSettings(name="protected", url=f"{protected}/mcp", headers={"Authorization": "Bearer wrong"})
+    manager = _manager(config)
+    try:
+        state = manager.states()[0]
+        assert state.state == FAILED and "refused the credentials it was given (HTTP 401" in state.error, state
+        assert "Authorization header" in state.error
+    finally:
+        manager.close()

@@ -374,9 +374,9 @@ class McpManager:
             self._fail(server, why)
         except BaseException as exc:
             log.info("MCP server %s failed", server.config.name, exc_info=True)
-            from desktop_agent.core.mcp.oauth import SIGN_IN_HINT, needs_sign_in
+            from desktop_agent.core.mcp.oauth import needs_sign_in, unauthorized_reason
 
-            self._fail(server, SIGN_IN_HINT.format(name=server.config.name) if server.config.url
+            self._fail(server, unauthorized_reason(server.config, server.sign_in) if server.config.url
                        and needs_sign_in(exc, server.sign_in) else _reason(exc, server.config.url))
         finally:
             if server.errlog is not None:

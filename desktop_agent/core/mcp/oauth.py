@@ -57,6 +57,20 @@ SIGN_IN_HINT = QT_TRANSLATE_NOOP(
     "`desktop-agent mcp login {name}`")
 
 
+REFUSED_HINT = QT_TRANSLATE_NOOP(
+    "McpOAuth", "the server refused the credentials it was given (HTTP 401 Unauthorized): check its Authorization "
+    "header in Settings → MCP servers")
+
+
+def unauthorized_reason(config: McpServerSettings, watch: SignInWatch | None) -> str:
+    """Why a server answered 401, in the user's words: it needs a sign-in — or, when the app sends it its own
+    ``Authorization`` header (an API key) and no sign-in, that key was refused."""
+    signed_in = watch is not None and watch.with_sign_in
+    if not signed_in and any(name.lower() == "authorization" for name in [*config.headers, *config.secret_headers]):
+        return REFUSED_HINT
+    return SIGN_IN_HINT.format(name=config.name)
+
+
 class SignInRequired(Exception):
     """A background connection would need the browser: the user has to sign in."""
 
@@ -350,6 +364,7 @@ class SignInWatch:
 
     def __init__(self, http: Any) -> None:
         self.wanted = False
+        self.with_sign_in = http.auth is not None  # the stored sign-in is used (see background_auth)
         http.event_hooks = {**http.event_hooks, "response": [*http.event_hooks.get("response", []), self._seen]}
 
     async def _seen(self, response: Any) -> None:
