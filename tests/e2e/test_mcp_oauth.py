@@ -9,6 +9,7 @@ redirect to the app's loopback listener, as a browser would after the user's con
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import subprocess
@@ -90,6 +91,11 @@ def test_sign_in_call_refresh_and_sign_out_with_the_real_keyring(real_keyring, p
         assert httpx.post(f"{protected}/test/expire", timeout=10).json()["expired"] >= 1
         assert "signed in" in str(manager.call("protected", "whoami", {}))
         assert _state(protected)["refreshes"] == 1
+        # the tokens sent to the server are among what is masked in its errors, the refreshed ones too
+        from desktop_agent.core.mcp.masking import mask
+
+        sent = json.loads(_keyring_values(real_keyring, url)[1])["token"]["access_token"]
+        assert mask(f"error: {sent}", manager._servers["protected"].handed) == "error: ***"
     finally:
         manager.close()
     refreshed = _keyring_values(real_keyring, url)[1]
@@ -119,8 +125,6 @@ def test_sign_in_call_refresh_and_sign_out_with_the_real_keyring(real_keyring, p
         manager.close()
 
     # no token in the log (and none in the temporary data folder this run used)
-    import json
-
     token = json.loads(tokens)["token"]
     for secret in (token["access_token"], token["refresh_token"]):
         assert secret not in caplog.text

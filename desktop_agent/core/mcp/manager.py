@@ -409,7 +409,7 @@ class McpManager:
                 from desktop_agent.core.mcp.oauth import SignInWatch, background_auth
 
                 async with mcp_client(headers) as http:
-                    http.auth = background_auth(config, self.secrets)  # its stored sign-in, if any
+                    http.auth = background_auth(config, self.secrets, server.handed)  # its sign-in, if any
                     server.sign_in = SignInWatch(http)  # tells a failed start that wants a sign-in
                     async with streamable_http_client(config.url, http_client=http) as streams:
                         yield streams

@@ -151,6 +151,14 @@ class KeyringTokenStorage:
         self.revocation_endpoint: Callable[[], str | None] = lambda: None
         self._client: OAuthClientInformationFull | None = None
         self.expires_at: float | None = None
+        #: where the token values are noted for masking in what the server's errors show (the manager's list)
+        self.handed: list[str] | None = None
+
+    def _note(self, token: OAuthToken) -> None:
+        if self.handed is not None:
+            for value in (token.access_token, token.refresh_token):
+                if value and value not in self.handed:
+                    self.handed.insert(0, value)  # a token is long: masked before any shorter secret
 
     # the record of which issuer and client signed in to this server
     def record(self) -> dict[str, Any]:
@@ -186,6 +194,7 @@ class KeyringTokenStorage:
             return None
         expires_at = stored.get("expires_at")
         self.expires_at = float(expires_at) if isinstance(expires_at, int | float) else None
+        self._note(token)
         return token
 
     async def set_tokens(self, tokens: OAuthToken) -> None:
@@ -200,6 +209,7 @@ class KeyringTokenStorage:
                 tokens = tokens.model_copy(update={"refresh_token": previous["refresh_token"]})
         expires_at = time.time() + tokens.expires_in if tokens.expires_in is not None else None
         self.expires_at = expires_at
+        self._note(tokens)
         self.fresh = False
         self._save_record(issuer, client.client_id)
         self.secrets.set_secret(key, json.dumps({"token": tokens.model_dump(mode="json", exclude_none=True),
@@ -342,12 +352,14 @@ def _make_provider(config: McpServerSettings, storage: KeyringTokenStorage, redi
                callback_handler=callback_handler, client_metadata_url=CLIENT_METADATA_URL)
 
 
-def background_auth(config: McpServerSettings, secrets: SecretStore | None) -> Any:
+def background_auth(config: McpServerSettings, secrets: SecretStore | None, handed: list[str] | None = None) -> Any:
     """The ``httpx2.Auth`` a background connection to ``config`` uses: the stored sign-in, refreshed silently;
-    None when the server has no sign-in (it is then reached without one; a 401 says to sign in)."""
+    None when the server has no sign-in (it is then reached without one; a 401 says to sign in). The tokens it
+    sends are added to ``handed`` (what is masked in the server's errors)."""
     if secrets is None or not config.url or not sign_in_state(secrets, config.url).signed_in:  # config: resolved
         return None
     storage = KeyringTokenStorage(secrets, config.url, client_id=config.oauth_client_id)
+    storage.handed = handed
 
     async def no_browser(_url: str) -> None:
         raise SignInRequired(SIGN_IN_HINT)
