@@ -206,8 +206,6 @@ def test_the_terminal_signs_in_and_out_with_mcp_login_and_logout(real_keyring, p
     listed = cli("list")
     assert listed.returncode == 0 and "[ready (1 tool)]" in listed.stdout and "whoami" in listed.stdout, listed
     assert f"signed in at {protected}" in listed.stdout, listed
-    import json
-
     token = json.loads(_keyring_values(real_keyring, url)[1])["token"]
 
     logout = cli("logout", "protected")
