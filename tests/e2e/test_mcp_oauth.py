@@ -25,6 +25,7 @@ from desktop_agent.core.settings import McpServerSettings
 from tests.e2e.test_keyring_real import ROOT, real_keyring  # noqa: F401 (fixture)
 from tests.helpers.oauth import Browser, protected, protected_server  # noqa: F401 (fixture)
 from tests.helpers.oauth import server_state as _state
+from tests.mcp_servers.everything import free_port, wait_listening
 from tests.servers.openai import OpenAIServer
 
 pytestmark = pytest.mark.keyring
@@ -280,3 +281,19 @@ def test_a_refused_api_key_header_is_not_mistaken_for_a_missing_sign_in(real_key
         assert "Authorization header" in state.error
     finally:
         manager.close()
+
+
+def test_a_server_that_needs_no_sign_in_says_so_and_nothing_is_stored(real_keyring):  # noqa: F811
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "tests.mcp_servers.flaky", "--http", str(port)], cwd=str(ROOT),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_listening(proc, port, "the flaky HTTP server")
+        config = McpServerSettings(name="open", url=f"http://127.0.0.1:{port}/mcp")
+        opened: list[str] = []
+        result = sign_in(config, SecretStore(), opened.append, timeout_s=30)
+        assert result.ok and result.message == "open does not ask for a sign-in: it works without one"
+        assert not opened and _keyring_values(real_keyring, config.url) == []
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -610,6 +610,9 @@ async def sign_in_async(config: McpServerSettings, secrets: SecretStore, open_ur
             async with Client(transport(), raise_exceptions=True) as client:
                 listed = await client.list_tools()
         count = len(listed.tools)
+        if storage.fresh:  # it never asked: nothing to sign in to
+            return SignInResult(True, QT_TRANSLATE_NOOP(
+                "McpOAuth", "{name} does not ask for a sign-in: it works without one").format(name=config.name), count)
         log.info("MCP sign-in: signed in to %s (%d tools)", config.name, count)
         return SignInResult(True, QT_TRANSLATE_NOOP("McpOAuth", "signed in to {name}; tools it offers: {n}").format(
             name=config.name, n=count), count)
