@@ -297,3 +297,28 @@ def test_a_server_that_needs_no_sign_in_says_so_and_nothing_is_stored(real_keyri
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_token_that_expired_while_the_app_was_closed_is_refreshed_before_it_is_sent(real_keyring, protected):  # noqa: F811
+    from desktop_agent.core.mcp import oauth
+
+    config = McpServerSettings(name="protected", url=f"{protected}/mcp")
+    secrets = SecretStore()
+    try:
+        browser = Browser()
+        assert sign_in(config, secrets, browser, timeout_s=60).ok
+        record = oauth._loads(secrets.get_secret(oauth._record_key(config.url)))
+        assert record["token_endpoint"] == f"{protected}/token"
+        key = oauth._tokens_key(record["issuer"], record["client_id"], config.url)
+        stored = json.loads(secrets.get_secret(key))
+        secrets.set_secret(key, json.dumps({**stored, "expires_at": 1.0}))  # long past
+        before = _state(protected)["refreshes"]
+        manager = _manager(config)
+        try:
+            assert manager.states()[0].state == READY, manager.states()[0].line()
+        finally:
+            manager.close()
+        assert _state(protected)["refreshes"] == before + 1
+        assert json.loads(secrets.get_secret(key))["expires_at"] > 1.0
+    finally:
+        sign_out(config, secrets)

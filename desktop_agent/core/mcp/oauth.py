@@ -13,7 +13,7 @@ What this module adds to the SDK
   in Settings → MCP for the server), then a client ID metadata document when the app has one and the
   authorization server supports it, then dynamic registration — the SDK's order, the MCP specification's.
 - **The browser step**: :func:`sign_in` opens the authorization URL (``open_url``, the window's or the
-  terminal's) and catches the redirect on 127.0.0.1 with a one-shot listener (:class:`LoopbackListener`).
+  terminal's) and catches the redirect on 127.0.0.1 with a one-shot listener (:mod:`.loopback`).
 - **Silently refreshed**: a background connection (:func:`background_auth`) never opens a browser; an expired
   access token is refreshed, also when the server is the one that says it expired (a 401), and a server whose
   sign-in is gone fails with :data:`SIGN_IN_HINT`.
@@ -32,9 +32,10 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
+from desktop_agent.core.mcp.loopback import LoopbackListener, SignInFailed, port_of
 
 if TYPE_CHECKING:
     from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
@@ -50,7 +51,6 @@ CLIENT_METADATA_URL: str | None = None
 CLIENT_NAME = "Desktop Agent"
 #: how long the browser step may take before the sign-in gives up (seconds)
 BROWSER_TIMEOUT_S = 300.0
-CALLBACK_PATH = "/callback"
 
 SIGN_IN_HINT = QT_TRANSLATE_NOOP(
     "McpOAuth", "this server needs a sign-in: press Sign in… in Settings → MCP servers, or run "
@@ -73,10 +73,6 @@ def unauthorized_reason(config: McpServerSettings, watch: SignInWatch | None) ->
 
 class SignInRequired(Exception):
     """A background connection would need the browser: the user has to sign in."""
-
-
-class SignInFailed(Exception):
-    """The sign-in did not complete; the message says why in the user's words."""
 
 
 # ---- keyring ------------------------------------------------------------------------------------------------
@@ -149,6 +145,7 @@ class KeyringTokenStorage:
         self.pasted, self.fresh, self.redirect_uri = client_id.strip(), fresh, redirect_uri
         self.issuer_now: Callable[[], str | None] = lambda: None  # the discovered issuer (set by the provider)
         self.revocation_endpoint: Callable[[], str | None] = lambda: None
+        self.token_endpoint: Callable[[], str | None] = lambda: None
         self._client: OAuthClientInformationFull | None = None
         self.expires_at: float | None = None
         #: where the token values are noted for masking in what the server's errors show (the manager's list)
@@ -169,10 +166,11 @@ class KeyringTokenStorage:
         if old.get("issuer") and old.get("client_id") and (old["issuer"], old["client_id"]) != (issuer, client_id):
             self.secrets.set_secret(_tokens_key(old["issuer"], old["client_id"], self.url), None)  # superseded
         record = {"issuer": issuer, "client_id": client_id}
-        revocation = self.revocation_endpoint() or (old.get("revocation_endpoint") if old.get("issuer") == issuer
-                                                    else None)
-        if revocation:
-            record["revocation_endpoint"] = str(revocation)
+        for name, now in (("revocation_endpoint", self.revocation_endpoint()),
+                          ("token_endpoint", self.token_endpoint())):
+            value = now or (old.get(name) if old.get("issuer") == issuer else None)
+            if value:
+                record[name] = str(value)
         self.secrets.set_secret(_record_key(self.url), json.dumps(record))
 
     def _issuer(self, client: OAuthClientInformationFull | None) -> str:
@@ -293,6 +291,7 @@ def _provider_class() -> type:
             self._refreshing = False
             storage.issuer_now = self._issuer_now
             storage.revocation_endpoint = self._revocation_endpoint
+            storage.token_endpoint = self._token_endpoint
 
         def _issuer_now(self) -> str | None:
             meta = self.context.oauth_metadata
@@ -301,6 +300,23 @@ def _provider_class() -> type:
         def _revocation_endpoint(self) -> str | None:
             meta = self.context.oauth_metadata
             return str(meta.revocation_endpoint) if meta is not None and meta.revocation_endpoint else None
+
+        def _token_endpoint(self) -> str | None:
+            meta = self.context.oauth_metadata
+            return str(meta.token_endpoint) if meta is not None else None
+
+        async def _refresh_token(self) -> Any:
+            """The SDK's refresh request — sent to the issuer's token endpoint from the keyring when this process
+            has not discovered it yet (a token that expired while the app was closed), not to the resource
+            server's origin, which the SDK would guess."""
+            request = await super()._refresh_token()
+            stored = self.storage.record().get("token_endpoint")
+            if self.context.oauth_metadata is None and stored and str(request.url) != stored:
+                import httpx2
+
+                headers = {k: v for k, v in request.headers.items() if k.lower() not in ("host", "content-length")}
+                request = httpx2.Request("POST", stored, headers=headers, content=request.content)
+            return request
 
         async def _initialize(self) -> None:
             await super()._initialize()
@@ -317,7 +333,7 @@ def _provider_class() -> type:
 
         async def _handle_refresh_response(self, response: Any) -> bool:
             refreshed = bool(await super()._handle_refresh_response(response))
-            if not refreshed:  # refused: the stored tokens are of no use any more
+            if not refreshed and response.status_code in (400, 401):  # refused (not a passing failure): useless
                 self.storage.drop_tokens()
             return refreshed
 
@@ -405,97 +421,7 @@ def needs_sign_in(exc: BaseException, watch: SignInWatch | None = None) -> bool:
     return False
 
 
-# ---- the browser step ------------------------------------------------------------------------------------
-
-
-_PAGE = ("<!doctype html><html><head><meta charset='utf-8'><title>{title}</title></head>"
-         "<body style='font-family:sans-serif;margin:3em'><h2>{title}</h2><p>{text}</p></body></html>")
-
-
-class LoopbackListener:
-    """A one-shot HTTP listener on 127.0.0.1 that catches the authorization server's redirect to
-    ``http://127.0.0.1:<port>/callback`` and answers the browser with a short page. It never logs the query
-    (it carries the authorization code)."""
-
-    def __init__(self) -> None:
-        self.port = 0
-        self._server: asyncio.AbstractServer | None = None
-        self._result: asyncio.Future[dict[str, str]] | None = None
-
-    @property
-    def redirect_uri(self) -> str:
-        return f"http://127.0.0.1:{self.port}{CALLBACK_PATH}"
-
-    async def open(self, preferred_port: int = 0) -> LoopbackListener:
-        self._result = asyncio.get_running_loop().create_future()
-        for port in ([preferred_port] if preferred_port else []) + [0]:
-            try:
-                self._server = await asyncio.start_server(self._handle, "127.0.0.1", port)
-                break
-            except OSError:
-                continue
-        assert self._server is not None
-        sockets = getattr(self._server, "sockets", None) or []
-        self.port = int(sockets[0].getsockname()[1])
-        return self
-
-    async def close(self) -> None:
-        if self._server is not None:
-            self._server.close()
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._server.wait_closed(), 2.0)
-            self._server = None
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            line = (await asyncio.wait_for(reader.readline(), 10.0)).decode("latin-1")
-            while (await asyncio.wait_for(reader.readline(), 10.0)) not in (b"\r\n", b"\n", b""):
-                pass
-            parts = line.split(" ")
-            target = urlsplit(parts[1] if len(parts) > 1 else "/")
-            if parts[0] != "GET" or target.path != CALLBACK_PATH:
-                writer.write(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-                return
-            query = {k: v[0] for k, v in parse_qs(target.query).items()}
-            if "error" in query:
-                title, text = "Sign-in declined", "The app was not signed in. You can close this tab."
-            else:
-                title, text = "Signed in", "You can close this tab and go back to Desktop Agent."
-            body = _PAGE.format(title=title, text=text).encode()
-            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nCache-Control: no-store\r\n"
-                         + f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
-            if self._result is not None and not self._result.done():
-                self._result.set_result(query)
-        except (OSError, TimeoutError, ValueError):
-            pass
-        finally:
-            with contextlib.suppress(Exception):
-                await writer.drain()
-                writer.close()
-
-    async def wait(self, timeout_s: float, cancel: threading.Event | None = None) -> dict[str, str]:
-        """The redirect's query; SignInFailed when ``timeout_s`` passes or ``cancel`` is set first."""
-        assert self._result is not None
-        deadline = time.monotonic() + timeout_s
-        try:
-            while True:
-                step = min(0.2, max(0.0, deadline - time.monotonic()))
-                with contextlib.suppress(TimeoutError):
-                    return await asyncio.wait_for(asyncio.shield(self._result), step)
-                if cancel is not None and cancel.is_set():
-                    raise SignInFailed(QT_TRANSLATE_NOOP("McpOAuth", "the sign-in was cancelled; nothing was saved"))
-                if time.monotonic() >= deadline:
-                    raise TimeoutError
-        except TimeoutError:
-            raise SignInFailed(QT_TRANSLATE_NOOP(
-                "McpOAuth", "the browser did not come back within {minutes} minutes").format(
-                minutes=f"{timeout_s / 60:g}")) from None
-
-
-def _port_of(uri: str) -> int:
-    with contextlib.suppress(ValueError):
-        return urlsplit(uri).port or 0
-    return 0
+# ---- signing in and out ---------------------------------------------------------------------------------
 
 
 def _reason(exc: BaseException, url: str) -> str:
@@ -571,7 +497,7 @@ async def sign_in_async(config: McpServerSettings, secrets: SecretStore, open_ur
     config = with_server_secrets(config, secrets)
     old = KeyringTokenStorage(secrets, config.url, client_id=config.oauth_client_id)
     stored = await old.get_client_info()
-    preferred = _port_of(str(stored.redirect_uris[0])) if stored is not None and stored.redirect_uris else 0
+    preferred = port_of(str(stored.redirect_uris[0])) if stored is not None and stored.redirect_uris else 0
     listener = await LoopbackListener().open(preferred)
     storage = KeyringTokenStorage(secrets, config.url, client_id=config.oauth_client_id, fresh=True,
                                   redirect_uri=listener.redirect_uri)
