@@ -67,6 +67,12 @@ def login(args: argparse.Namespace, services: Services) -> int:
     server = _remote(args, services)
     if server is None:
         return EXIT_FAILED
+    if services.secrets.backend_name is None:  # the tokens would be gone when this command ends
+        problem = services.secrets.problem or "no secure keyring is available"
+        _say(f"desktop-agent: can't sign in to {server.name}: {problem}. The tokens are kept only in the system "
+             "keyring: install and unlock a Secret Service keyring (GNOME Keyring, KWallet), then try again",
+             sys.stderr)
+        return EXIT_FAILED
     try:
         result = sign_in(server, services.secrets, _open_browser,
                          on_waiting=lambda: _say("Waiting for the browser… (Ctrl+C gives up)"))

@@ -322,3 +322,11 @@ def test_a_token_that_expired_while_the_app_was_closed_is_refreshed_before_it_is
         assert json.loads(secrets.get_secret(key))["expires_at"] > 1.0
     finally:
         sign_out(config, secrets)
+
+
+def test_without_a_keyring_mcp_login_refuses_and_says_why(run_cli, protected):
+    assert run_cli("mcp", "add", "protected", "--url", f"{protected}/mcp").returncode == 0
+    login = run_cli("mcp", "login", "protected")
+    assert login.returncode == 1, login
+    assert "can't sign in to protected" in login.stderr and "install and unlock a Secret Service" in login.stderr
+    assert _state(protected)["registrations"] == 0, "nothing was started"
