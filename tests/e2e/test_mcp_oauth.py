@@ -324,7 +324,7 @@ def test_a_token_that_expired_while_the_app_was_closed_is_refreshed_before_it_is
         sign_out(config, secrets)
 
 
-def test_without_a_keyring_mcp_login_refuses_and_says_why(run_cli, protected):
+def test_without_a_keyring_mcp_login_refuses_and_says_why(run_cli, protected):  # noqa: F811
     assert run_cli("mcp", "add", "protected", "--url", f"{protected}/mcp").returncode == 0
     login = run_cli("mcp", "login", "protected")
     assert login.returncode == 1, login
