@@ -27,7 +27,7 @@ def run_mcp(args: argparse.Namespace) -> int:
     if command is None:
         parser = args._mcp_parser
         parser.print_usage(sys.stderr)
-        _err(f"{parser.prog}: error: choose one of: list, add, remove, import, serve")
+        _err(f"{parser.prog}: error: choose one of: list, add, remove, import, login, logout, serve")
         return EXIT_USAGE
     # `serve`: the user's own tools, never other MCP servers'; served whether tools are on in chats or not
     flags = {"tools.enabled": True, "mcp.enabled": False} if command == "serve" else {}
@@ -36,6 +36,10 @@ def run_mcp(args: argparse.Namespace) -> int:
             _err(f"desktop-agent: warning: {w}")
         if command == "serve":
             return _serve(args, services)
+        if command in ("login", "logout"):
+            from desktop_agent.cli import mcp_login
+
+            return mcp_login.login(args, services) if command == "login" else mcp_login.logout(args, services)
         return {"list": _list, "add": _add, "remove": _remove, "import": _import}[command](args, services)
 
 
@@ -93,6 +97,10 @@ def _list(args: argparse.Namespace, services: Services) -> int:
             print(f"    speaks MCP {state.protocol}")
         for key, label in secret_keys(server):
             print(f"    {label}: in the keyring" if secrets.get_secret(key) else f"    {label}: NOT SET")
+        if server.url:
+            from desktop_agent.cli.mcp_login import sign_in_line
+
+            print(sign_in_line(server, secrets) or "", end="")
         if state is not None and state.state == "failed":
             for line in state.stderr:
                 print(f"    | {line}")

@@ -264,7 +264,7 @@ def add_mcp_parser(subparsers: argparse._SubParsersAction,
         description="The MCP (Model Context Protocol) servers whose tools chats use, and `serve`: this app's own "
                     "tools as an MCP server for other apps.", parents=parents,
     )
-    sub = parser.add_subparsers(dest="mcp_command", metavar="{list,add,remove,import,serve}")
+    sub = parser.add_subparsers(dest="mcp_command", metavar="{list,add,remove,import,login,logout,serve}")
     p = sub.add_parser("list", help="each server, its status and its tools (starts them to find out)",
                        parents=parents)
     p.add_argument("--no-start", action="store_true", help="only the configuration; start no server")
@@ -287,6 +287,9 @@ def add_mcp_parser(subparsers: argparse._SubParsersAction,
                        "(settings.json); ${input:…} values are asked for (piped: one line each)", parents=parents)
     p.add_argument("file", metavar="FILE")
     p.add_argument("--secrets-in-file", action="store_true", help=SECRETS_IN_FILE_HELP)
+    from desktop_agent.cli.mcp_login import add_parsers as add_login_parsers
+
+    add_login_parsers(sub, parents)
     p = sub.add_parser(
         "serve", help="serve your Python tools to another MCP client over stdio (the same rules as in chats)",
         description="Serve your Python tools (shipped, the tools folder, entry points) to another MCP client over "

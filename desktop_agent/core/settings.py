@@ -274,6 +274,9 @@ class McpServerSettings(_Group):
     secret_headers: list[str] = Field(default_factory=list)
     secret_args: list[int] = Field(default_factory=list)
     secret_url: bool = False
+    #: the OAuth client id the user registered with this server's authorization server (pasted in Settings → MCP);
+    #: empty: the app registers itself (see :mod:`desktop_agent.core.mcp.oauth`)
+    oauth_client_id: str = ""
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerSettings:

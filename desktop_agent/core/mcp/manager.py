@@ -111,6 +111,8 @@ class _Server:
         #: set when its session has ended (the process is gone); ``began``: its session started
         self.finished = threading.Event()
         self.began = False
+        #: a remote server's last answer was "sign in first" (a 401): see core/mcp/oauth.py
+        self.sign_in: Any = None
         #: every secret value the app handed this server (env, headers, arguments, its URL's credentials): masked
         #: wherever the server's output or errors are shown
         self.handed: list[str] = []
@@ -404,7 +406,10 @@ class McpManager:
             self._fail(server, why)
         except BaseException as exc:
             log.info("MCP server %s failed", server.config.name, exc_info=True)
-            self._fail(server, _reason(exc, server.config.url))
+            from desktop_agent.core.mcp.oauth import needs_sign_in, unauthorized_reason
+
+            self._fail(server, unauthorized_reason(server.config, server.sign_in) if server.config.url
+                       and needs_sign_in(exc, server.sign_in) else _reason(exc, server.config.url))
         finally:
             if server.errlog is not None:
                 with contextlib.suppress(OSError):
@@ -433,9 +438,13 @@ class McpManager:
 
             @contextlib.asynccontextmanager
             async def with_client() -> Any:  # our client (the SDK's timeouts), closed with the transport
-                async with mcp_client(headers) as http, \
-                        streamable_http_client(config.url, http_client=http) as streams:
-                    yield streams
+                from desktop_agent.core.mcp.oauth import SignInWatch, background_auth
+
+                async with mcp_client(headers) as http:
+                    http.auth = background_auth(config, self.secrets, server.handed)  # its sign-in, if any
+                    server.sign_in = SignInWatch(http)  # tells a failed start that wants a sign-in
+                    async with streamable_http_client(config.url, http_client=http) as streams:
+                        yield streams
 
             return repaired(with_client(), server.notices)
         from mcp.client.stdio import StdioServerParameters, stdio_client

@@ -41,6 +41,7 @@ from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.settings.common import SettingsPage, hint_label, note_label, show
 from desktop_agent.ui.settings.mcp_inputs import InputsDialog
 from desktop_agent.ui.settings.mcp_server_editor import McpServerEditor, describe
+from desktop_agent.ui.settings.mcp_signin import SignInBox
 from desktop_agent.ui.tasks import Task, TaskRunner
 
 if TYPE_CHECKING:
@@ -171,6 +172,8 @@ class McpPage(SettingsPage):
         secret_buttons.addStretch(1)
         secrets_row.addLayout(secret_buttons)
         details.addLayout(secrets_row)
+        self.sign_in_box = SignInBox(secrets, tasks, self._set_client_id, self._signed)
+        details.addWidget(self.sign_in_box)
         self.details.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         outer.addWidget(self.details)
 
@@ -365,6 +368,7 @@ class McpPage(SettingsPage):
             item = QListWidgetItem(f"{name} ({what}): {status}")
             item.setData(Qt.ItemDataRole.UserRole, key)
             self.secret_list.addItem(item)
+        self.sign_in_box.show_server(server)
         self._update_buttons()
 
     def secret_status(self, key: str) -> str:
@@ -667,6 +671,20 @@ class McpPage(SettingsPage):
             self._fill()
 
         self._tasks.run(lambda _task: manager.restart(name), done, key=f"mcp-restart-{name}")
+
+
+    # ---- sign-in (ui/settings/mcp_signin.py) ------------------------------------------------------------
+
+    def _set_client_id(self, name: str, client_id: str) -> None:
+        self._servers = [s.model_copy(update={"oauth_client_id": client_id}) if s.name == name else s
+                         for s in self._servers]
+        self.changed.emit()
+
+    def _signed(self, name: str) -> None:
+        """After a sign-in or out: the running server reconnects with it."""
+        manager = self._assembly.current_mcp() if self._assembly is not None else None
+        if manager is not None and self._tasks is not None and name in {c.name for c in manager.configs}:
+            self._tasks.run(lambda _task: manager.restart(name), lambda *_: self._fill(), key=f"mcp-restart-{name}")
 
 
 def _brush(color: str) -> Any:
