@@ -8,6 +8,10 @@
         <translation>%1 请求您的批准：Alt+O 允许一次，Alt+D 拒绝</translation>
     </message>
     <message>
+        <source>The MCP server %1 asks: %2</source>
+        <translation>MCP 服务器 %1 询问：%2</translation>
+    </message>
+    <message>
         <source>Answer finished</source>
         <translation>回答已完成</translation>
     </message>
@@ -1326,6 +1330,65 @@ The default from Settings ({default}).</source>
     <message>
         <source>The list of past chats could not be shown ({exc}); chats are still saved.</source>
         <translation>无法显示过去的对话列表({exc});对话仍会被保存。</translation>
+    </message>
+</context>
+<context>
+    <name>Elicitation</name>
+    <message>
+        <source>This field is required.</source>
+        <translation>此项为必填项。</translation>
+    </message>
+    <message>
+        <source>Enter a number.</source>
+        <translation>请输入一个数字。</translation>
+    </message>
+    <message>
+        <source>Enter a whole number.</source>
+        <translation>请输入一个整数。</translation>
+    </message>
+    <message>
+        <source>At least {minimum}.</source>
+        <translation>至少为 {minimum}。</translation>
+    </message>
+    <message>
+        <source>At most {maximum}.</source>
+        <translation>最多为 {maximum}。</translation>
+    </message>
+    <message>
+        <source>Answer yes or no.</source>
+        <translation>请回答是或否。</translation>
+    </message>
+    <message>
+        <source>Pick one of the choices.</source>
+        <translation>请从选项中选择一个。</translation>
+    </message>
+    <message>
+        <source>Pick from the choices.</source>
+        <translation>请从选项中选择。</translation>
+    </message>
+    <message>
+        <source>Pick at least {n}.</source>
+        <translation>至少选择 {n} 个。</translation>
+    </message>
+    <message>
+        <source>Pick at most {n}.</source>
+        <translation>最多选择 {n} 个。</translation>
+    </message>
+    <message>
+        <source>At least {n} characters.</source>
+        <translation>至少 {n} 个字符。</translation>
+    </message>
+    <message>
+        <source>At most {n} characters.</source>
+        <translation>最多 {n} 个字符。</translation>
+    </message>
+    <message>
+        <source>Enter an email address.</source>
+        <translation>请输入电子邮件地址。</translation>
+    </message>
+    <message>
+        <source>Enter a full address (https://…).</source>
+        <translation>请输入完整地址（https://…）。</translation>
     </message>
 </context>
 <context>
@@ -2737,6 +2800,85 @@ The default from Settings ({default}).</source>
     </message>
 </context>
 <context>
+    <name>McpOAuth</name>
+    <message>
+        <source>the sign-in was cancelled; nothing was saved</source>
+        <translation>登录已取消；未保存任何内容</translation>
+    </message>
+    <message>
+        <source>the browser did not come back within {minutes} minutes</source>
+        <translation>浏览器在 {minutes} 分钟内没有返回</translation>
+    </message>
+    <message>
+        <source>this server needs a sign-in: press Sign in… in Settings → MCP servers, or run `desktop-agent mcp login {name}`</source>
+        <translation>此服务器需要登录：请在 设置 → MCP 服务器 中点击“登录…”，或运行 `desktop-agent mcp login {name}`</translation>
+    </message>
+    <message>
+        <source>the server refused the credentials it was given (HTTP 401 Unauthorized): check its Authorization header in Settings → MCP servers</source>
+        <translation>服务器拒绝了所提供的凭据（HTTP 401 Unauthorized）：请在 设置 → MCP 服务器 中检查它的 Authorization 请求头</translation>
+    </message>
+    <message>
+        <source>the sign-in was refused: the answer came from {got}, not from the authorization server {expected} the server named (a possible mix-up attack); nothing was saved</source>
+        <translation>登录被拒绝：响应来自 {got}，而不是服务器指定的授权服务器 {expected}（可能是混淆攻击）；未保存任何内容</translation>
+    </message>
+    <message>
+        <source>the sign-in was refused: the authorization server&apos;s metadata names another issuer ({text})</source>
+        <translation>登录被拒绝：授权服务器的元数据指定了另一个签发者（{text}）</translation>
+    </message>
+    <message>
+        <source>the authorization server would not register the app ({text}); paste a client id for this server in Settings → MCP servers</source>
+        <translation>授权服务器不允许注册本应用（{text}）；请在 设置 → MCP 服务器 中为此服务器粘贴一个客户端 ID</translation>
+    </message>
+    <message>
+        <source>the sign-in failed: {text}</source>
+        <translation>登录失败：{text}</translation>
+    </message>
+    <message>
+        <source>can&apos;t reach the server at {url}</source>
+        <translation>无法连接到位于 {url} 的服务器</translation>
+    </message>
+    <message>
+        <source>the sign-in failed: {kind}: {text}</source>
+        <translation>登录失败：{kind}：{text}</translation>
+    </message>
+    <message>
+        <source>only a remote (Streamable HTTP) server can be signed in to</source>
+        <translation>只有远程（Streamable HTTP）服务器可以登录</translation>
+    </message>
+    <message>
+        <source>the authorization server said no: {error}{detail}</source>
+        <translation>授权服务器拒绝了：{error}{detail}</translation>
+    </message>
+    <message>
+        <source>the authorization server sent the browser back without a code</source>
+        <translation>授权服务器让浏览器返回时没有附带授权码</translation>
+    </message>
+    <message>
+        <source>{name} does not ask for a sign-in: it works without one</source>
+        <translation>{name} 不需要登录：无需登录即可使用</translation>
+    </message>
+    <message>
+        <source>signed in to {name}; tools it offers: {n}</source>
+        <translation>已登录 {name}；它提供的工具：{n}</translation>
+    </message>
+    <message>
+        <source>{name} was not signed in</source>
+        <translation>{name} 未登录</translation>
+    </message>
+    <message>
+        <source>signed out of {name} and revoked its tokens</source>
+        <translation>已退出 {name} 并撤销了其令牌</translation>
+    </message>
+    <message>
+        <source>signed out of {name} (the authorization server did not confirm the revocation)</source>
+        <translation>已退出 {name}（授权服务器没有确认撤销）</translation>
+    </message>
+    <message>
+        <source>signed out of {name}</source>
+        <translation>已退出 {name}</translation>
+    </message>
+</context>
+<context>
     <name>McpPage</name>
     <message>
         <source>&amp;Use MCP servers</source>
@@ -2925,6 +3067,10 @@ The default from Settings ({default}).</source>
     <message>
         <source>Ready: %n tools</source>
         <translation>就绪:%n 个工具</translation>
+    </message>
+    <message>
+        <source>It speaks MCP {version}.</source>
+        <translation>它使用 MCP {version}。</translation>
     </message>
     <message>
         <source>Stopped (Restart starts it again).</source>
@@ -3200,6 +3346,77 @@ Press Save to keep the servers and start them.</source>
     <message>
         <source>stdio: {command}</source>
         <translation>stdio:{command}</translation>
+    </message>
+</context>
+<context>
+    <name>McpSignIn</name>
+    <message>
+        <source>Sign-in status</source>
+        <translation>登录状态</translation>
+    </message>
+    <message>
+        <source>Sign &amp;in…</source>
+        <translation>登录(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>Sign in to the selected MCP server</source>
+        <translation>登录所选的 MCP 服务器</translation>
+    </message>
+    <message>
+        <source>Cancel sign-in</source>
+        <translation>取消登录</translation>
+    </message>
+    <message>
+        <source>Sign &amp;out</source>
+        <translation>退出登录(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Sign out of the selected MCP server</source>
+        <translation>退出所选的 MCP 服务器</translation>
+    </message>
+    <message>
+        <source>Client ID:</source>
+        <translation>客户端 ID：</translation>
+    </message>
+    <message>
+        <source>optional: one you registered with the server</source>
+        <translation>可选：您在该服务器注册的客户端 ID</translation>
+    </message>
+    <message>
+        <source>OAuth client ID registered for this server</source>
+        <translation>为此服务器注册的 OAuth 客户端 ID</translation>
+    </message>
+    <message>
+        <source>Sign-in result</source>
+        <translation>登录结果</translation>
+    </message>
+    <message>
+        <source>Not signed in. If the server asks for a sign-in, press Sign in: your browser opens at its sign-in page.</source>
+        <translation>未登录。如果服务器要求登录，请点击“登录”：浏览器会打开它的登录页面。</translation>
+    </message>
+    <message>
+        <source>Waiting for the browser… Sign in there and allow access, then come back here.</source>
+        <translation>正在等待浏览器… 请在浏览器中登录并允许访问，然后回到这里。</translation>
+    </message>
+    <message>
+        <source>Signed in at {issuer}. The tokens are in the system keyring and renewed on their own.</source>
+        <translation>已在 {issuer} 登录。令牌保存在系统密钥环中，并会自动续期。</translation>
+    </message>
+    <message>
+        <source>Checking the sign-in…</source>
+        <translation>正在检查登录…</translation>
+    </message>
+    <message>
+        <source>Sign &amp;in again…</source>
+        <translation>重新登录(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>The sign-in failed: {error}</source>
+        <translation>登录失败：{error}</translation>
+    </message>
+    <message>
+        <source>The sign-out failed: {error}</source>
+        <translation>退出登录失败：{error}</translation>
     </message>
 </context>
 <context>
@@ -4144,6 +4361,117 @@ Your chats appear here as you talk.</source>
     </message>
 </context>
 <context>
+    <name>Question</name>
+    <message>
+        <source> (required)</source>
+        <translation>（必填）</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>Remember in the keyring</source>
+        <translation>记住（保存在密钥环中）</translation>
+    </message>
+    <message>
+        <source>Remember {field} in the keyring</source>
+        <translation>在密钥环中记住 {field}</translation>
+    </message>
+    <message>
+        <source>Question from the MCP server {server}</source>
+        <translation>来自 MCP 服务器 {server} 的问题</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{server}&lt;/b&gt; wants you to open a page on &lt;b&gt;{site}&lt;/b&gt;</source>
+        <translation>&lt;b&gt;{server}&lt;/b&gt; 希望您打开 &lt;b&gt;{site}&lt;/b&gt; 上的一个页面</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{server}&lt;/b&gt; asks:</source>
+        <translation>&lt;b&gt;{server}&lt;/b&gt; 询问：</translation>
+    </message>
+    <message>
+        <source>What the server asks</source>
+        <translation>服务器询问的内容</translation>
+    </message>
+    <message>
+        <source>During the call of {tool}</source>
+        <translation>在调用 {tool} 期间</translation>
+    </message>
+    <message>
+        <source>The page&apos;s address</source>
+        <translation>页面地址</translation>
+    </message>
+    <message>
+        <source>* required</source>
+        <translation>* 必填</translation>
+    </message>
+    <message>
+        <source>O&amp;pen in browser</source>
+        <translation>在浏览器中打开(&amp;P)</translation>
+    </message>
+    <message>
+        <source>S&amp;ubmit</source>
+        <translation>提交(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Decli&amp;ne</source>
+        <translation>拒绝(&amp;N)</translation>
+    </message>
+    <message>
+        <source>C&amp;ancel</source>
+        <translation>取消(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Decline</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Open the page in your browser and tell the server you did</source>
+        <translation>在浏览器中打开该页面，并告诉服务器您已打开</translation>
+    </message>
+    <message>
+        <source>Send these answers to the server</source>
+        <translation>将这些回答发送给服务器</translation>
+    </message>
+    <message>
+        <source>Tell the server you do not want to answer</source>
+        <translation>告诉服务器您不想回答</translation>
+    </message>
+    <message>
+        <source>Dismiss the question without answering</source>
+        <translation>不回答并关闭此问题</translation>
+    </message>
+    <message>
+        <source>{action} the question of {server}</source>
+        <translation>{server} 的问题：{action}</translation>
+    </message>
+    <message>
+        <source>Answer</source>
+        <translation>回答</translation>
+    </message>
+    <message>
+        <source>Opened in the browser</source>
+        <translation>已在浏览器中打开</translation>
+    </message>
+    <message>
+        <source>Answer sent</source>
+        <translation>回答已发送</translation>
+    </message>
+    <message>
+        <source>Declined</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+</context>
+<context>
     <name>QuickAsk</name>
     <message>
         <source>Quick ask — Desktop Agent</source>
@@ -4208,6 +4536,10 @@ Your chats appear here as you talk.</source>
     <message>
         <source>%1 wants to run: %2</source>
         <translation>%1 想要运行：%2</translation>
+    </message>
+    <message>
+        <source>%1 asked a question; quick ask cannot show forms, so it was declined (ask in the main window to answer it)</source>
+        <translation>%1 提出了一个问题；快速提问无法显示表单，因此已拒绝（请在主窗口中提问以回答它）</translation>
     </message>
     <message>
         <source>Stopped. The partial answer is kept.</source>
@@ -4513,6 +4845,10 @@ Your chats appear here as you talk.</source>
         <translation>批准卡片</translation>
     </message>
     <message>
+        <source>A server&apos;s question</source>
+        <translation>服务器的问题</translation>
+    </message>
+    <message>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
@@ -4575,6 +4911,22 @@ Your chats appear here as you talk.</source>
     <message>
         <source>Stop the answer, or close the quick ask</source>
         <translation>停止回答，或关闭快速提问</translation>
+    </message>
+    <message>
+        <source>Submit the answers to the server&apos;s question</source>
+        <translation>提交对服务器问题的回答</translation>
+    </message>
+    <message>
+        <source>Open the page the server asks for</source>
+        <translation>打开服务器要求的页面</translation>
+    </message>
+    <message>
+        <source>Decline the server&apos;s question</source>
+        <translation>拒绝服务器的问题</translation>
+    </message>
+    <message>
+        <source>Cancel the server&apos;s question</source>
+        <translation>取消服务器的问题</translation>
     </message>
 </context>
 <context>
