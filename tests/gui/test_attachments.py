@@ -245,3 +245,30 @@ def test_a_sent_image_whose_stored_copy_is_gone_says_so_on_its_chip(qtbot, make_
     bubble = next(b for b in w.chat.blocks if isinstance(b, UserBubble))
     assert bubble.files is not None
     assert bubble.files.chips[0].detail.text() == "its stored copy is gone"
+
+
+def test_a_model_whose_server_says_nothing_is_warned_before_sending_and_the_second_send_sends(
+        qtbot, make_window, openai_server, tmp_path):
+    """llama.cpp's OpenAI-compatible server (the README's ``smollm2``) lists no capabilities: the tray warns
+    before sending that the model may not see images; the first Send is held (told in the status bar, nothing
+    lost), the second sends the image anyway."""
+    from desktop_agent.core.settings import Settings
+
+    openai_server.models = ["smollm2", "qwen2.5vl:7b"]
+    w = make_window(Settings(backend="openai", openai_base_url=openai_server.url, openai_model="smollm2",
+                             openai_needs_key=False, tools_enabled=False))
+    paste_image(qtbot, w, 3, 2)
+    read_all(qtbot, w, 1)
+    tray = w.composer.tray
+    qtbot.waitUntil(tray.warning.isVisible, timeout=5000)
+    assert tray.warning.text().startswith("⚠ smollm2 may not see images: its server does not say")
+    w.grab().save(str(tmp_path / "maybe.png"))
+    w.input.setPlainText("what is it?")
+    qtbot.keyClick(w.input, Qt.Key.Key_Return)
+    assert not w.busy and openai_server.chat_requests == [] and len(tray.chips) == 1
+    assert w.input.toPlainText() == "what is it?"
+    assert "may not see images" in w.statusBar().currentMessage()
+    qtbot.keyClick(w.input, Qt.Key.Key_Return)  # the user's explicit choice: send anyway
+    wait_idle(qtbot, w, 15_000)
+    assert len(openai_server.images) == 1 and QImage.fromData(openai_server.images[0]).size().toTuple() == (3, 2)
+

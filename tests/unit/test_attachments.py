@@ -261,3 +261,20 @@ def test_our_json_export_imports_back_with_its_files_text_and_the_files_are_sear
     hits = store.search("quarterly-notes")
     assert [h.conversation_id for h in hits] == [new_id]
     store.close()
+
+
+def test_whether_a_model_sees_comes_from_its_server_else_from_its_name():
+    from desktop_agent.core.model_info import ModelFacts
+    from desktop_agent.core.vision import sight
+
+    silent = ModelFacts()  # an OpenAI-compatible server (llama.cpp, vLLM…) lists no capabilities
+    for name in ("llava:13b", "bakllava", "moondream", "gemma3:4b", "gemma-3-12b-it", "qwen2.5vl:7b",
+                 "Qwen/Qwen2-VL-7B-Instruct", "llama3.2-vision:11b", "minicpm-v", "pixtral-12b",
+                 "mistral-small3.1:24b", "granite3.2-vision", "gpt-4o-mini", "gpt-4.1", "gpt-5", "o3", "o4-mini",
+                 "claude-sonnet-4-5", "gemini-2.5-flash"):
+        assert sight(name, silent) == "yes", name
+    for name in ("smollm2", "llama3.2:latest", "gemma3:1b", "gemma-3-1b-it", "qwen2.5:7b", "mistral:7b",
+                 "gpt-3.5-turbo", "deepseek-r1", "phi3"):
+        assert sight(name, silent) == "unknown", name
+    assert sight("llava", ModelFacts(capabilities=frozenset({"completion"}))) == "no"  # the server says
+    assert sight("smollm2", ModelFacts(capabilities=frozenset({"completion", "vision"}))) == "yes"
