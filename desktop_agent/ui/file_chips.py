@@ -69,6 +69,8 @@ def size_text(n: int) -> str:
 
 def detail_text(a: Attachment) -> str:
     """``12 KB · PDF``; ``12 KB · PDF · cut to fit``; or why it cannot be used."""
+    if a.problem == "damaged" and a.mime.startswith("image/"):
+        return translate("Attachments", "damaged — not sent")
     if a.problem:
         return translate("Attachments", PROBLEMS.get(a.problem, PROBLEMS["damaged"]))
     parts = [size_text(a.size), translate("Attachments", KINDS.get(a.kind, a.kind))]
@@ -509,9 +511,17 @@ class SentFiles(QWidget):
             chip.restyle()
 
 
-def _unshown(a: Attachment) -> AttachmentProblem:
-    """Why an image has no thumbnail: its stored copy is gone, or it cannot be read."""
-    return "missing" if a.data is None and a.path and not os.path.exists(a.path) else "damaged"
+def _unshown(a: Attachment) -> AttachmentProblem | None:
+    """Why an image has no thumbnail: its stored copy is gone, or it is damaged; None for a whole image Qt would
+    not decode (bigger than its allocation limit, such as 30000×30000 pixels: a file icon stands in)."""
+    if a.data is None and a.path and not os.path.exists(a.path):
+        return "missing"
+    from desktop_agent.core.image_check import image_is_whole
+
+    try:
+        return None if image_is_whole(a.read_bytes(), a.mime) else "damaged"
+    except OSError:
+        return "missing"
 
 
 class Thumbnails(QObject):

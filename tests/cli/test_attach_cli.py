@@ -37,6 +37,9 @@ def test_attach_a_file_that_cannot_be_used_is_a_clear_usage_error(tmp_path):
         assert f"--attach {binary}: not a text file, PDF or image" in proc.stderr
         missing = run_cli(home, "chat", "--host", server.url, "--attach", str(tmp_path / "nope.txt"), "-p", "hi")
         assert missing.returncode == 2 and "no such file" in missing.stderr
+        cut = write(tmp_path, "cut.png", png_bytes(8, 8)[:-20])  # a PNG cut short: damaged, not sent
+        damaged = run_cli(home, "chat", "--host", server.url, "--attach", str(cut), "-p", "hi")
+        assert damaged.returncode == 2 and f"--attach {cut}: the file is damaged" in damaged.stderr
         assert server.chat_requests == []  # nothing was sent
     finally:
         server.stop()

@@ -272,3 +272,28 @@ def test_a_model_whose_server_says_nothing_is_warned_before_sending_and_the_seco
     wait_idle(qtbot, w, 15_000)
     assert len(openai_server.images) == 1 and QImage.fromData(openai_server.images[0]).size().toTuple() == (3, 2)
 
+
+
+def test_a_damaged_image_says_so_on_its_chip_and_a_whole_huge_one_is_never_called_damaged(
+        qtbot, make_window, ollama_server, ollama_settings, tmp_path):
+    from desktop_agent.core.attachments import attach_file
+    from desktop_agent.ui.file_chips import SentFiles
+    from tests.helpers.files import huge_png
+
+    w = window_for(qtbot, make_window, ollama_server, ollama_settings, VISION)
+    png = png_bytes(4, 3)
+    drop_files(w.input, [write(tmp_path, "cut.png", png[: len(png) - 20]),
+                         write(tmp_path, "junk.png", b"\x89PNG\r\n\x1a\n" + b"junk" * 100)])
+    read_all(qtbot, w, 2)
+    assert [c.detail.text() for c in chips(w)] == ["damaged — not sent", "damaged — not sent"]
+    assert w.composer.tray.attachments() == []  # nothing of them goes
+    huge = attach_file(write(tmp_path, "huge.png", huge_png()))
+    sent = SentFiles([huge])  # Qt will not decode 30000×30000 pixels: a file icon, not "damaged"
+    qtbot.addWidget(sent)
+    chip = sent.chips[0]
+    from desktop_agent.ui.file_chips import thumbnails
+
+    qtbot.waitUntil(lambda: huge.sha256 in thumbnails().kept, timeout=30_000)  # Qt tried, and gave up
+    assert thumbnails().kept[huge.sha256].isNull() and chip.image is None
+    assert huge.problem is None and chip.detail.text().endswith(" KB · image"), chip.detail.text()
+    assert "damaged" not in chip.accessibleName()
