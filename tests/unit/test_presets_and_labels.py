@@ -81,6 +81,30 @@ def test_two_presets_of_one_name_are_refused():
         Settings().updated({"presets.items": [{"id": "a", "name": "Same"}, {"id": "b", "name": "same"}]})
 
 
+def test_two_presets_of_one_name_in_the_file_cost_only_the_second_with_a_warning(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"version": 2, "presets": {"items": [
+        {"id": "fine", "name": "Fine", "system_prompt": "Be fine."},
+        {"id": "pirate", "name": "Pirate", "system_prompt": "Arr."},
+        {"id": "pirate-2", "name": "PIRATE", "system_prompt": "ARR."},  # a hand edit: the same name but for case
+        {"id": "poet", "name": "Poet"},
+        {"id": "poet", "name": "Poet again"}]}}), encoding="utf-8")
+    s, warnings = Settings.load(path)
+    assert [p.name for p in s.presets.items] == ["Fine", "Pirate", "Poet"]
+    assert len(warnings) == 2
+    told = " | ".join(warnings)
+    assert "Entry 3 of the setting presets.items was dropped: two presets have the same name (pirate)" in told
+    assert "Entry 5 of the setting presets.items was dropped: two presets have the same id (poet)" in told
+
+
+def test_the_users_own_preset_named_as_a_shipped_one_is_the_one_found():
+    mine = Preset(id="coder-2", name="Coder", system_prompt="My own way of coding.")
+    s = Settings().updated({"presets.items": [mine.model_dump()]})
+    assert presets.find(s, "coder") == mine and presets.find(s, "CODER ") == mine
+    assert presets.find(s, "writer").id == "writer"  # type: ignore[union-attr]
+    assert presets.find(Settings(), "coder").id == "coder"  # type: ignore[union-attr]
+
+
 def test_a_chat_started_from_a_preset_gets_its_prompt_model_temperature_and_tools():
     s = Settings(backend="ollama", ollama_model="llama3.2")
     p = Preset(id="x", name="X", system_prompt="Be X.", backend="openai", model="gpt-4o", temperature=0.4,
