@@ -191,6 +191,32 @@ def test_tags_are_one_line_case_insensitive_and_go_with_their_chat(store):
     assert store.conn.execute("SELECT count(*) FROM chat_tags WHERE conversation_id = ?", (b,)).fetchone() == (0,)
 
 
+def test_tags_are_the_same_tag_whatever_the_script_case_or_normal_form_and_invisible_characters_go(store):
+    a, b, c = _saved(store, "a", 1.0), _saved(store, "b", 2.0), _saved(store, "c", 3.0)
+    assert store.add_tag(a, "Σίσυφος") == "Σίσυφος"
+    assert store.add_tag(b, "ΣΊΣΥΦΟΣ") == "Σίσυφος"  # Greek case (and the final sigma): one tag
+    nfd = "cafe\u0301"
+    assert store.add_tag(a, nfd) == "café"  # kept in NFC
+    assert store.add_tag(b, "café") == "café" and store.add_tag(c, "CAFÉ") == "café"
+    assert store.add_tag(c, "straße") == "straße" and store.add_tag(a, "STRASSE") == "straße"
+    assert store.all_tags() == [("café", 3), ("straße", 2), ("Σίσυφος", 2)]
+    assert store.chat_tags(a) == ["café", "straße", "Σίσυφος"] and store.add_tag(a, "σίσυφος") == "Σίσυφος"
+    assert store.chat_tags(a) == ["café", "straße", "Σίσυφος"]  # no repeat
+    # NUL, zero-width space, bidi overrides and other invisible characters are no part of a tag
+    assert store.add_tag(c, "wo\x00rk\u200b") == "work"
+    assert store.add_tag(c, "\u202eevil\u202c") == "evil" and store.add_tag(c, "\u2066x\u2069") == "x"
+    assert store.add_tag(c, "👨\u200d👩\u200d👧") == "👨\u200d👩\u200d👧"  # an emoji family keeps its joiners
+    for nothing in ("\u200b\u200b", "\x00", "\u202e \u202c"):
+        with pytest.raises(ValueError):
+            store.add_tag(c, nothing)
+    ids = [s.id for s in store.list(limit=10, where=ChatFilter(tag="ΣΊΣΥΦΟΣ"))]
+    assert sorted(ids) == sorted([a, b])
+    assert [s.id for s in store.list(limit=10, where=ChatFilter(tag=nfd))] == [c, b, a]
+    store.remove_tag(a, "SISYPHOS")  # folding keeps letters: another tag, nothing removed
+    store.remove_tag(a, "ΣΊΣΥΦΟΣ")
+    assert store.chat_tags(a) == ["café", "straße"]
+
+
 def test_the_filter_by_tag_model_and_date(store):
     day = 86400.0
     now = time.time()
