@@ -189,6 +189,7 @@ def run_chat(args: argparse.Namespace, out: TextIO | Output | None = None, err: 
         if args.events:
             write_line(out, json.dumps({"type": "Chat", "id": conversation.id, "new": not args.chat}))
         ask = _terminal_asker(args, err, inp)
+        _warn_if_unseen(session, attachments, err)
         if args.prompt is not None:
             code = run_turn(session, args.prompt, events=args.events, out=out, err=err, ask=ask,
                             attachments=attachments)
@@ -215,6 +216,25 @@ def read_attachments(files: list[str]) -> list[Attachment]:
             raise UsageError(f"--attach {name}: {why}")
         out.append(a)
     return out
+
+
+def _warn_if_unseen(session: ChatSession, attachments: list[Attachment], err: Output) -> None:
+    """Before an attached image goes to a model whose server does not say it can see and that is not a model
+    known to (:mod:`desktop_agent.core.vision`): a warning on stderr (the image is sent: the user may know
+    better). A model whose server says it cannot see is told by the turn itself (the image is left out)."""
+    if not any(a.kind == "image" for a in attachments):
+        return
+    from desktop_agent.core.vision import MAY_NOT_SEE_CLI, sight
+
+    backend = session.agent.backend
+    known = getattr(backend, "model_facts", None)
+    try:
+        facts = known() if callable(known) else None
+    except Exception:  # noqa: BLE001 - the facts are a help: unknown then
+        facts = None
+    model = str(getattr(backend, "model", "") or "")
+    if sight(model, facts) == "unknown":
+        write_line(err, MAY_NOT_SEE_CLI.format(model=model or "the model"))
 
 
 #: why an ``--attach`` file cannot be used, in the terminal's words

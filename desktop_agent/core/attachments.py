@@ -5,7 +5,8 @@
   ``chardet`` finds) → their text, cut to :data:`TEXT_CAP_CHARS` characters (``truncated`` says so).
 - PDFs → their text (``pypdf``, imported only when a PDF is attached), cut the same way; a damaged PDF or one
   without text (scanned pages) is ``unreadable``.
-- PNG, JPEG, GIF and WebP images → images, sent as themselves to a model that can see.
+- PNG, JPEG, GIF and WebP images → images, sent as themselves to a model that can see; an image cut short or
+  garbled (its structure read to its end: :mod:`desktop_agent.core.image_check`) is ``damaged``.
 - Anything else (binary files), files over :data:`MAX_FILE_BYTES` and empty files → ``unreadable`` with the
   ``problem``: shown on the file's chip, and nothing of it is sent.
 
@@ -20,6 +21,7 @@ import mimetypes
 import os
 from pathlib import Path
 
+from desktop_agent.core.image_check import image_is_whole
 from desktop_agent.core.messages import Attachment, AttachmentProblem, Message, images_of, text_for_model
 
 #: the largest file that is read at all (bytes)
@@ -76,6 +78,8 @@ def attach_bytes(name: str, data: bytes, mime: str | None = None) -> Attachment:
     if image is not None:
         if size > MAX_IMAGE_BYTES:
             return _unreadable(name, sha, size, "too_big", image)
+        if not image_is_whole(data, image):  # cut short or garbled: the model would invent what it shows
+            return _unreadable(name, sha, size, "damaged", image, data)
         return Attachment(sha256=sha, name=name, mime=image, size=size, kind="image", data=data)
     if data.startswith(b"%PDF-"):
         return _pdf(name, sha, data)

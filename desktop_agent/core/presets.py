@@ -74,9 +74,10 @@ def all_presets(settings: Settings) -> list[Preset]:
 
 
 def find(settings: Settings, name: str) -> Preset | None:
-    """The preset named ``name`` (case-insensitive, spaces ignored at the ends) or with that id; None: none is."""
+    """The preset named ``name`` (case-insensitive, spaces ignored at the ends) or with that id; None: none is.
+    The user's own presets come first: their "Coder" beside the shipped one is the one they mean."""
     key = " ".join(name.split()).casefold()
-    presets = all_presets(settings)
+    presets = sorted(all_presets(settings), key=lambda p: shipped(p.id) is not None)
     return next((p for p in presets if p.name.casefold() == key), None) or next(
         (p for p in presets if p.id == key), None)
 

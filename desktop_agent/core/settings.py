@@ -23,12 +23,13 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from desktop_agent.core import paths
 from desktop_agent.core.urls import check_url as check_url  # re-exported: the URL rules live in core/urls.py
@@ -238,6 +239,17 @@ class Preset(_Group):
         return value
 
 
+def _no_second(items: list[Any], key: Callable[[Any], str], message: str) -> None:
+    """Raise for the first entry whose ``key`` an earlier entry has: the error names that entry (its ``index``),
+    so loading drops only it and keeps the others (:func:`_validate_keeping_good_values`)."""
+    seen: set[str] = set()
+    for i, item in enumerate(items):
+        k = key(item)
+        if k in seen:
+            raise PydanticCustomError("duplicate", message, {"name": k, "index": i})
+        seen.add(k)
+
+
 class PresetSettings(_Group):
     """The user's presets and their edits of the shipped ones (``items``: a preset with a shipped preset's id
     replaces it), and the shipped ones they deleted (``removed``)."""
@@ -248,10 +260,8 @@ class PresetSettings(_Group):
     @field_validator("items")
     @classmethod
     def _unique(cls, items: list[Preset]) -> list[Preset]:
-        ids = [p.id for p in items]
-        names = [p.name.casefold() for p in items]
-        if len(set(ids)) != len(ids) or len(set(names)) != len(names):
-            raise ValueError("two presets have the same name")
+        _no_second(items, lambda p: p.id, "two presets have the same id ({name})")
+        _no_second(items, lambda p: p.name.casefold(), "two presets have the same name ({name})")
         return items
 
 
@@ -296,9 +306,7 @@ class McpSettings(_Group):
     @field_validator("servers")
     @classmethod
     def _unique_names(cls, servers: list[McpServerSettings]) -> list[McpServerSettings]:
-        names = [s.name for s in servers]
-        if len(set(names)) != len(names):
-            raise ValueError("two MCP servers have the same name")
+        _no_second(servers, lambda s: s.name, "two MCP servers have the same name ({name})")
         return servers
 
 
@@ -510,6 +518,9 @@ def _validate_keeping_good_values(data: dict[str, Any]) -> tuple[Settings, list[
             # the last entries of a list first: dropping one does not move the others an error points at
             for err in sorted(exc.errors(), key=_loc_key, reverse=True):
                 loc = [str(p) for p in err.get("loc", ())]
+                entry = (err.get("ctx") or {}).get("index")
+                if isinstance(entry, int):  # a list's error that names its bad entry: only that entry goes
+                    loc.append(str(entry))
                 found = _drop(data, loc) if loc else None
                 if found is None:
                     continue

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
+from desktop_agent.core.vision import MAY_NOT_SEE, Sight, sight
 from desktop_agent.ui import icons, theme
 from desktop_agent.ui.i18n import translate
 
@@ -68,6 +69,8 @@ def size_text(n: int) -> str:
 
 def detail_text(a: Attachment) -> str:
     """``12 KB · PDF``; ``12 KB · PDF · cut to fit``; or why it cannot be used."""
+    if a.problem == "damaged" and a.mime.startswith("image/"):
+        return translate("Attachments", "damaged — not sent")
     if a.problem:
         return translate("Attachments", PROBLEMS.get(a.problem, PROBLEMS["damaged"]))
     parts = [size_text(a.size), translate("Attachments", KINDS.get(a.kind, a.kind))]
@@ -204,7 +207,8 @@ class FileChip(QFrame):
 
 class FileTray(QWidget):
     """The files attached to the message being written (hidden when none): chips in a row, and a warning when the
-    chosen model cannot see the attached images (the message is then not sent: :meth:`blocked`).
+    chosen model cannot see the attached images (the message is then not sent: :meth:`blocked`), or may not (its
+    server does not say and it is not a model known to see: the first Send is held, the next sends anyway).
 
     The row is one stop of the Tab order (just before Attach files and the text): Left and Right choose a file,
     Delete or Backspace removes it, Enter or Space shows an image bigger; its accessible name says which file.
@@ -227,7 +231,11 @@ class FileTray(QWidget):
         #: images pasted for this message (their names count them)
         self._pasted = 0
         self.model = ""
+        #: whether the model sees images: as its server says, else by its name (``core.vision``)
+        self.sight: Sight = "yes"
         self.can_see: bool = True
+        #: the user was told the model may not see the images: the next Send sends them anyway
+        self.send_anyway = False
         col = QVBoxLayout(self)
         col.setContentsMargins(0, 0, 0, 0)
         col.setSpacing(4)
@@ -395,30 +403,47 @@ class FileTray(QWidget):
         return any(a.kind == "image" for a in self.attachments())
 
     def blocked(self) -> str:
-        """Why the message cannot be sent as it is ("" when it can): files still being read, or images for a
-        model that cannot see."""
+        """Why the message cannot be sent as it is ("" when it can): files still being read, images for a model
+        whose server says it cannot see, or — the first time only — images for a model not known to see (the
+        warning says so; the next Send sends them anyway)."""
         if self.reading():
             return translate("Attachments", "Wait a moment: the attached files are still being read.")
         if self.chips and self.run_task is None:  # the window is still starting: files go once it can send them
             return translate("Attachments", "Wait a moment: the app is still starting.")
         if self.has_images() and not self.can_see:
             return self.warning.text()
+        if self.has_images() and self.sight == "unknown" and not self.send_anyway:
+            self.send_anyway = True  # told once, in the tray and the status bar: Send again sends
+            return self.warning.text()
         return ""
 
     def set_model(self, model: str, facts: ModelFacts | None) -> None:
         """The model the message goes to, and what its server says it can do (None: not known yet)."""
+        if model != self.model:
+            self.send_anyway = False
         self.model = model
-        self.can_see = facts is None or facts.can("vision")
+        self.sight = sight(model, facts)
+        self.can_see = self.sight != "no"
         self._update()
 
     def _update(self) -> None:
-        warn = self.has_images() and not self.can_see
-        if warn:
+        images = self.has_images()
+        model = self.model or translate("Attachments", "This model")
+        if images and not self.can_see:
             self.warning.setText(translate(
                     "Attachments", "⚠ {model} cannot see images (its server says it has no vision). Remove the "
                     "image or pick a model that can see images, such as llava, gemma3 or qwen2.5vl.").format(
-                    model=self.model or translate("Attachments", "This model")))
-        self.warning.setVisible(warn)
+                    model=model))
+        elif images and self.sight == "unknown":
+            self.warning.setText(translate("Attachments", MAY_NOT_SEE).format(model=model))
+        if not images:
+            self.send_anyway = False
+        maybe = self.sight == "unknown"
+        if bool(self.warning.property("maybe")) != maybe:
+            self.warning.setProperty("maybe", maybe)
+            self.warning.style().unpolish(self.warning)
+            self.warning.style().polish(self.warning)
+        self.warning.setVisible(images and self.sight != "yes")
         self.strip.setFixedHeight(THUMB + 16 + (self.strip.horizontalScrollBar().sizeHint().height()
                                                  if self.row.sizeHint().width() > self.strip.width() else 0))
         self.setVisible(bool(self.chips))
@@ -428,6 +453,7 @@ class FileTray(QWidget):
     def restyle(self) -> None:
         th = theme.current()
         self.setStyleSheet(f"QLabel#visionWarning {{ color: {th.err}; }} "
+                           f"QLabel#visionWarning[maybe=\"true\"] {{ color: {th.warn}; }} "
                            f"QWidget#fileTrayRow, QScrollArea {{ background: transparent; }}")
         for chip in self.chips:
             chip.restyle()
@@ -485,9 +511,17 @@ class SentFiles(QWidget):
             chip.restyle()
 
 
-def _unshown(a: Attachment) -> AttachmentProblem:
-    """Why an image has no thumbnail: its stored copy is gone, or it cannot be read."""
-    return "missing" if a.data is None and a.path and not os.path.exists(a.path) else "damaged"
+def _unshown(a: Attachment) -> AttachmentProblem | None:
+    """Why an image has no thumbnail: its stored copy is gone, or it is damaged; None for a whole image Qt would
+    not decode (bigger than its allocation limit, such as 30000×30000 pixels: a file icon stands in)."""
+    if a.data is None and a.path and not os.path.exists(a.path):
+        return "missing"
+    from desktop_agent.core.image_check import image_is_whole
+
+    try:
+        return None if image_is_whole(a.read_bytes(), a.mime) else "damaged"
+    except OSError:
+        return "missing"
 
 
 class Thumbnails(QObject):

@@ -37,6 +37,9 @@ def test_attach_a_file_that_cannot_be_used_is_a_clear_usage_error(tmp_path):
         assert f"--attach {binary}: not a text file, PDF or image" in proc.stderr
         missing = run_cli(home, "chat", "--host", server.url, "--attach", str(tmp_path / "nope.txt"), "-p", "hi")
         assert missing.returncode == 2 and "no such file" in missing.stderr
+        cut = write(tmp_path, "cut.png", png_bytes(8, 8)[:-20])  # a PNG cut short: damaged, not sent
+        damaged = run_cli(home, "chat", "--host", server.url, "--attach", str(cut), "-p", "hi")
+        assert damaged.returncode == 2 and f"--attach {cut}: the file is damaged" in damaged.stderr
         assert server.chat_requests == []  # nothing was sent
     finally:
         server.stop()
@@ -65,5 +68,28 @@ def test_an_image_for_a_model_that_cannot_see_is_left_out_and_the_terminal_says_
         assert proc.returncode == 0, proc.stderr
         assert "cannot see images" in proc.stderr and "cat.png left out" in proc.stderr
         assert server.images == [] and "images" not in server.chat_requests[-1]["messages"][-1]
+    finally:
+        server.stop()
+
+
+def test_an_image_for_a_model_its_server_says_nothing_of_is_warned_before_sending_and_still_sent(tmp_path):
+    """The README's local model (llama.cpp's OpenAI-compatible server, ``smollm2``) lists no capabilities: the
+    terminal warns that the model may not see the image, and sends it (the user may know better); a model known
+    to see (by its name) gets no warning."""
+    from tests.servers.openai import OpenAIServer
+
+    home = tmp_path / "home"
+    server = OpenAIServer(models=["smollm2", "llava-1.6"]).start()
+    try:
+        image = write(tmp_path, "cat.png", png_bytes(3, 2))
+        proc = run_cli(home, "chat", "--backend", "openai", "--base-url", server.url, "--model", "smollm2",
+                       "--no-tools", "--attach", str(image), "-p", "what is it?")
+        assert proc.returncode == 0, proc.stderr
+        assert "warning: smollm2 may not see images: its server does not say" in proc.stderr
+        assert server.images == [png_bytes(3, 2)]  # sent anyway
+        seen = run_cli(home, "chat", "--backend", "openai", "--base-url", server.url, "--model", "llava-1.6",
+                       "--no-tools", "--attach", str(image), "-p", "what is it?")
+        assert seen.returncode == 0, seen.stderr
+        assert "may not see images" not in seen.stderr and len(server.images) == 2
     finally:
         server.stop()

@@ -176,3 +176,15 @@ def test_ollama_forced_tool_call_round_trip(ollama_translator, run_cli):
     assert call_msg["tool_calls"][0]["function"] == {"name": "day_of_week", "arguments": started["arguments"]}
     tool_msg = next(m for m in follow_up if m["role"] == "tool")
     assert tool_msg["tool_name"] == "day_of_week" and tool_msg["content"]
+
+
+def test_an_image_for_the_local_model_which_cannot_see_is_warned_before_it_is_sent(llama_server, run_cli, tmp_path):
+    """The README's local model: llama.cpp's server lists no capabilities and smollm2 is no vision model — the
+    terminal warns before sending the image (and sends it: the user chose to attach it)."""
+    from tests.helpers.files import png_bytes
+
+    image = tmp_path / "cat.png"
+    image.write_bytes(png_bytes(8, 8))
+    result = run_cli(*openai_args(llama_server), "--no-tools", "--attach", str(image), "-p", "What is in the image?")
+    assert "warning: smollm2 may not see images: its server does not say" in result.stderr, result
+    assert_no_traceback(result)

@@ -245,3 +245,55 @@ def test_a_sent_image_whose_stored_copy_is_gone_says_so_on_its_chip(qtbot, make_
     bubble = next(b for b in w.chat.blocks if isinstance(b, UserBubble))
     assert bubble.files is not None
     assert bubble.files.chips[0].detail.text() == "its stored copy is gone"
+
+
+def test_a_model_whose_server_says_nothing_is_warned_before_sending_and_the_second_send_sends(
+        qtbot, make_window, openai_server, tmp_path):
+    """llama.cpp's OpenAI-compatible server (the README's ``smollm2``) lists no capabilities: the tray warns
+    before sending that the model may not see images; the first Send is held (told in the status bar, nothing
+    lost), the second sends the image anyway."""
+    from desktop_agent.core.settings import Settings
+
+    openai_server.models = ["smollm2", "qwen2.5vl:7b"]
+    w = make_window(Settings(backend="openai", openai_base_url=openai_server.url, openai_model="smollm2",
+                             openai_needs_key=False, tools_enabled=False))
+    paste_image(qtbot, w, 3, 2)
+    read_all(qtbot, w, 1)
+    tray = w.composer.tray
+    qtbot.waitUntil(tray.warning.isVisible, timeout=5000)
+    assert tray.warning.text().startswith("⚠ smollm2 may not see images: its server does not say")
+    w.grab().save(str(tmp_path / "maybe.png"))
+    w.input.setPlainText("what is it?")
+    qtbot.keyClick(w.input, Qt.Key.Key_Return)
+    assert not w.busy and openai_server.chat_requests == [] and len(tray.chips) == 1
+    assert w.input.toPlainText() == "what is it?"
+    assert "may not see images" in w.statusBar().currentMessage()
+    qtbot.keyClick(w.input, Qt.Key.Key_Return)  # the user's explicit choice: send anyway
+    wait_idle(qtbot, w, 15_000)
+    assert len(openai_server.images) == 1 and QImage.fromData(openai_server.images[0]).size().toTuple() == (3, 2)
+
+
+
+def test_a_damaged_image_says_so_on_its_chip_and_a_whole_huge_one_is_never_called_damaged(
+        qtbot, make_window, ollama_server, ollama_settings, tmp_path):
+    from desktop_agent.core.attachments import attach_file
+    from desktop_agent.ui.file_chips import SentFiles
+    from tests.helpers.files import huge_png
+
+    w = window_for(qtbot, make_window, ollama_server, ollama_settings, VISION)
+    png = png_bytes(4, 3)
+    drop_files(w.input, [write(tmp_path, "cut.png", png[: len(png) - 20]),
+                         write(tmp_path, "junk.png", b"\x89PNG\r\n\x1a\n" + b"junk" * 100)])
+    read_all(qtbot, w, 2)
+    assert [c.detail.text() for c in chips(w)] == ["damaged — not sent", "damaged — not sent"]
+    assert w.composer.tray.attachments() == []  # nothing of them goes
+    huge = attach_file(write(tmp_path, "huge.png", huge_png()))
+    sent = SentFiles([huge])  # Qt will not decode 30000×30000 pixels: a file icon, not "damaged"
+    qtbot.addWidget(sent)
+    chip = sent.chips[0]
+    from desktop_agent.ui.file_chips import thumbnails
+
+    qtbot.waitUntil(lambda: huge.sha256 in thumbnails().kept, timeout=30_000)  # Qt tried, and gave up
+    assert thumbnails().kept[huge.sha256].isNull() and chip.image is None
+    assert huge.problem is None and chip.detail.text().endswith(" KB · image"), chip.detail.text()
+    assert "damaged" not in chip.accessibleName()

@@ -46,3 +46,16 @@ def write(folder: Path, name: str, data: bytes | str) -> Path:
     path = folder / name
     path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
     return path
+
+
+def huge_png(side: int = 30000) -> bytes:
+    """A valid black-and-white PNG of ``side``×``side`` pixels (small on disk; bigger than Qt decodes)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    packer = zlib.compressobj(9)
+    row = b"\x00" * (1 + (side + 7) // 8)
+    body = b"".join(packer.compress(row) for _ in range(side)) + packer.flush()
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 1, 0, 0, 0, 0))
+            + chunk(b"IDAT", body) + chunk(b"IEND", b""))

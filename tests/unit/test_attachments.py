@@ -261,3 +261,52 @@ def test_our_json_export_imports_back_with_its_files_text_and_the_files_are_sear
     hits = store.search("quarterly-notes")
     assert [h.conversation_id for h in hits] == [new_id]
     store.close()
+
+
+def test_whether_a_model_sees_comes_from_its_server_else_from_its_name():
+    from desktop_agent.core.model_info import ModelFacts
+    from desktop_agent.core.vision import sight
+
+    silent = ModelFacts()  # an OpenAI-compatible server (llama.cpp, vLLM…) lists no capabilities
+    for name in ("llava:13b", "bakllava", "moondream", "gemma3:4b", "gemma-3-12b-it", "qwen2.5vl:7b",
+                 "Qwen/Qwen2-VL-7B-Instruct", "llama3.2-vision:11b", "minicpm-v", "pixtral-12b",
+                 "mistral-small3.1:24b", "granite3.2-vision", "gpt-4o-mini", "gpt-4.1", "gpt-5", "o3", "o4-mini",
+                 "claude-sonnet-4-5", "gemini-2.5-flash"):
+        assert sight(name, silent) == "yes", name
+    for name in ("smollm2", "llama3.2:latest", "gemma3:1b", "gemma-3-1b-it", "qwen2.5:7b", "mistral:7b",
+                 "gpt-3.5-turbo", "deepseek-r1", "phi3"):
+        assert sight(name, silent) == "unknown", name
+    assert sight("llava", ModelFacts(capabilities=frozenset({"completion"}))) == "no"  # the server says
+    assert sight("smollm2", ModelFacts(capabilities=frozenset({"completion", "vision"}))) == "yes"
+
+
+def test_a_cut_or_garbled_image_is_damaged_and_not_sent_and_a_whole_one_of_any_size_is_sent(tmp_path):
+    import struct
+    import zlib
+
+    from tests.helpers.files import huge_png
+
+    noisy = png_bytes(64, 64)
+    text = b"Comment\x00" + bytes(range(256)) * 2  # a chunk that makes the file long enough to cut at 200 bytes
+    noisy = noisy[:33] + struct.pack(">I", len(text)) + b"tEXt" + text + struct.pack(
+            ">I", zlib.crc32(b"tEXt" + text) & 0xFFFFFFFF) + noisy[33:]
+    assert attach_bytes("ok.png", noisy).kind == "image"
+    jpeg = (b"\xff\xd8\xff\xe0" + struct.pack(">H", 16) + b"JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00"
+            + b"\xff\xc0" + struct.pack(">HBHHB", 11, 8, 1, 1, 1) + b"\x01\x11\x00"
+            + b"\xff\xda" + struct.pack(">HB", 8, 1) + b"\x01\x00\x00\x3f\x00" + b"\x12\x34" + b"\xff\xd9")
+    gif = (b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00"
+           b"\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;")
+    webp = b"RIFF" + struct.pack("<I", 4 + 8 + 10) + b"WEBP" + b"VP8L" + struct.pack("<I", 10) + b"\x2f" + b"\x00" * 9
+    for name, whole in (("a.jpg", jpeg), ("a.gif", gif), ("a.webp", webp)):
+        assert attach_bytes(name, whole).kind == "image", name
+    damaged = {"cut.png": noisy[:200], "junk.png": b"\x89PNG\r\n\x1a\n" + os.urandom(500),
+               "flipped.png": noisy[:60] + bytes([noisy[60] ^ 0xFF]) + noisy[61:],
+               "cut.jpg": jpeg[:-4], "junk.jpg": b"\xff\xd8\xff" + os.urandom(300),
+               "cut.gif": gif[:-1], "cut.webp": webp[:-4]}
+    for name, data in damaged.items():
+        a = attach_bytes(name, data)
+        assert (a.kind, a.problem) == ("unreadable", "damaged"), name
+        assert text_for_model(Message(role="user", content="hi", attachments=[a])) == "hi"  # nothing of it sent
+    path = write(tmp_path, "huge.png", huge_png())
+    big = attach_file(path)
+    assert (big.kind, big.problem, big.mime) == ("image", None, "image/png")  # whole: sent, never "damaged"

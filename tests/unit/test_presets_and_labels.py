@@ -81,6 +81,30 @@ def test_two_presets_of_one_name_are_refused():
         Settings().updated({"presets.items": [{"id": "a", "name": "Same"}, {"id": "b", "name": "same"}]})
 
 
+def test_two_presets_of_one_name_in_the_file_cost_only_the_second_with_a_warning(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"version": 2, "presets": {"items": [
+        {"id": "fine", "name": "Fine", "system_prompt": "Be fine."},
+        {"id": "pirate", "name": "Pirate", "system_prompt": "Arr."},
+        {"id": "pirate-2", "name": "PIRATE", "system_prompt": "ARR."},  # a hand edit: the same name but for case
+        {"id": "poet", "name": "Poet"},
+        {"id": "poet", "name": "Poet again"}]}}), encoding="utf-8")
+    s, warnings = Settings.load(path)
+    assert [p.name for p in s.presets.items] == ["Fine", "Pirate", "Poet"]
+    assert len(warnings) == 2
+    told = " | ".join(warnings)
+    assert "Entry 3 of the setting presets.items was dropped: two presets have the same name (pirate)" in told
+    assert "Entry 5 of the setting presets.items was dropped: two presets have the same id (poet)" in told
+
+
+def test_the_users_own_preset_named_as_a_shipped_one_is_the_one_found():
+    mine = Preset(id="coder-2", name="Coder", system_prompt="My own way of coding.")
+    s = Settings().updated({"presets.items": [mine.model_dump()]})
+    assert presets.find(s, "coder") == mine and presets.find(s, "CODER ") == mine
+    assert presets.find(s, "writer").id == "writer"  # type: ignore[union-attr]
+    assert presets.find(Settings(), "coder").id == "coder"  # type: ignore[union-attr]
+
+
 def test_a_chat_started_from_a_preset_gets_its_prompt_model_temperature_and_tools():
     s = Settings(backend="ollama", ollama_model="llama3.2")
     p = Preset(id="x", name="X", system_prompt="Be X.", backend="openai", model="gpt-4o", temperature=0.4,
@@ -165,6 +189,32 @@ def test_tags_are_one_line_case_insensitive_and_go_with_their_chat(store):
     store.delete(b)
     assert store.all_tags() == [("x" * MAX_TAG_CHARS, 1)]
     assert store.conn.execute("SELECT count(*) FROM chat_tags WHERE conversation_id = ?", (b,)).fetchone() == (0,)
+
+
+def test_tags_are_the_same_tag_whatever_the_script_case_or_normal_form_and_invisible_characters_go(store):
+    a, b, c = _saved(store, "a", 1.0), _saved(store, "b", 2.0), _saved(store, "c", 3.0)
+    assert store.add_tag(a, "Σίσυφος") == "Σίσυφος"
+    assert store.add_tag(b, "ΣΊΣΥΦΟΣ") == "Σίσυφος"  # Greek case (and the final sigma): one tag
+    nfd = "cafe\u0301"
+    assert store.add_tag(a, nfd) == "café"  # kept in NFC
+    assert store.add_tag(b, "café") == "café" and store.add_tag(c, "CAFÉ") == "café"
+    assert store.add_tag(c, "straße") == "straße" and store.add_tag(a, "STRASSE") == "straße"
+    assert store.all_tags() == [("café", 3), ("straße", 2), ("Σίσυφος", 2)]
+    assert store.chat_tags(a) == ["café", "straße", "Σίσυφος"] and store.add_tag(a, "σίσυφος") == "Σίσυφος"
+    assert store.chat_tags(a) == ["café", "straße", "Σίσυφος"]  # no repeat
+    # NUL, zero-width space, bidi overrides and other invisible characters are no part of a tag
+    assert store.add_tag(c, "wo\x00rk\u200b") == "work"
+    assert store.add_tag(c, "\u202eevil\u202c") == "evil" and store.add_tag(c, "\u2066x\u2069") == "x"
+    assert store.add_tag(c, "👨\u200d👩\u200d👧") == "👨\u200d👩\u200d👧"  # an emoji family keeps its joiners
+    for nothing in ("\u200b\u200b", "\x00", "\u202e \u202c"):
+        with pytest.raises(ValueError):
+            store.add_tag(c, nothing)
+    ids = [s.id for s in store.list(limit=10, where=ChatFilter(tag="ΣΊΣΥΦΟΣ"))]
+    assert sorted(ids) == sorted([a, b])
+    assert [s.id for s in store.list(limit=10, where=ChatFilter(tag=nfd))] == [c, b, a]
+    store.remove_tag(a, "SISYPHOS")  # folding keeps letters: another tag, nothing removed
+    store.remove_tag(a, "ΣΊΣΥΦΟΣ")
+    assert store.chat_tags(a) == ["café", "straße"]
 
 
 def test_the_filter_by_tag_model_and_date(store):

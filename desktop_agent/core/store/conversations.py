@@ -84,7 +84,7 @@ _SUMMARY_COLUMNS = (
     "(SELECT count(*) FROM messages m WHERE m.conversation_id = c.id), c.title_is_custom, "
     "EXISTS (SELECT 1 FROM chat_pins p WHERE p.conversation_id = c.id), "
     f"(SELECT group_concat(tag, '{TAG_SEPARATOR}') FROM (SELECT tag FROM chat_tags t WHERE t.conversation_id = c.id "
-    "ORDER BY tag COLLATE NOCASE))"
+    "ORDER BY fold(tag), tag))"
 )
 #: how the list finds the pinned chats (join, condition) and leaves them out of the others (a condition before AND)
 _PINNED_FIRST = ("JOIN chat_pins pin ON pin.conversation_id = c.id",

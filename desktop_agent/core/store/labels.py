@@ -4,19 +4,23 @@
 and ``chat_tags`` tables; :class:`ChatFilter` says which chats the history lists (a tag, a model, a time range) and
 gives the SQL for it (used by :meth:`ConversationStore.list` and :meth:`ConversationStore.count`).
 
-A tag is one line of text, at most :data:`MAX_TAG_CHARS` characters, spaces squeezed; tags differing only in case
-are the same tag (the first spelling is kept).
+A tag is one line of text in NFC, at most :data:`MAX_TAG_CHARS` characters, spaces squeezed, without control or
+invisible format characters (NUL, zero-width space, bidi overrides); tags the search's folding
+(:func:`~desktop_agent.core.store.folding.fold`: case in every script, accents, NFC/NFD) makes the same are the
+same tag (:func:`tag_key`; the first spelling is kept).
 """
 
 from __future__ import annotations
 
 import time
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
 from desktop_agent.core.errors import ConversationNotFound
 from desktop_agent.core.messages import clean_text
 from desktop_agent.core.store.database import StoreDatabase, guarded
+from desktop_agent.core.store.folding import fold
 
 #: the longest tag
 MAX_TAG_CHARS = 40
@@ -24,12 +28,34 @@ MAX_TAG_CHARS = 40
 TAG_SEPARATOR = "\x1f"
 
 
+#: format characters kept in a tag: the joiners that emoji sequences and Persian or Indic words need
+_KEPT_FORMAT = {"\u200c", "\u200d"}
+
+
 def clean_tag(tag: str) -> str:
-    """``tag`` on one line, spaces squeezed, cut to :data:`MAX_TAG_CHARS`; ValueError when nothing is left."""
-    text = " ".join(clean_text(str(tag)).replace(TAG_SEPARATOR, " ").split())[:MAX_TAG_CHARS].strip()
-    if not text:
+    """``tag`` in NFC on one line, without control and invisible format characters, spaces squeezed, cut to
+    :data:`MAX_TAG_CHARS`; ValueError when nothing visible is left."""
+    text = unicodedata.normalize("NFC", clean_text(str(tag)).replace(TAG_SEPARATOR, " "))
+    text = "".join(" " if c.isspace() else c for c in text
+                   if c.isspace() or unicodedata.category(c) not in ("Cc", "Cf") or c in _KEPT_FORMAT)
+    text = " ".join(text.split())[:MAX_TAG_CHARS].strip()
+    if not any(unicodedata.category(c) != "Cf" for c in text):
         raise ValueError("a tag needs some text")
     return text
+
+
+def tag_key(tag: str) -> str:
+    """What makes two tags the same tag: the search's folding of the cleaned tag (``Σίσυφος`` and ``ΣΊΣΥΦΟΣ``,
+    NFC and NFD ``é``). The store compares ``fold(tag)`` in SQL, the same function."""
+    return fold(clean_tag(tag))
+
+
+def _key_or_self(tag: str) -> str:
+    """:func:`tag_key`, or the folded text as given when it cleans to nothing (it then matches no tag)."""
+    try:
+        return tag_key(tag)
+    except ValueError:
+        return fold(tag)
 
 
 @dataclass(frozen=True)
@@ -51,8 +77,8 @@ class ChatFilter:
         parts: list[str] = []
         params: list[Any] = []
         if self.tag is not None:
-            parts.append("c.id IN (SELECT conversation_id FROM chat_tags WHERE tag = ? COLLATE NOCASE)")
-            params.append(self.tag)
+            parts.append("c.id IN (SELECT conversation_id FROM chat_tags WHERE fold(tag) = ?)")
+            params.append(_key_or_self(self.tag))
         if self.model is not None:
             parts.append("c.model = ?")
             params.append(self.model)
@@ -90,22 +116,24 @@ class ChatLabels(StoreDatabase):
 
     @guarded
     def chat_tags(self, conversation_id: str) -> list[str]:
-        """The chat's tags, in alphabetical order (case-insensitive)."""
-        rows = self.read("SELECT tag FROM chat_tags WHERE conversation_id = ? ORDER BY tag COLLATE NOCASE",
+        """The chat's tags, in alphabetical order (folded: case and accents aside)."""
+        rows = self.read("SELECT tag FROM chat_tags WHERE conversation_id = ? ORDER BY fold(tag), tag",
                          (conversation_id,))
         return [r[0] for r in rows]
 
     @guarded
     def add_tag(self, conversation_id: str, tag: str) -> str:
-        """Tag a chat; returns the tag as kept (an existing tag's spelling when it differs only in case).
-        Raises ValueError for an empty tag."""
+        """Tag a chat; returns the tag as kept (an existing tag's spelling when it is the same tag: see
+        :func:`tag_key`). Raises ValueError for an empty tag."""
         tag = clean_tag(tag)
+        key = fold(tag)
         with self.write() as conn:
             self._require(conn, conversation_id)
-            known = conn.execute("SELECT tag FROM chat_tags WHERE tag = ? COLLATE NOCASE LIMIT 1", (tag,)).fetchone()
+            known = conn.execute("SELECT tag FROM chat_tags WHERE fold(tag) = ? ORDER BY rowid LIMIT 1",
+                                 (key,)).fetchone()
             tag = known[0] if known else tag
-            if not conn.execute("SELECT 1 FROM chat_tags WHERE conversation_id = ? AND tag = ? COLLATE NOCASE",
-                                (conversation_id, tag)).fetchone():
+            if not conn.execute("SELECT 1 FROM chat_tags WHERE conversation_id = ? AND fold(tag) = ?",
+                                (conversation_id, key)).fetchone():
                 conn.execute("INSERT INTO chat_tags (conversation_id, tag) VALUES (?, ?)", (conversation_id, tag))
         return tag
 
@@ -113,14 +141,14 @@ class ChatLabels(StoreDatabase):
     def remove_tag(self, conversation_id: str, tag: str) -> None:
         """Take a tag off a chat (nothing happens when it has not that tag)."""
         with self.write() as conn:
-            conn.execute("DELETE FROM chat_tags WHERE conversation_id = ? AND tag = ? COLLATE NOCASE",
-                         (conversation_id, tag))
+            conn.execute("DELETE FROM chat_tags WHERE conversation_id = ? AND fold(tag) = ?",
+                         (conversation_id, _key_or_self(tag)))
 
     @guarded
     def all_tags(self) -> list[tuple[str, int]]:
-        """Every tag in use and how many chats have it, alphabetical (case-insensitive)."""
-        rows = self.read("SELECT tag, count(*) FROM chat_tags GROUP BY tag COLLATE NOCASE "
-                         "ORDER BY tag COLLATE NOCASE")
+        """Every tag in use and how many chats have it, alphabetical (folded: case and accents aside)."""
+        rows = self.read("SELECT min(tag), count(DISTINCT conversation_id) FROM chat_tags GROUP BY fold(tag) "
+                         "ORDER BY fold(tag)")
         return [(r[0], r[1]) for r in rows]
 
     @guarded

@@ -29,7 +29,7 @@ from desktop_agent.core.porting.markdown_doc import export_markdown, export_mark
 from desktop_agent.core.porting.model import ImportCancelled, ImportedChat, ImportedNode, ImportPlan
 from desktop_agent.core.porting.ours import ChatTree, export_document
 from desktop_agent.core.store.database import StoreDatabase, guarded
-from desktop_agent.core.store.labels import clean_tag
+from desktop_agent.core.store.labels import clean_tag, tag_key
 from desktop_agent.core.store.titles import clip_title, one_line
 
 Format = Literal["md", "json", "html"]
@@ -351,7 +351,7 @@ class Porting(StoreDatabase):
         tags: dict[str, str] = {}
         for tag in chat.tags:
             with contextlib.suppress(ValueError):  # a tag of nothing but spaces is no tag
-                tags.setdefault(clean_tag(tag).casefold(), clean_tag(tag))
+                tags.setdefault(tag_key(tag), clean_tag(tag))
         conn.executemany("INSERT INTO chat_tags (conversation_id, tag) VALUES (?, ?)",
                          [(cid, tag) for tag in tags.values()])
         return cid

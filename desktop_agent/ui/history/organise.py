@@ -78,11 +78,13 @@ class LabelActions(QObject):
     def fill_tags(self) -> None:
         """The Tags menu for the selected chat: each tag in use (ticked: the chat has it), then New tag…."""
         self.tags_menu.clear()
+        from desktop_agent.core.store.labels import tag_key
+
         cid = self.panel.current_id()
         if cid is None:
             return
         try:
-            mine = {t.casefold() for t in self.panel.store.chat_tags(cid)}
+            mine = {tag_key(t) for t in self.panel.store.chat_tags(cid)}
             tags = self.panel.store.all_tags()
         except StoreError as exc:
             self.panel.show_error(str(exc))
@@ -90,7 +92,7 @@ class LabelActions(QObject):
         for tag, _count in tags:
             action = self.tags_menu.addAction(tag)
             action.setCheckable(True)
-            action.setChecked(tag.casefold() in mine)
+            action.setChecked(tag_key(tag) in mine)
             action.triggered.connect(lambda on, t=tag, c=cid: self.set_tag(c, t, on))
         if tags:
             self.tags_menu.addSeparator()
