@@ -311,6 +311,10 @@
         <translation>{n} MB</translation>
     </message>
     <message>
+        <source>damaged — not sent</source>
+        <translation>已损坏 — 不会发送</translation>
+    </message>
+    <message>
         <source>only the beginning is sent</source>
         <translation>只发送开头部分</translation>
     </message>
@@ -381,6 +385,10 @@
     <message>
         <source>The image cannot be shown.</source>
         <translation>无法显示此图片。</translation>
+    </message>
+    <message>
+        <source>⚠ {model} may not see images: its server does not say, and it is not a model known to. Send anyway (press Send again), or pick a model that can see, such as llava, gemma3 or qwen2.5vl.</source>
+        <translation>⚠ {model} 可能无法查看图片：其服务器没有说明，而它也不是已知能查看图片的模型。仍要发送（再按一次“发送”），或选择能查看图片的模型，例如 llava、gemma3 或 qwen2.5vl。</translation>
     </message>
 </context>
 <context>
