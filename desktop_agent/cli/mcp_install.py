@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from desktop_agent.cli.output import as_output, write_line
 
@@ -86,7 +86,7 @@ def run_install(args: argparse.Namespace, services: Services) -> int:
         _err("\ndesktop-agent: the input ended before every value was given. Nothing was installed.")
         return EXIT_FAILED
     notes: list[str] = []
-    no_keyring = "file" if args.secrets_in_file else "refuse"
+    no_keyring: Literal["file", "refuse"] = "file" if args.secrets_in_file else "refuse"
 
     def save(change: Any) -> Any:
         return services.edit_settings(change)
@@ -102,7 +102,7 @@ def run_install(args: argparse.Namespace, services: Services) -> int:
     print(f"Installed {bundle.manifest.title} {bundle.manifest.version} as the MCP server {bundle.server_name}.")
     for note in notes:
         print(note[0].upper() + note[1:] + ".")
-    print(f"Its tools are offered in the next chat; `desktop-agent mcp list` starts it and lists them.")
+    print("Its tools are offered in the next chat; `desktop-agent mcp list` starts it and lists them.")
     return EXIT_OK
 
 

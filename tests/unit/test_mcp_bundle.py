@@ -186,7 +186,7 @@ def test_a_runtime_too_old_or_another_platform_installs_nothing(tmp_path, store)
     _command, problems = requirements(bundle.manifest)
     assert any("runs on" in p and "only" in p for p in problems)
     assert any("needs Node.js >=99.0.0" in p for p in problems)
-    with pytest.raises(BundleError, match="needs Node.js"):
+    with pytest.raises(BundleError, match=r"needs Node\.js"):
         install(bundle, {}, Saved(), store)
     assert _left(bundles_dir()) == []
 

@@ -41,7 +41,14 @@ from desktop_agent.core.mcp.bundle_manifest import (
     parse_manifest,
     satisfies,
 )
-from desktop_agent.core.mcp.config import Imported, NoKeyringChoice, secret_name, store_found, server_from_entry, server_name
+from desktop_agent.core.mcp.config import (
+    Imported,
+    NoKeyringChoice,
+    secret_name,
+    server_from_entry,
+    server_name,
+    store_found,
+)
 
 if TYPE_CHECKING:
     from desktop_agent.core.secrets import SecretStore
@@ -56,7 +63,7 @@ RUNTIME_NAMES = {"node": "Node.js", "python": "Python", "uv": "uv"}
 _PLATFORM_NAMES = {"darwin": "macOS", "win32": "Windows", "linux": "Linux"}
 _WHOLE_VALUE = re.compile(r"^\$\{user_config\.([^}]+)\}$")
 
-__all__ = ["BundleError", "Bundle", "bundles_dir", "install", "open_bundle", "requirements", "uninstall_files"]
+__all__ = ["Bundle", "BundleError", "bundles_dir", "install", "open_bundle", "requirements", "uninstall_files"]
 
 
 @dataclass(frozen=True)
@@ -218,7 +225,7 @@ def checked_values(manifest: Manifest, given: dict[str, Any]) -> dict[str, Any]:
                 if isinstance(value, str) else [value]
         if f.type == "number":
             try:
-                number = float(value) if not isinstance(value, bool) else None
+                number = None if isinstance(value, bool | list) else float(value)
             except (TypeError, ValueError):
                 number = None
             if number is None:

@@ -63,6 +63,8 @@ class McpPage(SettingsPage):
     listed now)."""
 
     servers_ready = Signal()
+    #: Install bundle… pressed: the window installs it (see desktop_agent.ui.mcp_bundle), then add_installed()
+    install_bundle_requested = Signal()
     _state_changed = Signal(object)
 
     def __init__(self, assembly: Assembly | None, secrets: SecretStore | None, tasks: TaskRunner | None) -> None:
@@ -128,9 +130,13 @@ class McpPage(SettingsPage):
         for b in (self.add_button, self.edit_button, self.remove_button, self.restart_button):
             b.setAutoDefault(False)
             buttons.addWidget(b)
-        self.import_button.setAutoDefault(False)
+        self.bundle_button = QPushButton(translate("McpPage", "Install &bundle…"))
+        self.bundle_button.setToolTip(translate("McpPage", "Install an MCP server packaged as a .mcpb bundle"))
+        self.bundle_button.clicked.connect(self.install_bundle_requested)
         buttons.addStretch(1)
-        buttons.addWidget(self.import_button)
+        for b in (self.bundle_button, self.import_button):
+            b.setAutoDefault(False)
+            buttons.addWidget(b)
         outer.addLayout(buttons)
         self.servers_error = note_label(translate("McpPage", "MCP servers error"))
         outer.addWidget(self.servers_error)
@@ -464,6 +470,15 @@ class McpPage(SettingsPage):
             del self._staged[key]
         self._fill()
         self.changed.emit()
+
+    def add_installed(self, server: McpServerSettings) -> None:
+        """A bundle installed meanwhile (already saved, with its secrets): listed as saved, replacing the server
+        of its name."""
+        self._servers = [s for s in self._servers if s.name != server.name] + [server]
+        self._original = [s for s in self._original if s.name != server.name] + [server]
+        self._origin[server.name] = server.name
+        self._fill()
+        self.select(server.name)
 
     # ---- secrets ----------------------------------------------------------------------------------------
 
