@@ -90,8 +90,9 @@ class BundleDialog(QDialog):
         self.needs_label = QLabel(needs)
         self.needs_label.setWordWrap(True)
         facts.addRow(translate("BundleDialog", "Needs:"), self.needs_label)
-        where = translate("BundleDialog", "{files} files, {size} MB, unpacked into the app's data folder").format(
-            files=bundle.files, size=f"{bundle.size / 1e6:.1f}")
+        size = f"{bundle.size / 1e6:.1f} MB" if bundle.size >= 1e6 else f"{max(1, round(bundle.size / 1e3))} kB"
+        where = translate("BundleDialog", "{files} files, {size}, unpacked into the app's data folder").format(
+            files=bundle.files, size=size)
         facts.addRow(translate("BundleDialog", "Size:"), QLabel(where))
         outer.addLayout(facts)
         self.problems = note_label(translate("BundleDialog", "Why it cannot be installed"))
@@ -105,6 +106,8 @@ class BundleDialog(QDialog):
         form = QFormLayout(self.form_box)
         for f in m.user_config:
             form.addRow(self._label(f), self._input(f))
+            if f.description and f.type != "boolean":  # a check box says it in its own text
+                form.addRow("", hint_label(f.description))
         if m.user_config:
             outer.addWidget(self.form_box)
             if any(f.required for f in m.user_config):

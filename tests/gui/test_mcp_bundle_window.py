@@ -150,4 +150,24 @@ def test_install_bundle_from_settings_lists_it_on_the_page(window, qtbot, tmp_pa
     qtbot.waitUntil(lambda: "greeter" in [s.name for s in page.servers()], timeout=10_000)
     assert page.selected_name() == "greeter"
     assert "Howdy, Ada!" in _greet(qtbot, window)
-    window.settings_dialog.reject()
+    dialog = window.settings_dialog
+    dialog.reject()
+    qtbot.waitUntil(lambda: window.settings_dialog is None, timeout=10_000)
+
+
+def test_removing_an_installed_bundle_in_settings_deletes_its_files_and_secret(window, qtbot, tmp_path,
+                                                                               keyring_backend):
+    mcp_bundle.install_bundle(window, str(bundles.python_bundle(tmp_path)))
+    _install(qtbot, _dialog(qtbot))
+    home = paths.data_dir() / "mcp-bundles" / "greeter"
+    assert home.is_dir() and KEY in keyring_backend.data.values()
+    window.open_settings()
+    qtbot.waitUntil(lambda: window.settings_dialog is not None, timeout=10_000)
+    dialog = window.settings_dialog
+    dialog.mcp_page.select("greeter")
+    qtbot.mouseClick(dialog.mcp_page.remove_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(dialog.save_button.isEnabled, timeout=10_000)
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not home.exists(), timeout=30_000)
+    qtbot.waitUntil(lambda: KEY not in keyring_backend.data.values(), timeout=30_000)
+    assert '"greeter"' not in paths.settings_file().read_text(encoding="utf-8")

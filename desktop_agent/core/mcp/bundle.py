@@ -13,7 +13,8 @@ uninstalled.
   into place only when everything worked), adds its server to the settings (a server of that name is replaced:
   a newer version replaces the old one, whose files are then deleted) with the user's ``user_config`` values —
   the ``sensitive`` ones in the OS keyring, never in the settings file. Any failure leaves nothing behind.
-- :func:`uninstall_files` deletes a bundle's files (its server and keyring entries go with ``mcp remove``)."""
+- :func:`uninstall_files` deletes a bundle's files (its server and keyring entries go with ``mcp remove``);
+  :func:`prune` deletes those of bundles whose server was removed in Settings."""
 
 from __future__ import annotations
 
@@ -385,6 +386,19 @@ def uninstall_files(name: str) -> bool:
         return False
     shutil.rmtree(home, ignore_errors=True)
     return True
+
+
+def prune(settings: Settings) -> list[str]:
+    """Delete the files of the bundles whose server is no longer in ``settings`` (removed in Settings); their
+    names."""
+    folder = bundles_dir()
+    if not folder.is_dir():
+        return []
+    kept = {s.name for s in settings.mcp.servers}
+    gone = [home.name for home in folder.iterdir() if home.is_dir() and home.name not in kept]
+    for name in gone:
+        shutil.rmtree(folder / name, ignore_errors=True)
+    return gone
 
 
 def summary(bundle: Bundle) -> list[str]:

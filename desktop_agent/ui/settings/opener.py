@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 def open_settings(window: MainWindow, tab: str = "") -> None:
     """Open ``window``'s Settings at the page titled ``tab`` (if given), or bring the open one to the front."""
+    from desktop_agent.core.mcp.bundle import prune
     from desktop_agent.ui.mcp_bundle import install_bundle
     from desktop_agent.ui.settings.dialog import SettingsDialog
 
@@ -35,6 +36,7 @@ def open_settings(window: MainWindow, tab: str = "") -> None:
 
     def saved(settings) -> None:
         window.apply_settings(settings)
+        ctl.tasks.run(lambda _task: prune(settings), key="mcp-bundle-prune")  # a removed bundle's files
         window.statusBar().showMessage(translate("MainWindow", "Settings saved; they apply from the next message."),
                                        5000)
 
