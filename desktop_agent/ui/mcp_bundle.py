@@ -65,7 +65,8 @@ def show_dialog(window: MainWindow, bundle: Any, problems: list[str], parent: QW
 
     ctl = window.controller
     assert ctl is not None
-    dialog = BundleDialog(bundle, problems, parent or window)
+    current = next((s for s in ctl.settings.mcp.servers if s.name == bundle.server_name), None)
+    dialog = BundleDialog(bundle, problems, parent or window, replaces=current)
     dialog.setObjectName("mcpBundleDialog")
 
     def install(values: dict[str, Any]) -> None:

@@ -8,6 +8,7 @@ stays open with what was typed."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
@@ -34,6 +35,7 @@ from desktop_agent.ui.settings.common import hint_label, note_label, show
 if TYPE_CHECKING:
     from desktop_agent.core.mcp.bundle import Bundle
     from desktop_agent.core.mcp.bundle_manifest import UserField
+    from desktop_agent.core.settings import McpServerSettings
 
 _RUNTIMES = {"node": "Node.js", "python": "Python", "uv": "uv"}
 
@@ -45,7 +47,8 @@ class BundleDialog(QDialog):
 
     install_requested = Signal(dict)
 
-    def __init__(self, bundle: Bundle, problems: list[str], parent: QWidget | None = None) -> None:
+    def __init__(self, bundle: Bundle, problems: list[str], parent: QWidget | None = None,
+                 replaces: McpServerSettings | None = None) -> None:
         super().__init__(parent)
         m = bundle.manifest
         self.bundle = bundle
@@ -100,6 +103,20 @@ class BundleDialog(QDialog):
         if problems:
             show(self.problems, translate("BundleDialog", "It cannot run on this computer: {why}.").format(
                 why="; ".join(problems)), "err")
+
+        self.replaces = note_label(translate("BundleDialog", "What it replaces"))
+        outer.addWidget(self.replaces)
+        if replaces is not None:
+            from desktop_agent.core.mcp.bundle import bundles_dir
+
+            home = bundles_dir() / bundle.server_name
+            if replaces.cwd and Path(replaces.cwd).parent == home:
+                text = translate("BundleDialog", "Replaces the installed version {version}.").format(
+                    version=Path(replaces.cwd).name)
+            else:
+                text = translate("BundleDialog", "Replaces your MCP server {name} ({runs}).").format(
+                    name=replaces.name, runs=replaces.url or " ".join([replaces.command, *replaces.args])[:80])
+            show(self.replaces, text, "warn")
 
         self.inputs: dict[str, Any] = {}
         self.form_box = QGroupBox(translate("BundleDialog", "Its settings"))

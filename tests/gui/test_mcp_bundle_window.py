@@ -112,8 +112,15 @@ def test_a_bundle_dropped_onto_the_input_opens_the_dialog_not_its_path_as_text(w
     assert entered and dropped
     dialog = _dialog(qtbot)
     assert window.input.toPlainText() == ""
+    assert not dialog.replaces.isVisible()
     _install(qtbot, dialog)
     assert "Howdy, Ada!" in _greet(qtbot, window)
+    _drop(window.input, bundles.python_bundle(tmp_path, "1.1.0"))  # a newer version
+    dialog = _dialog(qtbot)
+    assert dialog.replaces.text().endswith("Replaces the installed version 1.0.0.")
+    _install(qtbot, dialog)
+    qtbot.waitUntil(lambda: not (paths.data_dir() / "mcp-bundles" / "greeter" / "1.0.0").exists(), timeout=30_000)
+    assert (paths.data_dir() / "mcp-bundles" / "greeter" / "1.1.0").is_dir()
 
 
 def test_a_bundle_that_cannot_run_here_offers_no_install(window, qtbot, tmp_path):

@@ -17,6 +17,7 @@ from desktop_agent.core.mcp.bundle import (
     bundles_dir,
     install,
     open_bundle,
+    prune,
     requirements,
     summary,
     uninstall_files,
@@ -196,12 +197,25 @@ def test_a_required_field_left_empty_or_a_failed_save_installs_nothing(tmp_path,
     with pytest.raises(BundleError, match="fill in API key"):
         install(bundle, {}, Saved(), store)
 
-    def broken_save(_change):
+    def broken_save(change):
+        change(Settings())  # the secret is stored, then the settings file cannot be written
         raise OSError("disk full")
 
     with pytest.raises(OSError, match="disk full"):
         install(bundle, {"api_key": KEY}, broken_save, store)
     assert _left(bundles_dir()) == []
+    assert store.get_secret("mcp:greeter:env:GREETER_KEY") is None
+
+
+def test_prune_deletes_the_files_of_a_removed_bundle_not_of_a_renamed_one(tmp_path, store, python_path):
+    saved = Saved()
+    install(open_bundle(bundles.python_bundle(tmp_path)), {"api_key": KEY}, saved, store)
+    install(open_bundle(bundles.node_bundle(tmp_path)), {}, saved, store)
+    greeter, _shouter = saved.settings.mcp.servers
+    renamed = saved.settings.updated({"mcp.servers": [greeter.model_copy(update={"name": "hello"}).model_dump()]})
+    assert prune(renamed) == ["shouter"]
+    assert (bundles_dir() / "greeter" / "1.0.0").is_dir() and not (bundles_dir() / "shouter").exists()
+    assert prune(Settings()) == ["greeter"] and _left(bundles_dir()) == []
 
 
 def test_a_failed_reinstall_keeps_the_installed_version(tmp_path, store, python_path):

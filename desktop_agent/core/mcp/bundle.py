@@ -352,7 +352,10 @@ def install(bundle: Bundle, given: dict[str, Any], save: Callable[[Callable[[Set
         _unpack(bundle, staging)
         server, hidden = server_for(manifest, str(final), values, command)
 
+        replaced: list[bool] = []
+
         def change(current: Settings) -> Settings:
+            replaced[:] = [any(s.name == server.name for s in current.mcp.servers)]
             new, told = store_found(Imported(servers=[server], secrets=hidden), current, secrets, no_keyring)
             notes[:] = told
             return new
@@ -366,6 +369,9 @@ def install(bundle: Bundle, given: dict[str, Any], save: Callable[[Callable[[Set
             shutil.rmtree(final, ignore_errors=True)
             if backup.exists():
                 backup.rename(final)
+            if replaced == [False] and secrets is not None:  # stored, then the settings file was not written
+                for key in hidden:
+                    secrets.set_secret(key, None)
             raise
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -395,7 +401,9 @@ def prune(settings: Settings) -> list[str]:
     if not folder.is_dir():
         return []
     kept = {s.name for s in settings.mcp.servers}
-    gone = [home.name for home in folder.iterdir() if home.is_dir() and home.name not in kept]
+    used = [str(Path(s.cwd).expanduser()) for s in settings.mcp.servers if s.cwd]  # a renamed server keeps its own
+    gone = [home.name for home in folder.iterdir() if home.is_dir() and home.name not in kept
+            and not any(u == str(home) or u.startswith(str(home) + os.sep) for u in used)]
     for name in gone:
         shutil.rmtree(folder / name, ignore_errors=True)
     return gone
