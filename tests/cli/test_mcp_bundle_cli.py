@@ -63,6 +63,20 @@ def test_install_a_python_bundle_then_list_its_tool_and_remove_it(tmp_path):
     assert json.loads((tmp_path / "keyring.json").read_text(encoding="utf-8")) == {}
 
 
+def test_a_chat_in_the_terminal_calls_the_installed_bundles_tool(tmp_path, openai_server):
+    assert run(tmp_path, "install", str(bundles.python_bundle(tmp_path)), "--set", f"api_key={KEY}",
+               "--set", "greeting=Ahoy").returncode == 0
+    env = {**os.environ, "DESKTOP_AGENT_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT),
+           "PYTHON_KEYRING_BACKEND": "tests.helpers.keyrings.FileKeyring",
+           "TEST_KEYRING_FILE": str(tmp_path / "keyring.json"), "PATH": bundles.python_on_path(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "desktop_agent", "chat", "--backend", "openai", "--base-url",
+                           openai_server.url, "--model", "m", "--tool-choice", "greeter__greet", "--allow-tool",
+                           "greeter__greet", "-p", "say hi"], capture_output=True, text=True, timeout=120, env=env,
+                          cwd=ROOT, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    assert "Ahoy, friend! (key of 27 characters, ends 77)" in done.stdout  # the secret reached the server
+
+
 def test_values_given_with_set_and_defaults_ask_nothing(tmp_path):
     done = run(tmp_path, "install", str(bundles.node_bundle(tmp_path)), "--defaults", "--set", "suffix=?!")
     assert done.returncode == 0, done.stderr

@@ -20,7 +20,7 @@ server = MCPServer("greeter")
 
 
 @server.tool()
-def greet(name: str) -> str:
+def greet(name: str = "friend") -> str:
     """Greet someone by name."""
     key = os.environ.get("GREETER_KEY", "")
     return f"{os.environ.get('GREETING', 'Hello')}, {name}! (key of {len(key)} characters, ends {key[-2:]})"
