@@ -237,3 +237,18 @@ def test_versions_are_compared_as_the_spec_writes_them():
     assert satisfies("20.11.1", ">=16.0.0") and not satisfies("14.2.0", ">=16.0.0")
     assert satisfies("3.11.4", ">=3.8,<4.0") and not satisfies("4.0.0", ">=3.8,<4.0")
     assert satisfies("1.4.0", "^1.2.3") and not satisfies("2.0.0", "^1.2.3")
+
+
+def test_a_binary_bundle_runs_its_own_program_made_executable(tmp_path, store):
+    manifest = bundles.node_manifest(name="runner", server={
+        "type": "binary", "entry_point": "server/run",
+        "mcp_config": {"command": "server/run", "args": ["${user_config.dirs}"], "env": {"SUFFIX": "?"}}})
+    manifest.pop("compatibility")
+    script = "#!/bin/sh\nexec node \"$(dirname \"$0\")/index.js\" \"$@\"\n"  # stored without any mode bits
+    path = bundles.build(tmp_path / "runner.mcpb", manifest, {"server/run": script,
+                                                             "server/index.js": bundles.NODE_SERVER})
+    saved = Saved()
+    install(open_bundle(path), {"dirs": ["/x"]}, saved, store)
+    program = bundles_dir() / "runner" / "0.2.0" / "server" / "run"
+    assert program.stat().st_mode & 0o100
+    assert "HI? in /x" in _call(saved.settings, store, "runner", "shout", {"text": "hi"})
