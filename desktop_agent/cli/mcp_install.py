@@ -24,11 +24,12 @@ def _err(text: str) -> None:
     write_line(as_output(sys.stderr), text)
 
 
-def _ask(f: UserField, interactive: bool) -> Any:
-    """One value from the terminal (None: the default / left out); EOFError when the input ended."""
+def _ask(f: UserField, interactive: bool, before: Any = None) -> Any:
+    """One value from the terminal (None: the default — ``before``, what the installed version was given, else
+    the manifest's — or left out); EOFError when the input ended."""
     from desktop_agent.core.mcp.bundle_manifest import as_text, expand_default
 
-    default = expand_default(f.default)
+    default = before if before is not None else expand_default(f.default)
     shown = "" if f.sensitive or default in (None, "", []) else f" [{as_text(default, ', ')}]"
     kind = {"boolean": " (yes/no)", "number": " (a number)", "directory": " (a folder)", "file": " (a file)"}.get(
         f.type, "")
@@ -45,11 +46,18 @@ def _ask(f: UserField, interactive: bool) -> Any:
         if not line:
             raise EOFError
         text = line.rstrip("\n")
-    return text.strip() or None
+    return text.strip() or before
 
 
 def run_install(args: argparse.Namespace, services: Services) -> int:
-    from desktop_agent.core.mcp.bundle import BundleError, install, open_bundle, requirements, summary
+    from desktop_agent.core.mcp.bundle import (
+        BundleError,
+        install,
+        open_bundle,
+        previous_values,
+        requirements,
+        summary,
+    )
     from desktop_agent.core.mcp.config import NoKeyring
 
     try:
@@ -78,10 +86,13 @@ def run_install(args: argparse.Namespace, services: Services) -> int:
             return EXIT_USAGE
         given[key.strip()] = value
     interactive = sys.stdin.isatty()
+    before = previous_values(bundle)
     try:
         for f in bundle.manifest.user_config:
             if f.key not in given and not args.defaults:
-                given[f.key] = _ask(f, interactive)
+                given[f.key] = _ask(f, interactive, before.get(f.key))
+            elif f.key not in given:
+                given[f.key] = before.get(f.key)
     except (EOFError, KeyboardInterrupt):
         _err("\ndesktop-agent: the input ended before every value was given. Nothing was installed.")
         return EXIT_FAILED

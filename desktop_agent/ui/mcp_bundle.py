@@ -66,7 +66,9 @@ def show_dialog(window: MainWindow, bundle: Any, problems: list[str], parent: QW
     ctl = window.controller
     assert ctl is not None
     current = next((s for s in ctl.settings.mcp.servers if s.name == bundle.server_name), None)
-    dialog = BundleDialog(bundle, problems, parent or window, replaces=current)
+    from desktop_agent.core.mcp.bundle import previous_values
+
+    dialog = BundleDialog(bundle, problems, parent or window, replaces=current, previous=previous_values(bundle))
     dialog.setObjectName("mcpBundleDialog")
 
     def install(values: dict[str, Any]) -> None:

@@ -48,7 +48,7 @@ class BundleDialog(QDialog):
     install_requested = Signal(dict)
 
     def __init__(self, bundle: Bundle, problems: list[str], parent: QWidget | None = None,
-                 replaces: McpServerSettings | None = None) -> None:
+                 replaces: McpServerSettings | None = None, previous: dict[str, Any] | None = None) -> None:
         super().__init__(parent)
         m = bundle.manifest
         self.bundle = bundle
@@ -121,6 +121,7 @@ class BundleDialog(QDialog):
         self.inputs: dict[str, Any] = {}
         self.form_box = QGroupBox(translate("BundleDialog", "Its settings"))
         form = QFormLayout(self.form_box)
+        self._previous = previous or {}
         for f in m.user_config:
             form.addRow(self._label(f), self._input(f))
             if f.description and f.type != "boolean":  # a check box says it in its own text
@@ -153,7 +154,7 @@ class BundleDialog(QDialog):
         return label
 
     def _input(self, f: UserField) -> QWidget:
-        default = expand_default(f.default)
+        default = self._previous.get(f.key, expand_default(f.default))  # what the installed version was given
         if f.type == "boolean":
             box = QCheckBox(f.description or f.title)
             box.setChecked(bool(default) if not isinstance(default, str) else default.lower() == "true")

@@ -118,6 +118,7 @@ def test_a_bundle_dropped_onto_the_input_opens_the_dialog_not_its_path_as_text(w
     _drop(window.input, bundles.python_bundle(tmp_path, "1.1.0"))  # a newer version
     dialog = _dialog(qtbot)
     assert dialog.replaces.text().endswith("Replaces the installed version 1.0.0.")
+    assert dialog.inputs["greeting"].text() == "Howdy" and dialog.inputs["api_key"].text() == ""  # as given before
     _install(qtbot, dialog)
     qtbot.waitUntil(lambda: not (paths.data_dir() / "mcp-bundles" / "greeter" / "1.0.0").exists(), timeout=30_000)
     assert (paths.data_dir() / "mcp-bundles" / "greeter" / "1.1.0").is_dir()

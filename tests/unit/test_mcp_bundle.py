@@ -17,6 +17,7 @@ from desktop_agent.core.mcp.bundle import (
     bundles_dir,
     install,
     open_bundle,
+    previous_values,
     prune,
     requirements,
     summary,
@@ -91,8 +92,10 @@ def test_python_bundle_installs_and_its_tool_runs_with_the_secret_from_the_keyri
 
 def test_newer_version_replaces_the_old_and_uninstall_removes_files_and_secrets(tmp_path, store, python_path):
     saved = Saved()
-    install(open_bundle(bundles.python_bundle(tmp_path, "1.0.0")), {"api_key": KEY}, saved, store)
-    install(open_bundle(bundles.python_bundle(tmp_path, "1.1.0")), {"api_key": KEY + "x"}, saved, store)
+    install(open_bundle(bundles.python_bundle(tmp_path, "1.0.0")), {"api_key": KEY, "greeting": "Hi"}, saved, store)
+    newer = open_bundle(bundles.python_bundle(tmp_path, "1.1.0"))
+    assert previous_values(newer) == {"greeting": "Hi"}  # offered again; never the secret
+    install(newer, {"api_key": KEY + "x"}, saved, store)
     assert [s.name for s in saved.settings.mcp.servers] == ["greeter"]
     assert _left(bundles_dir() / "greeter")[:1] == ["1.1.0"]
     assert not (bundles_dir() / "greeter" / "1.0.0").exists()

@@ -18,6 +18,7 @@ uninstalled.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -62,6 +63,8 @@ MAX_FILES = 100_000
 #: what runs a server of each type, and the name the user knows it by
 RUNTIME_NAMES = {"node": "Node.js", "python": "Python", "uv": "uv"}
 _PLATFORM_NAMES = {"darwin": "macOS", "win32": "Windows", "linux": "Linux"}
+#: the values an installed bundle was given (not the sensitive ones), beside its version folders
+VALUES_FILE = "values.json"
 _WHOLE_VALUE = re.compile(r"^\$\{user_config\.([^}]+)\}$")
 
 __all__ = ["Bundle", "BundleError", "bundles_dir", "install", "open_bundle", "requirements", "uninstall_files"]
@@ -379,10 +382,24 @@ def install(bundle: Bundle, given: dict[str, Any], save: Callable[[Callable[[Set
             shutil.rmtree(home, ignore_errors=True)
         raise
     for old in home.iterdir():  # the version it replaced
-        if old != final:
+        if old != final and old.name != VALUES_FILE:
             shutil.rmtree(old, ignore_errors=True)
+    plain = {f.key: values[f.key] for f in manifest.user_config if f.key in values and not f.sensitive}
+    with contextlib.suppress(OSError):  # offered again when a newer version is installed (never a sensitive value)
+        (home / VALUES_FILE).write_text(json.dumps(plain, ensure_ascii=False), encoding="utf-8")
     notes.append(f"its files are in {final}")
     return notes
+
+
+def previous_values(bundle: Bundle) -> dict[str, Any]:
+    """The values (not the sensitive ones) the installed version of ``bundle`` was given, to offer again."""
+    try:
+        data = json.loads((bundles_dir() / bundle.server_name / VALUES_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    fields = {f.key: f for f in bundle.manifest.user_config}
+    return {k: v for k, v in data.items() if k in fields and not fields[k].sensitive} if isinstance(data, dict) \
+        else {}
 
 
 def uninstall_files(name: str) -> bool:
