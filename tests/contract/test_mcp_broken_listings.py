@@ -70,12 +70,12 @@ def test_tools_with_bad_schemas_are_repaired_or_left_out_one_by_one(started):
 def test_a_server_that_hangs_on_its_tool_list_is_given_up_with_why_and_restarted_on_retry(started):
     flaky = McpServerSettings(name="flaky", command=sys.executable, args=["-m", "tests.mcp_servers.flaky"],
                               cwd=str(ROOT))
-    manager = started(_raw("hang-list", "slowlist"), flaky, timeout=3)
+    manager = started(_raw("hang-list", "slowlist"), flaky, timeout=8)  # room for a loaded machine's starts
     states = {s.name: s for s in manager.states()}
     hung = states["slowlist"]
     assert hung.state == FAILED
     assert hung.error.startswith("it answered the MCP handshake but not the request for its tools (tools/list) "
-                                 "within 3 s")
+                                 "within 8 s")
     assert "Restart it to try again" in hung.error
     assert hung.stderr == ["raw: listing my tools takes a while…"]
     assert states["flaky"].state == READY  # the other server carries on
@@ -88,7 +88,7 @@ def test_mcp_list_shows_the_notices_and_the_reason(tmp_path):
     home = tmp_path / "home"
     (home / "config").mkdir(parents=True)
     servers = [s.model_dump() for s in (_raw("bad-schemas"), _raw("hang-list", "slowlist"))]
-    (home / "config" / "settings.json").write_text(json.dumps({"mcp": {"servers": servers, "start_timeout_s": 3}}))
+    (home / "config" / "settings.json").write_text(json.dumps({"mcp": {"servers": servers, "start_timeout_s": 6}}))
     env = {**os.environ, "DESKTOP_AGENT_HOME": str(home), "PYTHONPATH": str(ROOT),
            "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
     done = subprocess.run([sys.executable, "-m", "desktop_agent", "mcp", "list"], capture_output=True, text=True,

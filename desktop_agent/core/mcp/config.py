@@ -154,7 +154,7 @@ def server_from_entry(name: str, entry: Any, notes: list[str] | None = None, *,
     def filled(value: Any, where: str) -> str:
         if not placeholders:
             return "" if value is None else str(value)
-        text, secret, unset = expand("" if value is None else str(value))
+        text, secret, unset = expand("" if value is None else str(value), lambda n: bool(SECRET_NAME.search(n)))
         for variable in unset:
             if notes is not None:
                 notes.append(f"the environment variable {variable} that {name}'s {where} names is not set here: "

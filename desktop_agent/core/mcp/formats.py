@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -208,11 +209,11 @@ def _zed(servers: dict[str, Any]) -> Found:
     return Found("Zed", entries, skipped, {})
 
 
-def expand(text: str, environ: dict[str, str] | None = None) -> tuple[str, bool, list[str]]:
+def expand(text: str, secret_named: Callable[[str], bool],
+           environ: dict[str, str] | None = None) -> tuple[str, bool, list[str]]:
     """``text`` with ``${env:NAME}`` and ``${userHome}`` filled in (``${input:…}`` kept), whether it came from a
-    variable named like a secret (``${env:GITHUB_TOKEN}``), and the variables it names that are not set."""
-    from desktop_agent.core.mcp.config import SECRET_NAME
-
+    variable whose name says it is a secret (``secret_named``: ``${env:GITHUB_TOKEN}``), and the variables it
+    names that are not set."""
     env = os.environ if environ is None else environ
     secret, unset = False, []
 
@@ -223,7 +224,7 @@ def expand(text: str, environ: dict[str, str] | None = None) -> tuple[str, bool,
             return os.path.expanduser("~")
         if inner.startswith("env:"):
             name = inner[4:]
-            secret = secret or bool(SECRET_NAME.search(name))
+            secret = secret or secret_named(name)
             if name not in env:
                 unset.append(name)
             return env.get(name, "")
