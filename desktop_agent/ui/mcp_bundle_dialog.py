@@ -228,9 +228,13 @@ class BundleDialog(QDialog):
         return out
 
     def _install(self) -> None:
-        self.install_button.setEnabled(False)
+        self.buttons.setEnabled(False)  # Install and Cancel: the install runs to its end
         show(self.error, translate("BundleDialog", "Installing…"), "info")
         self.install_requested.emit(self.values())
+
+    def reject(self) -> None:
+        if self.buttons.isEnabled():  # not while the install runs (Escape, the title bar's close)
+            super().reject()
 
     def installed(self) -> None:
         self.accept()
@@ -238,7 +242,7 @@ class BundleDialog(QDialog):
     def failed(self, why: str) -> None:
         """The install did not happen: say why; the values stay for another try."""
         show(self.error, translate("BundleDialog", "Not installed: {why}").format(why=why), "err")
-        self.install_button.setEnabled(True)
+        self.buttons.setEnabled(True)
 
 
 def _html(text: str) -> str:
