@@ -108,3 +108,48 @@ def test_a_bad_manifest_or_a_missing_runtime_installs_nothing(tmp_path):
     assert done.returncode == 1 and "install uv" in done.stderr and "Nothing was installed." in done.stderr
     assert _installed(tmp_path) == [] and "greeter" not in _settings(tmp_path)
     assert not (tmp_path / "keyring.json").exists() or KEY not in (tmp_path / "keyring.json").read_text()
+
+
+def test_on_a_terminal_the_values_are_asked_and_the_secret_is_not_echoed(tmp_path):
+    import pty
+    import select
+    import time
+
+    env = {**os.environ, "DESKTOP_AGENT_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT),
+           "PYTHON_KEYRING_BACKEND": "tests.helpers.keyrings.FileKeyring",
+           "TEST_KEYRING_FILE": str(tmp_path / "keyring.json"), "PATH": bundles.python_on_path(tmp_path)}
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "desktop_agent", "mcp", "install",
+                             str(bundles.python_bundle(tmp_path))], stdin=slave, stdout=slave, stderr=slave,
+                            env=env, cwd=ROOT, start_new_session=True)
+    os.close(slave)
+    seen = b""
+
+    def until(text: bytes, timeout: float = 60) -> None:
+        nonlocal seen
+        deadline = time.monotonic() + timeout
+        while text not in seen:
+            assert time.monotonic() < deadline, seen.decode(errors="replace")
+            ready, _, _ = select.select([master], [], [], 0.5)
+            if ready:
+                try:
+                    seen += os.read(master, 4096)
+                except OSError:
+                    break
+
+    try:
+        until(b"API key (required): ")
+        os.write(master, f"{KEY}\n".encode())
+        until(b"Greeting [Hello]: ")
+        os.write(master, b"\n")  # the default
+        until(b"Installed Greeter 1.0.0")
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+    assert KEY.encode() not in seen  # typed without echo
+    assert "Your greeter key" in seen.decode()  # the field's description, before its question
+    stored = json.loads((tmp_path / "keyring.json").read_text(encoding="utf-8"))
+    assert stored["desktop-agent\0secret:mcp:greeter:env:GREETER_KEY"] == KEY
+    assert json.loads(_settings(tmp_path))["mcp"]["servers"][0]["env"] == {"GREETING": "Hello"}
