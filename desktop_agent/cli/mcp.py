@@ -27,7 +27,7 @@ def run_mcp(args: argparse.Namespace) -> int:
     if command is None:
         parser = args._mcp_parser
         parser.print_usage(sys.stderr)
-        _err(f"{parser.prog}: error: choose one of: list, add, remove, import, login, logout, serve")
+        _err(f"{parser.prog}: error: choose one of: list, add, remove, import, install, login, logout, serve")
         return EXIT_USAGE
     # `serve`: the user's own tools, never other MCP servers'; served whether tools are on in chats or not
     flags = {"tools.enabled": True, "mcp.enabled": False} if command == "serve" else {}
@@ -40,6 +40,10 @@ def run_mcp(args: argparse.Namespace) -> int:
             from desktop_agent.cli import mcp_login
 
             return mcp_login.login(args, services) if command == "login" else mcp_login.logout(args, services)
+        if command == "install":
+            from desktop_agent.cli.mcp_install import run_install
+
+            return run_install(args, services)
         return {"list": _list, "add": _add, "remove": _remove, "import": _import}[command](args, services)
 
 
@@ -203,6 +207,11 @@ def _remove(args: argparse.Namespace, services: Services) -> int:
     for key, _label in secret_keys(removed[0]):
         services.secrets.set_secret(key, None)
     print(f"Removed {removed[0].name}.")
+    from desktop_agent.cli.mcp_install import remove_files
+
+    gone = remove_files(removed[0].name, services.saved)  # a bundle's: its files go too
+    if gone:
+        print(gone)
     return EXIT_OK
 
 

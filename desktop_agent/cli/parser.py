@@ -260,11 +260,11 @@ def add_mcp_parser(subparsers: argparse._SubParsersAction,
     """Add the ``mcp`` sub-command (list / add / remove / import / serve) to ``subparsers``."""
     parents = list(parents)
     parser = subparsers.add_parser(
-        "mcp", help="MCP servers: list, add, remove, import; serve our tools to another MCP client",
+        "mcp", help="MCP servers: list, add, remove, import, install a bundle; serve our tools to another MCP client",
         description="The MCP (Model Context Protocol) servers whose tools chats use, and `serve`: this app's own "
                     "tools as an MCP server for other apps.", parents=parents,
     )
-    sub = parser.add_subparsers(dest="mcp_command", metavar="{list,add,remove,import,login,logout,serve}")
+    sub = parser.add_subparsers(dest="mcp_command", metavar="{list,add,remove,import,install,login,logout,serve}")
     p = sub.add_parser("list", help="each server, its status and its tools (starts them to find out)",
                        parents=parents)
     p.add_argument("--no-start", action="store_true", help="only the configuration; start no server")
@@ -287,6 +287,14 @@ def add_mcp_parser(subparsers: argparse._SubParsersAction,
                        "(settings.json); ${input:…} values are asked for (piped: one line each)", parents=parents)
     p.add_argument("file", metavar="FILE")
     p.add_argument("--secrets-in-file", action="store_true", help=SECRETS_IN_FILE_HELP)
+    p = sub.add_parser("install", help="install an MCP bundle (.mcpb): shows it, asks for its settings, unpacks "
+                       "it and adds its server", parents=parents)
+    p.add_argument("file", metavar="FILE.mcpb")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a value of the bundle's settings (repeatable); the others are asked for")
+    p.add_argument("--defaults", action="store_true", help="ask nothing: the --set values and the defaults")
+    p.add_argument("--secrets-in-file", action="store_true", help=SECRETS_IN_FILE_HELP)
+
     from desktop_agent.cli.mcp_login import add_parsers as add_login_parsers
 
     add_login_parsers(sub, parents)

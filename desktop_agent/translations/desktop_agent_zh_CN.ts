@@ -451,6 +451,141 @@
     </message>
 </context>
 <context>
+    <name>BundleDialog</name>
+    <message>
+        <source>Install MCP bundle</source>
+        <translation>安装 MCP 包</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{title}&lt;/b&gt; {version}</source>
+        <translation>&lt;b&gt;{title}&lt;/b&gt; {version}</translation>
+    </message>
+    <message>
+        <source>Bundle</source>
+        <translation>包</translation>
+    </message>
+    <message>
+        <source>by {author}</source>
+        <translation>作者：{author}</translation>
+    </message>
+    <message>
+        <source>by &lt;a href=&quot;{url}&quot;&gt;{author}&lt;/a&gt;</source>
+        <translation>作者：&lt;a href=&quot;{url}&quot;&gt;{author}&lt;/a&gt;</translation>
+    </message>
+    <message>
+        <source>Author</source>
+        <translation>作者</translation>
+    </message>
+    <message>
+        <source>Description</source>
+        <translation>描述</translation>
+    </message>
+    <message>
+        <source>not listed</source>
+        <translation>未列出</translation>
+    </message>
+    <message>
+        <source>{tools} (and more it makes as it runs)</source>
+        <translation>{tools}（以及它运行时提供的更多工具）</translation>
+    </message>
+    <message>
+        <source>Tools:</source>
+        <translation>工具：</translation>
+    </message>
+    <message>
+        <source>{runtime} {version}</source>
+        <translation>{runtime} {version}</translation>
+    </message>
+    <message>
+        <source>nothing else (a program of its own)</source>
+        <translation>无其他依赖（独立程序）</translation>
+    </message>
+    <message>
+        <source>{needs}; runs on {platforms}</source>
+        <translation>{needs}；可运行于 {platforms}</translation>
+    </message>
+    <message>
+        <source>Needs:</source>
+        <translation>需要：</translation>
+    </message>
+    <message>
+        <source>{files} files, {size}, unpacked into the app&apos;s data folder</source>
+        <translation>{files} 个文件，{size}，解压到应用的数据文件夹</translation>
+    </message>
+    <message>
+        <source>Size:</source>
+        <translation>大小：</translation>
+    </message>
+    <message>
+        <source>Why it cannot be installed</source>
+        <translation>无法安装的原因</translation>
+    </message>
+    <message>
+        <source>It cannot run on this computer: {why}.</source>
+        <translation>它无法在这台电脑上运行：{why}。</translation>
+    </message>
+    <message>
+        <source>What it replaces</source>
+        <translation>将替换的内容</translation>
+    </message>
+    <message>
+        <source>Replaces the installed version {version}.</source>
+        <translation>将替换已安装的版本 {version}。</translation>
+    </message>
+    <message>
+        <source>Replaces your MCP server {name} ({runs}).</source>
+        <translation>将替换您的 MCP 服务器 {name}（{runs}）。</translation>
+    </message>
+    <message>
+        <source>Its settings</source>
+        <translation>它的设置</translation>
+    </message>
+    <message>
+        <source>* required</source>
+        <translation>* 必填</translation>
+    </message>
+    <message>
+        <source>Secret values are kept in the system keyring, never in the settings file.</source>
+        <translation>机密值保存在系统密钥环中，绝不会写入设置文件。</translation>
+    </message>
+    <message>
+        <source>Install error</source>
+        <translation>安装错误</translation>
+    </message>
+    <message>
+        <source>&amp;Install</source>
+        <translation>安装(&amp;I)</translation>
+    </message>
+    <message>
+        <source>one a line</source>
+        <translation>每行一个</translation>
+    </message>
+    <message>
+        <source>kept in the keyring</source>
+        <translation>保存在密钥环中</translation>
+    </message>
+    <message>
+        <source>{low} to {high}</source>
+        <translation>{low} 到 {high}</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Choose {title}</source>
+        <translation>选择{title}</translation>
+    </message>
+    <message>
+        <source>Installing…</source>
+        <translation>正在安装…</translation>
+    </message>
+    <message>
+        <source>Not installed: {why}</source>
+        <translation>未安装：{why}</translation>
+    </message>
+</context>
+<context>
     <name>Cards</name>
     <message>
         <source>Error: {title}</source>
@@ -2797,6 +2932,37 @@ The default from Settings ({default}).</source>
     </message>
 </context>
 <context>
+    <name>McpBundle</name>
+    <message>
+        <source>Install MCP bundle</source>
+        <translation>安装 MCP 包</translation>
+    </message>
+    <message>
+        <source>MCP bundles (*.mcpb *.dxt);;All files (*)</source>
+        <translation>MCP 包 (*.mcpb *.dxt);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>{name} cannot be installed: {why}. Nothing was installed.</source>
+        <translation>无法安装 {name}：{why}。未安装任何内容。</translation>
+    </message>
+    <message>
+        <source>Opening {name}…</source>
+        <translation>正在打开 {name}…</translation>
+    </message>
+    <message>
+        <source>Installed {title} {version}: its tools are offered once it has started.</source>
+        <translation>已安装 {title} {version}：它启动后即会提供其工具。</translation>
+    </message>
+    <message>
+        <source>Install MCP &amp;bundle…</source>
+        <translation>安装 MCP 包(&amp;B)…</translation>
+    </message>
+    <message>
+        <source>Install an MCP server packaged as a .mcpb bundle</source>
+        <translation>安装以 .mcpb 包形式打包的 MCP 服务器</translation>
+    </message>
+</context>
+<context>
     <name>McpInputs</name>
     <message>
         <source>Values for the imported servers</source>
@@ -2963,6 +3129,14 @@ The default from Settings ({default}).</source>
     <message>
         <source>Claude Desktop&apos;s claude_desktop_config.json, VS Code&apos;s or Cursor&apos;s mcp.json, Zed&apos;s settings.json</source>
         <translation>Claude Desktop 的 claude_desktop_config.json、VS Code 或 Cursor 的 mcp.json、Zed 的 settings.json</translation>
+    </message>
+    <message>
+        <source>Install &amp;bundle…</source>
+        <translation>安装包(&amp;B)…</translation>
+    </message>
+    <message>
+        <source>Install an MCP server packaged as a .mcpb bundle</source>
+        <translation>安装以 .mcpb 包形式打包的 MCP 服务器</translation>
     </message>
     <message>
         <source>MCP servers error</source>

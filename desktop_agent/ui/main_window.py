@@ -23,7 +23,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow
 
 from desktop_agent.core import paths
-from desktop_agent.ui import icons, theme
+from desktop_agent.ui import icons, mcp_bundle, theme
 from desktop_agent.ui.accessibility import AnswerAnnouncer, FocusRing, arrange_tab_order
 from desktop_agent.ui.chat.context_meter import ContextMeter, confirm_oversized, oversized
 from desktop_agent.ui.compose import ComposeArea, StopQuestion
@@ -300,9 +300,9 @@ class MainWindow(QMainWindow):
         self.mcp_status: McpStatus = McpStatus(ctl.assembly)  # hidden without MCP servers; a click opens their page
         self.mcp_status.open_requested.connect(lambda: self.open_settings(tab=translate("MainWindow", "MCP servers")))
         self.statusBar().addPermanentWidget(self.mcp_status)
-        chat = ChatView()
+        self.chat = chat = ChatView()
         self.compose_area.set_chat(chat)
-        self.chat = chat
+        mcp_bundle.attach(self)  # File → Install MCP bundle…, and a bundle dropped onto the window
         self.chat_options: ChatOptions = ChatOptions(ctl.assembly, ctl.tasks)
         self.folder_offer: FolderOffer = FolderOffer()
         self.compose_area.set_options(self.chat_options, self.folder_offer)

@@ -41,6 +41,7 @@ from desktop_agent.ui.i18n import translate
 from desktop_agent.ui.settings.common import SettingsPage, hint_label, note_label, show
 from desktop_agent.ui.settings.mcp_inputs import InputsDialog
 from desktop_agent.ui.settings.mcp_server_editor import McpServerEditor, describe
+from desktop_agent.ui.settings.mcp_server_status import server_status
 from desktop_agent.ui.settings.mcp_signin import SignInBox
 from desktop_agent.ui.tasks import Task, TaskRunner
 
@@ -64,6 +65,8 @@ class McpPage(SettingsPage):
     listed now)."""
 
     servers_ready = Signal()
+    #: Install bundle… pressed: the window installs it (see desktop_agent.ui.mcp_bundle), then add_installed()
+    install_bundle_requested = Signal()
     _state_changed = Signal(object)
 
     def __init__(self, assembly: Assembly | None, secrets: SecretStore | None, tasks: TaskRunner | None) -> None:
@@ -129,9 +132,13 @@ class McpPage(SettingsPage):
         for b in (self.add_button, self.edit_button, self.remove_button, self.restart_button):
             b.setAutoDefault(False)
             buttons.addWidget(b)
-        self.import_button.setAutoDefault(False)
+        self.bundle_button = QPushButton(translate("McpPage", "Install &bundle…"))
+        self.bundle_button.setToolTip(translate("McpPage", "Install an MCP server packaged as a .mcpb bundle"))
+        self.bundle_button.clicked.connect(self.install_bundle_requested)
         buttons.addStretch(1)
-        buttons.addWidget(self.import_button)
+        for b in (self.bundle_button, self.import_button):
+            b.setAutoDefault(False)
+            buttons.addWidget(b)
         outer.addLayout(buttons)
         self.servers_error = note_label(translate("McpPage", "MCP servers error"))
         outer.addWidget(self.servers_error)
@@ -240,41 +247,9 @@ class McpPage(SettingsPage):
 
     def status_of(self, server: McpServerSettings) -> tuple[str, str, ServerState | None]:
         """The server's status in words (short, and the long one for the details) and its state, if running."""
-        if not self.enabled.isChecked():
-            return translate("McpPage", "MCP servers are off"), translate("McpPage",
-                    "MCP servers are off (tick Use MCP servers)."), None
-        if not server.enabled:
-            if self._running_config(server.name) is not None:
-                return translate("McpPage", "disabled — Save to stop it"), translate("McpPage",
-                        "Disabled here: press Save to stop it."), None
-            return "disabled", translate("McpPage", "Disabled: it is not started (tick it to use it)."), None
-        running = self._running_config(server.name)
-        state = self._states().get(server.name)
-        if state is None or running is None:
-            if server.name in {s.name for s in self._original if s.enabled} and self._settings.mcp.enabled:
-                return translate("McpPage", "not started yet"), translate("McpPage",
-                        "Not started yet (servers start after the window shows)."), None
-            return translate("McpPage", "not started — Save to start it"), translate("McpPage",
-                    "Not started: press Save to start it."), None
-        if running != server:
-            return translate("McpPage", "changed — Save to restart it"), translate("McpPage",
-                    "Changed here: press Save to restart it with the changes."), state
-        line = state.line().removeprefix(f"{state.name}: ")
-        if state.state == "failed":
-            return translate("McpPage", "failed — {error}").format(error=state.error), translate("McpPage",
-                    "Failed: {error}").format(error=state.error), state
-        if state.state == "ready":
-            tools = ", ".join(state.tools)
-            n = len(state.tools)
-            ready = translate("McpPage", "Ready: %n tool", None, n) if n == 1 else translate("McpPage",
-                    "Ready: %n tools", None, n)
-            speaks = translate("McpPage", "It speaks MCP {version}.").format(version=state.protocol) \
-                if state.protocol else ""
-            notes = "".join(f"\n• {n}" for n in state.notices)  # tools of its list repaired or left out
-            return line, ready + (f" ({tools})." if tools else ".") + (f" {speaks}" if speaks else "") + notes, state
-        if state.state == "stopped":
-            return "stopped", translate("McpPage", "Stopped (Restart starts it again)."), state
-        return line, translate("McpPage", "Starting…"), state
+        was_started = server.name in {s.name for s in self._original if s.enabled} and self._settings.mcp.enabled
+        return server_status(server, on=self.enabled.isChecked(), running=self._running_config(server.name),
+                             state=self._states().get(server.name), was_started=was_started)
 
     def _fill(self) -> None:
         """Show the servers: rows are updated in place while the same servers are listed (a state change, a
@@ -471,6 +446,15 @@ class McpPage(SettingsPage):
             del self._staged[key]
         self._fill()
         self.changed.emit()
+
+    def add_installed(self, server: McpServerSettings) -> None:
+        """A bundle installed meanwhile (already saved, with its secrets): listed as saved, replacing the server
+        of its name."""
+        self._servers = [s for s in self._servers if s.name != server.name] + [server]
+        self._original = [s for s in self._original if s.name != server.name] + [server]
+        self._origin[server.name] = server.name
+        self._fill()
+        self.select(server.name)
 
     # ---- secrets ----------------------------------------------------------------------------------------
 

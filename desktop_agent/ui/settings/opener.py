@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 
 def open_settings(window: MainWindow, tab: str = "") -> None:
     """Open ``window``'s Settings at the page titled ``tab`` (if given), or bring the open one to the front."""
+    from desktop_agent.core.mcp.bundle import prune
+    from desktop_agent.ui.mcp_bundle import install_bundle
     from desktop_agent.ui.settings.dialog import SettingsDialog
 
     if window.settings_dialog is not None:
@@ -34,11 +36,14 @@ def open_settings(window: MainWindow, tab: str = "") -> None:
 
     def saved(settings) -> None:
         window.apply_settings(settings)
+        ctl.tasks.run(lambda _task: prune(settings), key="mcp-bundle-prune")  # a removed bundle's files
         window.statusBar().showMessage(translate("MainWindow", "Settings saved; they apply from the next message."),
                                        5000)
 
     dlg.settings_saved.connect(saved)
     dlg.tools_page.learned_changed.connect(window.chat_options.refresh)  # a Forget applies at once
+    page = dlg.mcp_page
+    page.install_bundle_requested.connect(lambda: install_bundle(window, parent=dlg, on_installed=page.add_installed))
     dlg.destroyed.connect(lambda *_: setattr(window, "settings_dialog", None))
     dlg.finished.connect(lambda _result: window.activateWindow())  # the keyboard returns where it was
     window.settings_dialog = dlg
