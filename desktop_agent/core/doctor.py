@@ -140,9 +140,12 @@ def _needs_keyring(settings: Settings) -> list[str]:
     """What the settings keep in the keyring (so a missing one is broken, not only a limit)."""
     from desktop_agent.core.environment import current_env
     from desktop_agent.core.mcp.config import secret_keys
+    from desktop_agent.core.settings import is_loopback_url
 
     needs = [f"the secrets of MCP server {s.name}" for s in settings.mcp.servers if s.enabled and secret_keys(s)]
-    if settings.backend == "openai" and settings.openai.needs_key and not current_env().openai_api_key:
+    # a local server (a loopback base URL) is used without a key when none can be read, as chats do
+    needs_key = settings.openai.needs_key and not is_loopback_url(settings.openai.base_url)
+    if settings.backend == "openai" and needs_key and not current_env().openai_api_key:
         needs.insert(0, "the API key")
     return needs
 

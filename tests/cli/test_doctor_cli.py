@@ -131,6 +131,22 @@ def test_no_keyring_while_nothing_needs_one_is_a_warning_not_a_failure(home):
     assert _line(done.stdout, "keyring").startswith("! keyring: No secure keyring")
 
 
+def test_no_keyring_with_a_local_openai_server_that_needs_no_key_is_a_warning(home):
+    """A loopback OpenAI-compatible server is used without a key (the chat works), so a missing keyring is only a
+    warning there; a remote provider that needs a key it cannot read is broken."""
+    from tests.servers.openai import OpenAIServer
+
+    with OpenAIServer(models=["smollm2"]) as server:
+        done = run(home, "--no-mcp", "--backend", "openai", "--base-url", server.url, "--model", "smollm2",
+                   keyring="none")
+    assert done.returncode == 0, done.stdout
+    assert _line(done.stdout, "keyring").startswith("! keyring: No secure keyring")
+    assert "API key" not in _line(done.stdout, "keyring")
+    remote = run(home, "--no-mcp", "--backend", "openai", "--base-url", "http://192.0.2.1:9/v1", keyring="none")
+    assert remote.returncode == 1
+    assert _line(remote.stdout, "keyring").startswith("✗ keyring:") and "the API key cannot be read" in remote.stdout
+
+
 def test_a_data_folder_that_cannot_be_written_is_broken(home):
     with OllamaServer() as ollama:
         _settings(home, ollama.url, [])
