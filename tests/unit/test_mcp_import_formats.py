@@ -152,3 +152,15 @@ def test_an_input_that_is_not_a_password_goes_into_the_plain_values_once_answere
                   '"args": ["${input:dir}"]}}}')
     notes = fill_inputs(found, {})
     assert found.servers[0].args == [""] and any("'dir'" in n and "left empty in t" in n for n in notes)
+
+
+def test_names_alike_once_cleaned_are_both_kept_and_accented_letters_stay_letters():
+    found = parse('{"mcpServers": {"a b": {"command": "one"}, "a-b": {"command": "two"}, "a_b": {"command": "x"},'
+                  ' "ünïcode": {"command": "three", "env": {"API_TOKEN": "tok-1234-abcd"}}, "Straße": '
+                  '{"command": "four"}, "a  b": {"command": "five"}}}')
+    names = {s.command: s.name for s in found.servers}
+    assert names == {"one": "a-b", "two": "a-b-2", "x": "a_b", "three": "unicode", "four": "Strasse",
+                     "five": "a-b-3"}
+    assert "'a-b' is saved as 'a-b-2': 'a b' has the name 'a-b'" in found.notes
+    assert "'ünïcode' is saved as 'unicode': a server's name is letters, digits, '.', '_' and '-'" in found.notes
+    assert list(found.secrets) == ["mcp:unicode:env:API_TOKEN"]  # the secret follows the saved name

@@ -133,23 +133,44 @@ def secret_name(server: str, kind: str, name: str) -> str:
     return f"mcp:{server}:{kind}:{name}"
 
 
+#: letters that do not decompose into an ASCII letter and an accent
+_LETTERS = str.maketrans({"ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O", "ł": "l",
+                          "Ł": "L", "đ": "d", "Đ": "D", "þ": "th", "Þ": "Th", "ð": "d", "Ð": "D", "ı": "i"})
+
+
 def server_name(name: str) -> str:
-    """The name a server given as ``name`` is saved under: letters, digits, ``.``, ``_`` and ``-`` (a run of
-    anything else becomes one ``-``), at most 40 characters ("bad name" → "bad-name")."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-")[:40] or "server"
+    """The name a server given as ``name`` is saved under: letters, digits, ``.``, ``_`` and ``-`` (an accented
+    letter becomes its plain one, "ünïcode" → "unicode"; a run of anything else becomes one ``-``), at most 40
+    characters ("bad name" → "bad-name")."""
+    import unicodedata
+
+    plain = "".join(c for c in unicodedata.normalize("NFKD", name.translate(_LETTERS))
+                    if not unicodedata.combining(c))
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", plain).strip("-")[:40] or "server"
+
+
+def unique_name(name: str, taken: set[str]) -> str:
+    """``name``, or ``name-2``, ``name-3``… when that is in ``taken`` (still at most 40 characters)."""
+    number = 1
+    found = name
+    while found in taken:
+        number += 1
+        found = f"{name[:39 - len(str(number))]}-{number}"
+    return found
 
 
 def server_from_entry(name: str, entry: Any, notes: list[str] | None = None, *, placeholders: bool = True,
-                      plain_inputs: frozenset[str] = frozenset()) -> tuple[McpServerSettings, dict[str, str]]:
+                      plain_inputs: frozenset[str] = frozenset(),
+                      saved_as: str = "") -> tuple[McpServerSettings, dict[str, str]]:
     """One ``mcpServers`` entry as settings plus the secrets it carried. ``${env:NAME}`` / ``${userHome}`` are
     filled in (a variable not set is said in ``notes``); a value from a secret-named variable or holding an
     ``${input:…}`` is a secret (the latter still with its placeholder: see :func:`fill_inputs`) — unless every
     input it holds is one of ``plain_inputs`` (VS Code's ``"password": false``), which stays in the plain value
-    until filled in; not with ``placeholders=False`` (values typed in Settings are taken as they are). Raises
-    ``McpConfigError``."""
+    until filled in; not with ``placeholders=False`` (values typed in Settings are taken as they are). It is
+    saved as ``saved_as`` (default: :func:`server_name` of ``name``). Raises ``McpConfigError``."""
     if not isinstance(entry, dict):
         raise McpConfigError(f"{name}: an entry must be an object")
-    clean_name = server_name(name)
+    clean_name = saved_as or server_name(name)
     secrets: dict[str, str] = {}
     forced: set[str] = set()  # values that are secrets by where they came from
 
@@ -244,12 +265,21 @@ def parse(text: str) -> Imported:
         raise McpConfigError(str(exc)) from None
     out = Imported(app=found.app, skipped=list(found.skipped), prompts=list(found.prompts.values()))
     plain = frozenset(p.id for p in found.prompts.values() if not p.password)
+    taken: dict[str, str] = {}  # saved name → the file's
     for name, entry in found.entries.items():
+        saved_as = unique_name(server_name(str(name)), set(taken))
         try:
-            server, secrets = server_from_entry(str(name), entry, out.notes, plain_inputs=plain)
+            server, secrets = server_from_entry(str(name), entry, out.notes, plain_inputs=plain, saved_as=saved_as)
         except McpConfigError as exc:
             out.skipped.append(str(exc))
             continue
+        if saved_as != server_name(str(name)):  # two names alike once cleaned: the second is not lost
+            out.notes.append(f"{name!r} is saved as {saved_as!r}: {taken[server_name(str(name))]!r} has the name "
+                             f"{server_name(str(name))!r}")
+        elif saved_as != name:
+            out.notes.append(f"{name!r} is saved as {saved_as!r}: a server's name is letters, digits, '.', '_' and "
+                             "'-'")
+        taken[saved_as] = str(name)
         out.servers.append(server)
         for key, value in secrets.items():
             (out.pending if INPUT.search(value) else out.secrets)[key] = value
