@@ -146,9 +146,10 @@ def _add(args: argparse.Namespace, services: Services) -> int:
     if bool(command) == bool(args.url):
         _err("desktop-agent mcp add: error: give either -- COMMAND ARGS… or --url URL")
         return EXIT_USAGE
-    entry: dict[str, Any] = {"env": env, "headers": headers, "cwd": os.path.abspath(args.cwd) if args.cwd else ""}
+    cwd = os.path.abspath(os.path.expanduser(args.cwd)) if args.cwd else ""
+    entry: dict[str, Any] = {"env": env, "headers": headers, "cwd": cwd}
     if command:
-        program = command[0]
+        program = os.path.expanduser(command[0])  # "~/bin/x": the home's, not a folder named "~" here
         if os.sep in program and not os.path.isabs(program):  # ".venv/bin/x": where it is now, not from elsewhere
             program = os.path.abspath(program)
         from desktop_agent.core.mcp.launch import CommandNotFound, resolve

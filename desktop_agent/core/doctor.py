@@ -140,9 +140,12 @@ def _needs_keyring(settings: Settings) -> list[str]:
     """What the settings keep in the keyring (so a missing one is broken, not only a limit)."""
     from desktop_agent.core.environment import current_env
     from desktop_agent.core.mcp.config import secret_keys
+    from desktop_agent.core.settings import is_loopback_url
 
     needs = [f"the secrets of MCP server {s.name}" for s in settings.mcp.servers if s.enabled and secret_keys(s)]
-    if settings.backend == "openai" and settings.openai.needs_key and not current_env().openai_api_key:
+    # a local server (a loopback base URL) is used without a key when none can be read, as chats do
+    needs_key = settings.openai.needs_key and not is_loopback_url(settings.openai.base_url)
+    if settings.backend == "openai" and needs_key and not current_env().openai_api_key:
         needs.insert(0, "the API key")
     return needs
 
@@ -193,15 +196,22 @@ def data_checks(services: Services) -> list[Check]:
     from desktop_agent.core import paths
 
     out = [_writable("data folder", paths.data_dir), _writable("config folder", paths.config_dir)]
-    if out[0].status != OK:
-        return out
+    where = paths.planned_dir("data") / paths.STORE_NAME
     try:
         store = services.store
     except Exception as exc:  # noqa: BLE001 — said with the fix, not raised
-        out.append(Check("chat history", FAIL, f"{paths.store_file()} cannot be opened: {exc}",
-                         "move the file aside (the app starts a new one), or restore it from a backup"))
+        if out[0].status != OK:  # the folder is the problem, not the file
+            why = f"{where}: {exc.strerror}" if isinstance(exc, OSError) and exc.strerror else str(exc)
+            out.append(Check("chat history", FAIL, f"chats can be neither opened nor saved: {why}", out[0].fix))
+        else:
+            out.append(Check("chat history", FAIL, f"{where} cannot be opened: {exc}",
+                             "move the file aside (the app starts a new one), or restore it from a backup"))
         return out
-    out.append(Check("chat history", OK, str(paths.store_file())))
+    if out[0].status != OK:
+        out.append(Check("chat history", FAIL, f"{where} can be read but new chats cannot be saved (the data folder "
+                         "is not writable)", out[0].fix))
+        return out
+    out.append(Check("chat history", OK, str(where)))
     out += [Check("chat history", WARN, w) for w in store.warnings]
     return out
 

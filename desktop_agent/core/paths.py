@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 
 APP_NAME = "desktop-agent"
+#: the chat history's file in the data folder
+STORE_NAME = "conversations.sqlite3"
 _override: Path | None = None
 
 
@@ -37,6 +39,15 @@ def _home() -> Path | None:
 
 
 def _dir(kind: str) -> Path:
+    path = planned_dir(kind)
+    if not path.is_dir():
+        # chats, settings and logs are private: the app's own folders are created for the user only
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return path
+
+
+def planned_dir(kind: str) -> Path:
+    """Where the app's ``kind`` folder (config, data, cache, log) is, without creating it (it may not exist)."""
     home = _home()
     if home is not None:
         path = home / kind
@@ -50,9 +61,6 @@ def _dir(kind: str) -> Path:
             "log": platformdirs.user_log_dir,
         }[kind]
         path = Path(getter(APP_NAME, appauthor=False))
-    if not path.is_dir():
-        # chats, settings and logs are private: the app's own folders are created for the user only
-        path.mkdir(parents=True, exist_ok=True, mode=0o700)
     return path
 
 
@@ -77,7 +85,7 @@ def settings_file() -> Path:
 
 
 def store_file() -> Path:
-    return data_dir() / "conversations.sqlite3"
+    return data_dir() / STORE_NAME
 
 
 def user_tools_dir() -> Path:

@@ -409,7 +409,12 @@ class Services:
     def settings_path(self) -> Path:
         from desktop_agent.core import paths
 
-        return self._settings_path or paths.settings_file()
+        if self._settings_path is not None:
+            return self._settings_path
+        try:
+            return paths.settings_file()
+        except OSError:  # the folder cannot be created (read-only): read as absent (the defaults); a save says why
+            return paths.planned_dir("config") / "settings.json"
 
     @property
     def layered(self) -> Layered:

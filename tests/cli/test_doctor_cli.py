@@ -131,6 +131,22 @@ def test_no_keyring_while_nothing_needs_one_is_a_warning_not_a_failure(home):
     assert _line(done.stdout, "keyring").startswith("! keyring: No secure keyring")
 
 
+def test_no_keyring_with_a_local_openai_server_that_needs_no_key_is_a_warning(home):
+    """A loopback OpenAI-compatible server is used without a key (the chat works), so a missing keyring is only a
+    warning there; a remote provider that needs a key it cannot read is broken."""
+    from tests.servers.openai import OpenAIServer
+
+    with OpenAIServer(models=["smollm2"]) as server:
+        done = run(home, "--no-mcp", "--backend", "openai", "--base-url", server.url, "--model", "smollm2",
+                   keyring="none")
+    assert done.returncode == 0, done.stdout
+    assert _line(done.stdout, "keyring").startswith("! keyring: No secure keyring")
+    assert "API key" not in _line(done.stdout, "keyring")
+    remote = run(home, "--no-mcp", "--backend", "openai", "--base-url", "http://192.0.2.1:9/v1", keyring="none")
+    assert remote.returncode == 1
+    assert _line(remote.stdout, "keyring").startswith("✗ keyring:") and "the API key cannot be read" in remote.stdout
+
+
 def test_a_data_folder_that_cannot_be_written_is_broken(home):
     with OllamaServer() as ollama:
         _settings(home, ollama.url, [])
@@ -140,7 +156,28 @@ def test_a_data_folder_that_cannot_be_written_is_broken(home):
     line = _line(done.stdout, "data folder")
     assert line.startswith("✗ data folder:") and "cannot be created" in line
     assert "--data-dir" in _fix_after(done.stdout, "data folder")
+    history = _line(done.stdout, "chat history")  # the chats cannot be kept: said, not left out
+    assert history.startswith("✗ chat history: chats can be neither opened nor saved")
+    assert "--data-dir" in _fix_after(done.stdout, "chat history")
     assert "Traceback" not in done.stderr
+
+
+def test_a_data_folder_with_no_config_folder_that_cannot_be_created_is_reported_not_a_traceback(home):
+    """The folder the settings would be in cannot be created (here a file is where it should be; a read-only disk
+    is the same): the settings are the defaults, and every folder is said broken with the fix."""
+    home.mkdir(parents=True)
+    (home / "config").write_text("not a folder")  # works as root too, where a read-only folder is still written
+    (home / "data").write_text("not a folder")
+    with OllamaServer() as ollama:
+        done = run(home, "--no-mcp", "--host", ollama.url, "--model", "llama3.2")
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert _line(done.stdout, "settings").endswith("(not saved yet: the defaults)")
+    assert _line(done.stdout, "model server").startswith("✓")
+    for area in ("data folder", "config folder"):
+        assert _line(done.stdout, area).startswith(f"✗ {area}: {home / area.split()[0]} cannot be created")
+        assert "--data-dir" in _fix_after(done.stdout, area)
+    assert _line(done.stdout, "chat history").startswith("✗ chat history: chats can be neither opened nor saved")
 
 
 def test_piped_into_head_and_into_an_ascii_terminal(home):

@@ -163,3 +163,22 @@ def test_a_name_saved_otherwise_is_said_and_removes_as_given(home):
     assert removed.returncode == 0, removed.stderr
     assert "Removed bad-name." in removed.stdout
     assert "No MCP servers" in run(home, "mcp", "list").stdout
+
+
+def test_add_takes_a_command_and_folder_under_the_home_as_the_homes(home, tmp_path):
+    """From the breaker: `mcp add tilde -- '~/bin/foo'` (quoted, so the shell left the ~) saved /cwd/~/bin/foo."""
+    user = tmp_path / "user"
+    (user / "bin").mkdir(parents=True)
+    (user / "work").mkdir()
+    tool = user / "bin" / "foo"
+    tool.write_text("#!/bin/sh\nexit 0\n")
+    tool.chmod(0o755)
+    env = {**os.environ, "DESKTOP_AGENT_HOME": str(home), "HOME": str(user),
+           "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+    out = subprocess.run([sys.executable, "-m", "desktop_agent", "mcp", "add", "tilde", "--cwd", "~/work", "--",
+                          "~/bin/foo", "--flag"], capture_output=True, text=True, timeout=120, env=env,
+                         cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "was not found" not in out.stderr
+    saved = json.loads((home / "config" / "settings.json").read_text(encoding="utf-8"))["mcp"]["servers"][0]
+    assert saved["command"] == str(tool) and saved["args"] == ["--flag"] and saved["cwd"] == str(user / "work")

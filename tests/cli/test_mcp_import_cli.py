@@ -21,9 +21,10 @@ VSCODE = """{
 }"""
 
 
-def run(tmp_path: Path, *args: str, stdin: str | None) -> subprocess.CompletedProcess:
+def run(tmp_path: Path, *args: str, stdin: str | None, keyring: str = "tests.helpers.keyrings.FileKeyring"
+        ) -> subprocess.CompletedProcess:
     env = {**os.environ, "DESKTOP_AGENT_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT),
-           "PYTHON_KEYRING_BACKEND": "tests.helpers.keyrings.FileKeyring",
+           "PYTHON_KEYRING_BACKEND": keyring,
            "TEST_KEYRING_FILE": str(tmp_path / "keyring.json")}
     return subprocess.run([sys.executable, "-m", "desktop_agent", "mcp", *args], input=stdin, capture_output=True,
                           text=True, timeout=120, env=env, cwd=ROOT,
@@ -67,3 +68,44 @@ def test_a_zed_settings_file(tmp_path):
     done = run(tmp_path, "import", str(config), stdin=None)
     assert done.returncode == 0, done.stderr
     assert "as Zed's MCP servers file" in done.stdout and "Added git." in done.stdout
+
+
+def test_without_a_keyring_the_servers_needing_no_secret_are_imported_and_the_others_said(tmp_path):
+    """No keyring: the server whose ``${input:…}`` is a password is left out (said, with how to add it later), the
+    others are saved — a non-password input's answer goes into the settings file — and the entries that cannot be
+    mapped are listed too."""
+    config = tmp_path / "mcp.json"
+    config.write_text("""{
+      "inputs": [{"id": "api-key", "description": "Weather API key", "password": true},
+                 {"id": "region", "description": "Region", "password": false}],
+      "servers": {
+        "weather": {"type": "stdio", "command": "uvx", "args": ["weather-mcp"],
+                    "env": {"WEATHER_KEY": "${input:api-key}"}},
+        "plain": {"type": "stdio", "command": "uvx", "args": ["plain-mcp"]},
+        "regional": {"type": "stdio", "command": "uvx", "args": ["geo-mcp", "--region", "${input:region}"],
+                     "env": {"GEO_REGION": "${input:region}"}},
+        "old": {"type": "sse", "url": "http://127.0.0.1:9/sse"},
+        "here": {"type": "stdio", "command": "node", "args": ["${workspaceFolder}/x.js"]}
+      }
+    }""", encoding="utf-8")
+    done = run(tmp_path, "import", str(config), stdin="key-typed-0123\neu-west-1\n",
+               keyring="keyring.backends.fail.Keyring")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Added plain." in done.stdout and "Added regional." in done.stdout
+    skipped = [line for line in done.stdout.splitlines() if line.startswith("Skipped weather:")]
+    assert skipped and "WEATHER_KEY" in skipped[0] and "keyring" in skipped[0]
+    assert "--secrets-in-file" in skipped[0] and "import the file again" in skipped[0]
+    assert "Skipped old: it uses the older SSE transport" in done.stdout
+    assert "Skipped here: it uses ${workspaceFolder}" in done.stdout
+    text = (tmp_path / "home" / "config" / "settings.json").read_text(encoding="utf-8")
+    servers = {s["name"]: s for s in json.loads(text)["mcp"]["servers"]}
+    assert sorted(servers) == ["plain", "regional"]
+    assert servers["regional"]["args"] == ["geo-mcp", "--region", "eu-west-1"]
+    assert servers["regional"]["env"] == {"GEO_REGION": "eu-west-1"} and servers["regional"]["secret_env"] == []
+    assert "key-typed-0123" not in text and "${input:" not in text
+    again = run(tmp_path, "import", str(config), "--secrets-in-file", stdin="key-typed-0123\neu-west-1\n",
+                keyring="keyring.backends.fail.Keyring")  # the way the skipped one is added later
+    assert again.returncode == 0, again.stdout + again.stderr
+    weather = next(s for s in json.loads((tmp_path / "home" / "config" / "settings.json").read_text(
+        encoding="utf-8"))["mcp"]["servers"] if s["name"] == "weather")
+    assert weather["env"] == {"WEATHER_KEY": "key-typed-0123"}

@@ -134,3 +134,33 @@ def test_jsonc_keeps_strings_with_comment_marks_and_says_where_an_error_is():
         parse('{\n  // a comment\n  "servers": {"a": {"command": "x"} oops}\n}')
     with pytest.raises(McpConfigError, match='no "mcpServers", "servers" or "context_servers"'):
         parse('{"theme": "dark"}')
+
+
+def test_an_input_that_is_not_a_password_goes_into_the_plain_values_once_answered():
+    found = parse("""{"inputs": [{"id": "dir", "password": false}, {"id": "tok", "description": "Token"}],
+      "servers": {"s": {"command": "srv", "args": ["--root", "${input:dir}", "--token", "${input:tok}"],
+                        "env": {"ROOT_DIR": "${input:dir}/x"}},
+                  "t": {"command": "srv", "args": ["${input:dir}"]}}}""")
+    s = next(x for x in found.servers if x.name == "s")
+    assert s.secret_args == [3] and s.secret_env == [] and s.env == {"ROOT_DIR": "${input:dir}/x"}
+    assert list(found.pending) == ["mcp:s:arg:3"]
+    notes = fill_inputs(found, {"dir": "/data", "tok": None})
+    s, t = found.servers
+    assert s.args[:2] == ["--root", "/data"] and s.env == {"ROOT_DIR": "/data/x"} and t.args == ["/data"]
+    assert found.secrets == {} and any("tok" in n and "not set" in n for n in notes)
+    found = parse('{"inputs": [{"id": "dir", "password": false}], "servers": {"t": {"command": "srv", '
+                  '"args": ["${input:dir}"]}}}')
+    notes = fill_inputs(found, {})
+    assert found.servers[0].args == [""] and any("'dir'" in n and "left empty in t" in n for n in notes)
+
+
+def test_names_alike_once_cleaned_are_both_kept_and_accented_letters_stay_letters():
+    found = parse('{"mcpServers": {"a b": {"command": "one"}, "a-b": {"command": "two"}, "a_b": {"command": "x"},'
+                  ' "ünïcode": {"command": "three", "env": {"API_TOKEN": "tok-1234-abcd"}}, "Straße": '
+                  '{"command": "four"}, "a  b": {"command": "five"}}}')
+    names = {s.command: s.name for s in found.servers}
+    assert names == {"one": "a-b", "two": "a-b-2", "x": "a_b", "three": "unicode", "four": "Strasse",
+                     "five": "a-b-3"}
+    assert "'a-b' is saved as 'a-b-2': 'a b' has the name 'a-b'" in found.notes
+    assert "'ünïcode' is saved as 'unicode': a server's name is letters, digits, '.', '_' and '-'" in found.notes
+    assert list(found.secrets) == ["mcp:unicode:env:API_TOKEN"]  # the secret follows the saved name

@@ -133,23 +133,49 @@ def secret_name(server: str, kind: str, name: str) -> str:
     return f"mcp:{server}:{kind}:{name}"
 
 
+#: letters that do not decompose into an ASCII letter and an accent
+_LETTERS = str.maketrans({"ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O", "ł": "l",
+                          "Ł": "L", "đ": "d", "Đ": "D", "þ": "th", "Þ": "Th", "ð": "d", "Ð": "D", "ı": "i"})
+
+
 def server_name(name: str) -> str:
-    """The name a server given as ``name`` is saved under: letters, digits, ``.``, ``_`` and ``-`` (a run of
-    anything else becomes one ``-``), at most 40 characters ("bad name" → "bad-name")."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-")[:40] or "server"
+    """The name a server given as ``name`` is saved under: letters, digits, ``.``, ``_`` and ``-`` (an accented
+    letter becomes its plain one, "ünïcode" → "unicode"; a run of anything else becomes one ``-``), at most 40
+    characters ("bad name" → "bad-name")."""
+    import unicodedata
+
+    plain = "".join(c for c in unicodedata.normalize("NFKD", name.translate(_LETTERS))
+                    if not unicodedata.combining(c))
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", plain).strip("-")[:40] or "server"
 
 
-def server_from_entry(name: str, entry: Any, notes: list[str] | None = None, *,
-                      placeholders: bool = True) -> tuple[McpServerSettings, dict[str, str]]:
+def unique_name(name: str, taken: set[str]) -> str:
+    """``name``, or ``name-2``, ``name-3``… when that is in ``taken`` (still at most 40 characters)."""
+    number = 1
+    found = name
+    while found in taken:
+        number += 1
+        found = f"{name[:39 - len(str(number))]}-{number}"
+    return found
+
+
+def server_from_entry(name: str, entry: Any, notes: list[str] | None = None, *, placeholders: bool = True,
+                      plain_inputs: frozenset[str] = frozenset(),
+                      saved_as: str = "") -> tuple[McpServerSettings, dict[str, str]]:
     """One ``mcpServers`` entry as settings plus the secrets it carried. ``${env:NAME}`` / ``${userHome}`` are
     filled in (a variable not set is said in ``notes``); a value from a secret-named variable or holding an
-    ``${input:…}`` is a secret (the latter still with its placeholder: see :func:`fill_inputs`); not with
-    ``placeholders=False`` (values typed in Settings are taken as they are). Raises ``McpConfigError``."""
+    ``${input:…}`` is a secret (the latter still with its placeholder: see :func:`fill_inputs`) — unless every
+    input it holds is one of ``plain_inputs`` (VS Code's ``"password": false``), which stays in the plain value
+    until filled in; not with ``placeholders=False`` (values typed in Settings are taken as they are). It is
+    saved as ``saved_as`` (default: :func:`server_name` of ``name``). Raises ``McpConfigError``."""
     if not isinstance(entry, dict):
         raise McpConfigError(f"{name}: an entry must be an object")
-    clean_name = server_name(name)
+    clean_name = saved_as or server_name(name)
     secrets: dict[str, str] = {}
     forced: set[str] = set()  # values that are secrets by where they came from
+
+    def secret_input(text: str) -> re.Match[str] | None:  # the first ``${input:…}`` that is a password
+        return next((m for m in INPUT.finditer(text) if m.group(1) not in plain_inputs), None)
 
     def filled(value: Any, where: str) -> str:
         if not placeholders:
@@ -159,7 +185,7 @@ def server_from_entry(name: str, entry: Any, notes: list[str] | None = None, *,
             if notes is not None:
                 notes.append(f"the environment variable {variable} that {name}'s {where} names is not set here: "
                              "it was left empty")
-        if secret or INPUT.search(text):
+        if secret or secret_input(text):
             forced.add(text)
         return text
 
@@ -187,7 +213,7 @@ def server_from_entry(name: str, entry: Any, notes: list[str] | None = None, *,
     hidden_args = []
     found_args = dict(secret_args(args))
     for index, arg in enumerate(args):  # an argument with a placeholder or from a secret variable
-        placeholder = INPUT.search(arg) if placeholders else None
+        placeholder = secret_input(arg) if placeholders else None
         if placeholder and (index not in found_args or found_args[index] > placeholder.start()):
             found_args[index] = placeholder.start()
         elif arg in forced and index not in found_args:
@@ -199,7 +225,7 @@ def server_from_entry(name: str, entry: Any, notes: list[str] | None = None, *,
     url = filled(entry.get("url") or entry.get("serverUrl") or "", "url")
     shown = redacted_url(url) if url else None
     if url and shown is None and url in forced:
-        shown = INPUT.sub("", url)
+        shown = INPUT.sub(lambda m: m.group(0) if m.group(1) in plain_inputs else "", url)
     if shown is not None:
         secrets[secret_name(clean_name, "url", "url")] = url
     command = filled(entry.get("command") or "", "command")
@@ -238,12 +264,22 @@ def parse(text: str) -> Imported:
     except FormatError as exc:
         raise McpConfigError(str(exc)) from None
     out = Imported(app=found.app, skipped=list(found.skipped), prompts=list(found.prompts.values()))
+    plain = frozenset(p.id for p in found.prompts.values() if not p.password)
+    taken: dict[str, str] = {}  # saved name → the file's
     for name, entry in found.entries.items():
+        saved_as = unique_name(server_name(str(name)), set(taken))
         try:
-            server, secrets = server_from_entry(str(name), entry, out.notes)
+            server, secrets = server_from_entry(str(name), entry, out.notes, plain_inputs=plain, saved_as=saved_as)
         except McpConfigError as exc:
             out.skipped.append(str(exc))
             continue
+        if saved_as != server_name(str(name)):  # two names alike once cleaned: the second is not lost
+            out.notes.append(f"{name!r} is saved as {saved_as!r}: {taken[server_name(str(name))]!r} has the name "
+                             f"{server_name(str(name))!r}")
+        elif saved_as != name:
+            out.notes.append(f"{name!r} is saved as {saved_as!r}: a server's name is letters, digits, '.', '_' and "
+                             "'-'")
+        taken[saved_as] = str(name)
         out.servers.append(server)
         for key, value in secrets.items():
             (out.pending if INPUT.search(value) else out.secrets)[key] = value
@@ -267,7 +303,32 @@ def fill_inputs(found: Imported, answers: dict[str, str | None]) -> list[str]:
         else:
             found.secrets[key] = INPUT.sub(lambda m: str(answers[m.group(1)]), template)
         del found.pending[key]
+    found.servers = [_filled(server, answers, found.prompts, notes) for server in found.servers]
     return notes
+
+
+def _filled(server: McpServerSettings, answers: dict[str, str | None], prompts: list[Prompt],
+            notes: list[str]) -> McpServerSettings:
+    """``server`` with the ``${input:…}`` left in its plain values (inputs that are not passwords) filled in with
+    ``answers``; one not answered is left empty and said in ``notes``."""
+    missing: list[str] = []
+
+    def fill(text: str) -> str:
+        def one(found: re.Match[str]) -> str:
+            if answers.get(found.group(1)):
+                return str(answers[found.group(1)])
+            missing.append(found.group(1))
+            return ""
+        return INPUT.sub(one, text)
+
+    update = {"env": {k: fill(v) for k, v in server.env.items()},
+              "headers": {k: fill(v) for k, v in server.headers.items()},
+              "args": [fill(a) for a in server.args], "url": fill(server.url), "cwd": fill(server.cwd)}
+    for input_id in dict.fromkeys(missing):
+        prompt = next((p for p in prompts if p.id == input_id), None)
+        what = f"{input_id!r}" + (f" ({prompt.description})" if prompt and prompt.description else "")
+        notes.append(f"{what} was not given, so it is left empty in {server.name}; set it in Settings → MCP")
+    return server.model_copy(update=update)
 
 
 def secret_keys(server: McpServerSettings) -> list[tuple[str, str]]:
@@ -388,6 +449,23 @@ def store_found(found: Imported, settings: Settings, secrets: SecretStore | None
     labels = {key: f"the {label} of {server.name}" for server in found.servers for key, label in secret_keys(server)}
     lost = [key for key, where in places.items() if where != SYSTEM_KEYRING]
     servers = found.servers
+    left_out: list[str] = []
+    if lost and no_keyring == "refuse":  # the servers that need no secret are saved; the others are said
+        keep = [s for s in servers if not any(key in lost for key, _label in secret_keys(s))]
+        if keep:
+            why = (getattr(secrets, "problem", None) or "no system keyring is available").rstrip(".")
+            for server in servers:
+                if server not in keep:
+                    what = ", ".join(label for key, label in secret_keys(server) if key in lost)
+                    left_out.append(f"{server.name}: its secrets ({what}) need a keyring to be kept, and here "
+                                    f"{why[0].lower() + why[1:]}; add it later when a keyring is set up (import the "
+                                    "file again), or import it with --secrets-in-file to write its secrets in the "
+                                    "settings file in plain text")
+            for key in lost:
+                if secrets is not None:
+                    secrets.set_secret(key, None)
+            servers, lost = keep, []
+            places = {key: where for key, where in places.items() if where == SYSTEM_KEYRING}
     if lost and no_keyring != "session":
         for key in places:
             if secrets is not None:
@@ -417,5 +495,5 @@ def store_found(found: Imported, settings: Settings, secrets: SecretStore | None
                     if key not in kept:
                         secrets.set_secret(key, None)
     notes.extend(found.notes)
-    notes.extend(f"skipped {line}" for line in found.skipped)
+    notes.extend(f"skipped {line}" for line in [*left_out, *found.skipped])
     return new, notes

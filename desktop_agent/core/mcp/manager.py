@@ -420,7 +420,7 @@ class McpManager:
     def _transport(self, server: _Server) -> Any:
         from desktop_agent.core.mcp.config import secret_keys, with_secrets
         from desktop_agent.core.mcp.listing import repaired
-        from desktop_agent.core.mcp.masking import secret_parts
+        from desktop_agent.core.mcp.masking import handed_secrets
 
         values = {}
         for key, _label in secret_keys(server.config):
@@ -428,7 +428,7 @@ class McpManager:
             if value:
                 values[key] = value
         config = with_secrets(server.config, values)  # what the server is started with: its secrets filled in
-        server.handed = secret_parts(values.values())
+        server.handed = handed_secrets(config, values.values())
         if config.url:
             from mcp.client.streamable_http import streamable_http_client
 

@@ -6,7 +6,11 @@ wherever it appears, whatever its shape."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, unquote, urlsplit
+
+if TYPE_CHECKING:
+    from desktop_agent.core.settings import McpServerSettings
 
 #: shorter values are not masked on their own: replacing every "ab" would garble the text and hide nothing
 MIN_LENGTH = 4
@@ -34,6 +38,21 @@ def secret_parts(values: Iterable[str]) -> list[str]:
             except ValueError:
                 pass
     return sorted((p for p in parts if len(p) >= MIN_LENGTH), key=len, reverse=True)
+
+
+def handed_secrets(server: McpServerSettings, kept: Iterable[str] = ()) -> list[str]:
+    """The strings to mask for what ``server`` is started with (its secrets already filled in): the values ``kept``
+    in the keyring, and every value that is a secret by the import's rules whatever its storage — an environment
+    variable or header named like one (TOKEN, KEY, PASSWORD…) or looking like one, a secret argument, a URL's
+    credentials — so a secret written into the settings file (``--secrets-in-file``) is masked like one in the
+    keyring."""
+    from desktop_agent.core.mcp.config import McpConfigError, hide_secrets
+
+    try:
+        _shown, found = hide_secrets(server)
+    except McpConfigError:
+        found = {}
+    return secret_parts([*kept, *found.values()])
 
 
 def mask(text: str, secrets: Iterable[str] = ()) -> str:
