@@ -49,8 +49,9 @@ OTHER_READERS: dict[str, str] = {
                                          "its value is what the other app would have given the server",
     "desktop_agent/core/doctor.py": "DISPLAY and WAYLAND_DISPLAY are the desktop's: doctor says whether the window "
                                     "can open here",
-    "desktop_agent/ui/first_frame.py": "DESKTOP_AGENT_BENCH_FIRST_PAINT is the benchmark's probe of the first "
-                                       "frame, not configuration",
+    "desktop_agent/ui/first_frame.py": "DESKTOP_AGENT_BENCH_FIRST_PAINT and DESKTOP_AGENT_BENCH_RESPONDS are the "
+                                       "benchmark's probes of the first frame and of the window responding, not "
+                                       "configuration",
 }
 
 

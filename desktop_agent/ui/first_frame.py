@@ -26,6 +26,11 @@ from PySide6.QtWidgets import QWidget
 BENCH_ENV = "DESKTOP_AGENT_BENCH_FIRST_PAINT"
 
 
+def bench_asks(env: str) -> bool:
+    """True when a benchmark set ``env`` (the file it wants a moment written to)."""
+    return bool(os.environ.get(env))
+
+
 def note_for_bench(moment: float | None = None, env: str = BENCH_ENV) -> None:
     """Write ``moment`` (default: now) to the file named by the environment variable ``env``, when it is set."""
     path = os.environ.get(env)

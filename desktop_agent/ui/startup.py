@@ -25,7 +25,6 @@ Pure PySide6 and the standard library: imported before the first frame.
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,7 +33,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
-from desktop_agent.ui.first_frame import note_for_bench
+from desktop_agent.ui.first_frame import bench_asks, note_for_bench
 
 if TYPE_CHECKING:
     from desktop_agent.core.services import Layered, Services
@@ -105,7 +104,7 @@ class Startup(QObject):
         if self._started or self._stopped:
             return
         self._started = True
-        if os.environ.get(RESPONDS_ENV):
+        if bench_asks(RESPONDS_ENV):
             self._watch = _LoopWatch(self)
         if self._next == 0:
             self._step()
