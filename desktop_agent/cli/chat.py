@@ -35,8 +35,8 @@ import argparse
 import contextlib
 import json
 import sys
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, TextIO
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TextIO
 
 from desktop_agent.cli.errors import EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, UsageError, terminal_text
 from desktop_agent.cli.output import Output, as_output, quiet_library_logs, write_failed, write_line
@@ -194,7 +194,9 @@ def run_chat(args: argparse.Namespace, out: TextIO | Output | None = None, err: 
             code = run_turn(session, args.prompt, events=args.events, out=out, err=err, ask=ask,
                             attachments=attachments)
         else:
-            code = _chat_loop(session, args, out, err, inp, attachments)
+            # each turn takes the tools offered now: a tool an MCP server added (tools/list_changed) is usable
+            code = _chat_loop(session, args, out, err, inp, attachments,
+                              lambda: services.assembly.agent(settings) if services is not None else None)
         if out.error is not None and code != EXIT_FAILED:
             code = write_failed(out, err)
         _tell_chat_id(conversation, args, err)
@@ -250,10 +252,11 @@ CLI_PROBLEMS = {
 
 
 def _chat_loop(session: ChatSession, args, out: Output, err: Output, inp: TextIO,
-               attachments: list[Attachment] | None = None) -> int:
+               attachments: list[Attachment] | None = None, fresh_agent: Callable[[], Any] | None = None) -> int:
     """The stdin session; returns its exit code (see the module docstring). ``attachments`` go with the first
-    message."""
+    message; ``fresh_agent`` gives the agent of each turn after the first (the tools offered now)."""
     failed = False
+    turns = 0
     interactive = inp.isatty()
     _lenient_input(inp)
     while True:
@@ -278,6 +281,10 @@ def _chat_loop(session: ChatSession, args, out: Output, err: Output, inp: TextIO
                 write_line(out, "Bye")
             break
         compact = text.lower() in COMPACT_WORDS
+        turns += 1
+        agent = fresh_agent() if fresh_agent is not None and turns > 1 else None
+        if agent is not None:
+            session.agent = agent
         result = run_turn(session, text, events=args.events, out=out, err=err, ask=_terminal_asker(args, err, inp),
                           compact=compact, attachments=() if compact else attachments or ())
         if not compact:

@@ -48,7 +48,7 @@ def estimate_text(text: str) -> int:
 
 def estimate_message(m: Message) -> int:
     """Estimated tokens of one message as sent (content, attached files, tool calls; never its reasoning)."""
-    if m.attachments:
+    if m.attachments and m.role != "tool":  # a tool result's images are the user's, not sent
         return MESSAGE_OVERHEAD + estimate_text(text_for_model(m)) + IMAGE_TOKENS * len(images_of(m))
     if not m.tool_calls:
         return MESSAGE_OVERHEAD + estimate_text(m.content)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from desktop_agent.core.events import Event, MessageAdded, ToolCallFinished, ToolCallProgress, ToolCallStarted
 from desktop_agent.core.messages import Message, ToolCall
+from desktop_agent.core.result_images import to_saved
 from desktop_agent.core.streams import run_reporting
 
 if TYPE_CHECKING:
@@ -129,6 +130,7 @@ class ToolStep:
             tool_status=status,
             duration_ms=duration,
             full_content=full if full != content else None,
+            attachments=to_saved(attachments, call.id),  # its images, kept with the chat (not sent to the model)
         )
         add(result_msg)
         yield MessageAdded(result_msg)

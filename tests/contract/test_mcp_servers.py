@@ -343,8 +343,9 @@ def test_a_server_killed_while_idle_is_reported_and_the_other_goes_on(managers, 
     assert state.state == FAILED and "exited" in state.error, state
     assert "flaky:failed" in seen  # the window's status listener is told
     tools = {t.name: t for t in manager.tools()}
-    assert "flaky__echo" not in tools
     assert dispatch_call(tools, "time__get_current_time", {"timezone": "UTC"}).status == "ok"
+    # its tools are still offered: the next call starts it again (tests/contract/test_mcp_revival.py)
+    assert dispatch_call(tools, "flaky__echo", {"text": "back"}, chat=ALLOW).content == "echo: back"
 
 
 def test_a_server_that_stops_answering_is_reported(managers, monkeypatch):

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
 from desktop_agent.core.mcp.elicitation import CallRoute, elicitation_callback
+from desktop_agent.core.mcp.revival import Revival, revivable, revive
 from desktop_agent.core.settings import McpServerSettings
 from desktop_agent.core.tools.decorator import ToolError
 
@@ -122,6 +123,8 @@ class _Server:
         self.routes: list[tuple[str, CallRoute]] = []
         #: when the tool list the server let us keep (its ``ttlMs``) goes stale (monotonic; None: not cached)
         self.list_expires: float | None = None
+        #: whether it died and may be started again on its next call (see :mod:`.revival`)
+        self.revival = Revival()
 
 
 class McpManager:
@@ -159,7 +162,7 @@ class McpManager:
 
     def _launch(self, server: _Server) -> None:
         assert self._loop is not None
-        server.state = ServerState(server.config.name)
+        server.state, server.revival.halted = ServerState(server.config.name), False
         server.finished, server.began = threading.Event(), False
         self._changed(server)
         server.task = asyncio.run_coroutine_threadsafe(self._serve(server), self._loop)
@@ -184,6 +187,7 @@ class McpManager:
         """Stop server ``name`` and start it again (in the background)."""
         server = self._servers[name]
         self._stop_one(server, timeout_s=5.0)
+        server.revival.reset()
         if not self._closed:
             self._launch(server)
 
@@ -234,6 +238,7 @@ class McpManager:
         the stop, so its start is cancelled (the SDK still ends its process); one that does not end within
         ``timeout_s`` is cancelled too."""
         loop, task = self._loop, server.task
+        server.revival.halted = True
         if loop is None or task is None or loop.is_closed():
             return
         stop = server.stop
@@ -269,7 +274,7 @@ class McpManager:
         used = set(taken or ())
         out: list[McpTool] = []
         for server in self._servers.values():
-            if server.state.state != READY:
+            if server.state.state != READY and not revivable(server):  # a dead one's tools start it again
                 continue
             for info in server.infos:
                 name = registry_name(server.config.name, str(info.name), used)
@@ -288,6 +293,8 @@ class McpManager:
         timeout. Raises :class:`McpCallFailed` (with a sentence for
         the model) or :class:`McpCallCancelled`."""
         server = self._servers.get(server_name)
+        if server is not None and self._loop is not None:
+            revive(self, server, cancel)  # one that died is started again (bounded, with backoff)
         if server is None or server.state.state != READY or server.client is None or self._loop is None:
             state = server.state.line() if server is not None else f"{server_name}: not configured"
             raise McpCallFailed(f"the MCP server is not available ({state})")
@@ -332,8 +339,8 @@ class McpManager:
                     self._fail(server, "it stopped during a call")
                     if server.stop is not None and self._loop is not None:
                         self._loop.call_soon_threadsafe(server.stop.set)  # let its session close
-                    raise McpCallFailed(f"the MCP server {server_name} stopped during the call of {tool}; "
-                                        "the other tools still work") from exc
+                    raise McpCallFailed(f"the MCP server {server_name} stopped during the call of {tool}; it is "
+                                        "started again on its next call; the other tools still work") from exc
                 from desktop_agent.core.mcp.masking import mask
 
                 raise McpCallFailed(f"the MCP server {server_name} could not run {tool}: "
@@ -367,6 +374,7 @@ class McpManager:
                 server.state = ServerState(server.config.name, READY, [str(i.name) for i in infos],
                                            notices=list(server.notices),
                                            protocol=str(getattr(client, "protocol_version", "") or ""))
+                server.revival.was_up = True
                 self._changed(server)
                 if server.stale:
                     await self._relist(server)

@@ -81,6 +81,10 @@ def attachments(result: Any) -> tuple[Attachment, ...]:
         data = getattr(item, "data", None)
         if kind in ("image", "audio") and isinstance(data, str) and data:
             out.append(Attachment(kind, str(getattr(item, "mime_type", None) or ""), data))
+        res = getattr(item, "resource", None) if kind == "resource" else None
+        blob, mime = getattr(res, "blob", None), str(getattr(res, "mime_type", None) or "")
+        if isinstance(blob, str) and blob and mime.startswith("image/"):  # an embedded image resource
+            out.append(Attachment("image", mime, blob))
     return tuple(out)
 
 
