@@ -226,9 +226,7 @@ def _plural(n: int, word: str) -> str:
 
 
 def _import(store, args) -> int:
-    from desktop_agent.core.porting.reading import read_import_file
-
-    plan = read_import_file(args.file)
+    plan = store.read_import_file(args.file)
     p = store.preview_import(plan)
     _write(sys.stdout, f"{args.file}: {_plural(p.chats, 'chat')}, {_plural(p.messages, 'message')} from "
                        f"{p.app_name}.\n")

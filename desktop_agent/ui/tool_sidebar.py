@@ -34,7 +34,6 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core.i18n import QT_TRANSLATE_NOOP
-from desktop_agent.core.result_images import to_shown
 from desktop_agent.ui import icons, theme
 from desktop_agent.ui.i18n import source_name, translate, translate_text
 
@@ -477,7 +476,12 @@ class ToolSidebar(QWidget):
                     else:
                         run.error = full
                     run.duration_ms = res.duration_ms
-                    run.attachments = to_shown(res) if res.attachments else ()  # its images, as the live turn showed
+                    if res.attachments:  # its images, as the live turn showed (imported late: not in the first frame)
+                        from desktop_agent.core.result_images import to_shown
+
+                        run.attachments = to_shown(res)
+                    else:
+                        run.attachments = ()
                 runs.append(run)
         for run in runs:
             self.runs[run.call_id] = run

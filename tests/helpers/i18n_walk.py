@@ -33,7 +33,7 @@ ALLOWED_WORDS = {
     "format", "gpt", "mini", "bearer", "authorization", "find_tools", "tool", "timeout_s", "localhost", "env",
     "desktop_agent_theme", "openai_api_key", "ollama_host", "pdf", "csv",
     "chatgpt", "webui", "open", "code", "cursor", "zed", "conversations", "jsonc",  # apps and their files
-    "oauth",  # a protocol
+    "oauth", "mcpb", "dxt",  # a protocol, bundle formats
     "english",  # a language named in itself (Settings → Appearance → Language)
 }
 _STRIP = [

@@ -15,13 +15,20 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
 from desktop_agent.core.mcp.elicitation import CallRoute, elicitation_callback
-from desktop_agent.core.mcp.revival import Revival, revivable, revive
+from desktop_agent.core.mcp.revival import Revival, Reviving, revivable
+from desktop_agent.core.mcp.states import (
+    FAILED,
+    READY,
+    STARTING,
+    STOPPED,
+    McpCallCancelled,
+    McpCallFailed,
+    ServerState,
+)
 from desktop_agent.core.settings import McpServerSettings
-from desktop_agent.core.tools.decorator import ToolError
 
 if TYPE_CHECKING:
     from desktop_agent.core.mcp.tools import McpTool
@@ -29,7 +36,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-STARTING, READY, FAILED, STOPPED = "starting", "ready", "failed", "stopped"
 #: how many lines of a failed server's stderr are kept for the user
 STDERR_LINES = 12
 #: while no call is running, a ready server is asked for its tool list this often (seconds; a remote one less
@@ -46,39 +52,6 @@ PING_TIMEOUT_S = 15.0
 
 #: what a call reports while it runs: ``(progress, total or None, message or None)`` (any thread may call it)
 Progress = Callable[[float, float | None, str | None], None]
-
-
-class McpCallFailed(ToolError):
-    """A call could not be made or did not finish: the server is not ready, died, or timed out (the model reads
-    the message)."""
-
-
-class McpCallCancelled(McpCallFailed):
-    """The user stopped the call."""
-
-
-@dataclass
-class ServerState:
-    """What the app knows about one server, as the user sees it."""
-
-    name: str
-    state: str = STARTING
-    tools: list[str] = field(default_factory=list)
-    error: str = ""
-    stderr: list[str] = field(default_factory=list)
-    #: what its tool list needed: a tool repaired or left out, one line each (see :mod:`.listing`)
-    notices: list[str] = field(default_factory=list)
-    #: the MCP protocol version the server speaks (``2025-11-25``, ``2026-07-28``…), once it is ready
-    protocol: str = ""
-
-    def line(self) -> str:
-        """One line: ``time: ready (2 tools)``, ``files: failed — …``."""
-        if self.state == READY:
-            mended = f"; {len(self.notices)} repaired or left out" if self.notices else ""
-            return f"{self.name}: ready ({len(self.tools)} tool{'s' if len(self.tools) != 1 else ''}{mended})"
-        if self.state == FAILED:
-            return f"{self.name}: failed — {self.error}"
-        return f"{self.name}: {self.state}"
 
 
 class _ListingHung(Exception):
@@ -127,7 +100,7 @@ class _Server:
         self.revival = Revival()
 
 
-class McpManager:
+class McpManager(Reviving):
     """The MCP servers of ``servers`` (the enabled ones), started by :meth:`start`. ``secrets`` gives the values
     of their ``secret_env`` / ``secret_headers``. ``on_change(state)`` is called (on the manager's thread) when a
     server's state changes. Thread-safe."""
@@ -294,7 +267,7 @@ class McpManager:
         the model) or :class:`McpCallCancelled`."""
         server = self._servers.get(server_name)
         if server is not None and self._loop is not None:
-            revive(self, server, cancel)  # one that died is started again (bounded, with backoff)
+            self._revive(server, cancel)  # one that died is started again (bounded, with backoff)
         if server is None or server.state.state != READY or server.client is None or self._loop is None:
             state = server.state.line() if server is not None else f"{server_name}: not configured"
             raise McpCallFailed(f"the MCP server is not available ({state})")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,11 +34,10 @@ def is_store_file(p: Path) -> bool:
         return False
 
 
-def read_store_file(p: Path) -> dict[str, Any]:
-    """Every chat of the chat history database ``p``, as one of our JSON exports (a dict). Raises
-    :class:`ImportFailed` when it is not a chat history this version can read."""
-    from desktop_agent.core.store import ConversationStore
-
+def read_store_file(p: Path, open_store: Callable[[Path], Any]) -> dict[str, Any]:
+    """Every chat of the chat history database ``p``, as one of our JSON exports (a dict). ``open_store(path)``
+    opens a history (the store's own class: this module is below the store). Raises :class:`ImportFailed` when it
+    is not a chat history this version can read."""
     with tempfile.TemporaryDirectory(prefix="desktop-agent-import-") as tmp:
         copy = Path(tmp) / "conversations.sqlite3"
         try:
@@ -52,7 +52,7 @@ def read_store_file(p: Path) -> dict[str, Any]:
         if files.is_dir():  # attached files live beside the database: the copy reads the same ones
             (Path(tmp) / "attachments").symlink_to(files, target_is_directory=True)
         try:
-            store = ConversationStore(copy)
+            store = open_store(copy)
         except StoreError as exc:
             raise ImportFailed(p, f"it is not a chat history this version can read ({exc})") from None
         try:

@@ -34,17 +34,21 @@ Progress = Callable[[int, int], None]
 
 
 def read_import_file(path: str | os.PathLike[str], progress: Progress | None = None,
-                     cancel: threading.Event | None = None) -> ImportPlan:
+                     cancel: threading.Event | None = None,
+                     open_store: Callable[[Path], Any] | None = None) -> ImportPlan:
     """The chats of the file at ``path`` (see the module docstring). Raises :class:`ImportFailed` (nothing is
     saved) or :class:`ImportCancelled` when ``cancel`` is set meanwhile. ``progress(done, total)`` is called
-    per chat read."""
+    per chat read. ``open_store(path)`` opens a chat history database to import (see :mod:`.aside`;
+    :meth:`ConversationStore.read_import_file <desktop_agent.core.store.porting.Porting.read_import_file>` gives it)."""
     p = Path(path)
     try:
         mtime = p.stat().st_mtime
     except OSError:
         mtime = time.time()
     if is_store_file(p):  # a chat history database: set aside by an older version, or another data folder's
-        data: Any = read_store_file(p)
+        if open_store is None:
+            raise ImportFailed(p, "it is a chat history database: import it with desktop-agent")
+        data: Any = read_store_file(p, open_store)
         raw = json.dumps(data, sort_keys=True).encode()
     else:
         raw = _read_bytes(p)

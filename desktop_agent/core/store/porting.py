@@ -167,9 +167,15 @@ class Porting(StoreDatabase):
         then what is new in it is saved in one transaction. Raises
         :class:`~desktop_agent.core.errors.ImportFailed` (nothing imported) naming the wrong entry. The file is
         only read."""
+        return self.import_plan(self.read_import_file(path))
+
+    def read_import_file(self, path: str | os.PathLike[str], progress: Callable[[int, int], None] | None = None,
+                         cancel: threading.Event | None = None) -> ImportPlan:
+        """:func:`~desktop_agent.core.porting.reading.read_import_file`, able to read a chat history database too
+        (opened, through a copy, as this store's class opens one). Saves nothing."""
         from desktop_agent.core.porting.reading import read_import_file
 
-        return self.import_plan(read_import_file(path))
+        return read_import_file(path, progress, cancel, open_store=type(self))
 
     def _target(self, conn: sqlite3.Connection, app: str, chat: ImportedChat) -> _Target:
         row = conn.execute(

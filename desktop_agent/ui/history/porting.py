@@ -93,13 +93,11 @@ class ImportDialog(QDialog):
     # -- reading, preview ---------------------------------------------------------------------------
 
     def _read(self) -> None:
-        from desktop_agent.core.porting.reading import read_import_file
-
         store, path = self.store, self.path
 
         def work(task: Task) -> tuple[Any, Any]:
-            plan = read_import_file(path, progress=lambda done, total: task.report((done, total)),
-                                    cancel=task.cancel_event)
+            plan = store.read_import_file(path, progress=lambda done, total: task.report((done, total)),
+                                          cancel=task.cancel_event)
             return plan, store.preview_import(plan)
 
         self._task = self.tasks.run(work, self._on_read, self._on_progress)
