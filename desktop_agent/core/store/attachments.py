@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from desktop_agent.core.messages import Attachment
+from desktop_agent.core.store.database import StoreDatabase, guarded
 
 _SHA = re.compile(r"^[0-9a-f]{64}$")
 #: a stored file without a row is removed only when it is older than this (seconds): it may be one being saved
@@ -138,3 +139,48 @@ def orphans(conn: sqlite3.Connection, files: AttachmentFiles, now: float | None 
             if now - path.stat().st_mtime > ORPHAN_GRACE_S:
                 out.append(path)
     return out
+
+
+class AttachedFiles(StoreDatabase):
+    """The attached files of :class:`~desktop_agent.core.store.ConversationStore` (a mixin): removing those no
+    message uses, reading and adding one."""
+
+    files: AttachmentFiles
+
+    def _remove_files(self, hashes: list[str]) -> None:
+        for sha in hashes:
+            self.files.remove(sha)
+
+    @guarded
+    def sweep_attachments(self) -> int:
+        """Remove attached files no message uses (rows and bytes) and bytes a crash left without a row; returns
+        how many files were removed. Slow on a big folder: run it off the GUI thread (the window does, at
+        start-up)."""
+        with self._lock:
+            with self.write() as conn:
+                gone = unused(conn)
+                strays = orphans(conn, self.files)
+            self._remove_files(gone)
+        for path in strays:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        return len(gone) + len(strays)
+
+    def attachment_bytes(self, sha256: str) -> bytes:
+        """The bytes of a stored attached file (for export). Raises ``KeyError`` when no such file is stored."""
+        try:
+            return self.files.path_of(sha256).read_bytes()
+        except (OSError, ValueError) as exc:
+            raise KeyError(sha256) from exc
+
+    def add_attachment(self, name: str, data: bytes) -> Attachment:
+        """An attachment for ``data`` (what it becomes: see :mod:`desktop_agent.core.attachments`), its bytes
+        stored; put it in a message's ``attachments`` before the message is saved (for import). A file stored
+        but never used by a saved message is removed by the next :meth:`sweep_attachments`."""
+        from desktop_agent.core.attachments import attach_bytes
+
+        a = attach_bytes(name, data)
+        if a.kind != "unreadable":
+            a.path = str(self.files.write(a.sha256, data))
+        return a
+

@@ -16,7 +16,6 @@ the store's lock, so no save can land between the delete and a later one.
 from __future__ import annotations
 
 import builtins
-import contextlib
 import json
 import os
 import sqlite3
@@ -28,7 +27,6 @@ from typing import Any, Literal
 
 from desktop_agent.core.errors import AmbiguousConversationId, ConversationNotFound, StoreError
 from desktop_agent.core.messages import (
-    Attachment,
     Conversation,
     Message,
     TurnFailure,
@@ -98,7 +96,7 @@ def _summary(r: tuple[Any, ...]) -> ConversationSummary:
                                pinned=bool(r[8]), tags=tuple(r[9].split(TAG_SEPARATOR)) if r[9] else ())
 
 
-class ConversationStore(Porting, Branches, ChatLabels):
+class ConversationStore(Porting, Branches, ChatLabels, attached.AttachedFiles):
     """Saved conversations in one SQLite file. Thread-safe; see :mod:`desktop_agent.core.store`.
 
     ``path`` defaults to :func:`~desktop_agent.core.paths.store_file`. After construction ``warnings``
@@ -685,43 +683,3 @@ class ConversationStore(Porting, Branches, ChatLabels):
             self._remove_files(gone)
         if not found:
             raise ConversationNotFound(conversation_id)
-
-    # -- attached files -----------------------------------------------------------------------------
-
-    def _remove_files(self, hashes: builtins.list[str]) -> None:
-        for sha in hashes:
-            self.files.remove(sha)
-
-    @guarded
-    def sweep_attachments(self) -> int:
-        """Remove attached files no message uses (rows and bytes) and bytes a crash left without a row; returns
-        how many files were removed. Slow on a big folder: run it off the GUI thread (the window does, at
-        start-up)."""
-        with self._lock:
-            with self.write() as conn:
-                gone = attached.unused(conn)
-                strays = attached.orphans(conn, self.files)
-            self._remove_files(gone)
-        for path in strays:
-            with contextlib.suppress(OSError):
-                path.unlink()
-        return len(gone) + len(strays)
-
-    def attachment_bytes(self, sha256: str) -> bytes:
-        """The bytes of a stored attached file (for export). Raises ``KeyError`` when no such file is stored."""
-        try:
-            return self.files.path_of(sha256).read_bytes()
-        except (OSError, ValueError) as exc:
-            raise KeyError(sha256) from exc
-
-    def add_attachment(self, name: str, data: bytes) -> Attachment:
-        """An attachment for ``data`` (what it becomes: see :mod:`desktop_agent.core.attachments`), its bytes
-        stored; put it in a message's ``attachments`` before the message is saved (for import). A file stored
-        but never used by a saved message is removed by the next :meth:`sweep_attachments`."""
-        from desktop_agent.core.attachments import attach_bytes
-
-        a = attach_bytes(name, data)
-        if a.kind != "unreadable":
-            a.path = str(self.files.write(a.sha256, data))
-        return a
-
