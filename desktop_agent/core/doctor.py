@@ -297,23 +297,27 @@ def missing_libraries(ldd_output: str) -> list[str]:
     return list(dict.fromkeys(m.group(1) for m in re.finditer(r"^\s*(\S+)\s+=>\s+not found", ldd_output, re.M)))
 
 
-def _xcb_plugin() -> Path | None:
+def _pyside_folder() -> Path | None:
+    """Where the PySide6 package is installed, found without importing it (the core stays Qt-free)."""
+    import importlib.util
+
     try:
-        import PySide6
-    except ImportError:
+        spec = importlib.util.find_spec("PySide6")
+    except (ImportError, ValueError):
         return None
-    path = Path(PySide6.__file__).parent / "Qt" / "plugins" / "platforms" / "libqxcb.so"
-    return path if path.exists() else None
+    places = list(spec.submodule_search_locations or []) if spec is not None else []
+    return Path(places[0]) if places else None
+
+
+def _xcb_plugin() -> Path | None:
+    folder = _pyside_folder()
+    path = folder / "Qt" / "plugins" / "platforms" / "libqxcb.so" if folder is not None else None
+    return path if path is not None and path.exists() else None
 
 
 def window_checks() -> list[Check]:
     out: list[Check] = []
-    try:
-        import importlib.util
-
-        if importlib.util.find_spec("PySide6") is None:
-            raise ImportError
-    except ImportError:
+    if _pyside_folder() is None:
         return [Check("window", FAIL, "PySide6 (Qt for Python) is not installed", "pip install PySide6-Essentials")]
     display = os.environ.get("WAYLAND_DISPLAY") or os.environ.get("DISPLAY")
     if display:
